@@ -1,0 +1,176 @@
+// Package layers is the deterministic tar+gzip codec shared by every
+// tar-backed stax layer, and the rules of the skills layer.
+//
+// Writing is split in two steps so that callers can validate before any byte
+// is produced: Scan turns a directory into a Tree (every entry, in layer
+// order, plus every problem that keeps it from being packaged), and Write
+// streams a Tree as tar+gzip through a hasher. Reading is the mirror image:
+// Walk streams the entries of a hostile archive after checking each one, and
+// Extract materializes them through a staging directory.
+package layers
+
+import (
+	"io"
+
+	"github.com/opencontainers/go-digest"
+)
+
+// Media types and annotations of the skills layer.
+const (
+	MediaTypeSkills       = "application/vnd.stax.skills.v1.tar+gzip"
+	AnnotationSkillsCount = "dev.stax.skills.count"
+	SkillsLayerTitle      = "skills.tar.gz"
+)
+
+// Limits of the skills layer.
+const (
+	// DefaultMaxSize bounds the uncompressed size of a layer: the sum of the
+	// sizes of its regular files.
+	DefaultMaxSize int64 = 64 << 20
+	// LargeFileSize is the size past which a single file draws a warning.
+	LargeFileSize int64 = 10 << 20
+)
+
+// IgnoreFile holds gitignore-style patterns, read from the package root.
+const IgnoreFile = ".staxignore"
+
+// SymlinkMode says what Scan does with symbolic links.
+type SymlinkMode string
+
+const (
+	// SymlinkReject reports every symbolic link as a Problem.
+	SymlinkReject SymlinkMode = "reject"
+	// SymlinkFlatten packages the bytes (or directory tree) a link resolves
+	// to, when that target lies inside the package root.
+	SymlinkFlatten SymlinkMode = "flatten"
+)
+
+// ScanOptions selects the tree to scan.
+type ScanOptions struct {
+	// Root is the directory whose contents become the layer.
+	Root string
+	// PackageRoot is where .staxignore is read, and the boundary flattened
+	// symlinks must resolve inside. Empty means Root. Root must be inside it.
+	PackageRoot string
+	// Symlinks is SymlinkReject when empty.
+	Symlinks SymlinkMode
+}
+
+// Entry is one directory or regular file of a layer.
+type Entry struct {
+	// Path is slash-separated and relative to the layer root, without a
+	// trailing slash for directories.
+	Path       string
+	Dir        bool
+	Executable bool
+	Size       int64
+	// Source is the file on disk that holds the bytes: the entry itself, or
+	// the resolved target of a flattened symlink.
+	Source string
+}
+
+// ProblemKind names why a path cannot go into a layer.
+type ProblemKind string
+
+const (
+	ProblemSymlink         ProblemKind = "symlink"
+	ProblemHardlink        ProblemKind = "hardlink"
+	ProblemDevice          ProblemKind = "device"
+	ProblemFIFO            ProblemKind = "fifo"
+	ProblemSocket          ProblemKind = "socket"
+	ProblemIrregular       ProblemKind = "irregular"
+	ProblemDanglingSymlink ProblemKind = "symlink-dangling"
+	ProblemSymlinkEscape   ProblemKind = "symlink-escape"
+	ProblemSymlinkCycle    ProblemKind = "symlink-cycle"
+)
+
+// Problem is a path of the scanned tree that cannot be packaged.
+type Problem struct {
+	// Path is slash-separated and relative to the layer root.
+	Path   string
+	Kind   ProblemKind
+	Detail string
+}
+
+// Tree is a scanned directory, ready to be written.
+type Tree struct {
+	Root string
+	// Entries are in layer order: sorted by the raw bytes of their paths,
+	// each directory compared as "path/" so it comes right before its children.
+	Entries []Entry
+	// Problems are sorted by path; Write refuses a tree that has any.
+	Problems []Problem
+}
+
+// Scan reads the tree under opts.Root. It returns an error only when the
+// tree cannot be read at all; paths that cannot be packaged are Problems.
+func Scan(opts ScanOptions) (*Tree, error) { panic("not implemented") }
+
+// Size is the uncompressed size of the tree: the sum of its file sizes.
+func (t *Tree) Size() int64 { panic("not implemented") }
+
+// WriteOptions bounds what Write accepts.
+type WriteOptions struct {
+	// MaxSize is DefaultMaxSize when zero; negative means no limit.
+	MaxSize int64
+}
+
+// FileDigest is the content digest of one regular file of a layer.
+type FileDigest struct {
+	Path       string
+	Executable bool
+	Size       int64
+	Digest     digest.Digest
+}
+
+// WriteResult describes the compressed layer Write produced.
+type WriteResult struct {
+	Digest digest.Digest
+	Size   int64
+	// Files are in layer order.
+	Files []FileDigest
+}
+
+// Write streams t as a deterministic tar+gzip layer to w, hashing as it
+// goes. It refuses, before writing anything, a tree with problems or one
+// larger than the size limit.
+func Write(w io.Writer, t *Tree, opts WriteOptions) (WriteResult, error) {
+	panic("not implemented")
+}
+
+// TreeDigest is the digest of a set of files, with paths relative to the
+// root of that set. It identifies a skill's content independently of the
+// archive that carries it.
+func TreeDigest(files []FileDigest) digest.Digest { panic("not implemented") }
+
+// SkillDigests groups files by their top-level directory and returns the
+// TreeDigest of each group, keyed by that directory's name.
+func SkillDigests(files []FileDigest) map[string]digest.Digest { panic("not implemented") }
+
+// ReadOptions bounds what the reader accepts.
+type ReadOptions struct {
+	// MaxSize is DefaultMaxSize when zero; negative means no limit.
+	MaxSize int64
+	// Digest, when set, is checked against the compressed stream.
+	Digest digest.Digest
+}
+
+// Header is one checked entry of an archive being read.
+type Header struct {
+	Path       string
+	Dir        bool
+	Executable bool
+	Size       int64
+}
+
+// Walk reads a tar+gzip layer from r, checks every entry, and calls fn for
+// each with a reader of its content. It stops at the first unsafe entry.
+func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error {
+	panic("not implemented")
+}
+
+// Extract materializes a layer into dest, which must not exist or be an
+// empty directory. Nothing appears at dest unless the whole layer checked out.
+func Extract(r io.Reader, dest string, opts ReadOptions) ([]FileDigest, error) {
+	panic("not implemented")
+}
