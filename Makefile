@@ -1,0 +1,34 @@
+GO      ?= go
+BIN     := bin/stax
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GOFILES  = $(shell find . -name '*.go' -not -path './testdata/*' -not -path './bin/*')
+STATICCHECK_VERSION := 2025.1.1
+
+.PHONY: build test unit vet fmt-check lint bench clean
+
+build:
+	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/stax
+
+## test: everything CI runs: formatting, vet, and all tests.
+test: fmt-check vet unit
+
+unit:
+	$(GO) test -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $(GOFILES)); \
+	if [ -n "$$out" ]; then echo "These files need gofmt -w:"; echo "$$out"; exit 1; fi
+
+## lint: fmt-check, vet and staticcheck (fetched through the Go module proxy).
+lint: fmt-check vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+## bench: the benchmarks, with the ratios they report against their baselines.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin

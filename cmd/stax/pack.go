@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/docker/go-units"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+type packOptions struct {
+	IO          *IOStreams
+	Global      *globalOptions
+	Dir         string
+	Tag         string
+	Overrides   project.Definition
+	Strict      bool
+	SymlinkMode string
+	MaxSize     string
+	Created     string
+	Getenv      func(string) string
+}
+
+type packResult struct {
+	Reference    string               `json:"reference"`
+	Digest       string               `json:"digest"`
+	MediaType    string               `json:"mediaType"`
+	ArtifactType string               `json:"artifactType"`
+	Size         int64                `json:"size"`
+	Layers       []ocispec.Descriptor `json:"layers"`
+	Skills       int                  `json:"skills"`
+	Warnings     any                  `json:"warnings"`
+	Notices      []string             `json:"notices"`
+}
+
+func newPackCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &packOptions{IO: streams, Global: global, Getenv: os.Getenv}
+	cmd := &cobra.Command{
+		Use:   "pack [DIR]",
+		Short: "Validate a package and build it into the local store",
+		Long: `Validate the skills of DIR (a package root with stax.yaml, or a bare skills
+directory), build the stax package artifact, store it in the local OCI layout
+store, tag it, and print its manifest digest.
+
+The build is reproducible: the same files give the same digest on any
+machine. The creation annotation comes from --created, else
+SOURCE_DATE_EPOCH, else the Unix epoch.`,
+		Example: `  stax pack examples
+  stax pack ./skills -t acme/skills:1.2.0
+  stax pack . -t oci:./out:1.2.0
+  DIGEST=$(stax pack .)`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dir = "."
+			if len(args) == 1 {
+				opts.Dir = args[0]
+			}
+			return runPack(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Tag, "tag", "t", "", "reference to tag: NAME[:TAG] in the local store, or oci:PATH[:TAG] (default NAME:VERSION)")
+	f.StringVar(&opts.Overrides.Name, "name", "", "package name (overrides stax.yaml)")
+	f.StringVar(&opts.Overrides.Version, "version", "", "package version (overrides stax.yaml)")
+	f.StringVar(&opts.Overrides.Description, "description", "", "package description (overrides stax.yaml)")
+	f.StringVar(&opts.Overrides.Author, "author", "", "package author (overrides stax.yaml)")
+	f.StringVar(&opts.Overrides.License, "license", "", "package license (overrides stax.yaml)")
+	f.BoolVar(&opts.Strict, "strict", false, "treat validation warnings as errors")
+	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer; 0 for no limit")
+	f.StringVar(&opts.Created, "created", "", "creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)")
+	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	return cmd
+}
+
+func runPack(ctx context.Context, opts *packOptions) error {
+	mode, err := parseSymlinkMode(opts.SymlinkMode)
+	if err != nil {
+		return err
+	}
+	maxSize, err := parseMaxSize(opts.MaxSize)
+	if err != nil {
+		return err
+	}
+	created, err := creationTime(opts.Created, opts.Getenv)
+	if err != nil {
+		return err
+	}
+	var target *reference.Reference
+	if opts.Tag != "" {
+		ref, err := reference.Parse(opts.Tag)
+		if err != nil {
+			return exitcode.Wrap(exitcode.Validation, err)
+		}
+		if ref.Digest != "" {
+			return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--tag %s: a digest is computed, not chosen; give a tag", opts.Tag))
+		}
+		target = &ref
+	}
+	p, err := project.Open(opts.Dir)
+	if err != nil {
+		return err
+	}
+	dst, err := openDestination(ctx, opts.Global, target)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+
+	res, err := pack.Build(ctx, dst, pack.Options{
+		Project: p, Overrides: opts.Overrides, Strict: opts.Strict,
+		Symlinks: mode, MaxSize: maxSize, Created: created,
+	})
+	if res != nil && res.Report != nil && !opts.Global.json() {
+		for _, d := range res.Report.Errors {
+			printDiagnostic(opts.IO.ErrOut, "error", d)
+		}
+		for _, d := range res.Report.Warnings {
+			printDiagnostic(opts.IO.ErrOut, "warning", d)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	ref, err := tagReference(target, res.Definition)
+	if err != nil {
+		return err
+	}
+	if err := dst.TagReference(ctx, res.Descriptor, ref); err != nil {
+		return err
+	}
+	if opts.Global.json() {
+		out := packResult{
+			Reference: ref.Familiar(), Digest: res.Descriptor.Digest.String(),
+			MediaType: res.Descriptor.MediaType, ArtifactType: res.Descriptor.ArtifactType,
+			Size: res.Descriptor.Size, Layers: []ocispec.Descriptor{}, Skills: len(res.Config.Skills),
+			Warnings: []any{}, Notices: res.Notices,
+		}
+		if res.Layer != nil {
+			out.Layers = append(out.Layers, *res.Layer)
+		}
+		if res.Report != nil {
+			out.Warnings = res.Report.Warnings
+		}
+		if out.Notices == nil {
+			out.Notices = []string{}
+		}
+		return writeJSON(opts.IO.Out, out)
+	}
+	for _, n := range res.Notices {
+		fmt.Fprintf(opts.IO.ErrOut, "notice: %s\n", n)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Packed %s %s (%d skills) as %s\n", res.Definition.Name, res.Definition.Version, len(res.Config.Skills), ref.Familiar())
+	fmt.Fprintln(opts.IO.Out, res.Descriptor.Digest)
+	return nil
+}
+
+// openDestination opens the layout an oci: tag names, else the local store.
+func openDestination(ctx context.Context, global *globalOptions, target *reference.Reference) (*store.Store, error) {
+	if target != nil && target.IsLayout() {
+		return store.OpenLayout(ctx, target.Layout)
+	}
+	return global.openStore(ctx, store.ReadWrite)
+}
+
+// tagReference is the --tag reference with its tag defaulted to the
+// package version, or NAME:VERSION without --tag.
+func tagReference(target *reference.Reference, def project.Definition) (reference.Reference, error) {
+	if target == nil {
+		ref, err := reference.Parse(def.Name + ":" + def.Version)
+		return ref, exitcode.Wrap(exitcode.Validation, err)
+	}
+	ref := *target
+	if ref.Tag == "" {
+		ref.Tag = def.Version
+	}
+	return ref, nil
+}
+
+func parseMaxSize(s string) (int64, error) {
+	n, err := units.RAMInBytes(s)
+	if err != nil || n < 0 {
+		return 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--max-size %q: want a size such as 64MiB, 200MB or 0 for no limit", s))
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
+}
+
+// creationTime is --created, else SOURCE_DATE_EPOCH, else zero (the epoch).
+func creationTime(flag string, getenv func(string) string) (time.Time, error) {
+	if flag != "" {
+		t, err := time.Parse(time.RFC3339, flag)
+		if err != nil {
+			return time.Time{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--created %q: want RFC 3339, such as 2026-01-02T15:04:05Z", flag))
+		}
+		return t, nil
+	}
+	if env := getenv("SOURCE_DATE_EPOCH"); env != "" {
+		secs, err := strconv.ParseInt(env, 10, 64)
+		if err != nil {
+			return time.Time{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want a number of seconds since the Unix epoch", env))
+		}
+		return time.Unix(secs, 0), nil
+	}
+	return time.Time{}, nil
+}

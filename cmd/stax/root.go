@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+// Output formats of --output.
+const (
+	outputText = "text"
+	outputJSON = "json"
+)
+
+// globalOptions are the flags every command has.
+type globalOptions struct {
+	Output string
+	// Layout replaces the local store with another OCI layout directory.
+	Layout string
+}
+
+func (g *globalOptions) json() bool { return g.Output == outputJSON }
+
+// openStore opens the local store, or the layout of --oci-layout.
+func (g *globalOptions) openStore(ctx context.Context, mode store.Mode) (*store.Store, error) {
+	dir := g.Layout
+	if dir == "" {
+		var err error
+		if dir, err = store.DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	return store.OpenLocal(ctx, dir, mode)
+}
+
+// errReported is returned by a command that has already printed its
+// failure (a validation report), so Execute only sets the exit code.
+var errReported = errors.New("reported")
+
+func newRootCmd(streams *IOStreams) (*cobra.Command, *bool) {
+	global := &globalOptions{}
+	started := new(bool)
+	root := &cobra.Command{
+		Use:   "stax",
+		Short: "Package AI-agent skills as OCI artifacts",
+		Long: `stax validates skills, packs them into deterministic OCI artifacts, and
+keeps them in a local OCI layout store (or any OCI layout directory).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			*started = true
+			if global.Output != outputText && global.Output != outputJSON {
+				return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output))
+			}
+			return nil
+		},
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	root.PersistentFlags().StringVarP(&global.Output, "output", "o", outputText, "output format: text or json")
+	root.PersistentFlags().StringVar(&global.Layout, "oci-layout", "", "use this OCI layout directory instead of the local store ($STAX_HOME/store)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath()))
+	})
+	root.AddCommand(
+		newValidateCmd(streams, global),
+		newInitCmd(streams, global),
+		newPackCmd(streams, global),
+		newInspectCmd(streams, global),
+		newVersionCmd(streams, global),
+	)
+	return root, started
+}
+
+// Execute runs stax with args and returns the process exit code.
+func Execute(ctx context.Context, args []string, streams *IOStreams) int {
+	root, started := newRootCmd(streams)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitcode.OK
+	}
+	if !errors.Is(err, errReported) {
+		fmt.Fprintf(streams.ErrOut, "Error: %v\n", err)
+	}
+	if !*started {
+		// cobra failed before any command ran: an unknown command or flag,
+		// or the wrong number of arguments.
+		return exitcode.Validation
+	}
+	return exitcode.Of(err)
+}
+
+// writeJSON writes v as indented JSON, the form every --output json takes.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

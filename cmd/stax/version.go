@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+type versionOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+}
+
+type versionInfo struct {
+	Version     string `json:"version"`
+	SpecVersion string `json:"specVersion"`
+	GoVersion   string `json:"goVersion"`
+	Platform    string `json:"platform"`
+}
+
+func newVersionCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &versionOptions{IO: streams, Global: global}
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print the stax version and the specification version it implements",
+		Args:    cobra.NoArgs,
+		Example: "  stax version\n  stax version --output json",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVersion(opts)
+		},
+	}
+}
+
+func runVersion(opts *versionOptions) error {
+	info := versionInfo{
+		Version:     buildVersion(),
+		SpecVersion: artifact.SpecVersion,
+		GoVersion:   runtime.Version(),
+		Platform:    runtime.GOOS + "/" + runtime.GOARCH,
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, info)
+	}
+	_, err := fmt.Fprintf(opts.IO.Out, "stax %s (stax spec %s, %s, %s)\n", info.Version, info.SpecVersion, info.GoVersion, info.Platform)
+	return err
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

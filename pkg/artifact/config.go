@@ -1,0 +1,93 @@
+package artifact
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/opencontainers/go-digest"
+)
+
+// Config is the config blob of a stax package. A consumer can list and
+// verify the skills from it without downloading the skills layer.
+type Config struct {
+	SpecVersion string   `json:"specVersion"`
+	Kind        string   `json:"kind"`
+	Name        string   `json:"name"`
+	Version     string   `json:"version"`
+	Description string   `json:"description,omitempty"`
+	Author      string   `json:"author,omitempty"`
+	License     string   `json:"license,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	// Adapter is always written, empty: the reference TypeScript
+	// materializer crashes on a config without it.
+	Adapter map[string]any `json:"adapter"`
+	Skills  []SkillRecord  `json:"skills"`
+}
+
+// SkillRecord describes one skill of the skills layer.
+type SkillRecord struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Version     string `json:"version,omitempty"`
+	// Path is the skill's top-level directory in the layer; merges and
+	// installs key skills by it.
+	Path string `json:"path"`
+	// Digest is layers.TreeDigest over the skill's files.
+	Digest digest.Digest `json:"digest"`
+}
+
+// MarshalCanonical encodes c as canonical JSON: keys sorted at every level,
+// no insignificant whitespace, no HTML escaping. Identical configs give
+// identical bytes, which keeps manifest digests reproducible.
+func (c *Config) MarshalCanonical() ([]byte, error) {
+	if c.Adapter == nil {
+		c.Adapter = map[string]any{}
+	}
+	if c.Skills == nil {
+		c.Skills = []SkillRecord{}
+	}
+	return Canonical(c)
+}
+
+// Canonical re-encodes v with sorted keys and no whitespace. Struct field
+// order is a property of the Go source, so v goes through a generic value
+// whose maps encoding/json always writes sorted.
+func Canonical(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode canonical JSON: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return nil, fmt.Errorf("encode canonical JSON: %w", err)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(generic); err != nil {
+		return nil, fmt.Errorf("encode canonical JSON: %w", err)
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+}
+
+// ParseConfig decodes a config blob and checks what every reader relies on.
+func ParseConfig(data []byte) (*Config, error) {
+	var c Config
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("config is not valid JSON: %w", err)
+	}
+	if c.SpecVersion == "" {
+		return nil, fmt.Errorf("config has no specVersion")
+	}
+	switch c.Kind {
+	case KindPackage, KindAgent:
+	case "":
+		return nil, fmt.Errorf("config has no kind")
+	default:
+		return nil, fmt.Errorf("config kind %q is not a package (want %q)", c.Kind, KindPackage)
+	}
+	return &c, nil
+}

@@ -1,0 +1,80 @@
+package artifact
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
+
+	"github.com/stax-dev/stax/layers"
+)
+
+// SkillsLayer describes a skills layer blob for a manifest.
+func SkillsLayer(res layers.WriteResult, skillCount int) ocispec.Descriptor {
+	return ocispec.Descriptor{
+		MediaType: layers.MediaTypeSkills,
+		Digest:    res.Digest,
+		Size:      res.Size,
+		Annotations: map[string]string{
+			AnnotationTitle:              layers.SkillsLayerTitle,
+			layers.AnnotationSkillsCount: strconv.Itoa(skillCount),
+		},
+	}
+}
+
+// PackManifest pushes cfg and the manifest of a package whose layers are
+// already in pusher, and returns the manifest descriptor. The same inputs
+// always give the same manifest digest.
+func PackManifest(ctx context.Context, pusher content.Pusher, cfg *Config, layerDescs []ocispec.Descriptor, created time.Time) (ocispec.Descriptor, error) {
+	cfgBytes, err := cfg.MarshalCanonical()
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	cfgDesc := content.NewDescriptorFromBytes(MediaTypeConfig, cfgBytes)
+	if err := pushBytes(ctx, pusher, cfgDesc, cfgBytes); err != nil {
+		return ocispec.Descriptor{}, fmt.Errorf("push config: %w", err)
+	}
+	annotations := map[string]string{
+		AnnotationCreated:     created.UTC().Format(time.RFC3339),
+		AnnotationVersion:     cfg.Version,
+		AnnotationTitle:       cfg.Name,
+		AnnotationSpecVersion: SpecVersion,
+	}
+	if cfg.Description != "" {
+		annotations[AnnotationDescription] = cfg.Description
+	}
+	if cfg.Author != "" {
+		annotations[AnnotationVendor] = cfg.Author
+	}
+	// With no layers oras uses the OCI empty descriptor as the only layer,
+	// which is what the specification asks of an empty artifact.
+	desc, err := oras.PackManifest(ctx, pusher, oras.PackManifestVersion1_1, ArtifactTypePackage, oras.PackManifestOptions{
+		Layers:              layerDescs,
+		ConfigDescriptor:    &cfgDesc,
+		ManifestAnnotations: annotations,
+	})
+	if err != nil {
+		return ocispec.Descriptor{}, fmt.Errorf("pack manifest: %w", err)
+	}
+	return desc, nil
+}
+
+func pushBytes(ctx context.Context, pusher content.Pusher, desc ocispec.Descriptor, data []byte) error {
+	if storage, ok := pusher.(content.ReadOnlyStorage); ok {
+		if exists, err := storage.Exists(ctx, desc); err == nil && exists {
+			return nil
+		}
+	}
+	err := pusher.Push(ctx, desc, bytes.NewReader(data))
+	if errors.Is(err, errdef.ErrAlreadyExists) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,99 @@
+package artifact
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/layers"
+)
+
+// MaxMetadataSize bounds manifests and configs read from a store, which may
+// be a hostile registry: anything larger is refused before it is fetched.
+const MaxMetadataSize = 4 << 20
+
+// Package is a stax package read from a store.
+type Package struct {
+	Descriptor ocispec.Descriptor
+	Manifest   ocispec.Manifest
+	Config     *Config
+	// Skills is the skills layer, nil for a package without skills.
+	Skills *ocispec.Descriptor
+	// Notices say where the package departs from what stax writes but can
+	// still be read, e.g. a package labelled as an agent.
+	Notices []string
+}
+
+// Fetch reads and checks the manifest and config of the package at desc.
+func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) (*Package, error) {
+	if desc.MediaType != ocispec.MediaTypeImageManifest {
+		return nil, fmt.Errorf("%s is a %q, not an OCI image manifest", desc.Digest, desc.MediaType)
+	}
+	raw, err := fetchSmall(ctx, fetcher, desc)
+	if err != nil {
+		return nil, fmt.Errorf("fetch manifest %s: %w", desc.Digest, err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("manifest %s is not valid JSON: %w", desc.Digest, err)
+	}
+	pkg := &Package{Descriptor: desc, Manifest: m}
+	switch m.ArtifactType {
+	case ArtifactTypePackage:
+	case ArtifactTypeAgent:
+		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s is labelled %s; reading it as a package", desc.Digest, ArtifactTypeAgent))
+	default:
+		return nil, fmt.Errorf("%s has artifactType %q, not a stax package (%s)", desc.Digest, m.ArtifactType, ArtifactTypePackage)
+	}
+	if m.Config.MediaType != MediaTypeConfig {
+		return nil, fmt.Errorf("%s has config media type %q, want %s", desc.Digest, m.Config.MediaType, MediaTypeConfig)
+	}
+	cfgBytes, err := fetchSmall(ctx, fetcher, m.Config)
+	if err != nil {
+		return nil, fmt.Errorf("fetch config %s: %w", m.Config.Digest, err)
+	}
+	if pkg.Config, err = ParseConfig(cfgBytes); err != nil {
+		return nil, fmt.Errorf("config %s: %w", m.Config.Digest, err)
+	}
+	if pkg.Config.Kind == KindAgent {
+		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))
+	}
+	for i := range m.Layers {
+		if m.Layers[i].MediaType != layers.MediaTypeSkills {
+			continue
+		}
+		if pkg.Skills != nil {
+			return nil, fmt.Errorf("%s has more than one skills layer", desc.Digest)
+		}
+		pkg.Skills = &m.Layers[i]
+	}
+	if pkg.Skills == nil && len(pkg.Config.Skills) > 0 {
+		return nil, fmt.Errorf("%s lists %d skills in its config but has no skills layer", desc.Digest, len(pkg.Config.Skills))
+	}
+	return pkg, nil
+}
+
+// fetchSmall reads a blob that must fit in memory, verifying size and digest.
+func fetchSmall(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) ([]byte, error) {
+	if desc.Size < 0 || desc.Size > MaxMetadataSize {
+		return nil, fmt.Errorf("size %d is over the %d-byte limit for manifests and configs", desc.Size, MaxMetadataSize)
+	}
+	return content.FetchAll(ctx, fetcher, desc)
+}
+
+// OpenSkills returns a verified stream of the skills layer, or nil when the
+// package has none. The caller closes it.
+func (p *Package) OpenSkills(ctx context.Context, fetcher content.Fetcher) (io.ReadCloser, error) {
+	if p.Skills == nil {
+		return nil, nil
+	}
+	rc, err := fetcher.Fetch(ctx, *p.Skills)
+	if err != nil {
+		return nil, fmt.Errorf("fetch skills layer %s: %w", p.Skills.Digest, err)
+	}
+	return rc, nil
+}

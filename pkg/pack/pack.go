@@ -1,0 +1,200 @@
+// Package pack builds a stax package artifact from a package root: it
+// validates the skills, streams the skills layer into a content store, and
+// writes the config and manifest.
+package pack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/validate"
+)
+
+// Options control a build.
+type Options struct {
+	Project *project.Project
+	// Overrides replace the fields of stax.yaml they set (from flags).
+	Overrides project.Definition
+	Strict    bool
+	Symlinks  layers.SymlinkMode
+	// MaxSize bounds the uncompressed skills layer; see layers.WriteOptions.
+	MaxSize int64
+	// Created is the manifest's creation time; the zero value means the
+	// Unix epoch, so that builds are reproducible by default.
+	Created time.Time
+}
+
+// Result is a built package.
+type Result struct {
+	Descriptor ocispec.Descriptor
+	Definition project.Definition
+	Config     *artifact.Config
+	// Layer is the skills layer, nil for a package without skills.
+	Layer  *ocispec.Descriptor
+	Report *validate.Report
+	// Notices are defaults the build filled in.
+	Notices []string
+}
+
+// ErrInvalid is wrapped by the error of a build whose skills do not validate.
+var ErrInvalid = errors.New("the skills do not validate")
+
+// Build validates opts.Project and pushes its package into pusher.
+func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, error) {
+	def, notices := effectiveDefinition(opts.Project, opts.Overrides)
+	if err := def.Check(); err != nil {
+		return nil, exitcode.Wrap(exitcode.Validation, err)
+	}
+	res := &Result{Definition: def, Notices: notices}
+
+	report, err := validateSkills(opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Report = report
+	if report != nil && !report.Valid {
+		return res, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%w: %d errors in %s (run `stax validate %s`)",
+			ErrInvalid, len(report.Errors), opts.Project.SkillsDir, opts.Project.Root))
+	}
+
+	cfg := &artifact.Config{
+		SpecVersion: artifact.SpecVersion,
+		Kind:        artifact.KindPackage,
+		Name:        def.Name,
+		Version:     def.Version,
+		Description: def.Description,
+		Author:      def.Author,
+		License:     def.License,
+		Tags:        def.Tags,
+	}
+	var layerDescs []ocispec.Descriptor
+	if report != nil && len(report.Skills) > 0 {
+		written, err := pushSkillsLayer(ctx, pusher, report.Tree, opts.MaxSize)
+		if err != nil {
+			return res, err
+		}
+		cfg.Skills = skillRecords(report, written)
+		desc := artifact.SkillsLayer(written, len(cfg.Skills))
+		res.Layer = &desc
+		layerDescs = append(layerDescs, desc)
+	}
+	created := opts.Created
+	if created.IsZero() {
+		created = time.Unix(0, 0)
+	}
+	res.Descriptor, err = artifact.PackManifest(ctx, pusher, cfg, layerDescs, created)
+	if err != nil {
+		return res, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	res.Config = cfg
+	return res, nil
+}
+
+// validateSkills returns nil for a package root without a skills
+// directory: a package may carry only dependencies.
+func validateSkills(opts Options) (*validate.Report, error) {
+	p := opts.Project
+	if _, err := os.Stat(p.SkillsDir); errors.Is(err, fs.ErrNotExist) && p.Definition != nil {
+		return nil, nil
+	}
+	report, err := validate.Dir(validate.Options{
+		Root:        p.SkillsDir,
+		PackageRoot: p.Root,
+		Strict:      opts.Strict,
+		Symlinks:    opts.Symlinks,
+	})
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	return report, nil
+}
+
+// pushSkillsLayer streams the layer to a temporary file while hashing it,
+// then pushes that file: a content store needs the digest before the bytes.
+func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tree, maxSize int64) (layers.WriteResult, error) {
+	tmp, err := os.CreateTemp("", "stax-layer-*.tar.gz")
+	if err != nil {
+		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+
+	written, err := layers.Write(tmp, tree, layers.WriteOptions{MaxSize: maxSize})
+	if err != nil {
+		return written, exitcode.Wrap(exitcode.Validation, fmt.Errorf("write skills layer: %w", err))
+	}
+	if _, err := tmp.Seek(0, 0); err != nil {
+		return written, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("rewind layer file: %w", err))
+	}
+	desc := ocispec.Descriptor{MediaType: layers.MediaTypeSkills, Digest: written.Digest, Size: written.Size}
+	if storage, ok := pusher.(content.ReadOnlyStorage); ok {
+		if exists, err := storage.Exists(ctx, desc); err == nil && exists {
+			return written, nil
+		}
+	}
+	if err := pusher.Push(ctx, desc, tmp); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+		return written, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
+	}
+	return written, nil
+}
+
+func skillRecords(report *validate.Report, written layers.WriteResult) []artifact.SkillRecord {
+	digests := layers.SkillDigests(written.Files)
+	records := make([]artifact.SkillRecord, 0, len(report.Skills))
+	for _, s := range report.Skills {
+		records = append(records, artifact.SkillRecord{
+			Name:        s.Name,
+			Description: s.Description,
+			Version:     s.Version,
+			Path:        s.Dir,
+			Digest:      digests[s.Dir],
+		})
+	}
+	return records
+}
+
+// effectiveDefinition layers flags over stax.yaml over defaults.
+func effectiveDefinition(p *project.Project, over project.Definition) (project.Definition, []string) {
+	var def project.Definition
+	if p.Definition != nil {
+		def = *p.Definition
+	}
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&def.Name, over.Name)
+	set(&def.Version, over.Version)
+	set(&def.Description, over.Description)
+	set(&def.Author, over.Author)
+	set(&def.License, over.License)
+	if len(over.Tags) > 0 {
+		def.Tags = over.Tags
+	}
+	var notices []string
+	if def.Name == "" {
+		def.Name = project.NameFromDir(p.Root)
+		notices = append(notices, fmt.Sprintf("no package name in %s: using %q (set it with `stax init` or --name)", p.Root, def.Name))
+	}
+	if def.Version == "" {
+		def.Version = DefaultVersion
+		notices = append(notices, fmt.Sprintf("no package version in %s: using %q (set it with `stax init` or --version)", p.Root, def.Version))
+	}
+	return def, notices
+}
+
+// DefaultVersion is the version of a package that does not declare one.
+const DefaultVersion = "0.0.0"

@@ -1,0 +1,167 @@
+// Package project reads and writes stax.yaml, the package definition at the
+// root of a stax package, and locates the skills directory it names.
+package project
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/reference"
+)
+
+// FileName is the package definition file at a package root.
+const FileName = "stax.yaml"
+
+// DefaultSkillsDir is where skills live when stax.yaml does not say.
+const DefaultSkillsDir = "skills"
+
+// Definition is the content of stax.yaml.
+type Definition struct {
+	Name        string   `yaml:"name" json:"name"`
+	Version     string   `yaml:"version" json:"version"`
+	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
+	Author      string   `yaml:"author,omitempty" json:"author,omitempty"`
+	License     string   `yaml:"license,omitempty" json:"license,omitempty"`
+	Tags        []string `yaml:"tags,omitempty" json:"tags,omitempty"`
+	// Skills is the skills directory, relative to the package root.
+	Skills string `yaml:"skills,omitempty" json:"skills,omitempty"`
+}
+
+// Project is a package root on disk.
+type Project struct {
+	// Root is the package root: where stax.yaml and .staxignore live.
+	Root string
+	// Definition is the parsed stax.yaml; nil when the root has none.
+	Definition *Definition
+	// SkillsDir is the skills directory, Root joined with Definition.Skills,
+	// or Root itself when there is no stax.yaml.
+	SkillsDir string
+}
+
+var namePattern = regexp.MustCompile(`^[a-z0-9]+([._-][a-z0-9]+)*$`)
+
+// Open reads the package at dir. A directory with stax.yaml is a package
+// root; one without is taken as a bare skills directory.
+func Open(dir string) (*Project, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("open package %s: %w", dir, err))
+	}
+	if !info.IsDir() {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("open package %s: not a directory", dir))
+	}
+	def, err := Load(filepath.Join(dir, FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Project{Root: dir, SkillsDir: dir}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	skills := def.Skills
+	if skills == "" {
+		skills = DefaultSkillsDir
+	}
+	return &Project{Root: dir, Definition: def, SkillsDir: filepath.Join(dir, filepath.FromSlash(skills))}, nil
+}
+
+// Load parses and checks a stax.yaml file. Unknown keys are errors, so that
+// a typo does not silently drop a setting.
+func Load(path string) (*Definition, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read %s: %w", path, err))
+	}
+	var def Definition
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&def); err != nil && !errors.Is(err, io.EOF) {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
+	}
+	if err := def.Check(); err != nil {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", path, err))
+	}
+	return &def, nil
+}
+
+// Check reports the first field that cannot be used to build a package.
+// Empty name and version are allowed: flags or defaults may supply them.
+func (d *Definition) Check() error {
+	if d.Name != "" && !namePattern.MatchString(d.Name) {
+		return fmt.Errorf("name %q: use lowercase letters, digits and single '-', '.' or '_' separators", d.Name)
+	}
+	if d.Version != "" && !reference.ValidTag(d.Version) {
+		return fmt.Errorf("version %q: it becomes the default tag, so it must be a valid OCI tag (letters, digits, '.', '_', '-'; at most 128)", d.Version)
+	}
+	if s := d.Skills; s != "" {
+		clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(s)))
+		if filepath.IsAbs(s) || clean == ".." || strings.HasPrefix(clean, "../") {
+			return fmt.Errorf("skills %q: must be a directory inside the package root", s)
+		}
+	}
+	return nil
+}
+
+// Write creates path with def. It refuses to replace an existing file
+// unless overwrite is set.
+func Write(path string, def *Definition, overwrite bool) error {
+	if err := def.Check(); err != nil {
+		return exitcode.Wrap(exitcode.Validation, err)
+	}
+	body, err := yaml.Marshal(def)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if overwrite {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s already exists: edit it, or pass --force to replace it", path))
+	}
+	if err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", path, err))
+	}
+	header := "# stax package definition: https://github.com/stax-dev/stax#staxyaml\n"
+	if _, err := io.WriteString(f, header+string(body)); err != nil {
+		f.Close()
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("write %s: %w", path, err))
+	}
+	return exitcode.Wrap(exitcode.FileSystem, f.Close())
+}
+
+// NameFromDir derives a package name from a directory name, for packages
+// without a stax.yaml and for stax init.
+func NameFromDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(filepath.Base(abs)) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	name := strings.TrimSuffix(b.String(), "-")
+	if name == "" {
+		return "skills"
+	}
+	return name
+}

@@ -1,0 +1,149 @@
+// Package reference parses the names of stax packages: registry references
+// in the forms Docker users type, and OCI image layout directories.
+package reference
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	dref "github.com/distribution/reference"
+	"github.com/opencontainers/go-digest"
+)
+
+// LayoutPrefix marks a reference to an OCI image layout directory.
+const LayoutPrefix = "oci:"
+
+// Reference names a package in a registry or in an OCI image layout.
+type Reference struct {
+	// Layout is the directory of an oci: reference; empty for a registry.
+	Layout string
+	// Registry is the host, docker.io for Docker Hub short forms.
+	Registry string
+	// Repository is the path inside the registry, lowercase.
+	Repository string
+	Tag        string
+	Digest     digest.Digest
+}
+
+// ErrInvalid is wrapped by every parse error.
+var ErrInvalid = errors.New("invalid reference")
+
+var tagPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+
+// Parse reads host/repo:tag, host/repo@sha256:…, Docker Hub short forms
+// (org/skills, skills) and oci:PATH[:tag|@digest].
+func Parse(s string) (Reference, error) {
+	if s == "" {
+		return Reference{}, fmt.Errorf("%w: empty reference", ErrInvalid)
+	}
+	if strings.HasPrefix(s, LayoutPrefix) {
+		return parseLayout(s)
+	}
+	named, err := dref.ParseNormalizedNamed(s)
+	if err != nil {
+		return Reference{}, explain(s, err)
+	}
+	ref := Reference{Registry: dref.Domain(named), Repository: dref.Path(named)}
+	if tagged, ok := named.(dref.Tagged); ok {
+		ref.Tag = tagged.Tag()
+	}
+	if canonical, ok := named.(dref.Digested); ok {
+		ref.Digest = canonical.Digest()
+	}
+	return ref, nil
+}
+
+func parseLayout(s string) (Reference, error) {
+	rest := strings.TrimPrefix(s, LayoutPrefix)
+	ref := Reference{}
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		d, err := digest.Parse(rest[at+1:])
+		if err != nil {
+			return Reference{}, fmt.Errorf("%w %q: digest %q: %v", ErrInvalid, s, rest[at+1:], err)
+		}
+		ref.Digest, rest = d, rest[:at]
+	} else if colon := strings.LastIndex(rest, ":"); colon >= 0 && !strings.Contains(rest[colon:], "/") {
+		tag := rest[colon+1:]
+		if !tagPattern.MatchString(tag) {
+			return Reference{}, fmt.Errorf("%w %q: tag %q must match %s", ErrInvalid, s, tag, tagPattern)
+		}
+		ref.Tag, rest = tag, rest[:colon]
+	}
+	if rest == "" {
+		return Reference{}, fmt.Errorf("%w %q: no directory after %q (write oci:PATH[:tag|@digest])", ErrInvalid, s, LayoutPrefix)
+	}
+	ref.Layout = rest
+	return ref, nil
+}
+
+// explain turns the grammar errors of distribution/reference into messages
+// that say how to fix the reference.
+func explain(s string, err error) error {
+	if at := strings.LastIndex(s, "@"); at >= 0 {
+		if _, derr := digest.Parse(s[at+1:]); derr != nil {
+			return fmt.Errorf("%w %q: a digest is written @sha256:<64 hex digits>", ErrInvalid, s)
+		}
+	}
+	switch {
+	case errors.Is(err, dref.ErrNameContainsUppercase):
+		return fmt.Errorf("%w %q: repository names must be lowercase (GHCR and most registries reject uppercase); use %q",
+			ErrInvalid, s, strings.ToLower(s))
+	case errors.Is(err, dref.ErrNameTooLong):
+		return fmt.Errorf("%w %q: repository name longer than %d characters", ErrInvalid, s, dref.NameTotalLengthMax)
+	default:
+		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a Docker Hub name such as org/skills, or oci:PATH[:TAG])",
+			ErrInvalid, s, err)
+	}
+}
+
+// IsLayout reports whether r names an OCI image layout directory.
+func (r Reference) IsLayout() bool { return r.Layout != "" }
+
+// Name is the repository with its registry, or the oci: layout.
+func (r Reference) Name() string {
+	if r.IsLayout() {
+		return LayoutPrefix + r.Layout
+	}
+	return r.Registry + "/" + r.Repository
+}
+
+// String is the fully qualified form.
+func (r Reference) String() string { return r.Name() + r.suffix() }
+
+// Familiar is the short form Docker users write (org/skills:1.0.0 for
+// Docker Hub); the local store keys its tags by it.
+func (r Reference) Familiar() string {
+	if r.IsLayout() {
+		return r.String()
+	}
+	named, err := dref.WithName(r.Registry + "/" + r.Repository)
+	if err != nil {
+		return r.String()
+	}
+	return dref.FamiliarName(named) + r.suffix()
+}
+
+func (r Reference) suffix() string {
+	var b strings.Builder
+	if r.Tag != "" {
+		b.WriteString(":" + r.Tag)
+	}
+	if r.Digest != "" {
+		b.WriteString("@" + r.Digest.String())
+	}
+	return b.String()
+}
+
+// WithTag returns r with its tag replaced.
+func (r Reference) WithTag(tag string) (Reference, error) {
+	if !tagPattern.MatchString(tag) {
+		return Reference{}, fmt.Errorf("%w: tag %q must match %s", ErrInvalid, tag, tagPattern)
+	}
+	r.Tag = tag
+	return r, nil
+}
+
+// ValidTag reports whether tag is a valid OCI tag.
+func ValidTag(tag string) bool { return tagPattern.MatchString(tag) }

@@ -1,0 +1,66 @@
+package reference
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	const d = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	tests := []struct {
+		in                     string
+		layout, reg, repo, tag string
+		digest                 string
+		familiar               string
+	}{
+		{in: "ghcr.io/org/skills:1.0.0", reg: "ghcr.io", repo: "org/skills", tag: "1.0.0", familiar: "ghcr.io/org/skills:1.0.0"},
+		{in: "ghcr.io/org/skills@" + d, reg: "ghcr.io", repo: "org/skills", digest: d, familiar: "ghcr.io/org/skills@" + d},
+		{in: "org/skills", reg: "docker.io", repo: "org/skills", familiar: "org/skills"},
+		{in: "skills:2", reg: "docker.io", repo: "library/skills", tag: "2", familiar: "skills:2"},
+		{in: "docker.io/org/skills:1", reg: "docker.io", repo: "org/skills", tag: "1", familiar: "org/skills:1"},
+		{in: "localhost:5000/team/skills:v1", reg: "localhost:5000", repo: "team/skills", tag: "v1", familiar: "localhost:5000/team/skills:v1"},
+		{in: "127.0.0.1:5000/s:1@" + d, reg: "127.0.0.1:5000", repo: "s", tag: "1", digest: d, familiar: "127.0.0.1:5000/s:1@" + d},
+		{in: "oci:./out", layout: "./out", familiar: "oci:./out"},
+		{in: "oci:/tmp/layout:1.0.0", layout: "/tmp/layout", tag: "1.0.0", familiar: "oci:/tmp/layout:1.0.0"},
+		{in: "oci:dir@" + d, layout: "dir", digest: d, familiar: "oci:dir@" + d},
+		{in: "oci:a:b/c", layout: "a:b/c", familiar: "oci:a:b/c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := Parse(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Layout != tt.layout || got.Registry != tt.reg || got.Repository != tt.repo || got.Tag != tt.tag || string(got.Digest) != tt.digest {
+				t.Errorf("Parse(%q) = %+v", tt.in, got)
+			}
+			if f := got.Familiar(); f != tt.familiar {
+				t.Errorf("Familiar() = %q, want %q", f, tt.familiar)
+			}
+			again, err := Parse(got.String())
+			if err != nil || again != got {
+				t.Errorf("String() %q does not round-trip: %+v, %v", got.String(), again, err)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "empty reference"},
+		{"ghcr.io/Org/Skills:1", "must be lowercase"},
+		{"org/skills@sha256:abc", "@sha256:<64 hex digits>"},
+		{"org/skills:bad tag", "expected HOST/REPOSITORY"},
+		{"oci:", "no directory"},
+		{"oci:dir@sha256:zz", "digest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, err := Parse(tt.in)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Parse(%q) error = %v, want one containing %q", tt.in, err, tt.want)
+			}
+		})
+	}
+}

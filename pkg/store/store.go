@@ -1,0 +1,141 @@
+// Package store opens OCI image layouts: the local package store under
+// $STAX_HOME, and layout directories named by oci: references.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content/oci"
+	"oras.land/oras-go/v2/errdef"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/reference"
+)
+
+// EnvHome overrides where stax keeps its data.
+const EnvHome = "STAX_HOME"
+
+// DefaultDir is the local store: $STAX_HOME/store, else
+// $XDG_DATA_HOME/stax/store, else ~/.local/share/stax/store.
+func DefaultDir() (string, error) {
+	if home := os.Getenv(EnvHome); home != "" {
+		return filepath.Join(home, "store"), nil
+	}
+	if data := os.Getenv("XDG_DATA_HOME"); data != "" {
+		return filepath.Join(data, "stax", "store"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("locate the local store: %w (set %s)", err, EnvHome))
+	}
+	return filepath.Join(home, ".local", "share", "stax", "store"), nil
+}
+
+// Store is an OCI image layout.
+type Store struct {
+	*oci.Store
+	Dir  string
+	lock *flock.Flock
+}
+
+// Mode says whether a store is opened for reading or writing.
+type Mode int
+
+const (
+	ReadOnly Mode = iota
+	ReadWrite
+)
+
+// OpenLocal opens the local store at dir and holds a lock on it until
+// Close: shared for reading, exclusive for writing. oras-go rewrites
+// index.json whole, so two unserialized writers would lose each other's tags.
+func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create local store: %w", err))
+	}
+	lock := flock.New(dir + ".lock")
+	lockFn := lock.TryRLockContext
+	if mode == ReadWrite {
+		lockFn = lock.TryLockContext
+	}
+	if _, err := lockFn(ctx, lockRetryDelay); err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("lock local store %s: %w", dir, err))
+	}
+	s, err := OpenLayout(ctx, dir)
+	if err != nil {
+		_ = lock.Unlock()
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// OpenLayout opens (creating if needed) the OCI image layout at dir.
+func OpenLayout(ctx context.Context, dir string) (*Store, error) {
+	s, err := oci.NewWithContext(ctx, dir)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("open OCI layout %s: %w", dir, err))
+	}
+	return &Store{Store: s, Dir: dir}, nil
+}
+
+// Close releases the lock of a local store.
+func (s *Store) Close() error {
+	if s.lock == nil {
+		return nil
+	}
+	return s.lock.Unlock()
+}
+
+// Key is the name a reference is tagged with in a layout: the tag alone
+// for an oci: layout (one repository per layout, as ORAS does), the familiar
+// name and tag for the local store, which holds many repositories.
+func Key(ref reference.Reference) string {
+	if ref.IsLayout() {
+		return ref.Tag
+	}
+	ref.Digest = ""
+	return ref.Familiar()
+}
+
+// Resolve finds ref in s: by digest when it has one, else by its tag.
+func (s *Store) Resolve(ctx context.Context, ref reference.Reference) (ocispec.Descriptor, error) {
+	key := Key(ref)
+	if ref.Digest != "" {
+		key = ref.Digest.String()
+	}
+	if key == "" {
+		return ocispec.Descriptor{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: name a tag or a digest", ref))
+	}
+	desc, err := s.Store.Resolve(ctx, key)
+	if errors.Is(err, errdef.ErrNotFound) {
+		return ocispec.Descriptor{}, exitcode.Wrap(exitcode.Validation,
+			fmt.Errorf("%s not found in %s: pack it with `stax pack -t %s` or pull it", ref.Familiar(), s.Dir, Key(ref)))
+	}
+	if err != nil {
+		return ocispec.Descriptor{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("resolve %s in %s: %w", ref.Familiar(), s.Dir, err))
+	}
+	return desc, nil
+}
+
+// TagReference tags desc in s under ref's key.
+func (s *Store) TagReference(ctx context.Context, desc ocispec.Descriptor, ref reference.Reference) error {
+	key := Key(ref)
+	if key == "" {
+		return nil
+	}
+	if err := s.Tag(ctx, desc, key); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("tag %s in %s: %w", key, s.Dir, err))
+	}
+	return nil
+}
+
+// lockRetryDelay is how often a blocked lock is tried again.
+const lockRetryDelay = 50 * time.Millisecond
