@@ -1,0 +1,136 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/pkg/validate"
+)
+
+func TestValidateExamples(t *testing.T) {
+	for _, dir := range []string{examples, filepath.Join(examples, "skills")} {
+		r := runStax(t, "validate", "--strict", dir)
+		if r.Code != 0 || !strings.Contains(r.Stdout, "4 skills valid, 0 warnings") {
+			t.Errorf("validate %s: exit %d\n%s%s", dir, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+func TestValidatePublicShapes(t *testing.T) {
+	for _, dir := range []string{"valid", "shapes/agentskills-minimal", "shapes/claude-code", "shapes/metadata-version"} {
+		r := runStax(t, "validate", filepath.Join("../../testdata/skills", dir))
+		if r.Code != 0 {
+			t.Errorf("%s: exit %d\n%s", dir, r.Code, r.Stdout)
+		}
+	}
+}
+
+// TestValidateInvalidFixtures runs every fixture of testdata/skills/invalid
+// through the command: error fixtures exit 1 naming their code, warning
+// fixtures exit 0 and exit 1 under --strict.
+func TestValidateInvalidFixtures(t *testing.T) {
+	const root = "../../testdata/skills/invalid"
+	tests := map[string]struct {
+		code    string
+		warning bool
+	}{
+		"allowed-tools-string":     {"allowed-tools-string", true},
+		"argument-hint-list":       {"argument-hint-list", true},
+		"body-too-long":            {"body-too-long", true},
+		"compatibility-too-long":   {"compatibility-too-long", false},
+		"description-empty":        {"description-missing", false},
+		"description-missing":      {"description-missing", false},
+		"description-too-long":     {"description-too-long", false},
+		"field-duplicate":          {"field-duplicate", false},
+		"frontmatter-missing":      {"frontmatter-missing", false},
+		"frontmatter-not-mapping":  {"frontmatter-not-mapping", false},
+		"frontmatter-syntax":       {"frontmatter-syntax", false},
+		"frontmatter-unterminated": {"frontmatter-unterminated", false},
+		"missing-skill-md":         {"skill-md-missing", false},
+		"name-double-hyphen":       {"name-invalid", false},
+		"name-duplicate":           {"name-duplicate", false},
+		"name-empty":               {"name-missing", false},
+		"name-invalid":             {"name-invalid", false},
+		"name-mismatch":            {"name-mismatch", true},
+		"name-missing":             {"name-missing", false},
+		"name-not-string":          {"field-type", false},
+		"name-too-long":            {"name-invalid", false},
+		"non-utf8":                 {"non-utf8", true},
+		"skill-md-directory":       {"skill-md-missing", false},
+		"skill-md-lowercase":       {"skill-md-missing", false},
+		"stray-file":               {"stray-file", false},
+		"unknown-field":            {"unknown-field", true},
+		"wrong-types":              {"field-type", false},
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, ok := tests[e.Name()]; !ok && e.IsDir() {
+			t.Errorf("fixture %s has no expectation here", e.Name())
+		}
+	}
+	for fixture, tt := range tests {
+		t.Run(fixture, func(t *testing.T) {
+			dir := filepath.Join(root, fixture)
+			r := runStax(t, "validate", dir, "-o", "json")
+			var report validate.Report
+			decodeJSON(t, r.Stdout, &report)
+			found := report.Errors
+			wantExit := 1
+			if tt.warning {
+				found, wantExit = report.Warnings, 0
+			}
+			if r.Code != wantExit {
+				t.Errorf("exit %d, want %d", r.Code, wantExit)
+			}
+			if !hasCode(found, tt.code) {
+				t.Errorf("no %s diagnostic in %+v / %+v", tt.code, report.Errors, report.Warnings)
+			}
+			for _, d := range found {
+				if !strings.HasPrefix(d.File, dir) || d.Message == "" {
+					t.Errorf("diagnostic does not name its file under %s: %+v", dir, d)
+				}
+			}
+			if tt.warning {
+				strict := runStax(t, "validate", "--strict", dir, "-o", "json")
+				var sr validate.Report
+				decodeJSON(t, strict.Stdout, &sr)
+				if strict.Code != 1 || sr.Valid || !hasCode(sr.Errors, tt.code) {
+					t.Errorf("--strict: exit %d, errors %+v", strict.Code, sr.Errors)
+				}
+			}
+			text := runStax(t, "validate", dir)
+			if !strings.Contains(text.Stdout, "["+tt.code+"]") {
+				t.Errorf("text output lacks [%s]:\n%s", tt.code, text.Stdout)
+			}
+		})
+	}
+}
+
+func hasCode(ds []validate.Diagnostic, code string) bool {
+	for _, d := range ds {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+func TestValidateLineNumbers(t *testing.T) {
+	r := runStax(t, "validate", "../../testdata/skills/invalid/frontmatter-syntax")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "SKILL.md:") {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stdout)
+	}
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if strings.Contains(line, "[frontmatter-syntax]") {
+			parts := strings.SplitN(line, ":", 3)
+			if len(parts) < 3 || parts[1] == "" || parts[1] == "0" {
+				t.Errorf("no line number in %q", line)
+			}
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package validate
+
+// Diagnostic codes. They are stable identifiers: scripts match on them, so
+// a code is never renamed or reused for another rule.
+const (
+	// Errors: the skills directory cannot be packaged as is.
+
+	// CodeStrayFile: a regular file at the top level of the skills
+	// directory, where only skill directories belong.
+	CodeStrayFile = "stray-file"
+	// CodeSkillDirEmpty: a top-level directory with nothing in it.
+	CodeSkillDirEmpty = "skill-dir-empty"
+	// CodeSkillMDMissing: a top-level directory without SKILL.md.
+	CodeSkillMDMissing = "skill-md-missing"
+	// CodeSkillMDTooLarge: a SKILL.md too large to be read.
+	CodeSkillMDTooLarge = "skill-md-too-large"
+	// CodeReadError: a file listed by the scan could not be read.
+	CodeReadError = "read-error"
+	// CodeFrontmatterMissing: SKILL.md does not start with a "---" line.
+	CodeFrontmatterMissing = "frontmatter-missing"
+	// CodeFrontmatterUnterminated: the closing "---" line is missing.
+	CodeFrontmatterUnterminated = "frontmatter-unterminated"
+	// CodeFrontmatterSyntax: the frontmatter is not valid YAML.
+	CodeFrontmatterSyntax = "frontmatter-syntax"
+	// CodeFrontmatterNotMapping: the frontmatter is YAML, but not a
+	// mapping of fields.
+	CodeFrontmatterNotMapping = "frontmatter-not-mapping"
+	// CodeFieldType: a frontmatter field has the wrong type.
+	CodeFieldType = "field-type"
+	// CodeFieldDuplicate: a frontmatter field is defined twice.
+	CodeFieldDuplicate = "field-duplicate"
+	// CodeNameMissing: name is missing or empty.
+	CodeNameMissing = "name-missing"
+	// CodeNameInvalid: name breaks the naming rule or is over 64 characters.
+	CodeNameInvalid = "name-invalid"
+	// CodeNameDuplicate: two skills declare the same name.
+	CodeNameDuplicate = "name-duplicate"
+	// CodeDescriptionMissing: description is missing or empty.
+	CodeDescriptionMissing = "description-missing"
+	// CodeDescriptionTooLong: description is over 1024 characters.
+	CodeDescriptionTooLong = "description-too-long"
+	// CodeCompatibilityTooLong: compatibility is over 500 characters.
+	CodeCompatibilityTooLong = "compatibility-too-long"
+
+	// Errors for paths the scan cannot package use the layers.ProblemKind
+	// as their code: symlink, hardlink, device, fifo, socket, irregular,
+	// symlink-dangling, symlink-escape, symlink-cycle.
+
+	// Warnings: packaged as is, but likely to surprise; errors under Strict.
+
+	// CodeNoSkills: the skills directory holds no skill directory.
+	CodeNoSkills = "no-skills"
+	// CodeNameMismatch: name differs from the skill's directory name.
+	CodeNameMismatch = "name-mismatch"
+	// CodeAllowedToolsString: allowed-tools is a string, not a YAML list.
+	CodeAllowedToolsString = "allowed-tools-string"
+	// CodeArgumentHintList: argument-hint was written unquoted in brackets,
+	// which YAML reads as a list.
+	CodeArgumentHintList = "argument-hint-list"
+	// CodeUnknownField: a frontmatter field no specification defines.
+	CodeUnknownField = "unknown-field"
+	// CodeBodyTooLong: the SKILL.md body is over 500 lines.
+	CodeBodyTooLong = "body-too-long"
+	// CodeLargeFile: a file over layers.LargeFileSize.
+	CodeLargeFile = "large-file"
+	// CodeNonUTF8: a Markdown or YAML file that is not valid UTF-8.
+	CodeNonUTF8 = "non-utf8"
+)
+
+// MaxBodyLines is the length past which a SKILL.md body draws a warning:
+// the body is loaded whole when the skill activates, and the Agent Skills
+// guidance is to keep it under 500 lines and move details to references.
+const MaxBodyLines = 500

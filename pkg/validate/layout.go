@@ -1,0 +1,117 @@
+package validate
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/skill"
+)
+
+// skillDir is a top-level directory of the skills directory: one skill.
+type skillDir struct {
+	name string
+	// entries are the files and directories below it.
+	entries []layers.Entry
+	skillMD *layers.Entry
+	// hasProblems: some path below it cannot be packaged.
+	hasProblems bool
+	// skillMDProblem: SKILL.md itself cannot be packaged (a symlink, say),
+	// or the directory itself cannot be read; that problem is reported
+	// already and says more than "missing".
+	skillMDProblem bool
+}
+
+// layout groups the tree by top-level directory, in layer order, and
+// reports the regular files that sit at the top level.
+func (v *validator) layout(tree *layers.Tree) []*skillDir {
+	var dirs []*skillDir
+	byName := map[string]*skillDir{}
+	dir := func(name string) *skillDir {
+		d, ok := byName[name]
+		if !ok {
+			d = &skillDir{name: name}
+			byName[name] = d
+			dirs = append(dirs, d)
+		}
+		return d
+	}
+	for i, e := range tree.Entries {
+		top, rest, nested := strings.Cut(e.Path, "/")
+		switch {
+		case !nested && e.Dir:
+			dir(top)
+		case !nested:
+			v.strayFile(e.Path)
+		default:
+			// Also reached when a scan lists files without their parent
+			// directories: the directory still counts.
+			d := dir(top)
+			d.entries = append(d.entries, e)
+			if rest == skill.FileName && !e.Dir {
+				d.skillMD = &tree.Entries[i]
+			}
+		}
+	}
+	for _, p := range tree.Problems {
+		top, rest, nested := strings.Cut(p.Path, "/")
+		if !nested {
+			// A directory that could not be read is listed, but empty.
+			if d, ok := byName[top]; ok {
+				d.hasProblems, d.skillMDProblem = true, true
+			}
+			continue
+		}
+		d := dir(top)
+		d.hasProblems = true
+		if rest == skill.FileName {
+			d.skillMDProblem = true
+		}
+	}
+	if len(dirs) == 0 {
+		v.warnf("", 0, CodeNoSkills,
+			"no skills found; a skills directory holds one directory per skill, each with a %s", skill.FileName)
+	}
+	return dirs
+}
+
+func (v *validator) strayFile(rel string) {
+	pkgRoot := v.opts.PackageRoot
+	if pkgRoot == "" {
+		pkgRoot = v.opts.Root
+	}
+	pattern := "/" + rel
+	if r, err := filepath.Rel(pkgRoot, v.path(rel)); err == nil && filepath.IsLocal(r) {
+		pattern = "/" + filepath.ToSlash(r)
+	}
+	v.errorf(rel, 0, CodeStrayFile,
+		"file at the top level of the skills directory, where only skill directories belong; "+
+			"move it into a skill directory, or add %q to %s to leave it out",
+		pattern, filepath.Join(pkgRoot, layers.IgnoreFile))
+}
+
+// missingSkillMD explains a skill directory without SKILL.md, pointing at
+// a near miss when there is one.
+func (v *validator) missingSkillMD(d *skillDir) {
+	for _, e := range d.entries {
+		if path.Dir(e.Path) != d.name {
+			continue
+		}
+		base := path.Base(e.Path)
+		switch {
+		case base == skill.FileName && e.Dir:
+			v.errorf(d.name, 0, CodeSkillMDMissing,
+				"%s is a directory; a skill's %s must be a file", skill.FileName, skill.FileName)
+			return
+		case strings.EqualFold(base, skill.FileName):
+			v.errorf(d.name, 0, CodeSkillMDMissing,
+				"skill directory has no %s, but has %s: rename it to %s (the name is case-sensitive)",
+				skill.FileName, base, skill.FileName)
+			return
+		}
+	}
+	v.errorf(d.name, 0, CodeSkillMDMissing,
+		"skill directory has no %s; every top-level directory is a skill: add a %s, or move the directory out",
+		skill.FileName, skill.FileName)
+}
