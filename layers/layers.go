@@ -10,8 +10,6 @@
 package layers
 
 import (
-	"io"
-
 	"github.com/opencontainers/go-digest"
 )
 
@@ -102,13 +100,6 @@ type Tree struct {
 	Problems []Problem
 }
 
-// Scan reads the tree under opts.Root. It returns an error only when the
-// tree cannot be read at all; paths that cannot be packaged are Problems.
-func Scan(opts ScanOptions) (*Tree, error) { panic("not implemented") }
-
-// Size is the uncompressed size of the tree: the sum of its file sizes.
-func (t *Tree) Size() int64 { panic("not implemented") }
-
 // WriteOptions bounds what Write accepts.
 type WriteOptions struct {
 	// MaxSize is DefaultMaxSize when zero; negative means no limit.
@@ -131,22 +122,6 @@ type WriteResult struct {
 	Files []FileDigest
 }
 
-// Write streams t as a deterministic tar+gzip layer to w, hashing as it
-// goes. It refuses, before writing anything, a tree with problems or one
-// larger than the size limit.
-func Write(w io.Writer, t *Tree, opts WriteOptions) (WriteResult, error) {
-	panic("not implemented")
-}
-
-// TreeDigest is the digest of a set of files, with paths relative to the
-// root of that set. It identifies a skill's content independently of the
-// archive that carries it.
-func TreeDigest(files []FileDigest) digest.Digest { panic("not implemented") }
-
-// SkillDigests groups files by their top-level directory and returns the
-// TreeDigest of each group, keyed by that directory's name.
-func SkillDigests(files []FileDigest) map[string]digest.Digest { panic("not implemented") }
-
 // ReadOptions bounds what the reader accepts.
 type ReadOptions struct {
 	// MaxSize is DefaultMaxSize when zero; negative means no limit.
@@ -161,16 +136,4 @@ type Header struct {
 	Dir        bool
 	Executable bool
 	Size       int64
-}
-
-// Walk reads a tar+gzip layer from r, checks every entry, and calls fn for
-// each with a reader of its content. It stops at the first unsafe entry.
-func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error {
-	panic("not implemented")
-}
-
-// Extract materializes a layer into dest, which must not exist or be an
-// empty directory. Nothing appears at dest unless the whole layer checked out.
-func Extract(r io.Reader, dest string, opts ReadOptions) ([]FileDigest, error) {
-	panic("not implemented")
 }

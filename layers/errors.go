@@ -1,0 +1,72 @@
+package layers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+)
+
+// ProblemsError is returned by Write for a tree that has problems, so that
+// callers can list every offending path instead of only the first one.
+type ProblemsError struct {
+	Problems []Problem
+}
+
+func (e *ProblemsError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = fmt.Sprintf("%s (%s: %s)", p.Path, p.Kind, p.Detail)
+	}
+	noun := "paths"
+	if len(e.Problems) == 1 {
+		noun = "path"
+	}
+	return fmt.Sprintf("%d %s cannot be packaged: %s", len(e.Problems), noun, strings.Join(parts, "; "))
+}
+
+// SizeError reports a layer whose uncompressed size is over the limit. When
+// reading, Size is how much had been seen when the limit was crossed.
+type SizeError struct {
+	Size  int64
+	Limit int64
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("layer holds %s of files, over the %s limit (raise it with --max-size)",
+		formatBytes(e.Size), formatBytes(e.Limit))
+}
+
+// UnsafeEntryError reports an archive entry that the reader refuses.
+type UnsafeEntryError struct {
+	Path   string
+	Reason string
+}
+
+func (e *UnsafeEntryError) Error() string {
+	return fmt.Sprintf("unsafe layer entry %q: %s", e.Path, e.Reason)
+}
+
+// DigestMismatchError reports a compressed stream whose digest is not the
+// one the caller expected.
+type DigestMismatchError struct {
+	Expected digest.Digest
+	Actual   digest.Digest
+}
+
+func (e *DigestMismatchError) Error() string {
+	return fmt.Sprintf("layer digest mismatch: expected %s, got %s", e.Expected, e.Actual)
+}
+
+func formatBytes(n int64) string {
+	const unit = 1 << 10
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

@@ -1,0 +1,163 @@
+package layers
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// StagingPrefix starts the name of the directory Extract fills next to dest
+// before moving it into place. A leftover one is debris of a crash.
+const StagingPrefix = ".stax-staging-"
+
+// Extract materializes a layer into dest, which must not exist or be an
+// empty directory. Nothing appears at dest unless the whole layer checked out.
+//
+// The layer is extracted into a staging directory next to dest, which is
+// renamed to dest once Walk, digest included, has accepted everything.
+// Directories get mode 0755 and files 0644 or 0755 whatever the umask. The
+// files are returned in archive order.
+func Extract(r io.Reader, dest string, opts ReadOptions) ([]FileDigest, error) {
+	dest = filepath.Clean(dest)
+	existed, err := checkDest(dest)
+	if err != nil {
+		return nil, fmt.Errorf("extract layer to %s: %w", dest, err)
+	}
+	staging, err := os.MkdirTemp(filepath.Dir(dest), StagingPrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("extract layer to %s: %w", dest, err)
+	}
+	files, err := extractInto(r, staging, opts)
+	if err == nil {
+		err = moveIntoPlace(staging, dest, existed)
+	}
+	if err != nil {
+		os.RemoveAll(staging)
+		return nil, fmt.Errorf("extract layer to %s: %w", dest, err)
+	}
+	return files, nil
+}
+
+// checkDest reports whether dest exists; an existing dest must be an empty
+// directory, so that extraction never mixes with or replaces content.
+func checkDest(dest string) (existed bool, err error) {
+	fi, err := os.Lstat(dest)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.IsDir() {
+		return false, errors.New("destination exists and is not a directory")
+	}
+	d, err := os.Open(dest)
+	if err != nil {
+		return false, err
+	}
+	defer d.Close()
+	if names, _ := d.Readdirnames(1); len(names) > 0 {
+		return false, errors.New("destination directory is not empty")
+	}
+	return true, nil
+}
+
+func moveIntoPlace(staging, dest string, existed bool) error {
+	// MkdirTemp creates 0700; the layer's directories are all 0755.
+	if err := os.Chmod(staging, 0o755); err != nil {
+		return err
+	}
+	if existed {
+		if err := os.Remove(dest); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(staging, dest); err != nil {
+		if existed {
+			// Put back the empty directory the caller handed over.
+			_ = os.Mkdir(dest, 0o755)
+		}
+		return err
+	}
+	return nil
+}
+
+// stagingWriter materializes checked entries under a staging directory,
+// which holds nothing but what it creates, so joined paths stay inside.
+type stagingWriter struct {
+	root  string
+	dirs  map[string]bool // slash paths already created
+	buf   []byte
+	files []FileDigest
+}
+
+func extractInto(r io.Reader, staging string, opts ReadOptions) ([]FileDigest, error) {
+	sw := &stagingWriter{root: staging, dirs: map[string]bool{".": true}, buf: make([]byte, copyBufferSize)}
+	if err := Walk(r, opts, sw.entry); err != nil {
+		return nil, err
+	}
+	return sw.files, nil
+}
+
+func (sw *stagingWriter) entry(h Header, content io.Reader) error {
+	if h.Dir {
+		return sw.mkdirs(h.Path)
+	}
+	if err := sw.mkdirs(path.Dir(h.Path)); err != nil {
+		return err
+	}
+	fd, err := sw.writeFile(h, content)
+	if err != nil {
+		return err
+	}
+	sw.files = append(sw.files, fd)
+	return nil
+}
+
+// mkdirs creates a directory and its missing parents with mode 0755; unlike
+// os.MkdirAll it sets the mode past the umask.
+func (sw *stagingWriter) mkdirs(rel string) error {
+	if sw.dirs[rel] {
+		return nil
+	}
+	if parent := path.Dir(rel); !sw.dirs[parent] {
+		if err := sw.mkdirs(parent); err != nil {
+			return err
+		}
+	}
+	dir := filepath.Join(sw.root, filepath.FromSlash(rel))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
+	sw.dirs[rel] = true
+	return nil
+}
+
+func (sw *stagingWriter) writeFile(h Header, content io.Reader) (FileDigest, error) {
+	mode := fs.FileMode(fileMode(h.Executable))
+	target := filepath.Join(sw.root, filepath.FromSlash(h.Path))
+	f, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	if err != nil {
+		return FileDigest{}, err
+	}
+	hash := sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(f, hash), content, sw.buf)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return FileDigest{}, err
+	}
+	return FileDigest{Path: h.Path, Executable: h.Executable, Size: n, Digest: newDigest(hash)}, nil
+}

@@ -1,0 +1,101 @@
+package layers
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+const mib = 1 << 20
+
+// largeTree writes a tree of four files totalling size bytes. The bytes are
+// pseudo-random letters: compressible like text, but without repeats inside
+// deflate's window that would make compression unrealistically cheap.
+func largeTree(t testing.TB, size int64) *Tree {
+	t.Helper()
+	root := t.TempDir()
+	chunk := make([]byte, mib)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range chunk {
+		chunk[i] = 'a' + byte(rng.IntN(16))
+	}
+	must(t, os.Mkdir(filepath.Join(root, "skill"), 0o755))
+	for i := range 4 {
+		f, err := os.Create(filepath.Join(root, "skill", fmt.Sprintf("blob-%d.bin", i)))
+		must(t, err)
+		for written := int64(0); written < size/4; written += mib {
+			_, err := f.Write(chunk[:min(mib, size/4-written)])
+			must(t, err)
+		}
+		must(t, f.Close())
+	}
+	return mustScan(t, ScanOptions{Root: root})
+}
+
+// allocDuringWrite is the number of bytes allocated while writing tree.
+func allocDuringWrite(t testing.TB, tree *Tree) uint64 {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := Write(io.Discard, tree, WriteOptions{MaxSize: -1}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestWriteMemoryFlat checks that Write streams: growing the input eight
+// times must not grow allocations with it. Buffering one 8 MiB file of the
+// large tree would alone allocate 8 MiB (more with slice growth), far past
+// the bound; what Write does allocate (compressor state, copy buffer,
+// hashers, headers) is fixed per call or per file, and both trees have the
+// same four files. The bound allows twice the small figure plus 1 MiB for
+// noise such as the runtime's own allocations during the call.
+func TestWriteMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 36 MiB of test data")
+	}
+	small, large := largeTree(t, 4*mib), largeTree(t, 32*mib)
+	allocDuringWrite(t, small) // warm up lazily allocated tables
+	smallAlloc := allocDuringWrite(t, small)
+	largeAlloc := allocDuringWrite(t, large)
+	t.Logf("allocated %d bytes for 4 MiB, %d bytes for 32 MiB", smallAlloc, largeAlloc)
+	if largeAlloc > 2*smallAlloc+mib {
+		t.Errorf("allocations grow with input: %d bytes for 4 MiB, %d for 32 MiB", smallAlloc, largeAlloc)
+	}
+}
+
+// BenchmarkWrite reports throughput and allocation per input MiB, and the
+// ratio of each size's allocation to the 4 MiB baseline measured in the
+// same process: a streaming writer keeps that ratio near 1.
+func BenchmarkWrite(b *testing.B) {
+	sizes := []int64{4 * mib, 32 * mib}
+	trees := map[int64]*Tree{}
+	for _, size := range sizes {
+		trees[size] = largeTree(b, size)
+	}
+	allocDuringWrite(b, trees[sizes[0]])
+	baseline := float64(allocDuringWrite(b, trees[sizes[0]]))
+	for _, size := range sizes {
+		b.Run(fmt.Sprintf("%dMiB", size/mib), func(b *testing.B) {
+			tree := trees[size]
+			b.SetBytes(size)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for b.Loop() {
+				if _, err := Write(io.Discard, tree, WriteOptions{MaxSize: -1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			runtime.ReadMemStats(&after)
+			perOp := float64(after.TotalAlloc-before.TotalAlloc) / float64(b.N)
+			b.ReportMetric(perOp/float64(size/mib), "allocB/inMiB")
+			b.ReportMetric(perOp/baseline, "alloc/4MiB-alloc")
+		})
+	}
+}

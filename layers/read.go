@@ -1,0 +1,228 @@
+package layers
+
+import (
+	"archive/tar"
+	// Registers sha512 with go-digest: OCI descriptors may use it.
+	_ "crypto/sha512"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/opencontainers/go-digest"
+)
+
+// maxTrailingData bounds what may follow the tar trailer inside the gzip
+// stream. Other writers pad to their record size (10 KiB for GNU tar); more
+// than this is not padding but a decompression bomb in waiting.
+const maxTrailingData = 1 << 20
+
+// Walk reads a tar+gzip layer from r, checks every entry, and calls fn for
+// each with a reader of its content. It stops at the first unsafe entry.
+//
+// Refused entries are reported as *UnsafeEntryError: names that are empty,
+// absolute, unclean, hold "..", a backslash or a control character; links,
+// devices, FIFOs and any type other than a regular file or a directory; a
+// path seen twice, or a path under one that is a file. Going past the size
+// limit is a *SizeError. Archives from other writers are accepted: any
+// entry order, missing parent directories, PAX and GNU metadata headers.
+//
+// The digest, when opts.Digest is set, covers the whole compressed stream,
+// so it is only known once every entry has been passed to fn: a mismatch
+// (*DigestMismatchError) is the last thing Walk reports, and fn's effects
+// must be undone by the caller, as Extract does.
+func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error {
+	var sum hash.Hash
+	if opts.Digest != "" {
+		if err := opts.Digest.Validate(); err != nil {
+			return fmt.Errorf("read layer: expected digest: %w", err)
+		}
+		sum = opts.Digest.Algorithm().Hash()
+		r = io.TeeReader(r, sum)
+	}
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return corrupt(err)
+	}
+	defer zr.Close()
+	w := &walker{limit: effectiveLimit(opts.MaxSize), seen: map[string]seenKind{}}
+	if err := w.walk(tar.NewReader(zr), fn); err != nil {
+		return err
+	}
+	if err := drainTrailer(zr); err != nil {
+		return err
+	}
+	if sum != nil {
+		if actual := digest.NewDigest(opts.Digest.Algorithm(), sum); actual != opts.Digest {
+			return &DigestMismatchError{Expected: opts.Digest, Actual: actual}
+		}
+	}
+	return nil
+}
+
+// corrupt wraps a decoding error; a short stream becomes io.ErrUnexpectedEOF
+// whatever layer (gzip or tar) noticed it.
+func corrupt(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("read layer: archive is truncated: %w", io.ErrUnexpectedEOF)
+	}
+	return fmt.Errorf("read layer: archive is corrupt: %w", err)
+}
+
+// drainTrailer reads what follows the tar trailer, so that the gzip
+// checksum is verified and the digest covers the whole stream.
+func drainTrailer(zr io.Reader) error {
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, maxTrailingData+1))
+	if err != nil {
+		return corrupt(err)
+	}
+	if n > maxTrailingData {
+		return corrupt(fmt.Errorf("more than %s of data after the end of the tar archive", formatBytes(maxTrailingData)))
+	}
+	return nil
+}
+
+type seenKind uint8
+
+const (
+	impliedDir seenKind = iota + 1 // parent of an entry, without its own entry yet
+	explicitDir
+	regularFile
+)
+
+type walker struct {
+	limit  int64
+	total  int64 // declared sizes of the files so far
+	actual int64 // content bytes actually read
+	seen   map[string]seenKind
+}
+
+func (w *walker) walk(tr *tar.Reader, fn func(Header, io.Reader) error) error {
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return corrupt(err)
+		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			// Archive-wide metadata, such as the commit git archive records.
+			continue
+		}
+		h, err := w.check(hdr)
+		if err != nil {
+			return err
+		}
+		content := &contentReader{r: tr, w: w, left: h.Size}
+		if err := fn(h, content); err != nil {
+			return fmt.Errorf("read layer: %s: %w", h.Path, err)
+		}
+	}
+}
+
+// check validates one header against the rules and what came before it.
+func (w *walker) check(hdr *tar.Header) (Header, error) {
+	unsafe := func(reason string) (Header, error) {
+		return Header{}, &UnsafeEntryError{Path: hdr.Name, Reason: reason}
+	}
+	name := hdr.Name
+	isDir := hdr.Typeflag == tar.TypeDir
+	if isDir {
+		name = strings.TrimSuffix(name, "/")
+	}
+	if reason := unsafeName(name); reason != "" {
+		return unsafe(reason)
+	}
+	if reason := unsupportedType(hdr.Typeflag); reason != "" {
+		return unsafe(reason)
+	}
+	if reason := w.record(name, isDir); reason != "" {
+		return unsafe(reason)
+	}
+	if isDir {
+		return Header{Path: name, Dir: true}, nil
+	}
+	if w.limit >= 0 && hdr.Size > w.limit-w.total {
+		return Header{}, &SizeError{Size: w.total + hdr.Size, Limit: w.limit}
+	}
+	w.total += hdr.Size
+	return Header{Path: name, Executable: hdr.Mode&0o111 != 0, Size: hdr.Size}, nil
+}
+
+func unsupportedType(flag byte) string {
+	switch flag {
+	case tar.TypeReg, '\x00', tar.TypeDir:
+		return ""
+	case tar.TypeSymlink:
+		return "symbolic link"
+	case tar.TypeLink:
+		return "hard link"
+	case tar.TypeChar:
+		return "character device"
+	case tar.TypeBlock:
+		return "block device"
+	case tar.TypeFifo:
+		return "FIFO"
+	}
+	return fmt.Sprintf("unsupported entry type %q", flag)
+}
+
+// record notes a path and its parents, refusing duplicates and paths whose
+// parent is a file: both would make extraction depend on entry order.
+func (w *walker) record(name string, isDir bool) string {
+	switch prev := w.seen[name]; {
+	case prev == regularFile || prev == explicitDir:
+		return "duplicate entry"
+	case prev == impliedDir && !isDir:
+		return "file where the archive has a directory"
+	}
+	if isDir {
+		w.seen[name] = explicitDir
+	} else {
+		w.seen[name] = regularFile
+	}
+	for i := strings.LastIndexByte(name, '/'); i > 0; i = strings.LastIndexByte(name[:i], '/') {
+		parent := name[:i]
+		switch w.seen[parent] {
+		case regularFile:
+			return "parent " + parent + " is a file"
+		case 0:
+			w.seen[parent] = impliedDir
+		}
+	}
+	return ""
+}
+
+// contentReader hands an entry's bytes to fn. It counts what is actually
+// read rather than trusting the header, and turns a short stream into the
+// reader's truncation error.
+type contentReader struct {
+	r    io.Reader
+	w    *walker
+	left int64
+}
+
+func (c *contentReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	c.w.actual += int64(n)
+	if c.w.limit >= 0 && c.w.actual > c.w.limit {
+		return n, &SizeError{Size: c.w.actual, Limit: c.w.limit}
+	}
+	if err == io.EOF && c.left > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil && err != io.EOF {
+		return n, corrupt(err)
+	}
+	return n, err
+}
