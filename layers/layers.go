@@ -85,8 +85,10 @@ const (
 // Problem is a path of the scanned tree that cannot be packaged.
 type Problem struct {
 	// Path is slash-separated and relative to the layer root.
-	Path   string
-	Kind   ProblemKind
+	Path string
+	Kind ProblemKind
+	// Detail describes the path (what a link points to, how many links a
+	// file has); the fix is the caller's to phrase, in its own terms.
 	Detail string
 }
 

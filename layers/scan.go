@@ -178,7 +178,7 @@ func (s *scanner) visit(diskPath, lp string, stack []string) {
 		s.addLink(lp, link, stack)
 	case isSymlink:
 		target, _ := os.Readlink(diskPath)
-		s.problem(lp, ProblemSymlink, "symbolic link to "+target+"; use symlink flattening or replace it with the file")
+		s.problem(lp, ProblemSymlink, "symbolic link to "+target)
 	default:
 		s.addNonDir(lp, diskPath, fi)
 	}
@@ -201,7 +201,7 @@ func (s *scanner) addNonDir(lp, diskPath string, fi fs.FileInfo) {
 	mode := fi.Mode()
 	switch {
 	case mode.IsRegular() && linkCount(fi) > 1:
-		s.problem(lp, ProblemHardlink, fmt.Sprintf("file has %d hard links; copy it instead", linkCount(fi)))
+		s.problem(lp, ProblemHardlink, fmt.Sprintf("file has %d hard links", linkCount(fi)))
 	case mode.IsRegular():
 		s.entries = append(s.entries, Entry{
 			Path: lp, Size: fi.Size(), Source: diskPath,

@@ -1,36 +1,17 @@
 package validate
 
-import (
-	"strings"
-
-	"github.com/stax-dev/stax/layers"
-)
+import "github.com/stax-dev/stax/layers"
 
 // problems reports every path the scan found that cannot be packaged. The
 // kind is the code: it already is a stable kebab-case name.
 func (v *validator) problems(ps []layers.Problem) {
 	for _, p := range ps {
 		msg := problemFix(p.Kind)
-		if d := problemDetail(p.Detail); d != "" {
-			msg = d + "; " + msg
+		if p.Detail != "" {
+			msg = p.Detail + "; " + msg
 		}
 		v.errorf(p.Path, 0, string(p.Kind), "%s", msg)
 	}
-}
-
-// scanAdvice are the generic fixes layers.Scan appends to some details;
-// problemFix gives the CLI's own, which name its flags.
-var scanAdvice = []string{
-	"; use symlink flattening or replace it with the file",
-	"; copy it instead",
-}
-
-// problemDetail is the scan's description of a path, without its advice.
-func problemDetail(detail string) string {
-	for _, a := range scanAdvice {
-		detail = strings.TrimSuffix(detail, a)
-	}
-	return detail
 }
 
 // problemFix says how to fix a problem of the given kind.
