@@ -19,18 +19,26 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 type inspectOptions struct {
 	IO      *IOStreams
 	Global  *globalOptions
+	Remote  remoteOptions
 	Target  string
 	MaxSize string
+	// ForceRemote asks the registry even when the local store has the tag.
+	ForceRemote bool
 }
 
 type inspectResult struct {
-	Reference  string             `json:"reference"`
+	Reference string `json:"reference"`
+	// Source is where the package was read: local, layout or remote.
+	Source     string             `json:"source"`
 	Descriptor ocispec.Descriptor `json:"descriptor"`
 	Manifest   ocispec.Manifest   `json:"manifest"`
 	Config     *artifact.Config   `json:"config"`
@@ -40,8 +48,9 @@ type inspectResult struct {
 
 type inspectedSkill struct {
 	artifact.SkillRecord
-	// Verified says the layer's files hash to the digest the config lists.
-	Verified    bool           `json:"verified"`
+	// Verified says the layer's files hash to the digest the config
+	// lists; absent when the layer was not read (a remote package).
+	Verified    *bool          `json:"verified,omitempty"`
 	Files       int            `json:"files"`
 	Frontmatter map[string]any `json:"frontmatter"`
 }
@@ -52,12 +61,17 @@ func newInspectCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 		Use:   "inspect REF|DIR",
 		Short: "Show a package's manifest, layers, annotations and skills",
 		Long: `Show a stax package: from the local store (NAME:TAG or NAME@DIGEST), from an
-OCI layout (oci:PATH[:TAG|@DIGEST]), or built on the fly from a package
-directory exactly as pack would build it. Every skill is listed with its
-frontmatter, read from the skills layer, and checked against the digest
-the config records for it.`,
+OCI layout (oci:PATH[:TAG|@DIGEST]), from a registry, or built on the fly from
+a package directory exactly as pack would build it.
+
+A reference is looked up in the local store first, then in its registry;
+--remote asks the registry only. For a local package every skill is listed
+with its frontmatter, read from the skills layer and checked against the
+digest the config records for it. For a remote package only the manifest
+and config are fetched, never the layer: skills come from the config.`,
 		Example: `  stax inspect example-skills:1.0.0
   stax inspect oci:./out:1.0.0 --output json
+  stax inspect ghcr.io/acme/skills:1.0.0 --remote
   stax inspect examples`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,6 +80,8 @@ the config records for it.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer to read; 0 for no limit")
+	cmd.Flags().BoolVar(&opts.ForceRemote, "remote", false, "read the package from its registry even if the local store has it")
+	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
@@ -74,25 +90,35 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := openSource(ctx, opts.Global, opts.Target)
+	opener, err := opts.Remote.opener(opts.Global)
+	if err != nil {
+		return err
+	}
+	scope := localThenRemote
+	if opts.ForceRemote {
+		scope = remoteOnly
+	}
+	src, err := openSource(ctx, opener, opts.Target, scope, pack.Options{})
 	if err != nil {
 		return err
 	}
 	defer src.Close()
 
-	pkg, err := artifact.Fetch(ctx, src.Storage, src.Descriptor)
+	pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, maxSize)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Verification, err)
+		return err
 	}
 	res := &inspectResult{
-		Reference: src.Name, Descriptor: src.Descriptor, Manifest: pkg.Manifest,
+		Reference: src.Name, Source: string(src.Kind), Descriptor: src.Descriptor, Manifest: pkg.Manifest,
 		Config: pkg.Config, Notices: append([]string{}, pkg.Notices...),
 	}
-	if res.Skills, err = inspectSkills(ctx, src.Storage, pkg, maxSize); err != nil {
+	if src.Kind == target.KindRemote {
+		res.Skills = configSkills(pkg)
+	} else if res.Skills, err = inspectSkills(ctx, src, pkg, maxSize); err != nil {
 		return err
 	}
 	for _, s := range res.Skills {
-		if !s.Verified {
+		if s.Verified != nil && !*s.Verified {
 			res.Notices = append(res.Notices, fmt.Sprintf("skill %s: layer content does not match the config digest %s", s.Path, s.Digest))
 		}
 	}
@@ -153,14 +179,25 @@ func inspectSkills(ctx context.Context, fetcher content.Fetcher, pkg *artifact.P
 		counts[strings.SplitN(f.Path, "/", 2)[0]]++
 	}
 	for _, rec := range pkg.Config.Skills {
+		verified := digests[rec.Path] == rec.Digest
 		skills = append(skills, inspectedSkill{
 			SkillRecord: rec,
-			Verified:    digests[rec.Path] == rec.Digest,
+			Verified:    &verified,
 			Files:       counts[rec.Path],
 			Frontmatter: frontmatter[rec.Path],
 		})
 	}
 	return skills, nil
+}
+
+// configSkills lists the skills the config records, for a package whose
+// layer is not read.
+func configSkills(pkg *artifact.Package) []inspectedSkill {
+	skills := make([]inspectedSkill, 0, len(pkg.Config.Skills))
+	for _, rec := range pkg.Config.Skills {
+		skills = append(skills, inspectedSkill{SkillRecord: rec})
+	}
+	return skills
 }
 
 // maxFrontmatterRead bounds how much of a SKILL.md from a package is kept
@@ -182,7 +219,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 
 func printInspect(w io.Writer, r *inspectResult) error {
 	ann := r.Manifest.Annotations
-	fmt.Fprintf(w, "Reference:     %s\n", r.Reference)
+	fmt.Fprintf(w, "Reference:     %s (%s)\n", r.Reference, r.Source)
 	fmt.Fprintf(w, "Digest:        %s\n", r.Descriptor.Digest)
 	fmt.Fprintf(w, "Artifact type: %s\n", r.Manifest.ArtifactType)
 	fmt.Fprintf(w, "Package:       %s %s\n", r.Config.Name, r.Config.Version)
@@ -204,15 +241,21 @@ func printInspect(w io.Writer, r *inspectResult) error {
 	}
 	fmt.Fprintf(w, "Skills (%d):\n", len(r.Skills))
 	for _, s := range r.Skills {
-		state := "verified"
-		if !s.Verified {
+		state := "not checked (layer not downloaded)"
+		if s.Verified != nil && *s.Verified {
+			state = "verified"
+		} else if s.Verified != nil {
 			state = "DIGEST MISMATCH"
 		}
 		fmt.Fprintf(w, "  %s", s.Name)
 		if s.Version != "" {
 			fmt.Fprintf(w, " %s", s.Version)
 		}
-		fmt.Fprintf(w, "  %s/  %d files  %s  %s\n", s.Path, s.Files, s.Digest, state)
+		if s.Files > 0 {
+			fmt.Fprintf(w, "  %s/  %d files  %s  %s\n", s.Path, s.Files, s.Digest, state)
+		} else {
+			fmt.Fprintf(w, "  %s/  %s  %s\n", s.Path, s.Digest, state)
+		}
 		if len(s.Frontmatter) > 0 {
 			fm, err := yaml.Marshal(s.Frontmatter)
 			if err != nil {

@@ -41,7 +41,7 @@ func TestInspectListsEverySkillWithFrontmatter(t *testing.T) {
 			t.Errorf("unexpected skill %q", s.Name)
 			continue
 		}
-		if s.Version != w.version || s.Files != w.files || !s.Verified || s.Path != s.Name {
+		if s.Version != w.version || s.Files != w.files || s.Verified == nil || !*s.Verified || s.Path != s.Name {
 			t.Errorf("%s: version %q files %d verified %v path %q", s.Name, s.Version, s.Files, s.Verified, s.Path)
 		}
 		if s.Frontmatter["name"] != s.Name || s.Frontmatter[w.field] == nil {
@@ -75,10 +75,10 @@ func TestInspectListsEverySkillWithFrontmatter(t *testing.T) {
 
 func TestConfigIsCanonicalJSON(t *testing.T) {
 	home := useHome(t)
-	r := runStax(t, "pack", examples, "-o", "json")
+	r := runStax(t, "pack", examples, "--output", "json")
 	var packed packResult
 	decodeJSON(t, r.Stdout, &packed)
-	r = runStax(t, "inspect", packed.Reference, "-o", "json")
+	r = runStax(t, "inspect", packed.Reference, "--output", "json")
 	var out inspectResult
 	decodeJSON(t, r.Stdout, &out)
 	cfgDigest := out.Manifest.Config.Digest
@@ -108,7 +108,7 @@ func TestInspectDirectoryMatchesPack(t *testing.T) {
 	useHome(t)
 	r := runStax(t, "pack", examples)
 	packed := strings.TrimSpace(r.Stdout)
-	r = runStax(t, "inspect", examples, "-o", "json")
+	r = runStax(t, "inspect", examples, "--output", "json")
 	var out inspectResult
 	decodeJSON(t, r.Stdout, &out)
 	if out.Descriptor.Digest.String() != packed {
@@ -123,7 +123,8 @@ func TestInspectErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"nothing:1.0", 1, "not found"},
+		// Not in the store, so the registry is asked: a closed loopback port.
+		{"127.0.0.1:9/nothing:1.0", 3, "not in the local store, and asking its registry failed: cannot reach 127.0.0.1:9"},
 		{"oci:/does/not/exist", 1, "OCI layout"},
 		{"Upper/Case", 1, "lowercase"},
 	}

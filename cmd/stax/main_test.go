@@ -24,17 +24,26 @@ type result struct {
 // caller set STAX_HOME.
 func runStax(t *testing.T, args ...string) result {
 	t.Helper()
+	return runStaxWith(t, &IOStreams{In: strings.NewReader("")}, args...)
+}
+
+// runStaxWith runs the CLI with the given stdin and terminal flag; its
+// outputs are captured whatever streams says.
+func runStaxWith(t *testing.T, streams *IOStreams, args ...string) result {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	streams := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	streams.Out, streams.ErrOut = &out, &errOut
 	code := Execute(context.Background(), args, streams)
 	return result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }
 
-// useHome gives the test a fresh $STAX_HOME.
+// useHome gives the test a fresh $STAX_HOME and an empty Docker config,
+// so no test reads or writes the credentials of whoever runs it.
 func useHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("STAX_HOME", home)
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
 	t.Setenv("SOURCE_DATE_EPOCH", "")
 	return home
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
 )
 
 type packOptions struct {
@@ -44,7 +44,7 @@ type packResult struct {
 }
 
 func newPackCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &packOptions{IO: streams, Global: global, Getenv: os.Getenv}
+	opts := &packOptions{IO: streams, Global: global, Getenv: getenv}
 	cmd := &cobra.Command{
 		Use:   "pack [DIR]",
 		Short: "Validate a package and build it into the local store",
@@ -83,19 +83,12 @@ SOURCE_DATE_EPOCH, else the Unix epoch.`,
 }
 
 func runPack(ctx context.Context, opts *packOptions) error {
-	mode, err := parseSymlinkMode(opts.SymlinkMode)
+	build, err := buildOptions(opts.SymlinkMode, opts.MaxSize, opts.Created, opts.Strict, opts.Getenv)
 	if err != nil {
 		return err
 	}
-	maxSize, err := parseMaxSize(opts.MaxSize)
-	if err != nil {
-		return err
-	}
-	created, err := creationTime(opts.Created, opts.Getenv)
-	if err != nil {
-		return err
-	}
-	var target *reference.Reference
+	build.Overrides = opts.Overrides
+	var tagRef *reference.Reference
 	if opts.Tag != "" {
 		ref, err := reference.Parse(opts.Tag)
 		if err != nil {
@@ -104,40 +97,30 @@ func runPack(ctx context.Context, opts *packOptions) error {
 		if ref.Digest != "" {
 			return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--tag %s: a digest is computed, not chosen; give a tag", opts.Tag))
 		}
-		target = &ref
+		tagRef = &ref
 	}
 	p, err := project.Open(opts.Dir)
 	if err != nil {
 		return err
 	}
-	dst, err := openDestination(ctx, opts.Global, target)
+	dst, err := openDestination(ctx, opts.Global, tagRef)
 	if err != nil {
 		return err
 	}
 	defer dst.Close()
 
-	res, err := pack.Build(ctx, dst, pack.Options{
-		Project: p, Overrides: opts.Overrides, Strict: opts.Strict,
-		Symlinks: mode, MaxSize: maxSize, Created: created,
-	})
-	if res != nil && res.Report != nil && !opts.Global.json() {
-		for _, d := range res.Report.Errors {
-			printDiagnostic(opts.IO.ErrOut, "error", d)
-		}
-		for _, d := range res.Report.Warnings {
-			printDiagnostic(opts.IO.ErrOut, "warning", d)
-		}
-	}
+	build.Project = p
+	res, err := pack.Build(ctx, dst, build)
 	if err != nil {
 		return err
 	}
-	ref, err := tagReference(target, res.Definition)
-	if err != nil {
+	if dst.Ref, err = tagReference(tagRef, res.Definition); err != nil {
 		return err
 	}
-	if err := dst.TagReference(ctx, res.Descriptor, ref); err != nil {
+	if err := dst.TagAs(ctx, res.Descriptor); err != nil {
 		return err
 	}
+	ref := dst.Ref
 	if opts.Global.json() {
 		out := packResult{
 			Reference: ref.Familiar(), Digest: res.Descriptor.Digest.String(),
@@ -156,34 +139,54 @@ func runPack(ctx context.Context, opts *packOptions) error {
 		}
 		return writeJSON(opts.IO.Out, out)
 	}
-	for _, n := range res.Notices {
-		fmt.Fprintf(opts.IO.ErrOut, "notice: %s\n", n)
-	}
+	printBuildNotes(opts.IO, opts.Global, res)
 	fmt.Fprintf(opts.IO.ErrOut, "Packed %s %s (%d skills) as %s\n", res.Definition.Name, res.Definition.Version, len(res.Config.Skills), ref.Familiar())
 	fmt.Fprintln(opts.IO.Out, res.Descriptor.Digest)
 	return nil
 }
 
 // openDestination opens the layout an oci: tag names, else the local store.
-func openDestination(ctx context.Context, global *globalOptions, target *reference.Reference) (*store.Store, error) {
-	if target != nil && target.IsLayout() {
-		return store.OpenLayout(ctx, target.Layout)
+func openDestination(ctx context.Context, global *globalOptions, tagRef *reference.Reference) (*target.Target, error) {
+	dir, err := global.storeDir()
+	if err != nil {
+		return nil, err
 	}
-	return global.openStore(ctx, store.ReadWrite)
+	opener := &target.Opener{StoreDir: dir}
+	if tagRef != nil && tagRef.IsLayout() {
+		return opener.Open(ctx, *tagRef)
+	}
+	return opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite)
 }
 
 // tagReference is the --tag reference with its tag defaulted to the
 // package version, or NAME:VERSION without --tag.
-func tagReference(target *reference.Reference, def project.Definition) (reference.Reference, error) {
-	if target == nil {
+func tagReference(tagRef *reference.Reference, def project.Definition) (reference.Reference, error) {
+	if tagRef == nil {
 		ref, err := reference.Parse(def.Name + ":" + def.Version)
 		return ref, exitcode.Wrap(exitcode.Validation, err)
 	}
-	ref := *target
+	ref := *tagRef
 	if ref.Tag == "" {
 		ref.Tag = def.Version
 	}
 	return ref, nil
+}
+
+// buildOptions parses the flags that shape a build, shared by pack and push.
+func buildOptions(symlinkMode, maxSize, created string, strict bool, getenv func(string) string) (pack.Options, error) {
+	mode, err := parseSymlinkMode(symlinkMode)
+	if err != nil {
+		return pack.Options{}, err
+	}
+	limit, err := parseMaxSize(maxSize)
+	if err != nil {
+		return pack.Options{}, err
+	}
+	when, err := creationTime(created, getenv)
+	if err != nil {
+		return pack.Options{}, err
+	}
+	return pack.Options{Strict: strict, Symlinks: mode, MaxSize: limit, Created: when}, nil
 }
 
 func parseMaxSize(s string) (int64, error) {

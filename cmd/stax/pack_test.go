@@ -85,7 +85,7 @@ func TestPackCreatedAnnotation(t *testing.T) {
 			if r := runStax(t, args...); r.Code != 0 {
 				t.Fatalf("pack: %d %s", r.Code, r.Stderr)
 			}
-			r := runStax(t, "inspect", "example-skills:1.0.0", "-o", "json")
+			r := runStax(t, "inspect", "example-skills:1.0.0", "--output", "json")
 			var out inspectResult
 			decodeJSON(t, r.Stdout, &out)
 			if got := out.Manifest.Annotations["org.opencontainers.image.created"]; got != tt.want {
@@ -146,7 +146,7 @@ func TestPackToLayout(t *testing.T) {
 	}
 	digest := strings.TrimSpace(r.Stdout)
 	for _, ref := range []string{"oci:" + layout + ":v1", "oci:" + layout + "@" + digest} {
-		r = runStax(t, "inspect", ref, "-o", "json")
+		r = runStax(t, "inspect", ref, "--output", "json")
 		var out inspectResult
 		decodeJSON(t, r.Stdout, &out)
 		if out.Descriptor.Digest.String() != digest || len(out.Skills) != 4 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -28,17 +29,17 @@ type globalOptions struct {
 
 func (g *globalOptions) json() bool { return g.Output == outputJSON }
 
-// openStore opens the local store, or the layout of --oci-layout.
-func (g *globalOptions) openStore(ctx context.Context, mode store.Mode) (*store.Store, error) {
-	dir := g.Layout
-	if dir == "" {
-		var err error
-		if dir, err = store.DefaultDir(); err != nil {
-			return nil, err
-		}
+// storeDir is the local store, or the layout of --oci-layout.
+func (g *globalOptions) storeDir() (string, error) {
+	if g.Layout != "" {
+		return g.Layout, nil
 	}
-	return store.OpenLocal(ctx, dir, mode)
+	return store.DefaultDir()
 }
+
+// getenv is the environment commands read; a variable so tests can see
+// which values a command consulted.
+var getenv = os.Getenv
 
 // errReported is returned by a command that has already printed its
 // failure (a validation report), so Execute only sets the exit code.
@@ -65,7 +66,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.PersistentFlags().StringVarP(&global.Output, "output", "o", outputText, "output format: text or json")
+	root.PersistentFlags().StringVar(&global.Output, "output", outputText, "output format: text or json")
 	root.PersistentFlags().StringVar(&global.Layout, "oci-layout", "", "use this OCI layout directory instead of the local store ($STAX_HOME/store)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath()))
@@ -76,6 +77,12 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newPackCmd(streams, global),
 		newInspectCmd(streams, global),
 		newVersionCmd(streams, global),
+		newPushCmd(streams, global),
+		newPullCmd(streams, global),
+		newCopyCmd(streams, global),
+		newLoginCmd(streams, global),
+		newLogoutCmd(streams, global),
+		newResolveCmd(streams, global),
 	)
 	return root, started
 }

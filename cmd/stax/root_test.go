@@ -31,7 +31,7 @@ func TestUsageErrorsExitOne(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	r := runStax(t, "version", "-o", "json")
+	r := runStax(t, "version", "--output", "json")
 	var v versionInfo
 	decodeJSON(t, r.Stdout, &v)
 	if v.SpecVersion != "1.0.0" || v.Version == "" || v.GoVersion == "" {
@@ -86,7 +86,7 @@ func TestInit(t *testing.T) {
 	}
 
 	// An empty package packs: no skills yet is an empty artifact.
-	r = runStax(t, "pack", dir, "-o", "json")
+	r = runStax(t, "pack", dir, "--output", "json")
 	if r.Code != 0 {
 		t.Fatalf("pack of an empty package: %d %s", r.Code, r.Stderr)
 	}

@@ -9,33 +9,44 @@ import (
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
 )
 
-// source is a package a command reads: where it is, and how to close it.
+// source is a package a command reads.
 type source struct {
-	// Name is how the user named it: a reference, or a directory.
-	Name       string
-	Storage    content.ReadOnlyStorage
+	*target.Target
 	Descriptor ocispec.Descriptor
-	close      func() error
+	// Name is how the user named it: a reference, or a directory.
+	Name string
+	// Built is set when the package was built from a directory.
+	Built *pack.Result
 }
 
-func (s *source) Close() error { return s.close() }
+// sourceScope says where openSource may look for a reference.
+type sourceScope int
 
-// openSource finds the package arg names: an oci: layout reference, a
-// package directory (built into a temporary layout, exactly as pack would
-// build it), or a reference in the local store.
-func openSource(ctx context.Context, global *globalOptions, arg string) (*source, error) {
+const (
+	// localOnly: the local store or an oci: layout (push's source).
+	localOnly sourceScope = iota
+	// localThenRemote: the local store, then the registry (inspect, resolve).
+	localThenRemote
+	// remoteOnly: the registry alone (--remote).
+	remoteOnly
+)
+
+// openSource finds the package arg names: a package directory (built into
+// a temporary layout exactly as pack would build it), an oci: layout, or a
+// reference in the local store or a registry, as scope allows.
+func openSource(ctx context.Context, opener *target.Opener, arg string, scope sourceScope, build pack.Options) (*source, error) {
 	if !strings.HasPrefix(arg, reference.LayoutPrefix) {
 		if info, err := os.Stat(arg); err == nil && info.IsDir() {
-			return buildSource(ctx, arg)
+			return buildSource(ctx, opener, arg, build)
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, exitcode.Wrap(exitcode.FileSystem, err)
 		}
@@ -47,45 +58,69 @@ func openSource(ctx context.Context, global *globalOptions, arg string) (*source
 	if ref.Tag == "" && ref.Digest == "" {
 		ref.Tag = "latest"
 	}
-	var s *store.Store
 	if ref.IsLayout() {
 		if _, err := os.Stat(ref.Layout); err != nil {
 			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("OCI layout %s: %w", ref.Layout, err))
 		}
-		s, err = store.OpenLayout(ctx, ref.Layout)
-	} else {
-		s, err = global.openStore(ctx, store.ReadOnly)
+		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
 	}
-	if err != nil {
-		return nil, err
+	if scope == remoteOnly {
+		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
 	}
-	desc, err := s.Resolve(ctx, ref)
-	if err != nil {
-		s.Close()
-		return nil, err
+	src, err := lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, store.ReadOnly) }, arg)
+	if err == nil || scope == localOnly || exitcode.Of(err) != exitcode.Validation {
+		return src, err
 	}
-	return &source{Name: ref.Familiar(), Storage: s, Descriptor: desc, close: s.Close}, nil
+	remote, rerr := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
+	if rerr != nil {
+		return nil, fmt.Errorf("%s is not in the local store, and asking its registry failed: %w", ref.Familiar(), rerr)
+	}
+	return remote, nil
 }
 
-func buildSource(ctx context.Context, dir string) (*source, error) {
+func lookup(ctx context.Context, open func() (*target.Target, error), name string) (*source, error) {
+	t, err := open()
+	if err != nil {
+		return nil, err
+	}
+	desc, err := t.Lookup(ctx)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return &source{Target: t, Descriptor: desc, Name: name}, nil
+}
+
+// buildSource packs dir into a temporary layout that Close removes.
+func buildSource(ctx context.Context, opener *target.Opener, dir string, build pack.Options) (*source, error) {
 	p, err := project.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "stax-inspect-*")
+	tmp, err := os.MkdirTemp("", "stax-build-*")
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	cleanup := func() error { return os.RemoveAll(tmp) }
 	s, err := store.OpenLayout(ctx, tmp)
 	if err != nil {
-		cleanup()
+		os.RemoveAll(tmp)
 		return nil, err
 	}
-	res, err := pack.Build(ctx, s, pack.Options{Project: p})
+	build.Project = p
+	res, err := pack.Build(ctx, s, build)
 	if err != nil {
-		cleanup()
+		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &source{Name: dir, Storage: s, Descriptor: res.Descriptor, close: cleanup}, nil
+	t, err := opener.Open(ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return &source{
+		Target:     target.WithCleanup(t, func() error { return os.RemoveAll(tmp) }),
+		Descriptor: res.Descriptor,
+		Name:       dir,
+		Built:      res,
+	}, nil
 }

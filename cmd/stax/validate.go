@@ -88,11 +88,7 @@ func printReport(w io.Writer, r *validate.Report) error {
 }
 
 func printDiagnostic(w io.Writer, severity string, d validate.Diagnostic) {
-	where := d.File
-	if d.Line > 0 {
-		where = fmt.Sprintf("%s:%d", d.File, d.Line)
-	}
-	fmt.Fprintf(w, "%s: %s: %s [%s]\n", where, severity, d.Message, d.Code)
+	fmt.Fprintln(w, d.Format(severity))
 }
 
 func addSymlinkFlag(cmd *cobra.Command, mode *string) {

@@ -76,7 +76,7 @@ func TestValidateInvalidFixtures(t *testing.T) {
 	for fixture, tt := range tests {
 		t.Run(fixture, func(t *testing.T) {
 			dir := filepath.Join(root, fixture)
-			r := runStax(t, "validate", dir, "-o", "json")
+			r := runStax(t, "validate", dir, "--output", "json")
 			var report validate.Report
 			decodeJSON(t, r.Stdout, &report)
 			found := report.Errors
@@ -96,7 +96,7 @@ func TestValidateInvalidFixtures(t *testing.T) {
 				}
 			}
 			if tt.warning {
-				strict := runStax(t, "validate", "--strict", dir, "-o", "json")
+				strict := runStax(t, "validate", "--strict", dir, "--output", "json")
 				var sr validate.Report
 				decodeJSON(t, strict.Stdout, &sr)
 				if strict.Code != 1 || sr.Valid || !hasCode(sr.Errors, tt.code) {

@@ -3,6 +3,7 @@ package artifact
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -15,6 +16,14 @@ import (
 // MaxMetadataSize bounds manifests and configs read from a store, which may
 // be a hostile registry: anything larger is refused before it is fetched.
 const MaxMetadataSize = 4 << 20
+
+// ErrInvalidPackage is wrapped by every error about what a package says, as
+// opposed to failures to fetch it.
+var ErrInvalidPackage = errors.New("invalid package")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidPackage}, args...)...)
+}
 
 // Package is a stax package read from a store.
 type Package struct {
@@ -31,7 +40,7 @@ type Package struct {
 // Fetch reads and checks the manifest and config of the package at desc.
 func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) (*Package, error) {
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
-		return nil, fmt.Errorf("%s is a %q, not an OCI image manifest", desc.Digest, desc.MediaType)
+		return nil, invalid("%s is a %q, not an OCI image manifest", desc.Digest, desc.MediaType)
 	}
 	raw, err := fetchSmall(ctx, fetcher, desc)
 	if err != nil {
@@ -39,7 +48,7 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("manifest %s is not valid JSON: %w", desc.Digest, err)
+		return nil, invalid("manifest %s is not valid JSON: %w", desc.Digest, err)
 	}
 	pkg := &Package{Descriptor: desc, Manifest: m}
 	switch m.ArtifactType {
@@ -47,17 +56,17 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	case ArtifactTypeAgent:
 		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s is labelled %s; reading it as a package", desc.Digest, ArtifactTypeAgent))
 	default:
-		return nil, fmt.Errorf("%s has artifactType %q, not a stax package (%s)", desc.Digest, m.ArtifactType, ArtifactTypePackage)
+		return nil, invalid("%s has artifactType %q, not a stax package (%s)", desc.Digest, m.ArtifactType, ArtifactTypePackage)
 	}
 	if m.Config.MediaType != MediaTypeConfig {
-		return nil, fmt.Errorf("%s has config media type %q, want %s", desc.Digest, m.Config.MediaType, MediaTypeConfig)
+		return nil, invalid("%s has config media type %q, want %s", desc.Digest, m.Config.MediaType, MediaTypeConfig)
 	}
 	cfgBytes, err := fetchSmall(ctx, fetcher, m.Config)
 	if err != nil {
 		return nil, fmt.Errorf("fetch config %s: %w", m.Config.Digest, err)
 	}
 	if pkg.Config, err = ParseConfig(cfgBytes); err != nil {
-		return nil, fmt.Errorf("config %s: %w", m.Config.Digest, err)
+		return nil, invalid("config %s: %w", m.Config.Digest, err)
 	}
 	if pkg.Config.Kind == KindAgent {
 		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))
@@ -67,12 +76,12 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 			continue
 		}
 		if pkg.Skills != nil {
-			return nil, fmt.Errorf("%s has more than one skills layer", desc.Digest)
+			return nil, invalid("%s has more than one skills layer", desc.Digest)
 		}
 		pkg.Skills = &m.Layers[i]
 	}
 	if pkg.Skills == nil && len(pkg.Config.Skills) > 0 {
-		return nil, fmt.Errorf("%s lists %d skills in its config but has no skills layer", desc.Digest, len(pkg.Config.Skills))
+		return nil, invalid("%s lists %d skills in its config but has no skills layer", desc.Digest, len(pkg.Config.Skills))
 	}
 	return pkg, nil
 }
@@ -80,7 +89,7 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 // fetchSmall reads a blob that must fit in memory, verifying size and digest.
 func fetchSmall(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) ([]byte, error) {
 	if desc.Size < 0 || desc.Size > MaxMetadataSize {
-		return nil, fmt.Errorf("size %d is over the %d-byte limit for manifests and configs", desc.Size, MaxMetadataSize)
+		return nil, invalid("size %d is over the %d-byte limit for manifests and configs", desc.Size, MaxMetadataSize)
 	}
 	return content.FetchAll(ctx, fetcher, desc)
 }

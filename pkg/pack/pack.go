@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -48,8 +49,21 @@ type Result struct {
 	Notices []string
 }
 
-// ErrInvalid is wrapped by the error of a build whose skills do not validate.
-var ErrInvalid = errors.New("the skills do not validate")
+// InvalidError is the error of a build whose skills do not validate; its
+// message lists every error, so whoever prints it shows what to fix.
+type InvalidError struct {
+	Dir    string
+	Report *validate.Report
+}
+
+func (e *InvalidError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the skills in %s do not validate (%d errors):", e.Dir, len(e.Report.Errors))
+	for _, d := range e.Report.Errors {
+		b.WriteString("\n  " + d.Format("error"))
+	}
+	return b.String()
+}
 
 // Build validates opts.Project and pushes its package into pusher.
 func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, error) {
@@ -65,8 +79,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	res.Report = report
 	if report != nil && !report.Valid {
-		return res, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%w: %d errors in %s (run `stax validate %s`)",
-			ErrInvalid, len(report.Errors), opts.Project.SkillsDir, opts.Project.Root))
+		return res, exitcode.Wrap(exitcode.Validation, &InvalidError{Dir: opts.Project.SkillsDir, Report: report})
 	}
 
 	cfg := &artifact.Config{

@@ -4,16 +4,13 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/oci"
-	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -97,44 +94,13 @@ func (s *Store) Close() error {
 // Key is the name a reference is tagged with in a layout: the tag alone
 // for an oci: layout (one repository per layout, as ORAS does), the familiar
 // name and tag for the local store, which holds many repositories.
+// A reference without a tag has no key: its manifest is found by digest.
 func Key(ref reference.Reference) string {
-	if ref.IsLayout() {
+	if ref.IsLayout() || ref.Tag == "" {
 		return ref.Tag
 	}
 	ref.Digest = ""
 	return ref.Familiar()
-}
-
-// Resolve finds ref in s: by digest when it has one, else by its tag.
-func (s *Store) Resolve(ctx context.Context, ref reference.Reference) (ocispec.Descriptor, error) {
-	key := Key(ref)
-	if ref.Digest != "" {
-		key = ref.Digest.String()
-	}
-	if key == "" {
-		return ocispec.Descriptor{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: name a tag or a digest", ref))
-	}
-	desc, err := s.Store.Resolve(ctx, key)
-	if errors.Is(err, errdef.ErrNotFound) {
-		return ocispec.Descriptor{}, exitcode.Wrap(exitcode.Validation,
-			fmt.Errorf("%s not found in %s: pack it with `stax pack -t %s` or pull it", ref.Familiar(), s.Dir, Key(ref)))
-	}
-	if err != nil {
-		return ocispec.Descriptor{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("resolve %s in %s: %w", ref.Familiar(), s.Dir, err))
-	}
-	return desc, nil
-}
-
-// TagReference tags desc in s under ref's key.
-func (s *Store) TagReference(ctx context.Context, desc ocispec.Descriptor, ref reference.Reference) error {
-	key := Key(ref)
-	if key == "" {
-		return nil
-	}
-	if err := s.Tag(ctx, desc, key); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("tag %s in %s: %w", key, s.Dir, err))
-	}
-	return nil
 }
 
 // lockRetryDelay is how often a blocked lock is tried again.

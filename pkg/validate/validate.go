@@ -28,11 +28,19 @@ type Diagnostic struct {
 	Message string `json:"message"`
 }
 
-func (d Diagnostic) String() string {
+func (d Diagnostic) String() string { return d.Format("") }
+
+// Format renders d in the file:line: form editors link to, with severity
+// ("error", "warning") when given.
+func (d Diagnostic) Format(severity string) string {
+	where := d.File
 	if d.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s (%s)", d.File, d.Line, d.Message, d.Code)
+		where = fmt.Sprintf("%s:%d", d.File, d.Line)
 	}
-	return fmt.Sprintf("%s: %s (%s)", d.File, d.Message, d.Code)
+	if severity != "" {
+		where += ": " + severity
+	}
+	return fmt.Sprintf("%s: %s [%s]", where, d.Message, d.Code)
 }
 
 // Skill summarizes one skill of the directory.

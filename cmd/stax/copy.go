@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+type copyOptions struct {
+	IO          *IOStreams
+	Global      *globalOptions
+	Remote      remoteOptions
+	Source      string
+	Destination string
+	NoReferrers bool
+	MaxSize     string
+}
+
+func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &copyOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "copy SRC DST",
+		Short: "Copy a package between registries and OCI layouts, with its signatures",
+		Long: `Copy the package SRC to DST: registry to registry, or to and from an OCI
+layout (oci:PATH[:TAG|@DIGEST]). Artifacts that refer to the package, such as
+its signatures, are copied too unless --no-referrers is given. DST without a
+tag or digest takes SRC's tag.`,
+		Example: `  stax copy ghcr.io/acme/skills:1.0.0 registry.internal/acme/skills:1.0.0
+  stax copy ghcr.io/acme/skills:1.0.0 oci:./mirror
+  stax copy oci:./mirror:1.0.0 localhost:5000/acme/skills`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Source, opts.Destination = args[0], args[1]
+			return runCopy(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
+	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "64MiB", "largest package to accept; 0 for no limit")
+	opts.Remote.addFlags(cmd)
+	return cmd
+}
+
+func runCopy(ctx context.Context, opts *copyOptions) error {
+	srcRef, err := reference.Parse(opts.Source)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Validation, err)
+	}
+	dstRef, err := reference.Parse(opts.Destination)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Validation, err)
+	}
+	if srcRef.Tag == "" && srcRef.Digest == "" {
+		srcRef.Tag = "latest"
+	}
+	if dstRef.Tag == "" && dstRef.Digest == "" {
+		dstRef.Tag = srcRef.Tag
+	}
+	maxSize, err := parseMaxSize(opts.MaxSize)
+	if err != nil {
+		return err
+	}
+	opener, err := opts.Remote.opener(opts.Global)
+	if err != nil {
+		return err
+	}
+	src, err := opener.Open(ctx, srcRef)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := opener.Open(ctx, dstRef)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+
+	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers})
+	if err != nil {
+		return err
+	}
+	return printTransfer(opts.IO, opts.Global, "Copied to", dst.Ref, res, "")
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
+)
+
+type ocispecDescriptor = ocispec.Descriptor
+
+// attachSignature pushes a stax signature referrer of subject to repoName,
+// as a signer would, and returns its manifest digest.
+func attachSignature(t *testing.T, repoName string, subject transferResult) string {
+	t.Helper()
+	ctx := context.Background()
+	repo, err := remote.NewRepository(repoName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.PlainHTTP = true
+	subjectDesc := ocispec.Descriptor{MediaType: subject.MediaType, Digest: digest.Digest(subject.Digest), Size: subject.Size}
+	cfg := []byte(`{"algorithm":"ed25519","signedAt":"2026-01-01T00:00:00Z","signer":"test","specVersion":"1.0.0"}`)
+	cfgDesc := content.NewDescriptorFromBytes("application/vnd.stax.config.v1+json", cfg)
+	payload := []byte("signature payload")
+	payloadDesc := content.NewDescriptorFromBytes("application/vnd.stax.signature.payload.v1", payload)
+	for _, b := range []struct {
+		d    ocispec.Descriptor
+		data []byte
+	}{{cfgDesc, cfg}, {payloadDesc, payload}} {
+		if err := repo.Push(ctx, b.d, bytes.NewReader(b.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/vnd.stax.signature.v1", oras.PackManifestOptions{
+		Subject:          &subjectDesc,
+		ConfigDescriptor: &cfgDesc,
+		Layers:           []ocispec.Descriptor{payloadDesc},
+		ManifestAnnotations: map[string]string{
+			ocispec.AnnotationCreated: "2026-01-01T00:00:00Z",
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return desc.Digest.String()
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+type pushOptions struct {
+	IO          *IOStreams
+	Global      *globalOptions
+	Remote      remoteOptions
+	Source      string
+	Destination string
+	Strict      bool
+	SymlinkMode string
+	MaxSize     string
+	Created     string
+	Getenv      func(string) string
+}
+
+// transferResult is what push, pull and copy print with --output json.
+type transferResult struct {
+	Reference string               `json:"reference"`
+	Digest    string               `json:"digest"`
+	MediaType string               `json:"mediaType"`
+	Size      int64                `json:"size"`
+	Layers    []ocispec.Descriptor `json:"layers"`
+	Skills    int                  `json:"skills"`
+	// Copied and Skipped count blobs sent and blobs the destination had.
+	Copied  int      `json:"copied"`
+	Skipped int      `json:"skipped"`
+	Output  string   `json:"output,omitempty"`
+	Notices []string `json:"notices"`
+}
+
+func newTransferResult(ref reference.Reference, res *transfer.Result) transferResult {
+	ref.Digest = res.Descriptor.Digest
+	notices := append([]string{}, res.Package.Notices...)
+	return transferResult{
+		Reference: ref.String(),
+		Digest:    res.Descriptor.Digest.String(),
+		MediaType: res.Descriptor.MediaType,
+		Size:      res.Descriptor.Size,
+		Layers:    res.Package.Manifest.Layers,
+		Skills:    len(res.Package.Config.Skills),
+		Copied:    res.Copied,
+		Skipped:   res.Skipped,
+		Notices:   notices,
+	}
+}
+
+func newPushCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &pushOptions{IO: streams, Global: global, Getenv: getenv}
+	cmd := &cobra.Command{
+		Use:   "push [DIR|STORED-REF] REF",
+		Short: "Push a package to a registry or an OCI layout",
+		Long: `Push a package to REF. The source is a package directory (validated and
+built exactly as pack builds it), or a reference in the local store or an
+OCI layout. Blobs the registry already has are not uploaded again.
+
+REF without a tag gets the package version as its tag; REF@sha256:… pushes
+by digest only, without a tag, and must name the digest the package has.
+On success the pinned reference REF@DIGEST is printed.`,
+		Example: `  stax push ./skills ghcr.io/acme/skills:1.0.0
+  stax push acme/skills:1.0.0 localhost:5000/acme/skills:1.0.0
+  stax push . docker.io/acme/skills          # tag = the version in stax.yaml
+  stax push . oci:./out:1.0.0`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Source, opts.Destination = ".", args[0]
+			if len(args) == 2 {
+				opts.Source, opts.Destination = args[0], args[1]
+			}
+			return runPush(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.Strict, "strict", false, "when building DIR: treat validation warnings as errors")
+	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer; 0 for no limit")
+	f.StringVar(&opts.Created, "created", "", "when building DIR: creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else the epoch)")
+	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	opts.Remote.addFlags(cmd)
+	return cmd
+}
+
+func runPush(ctx context.Context, opts *pushOptions) error {
+	dstRef, err := reference.Parse(opts.Destination)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Validation, err)
+	}
+	build, err := buildOptions(opts.SymlinkMode, opts.MaxSize, opts.Created, opts.Strict, opts.Getenv)
+	if err != nil {
+		return err
+	}
+	opener, err := opts.Remote.opener(opts.Global)
+	if err != nil {
+		return err
+	}
+	src, err := openSource(ctx, opener, opts.Source, localOnly, build)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if src.Built != nil {
+		printBuildNotes(opts.IO, opts.Global, src.Built)
+	}
+	dst, err := opener.Open(ctx, dstRef)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+
+	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize})
+	if err != nil {
+		return err
+	}
+	return printTransfer(opts.IO, opts.Global, "Pushed", dst.Ref, res, "")
+}
+
+// copyPackage runs a transfer with progress bars when stderr is a
+// terminal. A destination without a tag or digest gets the package version.
+func copyPackage(ctx context.Context, streams *IOStreams, remote *remoteOptions, src, dst *target.Target, opts transfer.Options) (*transfer.Result, error) {
+	opts.Concurrency = remote.Concurrency
+	bars := remote.progress(streams)
+	if bars != nil {
+		opts.Progress = bars
+	}
+	if dst.Ref.Tag == "" && dst.Ref.Digest == "" {
+		opts.TagVersion = true
+	}
+	res, err := transfer.Copy(ctx, src, dst, opts)
+	bars.Wait()
+	return res, err
+}
+
+func printTransfer(streams *IOStreams, global *globalOptions, verb string, ref reference.Reference, res *transfer.Result, output string) error {
+	out := newTransferResult(ref, res)
+	out.Output = output
+	if global.json() {
+		return writeJSON(streams.Out, out)
+	}
+	for _, n := range out.Notices {
+		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
+	}
+	fmt.Fprintf(streams.ErrOut, "%s %s (%d skills; %d blobs copied, %d already there)\n", verb, ref.Familiar(), out.Skills, res.Copied, res.Skipped)
+	fmt.Fprintln(streams.Out, out.Reference)
+	return nil
+}
+
+// printBuildNotes shows the diagnostics and notices of a package built on
+// the fly.
+func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Result) {
+	if global.json() {
+		return
+	}
+	if built.Report != nil {
+		for _, d := range built.Report.Warnings {
+			printDiagnostic(streams.ErrOut, "warning", d)
+		}
+	}
+	for _, n := range built.Notices {
+		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
+	}
+}

@@ -1,0 +1,368 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+// pushExamples pushes the example package to ref and returns its result.
+func pushExamples(t *testing.T, ref string, extra ...string) transferResult {
+	t.Helper()
+	r := runStax(t, append([]string{"push", examples, ref, "--output", "json"}, extra...)...)
+	if r.Code != 0 {
+		t.Fatalf("push %s: exit %d\n%s", ref, r.Code, r.Stderr)
+	}
+	var out transferResult
+	decodeJSON(t, r.Stdout, &out)
+	return out
+}
+
+// assertSameTree checks that got holds exactly the files and directories of
+// want, with the same bytes and the same execute bits.
+func assertSameTree(t *testing.T, want, got string) {
+	t.Helper()
+	list := func(root string) map[string]fs.FileInfo {
+		m := map[string]fs.FileInfo{}
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			m[rel] = info
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	w, g := list(want), list(got)
+	for rel, wi := range w {
+		gi, ok := g[rel]
+		if !ok {
+			t.Errorf("%s missing", rel)
+			continue
+		}
+		if wi.IsDir() != gi.IsDir() || wi.Mode()&0o111 != gi.Mode()&0o111 {
+			t.Errorf("%s: mode %v, want %v", rel, gi.Mode(), wi.Mode())
+		}
+		if !wi.IsDir() {
+			wb, _ := os.ReadFile(filepath.Join(want, rel))
+			gb, _ := os.ReadFile(filepath.Join(got, rel))
+			if string(wb) != string(gb) {
+				t.Errorf("%s: content differs", rel)
+			}
+		}
+	}
+	for rel := range g {
+		if _, ok := w[rel]; !ok {
+			t.Errorf("%s: extra", rel)
+		}
+	}
+}
+
+func TestPushPullRoundTrip(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	pushed := pushExamples(t, ref)
+	if pushed.Digest != goldenExamplesDigest {
+		t.Errorf("pushed digest %s, want the reproducible %s", pushed.Digest, goldenExamplesDigest)
+	}
+	if pushed.Reference != ref+"@"+goldenExamplesDigest || pushed.Skills != 4 || len(pushed.Layers) != 1 {
+		t.Errorf("push result %+v", pushed)
+	}
+
+	useHome(t) // a fresh machine
+	out := filepath.Join(t.TempDir(), "skills")
+	r := runStax(t, "pull", ref, "-o", out)
+	if r.Code != 0 {
+		t.Fatalf("pull: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if strings.TrimSpace(r.Stdout) != ref+"@"+goldenExamplesDigest {
+		t.Errorf("pull printed %q", r.Stdout)
+	}
+	assertSameTree(t, filepath.Join(examples, "skills"), out)
+
+	// The pull landed in the local store under the full reference.
+	if r := runStax(t, "resolve", ref); strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
+		t.Errorf("resolve after pull: %q %s", r.Stdout, r.Stderr)
+	}
+	// -o never writes over a directory that has content.
+	r = runStax(t, "pull", ref, "-o", out)
+	if r.Code == 0 || !strings.Contains(r.Stderr, out) {
+		t.Errorf("pull into a non-empty directory: exit %d %s", r.Code, r.Stderr)
+	}
+}
+
+func TestRepushUploadsNoBlob(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	first := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	if first.Copied != 3 || first.Skipped != 0 {
+		t.Errorf("first push copied %d, skipped %d; want 3 (layer, config, manifest) and 0", first.Copied, first.Skipped)
+	}
+	reg.ResetRequests()
+	second := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	if n := reg.CountBlobUploads(); n != 0 {
+		t.Errorf("second push uploaded %d blobs: %+v", n, reg.Requests())
+	}
+	if second.Copied != 0 {
+		t.Errorf("second push copied %d", second.Copied)
+	}
+	for _, req := range reg.Requests() {
+		if req.Method == http.MethodPut && strings.Contains(req.Path, "/manifests/") && !strings.HasSuffix(req.Path, "/1.0.0") {
+			t.Errorf("second push re-sent a manifest: %+v", req)
+		}
+	}
+}
+
+func TestPushAndPullByDigest(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	repo := reg.Host + "/acme/pinned"
+	pushed := pushExamples(t, repo+"@"+goldenExamplesDigest)
+	if pushed.Digest != goldenExamplesDigest {
+		t.Fatalf("digest %s", pushed.Digest)
+	}
+	// No tag was created.
+	if r := runStax(t, "resolve", repo+":1.0.0", "--remote"); r.Code != 3 || !strings.Contains(r.Stderr, "not found") {
+		t.Errorf("a digest push created a tag? exit %d %s", r.Code, r.Stderr)
+	}
+	out := filepath.Join(t.TempDir(), "skills")
+	if r := runStax(t, "pull", repo+"@"+goldenExamplesDigest, "-o", out); r.Code != 0 {
+		t.Fatalf("pull by digest: %d %s", r.Code, r.Stderr)
+	}
+	assertSameTree(t, filepath.Join(examples, "skills"), out)
+
+	wrong := "sha256:" + strings.Repeat("0", 64)
+	if r := runStax(t, "push", examples, repo+"@"+wrong); r.Code != 1 || !strings.Contains(r.Stderr, "pins "+wrong) {
+		t.Errorf("push to a different digest: exit %d %s", r.Code, r.Stderr)
+	}
+}
+
+func TestPushWithoutTagUsesVersion(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills")
+	if !strings.HasPrefix(pushed.Reference, reg.Host+"/acme/skills:1.0.0@") {
+		t.Errorf("reference %s", pushed.Reference)
+	}
+	if r := runStax(t, "resolve", "--remote", reg.Host+"/acme/skills:1.0.0"); strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
+		t.Errorf("resolve: %q %s", r.Stdout, r.Stderr)
+	}
+}
+
+func TestPushStoredReference(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	if r := runStax(t, "pack", examples, "-t", "acme/skills:9"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	r := runStax(t, "push", "acme/skills:9", reg.Host+"/acme/skills:9")
+	if r.Code != 0 || !strings.HasSuffix(strings.TrimSpace(r.Stdout), goldenExamplesDigest) {
+		t.Fatalf("push stored: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	// A stored reference that is not there is the user's mistake, not the registry's.
+	r = runStax(t, "push", "acme/nothing:1", reg.Host+"/acme/nothing:1")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "not in the local store") {
+		t.Errorf("missing stored ref: %d %s", r.Code, r.Stderr)
+	}
+}
+
+func TestInspectAndResolveRemoteDoNotFetchTheLayer(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	useHome(t)
+	reg.ResetRequests()
+	r := runStax(t, "inspect", reg.Host+"/acme/skills:1.0.0", "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("inspect remote: %d %s", r.Code, r.Stderr)
+	}
+	var out inspectResult
+	decodeJSON(t, r.Stdout, &out)
+	if out.Source != "remote" || len(out.Skills) != 4 || out.Config.Name != "example-skills" {
+		t.Errorf("inspect: source %s, %d skills", out.Source, len(out.Skills))
+	}
+	for _, s := range out.Skills {
+		if s.Verified != nil || s.Digest == "" {
+			t.Errorf("remote skill %s: verified %v digest %q", s.Name, s.Verified, s.Digest)
+		}
+	}
+	layer := pushed.Layers[0].Digest.String()
+	for _, req := range reg.Requests() {
+		if strings.HasSuffix(req.Path, layer) && req.Method == http.MethodGet {
+			t.Errorf("inspect downloaded the layer: %+v", req)
+		}
+	}
+	r = runStax(t, "resolve", reg.Host+"/acme/skills:1.0.0", "--output", "json")
+	var res resolveResult
+	decodeJSON(t, r.Stdout, &res)
+	if res.Digest != goldenExamplesDigest || res.Source != "remote" {
+		t.Errorf("resolve: %+v", res)
+	}
+}
+
+func TestCopyKeepsReferrers(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	src := reg.Host + "/acme/skills:1.0.0"
+	pushed := pushExamples(t, src)
+	sig := attachSignature(t, reg.Host+"/acme/skills", pushed)
+
+	layout := filepath.Join(t.TempDir(), "mirror")
+	for _, tt := range []struct{ dst, refs string }{
+		{reg.Host + "/mirror/skills", reg.Host + "/mirror/skills"},
+		{"oci:" + layout, ""},
+	} {
+		r := runStax(t, "copy", src, tt.dst)
+		if r.Code != 0 {
+			t.Fatalf("copy to %s: %d %s", tt.dst, r.Code, r.Stderr)
+		}
+		if tt.refs != "" {
+			if got := referrers(t, tt.refs, pushed); len(got) != 1 || got[0] != sig {
+				t.Errorf("referrers at %s = %v, want [%s]", tt.dst, got, sig)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(layout, "blobs", "sha256", strings.TrimPrefix(sig, "sha256:"))); err != nil {
+		t.Errorf("signature not copied into the layout: %v", err)
+	}
+	// And back from the layout into another repository, signature included.
+	if r := runStax(t, "copy", "oci:"+layout+":1.0.0", reg.Host+"/back/skills"); r.Code != 0 {
+		t.Fatalf("copy from layout: %d %s", r.Code, r.Stderr)
+	}
+	if got := referrers(t, reg.Host+"/back/skills", pushed); len(got) != 1 {
+		t.Errorf("referrers after layout round trip: %v", got)
+	}
+	if r := runStax(t, "copy", "--no-referrers", src, reg.Host+"/bare/skills"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	if got := referrers(t, reg.Host+"/bare/skills", pushed); len(got) != 0 {
+		t.Errorf("--no-referrers copied %v", got)
+	}
+}
+
+func referrers(t *testing.T, repoName string, subject transferResult) []string {
+	t.Helper()
+	repo, err := remote.NewRepository(repoName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.PlainHTTP = true
+	var found []string
+	desc, err := repo.Resolve(context.Background(), subject.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = repo.Referrers(context.Background(), desc, "", func(refs []ocispecDescriptor) error {
+		for _, r := range refs {
+			found = append(found, r.Digest.String())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+func TestLogin(t *testing.T) {
+	const user, password = "ci-bot", "s3cret-Pa55"
+	reg := registrytest.New(t, registrytest.WithBasicAuth(user, password))
+	useHome(t)
+	config := filepath.Join(t.TempDir(), "docker", "config.json")
+	ref := reg.Host + "/acme/skills:1.0.0"
+	noSecret := func(r result) {
+		t.Helper()
+		if strings.Contains(r.Stdout+r.Stderr, password) {
+			t.Errorf("output shows the password:\n%s%s", r.Stdout, r.Stderr)
+		}
+	}
+
+	r := runStax(t, "push", examples, ref, "--registry-config", config)
+	noSecret(r)
+	want := "authentication required for " + reg.Host + ": run `stax login " + reg.Host + "`"
+	if r.Code != 3 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("push without login: exit %d %s", r.Code, r.Stderr)
+	}
+
+	login := func(pw string) result {
+		return runStaxWith(t, &IOStreams{In: strings.NewReader(pw + "\n")},
+			"login", reg.Host, "-u", user, "--password-stdin", "--registry-config", config)
+	}
+	r = login("wrong")
+	noSecret(r)
+	if r.Code != 3 || !strings.Contains(r.Stderr, "did not accept") {
+		t.Errorf("bad login: exit %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(config); err == nil {
+		t.Error("a rejected login saved credentials")
+	}
+
+	r = login(password)
+	noSecret(r)
+	if r.Code != 0 {
+		t.Fatalf("login: %d %s", r.Code, r.Stderr)
+	}
+	info, err := os.Stat(config)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("config %v, mode %v; want 0600", err, info.Mode())
+	}
+	var cfg struct {
+		Auths map[string]json.RawMessage `json:"auths"`
+	}
+	data, _ := os.ReadFile(config)
+	if json.Unmarshal(data, &cfg) != nil || cfg.Auths[reg.Host] == nil {
+		t.Errorf("credentials not saved for %s: %s", reg.Host, data)
+	}
+
+	r = runStax(t, "push", examples, ref, "--registry-config", config)
+	noSecret(r)
+	if r.Code != 0 {
+		t.Fatalf("push after login: %d %s", r.Code, r.Stderr)
+	}
+	if r = runStax(t, "pull", ref, "--registry-config", config); r.Code != 0 {
+		t.Errorf("pull after login: %d %s", r.Code, r.Stderr)
+	}
+
+	if r = runStax(t, "logout", reg.Host, "--registry-config", config); r.Code != 0 {
+		t.Fatalf("logout: %d %s", r.Code, r.Stderr)
+	}
+	if r = runStax(t, "pull", ref, "--registry-config", config); r.Code != 3 {
+		t.Errorf("pull after logout: %d %s", r.Code, r.Stderr)
+	}
+}
+
+func TestTokenAuth(t *testing.T) {
+	const user, password = "token-user", "t0ken-Pa55"
+	reg := registrytest.New(t, registrytest.WithTokenAuth(user, password))
+	useHome(t)
+	config := filepath.Join(t.TempDir(), "config.json")
+	r := runStaxWith(t, &IOStreams{In: strings.NewReader(password)},
+		"login", reg.Host, "-u", user, "--password-stdin", "--registry-config", config)
+	if r.Code != 0 {
+		t.Fatalf("login with bearer tokens: %d %s", r.Code, r.Stderr)
+	}
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
+	out := filepath.Join(t.TempDir(), "skills")
+	if r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", out, "--registry-config", config); r.Code != 0 {
+		t.Fatalf("pull: %d %s", r.Code, r.Stderr)
+	}
+	assertSameTree(t, filepath.Join(examples, "skills"), out)
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/target"
+)
+
+// remoteOptions are the flags of every command that talks to registries.
+type remoteOptions struct {
+	PlainHTTP      bool
+	Insecure       bool
+	CAFile         string
+	RegistryConfig string
+	Concurrency    int
+	NoProgress     bool
+}
+
+func (r *remoteOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&r.PlainHTTP, "plain-http", false, "use HTTP instead of HTTPS (automatic for localhost, 127.0.0.0/8 and [::1])")
+	f.BoolVar(&r.Insecure, "insecure", false, "skip TLS certificate verification")
+	f.StringVar(&r.CAFile, "ca-file", "", "PEM file of CA certificates to trust")
+	f.StringVar(&r.RegistryConfig, "registry-config", "", "Docker config file holding credentials (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
+	f.IntVar(&r.Concurrency, "concurrency", 3, "blobs to transfer at once")
+	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")
+}
+
+func (r *remoteOptions) client() (*registry.Client, error) {
+	return registry.New(registry.Options{
+		PlainHTTP:      r.PlainHTTP,
+		Insecure:       r.Insecure,
+		CAFile:         r.CAFile,
+		RegistryConfig: r.RegistryConfig,
+		UserAgent:      "stax/" + buildVersion(),
+	})
+}
+
+// opener builds the target opener of one command.
+func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
+	client, err := r.client()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := global.storeDir()
+	if err != nil {
+		return nil, err
+	}
+	return &target.Opener{StoreDir: dir, Registry: client}, nil
+}
+
+// progress returns bars on a terminal, nothing otherwise.
+func (r *remoteOptions) progress(streams *IOStreams) *progressBars {
+	if r.NoProgress || !streams.ErrTTY {
+		return nil
+	}
+	return newProgressBars(streams.ErrOut)
+}

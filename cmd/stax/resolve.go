@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/pack"
+)
+
+type resolveOptions struct {
+	IO          *IOStreams
+	Global      *globalOptions
+	Remote      remoteOptions
+	Ref         string
+	ForceRemote bool
+}
+
+type resolveResult struct {
+	Reference string `json:"reference"`
+	Digest    string `json:"digest"`
+	MediaType string `json:"mediaType"`
+	Size      int64  `json:"size"`
+	Source    string `json:"source"`
+}
+
+func newResolveCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &resolveOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "resolve REF",
+		Short: "Print the manifest digest a reference names",
+		Long: `Print the digest of the manifest REF names, without downloading anything
+else: from the local store when it has REF, else from the registry
+(--remote: the registry only).`,
+		Example: `  stax resolve ghcr.io/acme/skills:1.0.0 --remote
+  DIGEST=$(stax resolve example-skills:1.0.0)`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			return runResolve(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.ForceRemote, "remote", false, "ask the registry even if the local store has the tag")
+	opts.Remote.addFlags(cmd)
+	return cmd
+}
+
+func runResolve(ctx context.Context, opts *resolveOptions) error {
+	opener, err := opts.Remote.opener(opts.Global)
+	if err != nil {
+		return err
+	}
+	scope := localThenRemote
+	if opts.ForceRemote {
+		scope = remoteOnly
+	}
+	src, err := openSource(ctx, opener, opts.Ref, scope, pack.Options{})
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, resolveResult{
+			Reference: src.Name, Digest: src.Descriptor.Digest.String(),
+			MediaType: src.Descriptor.MediaType, Size: src.Descriptor.Size, Source: string(src.Kind),
+		})
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, src.Descriptor.Digest)
+	return err
+}

@@ -1,0 +1,174 @@
+package registrytest
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/opencontainers/go-digest"
+)
+
+// A Fault is a rule of the fault-injecting layer in front of the registry.
+// It matches requests by method and path and takes the first of them (one
+// by default; see Times); the others reach the registry untouched. Make one
+// with Fail, FailAfterBody, ResetConn, CorruptBody or CorruptBlob, and
+// install it with WithFaults or Registry.AddFaults.
+//
+// The method is matched exactly ("" matches any), and the path is a regular
+// expression matched against the URL path ("" matches any), e.g.
+// `^/v2/skills/demo/blobs/uploads/.+`. The constructors panic on a bad
+// expression, as regexp.MustCompile does.
+type Fault struct {
+	kind       string
+	method     string
+	path       *regexp.Regexp
+	left       int // uses left; negative: unlimited
+	hits       atomic.Int64
+	status     int
+	retryAfter string
+}
+
+func newFault(kind, method, path string) *Fault {
+	return &Fault{kind: kind, method: method, path: regexp.MustCompile(path), left: 1}
+}
+
+// Fail answers matching requests with status and a registry-style JSON
+// error, without reading their bodies or passing them on.
+func Fail(method, path string, status int) *Fault {
+	f := newFault("fail", method, path)
+	f.status = status
+	return f
+}
+
+// FailAfterBody reads a matching request's whole body, then answers with
+// status, as a registry that fails while storing an upload does. Requests
+// records the bytes read, so a test can check that a client's retry sent
+// the whole body again.
+func FailAfterBody(method, path string, status int) *Fault {
+	f := Fail(method, path, status)
+	f.kind = "fail-after-body"
+	return f
+}
+
+// ResetConn drops the connection of a matching request with a TCP reset,
+// before answering: the client sees a network error.
+func ResetConn(method, path string) *Fault {
+	return newFault("reset", method, path)
+}
+
+// CorruptBody passes matching requests to the registry but flips the bits
+// of the first byte of a successful response's body, keeping its length.
+func CorruptBody(method, path string) *Fault {
+	return newFault("corrupt", method, path)
+}
+
+// CorruptBlob corrupts the body of GET requests for blob dgst of repository
+// repo, so that a client must notice that its digest does not match.
+func CorruptBlob(repo string, dgst digest.Digest) *Fault {
+	return CorruptBody(http.MethodGet,
+		"^/v2/"+regexp.QuoteMeta(repo)+"/blobs/"+regexp.QuoteMeta(dgst.String())+"$")
+}
+
+// Times makes f take the first n matching requests; n < 0 takes all of
+// them. It returns f.
+func (f *Fault) Times(n int) *Fault {
+	f.left = n
+	return f
+}
+
+// RetryAfter adds a "Retry-After: seconds" header to the responses of a
+// Fail or FailAfterBody fault. It returns f. (oras-go honours the header
+// on 429 responses only.)
+func (f *Fault) RetryAfter(seconds int) *Fault {
+	f.retryAfter = strconv.Itoa(seconds)
+	return f
+}
+
+// Hits returns how many requests f has taken so far.
+func (f *Fault) Hits() int { return int(f.hits.Load()) }
+
+// take reports whether f claims req, and counts the use. The registry's lock
+// is held, which guards left; a Fault belongs to one registry.
+func (f *Fault) take(req *http.Request) bool {
+	if f.left == 0 || (f.method != "" && f.method != req.Method) || !f.path.MatchString(req.URL.Path) {
+		return false
+	}
+	if f.left > 0 {
+		f.left--
+	}
+	f.hits.Add(1)
+	return true
+}
+
+// serve answers req, which f has claimed, using next for the real response
+// where the fault needs one.
+func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler) {
+	switch f.kind {
+	case "fail-after-body":
+		_, _ = io.Copy(io.Discard, req.Body)
+		fallthrough
+	case "fail":
+		if f.retryAfter != "" {
+			w.Header().Set("Retry-After", f.retryAfter)
+		}
+		writeError(w, f.status)
+	case "reset":
+		resetConn(w)
+	case "corrupt":
+		next.ServeHTTP(&corrupter{recorder: w}, req)
+	default:
+		panic("registrytest: unknown fault kind " + f.kind)
+	}
+}
+
+// writeError writes status with a body in the registry's error format.
+func writeError(w http.ResponseWriter, status int) {
+	code := "UNKNOWN"
+	switch status {
+	case http.StatusServiceUnavailable:
+		code = "UNAVAILABLE"
+	case http.StatusTooManyRequests:
+		code = "TOOMANYREQUESTS"
+	case http.StatusUnauthorized:
+		code = "UNAUTHORIZED"
+	case http.StatusNotFound:
+		code = "NOT_FOUND"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"errors":[{"code":%q,"message":"registrytest: injected fault"}]}`+"\n", code)
+}
+
+// resetConn hijacks the connection under w and closes it with a TCP reset.
+func resetConn(w *recorder) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// Not hijackable (HTTP/2): abort the response instead.
+		panic(http.ErrAbortHandler)
+	}
+	w.hijacked = true
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0) // close with RST rather than FIN
+	}
+	_ = conn.Close()
+}
+
+// corrupter flips the first body byte of a 2xx response.
+type corrupter struct {
+	*recorder
+	done bool
+}
+
+func (c *corrupter) Write(p []byte) (int, error) {
+	if c.done || len(p) == 0 || c.status/100 != 2 && c.status != 0 {
+		return c.recorder.Write(p)
+	}
+	c.done = true
+	q := append([]byte(nil), p...)
+	q[0] ^= 0xff
+	return c.recorder.Write(q)
+}

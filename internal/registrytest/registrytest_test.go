@@ -1,0 +1,367 @@
+package registrytest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+const repoName = "skills/demo"
+
+// fastRetry retries like oras-go's default client, without the waits.
+var fastRetry = &http.Client{Transport: &retry.Transport{Policy: func() retry.Policy {
+	return &retry.GenericPolicy{
+		Retryable: retry.DefaultPredicate,
+		Backoff:   retry.DefaultBackoff,
+		MinWait:   time.Millisecond,
+		MaxWait:   10 * time.Millisecond,
+		MaxRetry:  3,
+	}
+}}}
+
+// repository returns an oras-go client for repoName on reg; with user set,
+// it authenticates.
+func repository(t *testing.T, reg *registrytest.Registry, user, pass string) *remote.Repository {
+	t.Helper()
+	repo, err := remote.NewRepository(reg.Host + "/" + repoName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.PlainHTTP = true
+	client := &auth.Client{Client: fastRetry, Cache: auth.NewCache()}
+	if user != "" {
+		client.Credential = auth.StaticCredential(reg.Host, auth.Credential{Username: user, Password: pass})
+	}
+	repo.Client = client
+	return repo
+}
+
+func get(t *testing.T, url string, setAuth func(*http.Request)) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if setAuth != nil {
+		setAuth(req)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+func TestPing(t *testing.T) {
+	reg := registrytest.New(t)
+	if !strings.HasPrefix(reg.Host, "127.0.0.1:") || reg.URL != "http://"+reg.Host {
+		t.Errorf("Host %q, URL %q: want http://127.0.0.1:PORT", reg.Host, reg.URL)
+	}
+	if resp := get(t, reg.URL+"/v2/", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /v2/: %s, want 200", resp.Status)
+	}
+}
+
+func TestBasicAuth(t *testing.T) {
+	reg := registrytest.New(t, registrytest.WithBasicAuth("alice", "s3cret"))
+	resp := get(t, reg.URL+"/v2/", nil)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic ") {
+		t.Errorf("GET /v2/ without credentials: %s %q, want 401 with a Basic challenge",
+			resp.Status, resp.Header.Get("WWW-Authenticate"))
+	}
+	if resp := get(t, reg.URL+"/v2/", func(r *http.Request) { r.SetBasicAuth("alice", "wrong") }); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /v2/ with a wrong password: %s, want 401", resp.Status)
+	}
+	if resp := get(t, reg.URL+"/v2/", func(r *http.Request) { r.SetBasicAuth("alice", "s3cret") }); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /v2/ with credentials: %s, want 200", resp.Status)
+	}
+
+	roundTrip(t, repository(t, reg, "alice", "s3cret"), []byte("basic"))
+	if _, err := repository(t, reg, "", "").Exists(context.Background(), blobDesc([]byte("basic"))); err == nil {
+		t.Error("anonymous Exists succeeded on a registry that needs credentials")
+	}
+}
+
+func TestTokenAuth(t *testing.T) {
+	reg := registrytest.New(t, registrytest.WithTokenAuth("bob", "t0ken"))
+	resp := get(t, reg.URL+"/v2/", nil)
+	challenge := resp.Header.Get("WWW-Authenticate")
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer realm=\"http://127.0.0.1:") {
+		t.Fatalf("GET /v2/ without a token: %s %q, want 401 with a Bearer challenge on loopback", resp.Status, challenge)
+	}
+
+	roundTrip(t, repository(t, reg, "bob", "t0ken"), []byte("token"))
+
+	ctx := context.Background()
+	if _, err := repository(t, reg, "bob", "wrong").Exists(ctx, blobDesc([]byte("token"))); err == nil {
+		t.Error("Exists with a wrong password succeeded")
+	}
+	if _, err := repository(t, reg, "", "").Exists(ctx, blobDesc([]byte("token"))); err == nil {
+		t.Error("anonymous Exists succeeded")
+	}
+}
+
+func TestFilesystem(t *testing.T) {
+	reg := registrytest.New(t, registrytest.WithFilesystem())
+	roundTrip(t, repository(t, reg, "", ""), []byte("on disk"))
+}
+
+// roundTrip pushes a blob and a tagged manifest, and reads both back.
+func roundTrip(t *testing.T, repo *remote.Repository, data []byte) {
+	t.Helper()
+	ctx := context.Background()
+	desc := blobDesc(data)
+	if err := repo.Push(ctx, desc, bytes.NewReader(data)); err != nil {
+		t.Fatalf("pushing a blob: %v", err)
+	}
+	got, err := content.FetchAll(ctx, repo, desc)
+	if err != nil {
+		t.Fatalf("fetching the blob: %v", err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatalf("fetched %q, pushed %q", got, data)
+	}
+
+	mdesc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/vnd.stax.test",
+		oras.PackManifestOptions{Layers: []ocispec.Descriptor{desc}})
+	if err != nil {
+		t.Fatalf("pushing a manifest: %v", err)
+	}
+	if err := repo.Tag(ctx, mdesc, "1.0.0"); err != nil {
+		t.Fatalf("tagging: %v", err)
+	}
+	resolved, err := repo.Resolve(ctx, "1.0.0")
+	if err != nil {
+		t.Fatalf("resolving the tag: %v", err)
+	}
+	if resolved.Digest != mdesc.Digest {
+		t.Fatalf("tag resolves to %s, want %s", resolved.Digest, mdesc.Digest)
+	}
+}
+
+func blobDesc(data []byte) ocispec.Descriptor {
+	return content.NewDescriptorFromBytes("application/octet-stream", data)
+}
+
+func TestRequests(t *testing.T) {
+	reg := registrytest.New(t)
+	repo := repository(t, reg, "", "")
+	ctx := context.Background()
+	data := []byte("recorded")
+	if err := repo.Push(ctx, blobDesc(data), bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	reqs := reg.Requests()
+	put := last(reqs, http.MethodPut)
+	if put == nil || put.Status != http.StatusCreated || put.BodyBytes != int64(len(data)) ||
+		!strings.Contains(put.Query, "digest=sha256") || put.Fault != "" {
+		t.Errorf("blob PUT recorded as %+v, want 201 with %d body bytes and a digest", put, len(data))
+	}
+	if n := reg.CountBlobUploads(); n != 2 { // POST, then a monolithic PUT
+		t.Errorf("CountBlobUploads = %d, want 2; requests: %+v", n, reqs)
+	}
+
+	reg.ResetRequests()
+	if n := len(reg.Requests()); n != 0 {
+		t.Errorf("%d requests after ResetRequests", n)
+	}
+	if ok, err := repo.Exists(ctx, blobDesc(data)); err != nil || !ok {
+		t.Fatalf("Exists = %v, %v", ok, err)
+	}
+	if reqs := reg.Requests(); len(reqs) != 1 || reqs[0].Method != http.MethodHead || reqs[0].Status != http.StatusOK ||
+		reqs[0].Path != "/v2/"+repoName+"/blobs/"+blobDesc(data).Digest.String() {
+		t.Errorf("requests after a HEAD: %+v", reqs)
+	}
+	if n := reg.CountBlobUploads(); n != 0 {
+		t.Errorf("CountBlobUploads = %d after a HEAD, want 0", n)
+	}
+}
+
+// last returns the last recorded request with method, or nil.
+func last(reqs []registrytest.Request, method string) *registrytest.Request {
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Method == method {
+			return &reqs[i]
+		}
+	}
+	return nil
+}
+
+func TestFail(t *testing.T) {
+	fault := registrytest.Fail(http.MethodGet, "^/v2/$", http.StatusTooManyRequests).Times(2).RetryAfter(7)
+	reg := registrytest.New(t, registrytest.WithFaults(fault))
+	for i, want := range []int{429, 429, 200, 200} {
+		resp := get(t, reg.URL+"/v2/", nil)
+		if resp.StatusCode != want {
+			t.Errorf("request %d: %s, want %d", i, resp.Status, want)
+		}
+		if ra := resp.Header.Get("Retry-After"); (want == 429) != (ra == "7") {
+			t.Errorf("request %d: Retry-After %q", i, ra)
+		}
+	}
+	if fault.Hits() != 2 {
+		t.Errorf("Hits = %d, want 2", fault.Hits())
+	}
+	reqs := reg.Requests()
+	if len(reqs) != 4 || reqs[0].Fault != "fail" || reqs[0].Status != 429 || reqs[2].Fault != "" {
+		t.Errorf("requests: %+v", reqs)
+	}
+
+	// A method that does not match is untouched.
+	reg.AddFaults(registrytest.Fail(http.MethodPost, "", http.StatusInternalServerError).Times(-1))
+	if resp := get(t, reg.URL+"/v2/", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET with a POST fault: %s", resp.Status)
+	}
+}
+
+// TestFailAfterBody checks that oras-go's retry resends a blob PUT's whole
+// body after the registry read it and failed.
+func TestFailAfterBody(t *testing.T) {
+	putUpload := registrytest.FailAfterBody(http.MethodPut, `^/v2/.+/blobs/uploads/.+`, http.StatusServiceUnavailable)
+	reg := registrytest.New(t, registrytest.WithFaults(putUpload))
+	repo := repository(t, reg, "", "")
+	data := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
+	ctx := context.Background()
+	if err := repo.Push(ctx, blobDesc(data), bytes.NewReader(data)); err != nil {
+		t.Fatalf("push with one failed PUT: %v", err)
+	}
+
+	var puts []registrytest.Request
+	for _, r := range reg.Requests() {
+		if r.Method == http.MethodPut {
+			puts = append(puts, r)
+		}
+	}
+	if len(puts) != 2 || puts[0].Status != 503 || puts[0].Fault != "fail-after-body" || puts[1].Status != 201 {
+		t.Fatalf("PUTs: %+v, want a failed one then a created one", puts)
+	}
+	for i, p := range puts {
+		if p.BodyBytes != int64(len(data)) {
+			t.Errorf("PUT %d sent %d body bytes, want %d", i, p.BodyBytes, len(data))
+		}
+	}
+	got, err := content.FetchAll(ctx, repo, blobDesc(data))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("fetch after the retried push: %d bytes, %v", len(got), err)
+	}
+}
+
+func TestResetConn(t *testing.T) {
+	reg := registrytest.New(t, registrytest.WithFaults(registrytest.ResetConn("", "^/v2/$")))
+	if resp, err := http.Get(reg.URL + "/v2/"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("GET through a reset: %s, want a network error", resp.Status)
+	}
+	if resp := get(t, reg.URL+"/v2/", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET after the reset: %s", resp.Status)
+	}
+	reqs := reg.Requests()
+	if len(reqs) != 2 || reqs[0].Fault != "reset" || reqs[0].Status != 0 {
+		t.Errorf("requests: %+v", reqs)
+	}
+}
+
+func TestCorruptBlob(t *testing.T) {
+	reg := registrytest.New(t)
+	repo := repository(t, reg, "", "")
+	ctx := context.Background()
+	data := []byte("the real content")
+	desc := blobDesc(data)
+	if err := repo.Push(ctx, desc, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	reg.AddFaults(registrytest.CorruptBlob(repoName, desc.Digest))
+
+	_, err := content.FetchAll(ctx, repo, desc)
+	if !errors.Is(err, content.ErrMismatchedDigest) {
+		t.Fatalf("fetching a corrupted blob: %v, want %v", err, content.ErrMismatchedDigest)
+	}
+	if got, err := content.FetchAll(ctx, repo, desc); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("second fetch: %q, %v", got, err)
+	}
+}
+
+func TestStop(t *testing.T) {
+	reg := registrytest.New(t)
+	get(t, reg.URL+"/v2/", nil)
+	reg.Stop()
+	if resp, err := http.Get(reg.URL + "/v2/"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("GET after Stop: %s, want a connection error", resp.Status)
+	}
+	reg.Stop()  // again: no-op
+	reg.Close() // and Close after Stop
+}
+
+// TestReferrers records what distribution v3.1.2 does with the OCI 1.1
+// referrers API: it does not serve it (404), so oras-go falls back to the
+// referrers tag schema ("sha256-<hex>" index), which works.
+func TestReferrers(t *testing.T) {
+	reg := registrytest.New(t)
+	repo := repository(t, reg, "", "")
+	ctx := context.Background()
+	data := []byte("subject layer")
+	if err := repo.Push(ctx, blobDesc(data), bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	subject, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/vnd.stax.test",
+		oras.PackManifestOptions{Layers: []ocispec.Descriptor{blobDesc(data)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	resp := get(t, reg.URL+"/v2/"+repoName+"/referrers/"+subject.Digest.String(), nil)
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET referrers: %s; distribution v3.1.2 was thought to answer 404", resp.Status)
+	}
+
+	sig, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/vnd.stax.signature",
+		oras.PackManifestOptions{Subject: &subject})
+	if err != nil {
+		t.Fatalf("pushing a referrer: %v", err)
+	}
+	var found []digest.Digest
+	if err := repo.Referrers(ctx, subject, "", func(refs []ocispec.Descriptor) error {
+		for _, r := range refs {
+			found = append(found, r.Digest)
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("listing referrers: %v", err)
+	}
+	if len(found) != 1 || found[0] != sig.Digest {
+		t.Errorf("referrers %v, want [%s]", found, sig.Digest)
+	}
+	tagRE := regexp.MustCompile(`^sha256-[0-9a-f]{64}$`)
+	var tags []string
+	if err := repo.Tags(ctx, "", func(ts []string) error { tags = append(tags, ts...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var fallback bool
+	for _, tag := range tags {
+		fallback = fallback || tagRE.MatchString(tag)
+	}
+	if !fallback {
+		b, _ := json.Marshal(tags)
+		t.Errorf("no referrers tag-schema tag among %s", b)
+	}
+}

@@ -1,0 +1,73 @@
+package registry
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+)
+
+// Explain turns a failure talking to host into an error that says what
+// happened and how to fix it, with the registry exit code. target names
+// what was being accessed (a reference or a repository).
+func Explain(err error, host, target string) error {
+	if err == nil {
+		return nil
+	}
+	var coded *exitcode.Error
+	if errors.As(err, &coded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return exitcode.Wrap(exitcode.Registry, explain(err, host, target))
+}
+
+func explain(err error, host, target string) error {
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) {
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			return fmt.Errorf("authentication required for %s: run `stax login %s` (%w)", host, host, err)
+		case http.StatusForbidden:
+			return fmt.Errorf("access to %s denied by %s: the credentials lack permission for it (for GHCR, a token with read:packages to pull, write:packages to push) (%w)", target, host, err)
+		case http.StatusNotFound:
+			return fmt.Errorf("%s not found on %s: check the repository and tag (%w)", target, host, err)
+		case http.StatusTooManyRequests:
+			return fmt.Errorf("%s is rate-limiting requests and retries did not get through: wait, or log in for a higher limit (%w)", host, err)
+		}
+		return fmt.Errorf("registry %s refused the request for %s: %w", host, target, err)
+	}
+	switch {
+	case errors.Is(err, auth.ErrBasicCredentialNotFound):
+		return fmt.Errorf("authentication required for %s: run `stax login %s` (%w)", host, host, err)
+	case errors.Is(err, errdef.ErrNotFound):
+		return fmt.Errorf("%s not found on %s: check the repository and tag (%w)", target, host, err)
+	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, errdef.ErrInvalidDigest):
+		return fmt.Errorf("content from %s does not match its digest (%w): the registry or something between it and you altered a blob; nothing was kept", host, err)
+	case errors.Is(err, errdef.ErrSizeExceedsLimit):
+		return fmt.Errorf("content from %s is larger than allowed (%w)", host, err)
+	}
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	if errors.As(err, &unknownCA) || errors.As(err, &hostname) {
+		return fmt.Errorf("the TLS certificate of %s is not trusted: pass --ca-file with its CA, or --insecure to skip verification (%w)", host, err)
+	}
+	if strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+		return fmt.Errorf("%s serves plain HTTP: pass --plain-http (%w)", host, err)
+	}
+	var netErr net.Error
+	var opErr *net.OpError
+	if errors.As(err, &opErr) || errors.As(err, &netErr) {
+		return fmt.Errorf("cannot reach %s: %w", host, err)
+	}
+	return fmt.Errorf("registry %s: %w", host, err)
+}

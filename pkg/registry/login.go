@@ -1,0 +1,41 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+)
+
+// Login checks cred against the registry at host and, only if the registry
+// accepts it, saves it in the credential store under the name docker uses.
+func (c *Client) Login(ctx context.Context, host string, cred auth.Credential) error {
+	reg, err := c.Registry(host)
+	if err != nil {
+		return err
+	}
+	// A client of its own: the shared one would answer from its cache or
+	// from credentials already saved, and prove nothing about these.
+	check := *c.http
+	check.Cache = auth.NewCache()
+	check.Credential = auth.StaticCredential(reg.Reference.Registry, cred)
+	reg.Client = &check
+	if err := reg.Ping(ctx); err != nil {
+		return Explain(fmt.Errorf("the registry did not accept the credentials: %w", err), host, host)
+	}
+	if err := c.creds.Put(ctx, credentials.ServerAddressFromRegistry(host), cred); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("save credentials for %s: %w", host, err))
+	}
+	return nil
+}
+
+// Logout removes the saved credentials of host.
+func (c *Client) Logout(ctx context.Context, host string) error {
+	if err := c.creds.Delete(ctx, credentials.ServerAddressFromRegistry(host)); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("remove credentials for %s: %w", host, err))
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+// Package registry opens remote OCI repositories with the conventions OCI
+// users expect: Docker credential stores, bearer and basic auth, plain HTTP
+// for loopback hosts, retries that really resend uploads, and errors that
+// say what to do.
+package registry
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/reference"
+)
+
+// DockerHubHost is where Docker Hub's registry API is served; docker.io
+// is only its name.
+const DockerHubHost = "registry-1.docker.io"
+
+// Options configure access to registries.
+type Options struct {
+	// PlainHTTP forces HTTP. Loopback hosts use HTTP without it.
+	PlainHTTP bool
+	// Insecure skips TLS certificate verification.
+	Insecure bool
+	// CAFile adds the PEM certificates in this file to the trusted roots.
+	CAFile string
+	// RegistryConfig is the Docker config file holding credentials; empty
+	// means $DOCKER_CONFIG/config.json, else ~/.docker/config.json.
+	RegistryConfig string
+	// UserAgent is sent with every request.
+	UserAgent string
+	// Transport is the innermost round tripper; nil means a clone of
+	// http.DefaultTransport. Tests put instrumentation here.
+	Transport http.RoundTripper
+}
+
+// Client talks to registries for one command: every repository it opens
+// shares one HTTP client and one auth cache, so a token is fetched once.
+type Client struct {
+	opts  Options
+	creds credentials.Store
+	http  *auth.Client
+}
+
+// New builds a Client from opts.
+func New(opts Options) (*Client, error) {
+	base, err := baseTransport(opts)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := credentialStore(opts.RegistryConfig)
+	if err != nil {
+		return nil, err
+	}
+	retrying := retry.NewTransport(base)
+	client := &auth.Client{
+		Client:     &http.Client{Transport: rewindableBodies{next: retrying}},
+		Cache:      auth.NewCache(),
+		Credential: credentialFunc(creds),
+		Header:     http.Header{},
+	}
+	if opts.UserAgent != "" {
+		client.SetUserAgent(opts.UserAgent)
+	}
+	return &Client{opts: opts, creds: creds, http: client}, nil
+}
+
+func baseTransport(opts Options) (http.RoundTripper, error) {
+	if opts.Transport != nil {
+		return opts.Transport, nil
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	if !opts.Insecure && opts.CAFile == "" {
+		return t, nil
+	}
+	cfg := &tls.Config{InsecureSkipVerify: opts.Insecure} //nolint:gosec // the user asked for --insecure
+	if opts.CAFile != "" {
+		pem, err := os.ReadFile(opts.CAFile)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read --ca-file: %w", err))
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--ca-file %s holds no PEM certificate", opts.CAFile))
+		}
+		cfg.RootCAs = pool
+	}
+	t.TLSClientConfig = cfg
+	return t, nil
+}
+
+func credentialStore(path string) (credentials.Store, error) {
+	opts := credentials.StoreOptions{AllowPlaintextPut: true}
+	var (
+		store *credentials.DynamicStore
+		err   error
+	)
+	if path != "" {
+		store, err = credentials.NewStore(path, opts)
+	} else {
+		store, err = credentials.NewStoreFromDocker(opts)
+	}
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("load registry credentials: %w", err))
+	}
+	return store, nil
+}
+
+// credentialFunc looks credentials up under the name users log in with:
+// Docker Hub's API host answers for docker.io.
+func credentialFunc(store credentials.Store) auth.CredentialFunc {
+	lookup := credentials.Credential(store)
+	return func(ctx context.Context, hostport string) (auth.Credential, error) {
+		if hostport == DockerHubHost {
+			hostport = "docker.io"
+		}
+		return lookup(ctx, hostport)
+	}
+}
+
+// Repository opens the repository ref names.
+func (c *Client) Repository(ref reference.Reference) (*remote.Repository, error) {
+	if ref.IsLayout() {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is an OCI layout, not a registry reference", ref))
+	}
+	host := ref.Registry
+	if host == "docker.io" {
+		host = DockerHubHost
+	}
+	repo, err := remote.NewRepository(host + "/" + ref.Repository)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", ref, err))
+	}
+	repo.Client = c.http
+	repo.PlainHTTP = c.plainHTTP(host)
+	return repo, nil
+}
+
+// Registry opens the registry at host, for login.
+func (c *Client) Registry(host string) (*remote.Registry, error) {
+	if host == "docker.io" {
+		host = DockerHubHost
+	}
+	reg, err := remote.NewRegistry(host)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("registry %q: %w", host, err))
+	}
+	reg.Client = c.http
+	reg.PlainHTTP = c.plainHTTP(host)
+	return reg, nil
+}
+
+// plainHTTP: loopback registries are almost never served over TLS, so
+// they get HTTP without a flag, as with docker and oras.
+func (c *Client) plainHTTP(hostport string) bool {
+	return c.opts.PlainHTTP || IsLoopback(hostport)
+}
+
+// IsLoopback reports whether hostport names localhost, 127.0.0.0/8 or ::1.
+func IsLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,157 @@
+// Package target opens the places a package can be — the local store, an
+// OCI layout directory, a registry repository — behind one interface, so
+// that push, pull and copy are the same operation between two targets.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/errdef"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+// Kind says where a target is.
+type Kind string
+
+const (
+	KindLocal  Kind = "local"  // the local store
+	KindLayout Kind = "layout" // an OCI layout directory
+	KindRemote Kind = "remote" // a registry repository
+)
+
+// Target is an opened place holding packages.
+type Target struct {
+	oras.GraphTarget
+	Ref  reference.Reference
+	Kind Kind
+	// Host is the registry host of a remote target, for messages.
+	Host string
+	// dir is the directory of a local or layout target, for messages.
+	dir   string
+	close func() error
+}
+
+// Close releases what opening the target took (a store lock).
+func (t *Target) Close() error {
+	if t.close == nil {
+		return nil
+	}
+	return t.close()
+}
+
+// Name is how messages name the target.
+func (t *Target) Name() string { return t.Ref.Familiar() }
+
+// selector is what to resolve or tag: the digest, else the tag key.
+func (t *Target) selector() string {
+	if t.Ref.Digest != "" {
+		return t.Ref.Digest.String()
+	}
+	return t.tagKey()
+}
+
+func (t *Target) tagKey() string {
+	if t.Kind == KindLocal {
+		return store.Key(t.Ref)
+	}
+	return t.Ref.Tag
+}
+
+// Lookup resolves the target's own reference: its digest, else its tag.
+func (t *Target) Lookup(ctx context.Context) (ocispec.Descriptor, error) {
+	sel := t.selector()
+	if sel == "" {
+		return ocispec.Descriptor{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: name a tag or a digest", t.Name()))
+	}
+	desc, err := t.GraphTarget.Resolve(ctx, sel)
+	if err != nil {
+		return ocispec.Descriptor{}, t.Explain(err)
+	}
+	return desc, nil
+}
+
+// TagAs tags desc with the target's tag, if it has one. A reference that
+// pins a digest must name desc itself.
+func (t *Target) TagAs(ctx context.Context, desc ocispec.Descriptor) error {
+	if t.Ref.Digest != "" && t.Ref.Digest != desc.Digest {
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s pins %s, but the package is %s", t.Name(), t.Ref.Digest, desc.Digest))
+	}
+	key := t.tagKey()
+	if key == "" {
+		return nil
+	}
+	if err := t.GraphTarget.Tag(ctx, desc, key); err != nil {
+		return t.Explain(fmt.Errorf("tag %s: %w", t.Name(), err))
+	}
+	return nil
+}
+
+// Explain gives registry failures their message and exit code; local ones
+// are file-system errors, but for a name that is not there, which is the
+// user's to fix.
+func (t *Target) Explain(err error) error {
+	switch {
+	case t.Kind == KindRemote:
+		return registry.Explain(err, t.Host, t.Name())
+	case errors.Is(err, errdef.ErrNotFound) && t.Kind == KindLocal:
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is not in the local store %s: pack it with `stax pack -t %s`, or pull it", t.Name(), t.dir, t.Name()))
+	case errors.Is(err, errdef.ErrNotFound):
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s not found in the OCI layout: %w", t.Name(), err))
+	}
+	return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w", t.Name(), err))
+}
+
+// Opener opens targets for one command, sharing one registry client.
+type Opener struct {
+	// StoreDir is the local store directory.
+	StoreDir string
+	// Registry opens remote repositories.
+	Registry *registry.Client
+}
+
+// Open opens the target ref names: an oci: layout, or a registry
+// repository. Use OpenLocal for the local store.
+func (o *Opener) Open(ctx context.Context, ref reference.Reference) (*Target, error) {
+	if ref.IsLayout() {
+		s, err := store.OpenLayout(ctx, ref.Layout)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{GraphTarget: s.Store, Ref: ref, Kind: KindLayout, dir: s.Dir, close: s.Close}, nil
+	}
+	repo, err := o.Registry.Repository(ref)
+	if err != nil {
+		return nil, err
+	}
+	return &Target{GraphTarget: repo, Ref: ref, Kind: KindRemote, Host: ref.Registry}, nil
+}
+
+// OpenLocal opens ref in the local store.
+func (o *Opener) OpenLocal(ctx context.Context, ref reference.Reference, mode store.Mode) (*Target, error) {
+	s, err := store.OpenLocal(ctx, o.StoreDir, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &Target{GraphTarget: s.Store, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close}, nil
+}
+
+// WithCleanup returns t with cleanup run after t's own Close.
+func WithCleanup(t *Target, cleanup func() error) *Target {
+	inner := t.close
+	t.close = func() error {
+		var err error
+		if inner != nil {
+			err = inner()
+		}
+		return errors.Join(err, cleanup())
+	}
+	return t
+}

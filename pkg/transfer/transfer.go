@@ -1,0 +1,153 @@
+// Package transfer copies stax packages between targets — registry to
+// local store (pull), store to registry (push), any to any (copy) — after
+// checking, before any layer is fetched, that what it is about to copy is a
+// stax package of a sane size.
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/target"
+)
+
+// Progress follows the blobs of a copy.
+type Progress interface {
+	// Track wraps the reader of a blob being copied. The wrapper must keep
+	// io.Seeker when r has it, so that a failed upload can be resent.
+	Track(desc ocispec.Descriptor, r io.ReadCloser) io.ReadCloser
+	// Skipped reports a blob the destination already had.
+	Skipped(desc ocispec.Descriptor)
+}
+
+// Options control a copy.
+type Options struct {
+	// Concurrency is how many blobs move at once; 0 means oras-go's default.
+	Concurrency int
+	// Referrers copies what refers to the package (signatures) as well.
+	Referrers bool
+	// MaxSize bounds the sum of the package's blob sizes, checked before
+	// any is fetched; 0 means layers.DefaultMaxSize, negative no limit.
+	MaxSize int64
+	// Progress, when set, is told about every blob.
+	Progress Progress
+	// TagVersion tags the destination with the package's version, for a
+	// destination reference without a tag.
+	TagVersion bool
+}
+
+// Result is a copied package.
+type Result struct {
+	Descriptor ocispec.Descriptor
+	Package    *artifact.Package
+	// Skipped counts the blobs the destination already had.
+	Skipped int
+	// Copied counts the blobs that were transferred.
+	Copied int
+}
+
+// Copy copies the package src names to dst and tags it there.
+func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, error) {
+	desc, err := src.Lookup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := Check(ctx, src, desc, opts.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Descriptor: desc, Package: pkg}
+	if opts.TagVersion {
+		if dst.Ref, err = dst.Ref.WithTag(pkg.Config.Version); err != nil {
+			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: the package version cannot be a tag: %w", src.Name(), err))
+		}
+	}
+
+	graph := oras.CopyGraphOptions{
+		Concurrency: opts.Concurrency,
+		// The root's successors are the ones Check vetted: never a subject
+		// or anything else a hostile manifest might point at.
+		FindSuccessors: func(ctx context.Context, fetcher content.Fetcher, d ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+			if d.Digest == desc.Digest {
+				return append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...), nil
+			}
+			return content.Successors(ctx, fetcher, d)
+		},
+		PostCopy: func(context.Context, ocispec.Descriptor) error {
+			res.Copied++
+			return nil
+		},
+		OnCopySkipped: func(_ context.Context, d ocispec.Descriptor) error {
+			res.Skipped++
+			if opts.Progress != nil {
+				opts.Progress.Skipped(d)
+			}
+			return nil
+		},
+	}
+	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress}
+	if opts.Referrers {
+		err = oras.ExtendedCopyGraph(ctx, from, dst, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
+	} else {
+		err = oras.CopyGraph(ctx, from, dst, desc, graph)
+	}
+	if err != nil {
+		return nil, explainCopy(err, src, dst)
+	}
+	if err := dst.TagAs(ctx, desc); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Check reads and vets the manifest and config of the package at desc, and
+// refuses a package whose blobs add up to more than maxSize.
+func Check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, error) {
+	pkg, err := artifact.Fetch(ctx, src, desc)
+	if errors.Is(err, artifact.ErrInvalidPackage) {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", src.Name(), err))
+	}
+	if err != nil {
+		return nil, src.Explain(err)
+	}
+	if maxSize == 0 {
+		maxSize = layers.DefaultMaxSize
+	}
+	var total int64
+	for _, l := range pkg.Manifest.Layers {
+		if l.Size < 0 {
+			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: layer %s has a negative size", src.Name(), l.Digest))
+		}
+		total += l.Size
+	}
+	if maxSize > 0 && total > maxSize {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: its layers hold %d bytes, over the %d-byte limit; pass --max-size to allow more", src.Name(), total, maxSize))
+	}
+	return pkg, nil
+}
+
+// explainCopy attributes a copy failure to the side it happened on. Bytes
+// that do not match their digest are the sender's fault even when the
+// receiving store is the one that noticed.
+func explainCopy(err error, src, dst *target.Target) error {
+	var copyErr *oras.CopyError
+	if errors.Is(err, content.ErrMismatchedDigest) {
+		return src.Explain(err)
+	}
+	if errors.As(err, &copyErr) && copyErr.Origin == oras.CopyErrorOriginDestination {
+		return dst.Explain(copyErr.Err)
+	}
+	if errors.As(err, &copyErr) {
+		return src.Explain(copyErr.Err)
+	}
+	return src.Explain(err)
+}
