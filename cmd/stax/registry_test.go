@@ -366,3 +366,29 @@ func TestTokenAuth(t *testing.T) {
 	}
 	assertSameTree(t, filepath.Join(examples, "skills"), out)
 }
+
+// credHelpers in the Docker config name an executable that answers
+// `get` on stdin; stax must use it rather than saved credentials.
+func TestCredentialHelper(t *testing.T) {
+	const user, password = "helper-user", "helper-Pa55"
+	reg := registrytest.New(t, registrytest.WithBasicAuth(user, password))
+	useHome(t)
+	bin := t.TempDir()
+	helper := "#!/bin/sh\n[ \"$1\" = get ] || exit 1\nread host\n" +
+		"printf '{\"ServerURL\":\"%s\",\"Username\":\"" + user + "\",\"Secret\":\"" + password + "\"}' \"$host\"\n"
+	writeFile(t, filepath.Join(bin, "docker-credential-stax-test"), helper)
+	if err := os.Chmod(filepath.Join(bin, "docker-credential-stax-test"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	config := filepath.Join(t.TempDir(), "config.json")
+	writeFile(t, config, `{"credHelpers":{"`+reg.Host+`":"stax-test"}}`)
+
+	r := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
+	if r.Code != 0 {
+		t.Fatalf("push with a credential helper: %d %s", r.Code, r.Stderr)
+	}
+	if strings.Contains(r.Stdout+r.Stderr, password) {
+		t.Error("output shows the helper's secret")
+	}
+}
