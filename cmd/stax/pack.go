@@ -14,13 +14,16 @@ import (
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
 type packOptions struct {
-	IO          *IOStreams
-	Global      *globalOptions
+	IO     *IOStreams
+	Global *globalOptions
+	// Remote reaches the registries of the packages stax.yaml declares.
+	Remote      remoteOptions
 	Dir         string
 	Tag         string
 	Overrides   project.Definition
@@ -79,6 +82,7 @@ SOURCE_DATE_EPOCH, else the Unix epoch.`,
 	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer; 0 for no limit")
 	f.StringVar(&opts.Created, "created", "", "creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
@@ -109,11 +113,15 @@ func runPack(ctx context.Context, opts *packOptions) error {
 	}
 	defer dst.Close()
 
-	build.Project = p
-	res, err := pack.Build(ctx, dst, build)
+	opener, err := opts.Remote.opener(opts.Global)
 	if err != nil {
 		return err
 	}
+	res, graph, err := resolve.BuildProject(ctx, p, dst, resolve.Options{Opener: opener, MaxSize: build.MaxSize, Build: build})
+	if err != nil {
+		return err
+	}
+	defer graph.Close()
 	if dst.Ref, err = tagReference(tagRef, res.Definition); err != nil {
 		return err
 	}

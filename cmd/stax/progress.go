@@ -55,11 +55,7 @@ func (b *progressBars) Skipped(desc ocispec.Descriptor) {
 }
 
 // Wait finishes drawing.
-func (b *progressBars) Wait() {
-	if b != nil {
-		b.p.Wait()
-	}
-}
+func (b *progressBars) Wait() { b.p.Wait() }
 
 // trackedReader counts bytes into a bar. It keeps Seek so that the upload
 // it feeds can still be rewound and resent on a retry.

@@ -2,64 +2,83 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/store"
-	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/resolve"
 )
 
 type pullOptions struct {
 	IO      *IOStreams
 	Global  *globalOptions
 	Remote  remoteOptions
-	Ref     string
+	Refs    []string
 	Output  string
 	MaxSize string
+}
+
+type pullResult struct {
+	Packages  []resolvedPackage `json:"packages"`
+	Skills    []mergedSkill     `json:"skills"`
+	Overrides []string          `json:"overrides"`
+	Output    string            `json:"output,omitempty"`
+}
+
+// resolvedPackage is one package of a resolved graph, as commands print it.
+type resolvedPackage struct {
+	Reference string   `json:"reference"`
+	Digest    string   `json:"digest"`
+	Direct    bool     `json:"direct"`
+	Skills    int      `json:"skills"`
+	Notices   []string `json:"notices,omitempty"`
+}
+
+// mergedSkill is one skill of a merged set, with its provenance.
+type mergedSkill struct {
+	Name          string `json:"name"`
+	Path          string `json:"path"`
+	Version       string `json:"version,omitempty"`
+	Digest        string `json:"digest"`
+	Package       string `json:"package"`
+	PackageDigest string `json:"packageDigest"`
 }
 
 func newPullCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 	opts := &pullOptions{IO: streams, Global: global}
 	cmd := &cobra.Command{
-		Use:   "pull REF",
-		Short: "Fetch a package into the local store, and optionally extract its skills",
-		Long: `Fetch the package REF (a registry reference or oci:PATH[:TAG|@DIGEST]) into
-the local store, verifying every digest and size. The manifest and config
-are checked before any layer is fetched: REF must be a stax package (one
-labelled as an agent by another stax writer is read too, with a notice).
+		Use:   "pull REF...",
+		Short: "Fetch packages into the local store, and optionally merge their skills into a directory",
+		Long: `Fetch each package REF (a registry reference, oci:PATH[:TAG|@DIGEST], or a
+package directory) and the packages it depends on into the local store,
+verifying every digest and size. Manifests and configs are checked before any
+layer is fetched: each must be a stax package (one labelled as an agent by
+another stax writer is read too, with a notice).
 
-With -o DIR the skills are extracted into DIR through the safe layer reader:
-into a staging directory renamed into place only when the whole layer
-checked out. DIR must not exist or be empty; nothing is written on failure.`,
+With -o DIR the skills are merged and extracted into DIR. Packages are
+layered in the order given, later ones winning, with every package's
+dependencies below all the packages named; a winning skill replaces the
+whole directory of the skill it overrides, and each override is reported.
+Extraction goes through the safe layer reader into a staging directory that
+is renamed into place only when everything checked out: DIR must not exist
+or be empty, and nothing is written on failure.`,
 		Example: `  stax pull ghcr.io/acme/skills:1.0.0
   stax pull ghcr.io/acme/skills@sha256:… -o .claude/skills
-  stax pull localhost:5000/team/skills:2.0.0 -o /tmp/skills --output json`,
-		Args: cobra.ExactArgs(1),
+  stax pull ghcr.io/org/skills:2.0.0 ghcr.io/team/skills:1.4.0 -o ./skills`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ref = args[0]
+			opts.Refs = args
 			return runPull(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Output, "output-dir", "o", "", "extract the skills into this directory")
+	cmd.Flags().StringVarP(&opts.Output, "output-dir", "o", "", "merge the skills into this directory")
 	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "64MiB", "largest package to accept; 0 for no limit")
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runPull(ctx context.Context, opts *pullOptions) error {
-	ref, err := reference.Parse(opts.Ref)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
-	}
-	if ref.Tag == "" && ref.Digest == "" {
-		ref.Tag = "latest"
-	}
 	maxSize, err := parseMaxSize(opts.MaxSize)
 	if err != nil {
 		return err
@@ -68,58 +87,88 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := opener.Open(ctx, ref)
+	graph, err := resolve.Resolve(ctx, opts.Refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize})
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	dst, err := opener.OpenLocal(ctx, ref, store.ReadWrite)
-	if err != nil {
-		return err
-	}
-	defer dst.Close()
+	defer graph.Close()
 
-	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, transfer.Options{MaxSize: maxSize})
+	copyOpts, done := opts.Remote.transferOptions(opts.IO)
+	copyOpts.MaxSize = maxSize
+	_, err = graph.Store(ctx, opener, copyOpts)
+	done()
 	if err != nil {
 		return err
 	}
+	merged := merge.Merge(graph.Order)
 	if opts.Output != "" {
-		if err := extractSkills(ctx, dst, res, opts.Output, maxSize); err != nil {
+		if err := merged.Materialize(ctx, opts.Output, maxSize); err != nil {
 			return err
 		}
 	}
-	return printTransfer(opts.IO, opts.Global, "Pulled", ref, res, opts.Output)
-}
-
-// extractSkills writes the skills layer of a stored package into dir.
-func extractSkills(ctx context.Context, from *target.Target, res *transfer.Result, dir string, maxSize int64) error {
-	layer := res.Package.Skills
-	if layer == nil {
-		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s has no skills layer to extract", from.Name()))
+	out := pullResult{
+		Packages:  describeGraph(graph),
+		Skills:    describeMerge(merged),
+		Overrides: overrideLines(merged),
+		Output:    opts.Output,
 	}
-	rc, err := from.Fetch(ctx, *layer)
-	if err != nil {
-		return from.Explain(err)
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, out)
 	}
-	defer rc.Close()
-	if _, err := layers.Extract(rc, dir, layers.ReadOptions{MaxSize: maxSize, Digest: layer.Digest}); err != nil {
-		return extractError(dir, err)
+	printGraphNotes(opts.IO, out)
+	for _, p := range out.Packages {
+		if p.Direct {
+			fmt.Fprintf(opts.IO.Out, "%s@%s\n", p.Reference, p.Digest)
+		}
+	}
+	if opts.Output != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "Pulled %d packages; %d skills in %s\n", len(out.Packages), len(out.Skills), opts.Output)
 	}
 	return nil
 }
 
-// extractError gives a failed extraction its exit code: content that does
-// not match its digest fails verification; an archive stax refuses cannot
-// be materialized; anything else is the local file system.
-func extractError(dir string, err error) error {
-	var mismatch *layers.DigestMismatchError
-	var unsafe *layers.UnsafeEntryError
-	var size *layers.SizeError
-	switch {
-	case errors.As(err, &mismatch):
-		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("extract into %s: %w", dir, err))
-	case errors.As(err, &unsafe), errors.As(err, &size):
-		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("extract into %s: %w", dir, err))
+func describeGraph(g *resolve.Graph) []resolvedPackage {
+	direct := map[*resolve.Node]bool{}
+	for _, n := range g.Direct {
+		direct[n] = true
 	}
-	return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("extract into %s: %w", dir, err))
+	out := []resolvedPackage{}
+	for _, n := range g.Order {
+		out = append(out, resolvedPackage{
+			Reference: n.Ref, Digest: n.Digest.String(), Direct: direct[n],
+			Skills: len(n.Package.Config.Skills), Notices: n.Package.Notices,
+		})
+	}
+	return out
+}
+
+func describeMerge(m *merge.Result) []mergedSkill {
+	out := []mergedSkill{}
+	for _, s := range m.Skills {
+		out = append(out, mergedSkill{
+			Name: s.Name, Path: s.Path, Version: s.Version, Digest: s.Digest.String(),
+			Package: s.From.Ref, PackageDigest: s.From.Digest.String(),
+		})
+	}
+	return out
+}
+
+func overrideLines(m *merge.Result) []string {
+	out := []string{}
+	for _, o := range m.Overrides {
+		out = append(out, o.String())
+	}
+	return out
+}
+
+// printGraphNotes shows package notices and overrides on stderr.
+func printGraphNotes(streams *IOStreams, out pullResult) {
+	for _, p := range out.Packages {
+		for _, n := range p.Notices {
+			fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
+		}
+	}
+	for _, o := range out.Overrides {
+		fmt.Fprintf(streams.ErrOut, "warning: %s\n", o)
+	}
 }

@@ -129,16 +129,11 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 // copyPackage runs a transfer with progress bars when stderr is a
 // terminal. A destination without a tag or digest gets the package version.
 func copyPackage(ctx context.Context, streams *IOStreams, remote *remoteOptions, src, dst *target.Target, opts transfer.Options) (*transfer.Result, error) {
-	opts.Concurrency = remote.Concurrency
-	bars := remote.progress(streams)
-	if bars != nil {
-		opts.Progress = bars
-	}
-	if dst.Ref.Tag == "" && dst.Ref.Digest == "" {
-		opts.TagVersion = true
-	}
+	base, done := remote.transferOptions(streams)
+	opts.Concurrency, opts.Progress = base.Concurrency, base.Progress
+	opts.TagVersion = dst.Ref.Tag == "" && dst.Ref.Digest == ""
 	res, err := transfer.Copy(ctx, src, dst, opts)
-	bars.Wait()
+	done()
 	return res, err
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // remoteOptions are the flags of every command that talks to registries.
@@ -50,10 +51,14 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	return &target.Opener{StoreDir: dir, Registry: client}, nil
 }
 
-// progress returns bars on a terminal, nothing otherwise.
-func (r *remoteOptions) progress(streams *IOStreams) *progressBars {
+// transferOptions are the copy options the flags ask for, with progress
+// bars when stderr is a terminal; call done when the copies are over.
+func (r *remoteOptions) transferOptions(streams *IOStreams) (opts transfer.Options, done func()) {
+	opts.Concurrency = r.Concurrency
 	if r.NoProgress || !streams.ErrTTY {
-		return nil
+		return opts, func() {}
 	}
-	return newProgressBars(streams.ErrOut)
+	bars := newProgressBars(streams.ErrOut)
+	opts.Progress = bars
+	return opts, bars.Wait
 }

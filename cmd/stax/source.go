@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -106,12 +107,14 @@ func buildSource(ctx context.Context, opener *target.Opener, dir string, build p
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	build.Project = p
-	res, err := pack.Build(ctx, s, build)
+	res, graph, err := resolve.BuildProject(ctx, p, s, resolve.Options{Opener: opener, MaxSize: build.MaxSize, Build: build})
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	// The package is built and its dependencies recorded by digest; what
+	// resolution opened to learn them is no longer needed.
+	graph.Close()
 	t, err := opener.Open(ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
 	if err != nil {
 		os.RemoveAll(tmp)

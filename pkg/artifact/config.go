@@ -23,6 +23,22 @@ type Config struct {
 	// materializer crashes on a config without it.
 	Adapter map[string]any `json:"adapter"`
 	Skills  []SkillRecord  `json:"skills"`
+	// Packages are the resolved dependencies, in declaration order.
+	Packages []PackageRef `json:"packages,omitempty"`
+}
+
+// PackageRef is a dependency resolved to an exact digest.
+type PackageRef struct {
+	Digest digest.Digest `json:"digest"`
+	Kind   string        `json:"kind"`
+	// Ref is the reference as declared.
+	Ref string `json:"ref"`
+}
+
+// PackagesLayer is the content of the packages layer.
+type PackagesLayer struct {
+	Packages    []PackageRef `json:"packages"`
+	SpecVersion string       `json:"specVersion"`
 }
 
 // SkillRecord describes one skill of the skills layer.

@@ -29,6 +29,20 @@ func SkillsLayer(res layers.WriteResult, skillCount int) ocispec.Descriptor {
 	}
 }
 
+// PushPackagesLayer pushes the packages layer listing deps, in canonical
+// JSON, and returns its descriptor.
+func PushPackagesLayer(ctx context.Context, pusher content.Pusher, deps []PackageRef) (ocispec.Descriptor, error) {
+	data, err := Canonical(PackagesLayer{Packages: deps, SpecVersion: SpecVersion})
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	desc := content.NewDescriptorFromBytes(MediaTypePackages, data)
+	if err := pushBytes(ctx, pusher, desc, data); err != nil {
+		return ocispec.Descriptor{}, fmt.Errorf("push packages layer: %w", err)
+	}
+	return desc, nil
+}
+
 // PackManifest pushes cfg and the manifest of a package whose layers are
 // already in pusher, and returns the manifest descriptor. The same inputs
 // always give the same manifest digest.

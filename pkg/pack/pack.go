@@ -35,6 +35,10 @@ type Options struct {
 	// Created is the manifest's creation time; the zero value means the
 	// Unix epoch, so that builds are reproducible by default.
 	Created time.Time
+	// Dependencies are the package's declared packages, resolved to
+	// digests; Build refuses a definition that declares packages without
+	// them, since it cannot resolve references itself.
+	Dependencies []artifact.PackageRef
 }
 
 // Result is a built package.
@@ -92,6 +96,10 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 		License:     def.License,
 		Tags:        def.Tags,
 	}
+	if len(def.Packages) != len(opts.Dependencies) {
+		return res, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s declares %d packages but %d were resolved", opts.Project.Root, len(def.Packages), len(opts.Dependencies)))
+	}
+	cfg.Packages = opts.Dependencies
 	var layerDescs []ocispec.Descriptor
 	if report != nil && len(report.Skills) > 0 {
 		written, err := pushSkillsLayer(ctx, pusher, report.Tree, opts.MaxSize)
@@ -101,6 +109,13 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 		cfg.Skills = skillRecords(report, written)
 		desc := artifact.SkillsLayer(written, len(cfg.Skills))
 		res.Layer = &desc
+		layerDescs = append(layerDescs, desc)
+	}
+	if len(cfg.Packages) > 0 {
+		desc, err := artifact.PushPackagesLayer(ctx, pusher, cfg.Packages)
+		if err != nil {
+			return res, exitcode.Wrap(exitcode.FileSystem, err)
+		}
 		layerDescs = append(layerDescs, desc)
 	}
 	created := opts.Created

@@ -35,6 +35,23 @@ type Definition struct {
 	Tags        []string `yaml:"tags,omitempty" json:"tags,omitempty"`
 	// Skills is the skills directory, relative to the package root.
 	Skills string `yaml:"skills,omitempty" json:"skills,omitempty"`
+	// Packages are the packages this one builds on, lowest precedence
+	// first: registry references, digest references, oci: layouts, or
+	// paths relative to the package root.
+	Packages []string `yaml:"packages,omitempty" json:"packages,omitempty"`
+	// Install is what plain `stax install` sets up for this project.
+	Install *InstallSpec `yaml:"install,omitempty" json:"install,omitempty"`
+}
+
+// InstallSpec is the consumer section of stax.yaml.
+type InstallSpec struct {
+	// Sources are installed in order, later ones winning collisions; each
+	// is a reference, an oci: layout, or a path ("." is this package).
+	Sources []string `yaml:"sources" json:"sources"`
+	// Runtimes are the agent runtimes to install into.
+	Runtimes []string `yaml:"runtimes" json:"runtimes"`
+	// Scope is "project" (default) or "user".
+	Scope string `yaml:"scope,omitempty" json:"scope,omitempty"`
 }
 
 // Project is a package root on disk.
@@ -104,6 +121,9 @@ func (d *Definition) Check() error {
 	}
 	if d.Version != "" && !reference.ValidTag(d.Version) {
 		return fmt.Errorf("version %q: it becomes the default tag, so it must be a valid OCI tag (letters, digits, '.', '_', '-'; at most 128)", d.Version)
+	}
+	if d.Install != nil && d.Install.Scope != "" && d.Install.Scope != "project" && d.Install.Scope != "user" {
+		return fmt.Errorf("install.scope %q: use project or user", d.Install.Scope)
 	}
 	if s := d.Skills; s != "" {
 		clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(s)))

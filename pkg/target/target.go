@@ -155,3 +155,11 @@ func WithCleanup(t *Target, cleanup func() error) *Target {
 	}
 	return t
 }
+
+// WithRef is a view of t naming another reference in the same place. It
+// shares t's resources: closing t closes it; closing it does nothing.
+func (t *Target) WithRef(ref reference.Reference) *Target {
+	view := *t
+	view.Ref, view.close = ref, nil
+	return &view
+}

@@ -1,0 +1,163 @@
+// Package merge layers resolved packages into one set of skills. Skills
+// are keyed by their top-level directory; a higher-precedence package's
+// skill replaces the whole directory of a lower one, so no file of a losing
+// skill survives beside the winner.
+package merge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/resolve"
+)
+
+// Skill is a skill of the merged set and where it came from.
+type Skill struct {
+	artifact.SkillRecord
+	// From is the package that won the skill's directory.
+	From *resolve.Node
+}
+
+// Override records a skill directory a package took from a lower one.
+type Override struct {
+	Skill  string
+	Winner *resolve.Node
+	Loser  *resolve.Node
+}
+
+func (o Override) String() string {
+	return fmt.Sprintf("skill %s: %s overrides %s", o.Skill, o.Winner.Ref, o.Loser.Ref)
+}
+
+// Result is a merged set of skills.
+type Result struct {
+	// Skills are sorted by directory.
+	Skills []Skill
+	// Overrides are in the order they happened.
+	Overrides []Override
+}
+
+// Merge layers the packages of order, lowest precedence first.
+func Merge(order []*resolve.Node) *Result {
+	winners := map[string]Skill{}
+	res := &Result{}
+	for _, n := range order {
+		for _, rec := range n.Package.Config.Skills {
+			if prev, ok := winners[rec.Path]; ok {
+				res.Overrides = append(res.Overrides, Override{Skill: rec.Path, Winner: n, Loser: prev.From})
+			}
+			winners[rec.Path] = Skill{SkillRecord: rec, From: n}
+		}
+	}
+	for _, s := range winners {
+		res.Skills = append(res.Skills, s)
+	}
+	slices.SortFunc(res.Skills, func(a, b Skill) int { return strings.Compare(a.Path, b.Path) })
+	return res
+}
+
+// Materialize writes the merged skills into dest, which must not exist or
+// be empty. Each contributing package's layer is extracted once, every
+// winning skill is checked against the digest its package's config records,
+// and dest appears only when all of it is in place.
+func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) error {
+	parent := filepath.Dir(dest)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	staging, err := os.MkdirTemp(parent, layers.StagingPrefix+"merge-")
+	if err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage %s: %w", dest, err))
+	}
+	defer os.RemoveAll(staging)
+
+	out := filepath.Join(staging, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	extracted := map[*resolve.Node]string{}
+	digests := map[*resolve.Node]map[string]digest.Digest{}
+	for _, s := range r.Skills {
+		dir, ok := extracted[s.From]
+		if !ok {
+			dir = filepath.Join(staging, fmt.Sprintf("pkg%d", len(extracted)))
+			files, err := extractLayer(ctx, s.From, dir, maxSize)
+			if err != nil {
+				return err
+			}
+			extracted[s.From], digests[s.From] = dir, layers.SkillDigests(files)
+		}
+		if got := digests[s.From][s.Path]; got != s.Digest {
+			return exitcode.Wrap(exitcode.Verification, fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", s.Path, s.From.Ref, got, s.Digest))
+		}
+		if err := os.Rename(filepath.Join(dir, s.Path), filepath.Join(out, s.Path)); err != nil {
+			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage skill %s: %w", s.Path, err))
+		}
+	}
+	if err := removeEmptyDir(dest); err != nil {
+		return err
+	}
+	if err := os.Rename(out, dest); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("move the skills into %s: %w", dest, err))
+	}
+	return nil
+}
+
+func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int64) ([]layers.FileDigest, error) {
+	layer := n.Package.Skills
+	if layer == nil {
+		return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
+	}
+	rc, err := n.Target.Fetch(ctx, *layer)
+	if err != nil {
+		return nil, n.Target.Explain(err)
+	}
+	defer rc.Close()
+	files, err := layers.Extract(rc, dir, layers.ReadOptions{MaxSize: maxSize, Digest: layer.Digest})
+	if err != nil {
+		return nil, ExtractError(n.Ref, err)
+	}
+	return files, nil
+}
+
+// ExtractError gives a failed extraction its exit code: content that does
+// not match its digest fails verification; an archive stax refuses cannot
+// be materialized; anything else is the local file system.
+func ExtractError(what string, err error) error {
+	var mismatch *layers.DigestMismatchError
+	var unsafe *layers.UnsafeEntryError
+	var size *layers.SizeError
+	switch {
+	case errors.As(err, &mismatch):
+		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("extract %s: %w", what, err))
+	case errors.As(err, &unsafe), errors.As(err, &size):
+		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("extract %s: %w", what, err))
+	}
+	return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("extract %s: %w", what, err))
+}
+
+// removeEmptyDir makes way for dest: nothing there, or an empty directory.
+// Anything else belongs to someone and stays.
+func removeEmptyDir(dest string) error {
+	info, err := os.Lstat(dest)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if !info.IsDir() || os.Remove(dest) != nil {
+		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s exists and is not an empty directory: stax writes only into a new or empty one", dest))
+	}
+	return nil
+}

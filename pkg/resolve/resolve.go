@@ -1,0 +1,413 @@
+// Package resolve turns declared package references into a graph of exact
+// digests, following the stax rules: depth first in declaration order, each
+// (reference, digest) visited once, cycles and depth past 32 refused, and a
+// reference that resolves to two digests reported with both paths.
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// MaxDepth is how deep dependencies may nest.
+const MaxDepth = 32
+
+// Options control resolution.
+type Options struct {
+	Opener *target.Opener
+	// MaxSize bounds each package; see transfer.Options.
+	MaxSize int64
+	// Build is the template for building package directories.
+	Build pack.Options
+	// Pins fix references to digests (a lockfile's): a tag reference found
+	// here resolves to the pinned digest instead of the registry's.
+	Pins map[string]digest.Digest
+}
+
+// Node is one resolved package.
+type Node struct {
+	// Ref is the reference as declared; for a directory, its path.
+	Ref string
+	// Key identifies the reference: its familiar form without digest, or
+	// the absolute directory.
+	Key    string
+	Digest digest.Digest
+	// Package is the package's manifest and config.
+	Package *artifact.Package
+	// Target holds the package's blobs.
+	Target *target.Target
+	// Dir is set for a package built from a directory.
+	Dir      string
+	Children []*Node
+	// Path is the chain of references from the root to this node.
+	Path []string
+}
+
+// Name is how messages name the node.
+func (n *Node) Name() string { return n.Ref }
+
+// PackageRef is the node as a dependency record.
+func (n *Node) PackageRef() artifact.PackageRef {
+	return artifact.PackageRef{Digest: n.Digest, Kind: artifact.KindPackage, Ref: n.Ref}
+}
+
+// Graph is a resolved set of packages.
+type Graph struct {
+	// Direct are the root's packages, in declaration order.
+	Direct []*Node
+	// Order is every package, lowest precedence first: transitive
+	// dependencies (dependencies before their dependents), then the direct
+	// ones in declaration order.
+	Order   []*Node
+	targets []*target.Target
+}
+
+// Close releases every target the graph opened.
+func (g *Graph) Close() error {
+	var errs []error
+	for _, t := range g.targets {
+		errs = append(errs, t.Close())
+	}
+	return errors.Join(errs...)
+}
+
+type resolver struct {
+	ctx   context.Context
+	opts  Options
+	graph *Graph
+	// byKey holds the first node seen for each reference.
+	byKey map[string]*Node
+	// visited holds nodes by (key, digest), so each is resolved once.
+	visited map[string]*Node
+	// stack holds the keys being resolved, for cycle detection.
+	stack []string
+	post  []*Node
+}
+
+// Resolve resolves decls, declared by the package at base (relative paths
+// are relative to it). The graph must be closed.
+func Resolve(ctx context.Context, decls []string, base string, opts Options) (*Graph, error) {
+	r := newResolver(ctx, opts)
+	for _, decl := range decls {
+		n, err := r.resolve(decl, base, nil)
+		if err != nil {
+			r.graph.Close()
+			return nil, err
+		}
+		r.graph.Direct = append(r.graph.Direct, n)
+	}
+	r.order()
+	return r.graph, nil
+}
+
+func newResolver(ctx context.Context, opts Options) *resolver {
+	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}}
+}
+
+// order lays the graph out by precedence, lowest first.
+func (r *resolver) order() {
+	direct := map[*Node]bool{}
+	for _, n := range r.graph.Direct {
+		direct[n] = true
+	}
+	for _, n := range r.post {
+		if !direct[n] {
+			r.graph.Order = append(r.graph.Order, n)
+		}
+	}
+	seen := map[*Node]bool{}
+	for _, n := range r.graph.Direct {
+		if !seen[n] {
+			seen[n] = true
+			r.graph.Order = append(r.graph.Order, n)
+		}
+	}
+}
+
+func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
+	path := append(append([]string{}, parent...), decl)
+	if len(path) > MaxDepth {
+		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, strings.Join(path, " → ")))
+	}
+	key, identity, dir, err := r.identify(decl, base)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
+	}
+	for i, onStack := range r.stack {
+		if onStack == identity {
+			cycle := append(append([]string{}, path[i:len(path)-1]...), decl)
+			return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("dependency cycle: %s", strings.Join(cycle, " → ")))
+		}
+	}
+	r.stack = append(r.stack, identity)
+	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
+
+	var n *Node
+	if dir != "" {
+		n, err = r.build(decl, key, dir, path)
+	} else {
+		n, err = r.fetch(decl, key, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// identify gives a declaration its key (for conflicts), its identity (for
+// cycles: the repository or directory, whatever the version) and, for a
+// directory, its absolute path.
+func (r *resolver) identify(decl, base string) (key, identity, dir string, err error) {
+	if isPath(decl) {
+		dir = decl
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, dir)
+		}
+		if dir, err = filepath.Abs(dir); err != nil {
+			return "", "", "", err
+		}
+		return dir, dir, dir, nil
+	}
+	ref, err := reference.Parse(decl)
+	if err != nil {
+		return "", "", "", err
+	}
+	if ref.IsLayout() && !filepath.IsAbs(ref.Layout) {
+		ref.Layout = filepath.Join(base, ref.Layout)
+	}
+	keyRef := ref
+	if keyRef.Tag != "" {
+		keyRef.Digest = ""
+	}
+	return keyRef.Familiar(), ref.Name(), "", nil
+}
+
+// isPath reports whether decl is a directory rather than a reference:
+// "." or anything starting with ./, ../ or /.
+func isPath(decl string) bool {
+	return decl == "." || decl == ".." || strings.HasPrefix(decl, "./") || strings.HasPrefix(decl, "../") || filepath.IsAbs(decl)
+}
+
+// fetch opens a reference, resolves it to a digest, and resolves the
+// dependencies its config recorded.
+func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
+	ref, err := reference.Parse(decl)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Validation, err)
+	}
+	if ref.Digest == "" {
+		if pinned, ok := r.opts.Pins[key]; ok {
+			ref.Digest = pinned
+		} else if ref.Tag == "" {
+			ref.Tag = "latest"
+		}
+	}
+	t, err := r.opts.Opener.Open(r.ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	r.graph.targets = append(r.graph.targets, t)
+	desc, err := t.Lookup(r.ctx)
+	if err != nil {
+		return nil, resolutionError(path, err)
+	}
+	if n, done, err := r.seen(key, desc.Digest, path); done || err != nil {
+		return n, err
+	}
+	pkg, err := transfer.Check(r.ctx, t, desc, r.opts.MaxSize)
+	if err != nil {
+		return nil, resolutionError(path, err)
+	}
+	if err := recordLayerSkills(r.ctx, t, pkg, r.opts.MaxSize); err != nil {
+		return nil, resolutionError(path, err)
+	}
+	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path}
+	r.remember(n)
+	for _, dep := range pkg.Config.Packages {
+		if isPath(dep.Ref) {
+			return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
+				strings.Join(path, " → "), dep.Ref))
+		}
+		pinned := dep.Ref
+		if !strings.Contains(pinned, "@") {
+			pinned += "@" + dep.Digest.String()
+		}
+		child, err := r.resolve(pinned, "", path)
+		if err != nil {
+			return nil, err
+		}
+		child.Ref = dep.Ref
+		n.Children = append(n.Children, child)
+	}
+	r.post = append(r.post, n)
+	return n, nil
+}
+
+// BuildProject resolves the packages p declares and builds p into pusher
+// with them recorded. The graph holds what resolution opened; close it.
+func BuildProject(ctx context.Context, p *project.Project, pusher content.Pusher, opts Options) (*pack.Result, *Graph, error) {
+	r := newResolver(ctx, opts)
+	root, err := filepath.Abs(p.Root)
+	if err != nil {
+		return nil, nil, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	r.stack = append(r.stack, root)
+	res, children, err := r.buildInto(p, pusher, []string{p.Root})
+	if err != nil {
+		r.graph.Close()
+		return nil, nil, err
+	}
+	r.graph.Direct = children
+	r.order()
+	return res, r.graph, nil
+}
+
+// build resolves a package directory's own dependencies, then builds it
+// into a temporary layout recording them.
+func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("no package directory at %s", dir)
+		}
+		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
+	}
+	p, err := project.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "stax-resolve-*")
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	s, err := store.OpenLayout(r.ctx, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	res, children, err := r.buildInto(p, s, path)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	t, err := r.opts.Opener.Open(r.ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	t = target.WithCleanup(t, func() error { return os.RemoveAll(tmp) })
+	r.graph.targets = append(r.graph.targets, t)
+	if n, done, err := r.seen(key, res.Descriptor.Digest, path); done || err != nil {
+		return n, err
+	}
+	pkg, err := transfer.Check(r.ctx, t, res.Descriptor, r.opts.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{Ref: decl, Key: key, Digest: res.Descriptor.Digest, Package: pkg, Target: t, Dir: dir, Children: children, Path: path}
+	r.remember(n)
+	r.post = append(r.post, n)
+	return n, nil
+}
+
+// buildInto resolves p's declared packages and builds p into pusher.
+func (r *resolver) buildInto(p *project.Project, pusher content.Pusher, path []string) (*pack.Result, []*Node, error) {
+	var children []*Node
+	var deps []artifact.PackageRef
+	if p.Definition != nil {
+		for _, decl := range p.Definition.Packages {
+			child, err := r.resolve(decl, p.Root, path)
+			if err != nil {
+				return nil, nil, err
+			}
+			children = append(children, child)
+			deps = append(deps, child.PackageRef())
+		}
+	}
+	build := r.opts.Build
+	build.Project, build.Dependencies = p, deps
+	res, err := pack.Build(r.ctx, pusher, build)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, children, nil
+}
+
+// seen returns the node already resolved for (key, dgst), or a conflict
+// error when key resolved to another digest before.
+func (r *resolver) seen(key string, dgst digest.Digest, path []string) (*Node, bool, error) {
+	if n, ok := r.visited[key+"@"+dgst.String()]; ok {
+		return n, true, nil
+	}
+	if first, ok := r.byKey[key]; ok && first.Digest != dgst {
+		name, _, _ := strings.Cut(key, "@")
+		return nil, false, exitcode.Wrap(exitcode.Resolution, fmt.Errorf(
+			"%s resolves to two digests:\n  %s via %s\n  %s via %s\npin one of them in stax.yaml, e.g. %s@%s",
+			key, first.Digest, strings.Join(first.Path, " → "), dgst, strings.Join(path, " → "), name, first.Digest))
+	}
+	return nil, false, nil
+}
+
+func (r *resolver) remember(n *Node) {
+	r.visited[n.Key+"@"+n.Digest.String()] = n
+	if _, ok := r.byKey[n.Key]; !ok {
+		r.byKey[n.Key] = n
+	}
+}
+
+// resolutionError keeps registry and validation codes, and names the path.
+func resolutionError(path []string, err error) error {
+	return fmt.Errorf("resolve %s: %w", strings.Join(path, " → "), err)
+}
+
+// Store copies every registry package of the graph into the local store,
+// tagged under its reference, and reads it from there from then on: what
+// was resolved is kept, and a registry that goes away after this point
+// cannot leave a materialization half done. The store stays locked until
+// the graph is closed.
+func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.Options) ([]*transfer.Result, error) {
+	var local *target.Target
+	var results []*transfer.Result
+	for _, n := range g.Order {
+		if n.Target.Kind != target.KindRemote {
+			continue
+		}
+		if local == nil {
+			var err error
+			if local, err = opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite); err != nil {
+				return nil, err
+			}
+			g.targets = append(g.targets, local)
+		}
+		ref, err := reference.Parse(n.Key)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Validation, err)
+		}
+		ref.Digest = n.Digest
+		dst := local.WithRef(ref)
+		src := n.Target.WithRef(ref)
+		res, err := transfer.Copy(ctx, src, dst, opts)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+		n.Target = dst
+	}
+	return results, nil
+}
