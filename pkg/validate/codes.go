@@ -42,6 +42,33 @@ const (
 	// CodeCompatibilityTooLong: compatibility is over 500 characters.
 	CodeCompatibilityTooLong = "compatibility-too-long"
 
+	// Errors of the stateful siblings (seed 000).
+
+	// CodeMemoryFrontmatterMissing: MEMORY.md does not start with a
+	// frontmatter block.
+	CodeMemoryFrontmatterMissing = "memory-frontmatter-missing"
+	// CodeMemoryFrontmatterInvalid: the MEMORY.md frontmatter is
+	// unterminated, not YAML, not a mapping, repeats a key, or holds a
+	// version that is not a single value.
+	CodeMemoryFrontmatterInvalid = "memory-frontmatter-invalid"
+	// CodeMemoryFieldMissing: version, contributors or lastUpdated is
+	// missing from the MEMORY.md frontmatter, or empty.
+	CodeMemoryFieldMissing = "memory-field-missing"
+	// CodeMemoryLastUpdated: lastUpdated is not an ISO-8601 date.
+	CodeMemoryLastUpdated = "memory-last-updated"
+	// CodeMemoryContributors: contributors is not a non-negative integer.
+	CodeMemoryContributors = "memory-contributors"
+	// CodeMemoryVersionMismatch: the MEMORY.md version differs from the
+	// SKILL.md version.
+	CodeMemoryVersionMismatch = "memory-version-mismatch"
+	// CodeExampleIncomplete: an EXAMPLES.md block lacks ### Input or
+	// ### Output.
+	CodeExampleIncomplete = "example-incomplete"
+	// CodeVersionNotBumped: compared with a published package (validate
+	// --against, push), a skill's MEMORY.md, EXAMPLES.md or CALIBRATION.md
+	// changed but its version is not greater.
+	CodeVersionNotBumped = "version-not-bumped"
+
 	// Errors for paths the scan cannot package use the layers.ProblemKind
 	// as their code: symlink, hardlink, device, fifo, socket, irregular,
 	// symlink-dangling, symlink-escape, symlink-cycle.
@@ -65,9 +92,32 @@ const (
 	CodeLargeFile = "large-file"
 	// CodeNonUTF8: a Markdown or YAML file that is not valid UTF-8.
 	CodeNonUTF8 = "non-utf8"
+	// CodeSiblingCase: a file named like a stateful sibling in another
+	// letter case (memory.md), which runtimes ignore.
+	CodeSiblingCase = "sibling-case"
+
+	// Skill-writing lints (seed 003 progressive disclosure), warnings too.
+
+	// CodeFileNotCited: a file under scripts/, references/ or assets/ that
+	// SKILL.md never cites by its relative path.
+	CodeFileNotCited = "file-not-cited"
+	// CodeDescriptionNoTrigger: the description does not say when to use
+	// the skill.
+	CodeDescriptionNoTrigger = "description-no-trigger"
+	// CodeBodyTooManyTokens: the SKILL.md body is estimated over
+	// MaxBodyTokens.
+	CodeBodyTooManyTokens = "body-too-many-tokens"
+	// CodeReferenceChain: a file SKILL.md cites cites another file of the
+	// skill that SKILL.md does not: a chain deeper than one level.
+	CodeReferenceChain = "reference-chain"
 )
 
 // MaxBodyLines is the length past which a SKILL.md body draws a warning:
 // the body is loaded whole when the skill activates, and the Agent Skills
 // guidance is to keep it under 500 lines and move details to references.
 const MaxBodyLines = 500
+
+// MaxBodyTokens is the estimated size (tokens.Estimate: bytes/4, rounded
+// up) past which a SKILL.md body draws a warning: the Agent Skills
+// progressive-disclosure budget for a body is under 5,000 tokens.
+const MaxBodyTokens = 5000

@@ -75,7 +75,7 @@ func TestReportJSON(t *testing.T) {
 	}
 	pattern := `add \"/README.md\" to ` + jsonString(filepath.Join(root, layers.IgnoreFile))
 	want := `{"valid":false,` +
-		`"skills":[{"name":"good","dir":"good","description":"A skill that works."}],` +
+		`"skills":[{"name":"good","dir":"good","description":"A skill that works. Use when testing stax."}],` +
 		`"errors":[{"file":"` + jsonString(filepath.Join(root, "README.md")) + `","code":"stray-file",` +
 		`"message":"file at the top level of the skills directory, where only skill directories belong; ` +
 		`move it into a skill directory, or ` + pattern + ` to leave it out"}],` +

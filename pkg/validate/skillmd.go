@@ -40,7 +40,9 @@ func (v *validator) skillDir(d *skillDir) {
 		// that is YAML syntax, not text.
 		s.Name, s.Description, s.Version = f.Name, strings.TrimSpace(f.Description), f.Version
 		v.frontmatter(d, doc)
+		v.lints(d, doc)
 	}
+	v.stateful(d, doc)
 	v.report.Skills = append(v.report.Skills, s)
 	v.report.Parsed = append(v.report.Parsed, doc)
 }

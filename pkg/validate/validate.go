@@ -67,6 +67,10 @@ type Report struct {
 	// Parsed[i] is the parsed SKILL.md of Skills[i], or nil when it could
 	// not be parsed.
 	Parsed []*skill.Document `json:"-"`
+
+	// opts are the options the report was made with, for checks added to
+	// it later (CheckAgainst).
+	opts Options
 }
 
 // Options selects the directory to validate and how.
@@ -107,6 +111,7 @@ func check(opts Options, tree *layers.Tree) *Report {
 			Warnings: []Diagnostic{},
 			Tree:     tree,
 			Parsed:   []*skill.Document{},
+			opts:     opts,
 		},
 	}
 	v.problems(tree.Problems)

@@ -56,6 +56,10 @@ func validateCases() []validateCase {
 			w(CodeAllowedToolsString, "explain-code/SKILL.md", 5),
 			w(CodeAllowedToolsString, "fix-bug/SKILL.md", 5),
 			w(CodeArgumentHintList, "fix-bug/SKILL.md", 4),
+			// Real Claude Code descriptions often leave out when to use
+			// them; explain-code says it in when_to_use.
+			w(CodeDescriptionNoTrigger, "commit/SKILL.md", 3),
+			w(CodeDescriptionNoTrigger, "fix-bug/SKILL.md", 3),
 		}, messages: map[string]string{
 			// Comma-separated Claude Code tools are split outside parentheses.
 			CodeAllowedToolsString: "allowed-tools: [",
@@ -170,6 +174,8 @@ func validateCases() []validateCase {
 			e(CodeAllowedToolsString, "explain-code/SKILL.md", 5),
 			e(CodeAllowedToolsString, "fix-bug/SKILL.md", 5),
 			e(CodeArgumentHintList, "fix-bug/SKILL.md", 4),
+			e(CodeDescriptionNoTrigger, "commit/SKILL.md", 3),
+			e(CodeDescriptionNoTrigger, "fix-bug/SKILL.md", 3),
 		}},
 
 		// Paths the scan cannot package.
@@ -344,7 +350,7 @@ func writeFile(t *testing.T, name, content string) {
 func goodSkill(t *testing.T, root, name string) {
 	t.Helper()
 	writeFile(t, filepath.Join(root, name, skill.FileName),
-		"---\nname: "+name+"\ndescription: A skill that works.\n---\nBody\n")
+		"---\nname: "+name+"\ndescription: A skill that works. Use when testing stax.\n---\nBody\n")
 }
 
 func symlink(t *testing.T, target, name string) {
@@ -364,10 +370,10 @@ func buildEmptyDir(t *testing.T) (string, string) {
 }
 
 func buildRuneDescription(t *testing.T) (string, string) {
-	// 1024 characters but 2048 bytes: within the limit.
+	// 1024 characters but 2039 bytes: within the limit.
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "tool", skill.FileName),
-		"---\nname: tool\ndescription: "+strings.Repeat("é", 1024)+"\n---\nBody\n")
+		"---\nname: tool\ndescription: Use when "+strings.Repeat("é", 1024-len("Use when "))+"\n---\nBody\n")
 	return root, ""
 }
 
@@ -399,7 +405,7 @@ func buildSymlinkedSkillMD(t *testing.T) (string, string) {
 	pkg := t.TempDir()
 	root := filepath.Join(pkg, "skills")
 	writeFile(t, filepath.Join(pkg, "shared", "tool.md"),
-		"---\nname: tool\ndescription: Shared between packages.\n---\nBody\n")
+		"---\nname: tool\ndescription: Shared between packages. Use when testing stax.\n---\nBody\n")
 	if err := os.MkdirAll(filepath.Join(root, "tool"), 0o755); err != nil {
 		t.Fatal(err)
 	}

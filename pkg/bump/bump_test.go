@@ -1,0 +1,278 @@
+package bump
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+)
+
+func TestParseVersion(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Version
+		err  string
+	}{
+		{in: "1.2.3", want: Version{Major: 1, Minor: 2, Patch: 3}},
+		{in: "0.0.0", want: Version{}},
+		{in: "10.20.30-rc.1+build.5", want: Version{Major: 10, Minor: 20, Patch: 30, Pre: "rc.1", Build: "build.5"}},
+		{in: "1.0.0-alpha-beta", want: Version{Major: 1, Pre: "alpha-beta"}},
+		{in: "1.0", err: "not MAJOR.MINOR.PATCH"},
+		{in: "1.0.0.0", err: "not MAJOR.MINOR.PATCH"},
+		{in: "v1.0.0", err: "not a number"},
+		{in: "01.0.0", err: "leading zeros"},
+		{in: "1.x.0", err: "not a number"},
+		{in: "", err: "not MAJOR.MINOR.PATCH"},
+		{in: "1.0.0-", err: "pre-release"},
+		{in: "1.0.0-01", err: "pre-release"},
+		{in: "1.0.0+", err: "build"},
+		{in: "1.0.0-a..b", err: "pre-release"},
+		{in: "99999999999999999999.0.0", err: "too large"},
+	}
+	for _, tt := range tests {
+		got, err := ParseVersion(tt.in)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("ParseVersion(%q) error = %v, want %q", tt.in, err, tt.err)
+		case tt.err == "" && err != nil:
+			t.Errorf("ParseVersion(%q): %v", tt.in, err)
+		case tt.err == "" && got != tt.want:
+			t.Errorf("ParseVersion(%q) = %+v, want %+v", tt.in, got, tt.want)
+		case tt.err == "" && got.String() != tt.in:
+			t.Errorf("String() = %q, want %q", got.String(), tt.in)
+		}
+	}
+}
+
+func TestNext(t *testing.T) {
+	tests := []struct {
+		from string
+		part Part
+		want string
+	}{
+		{"1.2.3", Patch, "1.2.4"},
+		{"1.2.3", Minor, "1.3.0"},
+		{"1.2.3", Major, "2.0.0"},
+		{"0.9.9", Patch, "0.9.10"},
+		{"1.2.3-rc.1+b", Patch, "1.2.4"},
+		{"1.2.3-rc.1", Major, "2.0.0"},
+	}
+	for _, tt := range tests {
+		v, _ := ParseVersion(tt.from)
+		got, err := v.Next(tt.part)
+		if err != nil || got.String() != tt.want {
+			t.Errorf("%s %s = %s, %v; want %s", tt.from, tt.part, got, err, tt.want)
+		}
+		if Compare(got, v) <= 0 {
+			t.Errorf("%s %s = %s is not greater", tt.from, tt.part, got)
+		}
+	}
+	if _, err := (Version{}).Next("huge"); err == nil {
+		t.Error("unknown part accepted")
+	}
+}
+
+func TestCompare(t *testing.T) {
+	// Each version is lower than the next (semver.org §11 and more).
+	order := []string{
+		"0.9.9", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2",
+		"1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "1.0.1", "1.1.0", "1.10.0", "2.0.0",
+	}
+	for i := range order {
+		for j := range order {
+			a, _ := ParseVersion(order[i])
+			b, _ := ParseVersion(order[j])
+			want := 0
+			if i < j {
+				want = -1
+			} else if i > j {
+				want = 1
+			}
+			if got := Compare(a, b); got != want {
+				t.Errorf("Compare(%s, %s) = %d, want %d", order[i], order[j], got, want)
+			}
+		}
+	}
+	a, _ := ParseVersion("1.0.0+a")
+	b, _ := ParseVersion("1.0.0+b")
+	if Compare(a, b) != 0 {
+		t.Error("build metadata counts in precedence")
+	}
+}
+
+// TestSkillEditsOnlyTheVersion checks byte for byte that a bump changes
+// the version values and nothing else, whatever style they are written in.
+func TestSkillEditsOnlyTheVersion(t *testing.T) {
+	const memBody = "\n## What worked\n\n- Keep it. — @ann, 2026-05-01\n"
+	tests := []struct {
+		name      string
+		skill     string
+		memory    string // "" for none
+		part      Part
+		wantSkill string
+		wantMem   string
+		field     string
+	}{
+		{
+			name:      "plain",
+			skill:     "---\nname: x\ndescription: d\nversion: 1.3.2\n---\nBody $ARGUMENTS\n",
+			memory:    "---\nversion: 1.3.2\ncontributors: 4\nlastUpdated: 2026-10-28\n---\n" + memBody,
+			part:      Patch,
+			wantSkill: "---\nname: x\ndescription: d\nversion: 1.3.3\n---\nBody $ARGUMENTS\n",
+			wantMem:   "---\nversion: 1.3.3\ncontributors: 4\nlastUpdated: 2026-10-28\n---\n" + memBody,
+			field:     "version",
+		},
+		{
+			name:      "quoted, commented, CRLF",
+			skill:     "---\r\nname: x   # the name\r\nversion:   \"1.3.2\"   # keep quoted\r\ndescription: d\r\n---\r\nBody\r\n",
+			memory:    "---\r\n# provenance\r\nversion: '1.3.2'\r\ncontributors: 4\r\nlastUpdated: 2026-10-28\r\n---\r\n",
+			part:      Minor,
+			wantSkill: "---\r\nname: x   # the name\r\nversion:   \"1.4.0\"   # keep quoted\r\ndescription: d\r\n---\r\nBody\r\n",
+			wantMem:   "---\r\n# provenance\r\nversion: '1.4.0'\r\ncontributors: 4\r\nlastUpdated: 2026-10-28\r\n---\r\n",
+			field:     "version",
+		},
+		{
+			name:      "metadata.version",
+			skill:     "---\nname: x\ndescription: d\nmetadata:\n  author: me\n  version: \"0.3.0\"\n---\nBody\n",
+			part:      Major,
+			wantSkill: "---\nname: x\ndescription: d\nmetadata:\n  author: me\n  version: \"1.0.0\"\n---\nBody\n",
+			field:     "metadata.version",
+		},
+		{
+			name:      "flow mapping after multibyte text",
+			skill:     "---\nname: x\ndescription: \"café 日本\"\nmetadata: {owner: \"é\", version: 2.0.9}\n---\n",
+			part:      Patch,
+			wantSkill: "---\nname: x\ndescription: \"café 日本\"\nmetadata: {owner: \"é\", version: 2.0.10}\n---\n",
+			field:     "metadata.version",
+		},
+		{
+			name:      "out-of-sync memory is brought in line",
+			skill:     "---\nname: x\ndescription: d\nversion: 2.0.0\n---\n",
+			memory:    "---\nversion: 1.9.0\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n",
+			part:      Patch,
+			wantSkill: "---\nname: x\ndescription: d\nversion: 2.0.1\n---\n",
+			wantMem:   "---\nversion: 2.0.1\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n",
+			field:     "version",
+		},
+		{
+			name:      "no trailing newline",
+			skill:     "---\nname: x\ndescription: d\nversion: 1.0.0\n---",
+			part:      Patch,
+			wantSkill: "---\nname: x\ndescription: d\nversion: 1.0.1\n---",
+			field:     "version",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, "SKILL.md"), tt.skill, 0o644)
+			if tt.memory != "" {
+				write(t, filepath.Join(dir, "MEMORY.md"), tt.memory, 0o600)
+			}
+			res, err := Skill(Options{Dir: dir, Part: tt.part})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := read(t, filepath.Join(dir, "SKILL.md")); got != tt.wantSkill {
+				t.Errorf("SKILL.md =\n%q\nwant\n%q", got, tt.wantSkill)
+			}
+			wantChanges := 1
+			if tt.memory != "" {
+				wantChanges = 2
+				if got := read(t, filepath.Join(dir, "MEMORY.md")); got != tt.wantMem {
+					t.Errorf("MEMORY.md =\n%q\nwant\n%q", got, tt.wantMem)
+				}
+				if info, err := os.Stat(filepath.Join(dir, "MEMORY.md")); err != nil || info.Mode().Perm() != 0o600 {
+					t.Errorf("MEMORY.md mode changed: %v %v", info.Mode(), err)
+				}
+			}
+			if len(res.Changes) != wantChanges || res.Changes[0].Field != tt.field || res.Changes[0].To != res.To {
+				t.Errorf("result = %+v", res)
+			}
+			leftovers, _ := filepath.Glob(filepath.Join(dir, ".stax-bump-*"))
+			if len(leftovers) > 0 {
+				t.Errorf("temporary files left: %v", leftovers)
+			}
+		})
+	}
+}
+
+func TestSkillRefuses(t *testing.T) {
+	tests := []struct {
+		name   string
+		skill  string
+		memory string
+		err    string
+	}{
+		{name: "no version", skill: "---\nname: x\ndescription: d\n---\n", err: `add one to its frontmatter, e.g. a line "version: 0.1.0"`},
+		{name: "not semver", skill: "---\nname: x\ndescription: d\nversion: \"1.0\"\n---\n", err: "not MAJOR.MINOR.PATCH"},
+		{name: "block scalar", skill: "---\nname: x\ndescription: d\nversion: >-\n  1.0.0\n---\n", err: "block or folded"},
+		{name: "escaped", skill: "---\nname: x\ndescription: d\nversion: \"1.0.\\x30\"\n---\n", err: "edit it by hand"},
+		{name: "anchored", skill: "---\nname: x\ndescription: d\nversion: &v 1.0.0\n---\n", err: "edit it by hand"},
+		{name: "memory without frontmatter", skill: "---\nname: x\ndescription: d\nversion: 1.0.0\n---\n",
+			memory: "## What worked\n", err: "MEMORY.md must start with a frontmatter block holding version: 1.0.1"},
+		{name: "memory without version", skill: "---\nname: x\ndescription: d\nversion: 1.0.0\n---\n",
+			memory: "---\ncontributors: 1\n---\n", err: "the frontmatter has no version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, "SKILL.md"), tt.skill, 0o644)
+			if tt.memory != "" {
+				write(t, filepath.Join(dir, "MEMORY.md"), tt.memory, 0o644)
+			}
+			_, err := Skill(Options{Dir: dir})
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("error = %v, want %q", err, tt.err)
+			}
+			if exitcode.Of(err) != exitcode.Validation {
+				t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Validation)
+			}
+			// Nothing was written.
+			if got := read(t, filepath.Join(dir, "SKILL.md")); got != tt.skill {
+				t.Errorf("SKILL.md changed to %q", got)
+			}
+		})
+	}
+}
+
+func TestSkillDryRun(t *testing.T) {
+	dir := t.TempDir()
+	const in = "---\nname: x\ndescription: d\nversion: 1.0.0\n---\n"
+	write(t, filepath.Join(dir, "SKILL.md"), in, 0o644)
+	res, err := Skill(Options{Dir: dir, DryRun: true})
+	if err != nil || res.To != "1.0.1" {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	if read(t, filepath.Join(dir, "SKILL.md")) != in {
+		t.Error("dry run wrote")
+	}
+}
+
+func TestSkillMissingDirectory(t *testing.T) {
+	_, err := Skill(Options{Dir: filepath.Join(t.TempDir(), "nope")})
+	if exitcode.Of(err) != exitcode.FileSystem {
+		t.Errorf("error %v, exit %d", err, exitcode.Of(err))
+	}
+}
+
+func write(t *testing.T, name, data string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(name, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

@@ -1,0 +1,272 @@
+// Package discover finds the skills an agent runtime would load, the way
+// the runtime does it (seed 004): it reads every skills folder of the
+// runtime in priority order (project, user, plugins), keys each skill by
+// its directory name, and lets a skill in an earlier folder shadow one of
+// the same name in a later folder.
+//
+// Unlike a runtime, it never drops a skill silently: a skill whose
+// SKILL.md cannot be loaded is listed with the reason, and a shadowed
+// skill is listed with what shadows it.
+package discover
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/skill"
+)
+
+// maxSkillMD bounds how much of a SKILL.md is read; a runtime would not put
+// more than this in a context window either.
+const maxSkillMD = 8 << 20
+
+// Options selects the runtime and where to look.
+type Options struct {
+	Runtime runtime.Runtime
+	// Project is the project root; Home the user's home directory.
+	Project string
+	Home    string
+}
+
+// Skill is one skill directory found in a runtime's folders.
+type Skill struct {
+	// Key is the directory name: runtimes key skills by it, so two skills
+	// with the same key shadow each other.
+	Key string `json:"key"`
+	// Name is the frontmatter name, or Key when it cannot be read.
+	Name string `json:"name"`
+	// Description is the frontmatter description on one line.
+	Description string        `json:"description"`
+	Dir         string        `json:"dir"`
+	Scope       runtime.Scope `json:"scope"`
+	// Location is the skills folder it was found in.
+	Location string `json:"location"`
+	// ShadowedBy is the Dir of the skill that hides this one; empty when
+	// the runtime loads this one.
+	ShadowedBy string `json:"shadowedBy,omitempty"`
+	// Problem says why the runtime cannot load the skill; empty when it
+	// can. A skill with a problem shadows nothing.
+	Problem string `json:"problem,omitempty"`
+	// Ignored lists the frontmatter fields the runtime does not honour
+	// but another runtime does: settings the skill loses here. Packaging
+	// metadata no runtime acts on (version, tags) is not listed.
+	Ignored []string `json:"ignoredFields,omitempty"`
+	// ModelHidden is set when the skill asks not to be offered to the
+	// model (disable-model-invocation: true) and the runtime honours it:
+	// users can still invoke it, but it is not in the model's menu.
+	ModelHidden bool `json:"modelHidden,omitempty"`
+
+	doc *skill.Document
+}
+
+// Visible reports whether the runtime loads the skill.
+func (s Skill) Visible() bool { return s.Problem == "" && s.ShadowedBy == "" }
+
+// Body is the SKILL.md body: what a runtime's Skill tool returns when the
+// skill is invoked. Empty when the skill cannot be loaded.
+func (s Skill) Body() string {
+	if s.doc == nil {
+		return ""
+	}
+	return s.doc.Body
+}
+
+// Folder is one skills folder of the runtime.
+type Folder struct {
+	runtime.Location
+	Exists bool `json:"exists"`
+}
+
+// Listing is what a runtime sees.
+type Listing struct {
+	Runtime string   `json:"runtime"`
+	Folders []Folder `json:"folders"`
+	// Skills are in priority order: by folder, then by key.
+	Skills []Skill `json:"skills"`
+	// Warnings are folders that exist but cannot be read.
+	Warnings []string `json:"warnings"`
+}
+
+// List reads every folder of the runtime.
+func List(opts Options) (*Listing, error) {
+	locs, err := opts.Runtime.Locations(opts.Project, opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{Runtime: opts.Runtime.Name, Folders: []Folder{}, Skills: []Skill{}, Warnings: []string{}}
+	winners := map[string]string{} // key → Dir of the skill the runtime loads
+	for _, loc := range locs {
+		f := Folder{Location: loc}
+		entries, err := os.ReadDir(loc.Dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			f.Exists = true
+			l.Warnings = append(l.Warnings, fmt.Sprintf("cannot read %s: %v", loc.Dir, err))
+		default:
+			f.Exists = true
+		}
+		l.Folders = append(l.Folders, f)
+		for _, e := range entries {
+			s, ok := readSkill(opts.Runtime, loc, e.Name())
+			if !ok {
+				continue
+			}
+			if w, taken := winners[s.Key]; taken {
+				s.ShadowedBy = w
+			} else if s.Problem == "" {
+				winners[s.Key] = s.Dir
+			}
+			l.Skills = append(l.Skills, s)
+		}
+	}
+	// A broken skill listed before the skill that loads in its place is
+	// not shadowed by it, but it does not load either: say which one does.
+	for i, s := range l.Skills {
+		if s.Problem != "" && s.ShadowedBy == "" {
+			if w, ok := winners[s.Key]; ok {
+				l.Skills[i].Problem += "; the runtime loads " + w + " instead"
+			}
+		}
+	}
+	return l, nil
+}
+
+// readSkill reads the skill directory name in loc. It reports false for an
+// entry that is not a skill at all: a file, a hidden directory, or a
+// directory without SKILL.md in any spelling.
+func readSkill(rt runtime.Runtime, loc runtime.Location, name string) (Skill, bool) {
+	if strings.HasPrefix(name, ".") {
+		return Skill{}, false
+	}
+	dir := filepath.Join(loc.Dir, name)
+	// Stat follows symlinks: installers often link skills into these folders.
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return Skill{}, false
+	}
+	s := Skill{Key: name, Name: name, Dir: dir, Scope: loc.Scope, Location: loc.Dir}
+	data, err := readLimited(filepath.Join(dir, skill.FileName))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if other := caseVariant(dir); other != "" {
+			s.Problem = fmt.Sprintf("no %s, but %s: runtimes read %s only under that exact name", skill.FileName, other, skill.FileName)
+			return s, true
+		}
+		return Skill{}, false
+	case err != nil:
+		s.Problem = fmt.Sprintf("cannot read %s: %v", skill.FileName, err)
+		return s, true
+	}
+	doc, err := skill.Parse(data)
+	if err != nil {
+		s.Problem = fmt.Sprintf("%s frontmatter does not parse: %v", skill.FileName, err)
+		return s, true
+	}
+	f := doc.Frontmatter
+	if f.Name != "" {
+		s.Name = f.Name
+	}
+	s.Description = strings.Join(strings.Fields(f.Description), " ")
+	switch {
+	case f.Name == "":
+		s.Problem = fmt.Sprintf("%s has no name; runtimes require name and description", skill.FileName)
+	case s.Description == "":
+		s.Problem = fmt.Sprintf("%s has no description; runtimes require name and description", skill.FileName)
+	}
+	s.doc = doc
+	fields, err := f.Fields()
+	if err == nil {
+		var present []string
+		for k := range fields {
+			if runtime.HonouredByAny(k) {
+				present = append(present, k)
+			}
+		}
+		sort.Strings(present)
+		s.Ignored = rt.Ignored(present)
+		s.ModelHidden = fields["disable-model-invocation"] == true && rt.Honours("disable-model-invocation")
+	}
+	return s, true
+}
+
+func readLimited(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSkillMD+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSkillMD {
+		return nil, fmt.Errorf("larger than %d MiB", maxSkillMD>>20)
+	}
+	return data, nil
+}
+
+// caseVariant names a file of dir that spells SKILL.md in another case.
+func caseVariant(dir string) string {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != skill.FileName && strings.EqualFold(e.Name(), skill.FileName) {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+// Visible lists the skills the runtime loads, sorted by name.
+func (l *Listing) Visible() []Skill {
+	var out []Skill
+	for _, s := range l.Skills {
+		if s.Visible() {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Find returns the skill the runtime loads for name, matched against the
+// directory name first, then the frontmatter name. When no visible skill
+// matches, it returns the best match that cannot load, and false.
+func (l *Listing) Find(name string) (Skill, bool) {
+	for _, match := range []func(Skill) bool{
+		func(s Skill) bool { return s.Key == name },
+		func(s Skill) bool { return s.Name == name },
+	} {
+		for _, s := range l.Skills {
+			if s.Visible() && match(s) {
+				return s, true
+			}
+		}
+	}
+	for _, s := range l.Skills {
+		if s.Key == name || s.Name == name {
+			return s, false
+		}
+	}
+	return Skill{}, false
+}
+
+// Prompt is the menu a runtime puts in its Skill tool's description: one
+// "- name: description" line per skill it loads and offers to the model,
+// sorted by name.
+func (l *Listing) Prompt() string {
+	var b strings.Builder
+	for _, s := range l.Visible() {
+		if s.ModelHidden {
+			continue
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", s.Name, s.Description)
+	}
+	return b.String()
+}
