@@ -2,18 +2,13 @@ package resolve
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"io"
-	"maps"
-	"slices"
 	"strings"
-
-	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/snapshot"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
@@ -29,26 +24,22 @@ func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Pack
 		return t.Explain(err)
 	}
 	defer rc.Close()
-	var files []layers.FileDigest
-	err = layers.Walk(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest}, func(h layers.Header, r io.Reader) error {
-		if h.Dir {
-			return nil
-		}
-		hash := sha256.New()
-		if _, err := io.Copy(hash, r); err != nil {
-			return err
-		}
-		files = append(files, layers.FileDigest{Path: h.Path, Executable: h.Executable, Size: h.Size, Digest: digest.NewDigest(digest.SHA256, hash)})
-		return nil
-	})
+	snap, err := snapshot.Read(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest})
 	if err != nil {
 		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("read the skills layer of %s: %w", t.Name(), err))
 	}
-	digests := layers.SkillDigests(files)
-	for _, dir := range slices.Sorted(maps.Keys(digests)) {
-		pkg.Config.Skills = append(pkg.Config.Skills, artifact.SkillRecord{Name: dir, Path: dir, Digest: digests[dir]})
+	for _, dir := range snap.Dirs() {
+		s := snap.Skills[dir]
+		rec := artifact.SkillRecord{Name: dir, Path: dir, Digest: s.Digest()}
+		if name, ok := s.Frontmatter["name"].(string); ok {
+			rec.Name = name
+		}
+		if desc, ok := s.Frontmatter["description"].(string); ok {
+			rec.Description = desc
+		}
+		pkg.Config.Skills = append(pkg.Config.Skills, rec)
 	}
 	pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s lists no skills in its config; %d read from its layer (%s)",
-		t.Name(), len(digests), strings.Join(slices.Sorted(maps.Keys(digests)), ", ")))
+		t.Name(), len(snap.Skills), strings.Join(snap.Dirs(), ", ")))
 	return nil
 }

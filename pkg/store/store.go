@@ -19,20 +19,38 @@ import (
 // EnvHome overrides where stax keeps its data.
 const EnvHome = "STAX_HOME"
 
-// DefaultDir is the local store: $STAX_HOME/store, else
-// $XDG_DATA_HOME/stax/store, else ~/.local/share/stax/store.
-func DefaultDir() (string, error) {
+// Home is where stax keeps its data: $STAX_HOME, else
+// $XDG_DATA_HOME/stax, else ~/.local/share/stax.
+func Home() (string, error) {
 	if home := os.Getenv(EnvHome); home != "" {
-		return filepath.Join(home, "store"), nil
+		return home, nil
 	}
 	if data := os.Getenv("XDG_DATA_HOME"); data != "" {
-		return filepath.Join(data, "stax", "store"), nil
+		return filepath.Join(data, "stax"), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("locate the local store: %w (set %s)", err, EnvHome))
+		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("locate the stax data directory: %w (set %s)", err, EnvHome))
 	}
-	return filepath.Join(home, ".local", "share", "stax", "store"), nil
+	return filepath.Join(home, ".local", "share", "stax"), nil
+}
+
+// DefaultDir is the local store, Home()/store.
+func DefaultDir() (string, error) {
+	home, err := Home()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "store"), nil
+}
+
+// LockDir is where stax keeps the locks of folders it installs into.
+func LockDir() (string, error) {
+	home, err := Home()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "locks"), nil
 }
 
 // Store is an OCI image layout.

@@ -1,0 +1,203 @@
+// Package lock reads and writes stax.lock: for every source and transitive
+// package of an install, its reference, manifest digest, and the digest of
+// every skill it contributed. The file is sorted and carries no
+// timestamps, so two installs of the same thing write the same bytes and
+// it merges cleanly in git.
+package lock
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	"gopkg.in/yaml.v3"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/resolve"
+)
+
+// FileName is the lockfile beside stax.yaml.
+const FileName = "stax.lock"
+
+// Version is the lockfile format this code writes.
+const Version = 1
+
+// Lock is the content of stax.lock.
+type Lock struct {
+	LockVersion int `yaml:"lockVersion"`
+	// Sources are the install sources, as declared and in order.
+	Sources []string `yaml:"sources"`
+	// Packages are sorted by reference.
+	Packages []Package `yaml:"packages"`
+}
+
+// Package is one locked package.
+type Package struct {
+	// Ref is the reference with its tag, or a package directory as declared.
+	Ref    string        `yaml:"ref"`
+	Digest digest.Digest `yaml:"digest"`
+	// Skills are the skills the package contributed, sorted by path.
+	Skills []Skill `yaml:"skills,omitempty"`
+}
+
+// Skill is a contributed skill and its content digest.
+type Skill struct {
+	Path   string        `yaml:"path"`
+	Digest digest.Digest `yaml:"digest"`
+}
+
+// New records an install: its sources, every package of its graph, and
+// which skills each contributed to the merged set.
+func New(sources []string, g *resolve.Graph, m *merge.Result) *Lock {
+	contributed := map[*resolve.Node][]Skill{}
+	for _, s := range m.Skills {
+		contributed[s.From] = append(contributed[s.From], Skill{Path: s.Path, Digest: s.Digest})
+	}
+	l := &Lock{LockVersion: Version, Sources: append([]string{}, sources...)}
+	for _, n := range g.Order {
+		l.Packages = append(l.Packages, Package{Ref: Key(n), Digest: n.Digest, Skills: contributed[n]})
+	}
+	slices.SortFunc(l.Packages, func(a, b Package) int { return strings.Compare(a.Ref+"@"+string(a.Digest), b.Ref+"@"+string(b.Digest)) })
+	for i := range l.Packages {
+		slices.SortFunc(l.Packages[i].Skills, func(a, b Skill) int { return strings.Compare(a.Path, b.Path) })
+	}
+	return l
+}
+
+// Key is how the lock names a node: its reference with tag, or for a
+// package directory the path it was declared with, which stays valid on
+// another machine where the absolute path would not.
+func Key(n *resolve.Node) string {
+	if n.Dir != "" {
+		return n.Ref
+	}
+	return n.Key
+}
+
+// Pins are the digests the lock fixes, by reference, for resolve.Options.
+func (l *Lock) Pins() map[string]digest.Digest {
+	pins := map[string]digest.Digest{}
+	for _, p := range l.Packages {
+		pins[p.Ref] = p.Digest
+	}
+	return pins
+}
+
+// CheckSources reports whether the lock was written for these sources.
+func (l *Lock) CheckSources(sources []string) error {
+	if !slices.Equal(l.Sources, sources) {
+		for _, s := range sources {
+			if !slices.Contains(l.Sources, s) {
+				return fmt.Errorf("the install sources name %s, which %s lacks: run stax install to update the lock", s, FileName)
+			}
+		}
+		return fmt.Errorf("the install sources %v differ from those of %s %v: run stax install to update the lock", sources, FileName, l.Sources)
+	}
+	return nil
+}
+
+// Check reports the first way an install of sources resolved to g differs
+// from the lock.
+func (l *Lock) Check(sources []string, g *resolve.Graph) error {
+	if err := l.CheckSources(sources); err != nil {
+		return err
+	}
+	locked := map[string]digest.Digest{}
+	for _, p := range l.Packages {
+		locked[p.Ref] = p.Digest
+	}
+	for _, n := range g.Order {
+		want, ok := locked[Key(n)]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s (%s) is not in %s: run stax install to update the lock", Key(n), n.Digest, FileName)
+		case want != n.Digest:
+			return fmt.Errorf("%s is locked at %s but resolves to %s: run stax install to update the lock", Key(n), want, n.Digest)
+		}
+	}
+	return nil
+}
+
+// SkillDigest is the locked digest of the skill at path, if any.
+func (l *Lock) SkillDigest(path string) (digest.Digest, bool) {
+	for _, p := range l.Packages {
+		for _, s := range p.Skills {
+			if s.Path == path {
+				return s.Digest, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Read loads a lockfile; a missing one is fs.ErrNotExist.
+func Read(path string) (*Lock, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read %s: %w", path, err))
+	}
+	var l Lock
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&l); err != nil {
+		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: %v (delete it and run stax install to write a new one)", path, err))
+	}
+	if l.LockVersion != Version {
+		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s has lockVersion %d; this stax reads %d", path, l.LockVersion, Version))
+	}
+	return &l, nil
+}
+
+// Marshal encodes l in its canonical form.
+func (l *Lock) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("# stax.lock: written by stax install; commit it, do not edit it.\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(l); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
+}
+
+// Write saves l at path unless the file already holds these bytes, so a
+// re-install leaves it untouched. The write is atomic.
+func (l *Lock) Write(path string) (changed bool, err error) {
+	data, err := l.Marshal()
+	if err != nil {
+		return false, fmt.Errorf("encode %s: %w", path, err)
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return false, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".stax.lock-*")
+	if err != nil {
+		return false, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return false, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return false, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return false, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return false, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	return true, nil
+}
