@@ -1,26 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
-	"path"
 	"slices"
 	"strings"
 
-	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
-	"oras.land/oras-go/v2/content"
 
-	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -31,8 +24,6 @@ type inspectOptions struct {
 	Remote  remoteOptions
 	Target  string
 	MaxSize string
-	// ForceRemote asks the registry even when the local store has the tag.
-	ForceRemote bool
 }
 
 type inspectResult struct {
@@ -53,6 +44,9 @@ type inspectedSkill struct {
 	Verified    *bool          `json:"verified,omitempty"`
 	Files       int            `json:"files"`
 	Frontmatter map[string]any `json:"frontmatter"`
+	// Stateful lists the skill's MEMORY.md, EXAMPLES.md and CALIBRATION.md
+	// with their counts; absent when the layer was not read.
+	Stateful *stateful.Summary `json:"stateful,omitempty"`
 }
 
 func newInspectCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
@@ -80,7 +74,7 @@ and config are fetched, never the layer: skills come from the config.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer to read; 0 for no limit")
-	cmd.Flags().BoolVar(&opts.ForceRemote, "remote", false, "read the package from its registry even if the local store has it")
+	opts.Remote.addRemoteOnlyFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
@@ -94,11 +88,7 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	scope := localThenRemote
-	if opts.ForceRemote {
-		scope = remoteOnly
-	}
-	src, err := openSource(ctx, opener, opts.Target, scope, pack.Options{})
+	src, err := openSource(ctx, opener, opts.Target, opts.Remote.lookupScope(), pack.Options{})
 	if err != nil {
 		return err
 	}
@@ -131,61 +121,27 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	return printInspect(opts.IO.Out, res)
 }
 
-// inspectSkills reads the skills layer once, hashing every file and
-// parsing each SKILL.md, and pairs what it finds with the config's records.
-func inspectSkills(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Package, maxSize int64) ([]inspectedSkill, error) {
+// inspectSkills reads the skills layer once and pairs what it holds with
+// the config's records.
+func inspectSkills(ctx context.Context, src *source, pkg *artifact.Package, maxSize int64) ([]inspectedSkill, error) {
+	snap, err := readSnapshot(ctx, src, pkg, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	siblings, err := inspectSiblings(ctx, src, pkg, maxSize)
+	if err != nil {
+		return nil, err
+	}
 	skills := make([]inspectedSkill, 0, len(pkg.Config.Skills))
-	if pkg.Skills == nil {
-		return skills, nil
-	}
-	rc, err := pkg.OpenSkills(ctx, fetcher)
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	defer rc.Close()
-
-	var files []layers.FileDigest
-	frontmatter := map[string]map[string]any{}
-	err = layers.Walk(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest}, func(h layers.Header, r io.Reader) error {
-		if h.Dir {
-			return nil
-		}
-		hash := sha256.New()
-		var head bytes.Buffer
-		isSkillFile := path.Base(h.Path) == skill.FileName && strings.Count(h.Path, "/") == 1
-		w := io.Writer(hash)
-		if isSkillFile {
-			// The frontmatter sits at the top; the rest is only hashed.
-			w = io.MultiWriter(hash, &limitedBuffer{buf: &head, max: maxFrontmatterRead})
-		}
-		if _, err := io.Copy(w, r); err != nil {
-			return err
-		}
-		files = append(files, layers.FileDigest{Path: h.Path, Executable: h.Executable, Size: h.Size, Digest: digest.NewDigest(digest.SHA256, hash)})
-		if isSkillFile {
-			if doc, perr := skill.Parse(head.Bytes()); perr == nil {
-				fields, _ := doc.Frontmatter.Fields()
-				frontmatter[path.Dir(h.Path)] = fields
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Verification, fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, err))
-	}
-	digests := layers.SkillDigests(files)
-	counts := map[string]int{}
-	for _, f := range files {
-		counts[strings.SplitN(f.Path, "/", 2)[0]]++
-	}
 	for _, rec := range pkg.Config.Skills {
-		verified := digests[rec.Path] == rec.Digest
-		skills = append(skills, inspectedSkill{
-			SkillRecord: rec,
-			Verified:    &verified,
-			Files:       counts[rec.Path],
-			Frontmatter: frontmatter[rec.Path],
-		})
+		s, ok := snap.Skills[rec.Path]
+		verified := ok && s.Digest() == rec.Digest
+		item := inspectedSkill{SkillRecord: rec, Verified: &verified}
+		if ok {
+			item.Files, item.Frontmatter = len(s.Files), s.Frontmatter
+			item.Stateful = siblings[rec.Path]
+		}
+		skills = append(skills, item)
 	}
 	return skills, nil
 }
@@ -198,23 +154,6 @@ func configSkills(pkg *artifact.Package) []inspectedSkill {
 		skills = append(skills, inspectedSkill{SkillRecord: rec})
 	}
 	return skills
-}
-
-// maxFrontmatterRead bounds how much of a SKILL.md from a package is kept
-// in memory to find its frontmatter.
-const maxFrontmatterRead = 1 << 20
-
-// limitedBuffer keeps the first max bytes written and discards the rest.
-type limitedBuffer struct {
-	buf *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.max - l.buf.Len(); room > 0 {
-		l.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
 
 func printInspect(w io.Writer, r *inspectResult) error {
@@ -256,6 +195,7 @@ func printInspect(w io.Writer, r *inspectResult) error {
 		} else {
 			fmt.Fprintf(w, "  %s/  %s  %s\n", s.Path, s.Digest, state)
 		}
+		printSiblings(w, s.Stateful)
 		if len(s.Frontmatter) > 0 {
 			fm, err := yaml.Marshal(s.Frontmatter)
 			if err != nil {

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
+	"oras.land/oras-go/v2/errdef"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -25,6 +29,9 @@ type pushOptions struct {
 	MaxSize     string
 	Created     string
 	Getenv      func(string) string
+	// Against is the published package a built package follows; empty
+	// means whatever the destination reference already names.
+	Against string
 }
 
 // transferResult is what push, pull and copy print with --output json.
@@ -87,6 +94,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	f.BoolVar(&opts.Strict, "strict", false, "when building DIR: treat validation warnings as errors")
 	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer; 0 for no limit")
 	f.StringVar(&opts.Created, "created", "", "when building DIR: creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else the epoch)")
+	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
 	opts.Remote.addFlags(cmd)
 	return cmd
@@ -112,6 +120,11 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	defer src.Close()
 	if src.Built != nil {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
+	}
+	if src.Built != nil {
+		if err := checkPublished(ctx, opener, opts.Against, dstRef, src.Built); err != nil {
+			return err
+		}
 	}
 	dst, err := opener.Open(ctx, dstRef)
 	if err != nil {
@@ -165,4 +178,43 @@ func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Resu
 	for _, n := range built.Notices {
 		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
 	}
+}
+
+// checkPublished holds a package built for a push to the rule of seed 000
+// §8: a skill whose MEMORY.md, EXAMPLES.md or CALIBRATION.md changed since
+// the published package it follows must have its version bumped. That
+// package is --against, or else what the destination already names; a
+// destination that names nothing yet has nothing to compare with.
+func checkPublished(ctx context.Context, opener *target.Opener, against string, dst reference.Reference, built *pack.Result) error {
+	if built.Report == nil {
+		return nil
+	}
+	ref, scope := against, localThenRemote
+	if ref == "" {
+		if dst.Digest != "" {
+			return nil
+		}
+		if dst.Tag == "" {
+			dst.Tag = built.Definition.Version
+		}
+		if _, err := os.Stat(dst.Layout); dst.IsLayout() && err != nil {
+			return nil
+		}
+		ref, scope = dst.String(), remoteOnly
+	}
+	src, pkg, err := openPackage(ctx, opener, ref, scope, layers.DefaultMaxSize)
+	if errors.Is(err, errdef.ErrNotFound) && against == "" {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := compareWithPublished(ctx, src, pkg, built.Report); err != nil {
+		return err
+	}
+	if !built.Report.Valid {
+		return exitcode.Wrap(exitcode.Validation, &pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
+	}
+	return nil
 }

@@ -392,3 +392,39 @@ func TestCredentialHelper(t *testing.T) {
 		t.Error("output shows the helper's secret")
 	}
 }
+
+// Pushing a package whose stateful files changed since what the
+// destination holds, without a version bump, is refused with the fix.
+func TestPushRefusesUnbumpedStatefulChanges(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	pushExamples(t, ref)
+
+	dir := filepath.Join(t.TempDir(), "examples")
+	copyTree(t, examples, dir)
+	memory := filepath.Join(dir, "skills", "incident-postmortem", "MEMORY.md")
+	data, err := os.ReadFile(memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, memory, string(data)+"\n- Timelines need UTC offsets. — @li, 2026-11-20\n")
+
+	r := runStax(t, "push", dir, ref)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "version-not-bumped") || !strings.Contains(r.Stderr, "stax bump") || !strings.Contains(r.Stderr, "MEMORY.md") {
+		t.Fatalf("unbumped push: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "resolve", "--remote", ref); strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
+		t.Errorf("a refused push changed the tag: %s", r.Stdout)
+	}
+	if r := runStax(t, "bump", filepath.Join(dir, "skills", "incident-postmortem")); r.Code != 0 {
+		t.Fatalf("bump: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "push", dir, ref); r.Code != 0 {
+		t.Fatalf("push after bump: %d %s", r.Code, r.Stderr)
+	}
+	// A new repository has nothing to compare with.
+	if r := runStax(t, "push", dir, reg.Host+"/fresh/skills:1.0.0"); r.Code != 0 {
+		t.Errorf("push to a new repository: %d %s", r.Code, r.Stderr)
+	}
+}

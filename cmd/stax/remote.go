@@ -16,6 +16,8 @@ type remoteOptions struct {
 	RegistryConfig string
 	Concurrency    int
 	NoProgress     bool
+	// RemoteOnly skips the local store when reading a package.
+	RemoteOnly bool
 }
 
 func (r *remoteOptions) addFlags(cmd *cobra.Command) {
@@ -26,6 +28,20 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&r.RegistryConfig, "registry-config", "", "Docker config file holding credentials (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
 	f.IntVar(&r.Concurrency, "concurrency", 3, "blobs to transfer at once")
 	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")
+}
+
+// addRemoteOnlyFlag adds --remote to a command that reads a package from
+// the local store first.
+func (r *remoteOptions) addRemoteOnlyFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&r.RemoteOnly, "remote", false, "read from the registry even if the local store has the reference")
+}
+
+// lookupScope is where a command reading a package looks for it.
+func (r *remoteOptions) lookupScope() sourceScope {
+	if r.RemoteOnly {
+		return remoteOnly
+	}
+	return localThenRemote
 }
 
 func (r *remoteOptions) client() (*registry.Client, error) {

@@ -10,11 +10,10 @@ import (
 )
 
 type resolveOptions struct {
-	IO          *IOStreams
-	Global      *globalOptions
-	Remote      remoteOptions
-	Ref         string
-	ForceRemote bool
+	IO     *IOStreams
+	Global *globalOptions
+	Remote remoteOptions
+	Ref    string
 }
 
 type resolveResult struct {
@@ -41,7 +40,7 @@ else: from the local store when it has REF, else from the registry
 			return runResolve(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.ForceRemote, "remote", false, "ask the registry even if the local store has the tag")
+	opts.Remote.addRemoteOnlyFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
@@ -51,11 +50,7 @@ func runResolve(ctx context.Context, opts *resolveOptions) error {
 	if err != nil {
 		return err
 	}
-	scope := localThenRemote
-	if opts.ForceRemote {
-		scope = remoteOnly
-	}
-	src, err := openSource(ctx, opener, opts.Ref, scope, pack.Options{})
+	src, err := openSource(ctx, opener, opts.Ref, opts.Remote.lookupScope(), pack.Options{})
 	if err != nil {
 		return err
 	}

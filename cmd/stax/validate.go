@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -18,6 +19,9 @@ type validateOptions struct {
 	Dir         string
 	Strict      bool
 	SymlinkMode string
+	// Against is a published package to compare the stateful files with.
+	Against string
+	Remote  remoteOptions
 }
 
 func newValidateCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
@@ -35,15 +39,19 @@ bare skills directory. Errors exit 1; warnings exit 0, or 1 with --strict.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
-			return runValidate(opts)
+			return runValidate(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
+	cmd.Flags().StringVar(&opts.Against, "against", "",
+		"published package (local store, registry or oci:PATH[:TAG]) whose skills must not have changed MEMORY.md, EXAMPLES.md or CALIBRATION.md without a version bump")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	opts.Remote.addFlags(cmd)
+	opts.Remote.addRemoteOnlyFlag(cmd)
 	return cmd
 }
 
-func runValidate(opts *validateOptions) error {
+func runValidate(ctx context.Context, opts *validateOptions) error {
 	mode, err := parseSymlinkMode(opts.SymlinkMode)
 	if err != nil {
 		return err
@@ -55,6 +63,15 @@ func runValidate(opts *validateOptions) error {
 	report, err := validate.Dir(validate.Options{Root: p.SkillsDir, PackageRoot: p.Root, Strict: opts.Strict, Symlinks: mode})
 	if err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if opts.Against != "" {
+		opener, err := opts.Remote.opener(opts.Global)
+		if err != nil {
+			return err
+		}
+		if err := checkAgainst(ctx, opener, opts.Against, opts.Remote.lookupScope(), report); err != nil {
+			return err
+		}
 	}
 	if opts.Global.json() {
 		err = writeJSON(opts.IO.Out, report)

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/bump"
+	"github.com/stax-dev/stax/pkg/exitcode"
+)
+
+type bumpOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	Skill  string
+	// SkillsDir is --dir: where a skill given by name is looked up.
+	SkillsDir           string
+	Patch, Minor, Major bool
+	DryRun              bool
+}
+
+func newBumpCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &bumpOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "bump SKILL [--patch|--minor|--major]",
+		Short: "Raise a skill's version, keeping MEMORY.md in sync",
+		Long: `Raise the version of a skill's SKILL.md (its version field, or metadata.version
+when that is where it is) and set the version in MEMORY.md's frontmatter to
+the same value. Only those two values change: every other byte of both files
+stays as it was, quoting included.
+
+Any change to MEMORY.md, EXAMPLES.md or CALIBRATION.md needs at least a patch
+bump (seed 000 §8), the default; --minor and --major are for changes to the
+instructions. SKILL is a skill directory, or the name of a skill in the
+skills directory (--dir, default: the current package's).`,
+		Example: `  stax bump examples/skills/incident-postmortem
+  stax bump incident-postmortem --dir examples/skills --minor`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Skill = args[0]
+			return runBump(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
+	f.BoolVar(&opts.Patch, "patch", false, "raise the patch version (the default)")
+	f.BoolVar(&opts.Minor, "minor", false, "raise the minor version")
+	f.BoolVar(&opts.Major, "major", false, "raise the major version")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "say what would change, without writing")
+	return cmd
+}
+
+func runBump(opts *bumpOptions) error {
+	n := 0
+	for _, set := range []bool{opts.Patch, opts.Minor, opts.Major} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return exitcode.Wrap(exitcode.Validation, errors.New("give one of --patch, --minor and --major"))
+	}
+	part := bump.Patch
+	switch {
+	case opts.Minor:
+		part = bump.Minor
+	case opts.Major:
+		part = bump.Major
+	}
+	dir, err := resolveSkillDir(opts.Skill, opts.SkillsDir)
+	if err != nil {
+		return err
+	}
+	res, err := bump.Skill(bump.Options{Dir: dir, Part: part, DryRun: opts.DryRun})
+	if err != nil {
+		return err
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, struct {
+			*bump.Result
+			DryRun bool `json:"dryRun"`
+		}{res, opts.DryRun})
+	}
+	return printBump(opts.IO.Out, res, opts.DryRun)
+}
+
+func printBump(w io.Writer, res *bump.Result, dryRun bool) error {
+	verb := "bumped"
+	if dryRun {
+		verb = "would bump"
+	}
+	fmt.Fprintf(w, "%s %s: %s → %s (%s)\n", verb, res.Dir, res.From, res.To, res.Part)
+	for _, c := range res.Changes {
+		from := ""
+		if c.From != res.From {
+			from = fmt.Sprintf(" (was %s)", c.From)
+		}
+		if _, err := fmt.Fprintf(w, "  %s:%d  %s%s\n", c.File, c.Line, c.Field, from); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+// installScope are the flags that say where installed skills live, shared
+// by install, uninstall and verify.
+type installScope struct {
+	Dir      string
+	Runtimes []string
+	Scope    string
+}
+
+func (s *installScope) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders")
+	f.StringSliceVar(&s.Runtimes, "runtime", nil, "runtimes to install into, comma-separated: "+strings.Join(runtime.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+runtime.Default+")")
+	f.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
+}
+
+// installTarget is one folder to install into, and the runtimes reading it.
+type installTarget struct {
+	Dir      string
+	Runtimes []runtime.Runtime
+}
+
+// resolveTargets turns flags and stax.yaml into the folders to work on.
+// Runtimes sharing a folder (codex, goose and agents all read
+// .agents/skills) share one target.
+func (s *installScope) resolveTargets(def *project.Definition) ([]installTarget, string, error) {
+	names, scope := s.Runtimes, s.Scope
+	if def != nil && def.Install != nil {
+		if len(names) == 0 {
+			names = def.Install.Runtimes
+		}
+		if scope == "" {
+			scope = def.Install.Scope
+		}
+	}
+	if len(names) == 0 {
+		names = []string{runtime.Default}
+	}
+	if scope == "" {
+		scope = string(runtime.ScopeProject)
+	}
+	var base string
+	switch runtime.Scope(scope) {
+	case runtime.ScopeProject:
+		abs, err := filepath.Abs(s.Dir)
+		if err != nil {
+			return nil, "", exitcode.Wrap(exitcode.FileSystem, err)
+		}
+		base = abs
+	case runtime.ScopeUser:
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("user scope needs a home directory: %w", err))
+		}
+		base = home
+	default:
+		return nil, "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("--scope must be project or user, not %q", scope))
+	}
+	var targets []installTarget
+	for _, name := range names {
+		rt, err := runtime.Find(name)
+		if err != nil {
+			return nil, "", exitcode.Wrap(exitcode.Validation, err)
+		}
+		dirs := rt.ProjectDirs(base)
+		if runtime.Scope(scope) == runtime.ScopeUser {
+			dirs = rt.UserDirs(base)
+		}
+		dir := dirs[0]
+		i := slices.IndexFunc(targets, func(t installTarget) bool { return t.Dir == dir })
+		if i < 0 {
+			targets = append(targets, installTarget{Dir: dir})
+			i = len(targets) - 1
+		}
+		targets[i].Runtimes = append(targets[i].Runtimes, rt)
+	}
+	return targets, scope, nil
+}
+
+type installOptions struct {
+	IO      *IOStreams
+	Global  *globalOptions
+	Remote  remoteOptions
+	Where   installScope
+	Sources []string
+	Force   bool
+	Frozen  bool
+	MaxSize string
+}
+
+type installResult struct {
+	Sources   []string          `json:"sources"`
+	Packages  []resolvedPackage `json:"packages"`
+	Skills    []mergedSkill     `json:"skills"`
+	Overrides []string          `json:"overrides"`
+	Warnings  []string          `json:"warnings"`
+	Targets   []targetResult    `json:"targets"`
+	Lock      string            `json:"lock"`
+	// LockChanged is false when stax.lock already said exactly this.
+	LockChanged bool `json:"lockChanged"`
+}
+
+type targetResult struct {
+	Runtimes []string `json:"runtimes"`
+	*install.Result
+}
+
+func newInstallCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &installOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "install [SOURCE...]",
+		Short: "Install layered skill packages into agent runtimes' folders, and lock them",
+		Long: `Resolve the SOURCE packages (registry references, oci: layouts, or package
+directories; default: install.sources of stax.yaml), layer them — later
+sources win, every source's dependencies below all sources, a winning skill
+replacing the whole directory of the one it overrides — and install the
+result into the skills folder of each runtime, writing stax.lock.
+
+stax records what it installs in each folder (` + install.RecordFile + `). It never
+replaces or removes a skill directory it did not install: a skill of yours
+with the name of one being installed fails the install (exit 5) unless
+--force. Skills it installed before that are no longer in the set are
+removed. Each folder is staged and swapped in; if anything fails, the
+previous install stays as it was. In SKILL.md, ${STAX_SKILL_DIR} and
+${STAX_WORKSPACE} become the installed paths; $ARGUMENTS is left to the
+runtime.
+
+--frozen installs exactly the digests of stax.lock and fails (exit 4) if
+stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
+		Example: `  stax install ghcr.io/org/skills:2.0.0 ghcr.io/team/skills:1.4.0 --runtime claude-code,cursor
+  stax install                      # install.sources and install.runtimes of stax.yaml
+  stax install --frozen             # in CI: exactly what stax.lock pins
+  stax install --scope user --runtime codex ./my-skills`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Sources = args
+			return runInstall(cmd.Context(), opts)
+		},
+	}
+	opts.Where.addFlags(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed")
+	f.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
+	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest package to accept; 0 for no limit")
+	opts.Remote.addFlags(cmd)
+	return cmd
+}
+
+func runInstall(ctx context.Context, opts *installOptions) error {
+	maxSize, err := parseMaxSize(opts.MaxSize)
+	if err != nil {
+		return err
+	}
+	def, err := loadDefinition(opts.Where.Dir)
+	if err != nil {
+		return err
+	}
+	sources := opts.Sources
+	if len(sources) == 0 && def != nil && def.Install != nil {
+		sources = def.Install.Sources
+	}
+	if len(sources) == 0 {
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", filepath.Join(opts.Where.Dir, project.FileName)))
+	}
+	targets, scope, err := opts.Where.resolveTargets(def)
+	if err != nil {
+		return err
+	}
+	lockPath := filepath.Join(opts.Where.Dir, lock.FileName)
+	var pinned *lock.Lock
+	if opts.Frozen {
+		if pinned, err = lock.Read(lockPath); errors.Is(err, fs.ErrNotExist) {
+			return exitcode.Wrap(exitcode.Resolution, fmt.Errorf("--frozen needs %s: run stax install without --frozen to write it", lockPath))
+		} else if err != nil {
+			return err
+		}
+		if err := pinned.CheckSources(sources); err != nil {
+			return exitcode.Wrap(exitcode.Resolution, err)
+		}
+	}
+
+	opener, err := opts.Remote.opener(opts.Global)
+	if err != nil {
+		return err
+	}
+	ropts := resolve.Options{Opener: opener, MaxSize: maxSize}
+	if pinned != nil {
+		ropts.Pins = pinned.Pins()
+	}
+	graph, err := resolve.Resolve(ctx, sources, opts.Where.Dir, ropts)
+	if err != nil {
+		return frozenError(opts.Frozen, err)
+	}
+	defer graph.Close()
+	if pinned != nil {
+		if err := pinned.Check(sources, graph); err != nil {
+			return exitcode.Wrap(exitcode.Resolution, err)
+		}
+	}
+	copyOpts, done := opts.Remote.transferOptions(opts.IO)
+	copyOpts.MaxSize = maxSize
+	_, err = graph.Store(ctx, opener, copyOpts)
+	done()
+	if err != nil {
+		return frozenError(opts.Frozen, err)
+	}
+
+	merged := merge.Merge(graph.Order)
+	tmp, err := os.MkdirTemp("", "stax-install-*")
+	if err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	defer os.RemoveAll(tmp)
+	tree := filepath.Join(tmp, "skills")
+	if err := merged.Materialize(ctx, tree, maxSize); err != nil {
+		return err
+	}
+
+	workspace := ""
+	if runtime.Scope(scope) == runtime.ScopeProject {
+		workspace, _ = filepath.Abs(opts.Where.Dir)
+	}
+	out := installResult{
+		Sources: sources, Packages: describeGraph(graph), Skills: describeMerge(merged),
+		Overrides: overrideLines(merged), Warnings: []string{}, Targets: []targetResult{}, Lock: lockPath,
+	}
+	skills := make([]install.Skill, 0, len(merged.Skills))
+	for _, s := range merged.Skills {
+		skills = append(skills, install.Skill{
+			Path: s.Path, Source: filepath.Join(tree, s.Path),
+			Package: lock.Key(s.From), PackageDigest: s.From.Digest, Digest: s.Digest,
+		})
+	}
+	lockDir, err := store.LockDir()
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		out.Warnings = append(out.Warnings, ignoredFields(tree, merged, t.Runtimes)...)
+		res, err := install.Install(ctx, skills, install.Options{Dir: t.Dir, Workspace: workspace, Force: opts.Force, LockDir: lockDir})
+		if err != nil {
+			return err
+		}
+		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: res})
+	}
+	if !opts.Frozen {
+		if out.LockChanged, err = lock.New(sources, graph, merged).Write(lockPath); err != nil {
+			return err
+		}
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, out)
+	}
+	printGraphNotes(opts.IO, pullResult{Packages: out.Packages, Overrides: out.Overrides})
+	for _, w := range out.Warnings {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
+	for _, t := range out.Targets {
+		fmt.Fprintf(opts.IO.Out, "%s: %s: %d installed, %d updated, %d removed, %d unchanged\n",
+			strings.Join(t.Runtimes, ","), t.Dir, len(t.Installed)+len(t.Replaced), len(t.Updated), len(t.Removed), len(t.Unchanged))
+	}
+	return nil
+}
+
+// frozenError makes any resolution failure of a frozen install exit 4: a
+// locked digest that cannot be fetched means the lock cannot be honoured.
+func frozenError(frozen bool, err error) error {
+	if !frozen || exitcode.Of(err) == exitcode.Resolution {
+		return err
+	}
+	return &exitcode.Error{Code: exitcode.Resolution, Err: fmt.Errorf("--frozen: %w", err)}
+}
+
+// ignoredFields warns, for each skill, about frontmatter a runtime will
+// not honour (seed 002: allowed-tools and model in most runtimes).
+func ignoredFields(tree string, merged *merge.Result, runtimes []runtime.Runtime) []string {
+	var warnings []string
+	for _, s := range merged.Skills {
+		data, err := os.ReadFile(filepath.Join(tree, s.Path, skill.FileName))
+		if err != nil {
+			continue
+		}
+		doc, err := skill.Parse(data)
+		if err != nil {
+			continue
+		}
+		var present []string
+		for _, field := range []string{"allowed-tools", "model"} {
+			if doc.Frontmatter.Has(field) {
+				present = append(present, field)
+			}
+		}
+		for _, rt := range runtimes {
+			for _, field := range rt.Ignored(present) {
+				warnings = append(warnings, fmt.Sprintf("skill %s: %s does not honour %s", s.Path, rt.Title, field))
+			}
+		}
+	}
+	return warnings
+}
+
+func runtimeNames(rts []runtime.Runtime) []string {
+	names := make([]string, len(rts))
+	for i, rt := range rts {
+		names[i] = rt.Name
+	}
+	return names
+}
+
+// loadDefinition reads dir/stax.yaml, nil when there is none.
+func loadDefinition(dir string) (*project.Definition, error) {
+	def, err := project.Load(filepath.Join(dir, project.FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return def, err
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/render"
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
+	"github.com/stax-dev/stax/pkg/substitute"
+)
+
+type renderOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	Skill  string
+	Args   []string
+	// SkillsDir is --dir: where a skill given by name is looked up.
+	SkillsDir   string
+	Budget      int64
+	BudgetBytes int64
+	Workspace   string
+	SkillDir    string
+	MaxSize     string
+}
+
+// renderResult is the JSON output of render.
+type renderResult struct {
+	Skill string `json:"skill"`
+	// Source is the skill directory, or REF#name.
+	Source string `json:"source"`
+	*render.Result
+	// Refused is set, instead of the rendering, when the SKILL.md body and
+	// CALIBRATION.md alone exceed the budget.
+	Refused *renderRefusal `json:"refused,omitempty"`
+}
+
+type renderRefusal struct {
+	Budget  render.Budget `json:"budget"`
+	Bytes   int64         `json:"bytes"`
+	Tokens  int64         `json:"tokens"`
+	Message string        `json:"message"`
+}
+
+func newRenderCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &renderOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "render SKILL [-- ARGS...]",
+		Short: "Show what an agent receives when a skill is invoked",
+		Long: `Assemble a skill the way a runtime loads a stateful skill (seed 000 §6): the
+SKILL.md body, CALIBRATION.md, EXAMPLES.md, then MEMORY.md with the most
+recent entries first, with $ARGUMENTS, $ARGUMENTS[N], ${STAX_SKILL_DIR} and
+${STAX_WORKSPACE} substituted. The text goes to stdout, the load order and
+sizes to stderr.
+
+SKILL is a skill directory, the name of a skill in the skills directory
+(--dir, default: the skills directory of the package in the current
+directory), or REF#name for a skill inside a package in the local store or
+an oci: layout, read from the package without extracting it.
+
+--budget N (tokens, estimated as bytes/4 rounded up) or --budget-bytes N
+fits the text to a context budget: the oldest MEMORY.md entries are dropped
+first, then EXAMPLES.md blocks from the last. The SKILL.md body and
+CALIBRATION.md are never cut: if they alone exceed the budget, render
+refuses (exit 1) and says how far over they are.`,
+		Example: `  stax render examples/skills/incident-postmortem -- INC-42
+  stax render incident-postmortem --dir examples/skills --budget 700
+  stax render example-skills:1.0.0#incident-postmortem --output json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			switch {
+			case dash == 0:
+				return exitcode.Wrap(exitcode.Validation, errors.New("name the skill before --: stax render SKILL -- ARGS..."))
+			case dash < 0 && len(args) > 1:
+				return exitcode.Wrap(exitcode.Validation, fmt.Errorf(
+					"put the skill's arguments after --, so that they are never read as flags: stax render %s -- %s",
+					args[0], strings.Join(args[1:], " ")))
+			case dash > 1:
+				return exitcode.Wrap(exitcode.Validation, fmt.Errorf("render takes one skill; put its arguments after --"))
+			}
+			opts.Skill, opts.Args = args[0], args[1:]
+			return runRender(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
+	f.Int64Var(&opts.Budget, "budget", 0, "context budget in tokens (estimated as bytes/4, rounded up); 0 for none")
+	f.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget in bytes; 0 for none")
+	f.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the current directory)")
+	f.StringVar(&opts.SkillDir, "skill-dir", "", "value of ${STAX_SKILL_DIR} (default: the skill directory; left as written for REF#name)")
+	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer to read for REF#name; 0 for no limit")
+	return cmd
+}
+
+func runRender(ctx context.Context, opts *renderOptions) error {
+	if opts.Budget < 0 || opts.BudgetBytes < 0 {
+		return exitcode.Wrap(exitcode.Validation, errors.New("--budget and --budget-bytes must not be negative"))
+	}
+	files, name, source, skillDir, err := loadRenderSkill(ctx, opts)
+	if err != nil {
+		return err
+	}
+	sub := substitute.Options{Arguments: opts.Args, SkillDir: skillDir, Workspace: opts.Workspace}
+	if opts.SkillDir != "" {
+		sub.SkillDir = opts.SkillDir
+	}
+	if sub.Workspace == "" {
+		if sub.Workspace, err = os.Getwd(); err != nil {
+			return exitcode.Wrap(exitcode.FileSystem, err)
+		}
+	}
+	budget := render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes}
+	res, err := render.Render(render.Skill{Name: name, SkillMD: files.SkillMD, Siblings: files.Siblings},
+		render.Options{Budget: budget, Substitute: sub})
+	var over *render.OverBudgetError
+	switch {
+	case errors.As(err, &over):
+		if opts.Global.json() {
+			if werr := writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Refused: &renderRefusal{
+				Budget: over.Budget, Bytes: over.Bytes, Tokens: over.Tokens, Message: over.Error(),
+			}}); werr != nil {
+				return werr
+			}
+			return exitcode.Wrap(exitcode.Validation, errReported)
+		}
+		return exitcode.Wrap(exitcode.Validation, err)
+	case err != nil:
+		return exitcode.Wrap(exitcode.Validation, err)
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Result: res})
+	}
+	if _, err := io.WriteString(opts.IO.Out, res.Text); err != nil {
+		return err
+	}
+	printRenderSummary(opts.IO.ErrOut, name, res)
+	return nil
+}
+
+// loadRenderSkill reads the skill SKILL names: its files, its name for
+// messages, where it came from, and its absolute directory ("" for a
+// skill inside a package, which has no directory until it is installed).
+func loadRenderSkill(ctx context.Context, opts *renderOptions) (*skillFiles, string, string, string, error) {
+	if ref, name, ok := splitPackaged(opts.Skill); ok {
+		maxSize, err := parseMaxSize(opts.MaxSize)
+		if err != nil {
+			return nil, "", "", "", err
+		}
+		files, err := readPackagedSkill(ctx, opts.Global, ref, name, maxSize)
+		return files, name, opts.Skill, "", err
+	}
+	dir, err := resolveSkillDir(opts.Skill, opts.SkillsDir)
+	if err != nil {
+		return nil, "", "", "", err
+	}
+	files, err := readSkillDir(dir)
+	if err != nil {
+		return nil, "", "", "", err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", "", "", exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	return files, filepath.Base(abs), dir, abs, nil
+}
+
+// printRenderSummary tells what went into the text, in load order, and
+// what was dropped to fit the budget.
+func printRenderSummary(w io.Writer, name string, res *render.Result) {
+	type fileSum struct {
+		bytes, pieces int64
+	}
+	sums := map[string]*fileSum{}
+	for _, p := range res.Included {
+		if sums[p.File] == nil {
+			sums[p.File] = &fileSum{}
+		}
+		sums[p.File].bytes += p.Bytes
+		if p.Kind == render.KindExample || p.Kind == render.KindEntry {
+			sums[p.File].pieces++
+		}
+	}
+	var order []string
+	for _, f := range res.Files {
+		s := sums[f]
+		switch f {
+		case skill.FileName:
+			order = append(order, fmt.Sprintf("SKILL.md body (%d B)", s.bytes))
+		case stateful.ExamplesFile:
+			order = append(order, fmt.Sprintf("%s (%s, %d B)", f, plural(s.pieces, "example"), s.bytes))
+		case stateful.MemoryFile:
+			order = append(order, fmt.Sprintf("%s (%s, most recent first, %d B)", f, plural(s.pieces, "entry"), s.bytes))
+		default:
+			order = append(order, fmt.Sprintf("%s (%d B)", f, s.bytes))
+		}
+	}
+	fmt.Fprintf(w, "%s: load order: %s\n", name, strings.Join(order, " → "))
+	if len(res.Dropped) > 0 {
+		fmt.Fprintf(w, "dropped to fit the budget of %s:\n", res.Budget)
+		for _, p := range res.Dropped {
+			what := p.Kind
+			switch {
+			case p.Kind == render.KindEntry && p.Date != "":
+				what = "entry of " + p.Date
+				if p.Signer != "" {
+					what += " by " + p.Signer
+				}
+			case p.Kind == render.KindEntry:
+				what = "undated entry"
+			case p.Kind == render.KindExample:
+				what = fmt.Sprintf("example %q", p.Title)
+			}
+			fmt.Fprintf(w, "  %s:%d  %s (%d B)\n", p.File, p.Line, what, p.Bytes)
+		}
+	}
+	budget := ""
+	if res.Budget.Tokens > 0 || res.Budget.Bytes > 0 {
+		budget = ", budget " + res.Budget.String()
+	}
+	fmt.Fprintf(w, "rendered %d bytes, about %d tokens (bytes/4)%s\n", res.Bytes, res.Tokens, budget)
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/exitcode"
+)
+
+type showOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	discoveryOptions
+	Name string
+}
+
+// showResult is the JSON output of show.
+type showResult struct {
+	Runtime string `json:"runtime"`
+	discover.Skill
+	// Body is what the runtime's Skill tool returns.
+	Body string `json:"body"`
+}
+
+func newShowCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &showOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "show NAME [--runtime NAME] [--dir PROJECT]",
+		Short: "Show a skill as a runtime's Skill tool returns it",
+		Long: `Show the skill a runtime loads for NAME (a skill directory name, else a
+frontmatter name), found as stax list finds it: its description, the one line
+the model sees before it invokes the skill, and its body, what the runtime's
+Skill tool returns when it does. Frontmatter fields the runtime ignores are
+named. stax render shows the same skill with its stateful files and
+variables.`,
+		Example: `  stax show review-pr
+  stax show review-pr --runtime codex -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			return runShow(opts)
+		},
+	}
+	opts.addFlags(cmd)
+	return cmd
+}
+
+func runShow(opts *showOptions) error {
+	l, err := opts.list()
+	if err != nil {
+		return err
+	}
+	s, ok := l.Find(opts.Name)
+	switch {
+	case !ok && s.Dir != "":
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s cannot load %s (%s): %s", l.Runtime, opts.Name, s.Dir, s.Problem))
+	case !ok:
+		var names []string
+		for _, v := range l.Visible() {
+			names = append(names, v.Key)
+		}
+		hint := "it sees no skills"
+		if len(names) > 0 {
+			hint = "it sees " + strings.Join(names, ", ")
+		}
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, opts.Name, opts.Project, hint))
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, showResult{Runtime: l.Runtime, Skill: s, Body: s.Body()})
+	}
+	return printShow(opts.IO.Out, l.Runtime, s)
+}
+
+func printShow(w io.Writer, runtime string, s discover.Skill) error {
+	fmt.Fprintf(w, "Skill:       %s (%s, %s)\n", s.Name, s.Scope, s.Dir)
+	fmt.Fprintf(w, "Description: %s\n", s.Description)
+	if len(s.Ignored) > 0 {
+		fmt.Fprintf(w, "Ignored by %s: %s\n", runtime, strings.Join(s.Ignored, ", "))
+	}
+	if s.ModelHidden {
+		fmt.Fprintf(w, "Not offered to the model (disable-model-invocation); users invoke it by name.\n")
+	}
+	fmt.Fprintln(w, "---")
+	_, err := io.WriteString(w, s.Body())
+	return err
+}

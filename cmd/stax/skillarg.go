@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// The SKILL argument of render and bump names a skill directory, or a
+// skill by name inside a skills directory (--dir, else the skills
+// directory of the package in the current directory). render also takes
+// REF#name, a skill inside a package.
+
+// packagedSeparator splits REF#name.
+const packagedSeparator = "#"
+
+// resolveSkillDir finds the skill directory arg names. skillsDir is the
+// --dir flag; empty means the current package's skills directory.
+func resolveSkillDir(arg, skillsDir string) (string, error) {
+	if hasSkillMD(arg) {
+		return arg, nil
+	}
+	if arg == "." || arg == ".." || strings.ContainsAny(arg, `/\`) {
+		if info, err := os.Stat(arg); err == nil && info.IsDir() {
+			return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is not a skill directory: it has no %s", arg, skill.FileName))
+		}
+		return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: no such skill directory", arg))
+	}
+	if skillsDir == "" {
+		p, err := project.Open(".")
+		if err != nil {
+			return "", err
+		}
+		skillsDir = p.SkillsDir
+	}
+	dir := filepath.Join(skillsDir, arg)
+	if hasSkillMD(dir) {
+		return dir, nil
+	}
+	names := skillNames(skillsDir)
+	hint := fmt.Sprintf("%s holds no skills", skillsDir)
+	if len(names) > 0 {
+		hint = fmt.Sprintf("skills in %s: %s", skillsDir, strings.Join(names, ", "))
+	}
+	return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("no skill %q (%s); name a skill directory, or pass --dir", arg, hint))
+}
+
+func hasSkillMD(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, skill.FileName))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// skillNames lists the skill directories of a skills directory.
+func skillNames(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if hasSkillMD(filepath.Join(dir, e.Name())) {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// skillFiles is the text of one skill: its SKILL.md and the stateful
+// siblings at its top.
+type skillFiles struct {
+	SkillMD  []byte
+	Siblings map[string][]byte
+}
+
+// readSkillDir reads SKILL.md and the siblings of a skill directory. Only
+// the exact sibling names at the top count (seed 000 §2).
+func readSkillDir(dir string) (*skillFiles, error) {
+	data, err := os.ReadFile(filepath.Join(dir, skill.FileName))
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	files := &skillFiles{SkillMD: data, Siblings: map[string][]byte{}}
+	for _, name := range stateful.Files {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		default:
+			files.Siblings[name] = data
+		}
+	}
+	return files, nil
+}
+
+// splitPackaged splits REF#name; ok is false when arg has no "#".
+func splitPackaged(arg string) (ref, name string, ok bool) {
+	i := strings.LastIndex(arg, packagedSeparator)
+	if i < 0 {
+		return "", "", false
+	}
+	return arg[:i], arg[i+1:], true
+}
+
+// openPackage opens the package ref names, where scope allows, through the
+// source-opening function the other commands use, and checks its manifest
+// and config.
+func openPackage(ctx context.Context, opener *target.Opener, ref string, scope sourceScope, maxSize int64) (*source, *artifact.Package, error) {
+	src, err := openSource(ctx, opener, ref, scope, pack.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, maxSize)
+	if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	return src, pkg, nil
+}
+
+// walkSkills streams the skills layer of pkg through the safe layer
+// reader, checked against its digest and maxSize, calling fn for each
+// entry. Nothing is extracted.
+func walkSkills(ctx context.Context, src *source, pkg *artifact.Package, maxSize int64, fn func(layers.Header, io.Reader) error) error {
+	if pkg.Skills == nil {
+		return nil
+	}
+	rc, err := pkg.OpenSkills(ctx, src)
+	if err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w", src.Name, err))
+	}
+	defer rc.Close()
+	if err := layers.Walk(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest}, fn); err != nil {
+		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
+	}
+	return nil
+}
+
+// readPackagedSkill reads the SKILL.md and siblings of the skill in
+// directory name of the package ref.
+func readPackagedSkill(ctx context.Context, global *globalOptions, ref, name string, maxSize int64) (*skillFiles, error) {
+	if name == "" || strings.Contains(name, "/") {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
+	}
+	// A skill to render is one already at hand: the local store or a layout.
+	opener, err := (&remoteOptions{}).opener(global)
+	if err != nil {
+		return nil, err
+	}
+	src, pkg, err := openPackage(ctx, opener, ref, localOnly, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	files := &skillFiles{Siblings: map[string][]byte{}}
+	err = walkSkills(ctx, src, pkg, maxSize, func(h layers.Header, r io.Reader) error {
+		dir, rest, nested := strings.Cut(h.Path, "/")
+		if h.Dir || !nested || dir != name || (rest != skill.FileName && !stateful.IsSibling(rest)) {
+			return nil
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		if rest == skill.FileName {
+			files.SkillMD = data
+		} else {
+			files.Siblings[rest] = data
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if files.SkillMD == nil {
+		var names []string
+		for _, rec := range pkg.Config.Skills {
+			names = append(names, rec.Path)
+		}
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s has no skill %q; its skills: %s", ref, name, strings.Join(names, ", ")))
+	}
+	return files, nil
+}

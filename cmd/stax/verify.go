@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
+)
+
+type verifyOptions struct {
+	IO        *IOStreams
+	Global    *globalOptions
+	Where     installScope
+	Installed bool
+}
+
+type verifyResult struct {
+	Verified bool           `json:"verified"`
+	Targets  []verifyTarget `json:"targets"`
+}
+
+type verifyTarget struct {
+	Runtimes []string        `json:"runtimes"`
+	Dir      string          `json:"dir"`
+	Drift    []install.Drift `json:"drift"`
+	// Unlocked are installed skills whose digest stax.lock does not pin.
+	Unlocked []string `json:"unlocked"`
+}
+
+func newVerifyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	opts := &verifyOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "verify --installed",
+		Short: "Check installed skills against what stax installed and stax.lock",
+		Long: `With --installed: compare every skill stax installed in each runtime's
+folder with the files it wrote, reporting any file changed, added or removed
+since, and check that each installed skill is the one stax.lock pins.
+Exits 6 when anything differs.`,
+		Example: `  stax verify --installed
+  stax verify --installed --runtime cursor --output json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVerify(cmd.Context(), opts)
+		},
+	}
+	opts.Where.addFlags(cmd)
+	cmd.Flags().BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
+	return cmd
+}
+
+func runVerify(ctx context.Context, opts *verifyOptions) error {
+	if !opts.Installed {
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("say what to verify: --installed checks the installed skills"))
+	}
+	def, err := loadDefinition(opts.Where.Dir)
+	if err != nil {
+		return err
+	}
+	targets, _, err := opts.Where.resolveTargets(def)
+	if err != nil {
+		return err
+	}
+	locked, err := lock.Read(filepath.Join(opts.Where.Dir, lock.FileName))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	res := verifyResult{Verified: true, Targets: []verifyTarget{}}
+	for _, t := range targets {
+		drift, err := install.Check(t.Dir)
+		if err != nil {
+			return err
+		}
+		vt := verifyTarget{Runtimes: runtimeNames(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: []string{}}
+		if vt.Drift == nil {
+			vt.Drift = []install.Drift{}
+		}
+		rec, err := install.ReadRecord(t.Dir)
+		if err != nil {
+			return err
+		}
+		for name, s := range rec.Skills {
+			if locked == nil {
+				break
+			}
+			if want, ok := locked.SkillDigest(name); !ok || want != s.Digest {
+				vt.Unlocked = append(vt.Unlocked, name)
+			}
+		}
+		if len(vt.Drift) > 0 || len(vt.Unlocked) > 0 {
+			res.Verified = false
+		}
+		res.Targets = append(res.Targets, vt)
+	}
+	if opts.Global.json() {
+		if err := writeJSON(opts.IO.Out, res); err != nil {
+			return err
+		}
+	} else {
+		printVerify(opts.IO, res)
+	}
+	if !res.Verified {
+		return exitcode.Wrap(exitcode.Verification, errReported)
+	}
+	return nil
+}
+
+func printVerify(streams *IOStreams, res verifyResult) {
+	for _, t := range res.Targets {
+		where := strings.Join(t.Runtimes, ",") + ": " + t.Dir
+		if len(t.Drift) == 0 && len(t.Unlocked) == 0 {
+			fmt.Fprintf(streams.Out, "%s: verified\n", where)
+			continue
+		}
+		for _, d := range t.Drift {
+			if d.Missing {
+				fmt.Fprintf(streams.Out, "%s: skill %s: removed\n", where, d.Skill)
+			}
+			for _, f := range d.Changed {
+				fmt.Fprintf(streams.Out, "%s: skill %s: changed %s\n", where, d.Skill, f)
+			}
+			for _, f := range d.Added {
+				fmt.Fprintf(streams.Out, "%s: skill %s: added %s\n", where, d.Skill, f)
+			}
+			for _, f := range d.Removed {
+				fmt.Fprintf(streams.Out, "%s: skill %s: removed %s\n", where, d.Skill, f)
+			}
+		}
+		for _, name := range t.Unlocked {
+			fmt.Fprintf(streams.Out, "%s: skill %s: not the digest %s pins\n", where, name, lock.FileName)
+		}
+	}
+}
