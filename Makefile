@@ -2,7 +2,7 @@ GO      ?= go
 BIN     := bin/stax
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOFILES  = $(shell find . -name '*.go' -not -path './testdata/*' -not -path './bin/*')
-STATICCHECK_VERSION := 2025.1.1
+STATICCHECK_VERSION := v0.8.2
 
 .PHONY: build test unit vet fmt-check lint bench clean
 

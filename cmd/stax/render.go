@@ -79,7 +79,7 @@ refuses (exit 1) and says how far over they are.`,
 			dash := cmd.ArgsLenAtDash()
 			switch {
 			case dash == 0:
-				return exitcode.Wrap(exitcode.Validation, errors.New("name the skill before --: stax render SKILL -- ARGS..."))
+				return exitcode.Wrap(exitcode.Validation, errors.New("name the skill before --, as in: stax render SKILL -- ARGS"))
 			case dash < 0 && len(args) > 1:
 				return exitcode.Wrap(exitcode.Validation, fmt.Errorf(
 					"put the skill's arguments after --, so that they are never read as flags: stax render %s -- %s",

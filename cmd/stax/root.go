@@ -69,7 +69,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	root.PersistentFlags().StringVar(&global.Output, "output", outputText, "output format: text or json")
 	root.PersistentFlags().StringVar(&global.Layout, "oci-layout", "", "use this OCI layout directory instead of the local store ($STAX_HOME/store)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath()))
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
 	})
 	root.AddCommand(
 		newValidateCmd(streams, global),

@@ -91,7 +91,7 @@ func explain(s string, err error) error {
 		return fmt.Errorf("%w %q: repository names must be lowercase (GHCR and most registries reject uppercase); use %q",
 			ErrInvalid, s, strings.ToLower(s))
 	case errors.Is(err, dref.ErrNameTooLong):
-		return fmt.Errorf("%w %q: repository name longer than %d characters", ErrInvalid, s, dref.NameTotalLengthMax)
+		return fmt.Errorf("%w %q: repository name longer than %d characters", ErrInvalid, s, dref.RepositoryNameTotalLengthMax)
 	default:
 		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a Docker Hub name such as org/skills, or oci:PATH[:TAG])",
 			ErrInvalid, s, err)
