@@ -128,10 +128,6 @@ func inspectSkills(ctx context.Context, src *source, pkg *artifact.Package, maxS
 	if err != nil {
 		return nil, err
 	}
-	siblings, err := inspectSiblings(ctx, src, pkg, maxSize)
-	if err != nil {
-		return nil, err
-	}
 	skills := make([]inspectedSkill, 0, len(pkg.Config.Skills))
 	for _, rec := range pkg.Config.Skills {
 		s, ok := snap.Skills[rec.Path]
@@ -139,7 +135,7 @@ func inspectSkills(ctx context.Context, src *source, pkg *artifact.Package, maxS
 		item := inspectedSkill{SkillRecord: rec, Verified: &verified}
 		if ok {
 			item.Files, item.Frontmatter = len(s.Files), s.Frontmatter
-			item.Stateful = siblings[rec.Path]
+			item.Stateful = &s.Stateful
 		}
 		skills = append(skills, item)
 	}

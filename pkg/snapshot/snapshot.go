@@ -17,6 +17,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 )
 
 // maxFrontmatterRead bounds how much of a SKILL.md is kept in memory to
@@ -43,6 +44,9 @@ type Skill struct {
 	Frontmatter map[string]any
 	// FrontmatterErr says why a SKILL.md that is there has no Frontmatter.
 	FrontmatterErr error
+	// Stateful summarizes the skill's MEMORY.md, EXAMPLES.md and
+	// CALIBRATION.md.
+	Stateful stateful.Summary
 }
 
 // Digest is the skill's layers.TreeDigest, the digest a package config
@@ -63,6 +67,7 @@ func Empty() *Snapshot { return &Snapshot{Skills: map[string]*Skill{}} }
 // layers.Walk, which wraps any error reading r.
 func Read(r io.Reader, opts layers.ReadOptions) (*Snapshot, error) {
 	snap := Empty()
+	siblings := stateful.NewCollector()
 	err := layers.Walk(r, opts, func(h layers.Header, content io.Reader) error {
 		if h.Dir {
 			return nil
@@ -72,11 +77,20 @@ func Read(r io.Reader, opts layers.ReadOptions) (*Snapshot, error) {
 		hash := sha256.New()
 		var head bytes.Buffer
 		w := io.Writer(hash)
-		if isSkillFile {
+		switch {
+		case isSkillFile:
 			w = io.MultiWriter(hash, &limitedBuffer{buf: &head, max: maxFrontmatterRead})
+		case stateful.Wants(h.Path):
+			// One byte past the limit, so the collector can refuse it.
+			w = io.MultiWriter(hash, &limitedBuffer{buf: &head, max: stateful.MaxFileSize + 1})
 		}
 		if _, err := io.Copy(w, content); err != nil {
 			return err
+		}
+		if stateful.Wants(h.Path) {
+			if err := siblings.Add(h.Path, &head); err != nil {
+				return err
+			}
 		}
 		if !inSkill {
 			return nil
@@ -97,7 +111,8 @@ func Read(r io.Reader, opts layers.ReadOptions) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range snap.Skills {
+	for dir, s := range snap.Skills {
+		s.Stateful = siblings.Set(dir).Summary()
 		// Layers from other writers need not be sorted.
 		slices.SortFunc(s.Files, func(a, b layers.FileDigest) int { return strings.Compare(a.Path, b.Path) })
 	}
