@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
@@ -26,20 +25,11 @@ func checkAgainst(ctx context.Context, opener *target.Opener, ref string, scope 
 
 // compareWithPublished is checkAgainst on a package already open.
 func compareWithPublished(ctx context.Context, src *source, pkg *artifact.Package, report *validate.Report) error {
-	ref := src.Name
-	pub := &validate.Published{Name: ref, Versions: map[string]string{}}
-	if pkg.Skills != nil {
-		rc, err := pkg.OpenSkills(ctx, src)
-		if err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w", ref, err))
-		}
-		defer rc.Close()
-		opts := layers.ReadOptions{MaxSize: layers.DefaultMaxSize, Digest: pkg.Skills.Digest}
-		if pub, err = validate.ReadPublished(ref, rc, opts); err != nil {
-			return exitcode.Wrap(exitcode.Verification, err)
-		}
+	snap, err := readSnapshot(ctx, src, pkg, layers.DefaultMaxSize)
+	if err != nil {
+		return err
 	}
-	if err := report.CheckAgainst(pub); err != nil {
+	if err := report.CheckAgainst(validate.PublishedFrom(src.Name, snap)); err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, err)
 	}
 	return nil

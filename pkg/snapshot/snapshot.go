@@ -44,6 +44,9 @@ type Skill struct {
 	Frontmatter map[string]any
 	// FrontmatterErr says why a SKILL.md that is there has no Frontmatter.
 	FrontmatterErr error
+	// Version is the skill's version as written (top-level version, else
+	// metadata.version); "" when it declares none.
+	Version string
 	// Stateful summarizes the skill's MEMORY.md, EXAMPLES.md and
 	// CALIBRATION.md.
 	Stateful stateful.Summary
@@ -104,7 +107,7 @@ func Read(r io.Reader, opts layers.ReadOptions) (*Snapshot, error) {
 			Path: rel, Executable: h.Executable, Size: h.Size, Digest: digest.NewDigest(digest.SHA256, hash),
 		})
 		if isSkillFile {
-			s.Frontmatter, s.FrontmatterErr = frontmatter(head.Bytes())
+			s.Frontmatter, s.Version, s.FrontmatterErr = frontmatter(head.Bytes())
 		}
 		return nil
 	})
@@ -119,12 +122,13 @@ func Read(r io.Reader, opts layers.ReadOptions) (*Snapshot, error) {
 	return snap, nil
 }
 
-func frontmatter(data []byte) (map[string]any, error) {
+func frontmatter(data []byte) (map[string]any, string, error) {
 	doc, err := skill.Parse(data)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return doc.Frontmatter.Fields()
+	fields, err := doc.Frontmatter.Fields()
+	return fields, doc.Frontmatter.Version, err
 }
 
 // limitedBuffer keeps the first max bytes written and discards the rest.

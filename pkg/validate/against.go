@@ -6,13 +6,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/snapshot"
 	"github.com/stax-dev/stax/pkg/stateful"
 )
 
@@ -30,40 +30,29 @@ type Published struct {
 	Versions map[string]string
 }
 
-// ReadPublished reads a skills layer with layers.Walk, so with every check
-// of the safe reader (and the digest check when opts.Digest is set),
-// hashing each file and reading the version of each SKILL.md. Nothing is
-// extracted.
+// ReadPublished reads a skills layer through snapshot.Read, so with every
+// check of the safe reader (and the digest check when opts.Digest is set).
+// Nothing is extracted.
 func ReadPublished(name string, r io.Reader, opts layers.ReadOptions) (*Published, error) {
-	pub := &Published{Name: name, Versions: map[string]string{}}
-	err := layers.Walk(r, opts, func(h layers.Header, content io.Reader) error {
-		if h.Dir {
-			return nil
-		}
-		dir, rest, nested := strings.Cut(h.Path, "/")
-		var d digest.Digest
-		if nested && rest == skill.FileName {
-			data, err := io.ReadAll(content)
-			if err != nil {
-				return err
-			}
-			d = digest.SHA256.FromBytes(data)
-			if doc, err := skill.Parse(data); err == nil {
-				pub.Versions[dir] = doc.Frontmatter.Version
-			}
-		} else {
-			var err error
-			if d, err = digest.SHA256.FromReader(content); err != nil {
-				return err
-			}
-		}
-		pub.Files = append(pub.Files, layers.FileDigest{Path: h.Path, Executable: h.Executable, Size: h.Size, Digest: d})
-		return nil
-	})
+	snap, err := snapshot.Read(r, opts)
 	if err != nil {
 		return nil, fmt.Errorf("read published skills of %s: %w", name, err)
 	}
-	return pub, nil
+	return PublishedFrom(name, snap), nil
+}
+
+// PublishedFrom is what the versioning rule needs of a package snapshot.
+func PublishedFrom(name string, snap *snapshot.Snapshot) *Published {
+	pub := &Published{Name: name, Versions: map[string]string{}}
+	for _, dir := range snap.Dirs() {
+		s := snap.Skills[dir]
+		pub.Versions[dir] = s.Version
+		for _, f := range s.Files {
+			f.Path = dir + "/" + f.Path
+			pub.Files = append(pub.Files, f)
+		}
+	}
+	return pub
 }
 
 // CheckAgainst compares each skill of the report with the same skill
