@@ -51,6 +51,9 @@ type Registry struct {
 
 	mu       sync.Mutex
 	requests []Request
+	// generation counts ResetRequests calls, so that a request served
+	// across one does not update a record that is no longer its own.
+	generation int
 	faults   []*Fault
 
 	closeOnce sync.Once
@@ -223,7 +226,9 @@ func startLoopback(h http.Handler) (*httptest.Server, error) {
 }
 
 // serve records each request and hands it to the first fault that claims
-// it, or else to the registry.
+// it, or else to the registry. The record is made before the request is
+// served: a client may see the response, or a reset, and look at Requests
+// before the handler returns.
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	body := &countingReader{r: req.Body}
 	req.Body = body
@@ -231,26 +236,27 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 
 	f := r.claim(req)
 	kind := ""
+	if f != nil {
+		kind = f.kind
+	}
+	r.mu.Lock()
+	i, gen := len(r.requests), r.generation
+	r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Fault: kind})
+	r.mu.Unlock()
+
 	if f == nil {
 		r.app.ServeHTTP(rec, req)
 	} else {
-		kind = f.kind
 		f.serve(rec, req, r.app)
 	}
 	if rec.status == 0 && !rec.hijacked {
 		rec.status = http.StatusOK
 	}
-
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.requests = append(r.requests, Request{
-		Method:    req.Method,
-		Path:      req.URL.Path,
-		Query:     req.URL.RawQuery,
-		Status:    rec.status,
-		BodyBytes: body.n,
-		Fault:     kind,
-	})
+	if gen == r.generation { // else ResetRequests dropped the record
+		r.requests[i].Status, r.requests[i].BodyBytes = rec.status, body.n
+	}
 }
 
 // AddFaults installs more faults. Faults are tried in the order installed;
@@ -286,6 +292,7 @@ func (r *Registry) ResetRequests() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests = nil
+	r.generation++
 }
 
 var uploadPath = regexp.MustCompile(`^/v2/.+/blobs/uploads/`)
