@@ -54,7 +54,7 @@ type Registry struct {
 	// generation counts ResetRequests calls, so that a request served
 	// across one does not update a record that is no longer its own.
 	generation int
-	faults   []*Fault
+	faults     []*Fault
 
 	closeOnce sync.Once
 	stopOnce  sync.Once
