@@ -42,7 +42,7 @@ func (b *progressBars) Track(desc ocispec.Descriptor, r io.ReadCloser) io.ReadCl
 			decor.AverageSpeed(decor.SizeB1024(0), "% .1f"),
 		),
 	)
-	return &trackedReader{ReadCloser: r, bar: bar}
+	return &trackedReader{ReadCloser: r, bar: bar, size: desc.Size}
 }
 
 // Skipped shows a finished bar for a blob the destination had.
@@ -62,10 +62,14 @@ func (b *progressBars) Wait() { b.p.Wait() }
 type trackedReader struct {
 	io.ReadCloser
 	bar *mpb.Bar
+	// pos and size are the reader's own account of progress; asking the
+	// bar would race with its rendering.
+	pos, size int64
 }
 
 func (t *trackedReader) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
+	t.pos += int64(n)
 	t.bar.IncrBy(n)
 	return n, err
 }
@@ -77,13 +81,14 @@ func (t *trackedReader) Seek(offset int64, whence int) (int64, error) {
 	}
 	pos, err := seeker.Seek(offset, whence)
 	if err == nil {
+		t.pos = pos
 		t.bar.SetCurrent(pos)
 	}
 	return pos, err
 }
 
 func (t *trackedReader) Close() error {
-	if !t.bar.Completed() {
+	if t.pos < t.size {
 		t.bar.Abort(false)
 	}
 	return t.ReadCloser.Close()

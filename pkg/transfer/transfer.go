@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
@@ -66,6 +67,8 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		return nil, err
 	}
 	res := &Result{Descriptor: desc, Package: pkg}
+	// oras-go copies blobs concurrently; the hooks count atomically.
+	var copied, skipped atomic.Int64
 	if opts.TagVersion {
 		if dst.Ref, err = dst.Ref.WithTag(pkg.Config.Version); err != nil {
 			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: the package version cannot be a tag: %w", src.Name(), err))
@@ -83,11 +86,11 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			return content.Successors(ctx, fetcher, d)
 		},
 		PostCopy: func(context.Context, ocispec.Descriptor) error {
-			res.Copied++
+			copied.Add(1)
 			return nil
 		},
 		OnCopySkipped: func(_ context.Context, d ocispec.Descriptor) error {
-			res.Skipped++
+			skipped.Add(1)
 			if opts.Progress != nil {
 				opts.Progress.Skipped(d)
 			}
@@ -100,6 +103,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	} else {
 		err = oras.CopyGraph(ctx, from, dst, desc, graph)
 	}
+	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
 	if err != nil {
 		return nil, explainCopy(err, src, dst)
 	}
