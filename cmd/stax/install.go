@@ -258,13 +258,13 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range targets {
+	results, err := installAll(ctx, targets, skills, install.Options{Workspace: workspace, Force: opts.Force, LockDir: lockDir})
+	if err != nil {
+		return err
+	}
+	for i, t := range targets {
 		out.Warnings = append(out.Warnings, ignoredFields(tree, merged, t.Runtimes)...)
-		res, err := install.Install(ctx, skills, install.Options{Dir: t.Dir, Workspace: workspace, Force: opts.Force, LockDir: lockDir})
-		if err != nil {
-			return err
-		}
-		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: res})
+		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: results[i]})
 	}
 	if !opts.Frozen {
 		if out.LockChanged, err = lock.New(sources, graph, merged).Write(lockPath); err != nil {
@@ -283,6 +283,38 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 			strings.Join(t.Runtimes, ","), t.Dir, len(t.Installed)+len(t.Replaced), len(t.Updated), len(t.Removed), len(t.Unchanged))
 	}
 	return nil
+}
+
+// installAll installs skills into every target or into none: all are
+// staged (and checked for the user's own skills) before any is touched,
+// and if one fails to swap in, those already swapped are rolled back.
+func installAll(ctx context.Context, targets []installTarget, skills []install.Skill, opts install.Options) ([]*install.Result, error) {
+	var plans []*install.Plan
+	defer func() {
+		for _, p := range plans {
+			p.Close()
+		}
+	}()
+	for _, t := range targets {
+		o := opts
+		o.Dir = t.Dir
+		p, err := install.Prepare(ctx, skills, o)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	results := make([]*install.Result, 0, len(plans))
+	for i, p := range plans {
+		if err := p.Commit(); err != nil {
+			for j := i - 1; j >= 0; j-- {
+				plans[j].Rollback()
+			}
+			return nil, err
+		}
+		results = append(results, p.Result)
+	}
+	return results, nil
 }
 
 // frozenError makes any resolution failure of a frozen install exit 4: a

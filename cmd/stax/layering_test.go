@@ -530,3 +530,32 @@ func TestPullMergesInOrder(t *testing.T) {
 		t.Errorf("overrides %s", raw)
 	}
 }
+
+// An install into several runtimes is all or nothing: a user's skill in
+// the second folder stops it before the first is touched.
+func TestInstallIntoSeveralRuntimesIsAllOrNothing(t *testing.T) {
+	useHome(t)
+	l := newLayering(t)
+	if r, _ := l.install(t, "--runtime", "claude-code,cursor"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	claude := filepath.Join(l.project, ".claude", "skills")
+	before := treeState(t, claude)
+	lockBefore, _ := os.ReadFile(filepath.Join(l.project, "stax.lock"))
+
+	writeSkillFiles(t, filepath.Join(l.project, "skills"), map[string]string{"newskill/SKILL.md": skillMD("newskill", "new")})
+	writeFile(t, filepath.Join(l.project, ".cursor", "skills", "newskill", "SKILL.md"), "the user's own\n")
+	r, _ := l.install(t, "--runtime", "claude-code,cursor")
+	if r.Code != 5 || !strings.Contains(r.Stderr, "newskill") {
+		t.Fatalf("exit %d %s", r.Code, r.Stderr)
+	}
+	if fmt.Sprint(treeState(t, claude)) != fmt.Sprint(before) {
+		t.Error("the first runtime's folder changed though the install failed")
+	}
+	if lockAfter, _ := os.ReadFile(filepath.Join(l.project, "stax.lock")); string(lockAfter) != string(lockBefore) {
+		t.Error("stax.lock changed though the install failed")
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", l.project, "--runtime", "claude-code"); r.Code != 0 {
+		t.Errorf("verify after the failed install: %d %s", r.Code, r.Stdout)
+	}
+}

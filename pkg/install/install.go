@@ -78,17 +78,63 @@ func (e *ConflictError) Error() string {
 // there: new ones are added, changed ones replaced, ones it installed
 // before and no longer in the set removed. The user's own skills stay.
 func Install(ctx context.Context, skills []Skill, opts Options) (*Result, error) {
+	plan, err := Prepare(ctx, skills, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer plan.Close()
+	if err := plan.Commit(); err != nil {
+		return nil, err
+	}
+	return plan.Result, nil
+}
+
+// Plan is an install into one folder, staged and ready to swap in. Several
+// plans let an install into several folders be all or nothing: prepare
+// them all, commit them all, and roll back the committed ones if one
+// fails. A plan holds the folder's lock until Close.
+type Plan struct {
+	Result  *Result
+	dir     string
+	staging string
+	backup  string
+	swaps   []string
+	prune   []string
+	next    *Record
+	// previous is the record file as it was, nil when there was none.
+	previous []byte
+	moves    *mover
+	unlock   func()
+	// created says Prepare made the folder, so a failed install removes it.
+	created bool
+}
+
+// Prepare locks opts.Dir, refuses to touch skills of the user's (unless
+// opts.Force), and stages every new or changed skill beside the folder.
+// Nothing in the folder changes until Commit.
+func Prepare(ctx context.Context, skills []Skill, opts Options) (_ *Plan, err error) {
 	unlock, err := lockFolder(ctx, opts.LockDir, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-
+	p := &Plan{dir: opts.Dir, unlock: unlock, moves: &mover{}}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
 	rec, err := readRecord(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
+	if p.previous, err = os.ReadFile(filepath.Join(opts.Dir, RecordFile)); errors.Is(err, fs.ErrNotExist) {
+		p.previous, err = nil, nil
+	}
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+	}
 	res := &Result{Dir: opts.Dir, Installed: []string{}, Updated: []string{}, Unchanged: []string{}, Removed: []string{}, Replaced: []string{}}
+	p.Result = res
 	var conflicts []string
 	for _, s := range skills {
 		if _, ours := rec.Skills[s.Path]; ours {
@@ -102,23 +148,23 @@ func Install(ctx context.Context, skills []Skill, opts Options) (*Result, error)
 		return nil, exitcode.Wrap(exitcode.Materialization, &ConflictError{Dir: opts.Dir, Skills: conflicts})
 	}
 
+	if _, err := os.Stat(opts.Dir); errors.Is(err, fs.ErrNotExist) {
+		p.created = true
+	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", opts.Dir, err))
 	}
-	staging, err := os.MkdirTemp(opts.Dir, layers.StagingPrefix)
-	if err != nil {
+	if p.staging, err = os.MkdirTemp(opts.Dir, layers.StagingPrefix); err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	defer os.RemoveAll(staging)
-	backup := filepath.Join(staging, ".previous")
-	if err := os.Mkdir(backup, 0o755); err != nil {
+	p.backup = filepath.Join(p.staging, ".previous")
+	if err := os.Mkdir(p.backup, 0o755); err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, err)
 	}
 
-	next := &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}
-	var swaps []string
+	p.next = &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}
 	for _, s := range skills {
-		staged := filepath.Join(staging, s.Path)
+		staged := filepath.Join(p.staging, s.Path)
 		absDir, err := filepath.Abs(filepath.Join(opts.Dir, s.Path))
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.FileSystem, err)
@@ -131,54 +177,85 @@ func Install(ctx context.Context, skills []Skill, opts Options) (*Result, error)
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.FileSystem, err)
 		}
-		entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files}
-		next.Skills[s.Path] = entry
+		p.next.Skills[s.Path] = InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files}
 		switch prev, ours := rec.Skills[s.Path]; {
 		case slices.Contains(conflicts, s.Path):
 			res.Replaced = append(res.Replaced, s.Path)
-			swaps = append(swaps, s.Path)
+			p.swaps = append(p.swaps, s.Path)
 		case !ours:
 			res.Installed = append(res.Installed, s.Path)
-			swaps = append(swaps, s.Path)
+			p.swaps = append(p.swaps, s.Path)
 		case prev.Digest == s.Digest && maps.Equal(prev.Files, files) && onDisk(opts.Dir, s.Path, files):
 			res.Unchanged = append(res.Unchanged, s.Path)
 		default:
 			res.Updated = append(res.Updated, s.Path)
-			swaps = append(swaps, s.Path)
+			p.swaps = append(p.swaps, s.Path)
 		}
 	}
-	var prune []string
 	for name := range rec.Skills {
-		if _, keep := next.Skills[name]; !keep {
-			prune = append(prune, name)
+		if _, keep := p.next.Skills[name]; !keep {
+			p.prune = append(p.prune, name)
 		}
 	}
-	slices.Sort(prune)
+	slices.Sort(p.prune)
+	res.Removed = append(res.Removed, p.prune...)
+	return p, nil
+}
 
-	moves := &mover{}
-	for _, name := range prune {
-		if err := moves.aside(filepath.Join(opts.Dir, name), filepath.Join(backup, name)); err != nil {
-			moves.rollback()
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("remove skill %s: %w", name, err))
-		}
-		res.Removed = append(res.Removed, name)
-	}
-	for _, name := range swaps {
-		target := filepath.Join(opts.Dir, name)
-		if err := moves.aside(target, filepath.Join(backup, name)); err != nil {
-			moves.rollback()
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("replace skill %s: %w", name, err))
-		}
-		if err := moves.move(filepath.Join(staging, name), target); err != nil {
-			moves.rollback()
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("install skill %s: %w", name, err))
+// Commit swaps the staged skills in, prunes, and writes the record. On
+// failure the folder is put back as it was.
+func (p *Plan) Commit() error {
+	for _, name := range p.prune {
+		if err := p.moves.aside(filepath.Join(p.dir, name), filepath.Join(p.backup, name)); err != nil {
+			p.Rollback()
+			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("remove skill %s: %w", name, err))
 		}
 	}
-	if err := next.write(opts.Dir); err != nil {
-		moves.rollback()
-		return nil, err
+	for _, name := range p.swaps {
+		target := filepath.Join(p.dir, name)
+		if err := p.moves.aside(target, filepath.Join(p.backup, name)); err != nil {
+			p.Rollback()
+			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("replace skill %s: %w", name, err))
+		}
+		if err := p.moves.move(filepath.Join(p.staging, name), target); err != nil {
+			p.Rollback()
+			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("install skill %s: %w", name, err))
+		}
 	}
-	return res, nil
+	if err := p.next.write(p.dir); err != nil {
+		p.Rollback()
+		return err
+	}
+	return nil
+}
+
+// Rollback puts back what Commit changed: the skills it moved, and the
+// record as it was. It is for a commit that another folder's failure
+// undoes, as much as for Commit's own failures.
+func (p *Plan) Rollback() {
+	p.moves.rollback()
+	p.moves = &mover{}
+	record := filepath.Join(p.dir, RecordFile)
+	if p.previous == nil {
+		os.Remove(record)
+		return
+	}
+	os.WriteFile(record, p.previous, 0o644)
+}
+
+// Close removes the staging directory, with the previous versions of
+// replaced skills, and the folder itself if Prepare made it and nothing
+// was installed; then it releases the folder's lock.
+func (p *Plan) Close() {
+	if p.staging != "" {
+		os.RemoveAll(p.staging)
+	}
+	if p.created {
+		os.Remove(p.dir) // only succeeds when empty
+	}
+	if p.unlock != nil {
+		p.unlock()
+	}
 }
 
 // Uninstall removes what stax installed in dir, and only that.

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,4 +75,47 @@ func TestConflictIsMaterializationError(t *testing.T) {
 	if !errors.As(err, &conflict) || exitcode.Of(err) != exitcode.Materialization || conflict.Skills[0] != "mine" {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// A committed plan rolls back to exactly the folder it found: skills it
+// replaced, skills it pruned, and the record.
+func TestRollbackAfterCommit(t *testing.T) {
+	dir, locks := t.TempDir(), t.TempDir()
+	old := []Skill{testSkill(t, "keep", "v1\n"), testSkill(t, "gone", "bye\n")}
+	if _, err := Install(context.Background(), old, Options{Dir: dir, LockDir: locks}); err != nil {
+		t.Fatal(err)
+	}
+	before := listTree(t, dir)
+
+	plan, err := Prepare(context.Background(), []Skill{testSkill(t, "keep", "v2\n"), testSkill(t, "new", "hi\n")}, Options{Dir: dir, LockDir: locks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := listTree(t, dir); got == before {
+		t.Fatal("commit changed nothing")
+	}
+	plan.Rollback()
+	plan.Close()
+	if got := listTree(t, dir); got != before {
+		t.Errorf("after rollback:\n%s\nwant\n%s", got, before)
+	}
+}
+
+// listTree renders every file under root with its content.
+func listTree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(&b, "%s: %s\n", rel, data)
+		return nil
+	})
+	return b.String()
 }
