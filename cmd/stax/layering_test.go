@@ -559,3 +559,41 @@ func TestInstallIntoSeveralRuntimesIsAllOrNothing(t *testing.T) {
 		t.Errorf("verify after the failed install: %d %s", r.Code, r.Stdout)
 	}
 }
+
+// Dependencies in OCI layouts: a package built on one, consumed from
+// another layout, with its dependency pinned by tag and digest.
+func TestLayoutDependencies(t *testing.T) {
+	useHome(t)
+	root := t.TempDir()
+	org := filepath.Join(root, "org")
+	writeFile(t, filepath.Join(org, "stax.yaml"), "name: org\nversion: 1.0.0\n")
+	writeSkillFiles(t, filepath.Join(org, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "org lint")})
+	if r := runStax(t, "pack", org, "-t", "oci:"+filepath.Join(root, "org-oci")+":1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	team := filepath.Join(root, "team")
+	writeFile(t, filepath.Join(team, "stax.yaml"), "name: team\nversion: 1.0.0\npackages:\n  - oci:"+filepath.Join(root, "org-oci")+":1.0.0\n")
+	writeSkillFiles(t, filepath.Join(team, "skills"), map[string]string{"review/SKILL.md": skillMD("review", "team review")})
+	if r := runStax(t, "pack", team, "-t", "oci:"+filepath.Join(root, "team-oci")+":1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	out := filepath.Join(root, "out")
+	r := runStax(t, "pull", "oci:"+filepath.Join(root, "team-oci")+":1.0.0", "-o", out)
+	if r.Code != 0 {
+		t.Fatalf("pull through a layout dependency: %d %s", r.Code, r.Stderr)
+	}
+	for _, s := range []string{"lint", "review"} {
+		if _, err := os.Stat(filepath.Join(out, s, "SKILL.md")); err != nil {
+			t.Errorf("%s missing: %v", s, err)
+		}
+	}
+
+	missing := filepath.Join(root, "nowhere")
+	r = runStax(t, "pull", "oci:"+missing+":1")
+	if r.Code != 4 || !strings.Contains(r.Stderr, "no OCI layout at "+missing) {
+		t.Errorf("missing layout: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Error("reading a missing layout created it")
+	}
+}

@@ -64,7 +64,9 @@ func parseLayout(s string) (Reference, error) {
 			return Reference{}, fmt.Errorf("%w %q: digest %q: %v", ErrInvalid, s, rest[at+1:], err)
 		}
 		ref.Digest, rest = d, rest[:at]
-	} else if colon := strings.LastIndex(rest, ":"); colon >= 0 && !strings.Contains(rest[colon:], "/") {
+	}
+	// A tag may stand before the digest, as in oci:PATH:TAG@DIGEST.
+	if colon := strings.LastIndex(rest, ":"); colon >= 0 && !strings.Contains(rest[colon:], "/") {
 		tag := rest[colon+1:]
 		if !tagPattern.MatchString(tag) {
 			return Reference{}, fmt.Errorf("%w %q: tag %q must match %s", ErrInvalid, s, tag, tagPattern)

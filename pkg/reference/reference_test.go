@@ -25,6 +25,7 @@ func TestParse(t *testing.T) {
 		{in: "oci:/tmp/layout:1.0.0", layout: "/tmp/layout", tag: "1.0.0", familiar: "oci:/tmp/layout:1.0.0"},
 		{in: "oci:dir@" + d, layout: "dir", digest: d, familiar: "oci:dir@" + d},
 		{in: "oci:a:b/c", layout: "a:b/c", familiar: "oci:a:b/c"},
+		{in: "oci:/x/org:1.0.0@" + d, layout: "/x/org", tag: "1.0.0", digest: d, familiar: "oci:/x/org:1.0.0@" + d},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

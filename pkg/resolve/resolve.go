@@ -219,12 +219,21 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			ref.Tag = "latest"
 		}
 	}
+	if ref.IsLayout() {
+		// Opening a layout creates it; a dependency must already be there.
+		if info, err := os.Stat(ref.Layout); err != nil || !info.IsDir() {
+			return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: no OCI layout at %s", strings.Join(path, " → "), ref.Layout))
+		}
+	}
 	t, err := r.opts.Opener.Open(r.ctx, ref)
 	if err != nil {
 		return nil, err
 	}
 	r.graph.targets = append(r.graph.targets, t)
 	desc, err := t.Lookup(r.ctx)
+	if err != nil && t.Kind == target.KindLayout {
+		return nil, &exitcode.Error{Code: exitcode.Resolution, Err: resolutionError(path, err)}
+	}
 	if err != nil {
 		return nil, resolutionError(path, err)
 	}
