@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
-	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -183,29 +183,22 @@ func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Resu
 // checkPublished holds a package built for a push to the rule of seed 000
 // §8: a skill whose MEMORY.md, EXAMPLES.md or CALIBRATION.md changed since
 // the published package it follows must have its version bumped. That
-// package is --against, or else what the destination already names; a
-// destination that names nothing yet has nothing to compare with.
+// package is --against, or else the one the destination's tags say came
+// before: the same tag if it exists, else the highest semantic version
+// below it. A repository with nothing before has nothing to compare with.
 func checkPublished(ctx context.Context, opener *target.Opener, against string, dst reference.Reference, built *pack.Result) error {
 	if built.Report == nil {
 		return nil
 	}
 	ref, scope := against, localThenRemote
 	if ref == "" {
-		if dst.Digest != "" {
-			return nil
+		prev, err := previousRelease(ctx, opener, dst, built.Definition.Version)
+		if err != nil || prev == nil {
+			return err
 		}
-		if dst.Tag == "" {
-			dst.Tag = built.Definition.Version
-		}
-		if _, err := os.Stat(dst.Layout); dst.IsLayout() && err != nil {
-			return nil
-		}
-		ref, scope = dst.String(), remoteOnly
+		ref, scope = prev.String(), remoteOnly
 	}
 	src, pkg, err := openPackage(ctx, opener, ref, scope, layers.DefaultMaxSize)
-	if errors.Is(err, errdef.ErrNotFound) && against == "" {
-		return nil
-	}
 	if err != nil {
 		return err
 	}
@@ -217,4 +210,55 @@ func checkPublished(ctx context.Context, opener *target.Opener, against string, 
 		return exitcode.Wrap(exitcode.Validation, &pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
 	}
 	return nil
+}
+
+// previousRelease is the reference of the package a push to dst follows,
+// or nil when the destination holds none.
+func previousRelease(ctx context.Context, opener *target.Opener, dst reference.Reference, version string) (*reference.Reference, error) {
+	if dst.Digest != "" {
+		return nil, nil
+	}
+	if dst.Tag == "" {
+		dst.Tag = version
+	}
+	if info, err := os.Stat(dst.Layout); dst.IsLayout() && (err != nil || !info.IsDir()) {
+		return nil, nil
+	}
+	t, err := opener.Open(ctx, dst)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	tags, err := t.Tags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	prev, ok := precedingTag(tags, dst.Tag)
+	if !ok {
+		return nil, nil
+	}
+	dst.Tag = prev
+	return &dst, nil
+}
+
+// precedingTag picks from tags the one a release tagged tag follows.
+func precedingTag(tags []string, tag string) (string, bool) {
+	if slices.Contains(tags, tag) {
+		return tag, true
+	}
+	current, err := bump.ParseVersion(tag)
+	if err != nil {
+		return "", false
+	}
+	best, found := bump.Version{}, ""
+	for _, candidate := range tags {
+		v, err := bump.ParseVersion(candidate)
+		if err != nil || bump.Compare(v, current) >= 0 {
+			continue
+		}
+		if found == "" || bump.Compare(v, best) > 0 {
+			best, found = v, candidate
+		}
+	}
+	return found, found != ""
 }

@@ -417,11 +417,23 @@ func TestPushRefusesUnbumpedStatefulChanges(t *testing.T) {
 	if r := runStax(t, "resolve", "--remote", ref); strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
 		t.Errorf("a refused push changed the tag: %s", r.Stdout)
 	}
+	// The next release is compared with the last one.
+	next := reg.Host + "/acme/skills:1.0.1"
+	r = runStax(t, "push", dir, next)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "version-not-bumped") || !strings.Contains(r.Stderr, "compared with "+ref) {
+		t.Fatalf("unbumped release: exit %d %s", r.Code, r.Stderr)
+	}
 	if r := runStax(t, "bump", filepath.Join(dir, "skills", "incident-postmortem")); r.Code != 0 {
 		t.Fatalf("bump: %d %s", r.Code, r.Stderr)
 	}
-	if r := runStax(t, "push", dir, ref); r.Code != 0 {
-		t.Fatalf("push after bump: %d %s", r.Code, r.Stderr)
+	for _, to := range []string{ref, next} {
+		if r := runStax(t, "push", dir, to); r.Code != 0 {
+			t.Fatalf("push to %s after bump: %d %s", to, r.Code, r.Stderr)
+		}
+	}
+	// --against names the package to compare with outright.
+	if r := runStax(t, "push", dir, reg.Host+"/other/skills:3.0.0", "--against", ref); r.Code != 0 {
+		t.Errorf("push --against a bumped release: %d %s", r.Code, r.Stderr)
 	}
 	// A new repository has nothing to compare with.
 	if r := runStax(t, "push", dir, reg.Host+"/fresh/skills:1.0.0"); r.Code != 0 {

@@ -7,10 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/errdef"
+	orasregistry "oras.land/oras-go/v2/registry"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -162,4 +165,26 @@ func (t *Target) WithRef(ref reference.Reference) *Target {
 	view := *t
 	view.Ref, view.close = ref, nil
 	return &view
+}
+
+// Tags lists the tags of the repository or layout the target is in; none
+// for a repository that does not exist yet.
+func (t *Target) Tags(ctx context.Context) ([]string, error) {
+	lister, ok := t.GraphTarget.(orasregistry.TagLister)
+	if !ok {
+		return nil, fmt.Errorf("%s cannot list tags", t.Name())
+	}
+	var tags []string
+	err := lister.Tags(ctx, "", func(page []string) error {
+		tags = append(tags, page...)
+		return nil
+	})
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound {
+		return nil, nil // a repository nothing was pushed to yet
+	}
+	if err != nil {
+		return nil, t.Explain(fmt.Errorf("list tags: %w", err))
+	}
+	return tags, nil
 }
