@@ -1,10 +1,15 @@
 package layers
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
 )
 
 // ProblemsError is returned by Write for a tree that has problems, so that
@@ -69,4 +74,32 @@ func formatBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// ErrDestinationInUse is wrapped by Extract's refusal to write where
+// something already is.
+var ErrDestinationInUse = errors.New("the destination is in use")
+
+// ExitCode classifies an error of the reader (Walk, Extract) by the exit
+// codes of the stax specification, so every command reports a bad layer
+// the same way: content that is not what its digest or its stream says
+// fails verification (6); an archive stax refuses to materialize, or a
+// destination in use, is a materialization error (5); a failure of the
+// local file system is 2.
+func ExitCode(err error) int {
+	var mismatch *DigestMismatchError
+	var unsafe *UnsafeEntryError
+	var size *SizeError
+	var pathErr *fs.PathError
+	var linkErr *os.LinkError
+	switch {
+	case errors.As(err, &mismatch):
+		return exitcode.Verification
+	case errors.As(err, &unsafe), errors.As(err, &size), errors.Is(err, ErrDestinationInUse):
+		return exitcode.Materialization
+	case errors.As(err, &pathErr), errors.As(err, &linkErr):
+		return exitcode.FileSystem
+	}
+	// A truncated or corrupt stream: what arrived is not a layer.
+	return exitcode.Verification
 }

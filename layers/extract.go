@@ -54,7 +54,7 @@ func checkDest(dest string) (existed bool, err error) {
 		return false, err
 	}
 	if !fi.IsDir() {
-		return false, errors.New("destination exists and is not a directory")
+		return false, fmt.Errorf("%w: it is not a directory", ErrDestinationInUse)
 	}
 	d, err := os.Open(dest)
 	if err != nil {
@@ -62,7 +62,7 @@ func checkDest(dest string) (existed bool, err error) {
 	}
 	defer d.Close()
 	if names, _ := d.Readdirnames(1); len(names) > 0 {
-		return false, errors.New("destination directory is not empty")
+		return false, fmt.Errorf("%w: it is a directory that is not empty", ErrDestinationInUse)
 	}
 	return true, nil
 }

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"fmt"
 	"path"
 	"strings"
 )
@@ -55,4 +56,14 @@ func layerKey(e Entry) string {
 		return e.Path + "/"
 	}
 	return e.Path
+}
+
+// CheckPath says why p cannot be a path inside a layer, or returns nil.
+// Whoever turns a path read from elsewhere (a package config) into a file
+// system path applies the same rules the reader applies to entries.
+func CheckPath(p string) error {
+	if why := unsafeName(p); why != "" {
+		return fmt.Errorf("%q: %s", p, why)
+	}
+	return nil
 }

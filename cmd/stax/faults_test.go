@@ -179,3 +179,48 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// A config whose skill paths point outside the output is refused before
+// anything is fetched or written.
+func TestPullRefusesHostileConfig(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	layer := pushed.Layers[0]
+	cfg := []byte(`{"adapter":{},"kind":"package","name":"evil","skills":[{"description":"x","digest":"` + goldenExamplesDigest +
+		`","name":"x","path":"../../../../etc"}],"specVersion":"1.0.0","version":"1"}`)
+	pushRawPackage(t, reg.Host+"/evil/skills", "1", cfg, layer)
+
+	out := filepath.Join(t.TempDir(), "out")
+	r := runStax(t, "pull", reg.Host+"/evil/skills:1", "-o", out)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "not a single directory name") {
+		t.Errorf("exit %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("output written for a hostile package")
+	}
+}
+
+// inspect shows a package whose skills do not hash to what its config
+// records, and fails verification.
+func TestInspectFailsOnSkillDigestMismatch(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	wrong := "sha256:" + strings.Repeat("0", 64)
+	cfg := []byte(`{"adapter":{},"kind":"package","name":"liar","skills":[{"description":"x","digest":"` + wrong +
+		`","name":"review-pr","path":"review-pr"}],"specVersion":"1.0.0","version":"1"}`)
+	pushRawPackage(t, reg.Host+"/liar/skills", "1", cfg, pushed.Layers[0])
+	if r := runStax(t, "pull", reg.Host+"/liar/skills:1"); r.Code != 0 {
+		t.Fatalf("pull into the store: %d %s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "inspect", reg.Host+"/liar/skills:1")
+	if r.Code != 6 || !strings.Contains(r.Stdout, "DIGEST MISMATCH") || !strings.Contains(r.Stderr, "does not match the config digest") {
+		t.Errorf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// And the merge refuses to install it.
+	r = runStax(t, "pull", reg.Host+"/liar/skills:1", "-o", filepath.Join(t.TempDir(), "out"))
+	if r.Code != 6 {
+		t.Errorf("pull -o of a lying package: %d %s", r.Code, r.Stderr)
+	}
+}

@@ -50,3 +50,34 @@ func attachSignature(t *testing.T, repoName string, subject transferResult) stri
 	}
 	return desc.Digest.String()
 }
+
+// pushRawPackage pushes a stax package manifest with the given config bytes
+// over layer (mounted from acme/skills, where it must be), as a hostile
+// writer would.
+func pushRawPackage(t *testing.T, repoName, tag string, cfg []byte, layer ocispec.Descriptor) {
+	t.Helper()
+	ctx := context.Background()
+	repo, err := remote.NewRepository(repoName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.PlainHTTP = true
+	cfgDesc := content.NewDescriptorFromBytes("application/vnd.stax.config.v1+json", cfg)
+	if err := repo.Push(ctx, cfgDesc, bytes.NewReader(cfg)); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Mount(ctx, layer, "acme/skills", nil); err != nil {
+		t.Fatal(err)
+	}
+	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/vnd.stax.package.v1", oras.PackManifestOptions{
+		ConfigDescriptor:    &cfgDesc,
+		Layers:              []ocispec.Descriptor{layer},
+		ManifestAnnotations: map[string]string{ocispec.AnnotationCreated: "2026-01-01T00:00:00Z"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Tag(ctx, desc, tag); err != nil {
+		t.Fatal(err)
+	}
+}

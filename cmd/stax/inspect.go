@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/target"
@@ -107,11 +108,22 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	} else if res.Skills, err = inspectSkills(ctx, src, pkg, maxSize); err != nil {
 		return err
 	}
+	mismatched := false
 	for _, s := range res.Skills {
 		if s.Verified != nil && !*s.Verified {
+			mismatched = true
 			res.Notices = append(res.Notices, fmt.Sprintf("skill %s: layer content does not match the config digest %s", s.Path, s.Digest))
 		}
 	}
+	if err := writeInspect(opts, res); err != nil || !mismatched {
+		return err
+	}
+	// Shown, but a package whose skills are not what its config says
+	// fails verification.
+	return exitcode.Wrap(exitcode.Verification, errReported)
+}
+
+func writeInspect(opts *inspectOptions, res *inspectResult) error {
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, res)
 	}

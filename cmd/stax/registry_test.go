@@ -308,8 +308,13 @@ func TestLogin(t *testing.T) {
 	}
 	r = login("wrong")
 	noSecret(r)
-	if r.Code != 3 || !strings.Contains(r.Stderr, "did not accept") {
+	if r.Code != 3 || !strings.Contains(r.Stderr, "did not accept the credentials for "+user) {
 		t.Errorf("bad login: exit %d %s", r.Code, r.Stderr)
+	}
+	// A registry that cannot be reached is not a credentials problem.
+	r = runStaxWith(t, &IOStreams{In: strings.NewReader("x\n")}, "login", "127.0.0.1:9", "-u", user, "--password-stdin", "--registry-config", config)
+	if r.Code != 3 || !strings.Contains(r.Stderr, "cannot reach 127.0.0.1:9") || strings.Contains(r.Stderr, "did not accept") {
+		t.Errorf("login to nowhere: exit %d %s", r.Code, r.Stderr)
 	}
 	if _, err := os.Stat(config); err == nil {
 		t.Error("a rejected login saved credentials")

@@ -145,7 +145,7 @@ func walkSkills(ctx context.Context, src *source, pkg *artifact.Package, maxSize
 	}
 	defer rc.Close()
 	if err := layers.Walk(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest}, fn); err != nil {
-		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
+		return exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
 	}
 	return nil
 }

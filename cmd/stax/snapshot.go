@@ -35,7 +35,7 @@ func readSnapshot(ctx context.Context, src *source, pkg *artifact.Package, maxSi
 	case stream.err != nil:
 		return nil, fetchError(src, fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, stream.err))
 	}
-	return nil, exitcode.Wrap(exitcode.Verification, fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
+	return nil, exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
 }
 
 func fetchError(src *source, err error) error {

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/layers"
 )
 
 // Config is the config blob of a stax package. A consumer can list and
@@ -105,5 +108,33 @@ func ParseConfig(data []byte) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("config kind %q is not a package (want %q)", c.Kind, KindPackage)
 	}
+	if err := c.checkRecords(); err != nil {
+		return nil, err
+	}
 	return &c, nil
+}
+
+// checkRecords refuses skill and package records that consumers could not
+// use safely: skill paths become directory names on disk, so each must be
+// one safe path segment, and each digest must be well formed.
+func (c *Config) checkRecords() error {
+	seen := map[string]bool{}
+	for _, s := range c.Skills {
+		if err := layers.CheckPath(s.Path); err != nil || strings.Contains(s.Path, "/") {
+			return fmt.Errorf("skill path %q is not a single directory name", s.Path)
+		}
+		if seen[s.Path] {
+			return fmt.Errorf("skill path %q is listed twice", s.Path)
+		}
+		seen[s.Path] = true
+		if err := s.Digest.Validate(); err != nil {
+			return fmt.Errorf("skill %s: digest %q: %v", s.Path, s.Digest, err)
+		}
+	}
+	for _, p := range c.Packages {
+		if err := p.Digest.Validate(); err != nil {
+			return fmt.Errorf("package %s: digest %q: %v", p.Ref, p.Digest, err)
+		}
+	}
+	return nil
 }

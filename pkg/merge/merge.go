@@ -125,25 +125,9 @@ func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int6
 	defer rc.Close()
 	files, err := layers.Extract(rc, dir, layers.ReadOptions{MaxSize: maxSize, Digest: layer.Digest})
 	if err != nil {
-		return nil, ExtractError(n.Ref, err)
+		return nil, exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("extract %s: %w", n.Ref, err))
 	}
 	return files, nil
-}
-
-// ExtractError gives a failed extraction its exit code: content that does
-// not match its digest fails verification; an archive stax refuses cannot
-// be materialized; anything else is the local file system.
-func ExtractError(what string, err error) error {
-	var mismatch *layers.DigestMismatchError
-	var unsafe *layers.UnsafeEntryError
-	var size *layers.SizeError
-	switch {
-	case errors.As(err, &mismatch):
-		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("extract %s: %w", what, err))
-	case errors.As(err, &unsafe), errors.As(err, &size):
-		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("extract %s: %w", what, err))
-	}
-	return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("extract %s: %w", what, err))
 }
 
 // removeEmptyDir makes way for dest: nothing there, or an empty directory.

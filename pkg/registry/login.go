@@ -2,10 +2,13 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 )
@@ -24,7 +27,11 @@ func (c *Client) Login(ctx context.Context, host string, cred auth.Credential) e
 	check.Credential = auth.StaticCredential(reg.Reference.Registry, cred)
 	reg.Client = &check
 	if err := reg.Ping(ctx); err != nil {
-		return Explain(fmt.Errorf("the registry did not accept the credentials: %w", err), host, host)
+		var resp *errcode.ErrorResponse
+		if errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			return exitcode.Wrap(exitcode.Registry, fmt.Errorf("%s did not accept the credentials for %s: check the user name and password or token (%w)", host, cred.Username, err))
+		}
+		return Explain(err, host, host)
 	}
 	if err := c.creds.Put(ctx, credentials.ServerAddressFromRegistry(host), cred); err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("save credentials for %s: %w", host, err))

@@ -26,7 +26,7 @@ func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Pack
 	defer rc.Close()
 	snap, err := snapshot.Read(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest})
 	if err != nil {
-		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("read the skills layer of %s: %w", t.Name(), err))
+		return exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("read the skills layer of %s: %w", t.Name(), err))
 	}
 	for _, dir := range snap.Dirs() {
 		s := snap.Skills[dir]
