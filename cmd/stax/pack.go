@@ -133,11 +133,8 @@ func runPack(ctx context.Context, opts *packOptions) error {
 		out := packResult{
 			Reference: ref.Familiar(), Digest: res.Descriptor.Digest.String(),
 			MediaType: res.Descriptor.MediaType, ArtifactType: res.Descriptor.ArtifactType,
-			Size: res.Descriptor.Size, Layers: []ocispec.Descriptor{}, Skills: len(res.Config.Skills),
+			Size: res.Descriptor.Size, Layers: res.Layers, Skills: len(res.Config.Skills),
 			Warnings: []any{}, Notices: res.Notices,
-		}
-		if res.Layer != nil {
-			out.Layers = append(out.Layers, *res.Layer)
 		}
 		if res.Report != nil {
 			out.Warnings = res.Report.Warnings

@@ -90,6 +90,11 @@ func TestInit(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("pack of an empty package: %d %s", r.Code, r.Stderr)
 	}
+	var empty packResult
+	decodeJSON(t, r.Stdout, &empty)
+	if len(empty.Layers) != 1 || empty.Layers[0].MediaType != "application/vnd.oci.empty.v1+json" || empty.Skills != 0 {
+		t.Errorf("an empty package's layers: %+v", empty.Layers)
+	}
 	r = runStax(t, "init", t.TempDir(), "--version", "not a tag")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "OCI tag") {
 		t.Errorf("bad version: exit %d %q", r.Code, r.Stderr)

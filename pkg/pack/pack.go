@@ -47,7 +47,9 @@ type Result struct {
 	Definition project.Definition
 	Config     *artifact.Config
 	// Layer is the skills layer, nil for a package without skills.
-	Layer  *ocispec.Descriptor
+	Layer *ocispec.Descriptor
+	// Layers are all the manifest's layers, as written.
+	Layers []ocispec.Descriptor
 	Report *validate.Report
 	// Notices are defaults the build filled in.
 	Notices []string
@@ -125,6 +127,10 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	res.Descriptor, err = artifact.PackManifest(ctx, pusher, cfg, layerDescs, created)
 	if err != nil {
 		return res, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	res.Layers = layerDescs
+	if len(res.Layers) == 0 {
+		res.Layers = []ocispec.Descriptor{ocispec.DescriptorEmptyJSON}
 	}
 	res.Config = cfg
 	return res, nil

@@ -89,15 +89,29 @@ func explain(s string, err error) error {
 		}
 	}
 	switch {
-	case errors.Is(err, dref.ErrNameContainsUppercase):
+	// ParseNormalizedNamed formats this error without wrapping the sentinel.
+	case errors.Is(err, dref.ErrNameContainsUppercase), strings.Contains(err.Error(), "must be lowercase"):
 		return fmt.Errorf("%w %q: repository names must be lowercase (GHCR and most registries reject uppercase); use %q",
-			ErrInvalid, s, strings.ToLower(s))
+			ErrInvalid, s, lowercaseName(s))
 	case errors.Is(err, dref.ErrNameTooLong):
 		return fmt.Errorf("%w %q: repository name longer than %d characters", ErrInvalid, s, dref.RepositoryNameTotalLengthMax)
 	default:
 		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a Docker Hub name such as org/skills, or oci:PATH[:TAG])",
 			ErrInvalid, s, err)
 	}
+}
+
+// lowercaseName lowercases the name of a reference, leaving its tag and
+// digest, which may hold uppercase letters, as they are.
+func lowercaseName(s string) string {
+	end := len(s)
+	if at := strings.Index(s, "@"); at >= 0 {
+		end = at
+	}
+	if colon := strings.LastIndex(s[:end], ":"); colon > strings.LastIndex(s[:end], "/") {
+		end = colon
+	}
+	return strings.ToLower(s[:end]) + s[end:]
 }
 
 // IsLayout reports whether r names an OCI image layout directory.

@@ -50,7 +50,9 @@ func TestParse(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", "empty reference"},
-		{"ghcr.io/Org/Skills:1", "must be lowercase"},
+		{"ghcr.io/Org/Skills:1", `must be lowercase (GHCR and most registries reject uppercase); use "ghcr.io/org/skills:1"`},
+		{"Foo/Bar:1", `use "foo/bar:1"`},
+		{"localhost:5000/Team/S:V1", `use "localhost:5000/team/s:V1"`},
 		{"org/skills@sha256:abc", "@sha256:<64 hex digits>"},
 		{"org/skills:bad tag", "expected HOST/REPOSITORY"},
 		{"oci:", "no directory"},
