@@ -9,11 +9,11 @@ STATICCHECK_VERSION := v0.8.2
 build:
 	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/stax
 
-## test: everything CI runs: formatting, vet, and all tests.
+## test: everything CI runs: formatting, vet, and all tests under the race detector.
 test: fmt-check vet unit
 
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./...
 
 vet:
 	$(GO) vet ./...
