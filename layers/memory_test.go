@@ -99,3 +99,75 @@ func BenchmarkWrite(b *testing.B) {
 		})
 	}
 }
+
+// writtenLayer writes tree to a file and returns its path and digest.
+func writtenLayer(t testing.TB, tree *Tree) (string, WriteResult) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "layer.tar.gz")
+	f, err := os.Create(path)
+	must(t, err)
+	res, err := Write(f, tree, WriteOptions{MaxSize: -1})
+	must(t, err)
+	must(t, f.Close())
+	return path, res
+}
+
+// allocDuringExtract is the number of bytes allocated while extracting
+// the layer at path, digest checked, into a new directory.
+func allocDuringExtract(t testing.TB, path string, res WriteResult) uint64 {
+	t.Helper()
+	f, err := os.Open(path)
+	must(t, err)
+	defer f.Close()
+	dest := filepath.Join(t.TempDir(), "out")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := Extract(f, dest, ReadOptions{MaxSize: -1, Digest: res.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	must(t, os.RemoveAll(dest))
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestExtractMemoryFlat is TestWriteMemoryFlat for the reader: extracting
+// a layer eight times larger must not allocate with it.
+func TestExtractMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and extracts 36 MiB of test data")
+	}
+	smallPath, smallRes := writtenLayer(t, largeTree(t, 4*mib))
+	largePath, largeRes := writtenLayer(t, largeTree(t, 32*mib))
+	allocDuringExtract(t, smallPath, smallRes)
+	smallAlloc := allocDuringExtract(t, smallPath, smallRes)
+	largeAlloc := allocDuringExtract(t, largePath, largeRes)
+	t.Logf("allocated %d bytes for 4 MiB, %d bytes for 32 MiB", smallAlloc, largeAlloc)
+	if largeAlloc > 2*smallAlloc+mib {
+		t.Errorf("allocations grow with input: %d bytes for 4 MiB, %d for 32 MiB", smallAlloc, largeAlloc)
+	}
+}
+
+// BenchmarkExtract reports extraction throughput and each size's
+// allocation as a ratio to the 4 MiB baseline measured in the same process.
+func BenchmarkExtract(b *testing.B) {
+	sizes := []int64{4 * mib, 32 * mib}
+	paths, results := map[int64]string{}, map[int64]WriteResult{}
+	for _, size := range sizes {
+		paths[size], results[size] = writtenLayer(b, largeTree(b, size))
+	}
+	allocDuringExtract(b, paths[sizes[0]], results[sizes[0]])
+	baseline := float64(allocDuringExtract(b, paths[sizes[0]], results[sizes[0]]))
+	for _, size := range sizes {
+		b.Run(fmt.Sprintf("%dMiB", size/mib), func(b *testing.B) {
+			b.SetBytes(size)
+			var total uint64
+			for b.Loop() {
+				total += allocDuringExtract(b, paths[size], results[size])
+			}
+			perOp := float64(total) / float64(b.N)
+			b.ReportMetric(perOp/float64(size/mib), "allocB/inMiB")
+			b.ReportMetric(perOp/baseline, "alloc/4MiB-alloc")
+		})
+	}
+}
