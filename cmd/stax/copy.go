@@ -39,7 +39,7 @@ tag or digest takes SRC's tag.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
-	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "64MiB", "largest package to accept; 0 for no limit")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
@@ -59,11 +59,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	if dstRef.Tag == "" && dstRef.Digest == "" {
 		dstRef.Tag = srcRef.Tag
 	}
-	maxSize, err := parseMaxSize(opts.MaxSize)
-	if err != nil {
-		return err
-	}
-	opener, err := opts.Remote.opener(opts.Global)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
 	if err != nil {
 		return err
 	}

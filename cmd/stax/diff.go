@@ -82,7 +82,7 @@ when they differ. Errors keep their own exit codes either way.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when the packages differ, 0 when they hold the same skills")
-	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer to read or build; 0 for no limit")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read or build")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addRemoteOnlyFlag(cmd)

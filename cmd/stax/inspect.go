@@ -74,18 +74,14 @@ and config are fetched, never the layer: skills come from the config.`,
 			return runInspect(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer to read; 0 for no limit")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read")
 	opts.Remote.addRemoteOnlyFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runInspect(ctx context.Context, opts *inspectOptions) error {
-	maxSize, err := parseMaxSize(opts.MaxSize)
-	if err != nil {
-		return err
-	}
-	opener, err := opts.Remote.opener(opts.Global)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
 	if err != nil {
 		return err
 	}

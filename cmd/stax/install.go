@@ -164,16 +164,12 @@ stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed")
 	f.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
-	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest package to accept; 0 for no limit")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runInstall(ctx context.Context, opts *installOptions) error {
-	maxSize, err := parseMaxSize(opts.MaxSize)
-	if err != nil {
-		return err
-	}
 	def, err := loadDefinition(opts.Where.Dir)
 	if err != nil {
 		return err
@@ -202,7 +198,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		}
 	}
 
-	opener, err := opts.Remote.opener(opts.Global)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
 	if err != nil {
 		return err
 	}

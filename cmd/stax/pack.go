@@ -79,7 +79,7 @@ SOURCE_DATE_EPOCH, else the Unix epoch.`,
 	f.StringVar(&opts.Overrides.Author, "author", "", "package author (overrides stax.yaml)")
 	f.StringVar(&opts.Overrides.License, "license", "", "package license (overrides stax.yaml)")
 	f.BoolVar(&opts.Strict, "strict", false, "treat validation warnings as errors")
-	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer; 0 for no limit")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer")
 	f.StringVar(&opts.Created, "created", "", "creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
 	opts.Remote.addFlags(cmd)
@@ -192,6 +192,11 @@ func buildOptions(symlinkMode, maxSize, created string, strict bool, getenv func
 		return pack.Options{}, err
 	}
 	return pack.Options{Strict: strict, Symlinks: mode, MaxSize: limit, Created: when}, nil
+}
+
+// addMaxSizeFlag adds --max-size, the bound on what a command accepts.
+func addMaxSizeFlag(cmd *cobra.Command, value *string, what string) {
+	cmd.Flags().StringVar(value, "max-size", "64MiB", "largest "+what+"; 0 for no limit")
 }
 
 func parseMaxSize(s string) (int64, error) {

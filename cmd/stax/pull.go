@@ -73,17 +73,13 @@ or be empty, and nothing is written on failure.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output-dir", "o", "", "merge the skills into this directory")
-	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "64MiB", "largest package to accept; 0 for no limit")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runPull(ctx context.Context, opts *pullOptions) error {
-	maxSize, err := parseMaxSize(opts.MaxSize)
-	if err != nil {
-		return err
-	}
-	opener, err := opts.Remote.opener(opts.Global)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
 	if err != nil {
 		return err
 	}

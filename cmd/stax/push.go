@@ -92,7 +92,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.Strict, "strict", false, "when building DIR: treat validation warnings as errors")
-	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer; 0 for no limit")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer")
 	f.StringVar(&opts.Created, "created", "", "when building DIR: creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else the epoch)")
 	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)

@@ -54,6 +54,17 @@ func (r *remoteOptions) client() (*registry.Client, error) {
 	})
 }
 
+// setup parses a --max-size value and builds the opener: the first steps
+// of every command that reads packages.
+func (r *remoteOptions) setup(global *globalOptions, maxSize string) (*target.Opener, int64, error) {
+	limit, err := parseMaxSize(maxSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	opener, err := r.opener(global)
+	return opener, limit, err
+}
+
 // opener builds the target opener of one command.
 func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	client, err := r.client()

@@ -97,7 +97,7 @@ refuses (exit 1) and says how far over they are.`,
 	f.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget in bytes; 0 for none")
 	f.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the current directory)")
 	f.StringVar(&opts.SkillDir, "skill-dir", "", "value of ${STAX_SKILL_DIR} (default: the skill directory; left as written for REF#name)")
-	f.StringVar(&opts.MaxSize, "max-size", "64MiB", "largest uncompressed skills layer to read for REF#name; 0 for no limit")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read for REF#name")
 	return cmd
 }
 
