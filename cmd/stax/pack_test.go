@@ -175,3 +175,21 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// --oci-layout puts another layout in place of the local store.
+func TestOCILayoutReplacesTheStore(t *testing.T) {
+	home := useHome(t)
+	layout := filepath.Join(t.TempDir(), "store")
+	if r := runStax(t, "pack", examples, "--oci-layout", layout); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(layout, "index.json")); err != nil {
+		t.Fatalf("nothing in the layout: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "store")); !os.IsNotExist(err) {
+		t.Error("the default store was written to")
+	}
+	if r := runStax(t, "resolve", "example-skills:1.0.0", "--oci-layout", layout); strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
+		t.Errorf("resolve in the layout: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -445,3 +445,33 @@ func TestPushRefusesUnbumpedStatefulChanges(t *testing.T) {
 		t.Errorf("push to a new repository: %d %s", r.Code, r.Stderr)
 	}
 }
+
+// A registry over TLS with its own CA: refused until trusted, with --ca-file
+// or --insecure. --plain-http=false asks for HTTPS on a loopback host.
+func TestTLSRegistry(t *testing.T) {
+	reg := registrytest.New(t, registrytest.WithTLS())
+	useHome(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	writeFile(t, ca, string(reg.CACert))
+
+	r := runStax(t, "push", examples, ref, "--plain-http=false")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "not trusted: pass --ca-file") {
+		t.Errorf("untrusted certificate: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "push", examples, ref, "--plain-http=false", "--ca-file", ca); r.Code != 0 {
+		t.Fatalf("--ca-file: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "resolve", "--remote", ref, "--plain-http=false", "--insecure"); strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
+		t.Errorf("--insecure: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	// Without the override, loopback means plain HTTP, which a TLS server refuses.
+	if r := runStax(t, "resolve", "--remote", ref); r.Code != 3 {
+		t.Errorf("plain HTTP to a TLS registry: %d %s", r.Code, r.Stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.pem")
+	writeFile(t, bad, "not a certificate")
+	if r := runStax(t, "resolve", "--remote", ref, "--plain-http=false", "--ca-file", bad); r.Code != 1 || !strings.Contains(r.Stderr, "no PEM certificate") {
+		t.Errorf("bad --ca-file: %d %s", r.Code, r.Stderr)
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strconv"
+
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/registry"
@@ -10,7 +12,7 @@ import (
 
 // remoteOptions are the flags of every command that talks to registries.
 type remoteOptions struct {
-	PlainHTTP      bool
+	PlainHTTP      optionalBool
 	Insecure       bool
 	CAFile         string
 	RegistryConfig string
@@ -22,7 +24,8 @@ type remoteOptions struct {
 
 func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.BoolVar(&r.PlainHTTP, "plain-http", false, "use HTTP instead of HTTPS (automatic for localhost, 127.0.0.0/8 and [::1])")
+	plain := f.VarPF(&r.PlainHTTP, "plain-http", "", "use HTTP instead of HTTPS (automatic for localhost, 127.0.0.0/8 and [::1]; --plain-http=false forces HTTPS there)")
+	plain.NoOptDefVal = "true"
 	f.BoolVar(&r.Insecure, "insecure", false, "skip TLS certificate verification")
 	f.StringVar(&r.CAFile, "ca-file", "", "PEM file of CA certificates to trust")
 	f.StringVar(&r.RegistryConfig, "registry-config", "", "Docker config file holding credentials (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
@@ -46,7 +49,7 @@ func (r *remoteOptions) lookupScope() sourceScope {
 
 func (r *remoteOptions) client() (*registry.Client, error) {
 	return registry.New(registry.Options{
-		PlainHTTP:      r.PlainHTTP,
+		PlainHTTP:      r.PlainHTTP.value(),
 		Insecure:       r.Insecure,
 		CAFile:         r.CAFile,
 		RegistryConfig: r.RegistryConfig,
@@ -88,4 +91,27 @@ func (r *remoteOptions) transferOptions(streams *IOStreams) (opts transfer.Optio
 	bars := newProgressBars(streams.ErrOut)
 	opts.Progress = bars
 	return opts, bars.Wait
+}
+
+// optionalBool is a boolean flag that remembers whether it was given, so
+// that --plain-http=false can override the loopback default.
+type optionalBool struct{ set, v bool }
+
+func (b *optionalBool) String() string { return strconv.FormatBool(b.v) }
+func (b *optionalBool) Type() string   { return "bool" }
+func (b *optionalBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.set, b.v = true, v
+	return nil
+}
+
+// value is nil when the flag was not given.
+func (b *optionalBool) value() *bool {
+	if !b.set {
+		return nil
+	}
+	return &b.v
 }

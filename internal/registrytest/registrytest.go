@@ -13,6 +13,7 @@ package registrytest
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
@@ -42,8 +43,10 @@ type Registry struct {
 	// Host is the registry's address, "127.0.0.1:PORT". References such as
 	// Host+"/repo:tag" name it; being loopback, clients use plain HTTP.
 	Host string
-	// URL is "http://" + Host.
+	// URL is "http://" + Host, or "https://" with WithTLS.
 	URL string
+	// CACert is the PEM certificate a client must trust, with WithTLS.
+	CACert []byte
 
 	srv   *httptest.Server
 	app   *handlers.App
@@ -79,6 +82,7 @@ type Option func(*options)
 
 type options struct {
 	filesystem bool
+	tls        bool
 	auth       string // "", "basic" or "token"
 	user, pass string
 	faults     []*Fault
@@ -102,6 +106,13 @@ func WithTokenAuth(user, password string) Option {
 // instead of in memory.
 func WithFilesystem() Option {
 	return func(o *options) { o.filesystem = true }
+}
+
+// WithTLS serves the registry over HTTPS with a certificate of its own
+// (for 127.0.0.1), whose PEM Registry.CACert holds. Clients must be told to
+// use HTTPS, since loopback registries are HTTP by convention.
+func WithTLS() Option {
+	return func(o *options) { o.tls = true }
 }
 
 // WithFaults installs faults in front of the registry from the start; see
@@ -137,13 +148,16 @@ func New(t testing.TB, opts ...Option) *Registry {
 		r.Close()
 		t.Fatalf("registrytest: %v", err)
 	}
-	r.srv, err = startLoopback(http.HandlerFunc(r.serve))
+	r.srv, err = startLoopback(http.HandlerFunc(r.serve), o.tls)
 	if err != nil {
 		r.Close()
 		t.Fatalf("registrytest: %v", err)
 	}
 	r.Host = r.srv.Listener.Addr().String()
 	r.URL = r.srv.URL
+	if o.tls {
+		r.CACert = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw})
+	}
 	t.Cleanup(r.Close)
 	return r
 }
@@ -212,8 +226,8 @@ func newApp(cfg *configuration.Configuration) (app *handlers.App, err error) {
 	return handlers.NewApp(context.Background(), cfg), nil
 }
 
-// startLoopback serves h on a fresh port of 127.0.0.1.
-func startLoopback(h http.Handler) (*httptest.Server, error) {
+// startLoopback serves h on a fresh port of 127.0.0.1, over TLS if asked.
+func startLoopback(h http.Handler, tls bool) (*httptest.Server, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listening on loopback: %w", err)
@@ -221,7 +235,11 @@ func startLoopback(h http.Handler) (*httptest.Server, error) {
 	srv := httptest.NewUnstartedServer(h)
 	srv.Listener.Close()
 	srv.Listener = l
-	srv.Start()
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
 	return srv, nil
 }
 

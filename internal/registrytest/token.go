@@ -78,7 +78,7 @@ func startTokenServer(dir, user, pass string) (*tokenServer, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/token", ts.serveToken)
-	ts.srv, err = startLoopback(mux)
+	ts.srv, err = startLoopback(mux, false)
 	if err != nil {
 		return nil, err
 	}

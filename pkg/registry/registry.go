@@ -29,8 +29,10 @@ const DockerHubHost = "registry-1.docker.io"
 
 // Options configure access to registries.
 type Options struct {
-	// PlainHTTP forces HTTP. Loopback hosts use HTTP without it.
-	PlainHTTP bool
+	// PlainHTTP, when set, says whether to use HTTP instead of HTTPS; nil
+	// means HTTP for loopback hosts, which are almost never served over
+	// TLS, and HTTPS for the rest, as with docker and oras.
+	PlainHTTP *bool
 	// Insecure skips TLS certificate verification.
 	Insecure bool
 	// CAFile adds the PEM certificates in this file to the trusted roots.
@@ -164,10 +166,11 @@ func (c *Client) Registry(host string) (*remote.Registry, error) {
 	return reg, nil
 }
 
-// plainHTTP: loopback registries are almost never served over TLS, so
-// they get HTTP without a flag, as with docker and oras.
 func (c *Client) plainHTTP(hostport string) bool {
-	return c.opts.PlainHTTP || IsLoopback(hostport)
+	if c.opts.PlainHTTP != nil {
+		return *c.opts.PlainHTTP
+	}
+	return IsLoopback(hostport)
 }
 
 // IsLoopback reports whether hostport names localhost, 127.0.0.0/8 or ::1.
