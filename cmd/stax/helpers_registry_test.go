@@ -19,11 +19,7 @@ type ocispecDescriptor = ocispec.Descriptor
 func attachSignature(t *testing.T, repoName string, subject transferResult) string {
 	t.Helper()
 	ctx := context.Background()
-	repo, err := remote.NewRepository(repoName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo.PlainHTTP = true
+	repo := testRepository(t, repoName)
 	subjectDesc := ocispec.Descriptor{MediaType: subject.MediaType, Digest: digest.Digest(subject.Digest), Size: subject.Size}
 	cfg := []byte(`{"algorithm":"ed25519","signedAt":"2026-01-01T00:00:00Z","signer":"test","specVersion":"1.0.0"}`)
 	cfgDesc := content.NewDescriptorFromBytes("application/vnd.stax.config.v1+json", cfg)
@@ -57,11 +53,7 @@ func attachSignature(t *testing.T, repoName string, subject transferResult) stri
 func pushRawPackage(t *testing.T, repoName, tag string, cfg []byte, layer ocispec.Descriptor) {
 	t.Helper()
 	ctx := context.Background()
-	repo, err := remote.NewRepository(repoName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo.PlainHTTP = true
+	repo := testRepository(t, repoName)
 	cfgDesc := content.NewDescriptorFromBytes("application/vnd.stax.config.v1+json", cfg)
 	if err := repo.Push(ctx, cfgDesc, bytes.NewReader(cfg)); err != nil {
 		t.Fatal(err)
@@ -80,4 +72,16 @@ func pushRawPackage(t *testing.T, repoName, tag string, cfg []byte, layer ocispe
 	if err := repo.Tag(ctx, desc, tag); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// testRepository opens a repository of an in-process registry directly
+// with oras-go, as another client would.
+func testRepository(t *testing.T, name string) *remote.Repository {
+	t.Helper()
+	repo, err := remote.NewRepository(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.PlainHTTP = true
+	return repo
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 )
@@ -260,11 +259,7 @@ func TestCopyKeepsReferrers(t *testing.T) {
 
 func referrers(t *testing.T, repoName string, subject transferResult) []string {
 	t.Helper()
-	repo, err := remote.NewRepository(repoName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo.PlainHTTP = true
+	repo := testRepository(t, repoName)
 	var found []string
 	desc, err := repo.Resolve(context.Background(), subject.Digest)
 	if err != nil {

@@ -46,8 +46,6 @@ type Result struct {
 	Descriptor ocispec.Descriptor
 	Definition project.Definition
 	Config     *artifact.Config
-	// Layer is the skills layer, nil for a package without skills.
-	Layer *ocispec.Descriptor
 	// Layers are all the manifest's layers, as written.
 	Layers []ocispec.Descriptor
 	Report *validate.Report
@@ -110,7 +108,6 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 		}
 		cfg.Skills = skillRecords(report, written)
 		desc := artifact.SkillsLayer(written, len(cfg.Skills))
-		res.Layer = &desc
 		layerDescs = append(layerDescs, desc)
 	}
 	if len(cfg.Packages) > 0 {

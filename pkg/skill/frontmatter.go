@@ -176,7 +176,7 @@ func decode(fm []byte) (*Frontmatter, error) {
 		if m.Kind != yaml.MappingNode {
 			line := m.Line + frontmatterOffset
 			return nil, &ParseError{Err: ErrNotMapping, Line: line,
-				Detail: fmt.Sprintf("the frontmatter must be a YAML mapping of fields (name: value), not %s", describe(m))}
+				Detail: fmt.Sprintf("the frontmatter must be a YAML mapping of fields (name: value), not %s", Describe(m))}
 		}
 	}
 	f := &Frontmatter{lines: map[string]int{}, doc: &doc, node: m}
@@ -237,7 +237,7 @@ func (f *Frontmatter) errorf(field string, line int, kind FieldErrorKind, format
 }
 
 func (f *Frontmatter) wrongType(field string, v *yaml.Node, want string) {
-	msg := fmt.Sprintf("%s must be %s, not %s", field, want, describe(v))
+	msg := fmt.Sprintf("%s must be %s, not %s", field, want, Describe(v))
 	if v.Kind == yaml.ScalarNode && want == "a string" {
 		msg += fmt.Sprintf("; quote the value: %s: %q", field, v.Value)
 	}
@@ -299,7 +299,7 @@ func (f *Frontmatter) strings(field string, v *yaml.Node) []string {
 		item = resolve(item)
 		if item.Kind != yaml.ScalarNode || item.Tag != "!!str" {
 			f.errorf(field, item.Line+frontmatterOffset, WrongType,
-				"%s[%d] must be a string, not %s", field, i, describe(item))
+				"%s[%d] must be a string, not %s", field, i, Describe(item))
 			continue
 		}
 		out = append(out, item.Value)
@@ -363,7 +363,7 @@ func (f *Frontmatter) metadata(v *yaml.Node) {
 		text, ok := scalarText(val)
 		if !ok {
 			f.errorf(field, val.Line+frontmatterOffset, WrongType,
-				"%s must be a single value (string, number or boolean), not %s", field, describe(val))
+				"%s must be a single value (string, number or boolean), not %s", field, Describe(val))
 			continue
 		}
 		f.Metadata[keyText(k)] = text
@@ -412,7 +412,7 @@ func keyText(k *yaml.Node) string {
 	flow.Style = yaml.FlowStyle
 	out, err := yaml.Marshal(&flow)
 	if err != nil {
-		return describe(k)
+		return Describe(k)
 	}
 	return string(trimNewline(out))
 }
@@ -424,8 +424,9 @@ func trimNewline(b []byte) []byte {
 	return b
 }
 
-// describe names the type of a node for messages.
-func describe(n *yaml.Node) string {
+// Describe names the type of a YAML node for messages ("a list", "a
+// string"), for every parser of skill files.
+func Describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"

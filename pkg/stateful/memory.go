@@ -208,7 +208,7 @@ func (m *Memory) frontmatter(f *skill.Frontmatter) *MemoryFrontmatter {
 		m.missing(FieldLastUpdated, fm.LastUpdatedLine, "the date of the last change, e.g. lastUpdated: "+exampleDate)
 	} else if v.Kind != yaml.ScalarNode {
 		m.problemf(LastUpdatedInvalid, fm.LastUpdatedLine,
-			"lastUpdated is a %s, not an ISO-8601 date; write it as YYYY-MM-DD, e.g. lastUpdated: %s", kindName(v), exampleDate)
+			"lastUpdated is %s, not an ISO-8601 date; write it as YYYY-MM-DD, e.g. lastUpdated: %s", skill.Describe(v), exampleDate)
 	} else if !IsDate(v.Value) {
 		m.problemf(LastUpdatedInvalid, fm.LastUpdatedLine,
 			"lastUpdated %q is not an ISO-8601 date; write it as YYYY-MM-DD, e.g. lastUpdated: %s", v.Value, exampleDate)
@@ -261,7 +261,7 @@ func isNull(n *yaml.Node) bool {
 // is instead.
 func nonNegativeInt(n *yaml.Node) (int64, error) {
 	if n.Kind != yaml.ScalarNode {
-		return 0, errors.New("a " + kindName(n))
+		return 0, errors.New(skill.Describe(n))
 	}
 	if n.Tag != "!!int" {
 		return 0, fmt.Errorf("%q", n.Value)
@@ -274,16 +274,6 @@ func nonNegativeInt(n *yaml.Node) (int64, error) {
 		return 0, fmt.Errorf("%d", v)
 	}
 	return v, nil
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "mapping"
-	case yaml.SequenceNode:
-		return "list"
-	}
-	return "value"
 }
 
 // IsDate reports whether s is an ISO-8601 calendar date, YYYY-MM-DD, that

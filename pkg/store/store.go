@@ -109,13 +109,13 @@ func (s *Store) Close() error {
 	return s.lock.Unlock()
 }
 
-// Key is the name a reference is tagged with in a layout: the tag alone
-// for an oci: layout (one repository per layout, as ORAS does), the familiar
-// name and tag for the local store, which holds many repositories.
-// A reference without a tag has no key: its manifest is found by digest.
+// Key is the name a reference is tagged with in the local store, which
+// holds many repositories: the familiar name and tag. (An oci: layout holds
+// one repository and is tagged with the tag alone, as ORAS does.) A
+// reference without a tag has no key: its manifest is found by digest.
 func Key(ref reference.Reference) string {
-	if ref.IsLayout() || ref.Tag == "" {
-		return ref.Tag
+	if ref.Tag == "" {
+		return ""
 	}
 	ref.Digest = ""
 	return ref.Familiar()
