@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
