@@ -1,7 +1,9 @@
 // Package registrytest runs a real OCI registry for tests.
 //
 // New starts CNCF distribution v3 (the code behind the "registry" image)
-// in-process, served over plain HTTP on a loopback port. Every request is
+// in-process, served over plain HTTP on a loopback port; WithReferrersAPI
+// starts go-containerregistry's registry instead, which serves the OCI 1.1
+// referrers API that distribution lacks. Every request is
 // recorded, and a small fault-injecting layer in front of the registry can
 // fail, reset or corrupt chosen requests (see Fault). The registry itself is
 // never faked: requests that no fault claims are served by distribution.
@@ -16,6 +18,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +31,7 @@ import (
 
 	"github.com/distribution/distribution/v3/configuration"
 	"github.com/distribution/distribution/v3/registry/handlers"
+	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
 	"github.com/sirupsen/logrus"
 	"golang.org/x/crypto/bcrypt"
 
@@ -48,9 +52,12 @@ type Registry struct {
 	// CACert is the PEM certificate a client must trust, with WithTLS.
 	CACert []byte
 
-	srv   *httptest.Server
-	app   *handlers.App
-	token *tokenServer
+	srv *httptest.Server
+	// backend serves the requests no fault claims: app, or
+	// go-containerregistry's registry.
+	backend http.Handler
+	app     *handlers.App
+	token   *tokenServer
 
 	mu       sync.Mutex
 	requests []Request
@@ -81,6 +88,7 @@ type Request struct {
 type Option func(*options)
 
 type options struct {
+	referrers  bool
 	filesystem bool
 	tls        bool
 	auth       string // "", "basic" or "token"
@@ -115,6 +123,15 @@ func WithTLS() Option {
 	return func(o *options) { o.tls = true }
 }
 
+// WithReferrersAPI serves the registry with go-containerregistry's
+// pkg/registry, which implements the OCI 1.1 referrers API
+// (GET /v2/NAME/referrers/DIGEST), instead of distribution v3, whose clients
+// fall back to the referrers tag schema. It keeps content in memory and
+// cannot be combined with WithBasicAuth, WithTokenAuth or WithFilesystem.
+func WithReferrersAPI() Option {
+	return func(o *options) { o.referrers = true }
+}
+
 // WithFaults installs faults in front of the registry from the start; see
 // also Registry.AddFaults.
 func WithFaults(faults ...*Fault) Option {
@@ -138,15 +155,24 @@ func New(t testing.TB, opts ...Option) *Registry {
 	})
 
 	r := &Registry{faults: o.faults}
-	cfg, err := r.config(t, &o)
-	if err != nil {
-		r.Close()
-		t.Fatalf("registrytest: %v", err)
-	}
-	r.app, err = newApp(cfg)
-	if err != nil {
-		r.Close()
-		t.Fatalf("registrytest: %v", err)
+	var err error
+	if o.referrers {
+		if o.auth != "" || o.filesystem {
+			t.Fatalf("registrytest: WithReferrersAPI cannot be combined with auth or filesystem storage")
+		}
+		r.backend = ggcrregistry.New(ggcrregistry.WithReferrersSupport(true), ggcrregistry.Logger(log.New(io.Discard, "", 0)))
+	} else {
+		cfg, err := r.config(t, &o)
+		if err != nil {
+			r.Close()
+			t.Fatalf("registrytest: %v", err)
+		}
+		r.app, err = newApp(cfg)
+		if err != nil {
+			r.Close()
+			t.Fatalf("registrytest: %v", err)
+		}
+		r.backend = r.app
 	}
 	r.srv, err = startLoopback(http.HandlerFunc(r.serve), o.tls)
 	if err != nil {
@@ -263,9 +289,9 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Unlock()
 
 	if f == nil {
-		r.app.ServeHTTP(rec, req)
+		r.backend.ServeHTTP(rec, req)
 	} else {
-		f.serve(rec, req, r.app)
+		f.serve(rec, req, r.backend)
 	}
 	if rec.status == 0 && !rec.hijacked {
 		rec.status = http.StatusOK

@@ -365,3 +365,45 @@ func TestReferrers(t *testing.T) {
 		t.Errorf("no referrers tag-schema tag among %s", b)
 	}
 }
+
+// TestReferrersAPI checks that WithReferrersAPI serves the OCI 1.1
+// referrers endpoint, which distribution answers with 404, and that a
+// pushed referrer is listed there.
+func TestReferrersAPI(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts []registrytest.Option
+		want int
+	}{
+		{"distribution", nil, http.StatusNotFound},
+		{"go-containerregistry", []registrytest.Option{registrytest.WithReferrersAPI()}, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := registrytest.New(t, tc.opts...)
+			repo := repository(t, reg, "", "")
+			subject, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/vnd.example.subject", oras.PackManifestOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/vnd.example.sig", oras.PackManifestOptions{Subject: &subject})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := get(t, reg.URL+"/v2/"+repoName+"/referrers/"+subject.Digest.String(), nil)
+			if resp.StatusCode != tc.want {
+				t.Fatalf("GET referrers: %s, want %d", resp.Status, tc.want)
+			}
+			var found []ocispec.Descriptor
+			if err := repo.Referrers(ctx, subject, "", func(r []ocispec.Descriptor) error {
+				found = append(found, r...)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(found) != 1 || found[0].ArtifactType != "application/vnd.example.sig" {
+				t.Errorf("referrers = %+v, want the one signature", found)
+			}
+		})
+	}
+}
