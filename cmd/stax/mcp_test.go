@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // buildStax builds the stax binary for tests that run it as a subprocess,
@@ -28,19 +30,6 @@ func buildStax(t *testing.T) string {
 	return bin
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func mcpSkillMD(name, description, body string) string {
 	return "---\nname: " + name + "\ndescription: " + description + "\n---\n" + body
 }
@@ -52,7 +41,7 @@ func mcpFixture(t *testing.T) (project, home string) {
 	t.Helper()
 	base := t.TempDir()
 	project, home = filepath.Join(base, "project"), filepath.Join(base, "home")
-	writeFiles(t, filepath.Join(project, ".claude", "skills"), map[string]string{
+	filetest.Write(t, filepath.Join(project, ".claude", "skills"), map[string]string{
 		"review/SKILL.md":            mcpSkillMD("review", "Review a pull request the project way", "Review PR $ARGUMENTS[0] in ${STAX_WORKSPACE}.\n"),
 		"review/references/rules.md": "# Rules\n",
 		"postmortem/SKILL.md":        mcpSkillMD("postmortem", "Write an incident postmortem", "Write the postmortem of $ARGUMENTS.\n"),
@@ -64,7 +53,7 @@ func mcpFixture(t *testing.T) (project, home string) {
 		"big/SKILL.md":    mcpSkillMD("big", "A skill too big for the budget", strings.Repeat("Step. ", 200)+"\n"),
 		"broken/SKILL.md": "---\nname: broken\ndescription: Use it: when asked\n---\nbody\n",
 	})
-	writeFiles(t, filepath.Join(home, ".claude", "skills"), map[string]string{
+	filetest.Write(t, filepath.Join(home, ".claude", "skills"), map[string]string{
 		"review/SKILL.md": mcpSkillMD("review", "Review a pull request the user way", "user\n"),
 		"deploy/SKILL.md": mcpSkillMD("deploy", "Deploy the service", "Deploy.\n"),
 	})
@@ -206,7 +195,7 @@ func TestMCPStdioSubprocess(t *testing.T) {
 
 	// A real install of a package directory into the project.
 	pkg := filepath.Join(t.TempDir(), "team")
-	writeFiles(t, pkg, map[string]string{
+	filetest.Write(t, pkg, map[string]string{
 		"stax.yaml":             "name: team\nversion: 1.0.0\nskills: skills\n",
 		"skills/greet/SKILL.md": mcpSkillMD("greet", "Greet the team", "Hello.\n"),
 	})
@@ -234,6 +223,13 @@ func TestMCPStdioSubprocess(t *testing.T) {
 	if !strings.Contains(stderr.String(), broken+":3: skill broken cannot load") {
 		t.Errorf("stderr does not log the parse failure:\n%s", stderr.String())
 	}
+	// Closing stdin ends the server, successfully.
+	if err := cs.Close(); err != nil {
+		t.Errorf("closing the session: %v\n%s", err, stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("stax mcp exited %d after stdin closed\n%s", code, stderr.String())
+	}
 }
 
 // TestMCPHTTP serves the streamable HTTP transport on a loopback port and
@@ -254,8 +250,10 @@ func TestMCPHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
 	})
 	lines := bufio.NewScanner(stderr)
 	var url string
@@ -288,6 +286,14 @@ func TestMCPHTTP(t *testing.T) {
 	data, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(data, &out); err != nil || len(out.Skills) != 1 || out.Skills[0].Name != "deploy" {
 		t.Errorf("ListSkills deploy over HTTP = %s (%v)", data, err)
+	}
+	cs.Close()
+	// An interrupt ends the server, successfully.
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("stax mcp --http after an interrupt: %v", err)
 	}
 }
 

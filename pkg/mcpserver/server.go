@@ -192,16 +192,14 @@ func (s *Server) current() *discover.Listing {
 }
 
 // Run serves one client on transport t, for example &mcp.StdioTransport{},
-// watching the skill folders until the client goes or ctx ends.
+// watching the skill folders, until the client goes or ctx ends; the end
+// of ctx is not an error.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	watched := make(chan error, 1)
-	go func() { watched <- s.Watch(ctx) }()
+	stop := s.watchInBackground(ctx)
 	err := s.mcp.Run(ctx, t)
-	cancel()
-	if werr := <-watched; err == nil {
-		err = werr
+	stop()
+	if ctx.Err() != nil {
+		return nil
 	}
 	return err
 }
@@ -209,23 +207,36 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // ServeHTTP serves clients on ln with the streamable HTTP transport,
 // watching the skill folders, until ctx ends.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	watched := make(chan error, 1)
-	go func() { watched <- s.Watch(ctx) }()
+	stop := s.watchInBackground(ctx)
+	defer stop()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	srv := &http.Server{Handler: h, ErrorLog: slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn)}
 	go func() {
 		<-ctx.Done()
 		srv.Close()
 	}()
-	err := srv.Serve(ln)
-	cancel()
-	werr := <-watched
-	if errors.Is(err, http.ErrServerClosed) {
-		err = werr
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
 	}
-	return err
+	return nil
+}
+
+// watchInBackground runs Watch until the returned function is called. A
+// server that cannot watch (no inotify instances left) still serves, and
+// says that it will not see changes.
+func (s *Server) watchInBackground(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := s.Watch(ctx); err != nil {
+			s.opts.Logger.Warn("not watching the skill folders, so changes are not seen until a restart: " + err.Error())
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // LoopbackAddr is addr with the loopback host where it names none, so that

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/runtime"
 	"github.com/stax-dev/stax/pkg/substitute"
@@ -35,20 +36,6 @@ func newFixture(t *testing.T) fixture {
 
 func (f fixture) projectSkills() string { return filepath.Join(f.project, ".claude", "skills") }
 func (f fixture) userSkills() string    { return filepath.Join(f.home, ".claude", "skills") }
-
-// write writes files (path → content) under dir.
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func skillMD(name, description, body string) string {
 	return "---\nname: " + name + "\ndescription: " + description + "\n---\n" + body
@@ -115,10 +102,10 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 
 func TestSkillToolDescriptionListsSkillsWithShadowing(t *testing.T) {
 	f := newFixture(t)
-	write(t, f.projectSkills(), map[string]string{
+	filetest.Write(t, f.projectSkills(), map[string]string{
 		"review/SKILL.md": skillMD("review", "Review a pull request the project way", "project review\n"),
 	})
-	write(t, f.userSkills(), map[string]string{
+	filetest.Write(t, f.userSkills(), map[string]string{
 		"review/SKILL.md": skillMD("review", "Review a pull request the user way", "user review\n"),
 		"deploy/SKILL.md": skillMD("deploy", "Deploy the service", "deploy it\n"),
 		"hidden/SKILL.md": "---\nname: hidden\ndescription: Only users run this\ndisable-model-invocation: true\n---\nx\n",
@@ -157,7 +144,7 @@ func TestSkillToolDescriptionListsSkillsWithShadowing(t *testing.T) {
 
 func TestSkillInvokeSubstitutes(t *testing.T) {
 	f := newFixture(t)
-	write(t, f.projectSkills(), map[string]string{
+	filetest.Write(t, f.projectSkills(), map[string]string{
 		"fix-issue/SKILL.md": skillMD("fix-issue", "Fix an issue",
 			"Fix issue $ARGUMENTS[0] (title $ARGUMENTS[1], none: [$ARGUMENTS[5]]).\n"+
 				"All: $ARGUMENTS\nRun ${STAX_SKILL_DIR}/scripts/check.sh in ${STAX_WORKSPACE}.\nLiteral \\$ARGUMENTS.\n"),
@@ -192,7 +179,7 @@ var statefulSkill = map[string]string{
 
 func TestSkillInvokeStatefulLoadOrder(t *testing.T) {
 	f := newFixture(t)
-	write(t, f.projectSkills(), statefulSkill)
+	filetest.Write(t, f.projectSkills(), statefulSkill)
 	_, cs := connect(t, f, Options{}, nil)
 
 	text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "postmortem", "arguments": "INC-42"})
@@ -227,7 +214,7 @@ func TestSkillInvokeStatefulLoadOrder(t *testing.T) {
 
 func TestSkillInvokeBudget(t *testing.T) {
 	f := newFixture(t)
-	write(t, f.projectSkills(), statefulSkill)
+	filetest.Write(t, f.projectSkills(), statefulSkill)
 	dir := filepath.Join(f.projectSkills(), "postmortem")
 	files, err := render.ReadDir(dir)
 	if err != nil {
@@ -266,7 +253,7 @@ func TestSkillInvokeBudget(t *testing.T) {
 
 func TestInlineLimitAndListSkills(t *testing.T) {
 	f := newFixture(t)
-	write(t, f.projectSkills(), map[string]string{
+	filetest.Write(t, f.projectSkills(), map[string]string{
 		"alpha/SKILL.md": skillMD("alpha", "First skill about databases", "a\n"),
 		"beta/SKILL.md":  skillMD("beta", "Second skill about deploys", "b\n"),
 		"gamma/SKILL.md": skillMD("gamma", "Third skill about Databases too", "c\n"),
@@ -307,7 +294,7 @@ func TestInlineLimitAndListSkills(t *testing.T) {
 
 func TestParseFailureIsVisible(t *testing.T) {
 	f := newFixture(t)
-	write(t, f.projectSkills(), map[string]string{
+	filetest.Write(t, f.projectSkills(), map[string]string{
 		"good/SKILL.md":   skillMD("good", "A good skill", "fine\n"),
 		"broken/SKILL.md": "---\nname: broken\ndescription: Use it: when asked\n---\nbody\n",
 	})
@@ -354,8 +341,8 @@ func TestParseFailureIsVisible(t *testing.T) {
 func TestResources(t *testing.T) {
 	f := newFixture(t)
 	outside := filepath.Join(t.TempDir(), "secret.txt")
-	write(t, filepath.Dir(outside), map[string]string{"secret.txt": "secret"})
-	write(t, f.projectSkills(), map[string]string{
+	filetest.Write(t, filepath.Dir(outside), map[string]string{"secret.txt": "secret"})
+	filetest.Write(t, f.projectSkills(), map[string]string{
 		"tool/SKILL.md":                skillMD("tool", "A skill with files", "x\n"),
 		"tool/references/api guide.md": "# API\n",
 		"tool/scripts/run.sh":          "#!/bin/sh\necho hi\n",
@@ -437,7 +424,7 @@ func TestListChangedAfterInstallAndEdit(t *testing.T) {
 	// An install into a skills folder that did not exist: stage, then
 	// rename into place, as stax install does.
 	staging := filepath.Join(f.project, ".claude", "skills", ".stax-staging-1")
-	write(t, staging, map[string]string{"greet/SKILL.md": skillMD("greet", "Greet the team", "hi\n")})
+	filetest.Write(t, staging, map[string]string{"greet/SKILL.md": skillMD("greet", "Greet the team", "hi\n")})
 	if err := os.Rename(filepath.Join(staging, "greet"), filepath.Join(f.projectSkills(), "greet")); err != nil {
 		t.Fatal(err)
 	}
@@ -448,14 +435,14 @@ func TestListChangedAfterInstallAndEdit(t *testing.T) {
 	}
 
 	// An edit of the description.
-	write(t, f.projectSkills(), map[string]string{"greet/SKILL.md": skillMD("greet", "Greet the whole company", "hi\n")})
+	filetest.Write(t, f.projectSkills(), map[string]string{"greet/SKILL.md": skillMD("greet", "Greet the whole company", "hi\n")})
 	waitChanged("an edit")
 	if desc := tool(t, cs, SkillTool).Description; !strings.Contains(desc, "- greet: Greet the whole company") {
 		t.Fatalf("after the edit the Skill tool has the old description:\n%s", desc)
 	}
 
 	// A body edit changes no menu, but the next invocation reads it.
-	write(t, f.projectSkills(), map[string]string{"greet/SKILL.md": skillMD("greet", "Greet the whole company", "hello\n")})
+	filetest.Write(t, f.projectSkills(), map[string]string{"greet/SKILL.md": skillMD("greet", "Greet the whole company", "hello\n")})
 	if text, _, _ := call(t, cs, SkillTool, map[string]any{"name": "greet"}); text != "hello\n" {
 		t.Errorf("Skill greet after a body edit = %q", text)
 	}
