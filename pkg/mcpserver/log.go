@@ -57,6 +57,6 @@ func (s *Server) replayProblems(next mcp.MethodHandler) mcp.MethodHandler {
 // The protocol is retiring log notifications, but clients in use still
 // show them, and they are how a runtime surfaces a skill it cannot load.
 func logTo(ctx context.Context, ss *mcp.ServerSession, msg string) {
-	//lint:ignore SA1019 see above
+	//lint:ignore SA1019 see above: clients in use still show log notifications
 	_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "stax", Data: msg})
 }

@@ -111,6 +111,7 @@ func New(opts Options) (*Server, error) {
 			SkillTool + " tool's description, call " + SkillTool + " with its name before starting, and follow what it returns. " +
 			"A skill's files (scripts, references, assets) are resources under skill://NAME/.",
 		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 log notifications carry the skills that cannot load (see logTo)
 			Logging:   &mcp.LoggingCapabilities{},
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},

@@ -228,9 +228,24 @@ func TestSkillInvokeBudget(t *testing.T) {
 
 	t.Run("truncation drops the oldest memory first", func(t *testing.T) {
 		_, cs := connect(t, f, Options{Budget: render.Budget{Bytes: full.Bytes - oldest}}, nil)
-		text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "postmortem"})
+		text, isErr, res := call(t, cs, SkillTool, map[string]any{"name": "postmortem"})
 		if isErr {
 			t.Fatalf("Skill postmortem failed: %s", text)
+		}
+		var meta struct {
+			Files   []string
+			Dropped []struct {
+				File, Date string
+				Line       int
+			}
+		}
+		data, _ := json.Marshal(res.Meta[RenderMetaKey])
+		if err := json.Unmarshal(data, &meta); err != nil {
+			t.Fatal(err)
+		}
+		if len(meta.Dropped) != 1 || meta.Dropped[0].File != "MEMORY.md" || meta.Dropped[0].Date != "2026-01-02" ||
+			strings.Join(meta.Files, ",") != "SKILL.md,CALIBRATION.md,EXAMPLES.md,MEMORY.md" {
+			t.Errorf("_meta %s = %s, want the files in load order and the oldest entry dropped", RenderMetaKey, data)
 		}
 		if strings.Contains(text, "Old lesson") || !strings.Contains(text, "Newest lesson") || !strings.Contains(text, "## Example: outage") {
 			t.Errorf("with a budget one entry short, want the oldest MEMORY.md entry dropped and the rest kept:\n%s", text)
@@ -300,6 +315,7 @@ func TestParseFailureIsVisible(t *testing.T) {
 	})
 	logs := make(chan string, 10)
 	_, cs := connect(t, f, Options{}, &mcp.ClientOptions{
+		//lint:ignore SA1019 log notifications are what is tested
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			s, _ := req.Params.Data.(string)
 			logs <- string(req.Params.Level) + " " + s

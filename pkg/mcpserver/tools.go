@@ -118,7 +118,23 @@ func (s *Server) invoke(_ context.Context, _ *mcp.CallToolRequest, in SkillInput
 	if err != nil {
 		return nil, nil, err
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}}, nil, nil
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: res.Text}},
+		Meta:    mcp.Meta{RenderMetaKey: renderMeta{Files: res.Files, Bytes: res.Bytes, Tokens: res.Tokens, Budget: res.Budget, Dropped: res.Dropped}},
+	}, nil, nil
+}
+
+// RenderMetaKey is the _meta key of a Skill result that tells, for
+// clients and logs rather than the model, what the text is made of: the
+// files in load order, its size, and what was dropped to fit the budget.
+const RenderMetaKey = "dev.stax/render"
+
+type renderMeta struct {
+	Files   []string       `json:"files"`
+	Bytes   int64          `json:"bytes"`
+	Tokens  int64          `json:"tokens"`
+	Budget  render.Budget  `json:"budget"`
+	Dropped []render.Piece `json:"dropped"`
 }
 
 // listSkills is the second tier of the menu: every skill, or those whose
