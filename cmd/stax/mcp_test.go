@@ -232,15 +232,15 @@ func TestMCPStdioSubprocess(t *testing.T) {
 	}
 }
 
-// TestMCPHTTP serves the streamable HTTP transport on a loopback port and
-// lists the tools through it.
+// TestMCPHTTP serves the streamable HTTP transport on a loopback port, with
+// --inline-limit, and lists and calls the tools through it.
 func TestMCPHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildStax(t)
 	project, home := mcpFixture(t)
-	cmd := exec.Command(bin, "mcp", "--dir", project, "--http", "127.0.0.1:0")
+	cmd := exec.Command(bin, "mcp", "--dir", project, "--http", "127.0.0.1:0", "--inline-limit", "1")
 	cmd.Env = append(os.Environ(), "HOME="+home, "STAX_HOME="+t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -276,6 +276,16 @@ func TestMCPHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "Skill" && (!strings.Contains(tl.Description, "- big:") || strings.Contains(tl.Description, "- deploy:") ||
+			!strings.Contains(tl.Description, "These are 1 of 4 skills. Call ListSkills")) {
+			t.Errorf("with --inline-limit 1 the Skill tool does not list big alone and point at ListSkills:\n%s", tl.Description)
+		}
+	}
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ListSkills", Arguments: map[string]any{"query": "deploy"}})
 	if err != nil {
 		t.Fatal(err)
