@@ -129,7 +129,7 @@ func TestSkillToolDescriptionListsSkillsWithShadowing(t *testing.T) {
 	}
 
 	text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "review"})
-	if isErr || text != "project review\n" {
+	if isErr || !strings.Contains(text, "project review\n") || strings.Contains(text, "user review") {
 		t.Errorf("Skill review = %q (error %v), want the project skill's body", text, isErr)
 	}
 	text, isErr, _ = call(t, cs, SkillTool, map[string]any{"name": "hidden"})
@@ -159,8 +159,8 @@ func TestSkillInvokeSubstitutes(t *testing.T) {
 	dir := filepath.Join(f.projectSkills(), "fix-issue")
 	want := "Fix issue 123 (title flaky test, none: []).\nAll: 123 flaky test\n" +
 		"Run " + dir + "/scripts/check.sh in " + workspace + ".\nLiteral $ARGUMENTS.\n"
-	if text != want {
-		t.Errorf("Skill fix-issue =\n%s\nwant\n%s", text, want)
+	if !strings.Contains(text, want) {
+		t.Errorf("Skill fix-issue =\n%s\nwant the body\n%s", text, want)
 	}
 }
 
@@ -271,7 +271,7 @@ func TestInlineLimitAndListSkills(t *testing.T) {
 	filetest.Write(t, f.projectSkills(), map[string]string{
 		"alpha/SKILL.md": skillMD("alpha", "First skill about databases", "a\n"),
 		"beta/SKILL.md":  skillMD("beta", "Second skill about deploys", "b\n"),
-		"gamma/SKILL.md": skillMD("gamma", "Third skill about Databases too", "c\n"),
+		"gamma/SKILL.md": skillMD("gamma", "Third skill about Databases too", "gamma body\n"),
 	})
 	_, cs := connect(t, f, Options{InlineLimit: 2}, nil)
 
@@ -283,7 +283,7 @@ func TestInlineLimitAndListSkills(t *testing.T) {
 		t.Errorf("description does not point at ListSkills for the rest:\n%s", desc)
 	}
 	// The third skill is still invocable.
-	if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "gamma"}); isErr || text != "c\n" {
+	if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "gamma"}); isErr || !strings.Contains(text, "gamma body\n") {
 		t.Errorf("Skill gamma = %q (error %v)", text, isErr)
 	}
 
@@ -459,7 +459,7 @@ func TestListChangedAfterInstallAndEdit(t *testing.T) {
 
 	// A body edit changes no menu, but the next invocation reads it.
 	filetest.Write(t, f.projectSkills(), map[string]string{"greet/SKILL.md": skillMD("greet", "Greet the whole company", "hello\n")})
-	if text, _, _ := call(t, cs, SkillTool, map[string]any{"name": "greet"}); text != "hello\n" {
+	if text, _, _ := call(t, cs, SkillTool, map[string]any{"name": "greet"}); !strings.Contains(text, "hello\n") {
 		t.Errorf("Skill greet after a body edit = %q", text)
 	}
 }
