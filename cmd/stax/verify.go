@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/trust"
 )
 
 type verifyOptions struct {
@@ -20,6 +21,14 @@ type verifyOptions struct {
 	Global    *globalOptions
 	Where     installScope
 	Installed bool
+	// Ref, Keys, Policy, Local, Remote and MaxSize verify a package's
+	// signature.
+	Ref     string
+	Keys    []string
+	Policy  string
+	Local   bool
+	Remote  remoteOptions
+	MaxSize string
 }
 
 type verifyResult struct {
@@ -38,27 +47,48 @@ type verifyTarget struct {
 func newVerifyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 	opts := &verifyOptions{IO: streams, Global: global}
 	cmd := &cobra.Command{
-		Use:   "verify --installed",
-		Short: "Check installed skills against what stax installed and stax.lock",
-		Long: `With --installed: compare every skill stax installed in each runtime's
+		Use:   "verify (REF --key PUB... | --installed)",
+		Short: "Verify a package's signature, or the installed skills",
+		Long: `With REF: find the signatures attached to the package REF (a registry
+reference, an OCI layout oci:PATH[:TAG|@DIGEST], or with --local a reference
+in the local store), and check that one was made with a trusted key, that it
+signs this package's manifest, and that every file of every skill is the one
+signed. Trusted keys are the --key files, or those the trust policy
+(--policy FILE) gives REF. Sigstore bundles attached by cosign verify too.
+Exits 0 naming the signer, or 6 with the reason: no signature, wrong key,
+bad signature, subject mismatch or content mismatch.
+
+With --installed: compare every skill stax installed in each runtime's
 folder with the files it wrote, reporting any file changed, added or removed
 since, and check that each installed skill is the one stax.lock pins.
 Exits 6 when anything differs.`,
-		Example: `  stax verify --installed
+		Example: `  stax verify ghcr.io/acme/skills:1.0.0 --key acme.pub
+  stax verify oci:./mirror:1.0.0 --key old.pub --key new.pub
+  stax verify --installed
   stax verify --installed --runtime cursor --output json`,
-		Args: cobra.NoArgs,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Ref = args[0]
+				return runVerifyPackage(cmd.Context(), opts)
+			}
 			return runVerify(cmd.Context(), opts)
 		},
 	}
 	opts.Where.addFlags(cmd)
-	cmd.Flags().BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
+	f := cmd.Flags()
+	f.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
+	f.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")
+	f.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trust.FileName+" when no --key)")
+	f.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
+	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("say what to verify: --installed checks the installed skills"))
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
 	}
 	def, err := loadDefinition(opts.Where.Dir)
 	if err != nil {

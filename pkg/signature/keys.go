@@ -26,6 +26,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -263,4 +264,61 @@ func (v *KeyVerifier) Claimed(b *bundle.Bundle) bool {
 		return false
 	}
 	return vm.GetPublicKey().GetHint() == v.hint
+}
+
+// KeyPair is a key pair written to files.
+type KeyPair struct {
+	PrivateKey, PublicKey string
+	KeyID                 string
+}
+
+// WriteKeyPair generates a key pair and writes prefix.key (mode 0600) and
+// prefix.pub. Existing files are an error matching os.ErrExist unless
+// overwrite is set.
+func WriteKeyPair(prefix, algorithm string, password []byte, overwrite bool) (*KeyPair, error) {
+	priv, pub, err := GenerateKey(algorithm, password)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := LoadPrivateKey(priv, password)
+	if err != nil {
+		return nil, err
+	}
+	kp := &KeyPair{PrivateKey: prefix + ".key", PublicKey: prefix + ".pub", KeyID: signer.ID()}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if overwrite {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	files := []struct {
+		path string
+		data []byte
+		mode os.FileMode
+	}{{kp.PrivateKey, priv, 0o600}, {kp.PublicKey, pub, 0o644}}
+	// Neither file is written when either exists, so a refusal leaves no
+	// half pair behind.
+	for _, f := range files {
+		if _, err := os.Lstat(f.path); err == nil && !overwrite {
+			return nil, fmt.Errorf("%s: %w", f.path, os.ErrExist)
+		}
+	}
+	for _, f := range files {
+		file, err := os.OpenFile(f.path, flags, f.mode)
+		if err != nil {
+			return nil, err
+		}
+		// An existing file keeps its mode; a private key must not stay
+		// readable by others.
+		if err := file.Chmod(f.mode); err != nil {
+			file.Close()
+			return nil, err
+		}
+		if _, err := file.Write(f.data); err != nil {
+			file.Close()
+			return nil, err
+		}
+		if err := file.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return kp, nil
 }
