@@ -1,4 +1,4 @@
-package signature
+package signature_test
 
 import (
 	"bytes"
@@ -24,6 +24,7 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -82,63 +83,63 @@ func packExamples(t *testing.T, dst oras.GraphTarget, version string) ocispec.De
 	return res.Descriptor
 }
 
-func newKey(t *testing.T, algorithm string) (*KeySigner, *KeyVerifier) {
+func newKey(t *testing.T, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
 	t.Helper()
-	priv, pub, err := GenerateKey(algorithm, []byte("pw"))
+	priv, pub, err := signature.GenerateKey(algorithm, []byte("pw"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := LoadPrivateKey(priv, []byte("pw"))
+	s, err := signature.LoadPrivateKey(priv, []byte("pw"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := LoadPublicKey(pub)
+	v, err := signature.LoadPublicKey(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, v
 }
 
-func wantReason(t *testing.T, err error, want Reason) {
+func wantReason(t *testing.T, err error, want signature.Reason) {
 	t.Helper()
-	var verr *Error
+	var verr *signature.Error
 	if !errors.As(err, &verr) {
 		t.Fatalf("want a verification error (%s), got %v", want, err)
 	}
 	if verr.Reason != want {
 		t.Fatalf("reason = %q, want %q (%v)", verr.Reason, want, err)
 	}
-	if !errors.Is(err, ErrNotVerified) {
-		t.Fatal("a verification error must match ErrNotVerified")
+	if !errors.Is(err, signature.ErrNotVerified) {
+		t.Fatal("a verification error must match signature.ErrNotVerified")
 	}
 }
 
 func TestSignThenVerify(t *testing.T) {
 	ctx := context.Background()
 	for _, place := range places {
-		for _, alg := range []string{AlgorithmECDSAP256, AlgorithmEd25519} {
+		for _, alg := range []string{signature.AlgorithmECDSAP256, signature.AlgorithmEd25519} {
 			t.Run(place.name+"/"+alg, func(t *testing.T) {
 				target := place.open(t)
 				desc := packExamples(t, target, "")
 				signer, verifier := newKey(t, alg)
 				_, other := newKey(t, alg)
 
-				_, err := Verify(ctx, target, desc, VerifyOptions{Verifiers: []Verifier{verifier}})
-				wantReason(t, err, ReasonNoSignature)
+				_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
+				wantReason(t, err, signature.ReasonNoSignature)
 
 				signedAt := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-				signed, err := Sign(ctx, target, desc, signer, SignOptions{Name: "acme/skills", Now: signedAt})
+				signed, err := signature.Sign(ctx, target, desc, signer, signature.SignOptions{Name: "acme/skills", Now: signedAt})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if signed.Config.Signer != signer.ID() || signed.Config.Algorithm == "" {
 					t.Fatalf("config %+v", signed.Config)
 				}
-				got, err := Verify(ctx, target, desc, VerifyOptions{Verifiers: []Verifier{other, verifier}})
+				got, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{other, verifier}})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got.Signer != verifier.ID() || !got.SignedAt.Equal(signedAt) || got.Format != FormatStax {
+				if got.Signer != verifier.ID() || !got.SignedAt.Equal(signedAt) || got.Format != signature.FormatStax {
 					t.Fatalf("verified %+v", got)
 				}
 				pm, ok := got.Provenance.Skill("incident-postmortem")
@@ -153,8 +154,8 @@ func TestSignThenVerify(t *testing.T) {
 					t.Fatalf("signed files %v", names)
 				}
 
-				_, err = Verify(ctx, target, desc, VerifyOptions{Verifiers: []Verifier{other}})
-				wantReason(t, err, ReasonWrongKey)
+				_, err = signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{other}})
+				wantReason(t, err, signature.ReasonWrongKey)
 			})
 		}
 	}
@@ -212,20 +213,20 @@ func attach(t *testing.T, target oras.GraphTarget, subject ocispec.Descriptor, a
 func TestVerifyRefusesTampering(t *testing.T) {
 	ctx := context.Background()
 	signer, verifier := newKey(t, "")
-	opts := VerifyOptions{Verifiers: []Verifier{verifier}}
+	opts := signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}}
 	for _, place := range places {
 		t.Run(place.name, func(t *testing.T) {
-			// Sign in one place, then attach altered copies of the parts to
+			// signature.Sign in one place, then attach altered copies of the parts to
 			// the same package in fresh places that hold no good signature.
 			origin := place.open(t)
 			desc := packExamples(t, origin, "")
-			signed, err := Sign(ctx, origin, desc, signer, SignOptions{})
+			signed, err := signature.Sign(ctx, origin, desc, signer, signature.SignOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			good := readReferrer(t, origin, signed.Descriptor)
 			other := packExamples(t, origin, "2.0.0")
-			otherSigned, err := Sign(ctx, origin, other, signer, SignOptions{})
+			otherSigned, err := signature.Sign(ctx, origin, other, signer, signature.SignOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,11 +236,11 @@ func TestVerifyRefusesTampering(t *testing.T) {
 				name   string
 				config []byte
 				bundle []byte
-				want   Reason
+				want   signature.Reason
 			}{
-				{"config", bytes.Replace(good.config, []byte(`"signedAt":"`), []byte(`"signedAt":"1`), 1), good.bundle, ReasonContentMismatch},
-				{"layer", tamperPayload(t, good.bundle), good.config, ReasonBadSignature},
-				{"re-signed other subject", otherRef.config, otherRef.bundle, ReasonSubjectMismatch},
+				{"config", bytes.Replace(good.config, []byte(`"signedAt":"`), []byte(`"signedAt":"1`), 1), good.bundle, signature.ReasonContentMismatch},
+				{"layer", tamperPayload(t, good.bundle), good.config, signature.ReasonBadSignature},
+				{"re-signed other subject", otherRef.config, otherRef.bundle, signature.ReasonSubjectMismatch},
 			}
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
@@ -247,8 +248,8 @@ func TestVerifyRefusesTampering(t *testing.T) {
 					if d := packExamples(t, target, ""); d.Digest != desc.Digest {
 						t.Fatal("the build is not reproducible")
 					}
-					attach(t, target, desc, ArtifactType, content.NewDescriptorFromBytes(MediaTypeConfig, c.config), c.config, MediaTypePayload, c.bundle)
-					_, err := Verify(ctx, target, desc, opts)
+					attach(t, target, desc, signature.ArtifactType, content.NewDescriptorFromBytes(signature.MediaTypeConfig, c.config), c.config, signature.MediaTypePayload, c.bundle)
+					_, err := signature.Verify(ctx, target, desc, opts)
 					wantReason(t, err, c.want)
 				})
 			}
@@ -280,20 +281,20 @@ func TestVerifyRefusesStatementThatMisstatesFiles(t *testing.T) {
 	// A signer that signs a statement whose MEMORY.md digest is not the
 	// package's: the signature is good, the content is not what it says.
 	pkgSigner := &misstating{KeySigner: signer}
-	if _, err := Sign(ctx, target, desc, pkgSigner, SignOptions{}); err != nil {
+	if _, err := signature.Sign(ctx, target, desc, pkgSigner, signature.SignOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Verify(ctx, target, desc, VerifyOptions{Verifiers: []Verifier{verifier}})
-	wantReason(t, err, ReasonContentMismatch)
+	_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
+	wantReason(t, err, signature.ReasonContentMismatch)
 	if !strings.Contains(err.Error(), "incident-postmortem/MEMORY.md changed") {
 		t.Fatalf("the error does not name the file: %v", err)
 	}
 }
 
-type misstating struct{ *KeySigner }
+type misstating struct{ *signature.KeySigner }
 
 func (m *misstating) SignDSSE(ctx context.Context, payloadType string, payload []byte) (*protobundle.Bundle, error) {
-	st, err := parseStatement(payload)
+	st, err := signature.ParseStatement(payload)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +322,7 @@ func TestCosignBundleReferrerVerifies(t *testing.T) {
 			desc := packExamples(t, target, "")
 			signer, verifier := newKey(t, "")
 			statement := []byte(`{"_type":"https://in-toto.io/Statement/v1","predicate":{},"predicateType":"https://sigstore.dev/cosign/sign/v1","subject":[{"digest":{"sha256":"` + desc.Digest.Encoded() + `"},"name":"acme/skills"}]}`)
-			pb, err := signer.SignDSSE(ctx, PayloadTypeInToto, statement)
+			pb, err := signer.SignDSSE(ctx, signature.PayloadTypeInToto, statement)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,17 +330,17 @@ func TestCosignBundleReferrerVerifies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			attach(t, target, desc, MediaTypeSigstoreBundle, ocispec.DescriptorEmptyJSON, ocispec.DescriptorEmptyJSON.Data, MediaTypeSigstoreBundle, data)
-			got, err := Verify(ctx, target, desc, VerifyOptions{Verifiers: []Verifier{verifier}})
+			attach(t, target, desc, signature.MediaTypeSigstoreBundle, ocispec.DescriptorEmptyJSON, ocispec.DescriptorEmptyJSON.Data, signature.MediaTypeSigstoreBundle, data)
+			got, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Format != FormatSigstore || got.Signer != verifier.ID() {
+			if got.Format != signature.FormatSigstore || got.Signer != verifier.ID() {
 				t.Fatalf("verified %+v", got)
 			}
 			_, stranger := newKey(t, "")
-			_, err = Verify(ctx, target, desc, VerifyOptions{Verifiers: []Verifier{stranger}})
-			wantReason(t, err, ReasonWrongKey)
+			_, err = signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{stranger}})
+			wantReason(t, err, signature.ReasonWrongKey)
 		})
 	}
 }
@@ -356,12 +357,12 @@ func TestCosignKeyLoads(t *testing.T) {
 		t.Fatalf("not a cosign key:\n%s", priv)
 	}
 	legacy := bytes.ReplaceAll(priv, []byte("ENCRYPTED SIGSTORE PRIVATE KEY"), []byte("ENCRYPTED COSIGN PRIVATE KEY"))
-	v, err := LoadPublicKey(pub)
+	v, err := signature.LoadPublicKey(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, key := range [][]byte{priv, legacy} {
-		s, err := LoadPrivateKey(key, []byte("cosign-pw"))
+		s, err := signature.LoadPrivateKey(key, []byte("cosign-pw"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,7 +373,7 @@ func TestCosignKeyLoads(t *testing.T) {
 			t.Fatalf("key %T", s.Public())
 		}
 	}
-	if _, err := LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, ErrWrongPassword) {
+	if _, err := signature.LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
 		t.Fatalf("wrong password: %v", err)
 	}
 }

@@ -131,8 +131,8 @@ func newStatement(name string, desc ocispec.Descriptor, prov *Provenance) ([]byt
 	return artifact.Canonical(st)
 }
 
-// parseStatement decodes a verified payload.
-func parseStatement(payload []byte) (*Statement, error) {
+// ParseStatement decodes a statement, such as a verified payload.
+func ParseStatement(payload []byte) (*Statement, error) {
 	var st Statement
 	if err := json.Unmarshal(payload, &st); err != nil {
 		return nil, fmt.Errorf("statement is not valid JSON: %w", err)

@@ -206,7 +206,7 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 	}
 	// The envelope's signature covers its payload type and payload, so
 	// from here on the statement is what the signer signed.
-	st, err := parseStatement(env.GetPayload())
+	st, err := ParseStatement(env.GetPayload())
 	if err != nil {
 		return fail(ReasonBadSignature, "%v", err)
 	}

@@ -109,6 +109,33 @@ func (p *Policy) Check() error {
 	return nil
 }
 
+// Merge is base overridden by over (a project's policy over the one in
+// $STAX_HOME): over's mode, when set, replaces the default mode; its keys
+// come first; its scopes win over base's for the same name. Key paths are
+// resolved against each policy's own directory.
+func Merge(base, over *Policy) *Policy {
+	out := &Policy{}
+	for _, p := range []*Policy{base, over} {
+		if p == nil {
+			continue
+		}
+		if p.Mode != "" {
+			out.Mode = p.Mode
+		}
+		for _, s := range p.Scopes {
+			s.Keys = p.paths(s.Keys)
+			out.Scopes = append(out.Scopes, s)
+		}
+	}
+	if over != nil {
+		out.Keys = append(out.Keys, over.paths(over.Keys)...)
+	}
+	if base != nil {
+		out.Keys = append(out.Keys, base.paths(base.Keys)...)
+	}
+	return out
+}
+
 // Rule is what applies to one package.
 type Rule struct {
 	Mode Mode
@@ -123,7 +150,8 @@ func (p *Policy) Rule(ref string) Rule {
 	r := Rule{Mode: p.Mode, Keys: p.paths(p.Keys)}
 	best := -1
 	for _, s := range p.Scopes {
-		if covers(s.Scope, ref) && len(s.Scope) > best {
+		// On a tie the later scope wins: Merge puts a project's after $STAX_HOME's.
+		if covers(s.Scope, ref) && len(s.Scope) >= best {
 			best = len(s.Scope)
 			if s.Mode != "" {
 				r.Mode = s.Mode
