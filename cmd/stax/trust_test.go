@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -155,4 +158,48 @@ func listTree(t *testing.T, dir string) string {
 		return nil
 	})
 	return b.String()
+}
+
+// TestVerifyInstalledAgainstSignedStatement: a MEMORY.md changed after
+// install, with the install record rewritten to match, passes the local
+// check but not the signed statement, which names the file.
+func TestVerifyInstalledAgainstSignedStatement(t *testing.T) {
+	useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	if r := runStax(t, "push", "--sign", "--key", priv, examples, ref); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	proj := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", proj, "--runtime", "claude-code", "--key", pub); r.Code != 0 {
+		t.Fatalf("verify a clean install: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	skills := filepath.Join(proj, ".claude", "skills")
+	memory := []byte("# Memory\n\nforged lesson\n")
+	if err := os.WriteFile(filepath.Join(skills, "incident-postmortem", "MEMORY.md"), memory, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recPath := filepath.Join(skills, ".stax-install.json")
+	var rec map[string]any
+	if err := json.Unmarshal(mustRead(t, recPath), &rec); err != nil {
+		t.Fatal(err)
+	}
+	files := rec["skills"].(map[string]any)["incident-postmortem"].(map[string]any)["files"].(map[string]any)
+	files["MEMORY.md"] = "644 " + digest.FromBytes(memory).String()
+	data, _ := json.Marshal(rec)
+	if err := os.WriteFile(recPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("the local record alone should not see it: %d %s", r.Code, r.Stdout)
+	}
+	r := runStax(t, "verify", "--installed", "--dir", proj, "--runtime", "claude-code", "--key", pub)
+	if r.Code != 6 || !strings.Contains(r.Stdout, "skill incident-postmortem: not as signed: MEMORY.md changed") {
+		t.Fatalf("verify against the statement: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
 }

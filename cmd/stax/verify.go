@@ -42,6 +42,9 @@ type verifyTarget struct {
 	Drift    []install.Drift `json:"drift"`
 	// Unlocked are installed skills whose digest stax.lock does not pin.
 	Unlocked []string `json:"unlocked"`
+	// Unsigned are installed skills whose files differ from what their
+	// package's signature signs; checked when a key is trusted for it.
+	Unsigned []trust.SignedDrift `json:"unsigned,omitempty"`
 }
 
 func newVerifyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
@@ -124,7 +127,10 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 				vt.Unlocked = append(vt.Unlocked, name)
 			}
 		}
-		if len(vt.Drift) > 0 || len(vt.Unlocked) > 0 {
+		if vt.Unsigned, err = checkSignedInstall(ctx, opts, t.Dir, rec); err != nil {
+			return err
+		}
+		if len(vt.Drift) > 0 || len(vt.Unlocked) > 0 || len(vt.Unsigned) > 0 {
 			res.Verified = false
 		}
 		res.Targets = append(res.Targets, vt)
@@ -145,7 +151,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 func printVerify(streams *IOStreams, res verifyResult) {
 	for _, t := range res.Targets {
 		where := strings.Join(t.Runtimes, ",") + ": " + t.Dir
-		if len(t.Drift) == 0 && len(t.Unlocked) == 0 {
+		if len(t.Drift) == 0 && len(t.Unlocked) == 0 && len(t.Unsigned) == 0 {
 			fmt.Fprintf(streams.Out, "%s: verified\n", where)
 			continue
 		}
@@ -161,6 +167,11 @@ func printVerify(streams *IOStreams, res verifyResult) {
 			}
 			for _, f := range d.Removed {
 				fmt.Fprintf(streams.Out, "%s: skill %s: removed %s\n", where, d.Skill, f)
+			}
+		}
+		for _, u := range t.Unsigned {
+			for _, f := range u.Files {
+				fmt.Fprintf(streams.Out, "%s: skill %s: not as signed: %s\n", where, filepath.Base(u.Dir), f)
 			}
 		}
 		for _, name := range t.Unlocked {

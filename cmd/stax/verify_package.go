@@ -4,11 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
 )
 
@@ -99,4 +109,66 @@ func policyKeys(path, ref string) ([]string, error) {
 		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("no key to verify %s with: pass --key PUB, or list keys for it in %s", ref, path))
 	}
 	return keys, nil
+}
+
+// checkSignedInstall compares the skills installed in dir with the signed
+// statements of their packages, for the packages a key is trusted for:
+// the --key keys, else those the trust policy gives.
+func checkSignedInstall(ctx context.Context, opts *verifyOptions, dir string, rec *install.Record) ([]trust.SignedDrift, error) {
+	byPackage := map[string][]trust.InstalledSkill{}
+	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
+		s := rec.Skills[name]
+		if _, err := reference.Parse(s.Package); err != nil || isDir(s.Package) {
+			continue // built from a directory: nothing signed it
+		}
+		byPackage[s.Package] = append(byPackage[s.Package], trust.InstalledSkill{Dir: filepath.Join(dir, name), Path: name, Ref: s.Package, Digest: s.PackageDigest})
+	}
+	if len(byPackage) == 0 {
+		return nil, nil
+	}
+	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	open := func(ctx context.Context, ref string, d digest.Digest) (content.ReadOnlyGraphStorage, ocispec.Descriptor, func(), error) {
+		r, err := reference.Parse(ref)
+		if err != nil {
+			return nil, ocispec.Descriptor{}, nil, exitcode.Wrap(exitcode.Validation, err)
+		}
+		r.Digest = d
+		src, err := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)
+		if err != nil {
+			return nil, ocispec.Descriptor{}, nil, err
+		}
+		return src.Target, src.Descriptor, func() { src.Close() }, nil
+	}
+	var out []trust.SignedDrift
+	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
+		keys := opts.Keys
+		if len(keys) == 0 {
+			if keys, err = policyKeys(opts.Policy, scopeName(ref)); exitcode.Of(err) == exitcode.Validation {
+				continue // no key trusted for it: only the install record is checked
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		verifiers, err := trust.LoadVerifiers(keys)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Validation, err)
+		}
+		drift, err := trust.CheckInstalled(ctx, byPackage[ref], open, verifiers, maxSize)
+		if errors.Is(err, signature.ErrNotVerified) {
+			return nil, exitcode.Wrap(exitcode.Verification, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, drift...)
+	}
+	return out, nil
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
 }
