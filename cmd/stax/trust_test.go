@@ -203,3 +203,46 @@ func TestVerifyInstalledAgainstSignedStatement(t *testing.T) {
 		t.Fatalf("verify against the statement: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// TestRenderAndShowRefuseUnverifiedStatefulSkill: under require, a stateful
+// skill whose MEMORY.md no longer matches its package's signature is
+// refused by render and show; the same skill unaltered is rendered.
+func TestRenderAndShowRefuseUnverifiedStatefulSkill(t *testing.T) {
+	home := useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	if r := runStax(t, "push", "--sign", "--key", priv, examples, ref); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	proj := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	policy := "scopes:\n  - scope: " + reg.Host + "/acme\n    mode: require\n    keys: [" + pub + "]\n"
+	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(proj, ".claude", "skills", "incident-postmortem")
+	if r := runStax(t, "render", skill); r.Code != 0 {
+		t.Fatalf("render a verified skill: %d %s", r.Code, r.Stderr)
+	}
+	if err := os.WriteFile(filepath.Join(skill, "MEMORY.md"), []byte("# Memory\n\nforged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "render", skill)
+	if r.Code != 6 || !strings.Contains(r.Stderr, "MEMORY.md changed") || r.Stdout != "" {
+		t.Fatalf("render: %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = runStax(t, "show", "incident-postmortem", "--runtime", "claude-code", "--dir", proj)
+	if r.Code != 6 || !strings.Contains(r.Stderr, "refusing the stateful skill incident-postmortem") {
+		t.Fatalf("show: %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+	// Not under require: rendered as before.
+	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte("mode: warn\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "render", skill); r.Code != 0 {
+		t.Fatalf("render under warn: %d %s", r.Code, r.Stderr)
+	}
+}

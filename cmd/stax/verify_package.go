@@ -9,16 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/content"
-
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
-	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
 )
 
@@ -130,18 +125,6 @@ func checkSignedInstall(ctx context.Context, opts *verifyOptions, dir string, re
 	if err != nil {
 		return nil, err
 	}
-	open := func(ctx context.Context, ref string, d digest.Digest) (content.ReadOnlyGraphStorage, ocispec.Descriptor, func(), error) {
-		r, err := reference.Parse(ref)
-		if err != nil {
-			return nil, ocispec.Descriptor{}, nil, exitcode.Wrap(exitcode.Validation, err)
-		}
-		r.Digest = d
-		src, err := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)
-		if err != nil {
-			return nil, ocispec.Descriptor{}, nil, err
-		}
-		return src.Target, src.Descriptor, func() { src.Close() }, nil
-	}
 	var out []trust.SignedDrift
 	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
 		keys := opts.Keys
@@ -156,7 +139,7 @@ func checkSignedInstall(ctx context.Context, opts *verifyOptions, dir string, re
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.Validation, err)
 		}
-		drift, err := trust.CheckInstalled(ctx, byPackage[ref], open, verifiers, maxSize)
+		drift, err := trust.CheckInstalled(ctx, byPackage[ref], packageSource(opener), verifiers, maxSize)
 		if errors.Is(err, signature.ErrNotVerified) {
 			return nil, exitcode.Wrap(exitcode.Verification, err)
 		}

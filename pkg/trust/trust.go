@@ -136,6 +136,19 @@ func Merge(base, over *Policy) *Policy {
 	return out
 }
 
+// RequiresAny reports whether any package could fall under require.
+func (p *Policy) RequiresAny() bool {
+	if p.Mode == ModeRequire {
+		return true
+	}
+	for _, s := range p.Scopes {
+		if s.Mode == ModeRequire {
+			return true
+		}
+	}
+	return false
+}
+
 // Rule is what applies to one package.
 type Rule struct {
 	Mode Mode
