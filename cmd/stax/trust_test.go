@@ -165,16 +165,7 @@ func listTree(t *testing.T, dir string) string {
 // check but not the signed statement, which names the file.
 func TestVerifyInstalledAgainstSignedStatement(t *testing.T) {
 	useHome(t)
-	priv, pub := newKeyPair(t, "acme")
-	reg := registrytest.New(t)
-	ref := reg.Host + "/acme/skills:1.0.0"
-	if r := runStax(t, "push", "--sign", "--key", priv, examples, ref); r.Code != 0 {
-		t.Fatal(r.Stderr)
-	}
-	proj := t.TempDir()
-	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
-		t.Fatalf("install: %d %s", r.Code, r.Stderr)
-	}
+	_, pub, _, proj := installSigned(t)
 	if r := runStax(t, "verify", "--installed", "--dir", proj, "--runtime", "claude-code", "--key", pub); r.Code != 0 {
 		t.Fatalf("verify a clean install: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
@@ -209,17 +200,8 @@ func TestVerifyInstalledAgainstSignedStatement(t *testing.T) {
 // refused by render and show; the same skill unaltered is rendered.
 func TestRenderAndShowRefuseUnverifiedStatefulSkill(t *testing.T) {
 	home := useHome(t)
-	priv, pub := newKeyPair(t, "acme")
-	reg := registrytest.New(t)
-	ref := reg.Host + "/acme/skills:1.0.0"
-	if r := runStax(t, "push", "--sign", "--key", priv, examples, ref); r.Code != 0 {
-		t.Fatal(r.Stderr)
-	}
-	proj := t.TempDir()
-	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
-		t.Fatalf("install: %d %s", r.Code, r.Stderr)
-	}
-	policy := "scopes:\n  - scope: " + reg.Host + "/acme\n    mode: require\n    keys: [" + pub + "]\n"
+	_, pub, host, proj := installSigned(t)
+	policy := "scopes:\n  - scope: " + host + "/acme\n    mode: require\n    keys: [" + pub + "]\n"
 	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -245,4 +227,22 @@ func TestRenderAndShowRefuseUnverifiedStatefulSkill(t *testing.T) {
 	if r := runStax(t, "render", skill); r.Code != 0 {
 		t.Fatalf("render under warn: %d %s", r.Code, r.Stderr)
 	}
+}
+
+// installSigned pushes the examples signed to a new registry and installs
+// them for claude-code in a new project; it returns the key pair, the
+// registry host and the project.
+func installSigned(t *testing.T) (priv, pub, host, proj string) {
+	t.Helper()
+	priv, pub = newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	if r := runStax(t, "push", "--sign", "--key", priv, examples, ref); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	proj = t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	return priv, pub, reg.Host, proj
 }
