@@ -43,13 +43,13 @@ func TestMain(m *testing.M) {
 // layout (the local store is one too).
 var places = []struct {
 	name string
-	open func(t *testing.T) oras.GraphTarget
+	open func(t testing.TB) oras.GraphTarget
 }{
-	{"distribution", func(t *testing.T) oras.GraphTarget { return openRemote(t, registrytest.New(t)) }},
-	{"referrers-api", func(t *testing.T) oras.GraphTarget {
+	{"distribution", func(t testing.TB) oras.GraphTarget { return openRemote(t, registrytest.New(t)) }},
+	{"referrers-api", func(t testing.TB) oras.GraphTarget {
 		return openRemote(t, registrytest.New(t, registrytest.WithReferrersAPI()))
 	}},
-	{"oci-layout", func(t *testing.T) oras.GraphTarget {
+	{"oci-layout", func(t testing.TB) oras.GraphTarget {
 		s, err := store.OpenLayout(context.Background(), t.TempDir())
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +59,7 @@ var places = []struct {
 	}},
 }
 
-func openRemote(t *testing.T, r *registrytest.Registry) oras.GraphTarget {
+func openRemote(t testing.TB, r *registrytest.Registry) oras.GraphTarget {
 	repo, err := remote.NewRepository(r.Host + "/acme/skills")
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func openRemote(t *testing.T, r *registrytest.Registry) oras.GraphTarget {
 
 // packExamples builds the example package (with stateful siblings) into
 // t; the build is reproducible, so every call gives the same digest.
-func packExamples(t *testing.T, dst oras.GraphTarget, version string) ocispec.Descriptor {
+func packExamples(t testing.TB, dst oras.GraphTarget, version string) ocispec.Descriptor {
 	t.Helper()
 	p, err := project.Open("../../examples")
 	if err != nil {
@@ -83,7 +83,7 @@ func packExamples(t *testing.T, dst oras.GraphTarget, version string) ocispec.De
 	return res.Descriptor
 }
 
-func newKey(t *testing.T, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
+func newKey(t testing.TB, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
 	t.Helper()
 	priv, pub, err := signature.GenerateKey(algorithm, []byte("pw"))
 	if err != nil {
