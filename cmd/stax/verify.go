@@ -63,8 +63,11 @@ bad signature, subject mismatch or content mismatch.
 
 With --installed: compare every skill stax installed in each runtime's
 folder with the files it wrote, reporting any file changed, added or removed
-since, and check that each installed skill is the one stax.lock pins.
-Exits 6 when anything differs.`,
+since, and check that each installed skill is the one stax.lock pins. With
+--key (or keys the trust policy gives a package), compare the installed
+files with what the package's signature signs as well, so that a file
+changed together with the install record is found. Exits 6 when anything
+differs.`,
 		Example: `  stax verify ghcr.io/acme/skills:1.0.0 --key acme.pub
   stax verify oci:./mirror:1.0.0 --key old.pub --key new.pub
   stax verify --installed
