@@ -70,11 +70,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return err
 	}
 	defer src.Close()
-	pkgs, err := targetPackage(ctx, src)
-	if err != nil {
-		return err
-	}
-	if _, err := opts.Verify.check(ctx, opts.IO, pkgs, nil, nil, maxSize); err != nil {
+	if err := opts.Verify.checkTarget(ctx, opts.IO, src, maxSize); err != nil {
 		return err
 	}
 	dst, err := opener.Open(ctx, dstRef)

@@ -80,13 +80,14 @@ func graphPackages(g *resolve.Graph) []trust.Package {
 	return out
 }
 
-// targetPackage is the package t names, for copy.
-func targetPackage(ctx context.Context, t *target.Target) ([]trust.Package, error) {
+// checkTarget applies the trust policy to the package t names, for copy.
+func (v *verifyFlags) checkTarget(ctx context.Context, streams *IOStreams, t *target.Target, maxSize int64) error {
 	desc, err := t.Lookup(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, nil
+	_, err = v.check(ctx, streams, []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, nil, nil, maxSize)
+	return err
 }
 
 // scopeName is the full reference trust scopes match, e.g.
