@@ -7,6 +7,7 @@ import (
 	"crypto/elliptic"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -375,5 +376,25 @@ func TestCosignKeyLoads(t *testing.T) {
 	}
 	if _, err := signature.LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
 		t.Fatalf("wrong password: %v", err)
+	}
+}
+
+// TestVerifyReadsABoundedNumberOfSignatures: a package with more signature
+// referrers than MaxSignatures is checked against the first ones only.
+func TestVerifyReadsABoundedNumberOfSignatures(t *testing.T) {
+	ctx := context.Background()
+	target := places[2].open(t)
+	desc := packExamples(t, target, "")
+	_, verifier := newKey(t, "")
+	for i := range signature.MaxSignatures + 1 {
+		cfg := []byte(fmt.Sprintf(`{"signer":"junk %d"}`, i))
+		attach(t, target, desc, signature.ArtifactType, content.NewDescriptorFromBytes(signature.MediaTypeConfig, cfg), cfg, signature.MediaTypePayload, []byte("not a bundle"))
+	}
+	_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
+	wantReason(t, err, signature.ReasonBadSignature)
+	var verr *signature.Error
+	errors.As(err, &verr)
+	if len(verr.Details) != signature.MaxSignatures+1 || !strings.Contains(err.Error(), "only the first 64 signatures") {
+		t.Fatalf("%d details: %v", len(verr.Details), err)
 	}
 }

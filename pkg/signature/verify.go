@@ -33,6 +33,10 @@ const (
 
 var reasonRank = []Reason{ReasonNoSignature, ReasonWrongKey, ReasonBadSignature, ReasonSubjectMismatch, ReasonContentMismatch}
 
+// MaxSignatures bounds how many signature referrers of one package Verify
+// reads.
+const MaxSignatures = 64
+
 // ErrNotVerified is matched (errors.Is) by every *Error.
 var ErrNotVerified = errors.New("not verified")
 
@@ -95,9 +99,15 @@ func Verify(ctx context.Context, t content.ReadOnlyGraphStorage, desc ocispec.De
 		return nil, fmt.Errorf("list the signatures of %s: %w", desc.Digest, err)
 	}
 	failed := &Error{Reason: ReasonNoSignature, Subject: desc.Digest}
+	tried := 0
 	for _, ref := range refs {
 		if !mayBeSignature(ref.ArtifactType) {
 			continue
+		}
+		// A registry may list any number of referrers; each costs fetches.
+		if tried++; tried > MaxSignatures {
+			failed.Details = append(failed.Details, fmt.Sprintf("only the first %d signatures were checked", MaxSignatures))
+			break
 		}
 		v, reason, err := verifyOne(ctx, t, desc, ref, opts)
 		if err != nil {
@@ -232,7 +242,7 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 		}
 		return fail(ReasonContentMismatch, "%s", f)
 	}
-	pkg, err := artifact.Fetch(ctx, content.ReadOnlyStorage(t), desc)
+	pkg, err := artifact.Fetch(ctx, t, desc)
 	if err != nil {
 		return nil, failure{}, err
 	}
