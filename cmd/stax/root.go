@@ -92,6 +92,8 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newInstallCmd(streams, global),
 		newUninstallCmd(streams, global),
 		newVerifyCmd(streams, global),
+		newSignCmd(streams, global, nil),
+		newKeyCmd(streams, global),
 	)
 	return root, started
 }
