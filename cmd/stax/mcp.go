@@ -96,6 +96,7 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		Budget:      render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
 		InlineLimit: opts.InlineLimit,
 		Workspace:   opts.Workspace,
+		Admit:       refuseUnverified,
 		Version:     buildVersion(),
 		Logger:      logger,
 	})

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/registrytest"
@@ -245,4 +248,58 @@ func installSigned(t *testing.T) (priv, pub, host, proj string) {
 		t.Fatalf("install: %d %s", r.Code, r.Stderr)
 	}
 	return priv, pub, reg.Host, proj
+}
+
+// TestMCPRefusesUnverifiedStatefulSkill checks that stax mcp applies the
+// trust policy as render does: under require, a stateful skill whose
+// MEMORY.md differs from what the package's signature signs is refused
+// with the reason, never served.
+func TestMCPRefusesUnverifiedStatefulSkill(t *testing.T) {
+	home := useHome(t)
+	_, pub, host, proj := installSigned(t)
+	policy := "scopes:\n  - scope: " + host + "/acme\n    mode: require\n    keys: [" + pub + "]\n"
+	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stderr lockedBuffer
+	go func() {
+		done <- Execute(ctx, []string{"mcp", "--dir", proj, "--runtime", "claude-code"}, &IOStreams{In: inR, Out: outW, ErrOut: &stderr})
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		inW.Close()
+		<-done
+	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	call := func() *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Skill", Arguments: map[string]any{"name": "incident-postmortem"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := call(); res.IsError {
+		t.Fatalf("a verified skill was refused: %s", mcpText(res))
+	}
+	skill := filepath.Join(proj, ".claude", "skills", "incident-postmortem")
+	if err := os.WriteFile(filepath.Join(skill, "MEMORY.md"), []byte("# Memory\n\nforged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := call()
+	if !res.IsError || !strings.Contains(mcpText(res), "MEMORY.md changed") || strings.Contains(mcpText(res), "forged") {
+		t.Fatalf("a forged MEMORY.md was not refused: error=%v %s", res.IsError, mcpText(res))
+	}
 }

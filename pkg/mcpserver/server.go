@@ -62,6 +62,10 @@ type Options struct {
 	Workspace string
 	// Version is the server version reported to clients; empty is "dev".
 	Version string
+	// Admit, when set, is asked before a skill is served and may refuse it
+	// with the reason, which the client receives as a tool error: a trust
+	// policy uses it to refuse a stateful skill whose files do not verify.
+	Admit func(ctx context.Context, skillDir string) error
 	// Logger receives the server's own messages (the skills that cannot
 	// load, watch errors); nil discards them.
 	Logger *slog.Logger

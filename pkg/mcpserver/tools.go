@@ -91,7 +91,7 @@ func (s *Server) addSkillTool(description string) {
 // body, CALIBRATION.md, EXAMPLES.md and MEMORY.md in load order, with
 // variables substituted and fitted to the budget. A skill that cannot
 // load whole is a tool error saying why.
-func (s *Server) invoke(_ context.Context, _ *mcp.CallToolRequest, in SkillInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) invoke(ctx context.Context, _ *mcp.CallToolRequest, in SkillInput) (*mcp.CallToolResult, any, error) {
 	l := s.current()
 	sk, ok := l.Find(in.Name)
 	switch {
@@ -101,6 +101,11 @@ func (s *Server) invoke(_ context.Context, _ *mcp.CallToolRequest, in SkillInput
 		return nil, nil, fmt.Errorf("no skill %q: call %s to see the skills there are", in.Name, ListSkillsTool)
 	case sk.ModelHidden:
 		return nil, nil, fmt.Errorf("skill %q is for users to invoke, not the model (disable-model-invocation is set)", in.Name)
+	}
+	if s.opts.Admit != nil {
+		if err := s.opts.Admit(ctx, sk.Dir); err != nil {
+			return nil, nil, err
+		}
 	}
 	files, err := render.ReadDir(sk.Dir)
 	if err != nil {
