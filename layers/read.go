@@ -136,6 +136,12 @@ func (w *walker) check(hdr *tar.Header) (Header, error) {
 	if reason := unsafeName(name); reason != "" {
 		return unsafe(reason)
 	}
+	if top := topLevelDir(name, isDir); top != "" {
+		var bad *UnsafeNameError
+		if errors.As(CheckName(top), &bad) {
+			return unsafe("skill directory " + bad.Reason)
+		}
+	}
 	if reason := unsupportedType(hdr.Typeflag); reason != "" {
 		return unsafe(reason)
 	}

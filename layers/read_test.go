@@ -77,6 +77,12 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("directory then file", dir("s/a/"), file("s/a", "x")),
 		unsafe("file then directory", file("s/a", "x"), dir("s/a/")),
 		unsafe("file under a file", file("s/a", "x"), file("s/a/b", "y")),
+		// Top-level directories become skill directories in the folders
+		// runtimes read: the one name rule applies to them.
+		unsafe("git directory", file(".git/config", "x")),
+		unsafe("option-like skill", dir("-rf/"), file("-rf/SKILL.md", "x")),
+		unsafe("staging-like skill", file(".stax-staging-x/SKILL.md", "x")),
+		unsafe("record-named skill", file(".stax-install.json/SKILL.md", "x")),
 		unsafe("implied directory then file", file("s/a/b", "y"), file("s/a", "x")),
 		{
 			name: "declared size over limit",
