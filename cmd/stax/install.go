@@ -162,7 +162,7 @@ stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
 	}
 	opts.Where.addFlags(cmd)
 	f := cmd.Flags()
-	f.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed")
+	f.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
 	f.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
@@ -254,18 +254,29 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	results, err := installAll(ctx, targets, skills, install.Options{Workspace: workspace, Force: opts.Force, LockDir: lockDir})
+	iopts := install.Options{Root: installRoot(opts.Where.Dir, scope), Workspace: workspace, Force: opts.Force, LockDir: lockDir}
+	if !opts.Frozen {
+		data, err := lock.New(sources, graph, merged).Marshal()
+		if err != nil {
+			return err
+		}
+		iopts.Lock = &install.LockFile{Path: lockPath, Data: data}
+	}
+	dirs := make([]string, len(targets))
+	for i, t := range targets {
+		dirs[i] = t.Dir
+	}
+	installed, err := install.InstallAll(ctx, dirs, skills, iopts)
 	if err != nil {
 		return err
 	}
+	out.LockChanged = installed.LockChanged
+	for _, r := range installed.Results {
+		printInstallNotes(opts.IO, r)
+	}
 	for i, t := range targets {
 		out.Warnings = append(out.Warnings, ignoredFields(tree, merged, t.Runtimes)...)
-		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: results[i]})
-	}
-	if !opts.Frozen {
-		if out.LockChanged, err = lock.New(sources, graph, merged).Write(lockPath); err != nil {
-			return err
-		}
+		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: installed.Results[i]})
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, out)
@@ -281,36 +292,26 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	return nil
 }
 
-// installAll installs skills into every target or into none: all are
-// staged (and checked for the user's own skills) before any is touched,
-// and if one fails to swap in, those already swapped are rolled back.
-func installAll(ctx context.Context, targets []installTarget, skills []install.Skill, opts install.Options) ([]*install.Result, error) {
-	var plans []*install.Plan
-	defer func() {
-		for _, p := range plans {
-			p.Close()
-		}
-	}()
-	for _, t := range targets {
-		o := opts
-		o.Dir = t.Dir
-		p, err := install.Prepare(ctx, skills, o)
-		if err != nil {
-			return nil, err
-		}
-		plans = append(plans, p)
+// printInstallNotes says on stderr what an install did besides installing:
+// an interrupted install it recovered, and where replaced skills went.
+func printInstallNotes(io *IOStreams, r *install.Result) {
+	if r.Recovered != "" {
+		fmt.Fprintf(io.ErrOut, "note: %s\n", r.Recovered)
 	}
-	results := make([]*install.Result, 0, len(plans))
-	for i, p := range plans {
-		if err := p.Commit(); err != nil {
-			for j := i - 1; j >= 0; j-- {
-				plans[j].Rollback()
-			}
-			return nil, err
-		}
-		results = append(results, p.Result)
+	for _, b := range r.Backups {
+		fmt.Fprintf(io.ErrOut, "note: the replaced skill was moved to %s\n", b)
 	}
-	return results, nil
+}
+
+// installRoot is the directory every change of an install is confined
+// to: the project, or for user scope the home directory.
+func installRoot(projectDir, scope string) string {
+	if runtime.Scope(scope) == runtime.ScopeUser {
+		home, _ := os.UserHomeDir()
+		return home
+	}
+	abs, _ := filepath.Abs(projectDir)
+	return abs
 }
 
 // frozenError makes any resolution failure of a frozen install exit 4: a
