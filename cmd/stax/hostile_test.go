@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -194,5 +195,76 @@ func TestHostilePackageNamesAreRefused(t *testing.T) {
 				t.Errorf("the sentinel changed")
 			}
 		})
+	}
+}
+
+// A stax.lock that cannot be written rolls the skills back: the README
+// promises the lock describes what is installed.
+func TestLockWriteFailureRollsBack(t *testing.T) {
+	useHome(t)
+	h := newHostileProject(t)
+	// A directory where stax.lock goes: no rename can replace it.
+	writeFile(t, filepath.Join(h.project, "stax.lock", "keep"), "x\n")
+	before := treeState(t, h.skills)
+	r := runStax(t, "install", h.source, "--dir", h.project)
+	if r.Code != 2 || !strings.Contains(r.Stderr, "stax.lock") {
+		t.Errorf("exit %d, want 2: %s", r.Code, r.Stderr)
+	}
+	if got := treeState(t, h.skills); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Errorf("skills stayed installed without a lock:\n%v", got)
+	}
+}
+
+// uninstall does not delete a skill the user changed: it fails naming the
+// files; --keep leaves it as the user's own; --force moves it to a backup.
+func TestUninstallKeepsTheUsersEdits(t *testing.T) {
+	useHome(t)
+	h := newHostileProject(t)
+	if r := runStax(t, "install", h.source, "--dir", h.project); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	memory := filepath.Join(h.skills, "good", "MEMORY.md")
+	writeFile(t, memory, "- learned something\n")
+	before := treeState(t, h.skills)
+	r := runStax(t, "uninstall", "--dir", h.project)
+	if r.Code != 5 || !strings.Contains(r.Stderr, "good: added MEMORY.md") || !strings.Contains(r.Stderr, "--keep") {
+		t.Fatalf("uninstall of a changed skill: exit %d %s", r.Code, r.Stderr)
+	}
+	if got := treeState(t, h.skills); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatal("a refused uninstall changed the folder")
+	}
+	if r := runStax(t, "uninstall", "--dir", h.project, "--keep", "good"); r.Code != 0 {
+		t.Fatalf("--keep: %d %s", r.Code, r.Stderr)
+	}
+	if data, _ := os.ReadFile(memory); string(data) != "- learned something\n" {
+		t.Error("--keep lost the user's edit")
+	}
+	if _, err := os.Stat(filepath.Join(h.skills, RecordFileForTest)); !os.IsNotExist(err) {
+		t.Error("the kept skill is still recorded")
+	}
+
+	// Installed again over the kept copy, with --force: backed up.
+	if r := runStax(t, "install", h.source, "--dir", h.project, "--force"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	writeFile(t, memory, "- learned more\n")
+	r = runStax(t, "uninstall", "--dir", h.project, "--force")
+	if r.Code != 0 || !strings.Contains(r.Stderr, filepath.Join(h.project, ".stax", "backup")) {
+		t.Fatalf("--force: exit %d %s", r.Code, r.Stderr)
+	}
+	backups, _ := filepath.Glob(filepath.Join(h.project, ".stax", "backup", "*", ".claude", "skills", "good", "MEMORY.md"))
+	// One from install --force replacing the kept copy, one from
+	// uninstall --force.
+	var held []string
+	for _, b := range backups {
+		data, _ := os.ReadFile(b)
+		held = append(held, string(data))
+	}
+	slices.Sort(held)
+	if strings.Join(held, "") != "- learned more\n- learned something\n" {
+		t.Errorf("backups hold %q", held)
+	}
+	if _, err := os.Stat(filepath.Join(h.skills, "good")); !os.IsNotExist(err) {
+		t.Error("--force left the skill")
 	}
 }

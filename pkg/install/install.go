@@ -214,15 +214,16 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	}
 	// The transaction is done once the marker is written: from there on a
 	// crash is completed, not rolled back.
-	if err := step("commit"); err != nil {
+	err := step("commit")
+	if err == nil {
+		err = tx.commit()
+	}
+	if err != nil {
 		for j := len(plans) - 1; j >= 0; j-- {
 			plans[j].rollback()
 		}
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	if err := tx.commit(); err != nil {
-		for j := len(plans) - 1; j >= 0; j-- {
-			plans[j].rollback()
+		if out.LockChanged {
+			lockChange.restore()
 		}
 		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("commit the install: %w; the skills were put back as they were", err))
 	}

@@ -177,7 +177,15 @@ func Recover(ctx context.Context, dir, lockDir string) (string, error) {
 		return "", err
 	}
 	defer unlock()
-	return recoverJournal(journal, lockDir)
+	note, err := recoverJournal(journal, lockDir)
+	if err != nil {
+		return "", err
+	}
+	if folder, err := os.OpenRoot(dir); err == nil {
+		removeLeftovers(folder)
+		folder.Close()
+	}
+	return note, nil
 }
 
 // undoMoves renames back, last first, every move whose result is there
