@@ -139,7 +139,7 @@ func (w *walker) check(hdr *tar.Header) (Header, error) {
 	if top := topLevelDir(name, isDir); top != "" {
 		var bad *UnsafeNameError
 		if errors.As(CheckName(top), &bad) {
-			return unsafe("skill directory " + bad.Reason)
+			return unsafe("skill directory name: " + bad.Reason)
 		}
 	}
 	if reason := unsupportedType(hdr.Typeflag); reason != "" {

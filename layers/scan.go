@@ -175,7 +175,7 @@ func (s *scanner) visit(diskPath, lp string, stack []string) {
 	if top := topLevelDir(lp, isDir); top == lp {
 		var bad *UnsafeNameError
 		if errors.As(CheckName(top), &bad) {
-			s.problem(lp, ProblemUnsafeName, "skill directory "+bad.Reason)
+			s.problem(lp, ProblemUnsafeName, "skill directory name: "+bad.Reason)
 			return
 		}
 	}

@@ -144,10 +144,17 @@ stax records what it installs in each folder (` + install.RecordFile + `). It ne
 replaces or removes a skill directory it did not install: a skill of yours
 with the name of one being installed fails the install (exit 5) unless
 --force. Skills it installed before that are no longer in the set are
-removed. Each folder is staged and swapped in; if anything fails, the
-previous install stays as it was. In SKILL.md, ${STAX_SKILL_DIR} and
-${STAX_WORKSPACE} become the installed paths; $ARGUMENTS is left to the
-runtime.
+removed. A skill it installed that you changed since is never replaced or
+removed without --force (exit 5, naming the files); with --force, what is
+replaced is moved to a backup under .stax/backup, and the message says
+where.
+
+All folders and stax.lock change as one transaction: if anything fails,
+or stax is killed, the previous install stays (or the next stax run puts it
+back, and says so). Names read from packages, records and stax.lock that
+cannot be a plain directory name are refused before anything is touched.
+In SKILL.md, ${STAX_SKILL_DIR} and ${STAX_WORKSPACE} become the installed
+paths; $ARGUMENTS is left to the runtime.
 
 --frozen installs exactly the digests of stax.lock and fails (exit 4) if
 stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
