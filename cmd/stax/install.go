@@ -19,6 +19,7 @@ import (
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -232,11 +233,13 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	}
 
 	merged := merge.Merge(graph.Order)
-	tmp, err := os.MkdirTemp("", "stax-install-*")
+	// A scratch directory, so that a killed install's copy of the skills is
+	// removed by the next run.
+	tmp, release, err := scratch.Dir("install")
 	if err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer release()
 	tree := filepath.Join(tmp, "skills")
 	if err := merged.Materialize(ctx, tree, maxSize); err != nil {
 		return err
