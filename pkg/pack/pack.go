@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -155,11 +157,17 @@ func validateSkills(opts Options) (*validate.Report, error) {
 // pushSkillsLayer streams the layer to a temporary file while hashing it,
 // then pushes that file: a content store needs the digest before the bytes.
 func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tree, maxSize int64) (layers.WriteResult, error) {
-	tmp, err := os.CreateTemp("", "stax-layer-*.tar.gz")
+	// In a scratch directory, which the next run removes if this one is
+	// killed.
+	dir, release, err := scratch.Dir("layer")
 	if err != nil {
 		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
 	}
-	defer os.Remove(tmp.Name())
+	defer release()
+	tmp, err := os.Create(filepath.Join(dir, "skills.tar.gz"))
+	if err != nil {
+		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
+	}
 	defer tmp.Close()
 
 	written, err := layers.Write(tmp, tree, layers.WriteOptions{MaxSize: maxSize})
