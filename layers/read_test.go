@@ -95,6 +95,13 @@ func hostileCorpus(t testing.TB) []hostileCase {
 			opts: ReadOptions{MaxSize: 2000},
 			want: isSize, what: "*SizeError",
 		},
+		{
+			name: "too many entries",
+			data: rawArchive(t, dir("s/"), file("s/a", ""), file("s/b", ""), file("s/c", "")),
+			opts: ReadOptions{MaxFiles: 3},
+			want: func(err error) bool { var e *CountError; return errors.As(err, &e) && e.Limit == 3 },
+			what: "*CountError",
+		},
 		{name: "empty input", data: nil, want: isTruncated, what: "truncated"},
 		{name: "truncated gzip header", data: valid[:5], want: isTruncated, what: "truncated"},
 		{name: "truncated gzip body", data: valid[:len(valid)/2], want: isTruncated, what: "truncated"},

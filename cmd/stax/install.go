@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -111,6 +112,8 @@ type installOptions struct {
 	Force   bool
 	Frozen  bool
 	MaxSize string
+	// MaxFiles is --max-files.
+	MaxFiles int
 }
 
 type installResult struct {
@@ -173,6 +176,7 @@ stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
 	f.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
 	f.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
+	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
@@ -210,7 +214,11 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts := resolve.Options{Opener: opener, MaxSize: maxSize}
+	files, err := maxFiles(opts.MaxFiles)
+	if err != nil {
+		return err
+	}
+	ropts := resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files}
 	if pinned != nil {
 		ropts.Pins = pinned.Pins()
 	}
@@ -233,6 +241,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	}
 
 	merged := merge.Merge(graph.Order)
+	merged.MaxFiles = files
 	// A scratch directory, so that a killed install's copy of the skills is
 	// removed by the next run.
 	tmp, release, err := scratch.Dir("install")
@@ -322,6 +331,23 @@ func installRoot(projectDir, scope string) string {
 	}
 	abs, _ := filepath.Abs(projectDir)
 	return abs
+}
+
+// addMaxFilesFlag registers --max-files: the most entries (files and
+// directories) a skills layer may hold.
+func addMaxFilesFlag(cmd *cobra.Command, value *int) {
+	cmd.Flags().IntVar(value, "max-files", layers.DefaultMaxFiles, "most files and directories a skills layer may hold; 0 for no limit")
+}
+
+// maxFiles is the layers.ReadOptions.MaxFiles of a --max-files value.
+func maxFiles(n int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--max-files %d: want a count, or 0 for no limit", n))
+	case n == 0:
+		return -1, nil
+	}
+	return n, nil
 }
 
 // frozenError makes any resolution failure of a frozen install exit 4: a

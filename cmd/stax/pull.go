@@ -17,6 +17,8 @@ type pullOptions struct {
 	Refs    []string
 	Output  string
 	MaxSize string
+	// MaxFiles is --max-files.
+	MaxFiles int
 }
 
 type pullResult struct {
@@ -74,6 +76,7 @@ or be empty, and nothing is written on failure.`,
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output-dir", "o", "", "merge the skills into this directory")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
+	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
@@ -83,7 +86,11 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	if err != nil {
 		return err
 	}
-	graph, err := resolve.Resolve(ctx, opts.Refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize})
+	files, err := maxFiles(opts.MaxFiles)
+	if err != nil {
+		return err
+	}
+	graph, err := resolve.Resolve(ctx, opts.Refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files})
 	if err != nil {
 		return err
 	}
@@ -97,6 +104,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		return err
 	}
 	merged := merge.Merge(graph.Order)
+	merged.MaxFiles = files
 	if opts.Output != "" {
 		if err := merged.Materialize(ctx, opts.Output, maxSize); err != nil {
 			return err

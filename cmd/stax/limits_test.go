@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+// --max-files bounds the entries of a skills layer, checked while reading
+// and before anything appears at the destination; 0 lifts it.
+func TestMaxFiles(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	pushExamples(t, ref)
+	out := filepath.Join(t.TempDir(), "out")
+	r := runStax(t, "pull", ref, "-o", out, "--max-files", "3")
+	if r.Code != 5 || !strings.Contains(r.Stderr, "--max-files") {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a refused layer left output")
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) > 0 {
+		t.Errorf("left beside the output: %v", entries)
+	}
+	if r := runStax(t, "pull", ref, "-o", out, "--max-files", "0"); r.Code != 0 {
+		t.Fatalf("--max-files 0: %d %s", r.Code, r.Stderr)
+	}
+
+	h := newHostileProject(t)
+	before := treeState(t, h.skills)
+	r = runStax(t, "install", ref, "--dir", h.project, "--max-files", "3")
+	if r.Code != 5 || !strings.Contains(r.Stderr, "--max-files") {
+		t.Fatalf("install: exit %d: %s", r.Code, r.Stderr)
+	}
+	if got := treeState(t, h.skills); len(got) != len(before) {
+		t.Errorf("a refused install changed the folder: %v", got)
+	}
+}
