@@ -41,3 +41,23 @@ func TestMaxFiles(t *testing.T) {
 		t.Errorf("a refused install changed the folder: %v", got)
 	}
 }
+
+// pack of a project whose stax.yaml names a missing skills directory
+// fails as validate does (exit 2); a package with neither skills nor
+// dependencies is the no-skills warning, an error under --strict.
+func TestPackMissingOrEmptySkills(t *testing.T) {
+	useHome(t)
+	named := t.TempDir()
+	writeFile(t, filepath.Join(named, "stax.yaml"), "name: x\nversion: 1.0.0\nskills: nothere\n")
+	if r := runStax(t, "pack", named); r.Code != 2 || !strings.Contains(r.Stderr, "nothere") {
+		t.Errorf("named skills directory missing: exit %d %s", r.Code, r.Stderr)
+	}
+	empty := t.TempDir()
+	writeFile(t, filepath.Join(empty, "stax.yaml"), "name: x\nversion: 1.0.0\n")
+	if r := runStax(t, "pack", empty); r.Code != 0 || !strings.Contains(r.Stderr, "no-skills") {
+		t.Errorf("empty package: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "pack", empty, "--strict"); r.Code != 1 || !strings.Contains(r.Stderr, "no-skills") {
+		t.Errorf("empty package, --strict: exit %d %s", r.Code, r.Stderr)
+	}
+}
