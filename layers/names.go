@@ -127,3 +127,23 @@ func topLevelDir(p string, isDir bool) string {
 	}
 	return ""
 }
+
+// CaseCollisions finds sibling paths that differ only in letter case, as
+// pairs (first seen, other), in the order given. On the case-insensitive
+// file systems of macOS and Windows each pair is one path, so extracting
+// both would make one overwrite the other.
+func CaseCollisions(paths []string) [][2]string {
+	first := map[string]string{}
+	var out [][2]string
+	for _, p := range paths {
+		key := path.Dir(p) + "/" + strings.ToLower(path.Base(p))
+		if prev, ok := first[key]; ok {
+			if prev != p {
+				out = append(out, [2]string{prev, p})
+			}
+			continue
+		}
+		first[key] = p
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package layers
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -18,5 +19,13 @@ func TestCheckName(t *testing.T) {
 		if err := CheckName(name); err != nil {
 			t.Errorf("CheckName(%q) = %v, want nil", name, err)
 		}
+	}
+}
+
+func TestCaseCollisions(t *testing.T) {
+	got := CaseCollisions([]string{"A", "a", "b", "pdf/Ref.md", "pdf/ref.md", "x/a", "y/A", "A"})
+	want := [][2]string{{"A", "a"}, {"pdf/Ref.md", "pdf/ref.md"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("CaseCollisions = %v, want %v", got, want)
 	}
 }

@@ -260,7 +260,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	}
 	out := installResult{
 		Sources: sources, Packages: describeGraph(graph), Skills: describeMerge(merged),
-		Overrides: overrideLines(merged), Warnings: []string{}, Targets: []targetResult{}, Lock: lockPath,
+		Overrides: overrideLines(merged), Warnings: caseWarnings(merged), Targets: []targetResult{}, Lock: lockPath,
 	}
 	skills := make([]install.Skill, 0, len(merged.Skills))
 	for _, s := range merged.Skills {
@@ -348,6 +348,20 @@ func maxFiles(n int) (int, error) {
 		return -1, nil
 	}
 	return n, nil
+}
+
+// caseWarnings names the merged skills whose directory names differ only
+// in letter case: on macOS and Windows one would overwrite the other.
+func caseWarnings(merged *merge.Result) []string {
+	paths := make([]string, len(merged.Skills))
+	for i, s := range merged.Skills {
+		paths[i] = s.Path
+	}
+	out := []string{}
+	for _, c := range layers.CaseCollisions(paths) {
+		out = append(out, fmt.Sprintf("skills %s and %s differ only in letter case: on macOS and Windows one overwrites the other", c[0], c[1]))
+	}
+	return out
 }
 
 // frozenError makes any resolution failure of a frozen install exit 4: a

@@ -61,3 +61,28 @@ func TestPackMissingOrEmptySkills(t *testing.T) {
 		t.Errorf("empty package, --strict: exit %d %s", r.Code, r.Stderr)
 	}
 }
+
+// Skills whose names differ only in case: a warning from validate and
+// pull, an error under validate --strict.
+func TestCaseCollidingSkills(t *testing.T) {
+	useHome(t)
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, "stax.yaml"), "name: x\nversion: 1.0.0\n")
+	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{
+		"pdf/SKILL.md": skillMD("pdf", "Lower."),
+		"PDF/SKILL.md": skillMD("pdf-upper", "Upper."),
+	})
+	if _, err := os.Stat(filepath.Join(src, "skills", "Pdf")); err == nil {
+		t.Skip("case-insensitive file system")
+	}
+	if r := runStax(t, "validate", src); r.Code != 0 || !strings.Contains(r.Stdout+r.Stderr, "case-collision") {
+		t.Errorf("validate: exit %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := runStax(t, "validate", src, "--strict"); r.Code != 1 || !strings.Contains(r.Stdout+r.Stderr, "case-collision") {
+		t.Errorf("validate --strict: exit %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if r := runStax(t, "pull", src, "-o", out); r.Code != 0 || !strings.Contains(r.Stderr, "differ only in letter case") {
+		t.Errorf("pull: exit %d %s", r.Code, r.Stderr)
+	}
+}

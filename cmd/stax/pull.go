@@ -105,6 +105,9 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	}
 	merged := merge.Merge(graph.Order)
 	merged.MaxFiles = files
+	for _, w := range caseWarnings(merged) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
 	if opts.Output != "" {
 		if err := merged.Materialize(ctx, opts.Output, maxSize); err != nil {
 			return err
