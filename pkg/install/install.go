@@ -457,7 +457,8 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		moves = append(moves, [2]string{in(p.staging, name), in(name)})
 	}
 	if len(p.result.Backups) > 0 {
-		if err := p.base.MkdirAll(filepath.Join(backupRel), 0o755); err != nil {
+		p.backupRel = backupRel
+		if err := p.base.MkdirAll(backupRel, 0o755); err != nil {
 			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create the backup directory: %w", err))
 		}
 	}
@@ -496,6 +497,11 @@ func (p *plan) rollback() {
 	}
 	undoMoves(p.base, p.moves)
 	p.moves = nil
+	if p.backupRel != "" {
+		// The backup directories this install made, now empty.
+		for dir := p.backupRel; dir != BackupDir && dir != "." && p.base.Remove(dir) == nil; dir = filepath.Dir(dir) {
+		}
+	}
 	restoreRecord(p.folder, p.hadRecord, p.previous)
 	os.Remove(p.journal)
 	p.committing = false

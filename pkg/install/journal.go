@@ -126,6 +126,12 @@ func syncDir(dir string) error {
 // the journal at path says there was one, and says which. The caller holds
 // the folder's lock.
 func recoverJournal(path, lockDir string) (string, error) {
+	// A journal a killed run was still writing never took effect.
+	if partial, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"*")); len(partial) > 0 {
+		for _, p := range partial {
+			os.Remove(p)
+		}
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -137,17 +143,22 @@ func recoverJournal(path, lockDir string) (string, error) {
 	if err := json.Unmarshal(data, &j); err != nil || layers.CheckName(j.ID) != nil || !stagingName(j.Staging) {
 		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("the install journal %s is damaged (%v): check the folder it names, then remove the journal", path, err))
 	}
+	dir := filepath.Join(j.Base, j.Folder)
 	base, err := os.OpenRoot(j.Base)
-	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("recover the interrupted install: %w", err))
+	var folder *os.Root
+	if err == nil {
+		defer base.Close()
+		folder, err = base.OpenRoot(j.Folder)
 	}
-	defer base.Close()
-	folder, err := base.OpenRoot(j.Folder)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder is gone, and with it what there was to recover.
+		os.Remove(path)
+		return fmt.Sprintf("an install into %s was interrupted, and the folder is gone since; nothing to recover", dir), nil
+	}
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("recover the interrupted install: %w", err))
+		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("recover the interrupted install into %s: %w", dir, err))
 	}
 	defer folder.Close()
-	dir := filepath.Join(j.Base, j.Folder)
 	if _, err := os.Stat(filepath.Join(lockDir, j.ID+".committed")); err == nil {
 		if err := folder.RemoveAll(j.Staging); err != nil {
 			return "", exitcode.Wrap(exitcode.FileSystem, err)
