@@ -86,6 +86,19 @@ func countSteps(t *testing.T) []string {
 
 var errInjected = errors.New("injected failure")
 
+// atStep runs install with the k-th step (from 0) replaced by what.
+func atStep(k int, what func() error, install func() error) error {
+	n := 0
+	step = func(string) error {
+		if n++; n == k+1 {
+			return what()
+		}
+		return nil
+	}
+	defer func() { step = func(string) error { return nil } }()
+	return install()
+}
+
 // A failure at any step of the commit leaves the old install and lock
 // file exactly, and a rerun without --force installs the new one.
 func TestFailureAtEveryStepRollsBack(t *testing.T) {
@@ -97,15 +110,7 @@ func TestFailureAtEveryStepRollsBack(t *testing.T) {
 		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
 			w := newCrashWorld(t)
 			old := w.state(t)
-			n := 0
-			step = func(string) error {
-				if n++; n == k+1 {
-					return errInjected
-				}
-				return nil
-			}
-			err := w.next(t)
-			step = func(string) error { return nil }
+			err := atStep(k, func() error { return errInjected }, func() error { return w.next(t) })
 			if !errors.Is(err, errInjected) {
 				t.Fatalf("err = %v", err)
 			}
@@ -142,18 +147,10 @@ func TestCrashAtEveryStepIsRecovered(t *testing.T) {
 		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
 			w := newCrashWorld(t)
 			old := w.state(t)
-			n := 0
-			step = func(string) error {
-				if n++; n == k+1 {
-					panic(errInjected)
-				}
-				return nil
-			}
 			func() {
 				defer func() { recover() }()
-				w.next(t)
+				atStep(k, func() error { panic(errInjected) }, func() error { return w.next(t) })
 			}()
-			step = func(string) error { return nil }
 
 			var notes []string
 			for _, dir := range w.dirs {
