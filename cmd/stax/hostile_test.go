@@ -268,3 +268,20 @@ func TestUninstallKeepsTheUsersEdits(t *testing.T) {
 		t.Error("--force left the skill")
 	}
 }
+
+// A project's skill directories obey the name rule too: pack refuses
+// them (exit 1) rather than publish what installs would refuse.
+func TestPackRefusesUnsafeSkillDirectories(t *testing.T) {
+	for _, name := range []string{"-rf", ".hidden", ".stax-staging-x"} {
+		t.Run(name, func(t *testing.T) {
+			useHome(t)
+			src := t.TempDir()
+			writeFile(t, filepath.Join(src, "stax.yaml"), "name: x\nversion: 1.0.0\n")
+			writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{name + "/SKILL.md": skillMD("x", "X.")})
+			r := runStax(t, "pack", src)
+			if r.Code != 1 || !strings.Contains(r.Stderr, "skill directory name") {
+				t.Errorf("exit %d: %s", r.Code, r.Stderr)
+			}
+		})
+	}
+}
