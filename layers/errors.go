@@ -42,6 +42,17 @@ func (e *SizeError) Error() string {
 		formatBytes(e.Size), formatBytes(e.Limit))
 }
 
+// CountError reports a layer with more entries than the limit. When
+// reading, Count is the entry that crossed it.
+type CountError struct {
+	Count int
+	Limit int
+}
+
+func (e *CountError) Error() string {
+	return fmt.Sprintf("layer holds %d entries (files and directories), over the %d limit (raise it with --max-files)", e.Count, e.Limit)
+}
+
 // UnsafeEntryError reports an archive entry that the reader refuses.
 type UnsafeEntryError struct {
 	Path   string
@@ -90,12 +101,13 @@ func ExitCode(err error) int {
 	var mismatch *DigestMismatchError
 	var unsafe *UnsafeEntryError
 	var size *SizeError
+	var count *CountError
 	var pathErr *fs.PathError
 	var linkErr *os.LinkError
 	switch {
 	case errors.As(err, &mismatch):
 		return exitcode.Verification
-	case errors.As(err, &unsafe), errors.As(err, &size), errors.Is(err, ErrDestinationInUse):
+	case errors.As(err, &unsafe), errors.As(err, &size), errors.As(err, &count), errors.Is(err, ErrDestinationInUse):
 		return exitcode.Materialization
 	case errors.As(err, &pathErr), errors.As(err, &linkErr):
 		return exitcode.FileSystem

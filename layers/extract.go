@@ -88,16 +88,22 @@ func moveIntoPlace(staging, dest string, existed bool) error {
 }
 
 // stagingWriter materializes checked entries under a staging directory,
-// which holds nothing but what it creates, so joined paths stay inside.
+// which holds nothing but what it creates. It writes through an *os.Root,
+// so even a path that got past the checks could not leave it.
 type stagingWriter struct {
-	root  string
+	root  *os.Root
 	dirs  map[string]bool // slash paths already created
 	buf   []byte
 	files []FileDigest
 }
 
 func extractInto(r io.Reader, staging string, opts ReadOptions) ([]FileDigest, error) {
-	sw := &stagingWriter{root: staging, dirs: map[string]bool{".": true}, buf: make([]byte, copyBufferSize)}
+	root, err := os.OpenRoot(staging)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	sw := &stagingWriter{root: root, dirs: map[string]bool{".": true}, buf: make([]byte, copyBufferSize)}
 	if err := Walk(r, opts, sw.entry); err != nil {
 		return nil, err
 	}
@@ -130,11 +136,11 @@ func (sw *stagingWriter) mkdirs(rel string) error {
 			return err
 		}
 	}
-	dir := filepath.Join(sw.root, filepath.FromSlash(rel))
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	dir := filepath.FromSlash(rel)
+	if err := sw.root.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := sw.root.Chmod(dir, 0o755); err != nil {
 		return err
 	}
 	sw.dirs[rel] = true
@@ -143,8 +149,7 @@ func (sw *stagingWriter) mkdirs(rel string) error {
 
 func (sw *stagingWriter) writeFile(h Header, content io.Reader) (FileDigest, error) {
 	mode := fs.FileMode(fileMode(h.Executable))
-	target := filepath.Join(sw.root, filepath.FromSlash(h.Path))
-	f, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	f, err := sw.root.OpenFile(filepath.FromSlash(h.Path), os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if err != nil {
 		return FileDigest{}, err
 	}

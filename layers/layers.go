@@ -27,6 +27,11 @@ const (
 	DefaultMaxSize int64 = 64 << 20
 	// LargeFileSize is the size past which a single file draws a warning.
 	LargeFileSize int64 = 10 << 20
+	// DefaultMaxFiles bounds the entries (files and directories) of a
+	// layer. A library of 5,000 skills has about 20,000 files and 10,000
+	// directories; the anthropics/skills corpus, 409 files. Empty files
+	// cost no size, so without it a layer of millions of them would pass.
+	DefaultMaxFiles = 50_000
 )
 
 // IgnoreFile holds gitignore-style patterns, read from the package root.
@@ -106,6 +111,8 @@ type Tree struct {
 type WriteOptions struct {
 	// MaxSize is DefaultMaxSize when zero; negative means no limit.
 	MaxSize int64
+	// MaxFiles is DefaultMaxFiles when zero; negative means no limit.
+	MaxFiles int
 }
 
 // FileDigest is the content digest of one regular file of a layer.
@@ -128,6 +135,9 @@ type WriteResult struct {
 type ReadOptions struct {
 	// MaxSize is DefaultMaxSize when zero; negative means no limit.
 	MaxSize int64
+	// MaxFiles is DefaultMaxFiles when zero; negative means no limit.
+	// An entry past it is refused before fn sees it.
+	MaxFiles int
 	// Digest, when set, is checked against the compressed stream.
 	Digest digest.Digest
 }

@@ -3,6 +3,7 @@ package layers
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -66,4 +67,83 @@ func CheckPath(p string) error {
 		return fmt.Errorf("%q: %s", p, why)
 	}
 	return nil
+}
+
+// Reserved are the names stax gives its own files and directories inside
+// the folders it installs into and extracts beside. No skill may take one:
+// a package that did would make stax mistake the skill for its own state,
+// or its state for a skill.
+var Reserved = []string{".stax", ".stax-install.json", ".stax-journal.json", StagingPrefix}
+
+// UnsafeNameError reports a name that cannot be used as one directory name.
+type UnsafeNameError struct {
+	Name   string
+	Reason string
+}
+
+func (e *UnsafeNameError) Error() string {
+	return fmt.Sprintf("%q cannot be a skill directory name: %s", e.Name, e.Reason)
+}
+
+// CheckName is the one rule for a name read from outside (a package, a
+// layer, an install record, stax.lock, a project) that stax then uses as a
+// directory in a folder it writes to: exactly one path element, not empty,
+// not "." or "..", no separator, no NUL or other control character, not
+// starting with "-" (it would read as an option to the tools users point at
+// it) or "." (hidden files, version control, stax's own state), and not one
+// of stax's Reserved names.
+func CheckName(name string) error {
+	why := ""
+	switch {
+	case name == "":
+		why = "it is empty"
+	case name == "." || name == "..":
+		why = "it names a directory itself, not one inside"
+	case strings.ContainsAny(name, `/\`):
+		why = "it holds a path separator"
+	case hasControl(name):
+		why = "it holds a control character"
+	case strings.HasPrefix(name, "-"):
+		why = `it starts with "-"`
+	case strings.HasPrefix(name, "."):
+		why = `it starts with "."`
+	case slices.ContainsFunc(Reserved, func(r string) bool { return strings.EqualFold(name, r) || strings.HasPrefix(name, StagingPrefix) }):
+		why = "stax reserves it"
+	}
+	if why != "" {
+		return &UnsafeNameError{Name: name, Reason: why}
+	}
+	return nil
+}
+
+// topLevelDir is the skill directory an entry path belongs to, "" for a
+// file at the top of the layer.
+func topLevelDir(p string, isDir bool) string {
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	if isDir {
+		return p
+	}
+	return ""
+}
+
+// CaseCollisions finds sibling paths that differ only in letter case, as
+// pairs (first seen, other), in the order given. On the case-insensitive
+// file systems of macOS and Windows each pair is one path, so extracting
+// both would make one overwrite the other.
+func CaseCollisions(paths []string) [][2]string {
+	first := map[string]string{}
+	var out [][2]string
+	for _, p := range paths {
+		key := path.Dir(p) + "/" + strings.ToLower(path.Base(p))
+		if prev, ok := first[key]; ok {
+			if prev != p {
+				out = append(out, [2]string{prev, p})
+			}
+			continue
+		}
+		first[key] = p
+	}
+	return out
 }

@@ -47,7 +47,7 @@ func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error
 		return corrupt(err)
 	}
 	defer zr.Close()
-	w := &walker{limit: effectiveLimit(opts.MaxSize), seen: map[string]seenKind{}}
+	w := &walker{limit: effectiveLimit(opts.MaxSize), maxEntries: effectiveCount(opts.MaxFiles), seen: map[string]seenKind{}}
 	if err := w.walk(tar.NewReader(zr), fn); err != nil {
 		return err
 	}
@@ -93,10 +93,12 @@ const (
 )
 
 type walker struct {
-	limit  int64
-	total  int64 // declared sizes of the files so far
-	actual int64 // content bytes actually read
-	seen   map[string]seenKind
+	limit      int64
+	maxEntries int
+	entries    int
+	total      int64 // declared sizes of the files so far
+	actual     int64 // content bytes actually read
+	seen       map[string]seenKind
 }
 
 func (w *walker) walk(tr *tar.Reader, fn func(Header, io.Reader) error) error {
@@ -128,6 +130,9 @@ func (w *walker) check(hdr *tar.Header) (Header, error) {
 	unsafe := func(reason string) (Header, error) {
 		return Header{}, &UnsafeEntryError{Path: hdr.Name, Reason: reason}
 	}
+	if w.entries++; w.maxEntries >= 0 && w.entries > w.maxEntries {
+		return Header{}, &CountError{Count: w.entries, Limit: w.maxEntries}
+	}
 	name := hdr.Name
 	isDir := hdr.Typeflag == tar.TypeDir
 	if isDir {
@@ -135,6 +140,12 @@ func (w *walker) check(hdr *tar.Header) (Header, error) {
 	}
 	if reason := unsafeName(name); reason != "" {
 		return unsafe(reason)
+	}
+	if top := topLevelDir(name, isDir); top != "" {
+		var bad *UnsafeNameError
+		if errors.As(CheckName(top), &bad) {
+			return unsafe("skill directory name: " + bad.Reason)
+		}
 	}
 	if reason := unsupportedType(hdr.Typeflag); reason != "" {
 		return unsafe(reason)

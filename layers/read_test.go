@@ -77,6 +77,12 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("directory then file", dir("s/a/"), file("s/a", "x")),
 		unsafe("file then directory", file("s/a", "x"), dir("s/a/")),
 		unsafe("file under a file", file("s/a", "x"), file("s/a/b", "y")),
+		// Top-level directories become skill directories in the folders
+		// runtimes read: the one name rule applies to them.
+		unsafe("git directory", file(".git/config", "x")),
+		unsafe("option-like skill", dir("-rf/"), file("-rf/SKILL.md", "x")),
+		unsafe("staging-like skill", file(".stax-staging-x/SKILL.md", "x")),
+		unsafe("record-named skill", file(".stax-install.json/SKILL.md", "x")),
 		unsafe("implied directory then file", file("s/a/b", "y"), file("s/a", "x")),
 		{
 			name: "declared size over limit",
@@ -88,6 +94,13 @@ func hostileCorpus(t testing.TB) []hostileCase {
 			data: rawArchive(t, file("a", strings.Repeat("a", 1500)), file("b", strings.Repeat("b", 1500))),
 			opts: ReadOptions{MaxSize: 2000},
 			want: isSize, what: "*SizeError",
+		},
+		{
+			name: "too many entries",
+			data: rawArchive(t, dir("s/"), file("s/a", ""), file("s/b", ""), file("s/c", "")),
+			opts: ReadOptions{MaxFiles: 3},
+			want: func(err error) bool { var e *CountError; return errors.As(err, &e) && e.Limit == 3 },
+			what: "*CountError",
 		},
 		{name: "empty input", data: nil, want: isTruncated, what: "truncated"},
 		{name: "truncated gzip header", data: valid[:5], want: isTruncated, what: "truncated"},

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -170,6 +171,13 @@ func (s *scanner) visit(diskPath, lp string, stack []string) {
 	if reason := unsafeName(lp); reason != "" {
 		s.problem(lp, ProblemUnsafeName, reason)
 		return
+	}
+	if top := topLevelDir(lp, isDir); top == lp {
+		var bad *UnsafeNameError
+		if errors.As(CheckName(top), &bad) {
+			s.problem(lp, ProblemUnsafeName, "skill directory name: "+bad.Reason)
+			return
+		}
 	}
 	switch {
 	case fi.IsDir():

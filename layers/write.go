@@ -64,6 +64,9 @@ func checkWritable(t *Tree, opts WriteOptions) error {
 	if limit := effectiveLimit(opts.MaxSize); limit >= 0 && t.Size() > limit {
 		return &SizeError{Size: t.Size(), Limit: limit}
 	}
+	if limit := effectiveCount(opts.MaxFiles); limit >= 0 && len(t.Entries) > limit {
+		return &CountError{Count: len(t.Entries), Limit: limit}
+	}
 	prev := ""
 	for i, e := range t.Entries {
 		if reason := unsafeName(e.Path); reason != "" {
@@ -79,6 +82,13 @@ func checkWritable(t *Tree, opts WriteOptions) error {
 		prev = key
 	}
 	return nil
+}
+
+func effectiveCount(maxFiles int) int {
+	if maxFiles == 0 {
+		return DefaultMaxFiles
+	}
+	return maxFiles
 }
 
 func effectiveLimit(maxSize int64) int64 {

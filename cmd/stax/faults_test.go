@@ -193,7 +193,7 @@ func TestPullRefusesHostileConfig(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "out")
 	r := runStax(t, "pull", reg.Host+"/evil/skills:1", "-o", out)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "not a single directory name") {
+	if r.Code != 5 || !strings.Contains(r.Stderr, "cannot be a skill directory name") {
 		t.Errorf("exit %d %s", r.Code, r.Stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

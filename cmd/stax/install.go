@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -19,6 +20,7 @@ import (
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -111,6 +113,8 @@ type installOptions struct {
 	Frozen  bool
 	MaxSize string
 	Verify  verifyFlags
+	// MaxFiles is --max-files.
+	MaxFiles int
 }
 
 type installResult struct {
@@ -145,10 +149,17 @@ stax records what it installs in each folder (` + install.RecordFile + `). It ne
 replaces or removes a skill directory it did not install: a skill of yours
 with the name of one being installed fails the install (exit 5) unless
 --force. Skills it installed before that are no longer in the set are
-removed. Each folder is staged and swapped in; if anything fails, the
-previous install stays as it was. In SKILL.md, ${STAX_SKILL_DIR} and
-${STAX_WORKSPACE} become the installed paths; $ARGUMENTS is left to the
-runtime.
+removed. A skill it installed that you changed since is never replaced or
+removed without --force (exit 5, naming the files); with --force, what is
+replaced is moved to a backup under .stax/backup, and the message says
+where.
+
+All folders and stax.lock change as one transaction: if anything fails,
+or stax is killed, the previous install stays (or the next stax run puts it
+back, and says so). Names read from packages, records and stax.lock that
+cannot be a plain directory name are refused before anything is touched.
+In SKILL.md, ${STAX_SKILL_DIR} and ${STAX_WORKSPACE} become the installed
+paths; $ARGUMENTS is left to the runtime.
 
 --frozen installs exactly the digests of stax.lock and fails (exit 4) if
 stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
@@ -163,9 +174,10 @@ stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
 	}
 	opts.Where.addFlags(cmd)
 	f := cmd.Flags()
-	f.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed")
+	f.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
 	f.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
+	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	opts.Remote.addFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
@@ -204,7 +216,11 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts := resolve.Options{Opener: opener, MaxSize: maxSize}
+	files, err := maxFiles(opts.MaxFiles)
+	if err != nil {
+		return err
+	}
+	ropts := resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files}
 	if pinned != nil {
 		ropts.Pins = pinned.Pins()
 	}
@@ -231,11 +247,14 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	}
 
 	merged := merge.Merge(graph.Order)
-	tmp, err := os.MkdirTemp("", "stax-install-*")
+	merged.MaxFiles = files
+	// A scratch directory, so that a killed install's copy of the skills is
+	// removed by the next run.
+	tmp, release, err := scratch.Dir("install")
 	if err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer release()
 	tree := filepath.Join(tmp, "skills")
 	if err := merged.Materialize(ctx, tree, maxSize); err != nil {
 		return err
@@ -247,7 +266,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	}
 	out := installResult{
 		Sources: sources, Packages: describeGraph(graph), Skills: describeMerge(merged),
-		Overrides: overrideLines(merged), Warnings: []string{}, Targets: []targetResult{}, Lock: lockPath,
+		Overrides: overrideLines(merged), Warnings: caseWarnings(merged), Targets: []targetResult{}, Lock: lockPath,
 	}
 	skills := make([]install.Skill, 0, len(merged.Skills))
 	for _, s := range merged.Skills {
@@ -260,18 +279,29 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	results, err := installAll(ctx, targets, skills, install.Options{Workspace: workspace, Force: opts.Force, LockDir: lockDir})
+	iopts := install.Options{Root: installRoot(opts.Where.Dir, scope), Workspace: workspace, Force: opts.Force, LockDir: lockDir}
+	if !opts.Frozen {
+		data, err := recordVerified(lock.New(sources, graph, merged), verified).Marshal()
+		if err != nil {
+			return err
+		}
+		iopts.Lock = &install.LockFile{Path: lockPath, Data: data}
+	}
+	dirs := make([]string, len(targets))
+	for i, t := range targets {
+		dirs[i] = t.Dir
+	}
+	installed, err := install.InstallAll(ctx, dirs, skills, iopts)
 	if err != nil {
 		return err
 	}
+	out.LockChanged = installed.LockChanged
+	for _, r := range installed.Results {
+		printInstallNotes(opts.IO, r)
+	}
 	for i, t := range targets {
 		out.Warnings = append(out.Warnings, ignoredFields(tree, merged, t.Runtimes)...)
-		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: results[i]})
-	}
-	if !opts.Frozen {
-		if out.LockChanged, err = recordVerified(lock.New(sources, graph, merged), verified).Write(lockPath); err != nil {
-			return err
-		}
+		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: installed.Results[i]})
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, out)
@@ -287,36 +317,57 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	return nil
 }
 
-// installAll installs skills into every target or into none: all are
-// staged (and checked for the user's own skills) before any is touched,
-// and if one fails to swap in, those already swapped are rolled back.
-func installAll(ctx context.Context, targets []installTarget, skills []install.Skill, opts install.Options) ([]*install.Result, error) {
-	var plans []*install.Plan
-	defer func() {
-		for _, p := range plans {
-			p.Close()
-		}
-	}()
-	for _, t := range targets {
-		o := opts
-		o.Dir = t.Dir
-		p, err := install.Prepare(ctx, skills, o)
-		if err != nil {
-			return nil, err
-		}
-		plans = append(plans, p)
+// printInstallNotes says on stderr what an install did besides installing:
+// an interrupted install it recovered, and where replaced skills went.
+func printInstallNotes(io *IOStreams, r *install.Result) {
+	if r.Recovered != "" {
+		fmt.Fprintf(io.ErrOut, "note: %s\n", r.Recovered)
 	}
-	results := make([]*install.Result, 0, len(plans))
-	for i, p := range plans {
-		if err := p.Commit(); err != nil {
-			for j := i - 1; j >= 0; j-- {
-				plans[j].Rollback()
-			}
-			return nil, err
-		}
-		results = append(results, p.Result)
+	for _, b := range r.Backups {
+		fmt.Fprintf(io.ErrOut, "note: the replaced skill was moved to %s\n", b)
 	}
-	return results, nil
+}
+
+// installRoot is the directory every change of an install is confined
+// to: the project, or for user scope the home directory.
+func installRoot(projectDir, scope string) string {
+	if runtime.Scope(scope) == runtime.ScopeUser {
+		home, _ := os.UserHomeDir()
+		return home
+	}
+	abs, _ := filepath.Abs(projectDir)
+	return abs
+}
+
+// addMaxFilesFlag registers --max-files: the most entries (files and
+// directories) a skills layer may hold.
+func addMaxFilesFlag(cmd *cobra.Command, value *int) {
+	cmd.Flags().IntVar(value, "max-files", layers.DefaultMaxFiles, "most files and directories a skills layer may hold; 0 for no limit")
+}
+
+// maxFiles is the layers.ReadOptions.MaxFiles of a --max-files value.
+func maxFiles(n int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--max-files %d: want a count, or 0 for no limit", n))
+	case n == 0:
+		return -1, nil
+	}
+	return n, nil
+}
+
+// caseWarnings names the merged skills whose directory names differ only
+// in letter case: on macOS and Windows one would overwrite the other.
+func caseWarnings(merged *merge.Result) []string {
+	paths := make([]string, len(merged.Skills))
+	for i, s := range merged.Skills {
+		paths[i] = s.Path
+	}
+	out := []string{}
+	for _, c := range layers.CaseCollisions(paths) {
+		out = append(out, fmt.Sprintf("skills %s and %s differ only in letter case: on macOS and Windows one overwrites the other", c[0], c[1]))
+	}
+	return out
 }
 
 // frozenError makes any resolution failure of a frozen install exit 4: a

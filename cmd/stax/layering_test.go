@@ -237,9 +237,26 @@ func TestInstallLayersOrgTeamProject(t *testing.T) {
 	if r.Code != 6 {
 		t.Errorf("verify with drift: exit %d", r.Code)
 	}
-	// Installing again repairs the drift.
-	if r, _ := l.install(t); r.Code != 0 {
-		t.Fatal(r.Stderr)
+	// Installing again does not discard the changes: it names them and
+	// the way out, and changes nothing.
+	drifted := treeState(t, installed)
+	if r, _ := l.install(t); r.Code != 5 || !strings.Contains(r.Stderr, "lint: changed SKILL.md") || !strings.Contains(r.Stderr, "--force") ||
+		!strings.Contains(r.Stderr, "stax uninstall --keep") {
+		t.Fatalf("install over changed skills: exit %d %s", r.Code, r.Stderr)
+	}
+	if fmt.Sprint(treeState(t, installed)) != fmt.Sprint(drifted) {
+		t.Error("a refused install changed the folder")
+	}
+	// --force repairs them, keeping the changed copies in a backup.
+	r, forced := l.install(t, "--force")
+	if r.Code != 0 || len(forced.Targets[0].Backups) != 3 {
+		t.Fatalf("--force: %d %+v %s", r.Code, forced.Targets, r.Stderr)
+	}
+	if data, err := os.ReadFile(filepath.Join(forced.Targets[0].Backups[1], "SKILL.md")); err != nil || string(data) != "tampered\n" {
+		t.Errorf("backup of lint: %q %v (backups %v)", data, err, forced.Targets[0].Backups)
+	}
+	if !strings.Contains(r.Stderr, filepath.Join(l.project, ".stax", "backup")) {
+		t.Errorf("the message does not say where the backup is: %s", r.Stderr)
 	}
 	if r := runStax(t, "verify", "--installed", "--dir", l.project); r.Code != 0 {
 		t.Errorf("verify after repair: %d %s", r.Code, r.Stdout)

@@ -18,6 +18,8 @@ type pullOptions struct {
 	Output  string
 	MaxSize string
 	Verify  verifyFlags
+	// MaxFiles is --max-files.
+	MaxFiles int
 }
 
 type pullResult struct {
@@ -75,6 +77,7 @@ or be empty, and nothing is written on failure.`,
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output-dir", "o", "", "merge the skills into this directory")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
+	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	opts.Remote.addFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
@@ -85,7 +88,11 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	if err != nil {
 		return err
 	}
-	graph, err := resolve.Resolve(ctx, opts.Refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize})
+	files, err := maxFiles(opts.MaxFiles)
+	if err != nil {
+		return err
+	}
+	graph, err := resolve.Resolve(ctx, opts.Refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files})
 	if err != nil {
 		return err
 	}
@@ -102,6 +109,10 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		return err
 	}
 	merged := merge.Merge(graph.Order)
+	merged.MaxFiles = files
+	for _, w := range caseWarnings(merged) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
 	if opts.Output != "" {
 		if err := merged.Materialize(ctx, opts.Output, maxSize); err != nil {
 			return err

@@ -15,12 +15,16 @@ type uninstallOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
 	Where  installScope
+	Force  bool
+	Keep   []string
 }
 
 type uninstallResult struct {
 	Runtimes []string `json:"runtimes"`
 	Dir      string   `json:"dir"`
 	Removed  []string `json:"removed"`
+	Kept     []string `json:"kept"`
+	Backups  []string `json:"backups"`
 }
 
 func newUninstallCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
@@ -29,15 +33,23 @@ func newUninstallCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 		Use:   "uninstall",
 		Short: "Remove the skills stax installed, and only those",
 		Long: `Remove from each runtime's skills folder the skills stax installed there,
-as its install record lists them. Skills of yours in the same folder stay.`,
+as its install record lists them. Skills of yours in the same folder stay.
+
+A skill stax installed that you changed since (verify --installed lists
+the changes) is not removed: the command fails (exit 5) and names the
+files. --keep NAME leaves it in place as your own, removed from the record;
+--force removes it, moving it to a backup under .stax/backup.`,
 		Example: `  stax uninstall --runtime claude-code,cursor
-  stax uninstall --scope user --runtime codex`,
+  stax uninstall --scope user --runtime codex
+  stax uninstall --keep pdf         # remove the others; keep pdf as your own`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUninstall(cmd.Context(), opts)
 		},
 	}
 	opts.Where.addFlags(cmd)
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "remove skills you changed too, moving them to a backup under .stax/backup")
+	cmd.Flags().StringSliceVar(&opts.Keep, "keep", nil, "skills to leave in place as your own, comma-separated")
 	return cmd
 }
 
@@ -46,7 +58,7 @@ func runUninstall(ctx context.Context, opts *uninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	targets, _, err := opts.Where.resolveTargets(def)
+	targets, scope, err := opts.Where.resolveTargets(def)
 	if err != nil {
 		return err
 	}
@@ -56,11 +68,14 @@ func runUninstall(ctx context.Context, opts *uninstallOptions) error {
 	}
 	results := []uninstallResult{}
 	for _, t := range targets {
-		removed, err := install.Uninstall(ctx, t.Dir, lockDir)
+		res, err := install.Uninstall(ctx, install.Options{
+			Dir: t.Dir, Root: installRoot(opts.Where.Dir, scope), LockDir: lockDir, Force: opts.Force, Keep: opts.Keep,
+		})
 		if err != nil {
 			return err
 		}
-		results = append(results, uninstallResult{Runtimes: runtimeNames(t.Runtimes), Dir: t.Dir, Removed: removed})
+		printInstallNotes(opts.IO, res)
+		results = append(results, uninstallResult{Runtimes: runtimeNames(t.Runtimes), Dir: t.Dir, Removed: res.Removed, Kept: res.Kept, Backups: res.Backups})
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, results)

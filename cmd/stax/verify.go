@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/store"
 )
 
 type verifyOptions struct {
@@ -109,7 +110,20 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		return err
 	}
 	res := verifyResult{Verified: true, Targets: []verifyTarget{}}
+	lockDir, err := store.LockDir()
+	if err != nil {
+		return err
+	}
 	for _, t := range targets {
+		// An install a crash interrupted is finished or undone first, so
+		// that what is verified is an install, not half of one.
+		note, err := install.Recover(ctx, t.Dir, lockDir)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", note)
+		}
 		drift, err := install.Check(t.Dir)
 		if err != nil {
 			return err

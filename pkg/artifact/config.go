@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/exitcode"
 )
 
 // Config is the config blob of a stax package. A consumer can list and
@@ -120,8 +120,10 @@ func ParseConfig(data []byte) (*Config, error) {
 func (c *Config) checkRecords() error {
 	seen := map[string]bool{}
 	for _, s := range c.Skills {
-		if err := layers.CheckPath(s.Path); err != nil || strings.Contains(s.Path, "/") {
-			return fmt.Errorf("skill path %q is not a single directory name", s.Path)
+		if err := layers.CheckName(s.Path); err != nil {
+			// A package that names a skill as no directory may be named is
+			// refused as what it would have done: a materialization.
+			return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("skill path: %w", err))
 		}
 		if seen[s.Path] {
 			return fmt.Errorf("skill path %q is listed twice", s.Path)

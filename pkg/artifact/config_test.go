@@ -3,6 +3,8 @@ package artifact
 import (
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
 )
 
 func TestParseConfigRefusesUnsafeRecords(t *testing.T) {
@@ -10,12 +12,17 @@ func TestParseConfigRefusesUnsafeRecords(t *testing.T) {
 	tests := []struct {
 		name, skills, want string
 	}{
-		{"traversal", `[{"path":"../../etc","digest":"` + d + `"}]`, "single directory name"},
-		{"nested", `[{"path":"a/b","digest":"` + d + `"}]`, "single directory name"},
-		{"absolute", `[{"path":"/etc","digest":"` + d + `"}]`, "single directory name"},
-		{"empty", `[{"path":"","digest":"` + d + `"}]`, "single directory name"},
-		{"dot", `[{"path":".","digest":"` + d + `"}]`, "single directory name"},
-		{"control", `[{"path":"a\nb","digest":"` + d + `"}]`, "single directory name"},
+		{"traversal", `[{"path":"../../etc","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"nested", `[{"path":"a/b","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"absolute", `[{"path":"/etc","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"empty", `[{"path":"","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"dot", `[{"path":".","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"control", `[{"path":"a\nb","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"git", `[{"path":".git","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"option", `[{"path":"-rf","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"staging", `[{"path":".stax-staging-x","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"record", `[{"path":".stax-install.json","digest":"` + d + `"}]`, "cannot be a skill directory name"},
+		{"backslash", `[{"path":"a\\b","digest":"` + d + `"}]`, "cannot be a skill directory name"},
 		{"twice", `[{"path":"a","digest":"` + d + `"},{"path":"a","digest":"` + d + `"}]`, "listed twice"},
 		{"no digest", `[{"path":"a","digest":""}]`, "digest"},
 		{"bad digest", `[{"path":"a","digest":"sha256:zz"}]`, "digest"},
@@ -25,6 +32,11 @@ func TestParseConfigRefusesUnsafeRecords(t *testing.T) {
 			_, err := ParseConfig([]byte(`{"specVersion":"1.0.0","kind":"package","skills":` + tt.skills + `}`))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			// A package naming a skill as no directory may be named fails
+			// its materialization (exit 5).
+			if tt.want != "listed twice" && tt.want != "digest" && exitcode.Of(err) != exitcode.Materialization {
+				t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Materialization)
 			}
 		})
 	}

@@ -1,11 +1,19 @@
-// Package install writes a merged set of skills into the folder an agent
-// runtime reads, next to the user's own skills and without ever touching
-// them: stax records what it installs, replaces and prunes only that, and
-// swaps a whole install in at once, rolling back if any step fails.
+// Package install writes a merged set of skills into the folders agent
+// runtimes read, next to the user's own skills and without ever touching
+// them: stax records what it installs, replaces and prunes only that,
+// never discards a change the user made to it, and swaps a whole install
+// in as one transaction that a crash at any point leaves old or new.
+//
+// Every name that comes from outside is checked by layers.CheckName, and
+// every change in a folder goes through an *os.Root, so that neither a
+// crafted name nor a symbolic link planted in the folder reaches anything
+// outside it.
 package install
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -39,17 +47,40 @@ type Skill struct {
 
 // Options say where and how to install.
 type Options struct {
-	// Dir is the folder the runtime reads skills from.
+	// Dir is the folder the runtime reads skills from (for Install and
+	// Uninstall; InstallAll takes its folders as an argument).
 	Dir string
+	// Root confines every change: the folders must lie inside it, a
+	// symbolic link leading out of it is refused, and backups go to its
+	// BackupDir. Empty means the parent of each folder.
+	Root string
 	// Workspace replaces ${STAX_WORKSPACE} in SKILL.md; empty leaves it.
 	Workspace string
 	// Force replaces skills of the user's that have the name of one being
-	// installed.
+	// installed, and skills stax installed that the user changed since;
+	// either is moved to a backup under Root, never deleted.
 	Force bool
-	// LockDir holds the locks that serialize installs into one folder,
-	// kept out of the folder so a refused install leaves no trace there.
+	// Keep are skills an uninstall leaves in place as the user's own: they
+	// are dropped from the record, their files stay.
+	Keep []string
+	// LockDir holds the locks that serialize installs into one folder, and
+	// the journals of their transactions; kept out of the folder so a
+	// refused install leaves no trace there and a project cannot plant a
+	// journal.
 	LockDir string
+	// Lock, when set, is written in the same transaction as the folders:
+	// if it cannot be written, the folders are rolled back.
+	Lock *LockFile
 }
+
+// LockFile is a file written with an install, such as stax.lock.
+type LockFile struct {
+	Path string
+	Data []byte
+}
+
+// BackupDir is where, under Options.Root, replaced skills are kept.
+const BackupDir = ".stax/backup"
 
 // Result says what an install changed in one folder.
 type Result struct {
@@ -60,6 +91,20 @@ type Result struct {
 	Removed   []string `json:"removed"`
 	// Replaced are skills of the user's that --force replaced.
 	Replaced []string `json:"replaced"`
+	// Kept are skills an uninstall left in place as the user's own.
+	Kept []string `json:"kept"`
+	// Backups are where replaced or removed skills with the user's
+	// changes were moved.
+	Backups []string `json:"backups"`
+	// Recovered says what was done to an install a crash interrupted.
+	Recovered string `json:"recovered,omitempty"`
+}
+
+// Outcome is what InstallAll did.
+type Outcome struct {
+	Results []*Result
+	// LockChanged is false when the lock file already held its data.
+	LockChanged bool
 }
 
 // ConflictError lists skills in a folder that stax did not install and an
@@ -70,95 +115,239 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("%s already holds %s, which stax did not install: rename or remove them, or pass --force to replace them",
-		e.Dir, strings.Join(e.Skills, ", "))
+	return fmt.Sprintf("%s already holds %s, which stax did not install: rename or remove them, or pass --force to replace them (they are moved to %s)",
+		e.Dir, strings.Join(e.Skills, ", "), BackupDir)
+}
+
+// ModifiedError lists skills stax installed that were changed since, and
+// that an install or uninstall would replace or remove.
+type ModifiedError struct {
+	Dir    string
+	Skills []Drift
+}
+
+func (e *ModifiedError) Error() string {
+	var b strings.Builder
+	names := make([]string, len(e.Skills))
+	for i, d := range e.Skills {
+		names[i] = d.Skill
+		fmt.Fprintf(&b, "\n  %s: %s", d.Skill, d.describe())
+	}
+	fmt.Fprintf(&b, "\nstax left them as they are. Pass --force to replace them (your copies are moved to %s), or keep them as your own with: stax uninstall --keep %s",
+		BackupDir, strings.Join(names, ","))
+	return fmt.Sprintf("%s: skills stax installed were changed since:%s", e.Dir, b.String())
 }
 
 // Install makes opts.Dir hold exactly skills among the skills stax manages
 // there: new ones are added, changed ones replaced, ones it installed
 // before and no longer in the set removed. The user's own skills stay.
 func Install(ctx context.Context, skills []Skill, opts Options) (*Result, error) {
-	plan, err := Prepare(ctx, skills, opts)
+	out, err := InstallAll(ctx, []string{opts.Dir}, skills, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer plan.Close()
-	if err := plan.Commit(); err != nil {
-		return nil, err
-	}
-	return plan.Result, nil
+	return out.Results[0], nil
 }
 
-// Plan is an install into one folder, staged and ready to swap in. Several
-// plans let an install into several folders be all or nothing: prepare
-// them all, commit them all, and roll back the committed ones if one
-// fails. A plan holds the folder's lock until Close.
-type Plan struct {
-	Result  *Result
-	dir     string
-	staging string
-	backup  string
-	swaps   []string
-	prune   []string
-	next    *Record
-	// previous is the record file as it was, nil when there was none.
-	previous []byte
-	moves    *mover
-	unlock   func()
-	// created says Prepare made the folder, so a failed install removes it.
-	created bool
+// Uninstall removes what stax installed in opts.Dir, and only that; skills
+// in opts.Keep stay, as the user's own.
+func Uninstall(ctx context.Context, opts Options) (*Result, error) {
+	if _, err := os.Lstat(opts.Dir); errors.Is(err, fs.ErrNotExist) {
+		return emptyResult(opts.Dir), nil
+	}
+	opts.Lock = nil
+	return Install(ctx, nil, opts)
 }
 
-// Prepare locks opts.Dir, refuses to touch skills of the user's (unless
-// opts.Force), and stages every new or changed skill beside the folder.
-// Nothing in the folder changes until Commit.
-func Prepare(ctx context.Context, skills []Skill, opts Options) (_ *Plan, err error) {
-	unlock, err := lockFolder(ctx, opts.LockDir, opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	p := &Plan{dir: opts.Dir, unlock: unlock, moves: &mover{}}
+// InstallAll installs skills into every folder of dirs, and writes
+// opts.Lock, all or nothing: every folder is checked and staged before any
+// is touched, a journal kept beside the folder's lock says how to undo
+// each step, and a failure (or, on the next run, a crash) at any step
+// puts every folder and the lock file back as they were.
+func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options) (*Outcome, error) {
+	var plans []*plan
 	defer func() {
-		if err != nil {
-			p.Close()
+		for _, p := range plans {
+			p.close()
 		}
 	}()
-	rec, err := readRecord(opts.Dir)
+	for _, dir := range dirs {
+		o := opts
+		o.Dir = dir
+		p, err := prepare(ctx, skills, o)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	tx := newTransaction(opts.LockDir)
+	var lockChange *lockChange
+	if opts.Lock != nil {
+		lc, err := newLockChange(*opts.Lock)
+		if err != nil {
+			return nil, err
+		}
+		lockChange = lc
+	}
+	out := &Outcome{}
+	for i, p := range plans {
+		if err := p.commit(tx, lockChange); err != nil {
+			for j := i; j >= 0; j-- {
+				plans[j].rollback()
+			}
+			return nil, err
+		}
+		out.Results = append(out.Results, p.result)
+	}
+	if lockChange != nil && lockChange.changes() {
+		err := step("lock")
+		if err == nil {
+			err = lockChange.write()
+		}
+		if err != nil {
+			for j := len(plans) - 1; j >= 0; j-- {
+				plans[j].rollback()
+			}
+			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("write %s: %w; the skills were put back as they were", opts.Lock.Path, err))
+		}
+		out.LockChanged = true
+	}
+	// The transaction is done once the marker is written: from there on a
+	// crash is completed, not rolled back.
+	err := step("commit")
+	if err == nil {
+		err = tx.commit()
+	}
+	if err != nil {
+		for j := len(plans) - 1; j >= 0; j-- {
+			plans[j].rollback()
+		}
+		if out.LockChanged {
+			lockChange.restore()
+		}
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("commit the install: %w; the skills were put back as they were", err))
+	}
+	for _, p := range plans {
+		p.finish()
+	}
+	tx.forget()
+	return out, nil
+}
+
+// plan is an install into one folder, staged and ready to swap in. It
+// holds the folder's lock until close.
+type plan struct {
+	result *Result
+	opts   Options
+	// base confines every change; folder is the folder inside it, as a
+	// path relative to base and as its own root.
+	base       *os.Root
+	basePath   string
+	folderRel  string
+	folder     *os.Root
+	journal    string
+	staging    string // name in folder
+	swaps      []string
+	prune      []string
+	backups    map[string]bool // names moved to a backup rather than aside
+	keep       []string
+	next       *Record
+	previous   []byte // the record as it was; nil when there was none
+	hadRecord  bool
+	moves      [][2]string // done, relative to base
+	committing bool
+	finished   bool
+	created    bool
+	unlock     func()
+	backupRel  string
+}
+
+func emptyResult(dir string) *Result {
+	return &Result{Dir: dir, Installed: []string{}, Updated: []string{}, Unchanged: []string{}, Removed: []string{},
+		Replaced: []string{}, Kept: []string{}, Backups: []string{}}
+}
+
+// prepare locks the folder, finishes or undoes an install a crash
+// interrupted, refuses to touch skills of the user's and changes the user
+// made (unless opts.Force), and stages every new or changed skill in the
+// folder. Nothing the runtime reads changes until commit.
+func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err error) {
+	for _, s := range skills {
+		if err := layers.CheckName(s.Path); err != nil {
+			return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("skill from %s: %w", s.Package, err))
+		}
+	}
+	unlock, journal, err := lockFolder(ctx, opts.LockDir, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	if p.previous, err = os.ReadFile(filepath.Join(opts.Dir, RecordFile)); errors.Is(err, fs.ErrNotExist) {
-		p.previous, err = nil, nil
+	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
+	if p.result.Recovered, err = recoverJournal(journal, opts.LockDir); err != nil {
+		return nil, err
 	}
+	if err := p.open(); err != nil {
+		return nil, err
+	}
+	removeLeftovers(p.folder)
+
+	where := filepath.Join(opts.Dir, RecordFile)
+	rec, raw, err := readRecord(p.folder, where)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, err
 	}
-	res := &Result{Dir: opts.Dir, Installed: []string{}, Updated: []string{}, Unchanged: []string{}, Removed: []string{}, Replaced: []string{}}
-	p.Result = res
+	p.previous, p.hadRecord = raw, raw != nil
+
 	var conflicts []string
 	for _, s := range skills {
 		if _, ours := rec.Skills[s.Path]; ours {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(opts.Dir, s.Path)); err == nil {
+		if _, err := p.folder.Lstat(s.Path); err == nil {
 			conflicts = append(conflicts, s.Path)
 		}
 	}
 	if len(conflicts) > 0 && !opts.Force {
 		return nil, exitcode.Wrap(exitcode.Materialization, &ConflictError{Dir: opts.Dir, Skills: conflicts})
 	}
+	for _, name := range opts.Keep {
+		if _, ok := rec.Skills[name]; ok {
+			p.keep = append(p.keep, name)
+		}
+	}
 
-	if _, err := os.Stat(opts.Dir); errors.Is(err, fs.ErrNotExist) {
-		p.created = true
+	// What the user changed in a skill stax installed is theirs: it is
+	// only replaced or removed with --force, and then kept in a backup.
+	var modified []Drift
+	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
+		if slices.Contains(p.keep, name) {
+			continue
+		}
+		d, err := drift(p.folder, name, rec.Skills[name])
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		}
+		if d != nil && !d.Missing {
+			modified = append(modified, *d)
+			p.backups[name] = true
+		}
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", opts.Dir, err))
+	if len(modified) > 0 && !opts.Force {
+		return nil, exitcode.Wrap(exitcode.Materialization, &ModifiedError{Dir: opts.Dir, Skills: modified})
 	}
-	if p.staging, err = os.MkdirTemp(opts.Dir, layers.StagingPrefix); err != nil {
+	for _, name := range conflicts {
+		p.backups[name] = true
+	}
+
+	p.staging = layers.StagingPrefix + randomID()
+	if err := p.folder.Mkdir(p.staging, 0o700); err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	p.backup = filepath.Join(p.staging, ".previous")
-	if err := os.Mkdir(p.backup, 0o755); err != nil {
+	if err := p.folder.Mkdir(filepath.Join(p.staging, previousDir), 0o700); err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, err)
 	}
 
@@ -170,171 +359,238 @@ func Prepare(ctx context.Context, skills []Skill, opts Options) (_ *Plan, err er
 			return nil, exitcode.Wrap(exitcode.FileSystem, err)
 		}
 		vars := substitute.Options{SkillDir: absDir, Workspace: opts.Workspace, KeepArguments: true}
-		if err := copySkill(s.Source, staged, vars); err != nil {
+		if err := copySkill(s.Source, p.folder, staged, vars); err != nil {
 			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage skill %s: %w", s.Path, err))
 		}
-		files, err := hashTree(staged)
+		files, err := hashTree(p.folder.FS(), filepath.ToSlash(staged))
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.FileSystem, err)
 		}
 		p.next.Skills[s.Path] = InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files}
-		switch prev, ours := rec.Skills[s.Path]; {
+		prev, ours := rec.Skills[s.Path]
+		switch {
 		case slices.Contains(conflicts, s.Path):
-			res.Replaced = append(res.Replaced, s.Path)
+			p.result.Replaced = append(p.result.Replaced, s.Path)
 			p.swaps = append(p.swaps, s.Path)
 		case !ours:
-			res.Installed = append(res.Installed, s.Path)
+			p.result.Installed = append(p.result.Installed, s.Path)
 			p.swaps = append(p.swaps, s.Path)
-		case prev.Digest == s.Digest && maps.Equal(prev.Files, files) && onDisk(opts.Dir, s.Path, files):
-			res.Unchanged = append(res.Unchanged, s.Path)
+		case prev.Digest == s.Digest && maps.Equal(prev.Files, files) && !p.backups[s.Path] && present(p.folder, s.Path):
+			p.result.Unchanged = append(p.result.Unchanged, s.Path)
 		default:
-			res.Updated = append(res.Updated, s.Path)
+			p.result.Updated = append(p.result.Updated, s.Path)
 			p.swaps = append(p.swaps, s.Path)
 		}
 	}
 	for name := range rec.Skills {
-		if _, keep := p.next.Skills[name]; !keep {
+		if _, keep := p.next.Skills[name]; !keep && !slices.Contains(p.keep, name) {
 			p.prune = append(p.prune, name)
 		}
 	}
 	slices.Sort(p.prune)
-	res.Removed = append(res.Removed, p.prune...)
+	p.result.Removed = append(p.result.Removed, p.prune...)
+	p.result.Kept = append(p.result.Kept, p.keep...)
 	return p, nil
 }
 
-// Commit swaps the staged skills in, prunes, and writes the record. On
-// failure the folder is put back as it was.
-func (p *Plan) Commit() error {
-	for _, name := range p.prune {
-		if err := p.moves.aside(filepath.Join(p.dir, name), filepath.Join(p.backup, name)); err != nil {
-			p.Rollback()
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("remove skill %s: %w", name, err))
+// previousDir holds, in the staging directory, what an install replaces
+// or prunes, until the install is committed.
+const previousDir = "previous"
+
+// open opens the confining root and the folder inside it, creating the
+// folder if needed. A folder that is, or lies under, a symbolic link
+// leading outside the root is refused by the kernel, not a string check.
+func (p *plan) open() error {
+	dir, err := filepath.Abs(p.opts.Dir)
+	if err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	base := p.opts.Root
+	if base == "" {
+		base = filepath.Dir(dir)
+	}
+	if base, err = filepath.Abs(base); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	rel, err := filepath.Rel(base, dir)
+	if err != nil || !filepath.IsLocal(rel) {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s is not inside %s: stax installs only there", p.opts.Dir, base))
+	}
+	p.basePath, p.folderRel = base, rel
+	if p.base, err = os.OpenRoot(base); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if _, err := p.base.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
+		p.created = true
+		if err := p.base.MkdirAll(rel, 0o755); err != nil {
+			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", p.opts.Dir, err))
 		}
 	}
-	for _, name := range p.swaps {
-		target := filepath.Join(p.dir, name)
-		if err := p.moves.aside(target, filepath.Join(p.backup, name)); err != nil {
-			p.Rollback()
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("replace skill %s: %w", name, err))
-		}
-		if err := p.moves.move(filepath.Join(p.staging, name), target); err != nil {
-			p.Rollback()
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("install skill %s: %w", name, err))
-		}
-	}
-	if err := p.next.write(p.dir); err != nil {
-		p.Rollback()
-		return err
+	if p.folder, err = p.base.OpenRoot(rel); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, base))
 	}
 	return nil
 }
 
-// Rollback puts back what Commit changed: the skills it moved, and the
-// record as it was. It is for a commit that another folder's failure
-// undoes, as much as for Commit's own failures.
-func (p *Plan) Rollback() {
-	p.moves.rollback()
-	p.moves = &mover{}
-	record := filepath.Join(p.dir, RecordFile)
-	if p.previous == nil {
-		os.Remove(record)
-		return
+// commit swaps the staged skills in, prunes, and writes the record, after
+// writing the journal that lets a later run undo any of it.
+func (p *plan) commit(tx *transaction, lc *lockChange) error {
+	backupRel := filepath.Join(BackupDir, tx.id, p.folderRel)
+	var moves [][2]string
+	in := func(names ...string) string { return filepath.Join(append([]string{p.folderRel}, names...)...) }
+	aside := func(name string) {
+		if _, err := p.folder.Lstat(name); err != nil {
+			return
+		}
+		to := in(p.staging, previousDir, name)
+		if p.backups[name] {
+			to = filepath.Join(backupRel, name)
+			p.result.Backups = append(p.result.Backups, filepath.Join(p.basePath, to))
+		}
+		moves = append(moves, [2]string{in(name), to})
 	}
-	os.WriteFile(record, p.previous, 0o644)
+	for _, name := range p.prune {
+		aside(name)
+	}
+	for _, name := range p.swaps {
+		aside(name)
+		moves = append(moves, [2]string{in(p.staging, name), in(name)})
+	}
+	if len(p.result.Backups) > 0 {
+		p.backupRel = backupRel
+		if err := p.base.MkdirAll(backupRel, 0o755); err != nil {
+			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create the backup directory: %w", err))
+		}
+	}
+	j := &journalData{
+		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
+		Moves: moves, HadRecord: p.hadRecord, Record: string(p.previous), Lock: lc,
+	}
+	p.committing = true
+	if err := step("journal"); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if err := writeJournal(p.journal, j); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("write the install journal: %w", err))
+	}
+	for _, m := range moves {
+		err := step("move " + m[1])
+		if err == nil {
+			err = p.base.Rename(m[0], m[1])
+		}
+		if err != nil {
+			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("move %s: %w", m[0], err))
+		}
+		p.moves = append(p.moves, m)
+	}
+	if err := step("record " + p.opts.Dir); err != nil {
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	return p.next.write(p.folder)
 }
 
-// Close removes the staging directory, with the previous versions of
-// replaced skills, and the folder itself if Prepare made it and nothing
-// was installed; then it releases the folder's lock.
-func (p *Plan) Close() {
-	if p.staging != "" {
-		os.RemoveAll(p.staging)
+// rollback puts back what commit changed: the skills it moved, and the
+// record as it was.
+func (p *plan) rollback() {
+	if !p.committing {
+		return
 	}
-	if p.created {
-		os.Remove(p.dir) // only succeeds when empty
+	undoMoves(p.base, p.moves)
+	p.moves = nil
+	if p.backupRel != "" {
+		// The backup directories this install made, now empty.
+		for dir := p.backupRel; dir != BackupDir && dir != "." && p.base.Remove(dir) == nil; dir = filepath.Dir(dir) {
+		}
+	}
+	restoreRecord(p.folder, p.hadRecord, p.previous)
+	os.Remove(p.journal)
+	p.committing = false
+	p.result.Backups = []string{}
+}
+
+// finish drops what the committed install replaced, and its journal.
+func (p *plan) finish() {
+	p.folder.RemoveAll(p.staging)
+	os.Remove(p.journal)
+	p.finished, p.committing = true, false
+}
+
+// close removes the staging directory, and the folder itself if prepare
+// made it and nothing was installed; then it releases the folder's lock.
+// A transaction neither finished nor rolled back (a panic) is left to the
+// journal, as a crash would be.
+func (p *plan) close() {
+	if p.folder != nil && !p.committing {
+		if p.staging != "" && !p.finished {
+			p.folder.RemoveAll(p.staging)
+		}
+		p.folder.Close()
+		if p.created {
+			p.base.Remove(p.folderRel) // only succeeds when empty
+		}
+	}
+	if p.base != nil {
+		p.base.Close()
 	}
 	if p.unlock != nil {
 		p.unlock()
 	}
 }
 
-// Uninstall removes what stax installed in dir, and only that.
-func Uninstall(ctx context.Context, dir, lockDir string) ([]string, error) {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return []string{}, nil
-	}
-	unlock, err := lockFolder(ctx, lockDir, dir)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	rec, err := readRecord(dir)
-	if err != nil {
-		return nil, err
-	}
-	removed := []string{}
-	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
-		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-			return removed, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("remove skill %s: %w", name, err))
-		}
-		delete(rec.Skills, name)
-		removed = append(removed, name)
-	}
-	if err := os.Remove(filepath.Join(dir, RecordFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return removed, exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	return removed, nil
-}
-
 // lockFolder takes the install lock of a folder, waiting while another
 // stax holds it, until ctx ends. The lock file is named after the folder's
-// absolute path, in lockDir.
-func lockFolder(ctx context.Context, lockDir, dir string) (func(), error) {
+// absolute path, in lockDir, as is the folder's journal.
+func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journal string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, "", exitcode.Wrap(exitcode.FileSystem, err)
 	}
 	if err := os.MkdirAll(lockDir, 0o755); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create lock directory: %w", err))
+		return nil, "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create lock directory: %w", err))
 	}
-	path := filepath.Join(lockDir, digest.FromString(abs).Encoded()[:32]+".lock")
+	key := digest.FromString(abs).Encoded()[:32]
+	path := filepath.Join(lockDir, key+".lock")
 	lock := flock.New(path)
 	ok, err := lock.TryLockContext(ctx, 50*time.Millisecond)
 	if err != nil || !ok {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("another stax install into %s holds %s: %v", dir, path, err))
+		return nil, "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("another stax install into %s holds %s: %v", dir, path, err))
 	}
-	return func() { lock.Unlock() }, nil
+	return func() { lock.Unlock() }, filepath.Join(lockDir, key+".journal.json"), nil
 }
 
-// mover renames paths and can put them all back.
-type mover struct{ done [][2]string }
-
-// aside moves from to to when from exists.
-func (m *mover) aside(from, to string) error {
-	if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) {
-		return nil
+// removeLeftovers removes what a killed run left in the folder: staging
+// directories and half-written records, all under names stax reserves.
+// The caller holds the folder's lock, so no live run owns them.
+func removeLeftovers(folder *os.Root) {
+	f, err := folder.Open(".")
+	if err != nil {
+		return
 	}
-	return m.move(from, to)
-}
-
-func (m *mover) move(from, to string) error {
-	if err := os.Rename(from, to); err != nil {
-		return err
-	}
-	m.done = append(m.done, [2]string{from, to})
-	return nil
-}
-
-func (m *mover) rollback() {
-	for i := len(m.done) - 1; i >= 0; i-- {
-		os.Rename(m.done[i][1], m.done[i][0])
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, name := range names {
+		if strings.HasPrefix(name, layers.StagingPrefix) || strings.HasPrefix(name, "."+RecordFile) {
+			folder.RemoveAll(name)
+		}
 	}
 }
 
-// copySkill copies a skill directory, resolving the path variables in its
-// SKILL.md. Modes are normalized as in a layer: 0755 for directories and
-// executables, 0644 otherwise.
-func copySkill(src, dst string, vars substitute.Options) error {
+func randomID() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+// present reports whether the folder holds name.
+func present(folder *os.Root, name string) bool {
+	_, err := folder.Lstat(name)
+	return err == nil
+}
+
+// copySkill copies a skill directory into the folder, resolving the path
+// variables in its SKILL.md. Modes are normalized as in a layer: 0755 for
+// directories and executables, 0644 otherwise.
+func copySkill(src string, folder *os.Root, dst string, vars substitute.Options) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -342,7 +598,10 @@ func copySkill(src, dst string, vars substitute.Options) error {
 		rel, _ := filepath.Rel(src, p)
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			if err := folder.Mkdir(target, 0o755); err != nil {
+				return err
+			}
+			return folder.Chmod(target, 0o755)
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -360,19 +619,19 @@ func copySkill(src, dst string, vars substitute.Options) error {
 			if err != nil {
 				return err
 			}
-			return writeFile(target, strings.NewReader(substitute.Apply(string(data), vars)), mode)
+			return writeFile(folder, target, strings.NewReader(substitute.Apply(string(data), vars)), mode)
 		}
 		in, err := os.Open(p)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		return writeFile(target, in, mode)
+		return writeFile(folder, target, in, mode)
 	})
 }
 
-func writeFile(path string, r io.Reader, mode fs.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+func writeFile(folder *os.Root, name string, r io.Reader, mode fs.FileMode) error {
+	f, err := folder.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}
@@ -385,10 +644,4 @@ func writeFile(path string, r io.Reader, mode fs.FileMode) error {
 		return err
 	}
 	return f.Close()
-}
-
-// onDisk reports whether the installed skill still holds exactly files.
-func onDisk(dir, name string, files map[string]string) bool {
-	got, err := hashTree(filepath.Join(dir, name))
-	return err == nil && maps.Equal(got, files)
 }

@@ -9,11 +9,15 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/google/renameio/v2"
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/exitcode"
 )
 
@@ -40,78 +44,95 @@ type InstalledSkill struct {
 	Files map[string]string `json:"files"`
 }
 
-func readRecord(dir string) (*Record, error) {
-	data, err := os.ReadFile(filepath.Join(dir, RecordFile))
+// readRecord reads the folder's record, and its bytes (nil when there is
+// none). The record is a file in the project, which anyone who can change
+// the project can write: every skill name in it must pass the name rule
+// before stax uses it as a path, or nothing is done (exit 2).
+func readRecord(folder *os.Root, where string) (*Record, []byte, error) {
+	data, err := folder.ReadFile(RecordFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", where, err))
+	}
+	if r.Skills == nil {
+		r.Skills = map[string]InstalledSkill{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Skills)) {
+		if err := layers.CheckName(name); err != nil {
+			return nil, nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
+		}
+		for f := range r.Skills[name].Files {
+			if layers.CheckPath(f) != nil {
+				return nil, nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
+			}
+		}
+	}
+	return &r, data, nil
+}
+
+// ReadRecord returns what stax installed in dir; an empty record when
+// nothing.
+func ReadRecord(dir string) (*Record, error) {
+	folder, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil
 	}
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", filepath.Join(dir, RecordFile), err))
-	}
-	if r.Skills == nil {
-		r.Skills = map[string]InstalledSkill{}
-	}
-	return &r, nil
+	defer folder.Close()
+	r, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
+	return r, err
 }
 
-// ReadRecord returns what stax installed in dir; an empty record when
-// nothing.
-func ReadRecord(dir string) (*Record, error) { return readRecord(dir) }
-
-func (r *Record) write(dir string) error {
+// write replaces the record atomically and durably; an empty record is no
+// record.
+func (r *Record) write(folder *os.Root) error {
+	if len(r.Skills) == 0 {
+		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return exitcode.Wrap(exitcode.FileSystem, err)
+		}
+		return nil
+	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".stax-install-*")
-	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	return exitcode.Wrap(exitcode.FileSystem, os.Rename(tmp.Name(), filepath.Join(dir, RecordFile)))
+	return exitcode.Wrap(exitcode.FileSystem, renameio.WriteFile(RecordFile, append(data, '\n'), 0o644, renameio.WithRoot(folder)))
 }
 
-// hashTree lists the files under root as RecordSkill.Files does.
-func hashTree(root string) (map[string]string, error) {
+// hashTree lists the files under root in fsys as InstalledSkill.Files does.
+func hashTree(fsys fs.FS, root string) (map[string]string, error) {
 	files := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			rel, _ := filepath.Rel(root, p)
-			files[filepath.ToSlash(rel)] = "not a regular file"
+		rel := strings.TrimPrefix(p, root+"/")
+		if !d.Type().IsRegular() {
+			files[rel] = "not a regular file"
 			return nil
 		}
-		f, err := os.Open(p)
+		f, err := fsys.Open(p)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return err
+		}
 		h := sha256.New()
 		if _, err := io.Copy(h, f); err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
-		files[filepath.ToSlash(rel)] = fileEntry(info.Mode(), digest.NewDigest(digest.SHA256, h))
+		files[rel] = fileEntry(info.Mode(), digest.NewDigest(digest.SHA256, h))
 		return nil
 	})
 	return files, err
@@ -133,41 +154,84 @@ type Drift struct {
 	Missing bool     `json:"missing,omitempty"`
 }
 
+func (d Drift) describe() string {
+	if d.Missing {
+		return "missing"
+	}
+	var parts []string
+	for _, g := range []struct {
+		what  string
+		files []string
+	}{{"changed", d.Changed}, {"added", d.Added}, {"removed", d.Removed}} {
+		if len(g.files) > 0 {
+			parts = append(parts, g.what+" "+strings.Join(g.files, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// drift compares one recorded skill with the folder; nil when they agree.
+func drift(folder *os.Root, name string, want InstalledSkill) (*Drift, error) {
+	d := &Drift{Skill: name, Added: []string{}, Removed: []string{}, Changed: []string{}}
+	info, err := folder.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		d.Missing = true
+		return d, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		// A file or a link where the skill was is the user's doing.
+		d.Changed = append(d.Changed, path.Base(name))
+		return d, nil
+	}
+	got, err := hashTree(folder.FS(), name)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range slices.Sorted(maps.Keys(want.Files)) {
+		g, ok := got[f]
+		switch {
+		case !ok:
+			d.Removed = append(d.Removed, f)
+		case g != want.Files[f]:
+			d.Changed = append(d.Changed, f)
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want.Files[f]; !ok {
+			d.Added = append(d.Added, f)
+		}
+	}
+	if len(d.Added)+len(d.Removed)+len(d.Changed) == 0 {
+		return nil, nil
+	}
+	return d, nil
+}
+
 // Check compares the skills recorded in dir with the files on disk.
 func Check(dir string) ([]Drift, error) {
-	rec, err := readRecord(dir)
+	folder, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	defer folder.Close()
+	rec, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
 	if err != nil {
 		return nil, err
 	}
 	var drifts []Drift
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
-		want := rec.Skills[name]
-		d := Drift{Skill: name, Added: []string{}, Removed: []string{}, Changed: []string{}}
-		got, err := hashTree(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			d.Missing = true
-			drifts = append(drifts, d)
-			continue
-		}
+		d, err := drift(folder, name, rec.Skills[name])
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.FileSystem, err)
 		}
-		for _, f := range slices.Sorted(maps.Keys(want.Files)) {
-			g, ok := got[f]
-			switch {
-			case !ok:
-				d.Removed = append(d.Removed, f)
-			case g != want.Files[f]:
-				d.Changed = append(d.Changed, f)
-			}
-		}
-		for _, f := range slices.Sorted(maps.Keys(got)) {
-			if _, ok := want.Files[f]; !ok {
-				d.Added = append(d.Added, f)
-			}
-		}
-		if len(d.Added)+len(d.Removed)+len(d.Changed) > 0 {
-			drifts = append(drifts, d)
+		if d != nil {
+			drifts = append(drifts, *d)
 		}
 	}
 	return drifts, nil

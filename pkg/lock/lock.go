@@ -15,9 +15,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/renameio/v2"
 	"github.com/opencontainers/go-digest"
 	"gopkg.in/yaml.v3"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -187,6 +189,14 @@ func Read(path string) (*Lock, error) {
 	if l.LockVersion != Version {
 		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s has lockVersion %d; this stax reads %d", path, l.LockVersion, Version))
 	}
+	// Skill paths become directory names in the folders runtimes read.
+	for _, p := range l.Packages {
+		for _, s := range p.Skills {
+			if err := layers.CheckName(s.Path); err != nil {
+				return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: package %s: %w; stax did not write this: delete the file and run stax install to write a new one", path, p.Ref, err))
+			}
+		}
+	}
 	return &l, nil
 }
 
@@ -203,7 +213,7 @@ func (l *Lock) Marshal() ([]byte, error) {
 }
 
 // Write saves l at path unless the file already holds these bytes, so a
-// re-install leaves it untouched. The write is atomic.
+// re-install leaves it untouched. The write is atomic and durable.
 func (l *Lock) Write(path string) (changed bool, err error) {
 	data, err := l.Marshal()
 	if err != nil {
@@ -212,23 +222,7 @@ func (l *Lock) Write(path string) (changed bool, err error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".stax.lock-*")
-	if err != nil {
-		return false, exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return false, exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return false, exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return false, exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path))); err != nil {
 		return false, exitcode.Wrap(exitcode.FileSystem, err)
 	}
 	return true, nil

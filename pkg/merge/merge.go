@@ -45,6 +45,9 @@ type Result struct {
 	Skills []Skill
 	// Overrides are in the order they happened.
 	Overrides []Override
+	// MaxFiles bounds the entries of each layer Materialize extracts; see
+	// layers.ReadOptions.
+	MaxFiles int
 }
 
 // Merge layers the packages of order, lowest precedence first.
@@ -91,7 +94,7 @@ func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) er
 		dir, ok := extracted[s.From]
 		if !ok {
 			dir = filepath.Join(staging, fmt.Sprintf("pkg%d", len(extracted)))
-			files, err := extractLayer(ctx, s.From, dir, maxSize)
+			files, err := extractLayer(ctx, s.From, dir, maxSize, r.MaxFiles)
 			if err != nil {
 				return err
 			}
@@ -113,7 +116,7 @@ func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) er
 	return nil
 }
 
-func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int64) ([]layers.FileDigest, error) {
+func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int64, maxFiles int) ([]layers.FileDigest, error) {
 	layer := n.Package.Skills
 	if layer == nil {
 		return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
@@ -123,7 +126,7 @@ func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int6
 		return nil, n.Target.Explain(err)
 	}
 	defer rc.Close()
-	files, err := layers.Extract(rc, dir, layers.ReadOptions{MaxSize: maxSize, Digest: layer.Digest})
+	files, err := layers.Extract(rc, dir, layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles, Digest: layer.Digest})
 	if err != nil {
 		return nil, exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("extract %s: %w", n.Ref, err))
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -134,11 +136,20 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 }
 
 // validateSkills returns nil for a package root without a skills
-// directory: a package may carry only dependencies.
+// directory that has dependencies: a package may carry only those. A
+// skills directory stax.yaml names must exist; a package with neither
+// skills nor dependencies is empty, which the no-skills warning says.
 func validateSkills(opts Options) (*validate.Report, error) {
 	p := opts.Project
 	if _, err := os.Stat(p.SkillsDir); errors.Is(err, fs.ErrNotExist) && p.Definition != nil {
-		return nil, nil
+		switch {
+		case p.Definition.Skills != "":
+			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
+				filepath.Join(p.Root, project.FileName), p.Definition.Skills, p.SkillsDir))
+		case len(p.Definition.Packages) > 0:
+			return nil, nil
+		}
+		return emptyReport(p.SkillsDir, opts.Strict), nil
 	}
 	report, err := validate.Dir(validate.Options{
 		Root:        p.SkillsDir,
@@ -155,11 +166,17 @@ func validateSkills(opts Options) (*validate.Report, error) {
 // pushSkillsLayer streams the layer to a temporary file while hashing it,
 // then pushes that file: a content store needs the digest before the bytes.
 func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tree, maxSize int64) (layers.WriteResult, error) {
-	tmp, err := os.CreateTemp("", "stax-layer-*.tar.gz")
+	// In a scratch directory, which the next run removes if this one is
+	// killed.
+	dir, release, err := scratch.Dir("layer")
 	if err != nil {
 		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
 	}
-	defer os.Remove(tmp.Name())
+	defer release()
+	tmp, err := os.Create(filepath.Join(dir, "skills.tar.gz"))
+	if err != nil {
+		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
+	}
 	defer tmp.Close()
 
 	written, err := layers.Write(tmp, tree, layers.WriteOptions{MaxSize: maxSize})
@@ -179,6 +196,18 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tr
 		return written, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
 	}
 	return written, nil
+}
+
+// emptyReport is the report of a package with no skills and no
+// dependencies: valid, with the no-skills warning, unless strict.
+func emptyReport(dir string, strict bool) *validate.Report {
+	d := validate.Diagnostic{File: dir, Code: validate.CodeNoSkills,
+		Message: "no skills found and no packages: the package is empty; add skill directories, each with a SKILL.md"}
+	r := &validate.Report{Valid: !strict, Skills: []validate.Skill{}, Errors: []validate.Diagnostic{}, Warnings: []validate.Diagnostic{d}}
+	if strict {
+		r.Errors, r.Warnings = r.Warnings, r.Errors
+	}
+	return r
 }
 
 func skillRecords(report *validate.Report, written layers.WriteResult) []artifact.SkillRecord {

@@ -34,6 +34,9 @@ type Options struct {
 	Opener *target.Opener
 	// MaxSize bounds each package; see transfer.Options.
 	MaxSize int64
+	// MaxFiles bounds the entries of a skills layer read while resolving;
+	// see layers.ReadOptions.
+	MaxFiles int
 	// Build is the template for building package directories.
 	Build pack.Options
 	// Pins fix references to digests (a lockfile's): a tag reference found
@@ -244,7 +247,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	if err != nil {
 		return nil, resolutionError(path, err)
 	}
-	if err := recordLayerSkills(r.ctx, t, pkg, r.opts.MaxSize); err != nil {
+	if err := recordLayerSkills(r.ctx, t, pkg, r.opts.MaxSize, r.opts.MaxFiles); err != nil {
 		return nil, resolutionError(path, err)
 	}
 	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path}

@@ -58,6 +58,8 @@ type Store struct {
 	*oci.Store
 	Dir  string
 	lock *flock.Flock
+	// writer says the store holds the exclusive lock.
+	writer bool
 }
 
 // Mode says whether a store is opened for reading or writing.
@@ -83,13 +85,31 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	if _, err := lockFn(ctx, lockRetryDelay); err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("lock local store %s: %w", dir, err))
 	}
+	if mode == ReadWrite {
+		removeIngest(dir)
+	}
 	s, err := OpenLayout(ctx, dir)
 	if err != nil {
 		_ = lock.Unlock()
 		return nil, err
 	}
-	s.lock = lock
+	s.lock, s.writer = lock, mode == ReadWrite
 	return s, nil
+}
+
+// removeIngest removes the partial blobs a killed writer left in the
+// store's ingest directory, where oras-go writes a blob before moving it
+// into place. Every writer holds the store's exclusive lock, which the
+// caller now holds: whatever is there belongs to a dead process.
+func removeIngest(dir string) {
+	ingest := filepath.Join(dir, "ingest")
+	entries, err := os.ReadDir(ingest)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(ingest, e.Name()))
+	}
 }
 
 // OpenLayout opens (creating if needed) the OCI image layout at dir.
@@ -105,6 +125,10 @@ func OpenLayout(ctx context.Context, dir string) (*Store, error) {
 func (s *Store) Close() error {
 	if s.lock == nil {
 		return nil
+	}
+	if s.writer {
+		// What a failed copy left half written is of no use to anyone.
+		removeIngest(s.Dir)
 	}
 	return s.lock.Unlock()
 }

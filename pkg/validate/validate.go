@@ -119,6 +119,7 @@ func check(opts Options, tree *layers.Tree) *Report {
 		v.skillDir(d)
 	}
 	v.duplicateNames()
+	v.caseCollisions(tree.Entries)
 	v.files(tree.Entries)
 	v.finish()
 	return v.report

@@ -1,0 +1,190 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// crashWorld is two folders of one project installed together with a
+// lock file, holding an old install, about to get a new one.
+type crashWorld struct {
+	root, locks string
+	dirs        []string
+	lockPath    string
+}
+
+func newCrashWorld(t *testing.T) *crashWorld {
+	t.Helper()
+	root := t.TempDir()
+	w := &crashWorld{root: root, locks: t.TempDir(), lockPath: filepath.Join(root, "stax.lock"),
+		dirs: []string{filepath.Join(root, ".claude", "skills"), filepath.Join(root, ".agents", "skills")}}
+	if err := os.MkdirAll(w.dirs[0], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.dirs[0], "MEMORY-mine.md"), []byte("the user's file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := []Skill{testSkill(t, "keep", "v1\n"), testSkill(t, "gone", "bye\n")}
+	if _, err := InstallAll(context.Background(), w.dirs, old, w.options([]byte("old\n"))); err != nil {
+		t.Fatal(err)
+	}
+	// The user has added to an installed skill: the new install, with
+	// --force, moves it to a backup.
+	if err := os.WriteFile(filepath.Join(w.dirs[0], "keep", "MEMORY.md"), []byte("learned\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *crashWorld) options(lock []byte) Options {
+	return Options{Root: w.root, LockDir: w.locks, Lock: &LockFile{Path: w.lockPath, Data: lock}, Force: true}
+}
+
+func (w *crashWorld) next(t *testing.T) error {
+	_, err := InstallAll(context.Background(), w.dirs, []Skill{testSkill(t, "keep", "v2\n"), testSkill(t, "new", "hi\n")}, w.options([]byte("new\n")))
+	return err
+}
+
+// state is every file of the project, the lock file included.
+func (w *crashWorld) state(t *testing.T) string {
+	return listTree(t, w.root)
+}
+
+// leftovers lists what a finished install must not leave: staging
+// directories, journals, commit markers, temporary files.
+func (w *crashWorld) leftovers(t *testing.T) []string {
+	var found []string
+	for _, dir := range append(w.dirs, w.locks, w.root) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			n := e.Name()
+			if strings.HasPrefix(n, ".stax-staging-") || strings.HasSuffix(n, ".journal.json") || strings.HasSuffix(n, ".committed") ||
+				strings.HasPrefix(n, "..stax") || strings.HasPrefix(n, ".stax.lock") {
+				found = append(found, filepath.Join(dir, n))
+			}
+		}
+	}
+	return found
+}
+
+// countSteps runs an install with a hook that only counts.
+func countSteps(t *testing.T) []string {
+	w := newCrashWorld(t)
+	var steps []string
+	step = func(s string) error { steps = append(steps, s); return nil }
+	defer func() { step = func(string) error { return nil } }()
+	if err := w.next(t); err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+var errInjected = errors.New("injected failure")
+
+// atStep runs install with the k-th step (from 0) replaced by what.
+func atStep(k int, what func() error, install func() error) error {
+	n := 0
+	step = func(string) error {
+		if n++; n == k+1 {
+			return what()
+		}
+		return nil
+	}
+	defer func() { step = func(string) error { return nil } }()
+	return install()
+}
+
+// A failure at any step of the commit leaves the old install and lock
+// file exactly, and a rerun without --force installs the new one.
+func TestFailureAtEveryStepRollsBack(t *testing.T) {
+	steps := countSteps(t)
+	if len(steps) < 8 {
+		t.Fatalf("too few steps to test: %v", steps)
+	}
+	for k, name := range steps {
+		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
+			w := newCrashWorld(t)
+			old := w.state(t)
+			err := atStep(k, func() error { return errInjected }, func() error { return w.next(t) })
+			if !errors.Is(err, errInjected) {
+				t.Fatalf("err = %v", err)
+			}
+			if got := w.state(t); got != old {
+				t.Fatalf("after a failure at %s:\n%s\nwant the old install:\n%s", name, got, old)
+			}
+			if l := w.leftovers(t); len(l) > 0 {
+				t.Errorf("left behind: %v", l)
+			}
+			if backups, _ := os.ReadDir(filepath.Join(w.root, BackupDir)); len(backups) > 0 {
+				t.Errorf("a rolled back install left a backup directory: %v", backups)
+			}
+			if err := w.next(t); err != nil {
+				t.Fatalf("rerun: %v", err)
+			}
+			_, stillThere := os.Stat(filepath.Join(w.dirs[0], "keep", "MEMORY.md"))
+			if got := w.state(t); !strings.Contains(got, "keep/MEMORY.md: learned") || stillThere == nil {
+				t.Errorf("the user's addition is not in a backup:\n%s", got)
+			}
+			if got := w.state(t); !strings.Contains(got, "keep/SKILL.md: v2") || strings.Contains(got, "gone/") || !strings.Contains(got, "stax.lock: new") {
+				t.Errorf("rerun did not install the new one:\n%s", got)
+			}
+		})
+	}
+}
+
+// A crash (here a panic, which like a kill runs no rollback) at any step
+// leaves a state the next run repairs: old or new, never a mix, with the
+// record and the lock file describing what is on disk; and a rerun
+// without --force installs the new one.
+func TestCrashAtEveryStepIsRecovered(t *testing.T) {
+	steps := countSteps(t)
+	for k, name := range steps {
+		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
+			w := newCrashWorld(t)
+			old := w.state(t)
+			func() {
+				defer func() { recover() }()
+				atStep(k, func() error { panic(errInjected) }, func() error { return w.next(t) })
+			}()
+
+			var notes []string
+			for _, dir := range w.dirs {
+				note, err := Recover(context.Background(), dir, w.locks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				notes = append(notes, note)
+			}
+			got := w.state(t)
+			newState := strings.Contains(got, "keep/SKILL.md: v2")
+			switch {
+			case got == old:
+			case newState && !strings.Contains(got, "gone/") && strings.Contains(got, "stax.lock: new") &&
+				strings.Count(got, "new/SKILL.md: hi") == 2 && strings.Contains(got, BackupDir) && strings.Contains(got, "keep/MEMORY.md: learned"):
+			default:
+				t.Fatalf("after a crash at %s and recovery (%q), a mix:\n%s", name, notes, got)
+			}
+			for i, dir := range w.dirs {
+				drift, err := Check(dir)
+				// In the old install, the user's addition is the one
+				// difference; the new one matches its record exactly.
+				userEdit := i == 0 && !newState && len(drift) == 1 && drift[0].Skill == "keep" && fmt.Sprint(drift[0].Added) == "[MEMORY.md]" &&
+					len(drift[0].Changed)+len(drift[0].Removed) == 0
+				if err != nil || len(drift) > 0 && !userEdit {
+					t.Errorf("%s: the record does not describe the folder: %v %+v", dir, err, drift)
+				}
+			}
+			if err := w.next(t); err != nil {
+				t.Fatalf("rerun without --force: %v", err)
+			}
+			if l := w.leftovers(t); len(l) > 0 {
+				t.Errorf("left behind: %v", l)
+			}
+		})
+	}
+}

@@ -1,0 +1,235 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/exitcode"
+)
+
+// journalData is what an install writes, and syncs, before its first
+// rename: enough for the next run to put the folder and the lock file back
+// as they were, or to finish the install if it was committed. It lives in
+// the user's lock directory, beside the folder's lock, so a project cannot
+// plant one.
+type journalData struct {
+	// ID names the transaction; its commit marker is ID+".committed" in
+	// the lock directory.
+	ID string `json:"id"`
+	// Base is the directory every move is relative to, and confined to.
+	Base   string `json:"base"`
+	Folder string `json:"folder"`
+	// Staging is the staging directory's name in the folder.
+	Staging string `json:"staging"`
+	// Moves are the renames of the install, in order.
+	Moves [][2]string `json:"moves"`
+	// HadRecord and Record are the folder's record as it was.
+	HadRecord bool        `json:"hadRecord"`
+	Record    string      `json:"record"`
+	Lock      *lockChange `json:"lock,omitempty"`
+}
+
+// lockChange is a file written with an install, as it was and as it will
+// be.
+type lockChange struct {
+	Path     string        `json:"path"`
+	Existed  bool          `json:"existed"`
+	Previous string        `json:"previous"`
+	New      digest.Digest `json:"new"`
+	data     []byte
+}
+
+func newLockChange(l LockFile) (*lockChange, error) {
+	lc := &lockChange{Path: l.Path, New: digest.FromBytes(l.Data), data: l.Data}
+	old, err := os.ReadFile(l.Path)
+	switch {
+	case err == nil:
+		lc.Existed, lc.Previous = true, string(old)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read %s: %w", l.Path, err))
+	}
+	return lc, nil
+}
+
+func (lc *lockChange) changes() bool {
+	return !lc.Existed || lc.Previous != string(lc.data)
+}
+
+func (lc *lockChange) write() error {
+	return renameio.WriteFile(lc.Path, lc.data, 0o644, renameio.WithTempDir(filepath.Dir(lc.Path)))
+}
+
+// restore puts the file back as it was, unless something other than this
+// install has written it since.
+func (lc *lockChange) restore() error {
+	now, err := os.ReadFile(lc.Path)
+	if err != nil || digest.FromBytes(now) != lc.New || (lc.Existed && lc.Previous == string(now)) {
+		return nil
+	}
+	if !lc.Existed {
+		return os.Remove(lc.Path)
+	}
+	return renameio.WriteFile(lc.Path, []byte(lc.Previous), 0o644, renameio.WithTempDir(filepath.Dir(lc.Path)))
+}
+
+// transaction ties the folders of one install together: it is committed,
+// for all of them at once, when its marker file is written.
+type transaction struct {
+	id     string
+	marker string
+}
+
+func newTransaction(lockDir string) *transaction {
+	id := randomID()
+	return &transaction{id: id, marker: filepath.Join(lockDir, id+".committed")}
+}
+
+func (t *transaction) commit() error {
+	return renameio.WriteFile(t.marker, nil, 0o644, renameio.WithTempDir(filepath.Dir(t.marker)))
+}
+
+// forget removes the marker once every folder's journal is gone.
+func (t *transaction) forget() { os.Remove(t.marker) }
+
+func writeJournal(path string, j *journalData) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, data, 0o600, renameio.WithTempDir(filepath.Dir(path))); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// recoverJournal finishes or undoes the install a crash interrupted, if
+// the journal at path says there was one, and says which. The caller holds
+// the folder's lock.
+func recoverJournal(path, lockDir string) (string, error) {
+	// A journal a killed run was still writing never took effect.
+	if partial, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"*")); len(partial) > 0 {
+		for _, p := range partial {
+			os.Remove(p)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read the install journal %s: %w", path, err))
+	}
+	var j journalData
+	if err := json.Unmarshal(data, &j); err != nil || layers.CheckName(j.ID) != nil || !stagingName(j.Staging) {
+		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("the install journal %s is damaged (%v): check the folder it names, then remove the journal", path, err))
+	}
+	dir := filepath.Join(j.Base, j.Folder)
+	base, err := os.OpenRoot(j.Base)
+	var folder *os.Root
+	if err == nil {
+		defer base.Close()
+		folder, err = base.OpenRoot(j.Folder)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder is gone, and with it what there was to recover.
+		os.Remove(path)
+		return fmt.Sprintf("an install into %s was interrupted, and the folder is gone since; nothing to recover", dir), nil
+	}
+	if err != nil {
+		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("recover the interrupted install into %s: %w", dir, err))
+	}
+	defer folder.Close()
+	if _, err := os.Stat(filepath.Join(lockDir, j.ID+".committed")); err == nil {
+		if err := folder.RemoveAll(j.Staging); err != nil {
+			return "", exitcode.Wrap(exitcode.FileSystem, err)
+		}
+		os.Remove(path)
+		return fmt.Sprintf("an install into %s was interrupted after it was committed; it is now complete", dir), nil
+	}
+	undoMoves(base, j.Moves)
+	restoreRecord(folder, j.HadRecord, []byte(j.Record))
+	if j.Lock != nil {
+		if err := j.Lock.restore(); err != nil {
+			return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("restore %s: %w", j.Lock.Path, err))
+		}
+	}
+	if err := folder.RemoveAll(j.Staging); err != nil {
+		return "", exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	os.Remove(path)
+	return fmt.Sprintf("an install into %s was interrupted; it was rolled back to the install before it", dir), nil
+}
+
+// Recover finishes or undoes, under the folder's lock, an install into dir
+// that a crash interrupted, and says which; "" when there was none.
+func Recover(ctx context.Context, dir, lockDir string) (string, error) {
+	unlock, journal, err := lockFolder(ctx, lockDir, dir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	note, err := recoverJournal(journal, lockDir)
+	if err != nil {
+		return "", err
+	}
+	if folder, err := os.OpenRoot(dir); err == nil {
+		removeLeftovers(folder)
+		folder.Close()
+	}
+	return note, nil
+}
+
+// undoMoves renames back, last first, every move whose result is there
+// and whose source is free: it can be run again after a crash of its own.
+func undoMoves(base *os.Root, moves [][2]string) {
+	for i := len(moves) - 1; i >= 0; i-- {
+		from, to := moves[i][0], moves[i][1]
+		if _, err := base.Lstat(to); err != nil {
+			continue
+		}
+		if _, err := base.Lstat(from); err == nil {
+			continue
+		}
+		base.Rename(to, from)
+	}
+}
+
+func restoreRecord(folder *os.Root, had bool, data []byte) {
+	if !had {
+		folder.Remove(RecordFile)
+		return
+	}
+	if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
+		return
+	}
+	renameio.WriteFile(RecordFile, data, 0o644, renameio.WithRoot(folder))
+}
+
+// step is called before each step of a commit; tests make it fail, or
+// panic as a kill would stop the process, at each step in turn.
+var step = func(string) error { return nil }
+
+// stagingName reports whether name is one directory of the staging kind.
+func stagingName(name string) bool {
+	return strings.HasPrefix(name, layers.StagingPrefix) && len(name) > len(layers.StagingPrefix) && !strings.ContainsAny(name, `/\`)
+}
