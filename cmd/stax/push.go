@@ -13,7 +13,9 @@ import (
 	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -32,6 +34,9 @@ type pushOptions struct {
 	// Against is the published package a built package follows; empty
 	// means whatever the destination reference already names.
 	Against string
+	// PushDependencies pushes the package directories DIR depends on to
+	// the references stax.yaml names beside them, first.
+	PushDependencies bool
 }
 
 // transferResult is what push, pull and copy print with --output json.
@@ -95,6 +100,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer")
 	f.StringVar(&opts.Created, "created", "", "when building DIR: creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else the epoch)")
 	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
+	f.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
 	opts.Remote.addFlags(cmd)
 	return cmd
@@ -113,11 +119,27 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err != nil {
 		return err
 	}
+	// A published package names its dependencies by reference only.
+	build.Publish = true
+	if opts.PushDependencies {
+		if err := pushDependencies(ctx, opts, opener, build); err != nil {
+			return err
+		}
+	}
 	src, err := openSource(ctx, opener, opts.Source, localOnly, build)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
+	if src.Built == nil {
+		pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, build.MaxSize)
+		if err != nil {
+			return err
+		}
+		if err := pack.CheckPublishable(src.Name, pkg.Config.Packages); err != nil {
+			return err
+		}
+	}
 	if src.Built != nil {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
 	}
@@ -261,4 +283,25 @@ func precedingTag(tags []string, tag string) (string, bool) {
 		}
 	}
 	return found, found != ""
+}
+
+// pushDependencies publishes the package directories the source depends on.
+func pushDependencies(ctx context.Context, opts *pushOptions, opener *target.Opener, build pack.Options) error {
+	if info, err := os.Stat(opts.Source); err != nil || !info.IsDir() {
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", opts.Source))
+	}
+	p, err := project.Open(opts.Source)
+	if err != nil {
+		return err
+	}
+	copyOpts, done := opts.Remote.transferOptions(opts.IO)
+	copyOpts.MaxSize = build.MaxSize
+	published, err := resolve.PublishDependencies(ctx, p, resolve.Options{Opener: opener, MaxSize: build.MaxSize, Build: build}, copyOpts)
+	done()
+	for _, d := range published {
+		if !opts.Global.json() {
+			fmt.Fprintf(opts.IO.ErrOut, "Pushed dependency %s as %s@%s\n", d.Dir, d.Ref, d.Digest)
+		}
+	}
+	return err
 }

@@ -187,8 +187,14 @@ func (r *resolver) identify(decl, base string) (key, identity, dir string, err e
 
 // isPath reports whether decl is a directory rather than a reference:
 // "." or anything starting with ./, ../ or /.
-func isPath(decl string) bool {
-	return decl == "." || decl == ".." || strings.HasPrefix(decl, "./") || strings.HasPrefix(decl, "../") || filepath.IsAbs(decl)
+func isPath(decl string) bool { return project.IsPath(decl) }
+
+// packageName is how messages name a package directory.
+func packageName(p *project.Project) string {
+	if p.Definition != nil && p.Definition.Name != "" {
+		return p.Definition.Name
+	}
+	return p.Root
 }
 
 // fetch opens a reference, resolves it to a digest, and resolves the
@@ -324,7 +330,13 @@ func (r *resolver) buildInto(p *project.Project, pusher content.Pusher, path []s
 	var children []*Node
 	var deps []artifact.PackageRef
 	if p.Definition != nil {
-		for _, decl := range p.Definition.Packages {
+		for _, dep := range p.Definition.Packages {
+			decl := dep.String()
+			if r.opts.Build.Publish && dep.Ref != "" {
+				decl = dep.Ref
+			} else if r.opts.Build.Publish {
+				return nil, nil, exitcode.Wrap(exitcode.Resolution, &pack.PathDependencyError{Package: packageName(p), Path: dep.Path})
+			}
 			child, err := r.resolve(decl, p.Root, path)
 			if err != nil {
 				return nil, nil, err
