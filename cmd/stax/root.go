@@ -91,6 +91,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newInstallCmd(streams, global),
 		newUninstallCmd(streams, global),
 		newVerifyCmd(streams, global),
+		newApplyCmd(streams, global, nil),
 	)
 	return root, started
 }
