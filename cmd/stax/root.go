@@ -93,6 +93,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newVerifyCmd(streams, global),
 		newApplyCmd(streams, global, nil),
 	)
+	registerCompletions(root, global)
 	return root, started
 }
 
