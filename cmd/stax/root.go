@@ -92,6 +92,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newUninstallCmd(streams, global),
 		newVerifyCmd(streams, global),
 		newApplyCmd(streams, global, nil),
+		newNewCmd(streams, global),
 	)
 	registerCompletions(root, global)
 	return root, started
