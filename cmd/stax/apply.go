@@ -11,7 +11,6 @@ import (
 
 	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/proposal"
 )
 
@@ -92,13 +91,9 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	case opts.Major:
 		part = bump.Major
 	}
-	dir := opts.SkillsDir
-	if dir == "" {
-		p, err := project.Open(".")
-		if err != nil {
-			return err
-		}
-		dir = p.SkillsDir
+	dir, err := skillsDirOrPackage(opts.SkillsDir)
+	if err != nil {
+		return err
 	}
 	today, err := creationTime("", getenv)
 	if err != nil {

@@ -83,6 +83,7 @@ func TestApplyCommandRejects(t *testing.T) {
 func TestApplyCommandArguments(t *testing.T) {
 	var got *applyOptions
 	cmd := newApplyCmd(&IOStreams{}, &globalOptions{}, func(_ context.Context, o *applyOptions) error { got = o; return nil })
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetArgs([]string{"p.json", "skills", "--minor", "--dry-run"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/runtime"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -47,12 +46,9 @@ func completeRuntimes(*cobra.Command, []string, string) ([]cobra.Completion, cob
 // the current directory; directories still complete, as SKILL may be one.
 func completePackageSkills(cmd *cobra.Command) ([]string, cobra.ShellCompDirective) {
 	dir, _ := cmd.Flags().GetString("dir")
-	if dir == "" {
-		p, err := project.Open(".")
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveDefault
-		}
-		dir = p.SkillsDir
+	dir, err := skillsDirOrPackage(dir)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveDefault
 	}
 	return skillNames(dir), cobra.ShellCompDirectiveDefault
 }

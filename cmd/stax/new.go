@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/scaffold"
 )
 
@@ -62,13 +61,9 @@ existing folder is never touched.`,
 }
 
 func runNewSkill(opts *newSkillOptions) error {
-	dir := opts.Dir
-	if dir == "" {
-		p, err := project.Open(".")
-		if err != nil {
-			return err
-		}
-		dir = p.SkillsDir
+	dir, err := skillsDirOrPackage(opts.Dir)
+	if err != nil {
+		return err
 	}
 	today, err := creationTime("", getenv)
 	if err != nil {

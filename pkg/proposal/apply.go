@@ -2,8 +2,6 @@ package proposal
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -571,9 +569,7 @@ func lineChanges(from, to string) (added, removed int) {
 // staging folder inside the skills directory, then moved over the old one,
 // which is kept until all are in; a failure moves them back.
 func write(root *os.Root, writes []pending) (err error) {
-	suffix := make([]byte, 8)
-	rand.Read(suffix)
-	staging := layers.StagingPrefix + "apply-" + hex.EncodeToString(suffix)
+	staging := layers.StagingName("apply")
 	if err := root.Mkdir(staging, 0o700); err != nil {
 		return err
 	}

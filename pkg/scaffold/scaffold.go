@@ -5,8 +5,6 @@
 package scaffold
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,9 +79,7 @@ func Skill(opts Options) (*Result, error) {
 			struct{ name, text string }{stateful.MemoryFile, memory(today.UTC().Format(time.DateOnly))})
 	}
 
-	suffix := make([]byte, 8)
-	rand.Read(suffix)
-	staging := layers.StagingPrefix + "new-" + hex.EncodeToString(suffix)
+	staging := layers.StagingName("new")
 	if err := root.Mkdir(staging, 0o700); err != nil {
 		return nil, err
 	}
