@@ -70,3 +70,44 @@ func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
 		t.Errorf("install overrides:\n%s\nwant\n%s", strings.Join(res.Overrides, "\n"), wantOverride)
 	}
 }
+
+// The README's worked example: org ← base, and a project declaring
+// [base, team], installed; the override report names each rule.
+func TestReadmePrecedenceExample(t *testing.T) {
+	useHome(t)
+	reg := registrytest.New(t)
+	root := t.TempDir()
+	ref := func(name, version string) string { return reg.Host + "/acme/" + name + ":" + version }
+	publish := func(name, version, deps string, skills ...string) {
+		t.Helper()
+		dir := filepath.Join(root, name)
+		writeFile(t, filepath.Join(dir, "stax.yaml"), "name: "+name+"\nversion: "+version+"\n"+deps)
+		files := map[string]string{}
+		for _, s := range skills {
+			files[s+"/SKILL.md"] = skillMD(s, "From "+name+".")
+		}
+		writeSkillFiles(t, filepath.Join(dir, "skills"), files)
+		if r := runStax(t, "push", dir, ref(name, version)); r.Code != 0 {
+			t.Fatalf("push %s: %s", name, r.Stderr)
+		}
+	}
+	org, base, team := ref("org-skills", "2.0.0"), ref("base-skills", "1.0.0"), ref("team-skills", "1.4.0")
+	publish("org-skills", "2.0.0", "", "review-pr", "deploy", "lint")
+	publish("base-skills", "1.0.0", "packages: ["+org+"]\n", "onboarding")
+	publish("team-skills", "1.4.0", "", "review-pr", "onboarding")
+	project := filepath.Join(root, "project")
+	writeFile(t, filepath.Join(project, "stax.yaml"), "name: project\nversion: 0.1.0\npackages:\n  - "+base+"\n  - "+team+
+		"\ninstall: {sources: [\".\"], runtimes: [claude-code]}\n")
+	writeSkillFiles(t, filepath.Join(project, "skills"), map[string]string{"deploy/SKILL.md": skillMD("deploy", "From the project.")})
+
+	r := runStax(t, "install", "--dir", project)
+	if r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	want := "warning: skill onboarding: " + team + " (direct, 2nd) over " + base + " (direct, 1st)\n" +
+		"warning: skill review-pr: " + team + " (direct, 2nd) over " + org + " (transitive via " + base + ")\n" +
+		"warning: skill deploy: . (own content) over " + org + " (transitive via " + base + ")\n"
+	if !strings.Contains(r.Stderr, want) {
+		t.Errorf("report:\n%s\nwant\n%s", r.Stderr, want)
+	}
+}
