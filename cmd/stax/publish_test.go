@@ -41,6 +41,11 @@ func TestPushRefusesPathDependencies(t *testing.T) {
 	}
 
 	writeFile(t, filepath.Join(top, "stax.yaml"), "name: top\nversion: 1.0.0\npackages:\n  - path: ../p41\n    ref: "+depRef+"\n")
+	// The reference is what gets recorded: unpublished, the push fails
+	// and says how to publish it.
+	if r := runStax(t, "push", top, topRef); r.Code == 0 || !strings.Contains(r.Stderr, depRef+" is the published reference of ../p41: publish it first, or push with --push-dependencies") {
+		t.Errorf("push before the dependency is published: exit %d\n%s", r.Code, r.Stderr)
+	}
 	r = runStax(t, "push", top, topRef, "--push-dependencies")
 	if r.Code != 0 {
 		t.Fatalf("push --push-dependencies: %d %s", r.Code, r.Stderr)

@@ -338,6 +338,9 @@ func (r *resolver) buildInto(p *project.Project, pusher content.Pusher, path []s
 				return nil, nil, exitcode.Wrap(exitcode.Resolution, &pack.PathDependencyError{Package: packageName(p), Path: dep.Path})
 			}
 			child, err := r.resolve(decl, p.Root, path)
+			if err != nil && r.opts.Build.Publish && dep.Path != "" {
+				err = fmt.Errorf("%w\n%s is the published reference of %s: publish it first, or push with --push-dependencies", err, dep.Ref, dep.Path)
+			}
 			if err != nil {
 				return nil, nil, err
 			}
