@@ -82,17 +82,20 @@ func (g *Graph) layOut() {
 		}
 	}
 	// A transitive package is named by the first chain that reaches it,
-	// depth first in declaration order: the one that gave it its place.
+	// depth first in declaration order: the one that gave it its place,
+	// even when the chain passes through another direct package.
 	named := map[*Node]bool{}
 	var walk func(n *Node, via []string)
 	walk = func(n *Node, via []string) {
 		via = append(via, n.Ref)
 		for _, c := range n.Children {
-			if isDirect[c] || c == g.Root || named[c] {
+			if c == g.Root || named[c] {
 				continue
 			}
-			named[c] = true
-			c.Standing = Standing{Kind: Transitive, Via: append([]string(nil), via...)}
+			if !isDirect[c] {
+				named[c] = true
+				c.Standing = Standing{Kind: Transitive, Via: append([]string(nil), via...)}
+			}
 			walk(c, via)
 		}
 	}

@@ -233,22 +233,24 @@ func (o precedenceOracle) higher(self string, direct []string, x, y string) bool
 	case ix >= 0 || iy >= 0:
 		return ix >= 0
 	}
-	first := func(n string) int {
-		for i, d := range direct {
-			under := map[string]bool{}
-			o.reach(d, under)
-			if under[n] {
-				return i
-			}
-		}
-		panic(n + " is under no direct dependency")
-	}
-	fx, fy := first(x), first(y)
+	fx, fy := o.first(direct, x), o.first(direct, y)
 	if fx != fy {
 		return fx > fy
 	}
 	d := direct[fx]
 	return o.higher(d, o.deps[d], x, y)
+}
+
+// first is the index of the first of direct that n lies under.
+func (o precedenceOracle) first(direct []string, n string) int {
+	for i, d := range direct {
+		under := map[string]bool{}
+		o.reach(d, under)
+		if under[n] {
+			return i
+		}
+	}
+	panic(n + " is under no direct dependency")
 }
 
 // order lists every package of a resolution of sources, lowest first.
@@ -323,6 +325,30 @@ func TestPrecedenceMatchesTheRule(t *testing.T) {
 			for _, s := range merge.Merge(g.Order).Skills {
 				if s.Path == "shared" && pkgName(s.From) != want[len(want)-1] {
 					t.Errorf("shared from %s, want %s", pkgName(s.From), want[len(want)-1])
+				}
+			}
+			// Each standing names the rule that placed the package: a
+			// transitive one via the first direct package it lies under.
+			self, direct := "", sources
+			if len(sources) == 1 {
+				self, direct = sources[0], spec.deps[sources[0]]
+			}
+			o := precedenceOracle{deps: spec.deps}
+			for _, n := range g.Order {
+				name, st := pkgName(n), n.Standing
+				switch {
+				case name == self:
+					if st.Kind != resolve.Own {
+						t.Errorf("%s: %s, want own content", name, st)
+					}
+				case slices.Contains(direct, name):
+					if st.Kind != resolve.Direct || direct[st.Index-1] != name {
+						t.Errorf("%s: %s, want direct at %d", name, st, slices.Index(direct, name)+1)
+					}
+				default:
+					if st.Kind != resolve.Transitive || filepath.Base(st.Via[0]) != direct[o.first(direct, name)] {
+						t.Errorf("%s: %s, want transitive via %s", name, st, direct[o.first(direct, name)])
+					}
 				}
 			}
 		})
