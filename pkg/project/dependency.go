@@ -1,6 +1,7 @@
 package project
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,15 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 	}
 	*d = Dependency(p)
 	return nil
+}
+
+// MarshalJSON writes the short form when one field is set, as YAML does.
+func (d Dependency) MarshalJSON() ([]byte, error) {
+	if d.Path == "" || d.Ref == "" {
+		return json.Marshal(d.String())
+	}
+	type plain Dependency
+	return json.Marshal(plain(d))
 }
 
 // MarshalYAML writes the short form when one field is set.

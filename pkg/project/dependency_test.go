@@ -1,10 +1,14 @@
 package project
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestDependencyForms(t *testing.T) {
@@ -35,5 +39,24 @@ func TestDependencyForms(t *testing.T) {
 		if _, err := write(body); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", body, err, msg)
 		}
+	}
+}
+
+func TestDependencyEncodings(t *testing.T) {
+	def := Definition{Name: "p", Packages: []Dependency{{Ref: "ghcr.io/a/b:1"}, {Path: "../c"}, {Path: "./d", Ref: "ghcr.io/a/d:2"}}}
+	j, err := json.Marshal(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"packages":["ghcr.io/a/b:1","../c",{"ref":"ghcr.io/a/d:2","path":"./d"}]`; !strings.Contains(string(j), want) {
+		t.Errorf("JSON %s, want %s", j, want)
+	}
+	y, err := yaml.Marshal(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Definition
+	if err := yaml.Unmarshal(y, &back); err != nil || !slices.Equal(back.Packages, def.Packages) {
+		t.Errorf("YAML round trip: %s -> %+v, %v", y, back.Packages, err)
 	}
 }
