@@ -13,9 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -119,26 +117,16 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err != nil {
 		return err
 	}
-	// A published package names its dependencies by reference only.
-	build.Publish = true
-	if opts.PushDependencies {
-		if err := pushDependencies(ctx, opts, opener, build); err != nil {
-			return err
-		}
+	if err := preparePublish(ctx, opts, opener, &build); err != nil {
+		return err
 	}
 	src, err := openSource(ctx, opener, opts.Source, localOnly, build)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if src.Built == nil {
-		pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, build.MaxSize)
-		if err != nil {
-			return err
-		}
-		if err := pack.CheckPublishable(src.Name, pkg.Config.Packages); err != nil {
-			return err
-		}
+	if err := checkPublishable(ctx, src, build.MaxSize); err != nil {
+		return err
 	}
 	if src.Built != nil {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
@@ -283,25 +271,4 @@ func precedingTag(tags []string, tag string) (string, bool) {
 		}
 	}
 	return found, found != ""
-}
-
-// pushDependencies publishes the package directories the source depends on.
-func pushDependencies(ctx context.Context, opts *pushOptions, opener *target.Opener, build pack.Options) error {
-	if info, err := os.Stat(opts.Source); err != nil || !info.IsDir() {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", opts.Source))
-	}
-	p, err := project.Open(opts.Source)
-	if err != nil {
-		return err
-	}
-	copyOpts, done := opts.Remote.transferOptions(opts.IO)
-	copyOpts.MaxSize = build.MaxSize
-	published, err := resolve.PublishDependencies(ctx, p, resolve.Options{Opener: opener, MaxSize: build.MaxSize, Build: build}, copyOpts)
-	done()
-	for _, d := range published {
-		if !opts.Global.json() {
-			fmt.Fprintf(opts.IO.ErrOut, "Pushed dependency %s as %s@%s\n", d.Dir, d.Ref, d.Digest)
-		}
-	}
-	return err
 }
