@@ -39,7 +39,8 @@ replace or create a skill:
   {"summary": "…", "operation_type": "revise|narrow|replace|create",
    "upsert_files": {"<slug>/SKILL.md": "…", "<slug>/references/x.md": "…"}}
 
-(or the legacy single-key form {"summary", "operation_type", "skill_md"}).
+(or the legacy single-key form: the SKILL.md text alone, as "skill_md", or as
+the one key "SKILL.md" of upsert_files, for the skill its name names).
 It is checked against every rule first: format, safe-paths (each file inside
 its skill's folder, no traversal, nothing written through a symlink),
 operation (create makes a new skill, the others change an existing one),

@@ -115,6 +115,10 @@ func TestApplyAccepted(t *testing.T) {
 		files:    []string{"triage-bug/MEMORY.md modified", "triage-bug/SKILL.md modified"},
 		contains: map[string][]string{"triage-bug/SKILL.md": {"3. Close duplicates."}},
 	}, {
+		fixture: "legacy-bare-key.json", slug: "triage-bug", part: bump.Minor, from: "1.2.0", to: "1.3.0",
+		files:    []string{"triage-bug/MEMORY.md modified", "triage-bug/SKILL.md modified"},
+		contains: map[string][]string{"triage-bug/SKILL.md": {"3. Close duplicates."}},
+	}, {
 		fixture: "create.json", slug: "parse-logs", to: "0.1.0",
 		files:    []string{"parse-logs/SKILL.md added", "parse-logs/scripts/first-failure.sh added"},
 		contains: map[string][]string{"parse-logs/scripts/first-failure.sh": {"grep -n -m1 FAIL"}},
@@ -228,13 +232,14 @@ func TestApplyRejected(t *testing.T) {
 	}{
 		{"reject-format.json", RuleFormat, []string{"summary is missing", `operation_type "rewrite"`}},
 		{"reject-unknown-field.json", RuleFormat, []string{`unknown field "delete_files"`}},
+		{"reject-legacy-no-name.json", RuleFormat, []string{"skill_md: the single-key form names its skill by the name in its frontmatter"}},
 		{"reject-hostile-paths.json", RuleSafePaths, []string{
 			`"triage-bug/../evil/SKILL.md": path traversal`,
 			`"/etc/cron.d/x": absolute path`,
 			`"triage-bug/references/../../../x": path traversal`,
 			"backslash in path",
 			`"Triage_Bug/SKILL.md": the skill folder is not a skill name`,
-			`"SKILL.md" is not inside a skill folder`,
+			`"notes.md" is not inside a skill folder`,
 			`"triage-bug/./a.md": path is not clean`,
 			"control character in path",
 		}},

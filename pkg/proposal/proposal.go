@@ -5,8 +5,9 @@
 //	{"summary": "…", "operation_type": "revise",
 //	 "upsert_files": {"<slug>/SKILL.md": "…", "<slug>/references/x.md": "…"}}
 //
-// The legacy single-key form, {"summary", "operation_type", "skill_md"},
-// carries only the SKILL.md text; its skill is the one its name names.
+// The legacy single-key form carries only the SKILL.md text, as
+// {"summary", "operation_type", "skill_md": "…"} or with upsert_files
+// holding the one key "SKILL.md"; its skill is the one its name names.
 //
 // A proposal is checked against named rules (Rule*) and stax validation
 // before anything is written; then every file is written or none is, inside
@@ -123,13 +124,13 @@ func (p *Proposal) normalize() error {
 	case p.SkillMD != nil && p.Files != nil:
 		problems = append(problems, "both upsert_files and the legacy skill_md: give one")
 	case p.SkillMD != nil:
-		doc, err := skill.Parse([]byte(*p.SkillMD))
-		if err != nil || doc.Frontmatter.Name == "" {
-			problems = append(problems, "skill_md: the legacy form names its skill by the name in its frontmatter, and it has none")
-			break
+		if err := p.legacy("skill_md", *p.SkillMD); err != "" {
+			problems = append(problems, err)
 		}
-		p.Files = map[string]string{doc.Frontmatter.Name + "/" + skill.FileName: *p.SkillMD}
-		p.SkillMD = nil
+	case len(p.Files) == 1 && p.Files[skill.FileName] != "":
+		if err := p.legacy("upsert_files: "+skill.FileName, p.Files[skill.FileName]); err != "" {
+			problems = append(problems, err)
+		}
 	case len(p.Files) == 0:
 		problems = append(problems, "upsert_files is missing or empty")
 	}
@@ -137,6 +138,18 @@ func (p *Proposal) normalize() error {
 		return &RejectedError{Rules: []RuleResult{{Rule: RuleFormat, Problems: problems}}}
 	}
 	return nil
+}
+
+// legacy turns the single-key form into files: the SKILL.md text alone,
+// for the skill its name names. It returns the problem, if any.
+func (p *Proposal) legacy(field, text string) string {
+	doc, err := skill.Parse([]byte(text))
+	if err != nil || doc.Frontmatter.Name == "" {
+		return field + ": the single-key form names its skill by the name in its frontmatter, and it has none"
+	}
+	p.Files = map[string]string{doc.Frontmatter.Name + "/" + skill.FileName: text}
+	p.SkillMD = nil
+	return ""
 }
 
 // RuleResult is the outcome of one rule.
