@@ -131,8 +131,9 @@ func Apply(p *Proposal, opts Options) (*Result, error) {
 		return res, a.rejected()
 	}
 	if !slices.ContainsFunc(targets, (*target).changes) {
+		// Nothing changes, so nothing is checked further: the skill as it
+		// is stays, whatever its state.
 		res.NoOp = true
-		a.pass(RuleNameIsSlug, RuleNameUnchanged, RuleDescriptionLength, RuleTier3Cited, RuleValidation)
 		return res, nil
 	}
 

@@ -215,7 +215,7 @@ func TestApplyNoOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.NoOp || len(res.Skills) != 0 {
+	if !res.NoOp || len(res.Skills) != 0 || len(res.Rules) != 3 {
 		t.Errorf("result %+v", res)
 	}
 	if fmt.Sprint(snapshot(t, dir)) != fmt.Sprint(before) {
