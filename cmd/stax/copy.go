@@ -18,6 +18,7 @@ type copyOptions struct {
 	Destination string
 	NoReferrers bool
 	MaxSize     string
+	Verify      verifyFlags
 }
 
 func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
@@ -41,6 +42,7 @@ tag or digest takes SRC's tag.`,
 	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
+	opts.Verify.addFlags(cmd)
 	return cmd
 }
 
@@ -68,6 +70,9 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return err
 	}
 	defer src.Close()
+	if err := opts.Verify.checkTarget(ctx, opts.IO, src, maxSize); err != nil {
+		return err
+	}
 	dst, err := opener.Open(ctx, dstRef)
 	if err != nil {
 		return err
