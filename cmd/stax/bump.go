@@ -27,9 +27,10 @@ func newBumpCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 		Use:   "bump SKILL [--patch|--minor|--major]",
 		Short: "Raise a skill's version, keeping MEMORY.md in sync",
 		Long: `Raise the version of a skill's SKILL.md (its version field, or metadata.version
-when that is where it is) and set the version in MEMORY.md's frontmatter to
-the same value. Only those two values change: every other byte of both files
-stays as it was, quoting included.
+when that is where it is), set the version in MEMORY.md's frontmatter to the
+same value and its lastUpdated to today (UTC; SOURCE_DATE_EPOCH when set),
+adding lastUpdated after the version when it is missing. Only those values
+change: every other byte of both files stays as it was, quoting included.
 
 Any change to MEMORY.md, EXAMPLES.md or CALIBRATION.md needs at least a patch
 bump (seed 000 §8), the default; --minor and --major are for changes to the
@@ -73,7 +74,11 @@ func runBump(opts *bumpOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := bump.Skill(bump.Options{Dir: dir, Part: part, DryRun: opts.DryRun})
+	today, err := creationTime("", getenv)
+	if err != nil {
+		return err
+	}
+	res, err := bump.Skill(bump.Options{Dir: dir, Part: part, DryRun: opts.DryRun, Today: today})
 	if err != nil {
 		return err
 	}

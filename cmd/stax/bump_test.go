@@ -26,8 +26,10 @@ func readText(t *testing.T, name string) string {
 
 // TestBumpChangesOnlyTheVersions bumps the stateful example skill and
 // compares both files byte for byte with the originals, version lines
-// replaced.
+// replaced and MEMORY.md's lastUpdated set to SOURCE_DATE_EPOCH's date.
 func TestBumpChangesOnlyTheVersions(t *testing.T) {
+	// 2026-11-23T01:00:00Z
+	t.Setenv("SOURCE_DATE_EPOCH", "1795395600")
 	tests := []struct {
 		flag, want string
 	}{
@@ -48,6 +50,9 @@ func TestBumpChangesOnlyTheVersions(t *testing.T) {
 			for _, f := range []string{"SKILL.md", "MEMORY.md"} {
 				orig := readText(t, filepath.Join(postmortem, f))
 				want := strings.Replace(orig, "version: 1.3.2\n", "version: "+tt.want+"\n", 1)
+				if f == "MEMORY.md" {
+					want = strings.Replace(want, "lastUpdated: 2026-10-28\n", "lastUpdated: 2026-11-23\n", 1)
+				}
 				if orig == want {
 					t.Fatalf("%s has no version line to replace", f)
 				}

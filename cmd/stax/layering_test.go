@@ -185,8 +185,8 @@ func TestInstallLayersOrgTeamProject(t *testing.T) {
 		t.Errorf("provenance: %v", from)
 	}
 	wantOverrides := []string{
-		"skill review-pr: " + l.team + " overrides " + l.org,
-		"skill deploy: . overrides " + l.org,
+		"skill review-pr: " + l.team + " (direct, 1st) over " + l.org + " (transitive via " + l.team + ")",
+		"skill deploy: . (own content) over " + l.org + " (transitive via " + l.team + ")",
 	}
 	if strings.Join(out.Overrides, "\n") != strings.Join(wantOverrides, "\n") {
 		t.Errorf("overrides:\n%s\nwant\n%s", strings.Join(out.Overrides, "\n"), strings.Join(wantOverrides, "\n"))
@@ -543,7 +543,7 @@ func TestPullMergesInOrder(t *testing.T) {
 		t.Error("team's files survived beside org's review-pr")
 	}
 	raw, _ := json.Marshal(res.Overrides)
-	if !strings.Contains(string(raw), "skill review-pr: "+l.org+" overrides "+l.team) {
+	if !strings.Contains(string(raw), "skill review-pr: "+l.org+" (direct, 2nd) over "+l.team+" (direct, 1st)") {
 		t.Errorf("overrides %s", raw)
 	}
 }

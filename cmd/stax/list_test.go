@@ -94,7 +94,7 @@ func TestListRuntimes(t *testing.T) {
 	}
 
 	r = runStax(t, "list", "--runtime", "vim")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "known runtimes: agents, claude-code, codex") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "known runtimes: agents, claude-code (claude), codex") {
 		t.Errorf("unknown runtime: exit %d %s", r.Code, r.Stderr)
 	}
 	r = runStax(t, "list", "--dir", project, "--runtime", "windsurf")

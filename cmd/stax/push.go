@@ -37,6 +37,9 @@ type pushOptions struct {
 	// Sign signs the pushed package with the private key SignKey.
 	Sign    bool
 	SignKey string
+	// PushDependencies pushes the package directories DIR depends on to
+	// the references stax.yaml names beside them, first.
+	PushDependencies bool
 }
 
 // transferResult is what push, pull and copy print with --output json.
@@ -100,6 +103,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer")
 	f.StringVar(&opts.Created, "created", "", "when building DIR: creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else the epoch)")
 	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
+	f.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
 	f.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
 	f.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
@@ -124,11 +128,17 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := preparePublish(ctx, opts, opener, &build); err != nil {
+		return err
+	}
 	src, err := openSource(ctx, opener, opts.Source, localOnly, build)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
+	if err := checkPublishable(ctx, src, build.MaxSize); err != nil {
+		return err
+	}
 	if src.Built != nil {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
 	}

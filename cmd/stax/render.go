@@ -199,9 +199,9 @@ func printRenderSummary(w io.Writer, name string, res *render.Result) {
 		case skill.FileName:
 			order = append(order, fmt.Sprintf("SKILL.md body (%d B)", s.bytes))
 		case stateful.ExamplesFile:
-			order = append(order, fmt.Sprintf("%s (%s, %d B)", f, plural(s.pieces, "example"), s.bytes))
+			order = append(order, fmt.Sprintf("%s (%s, %d B)", f, counted(res.Examples, "example"), s.bytes))
 		case stateful.MemoryFile:
-			order = append(order, fmt.Sprintf("%s (%s, most recent first, %d B)", f, plural(s.pieces, "entry"), s.bytes))
+			order = append(order, fmt.Sprintf("%s (%s, most recent first, %d B)", f, counted(res.Entries, "entry"), s.bytes))
 		default:
 			order = append(order, fmt.Sprintf("%s (%d B)", f, s.bytes))
 		}
@@ -230,6 +230,14 @@ func printRenderSummary(w io.Writer, name string, res *render.Result) {
 		budget = ", budget " + res.Budget.String()
 	}
 	fmt.Fprintf(w, "rendered %d bytes, about %d tokens (bytes/4)%s\n", res.Bytes, res.Tokens, budget)
+}
+
+// counted is "3 of 5 entries", or "5 entries" when none was dropped.
+func counted(c render.Count, word string) string {
+	if c.Included == c.Total {
+		return plural(int64(c.Total), word)
+	}
+	return fmt.Sprintf("%d of %s", c.Included, plural(int64(c.Total), word))
 }
 
 func plural(n int64, word string) string {

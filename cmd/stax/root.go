@@ -94,7 +94,10 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newVerifyCmd(streams, global),
 		newSignCmd(streams, global, nil),
 		newKeyCmd(streams, global),
+		newApplyCmd(streams, global, nil),
+		newNewCmd(streams, global),
 	)
+	registerCompletions(root, global)
 	return root, started
 }
 

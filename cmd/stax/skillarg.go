@@ -41,12 +41,9 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 		}
 		return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: no such skill directory", arg))
 	}
-	if skillsDir == "" {
-		p, err := project.Open(".")
-		if err != nil {
-			return "", err
-		}
-		skillsDir = p.SkillsDir
+	skillsDir, err := skillsDirOrPackage(skillsDir)
+	if err != nil {
+		return "", err
 	}
 	dir := filepath.Join(skillsDir, arg)
 	if hasSkillMD(dir) {
@@ -58,6 +55,19 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 		hint = fmt.Sprintf("skills in %s: %s", skillsDir, strings.Join(names, ", "))
 	}
 	return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("no skill %q (%s); name a skill directory, or pass --dir", arg, hint))
+}
+
+// skillsDirOrPackage is dir, or when empty the skills directory of the
+// package in the current directory.
+func skillsDirOrPackage(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	p, err := project.Open(".")
+	if err != nil {
+		return "", err
+	}
+	return p.SkillsDir, nil
 }
 
 func hasSkillMD(dir string) bool {

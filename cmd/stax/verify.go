@@ -13,8 +13,8 @@ import (
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
-	"github.com/stax-dev/stax/pkg/trust"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/trust"
 )
 
 type verifyOptions struct {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 )
@@ -121,7 +122,7 @@ func TestSkillEditsOnlyTheVersion(t *testing.T) {
 			memory:    "---\nversion: 1.3.2\ncontributors: 4\nlastUpdated: 2026-10-28\n---\n" + memBody,
 			part:      Patch,
 			wantSkill: "---\nname: x\ndescription: d\nversion: 1.3.3\n---\nBody $ARGUMENTS\n",
-			wantMem:   "---\nversion: 1.3.3\ncontributors: 4\nlastUpdated: 2026-10-28\n---\n" + memBody,
+			wantMem:   "---\nversion: 1.3.3\ncontributors: 4\nlastUpdated: 2026-11-23\n---\n" + memBody,
 			field:     "version",
 		},
 		{
@@ -130,7 +131,7 @@ func TestSkillEditsOnlyTheVersion(t *testing.T) {
 			memory:    "---\r\n# provenance\r\nversion: '1.3.2'\r\ncontributors: 4\r\nlastUpdated: 2026-10-28\r\n---\r\n",
 			part:      Minor,
 			wantSkill: "---\r\nname: x   # the name\r\nversion:   \"1.4.0\"   # keep quoted\r\ndescription: d\r\n---\r\nBody\r\n",
-			wantMem:   "---\r\n# provenance\r\nversion: '1.4.0'\r\ncontributors: 4\r\nlastUpdated: 2026-10-28\r\n---\r\n",
+			wantMem:   "---\r\n# provenance\r\nversion: '1.4.0'\r\ncontributors: 4\r\nlastUpdated: 2026-11-23\r\n---\r\n",
 			field:     "version",
 		},
 		{
@@ -153,7 +154,16 @@ func TestSkillEditsOnlyTheVersion(t *testing.T) {
 			memory:    "---\nversion: 1.9.0\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n",
 			part:      Patch,
 			wantSkill: "---\nname: x\ndescription: d\nversion: 2.0.1\n---\n",
-			wantMem:   "---\nversion: 2.0.1\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n",
+			wantMem:   "---\nversion: 2.0.1\ncontributors: 1\nlastUpdated: 2026-11-23\n---\n",
+			field:     "version",
+		},
+		{
+			name:      "memory without lastUpdated gets one after its version",
+			skill:     "---\nname: x\ndescription: d\nversion: 1.0.0\n---\n",
+			memory:    "---\r\nversion: \"1.0.0\"\r\ncontributors: 1\r\n---\r\n" + memBody,
+			part:      Patch,
+			wantSkill: "---\nname: x\ndescription: d\nversion: 1.0.1\n---\n",
+			wantMem:   "---\r\nversion: \"1.0.1\"\r\nlastUpdated: 2026-11-23\r\ncontributors: 1\r\n---\r\n" + memBody,
 			field:     "version",
 		},
 		{
@@ -171,7 +181,9 @@ func TestSkillEditsOnlyTheVersion(t *testing.T) {
 			if tt.memory != "" {
 				write(t, filepath.Join(dir, "MEMORY.md"), tt.memory, 0o600)
 			}
-			res, err := Skill(Options{Dir: dir, Part: tt.part})
+			// Late on the 22nd in UTC-5 is the 23rd in UTC.
+			today := time.Date(2026, 11, 22, 22, 30, 0, 0, time.FixedZone("EST", -5*3600))
+			res, err := Skill(Options{Dir: dir, Part: tt.part, Today: today})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +192,7 @@ func TestSkillEditsOnlyTheVersion(t *testing.T) {
 			}
 			wantChanges := 1
 			if tt.memory != "" {
-				wantChanges = 2
+				wantChanges = 3 // version, memory version, memory lastUpdated
 				if got := read(t, filepath.Join(dir, "MEMORY.md")); got != tt.wantMem {
 					t.Errorf("MEMORY.md =\n%q\nwant\n%q", got, tt.wantMem)
 				}

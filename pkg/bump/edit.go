@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -44,6 +45,9 @@ type Options struct {
 	Part Part
 	// DryRun computes the result without writing.
 	DryRun bool
+	// Today is the date MEMORY.md's lastUpdated is set to (in UTC); the
+	// zero value means now.
+	Today time.Time
 }
 
 // Skill raises the version of the skill in opts.Dir and sets MEMORY.md's
@@ -97,11 +101,15 @@ func Skill(opts Options) (*Result, error) {
 	case err != nil:
 		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("bump: %w", err))
 	default:
-		newMem, change, err := memoryVersion(memPath, memData, res.To)
+		today := opts.Today
+		if today.IsZero() {
+			today = time.Now()
+		}
+		newMem, changes, err := memoryVersion(memPath, memData, res.To, today.UTC().Format(time.DateOnly))
 		if err != nil {
 			return nil, err
 		}
-		res.Changes = append(res.Changes, change)
+		res.Changes = append(res.Changes, changes...)
 		writes = append(writes, pendingWrite{memPath, newMem})
 	}
 	if opts.DryRun {
@@ -113,10 +121,12 @@ func Skill(opts Options) (*Result, error) {
 	return res, nil
 }
 
-// memoryVersion sets the version of a MEMORY.md.
-func memoryVersion(path string, data []byte, to string) ([]byte, Change, error) {
-	fail := func(format string, args ...any) ([]byte, Change, error) {
-		return nil, Change{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %s: "+format, append([]any{path}, args...)...))
+// memoryVersion sets the version of a MEMORY.md and its lastUpdated date:
+// the file is written with the skill's new version, so it is as of today.
+// A missing lastUpdated is added after the version line.
+func memoryVersion(path string, data []byte, to, today string) ([]byte, []Change, error) {
+	fail := func(format string, args ...any) ([]byte, []Change, error) {
+		return nil, nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %s: "+format, append([]any{path}, args...)...))
 	}
 	doc, err := skill.Parse(data)
 	if err != nil {
@@ -132,7 +142,47 @@ func memoryVersion(path string, data []byte, to string) ([]byte, Change, error) 
 	if err != nil {
 		return fail("%v", err)
 	}
-	return out, Change{File: path, Field: "version", Line: line, From: from, To: to}, nil
+	changes := []Change{{File: path, Field: "version", Line: line, From: from, To: to}}
+	if n := lookup(doc.Frontmatter.Node(), []string{"lastUpdated"}); n != nil {
+		// Only the version's length changed, on another line: the date's
+		// position in out is where the parsed node says.
+		withDate, dateLine, err := SetValue(out, doc.Frontmatter.Node(), []string{"lastUpdated"}, today)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if n.Value != today {
+			out = withDate
+			changes = append(changes, Change{File: path, Field: "lastUpdated", Line: dateLine, From: n.Value, To: today})
+		}
+		return out, changes, nil
+	}
+	out, err = insertLineAfter(out, line, "lastUpdated: "+today)
+	if err != nil {
+		return fail("%v", err)
+	}
+	return out, append(changes, Change{File: path, Field: "lastUpdated", Line: line + 1, To: today}), nil
+}
+
+// insertLineAfter inserts text as a new line after 1-based line, with that
+// line's ending.
+func insertLineAfter(data []byte, line int, text string) ([]byte, error) {
+	start, err := offset(data, line, 1)
+	if err != nil {
+		return nil, err
+	}
+	end := bytes.IndexByte(data[start:], '\n')
+	if end < 0 {
+		return nil, fmt.Errorf("line %d has no end", line)
+	}
+	end += start + 1
+	eol := "\n"
+	if end >= 2 && data[end-2] == '\r' {
+		eol = "\r\n"
+	}
+	out := make([]byte, 0, len(data)+len(text)+len(eol))
+	out = append(out, data[:end]...)
+	out = append(out, text+eol...)
+	return append(out, data[end:]...), nil
 }
 
 // frontmatterFirstLine is the file line the frontmatter YAML starts on,

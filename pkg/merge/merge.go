@@ -28,7 +28,8 @@ type Skill struct {
 	From *resolve.Node
 }
 
-// Override records a skill directory a package took from a lower one.
+// Override records a skill directory a package took from a lower one; its
+// text names each side's standing, the rule that decided it.
 type Override struct {
 	Skill  string
 	Winner *resolve.Node
@@ -36,7 +37,7 @@ type Override struct {
 }
 
 func (o Override) String() string {
-	return fmt.Sprintf("skill %s: %s overrides %s", o.Skill, o.Winner.Ref, o.Loser.Ref)
+	return fmt.Sprintf("skill %s: %s (%s) over %s (%s)", o.Skill, o.Winner.Ref, o.Winner.Standing, o.Loser.Ref, o.Loser.Standing)
 }
 
 // Result is a merged set of skills.

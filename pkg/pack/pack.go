@@ -41,6 +41,11 @@ type Options struct {
 	// digests; Build refuses a definition that declares packages without
 	// them, since it cannot resolve references itself.
 	Dependencies []artifact.PackageRef
+	// Publish builds the package to be published: its dependencies are
+	// resolved and recorded by reference, never by directory, since its
+	// consumers have no such directory. The zero value builds for the
+	// source checkout, where directories resolve.
+	Publish bool
 }
 
 // Result is a built package.
@@ -102,6 +107,11 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 		return res, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s declares %d packages but %d were resolved", opts.Project.Root, len(def.Packages), len(opts.Dependencies)))
 	}
 	cfg.Packages = opts.Dependencies
+	if opts.Publish {
+		if err := CheckPublishable(def.Name, cfg.Packages); err != nil {
+			return res, err
+		}
+	}
 	var layerDescs []ocispec.Descriptor
 	if report != nil && len(report.Skills) > 0 {
 		written, err := pushSkillsLayer(ctx, pusher, report.Tree, opts.MaxSize)
@@ -258,3 +268,26 @@ func effectiveDefinition(p *project.Project, over project.Definition) (project.D
 
 // DefaultVersion is the version of a package that does not declare one.
 const DefaultVersion = "0.0.0"
+
+// PathDependencyError is a package to be published that depends on a
+// directory: it would publish, and no consumer could install it.
+type PathDependencyError struct {
+	Package string
+	Path    string
+}
+
+func (e *PathDependencyError) Error() string {
+	return fmt.Sprintf("%s depends on the directory %s, which its consumers cannot resolve: publish that package and depend on its reference, "+
+		"or name the reference beside the path in stax.yaml (packages: - {path: %s, ref: REGISTRY/NAME:TAG}) and push with --push-dependencies",
+		e.Package, e.Path, e.Path)
+}
+
+// CheckPublishable refuses dependencies recorded by directory (exit 4).
+func CheckPublishable(name string, deps []artifact.PackageRef) error {
+	for _, d := range deps {
+		if project.IsPath(d.Ref) {
+			return exitcode.Wrap(exitcode.Resolution, &PathDependencyError{Package: name, Path: d.Ref})
+		}
+	}
+	return nil
+}

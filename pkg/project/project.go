@@ -38,8 +38,9 @@ type Definition struct {
 	Skills string `yaml:"skills,omitempty" json:"skills,omitempty"`
 	// Packages are the packages this one builds on, lowest precedence
 	// first: registry references, digest references, oci: layouts, or
-	// paths relative to the package root.
-	Packages []string `yaml:"packages,omitempty" json:"packages,omitempty"`
+	// paths relative to the package root (with the reference they are
+	// published under, for publishing this one).
+	Packages []Dependency `yaml:"packages,omitempty" json:"packages,omitempty"`
 	// Install is what plain `stax install` sets up for this project.
 	Install *InstallSpec `yaml:"install,omitempty" json:"install,omitempty"`
 	// Trust overrides, for this project, the trust policy in $STAX_HOME.

@@ -5,12 +5,14 @@
 //
 // The load order is the SKILL.md body (its frontmatter is metadata, not
 // instructions), CALIBRATION.md whole, EXAMPLES.md, then MEMORY.md without
-// its frontmatter and with its entries most recent first within each
-// section. Parts are separated by one blank line.
+// its frontmatter and with its entries most recent first across the whole
+// file, each run of entries from one section under that section's heading.
+// Parts are separated by one blank line.
 //
 // Over budget, pieces are dropped in the order the RFC gives: the oldest
-// MEMORY.md entries first (undated entries count as oldest, and among
-// entries of the same date the last written goes first), then what is left
+// MEMORY.md entries first, whatever their section (undated entries count as
+// oldest, and among entries of the same date the last written goes first),
+// then what is left
 // of MEMORY.md (text before its first section), then EXAMPLES.md blocks
 // from the last, then what is left of EXAMPLES.md. The SKILL.md body and
 // CALIBRATION.md are never cut: when they alone exceed the budget, Render
@@ -122,6 +124,23 @@ type Result struct {
 	// Dropped are the pieces left out to fit the budget, in the order
 	// they were dropped.
 	Dropped []Piece `json:"dropped"`
+	// Entries counts MEMORY.md's entries, Examples EXAMPLES.md's blocks:
+	// how many are in the text, of how many.
+	Entries  Count `json:"entries"`
+	Examples Count `json:"examples"`
+}
+
+// Count is how many pieces of a kind the text holds, of how many.
+type Count struct {
+	Included int `json:"included"`
+	Total    int `json:"total"`
+}
+
+func (c Count) String() string {
+	if c.Included == c.Total {
+		return fmt.Sprint(c.Total)
+	}
+	return fmt.Sprintf("%d of %d", c.Included, c.Total)
 }
 
 // OverBudgetError is returned when the pieces that may not be cut, the
@@ -181,19 +200,41 @@ func Render(s Skill, opts Options) (*Result, error) {
 		if m.Preamble != "" {
 			a.memory.preamble = ptr(newPiece(stateful.MemoryFile, KindPreamble, m.PreambleLine, sub(m.Preamble)))
 		}
-		for _, sec := range m.Sections {
-			entries := slices.Clone(sec.Entries)
-			slices.SortStableFunc(entries, func(x, y stateful.Entry) int { return order(x, y) })
-			out := section{heading: sub(sec.Heading)}
-			for _, e := range entries {
-				p := newPiece(stateful.MemoryFile, KindEntry, e.Line, sub(e.Text))
-				p.Title, p.Date, p.Signer, p.list = sec.Title, e.Date, e.Signer, e.List
-				out.pieces = append(out.pieces, &p)
-			}
-			a.memory.sections = append(a.memory.sections, out)
-		}
+		a.memory.sections = memorySections(m, sub)
 	}
 	return a.fit(s.Name, opts.Budget)
+}
+
+// memorySections orders the entries of MEMORY.md newest first across the
+// whole file (undated ones last, in file order; equal dates in file order)
+// and groups each run of entries from one section under its heading, so
+// every entry still shows where it was written. Without dates this is the
+// file as written.
+func memorySections(m *stateful.Memory, sub func(string) string) []section {
+	type placed struct {
+		entry stateful.Entry
+		sec   int
+	}
+	var all []placed
+	for i, sec := range m.Sections {
+		for _, e := range sec.Entries {
+			all = append(all, placed{e, i})
+		}
+	}
+	slices.SortStableFunc(all, func(x, y placed) int { return order(x.entry, y.entry) })
+	var out []section
+	last := -1
+	for _, pl := range all {
+		sec := m.Sections[pl.sec]
+		if pl.sec != last {
+			out = append(out, section{heading: sub(sec.Heading)})
+			last = pl.sec
+		}
+		p := newPiece(stateful.MemoryFile, KindEntry, pl.entry.Line, sub(pl.entry.Text))
+		p.Title, p.Date, p.Signer, p.list = sec.Title, pl.entry.Date, pl.entry.Signer, pl.entry.List
+		out[len(out)-1].pieces = append(out[len(out)-1].pieces, &p)
+	}
+	return out
 }
 
 // order sorts entries most recent first; see stateful.Before.
@@ -257,16 +298,11 @@ func (a *assembly) fit(name string, budget Budget) (*Result, error) {
 	a.dropped = map[*Piece]bool{}
 	var drops []*Piece
 	if m := a.memory; m != nil {
-		var entries []*Piece
-		for _, s := range m.sections {
-			entries = append(entries, s.pieces...)
-		}
-		// Most recent first, so the oldest is last: drop from the end.
-		slices.SortStableFunc(entries, func(x, y *Piece) int {
-			return order(stateful.Entry{Date: x.Date}, stateful.Entry{Date: y.Date})
-		})
-		for i := len(entries) - 1; i >= 0; i-- {
-			drops = append(drops, entries[i])
+		// The entries are laid out newest first: the oldest is last.
+		for i := len(m.sections) - 1; i >= 0; i-- {
+			for j := len(m.sections[i].pieces) - 1; j >= 0; j-- {
+				drops = append(drops, m.sections[i].pieces[j])
+			}
 		}
 		if m.preamble != nil {
 			drops = append(drops, m.preamble)
@@ -302,6 +338,22 @@ func (a *assembly) fit(name string, budget Budget) (*Result, error) {
 	res.Bytes = int64(len(res.Text))
 	res.Tokens = tokens.Estimate(res.Bytes)
 	res.Included = a.included()
+	for _, p := range drops {
+		switch p.Kind {
+		case KindEntry:
+			res.Entries.Total++
+		case KindExample:
+			res.Examples.Total++
+		}
+	}
+	for _, p := range res.Included {
+		switch p.Kind {
+		case KindEntry:
+			res.Entries.Included++
+		case KindExample:
+			res.Examples.Included++
+		}
+	}
 	for _, p := range res.Included {
 		if len(res.Files) == 0 || res.Files[len(res.Files)-1] != p.File {
 			res.Files = append(res.Files, p.File)

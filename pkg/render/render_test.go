@@ -2,6 +2,7 @@ package render
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,7 +67,8 @@ func TestLoadOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"BODY", "CALIB", "EXPRE", "ia", "ib", "ic", "MEMPRE", "W-NEW", "W-OLD", "W-NODATE", "D-MID", "D-MID2"}
+	// MEMORY.md newest first across its sections; undated last.
+	want := []string{"BODY", "CALIB", "EXPRE", "ia", "ib", "ic", "MEMPRE", "W-NEW", "D-MID", "D-MID2", "W-OLD", "W-NODATE"}
 	if got := markers(res.Text, allMarkers...); !slices.Equal(got, want) {
 		t.Errorf("order = %v, want %v\n%s", got, want, res.Text)
 	}
@@ -81,9 +83,14 @@ func TestLoadOrder(t *testing.T) {
 	if len(res.Dropped) != 0 || res.Bytes != int64(len(res.Text)) || res.Tokens != tokens.Estimate(res.Bytes) {
 		t.Errorf("dropped %v, bytes %d, tokens %d for %d bytes", res.Dropped, res.Bytes, res.Tokens, len(res.Text))
 	}
-	// Sections keep their headings; list items of a section stay together.
-	if !strings.Contains(res.Text, "## What worked\n\n- W-NEW — @b, 2026-05-01\n- W-OLD — @a, 2026-01-01\n- W-NODATE\n\n## What didn't\n\n- D-MID") {
+	// Each run of entries of one section is under its heading; list items
+	// of a run stay together.
+	if !strings.Contains(res.Text, "## What worked\n\n- W-NEW — @b, 2026-05-01\n\n## What didn't\n\n- D-MID — @c, 2026-03-01\n- D-MID2 — @d, 2026-03-01\n\n"+
+		"## What worked\n\n- W-OLD — @a, 2026-01-01\n- W-NODATE\n") {
 		t.Errorf("memory not rendered as expected:\n%s", res.Text)
+	}
+	if res.Entries != (Count{Included: 5, Total: 5}) || res.Examples != (Count{Included: 3, Total: 3}) {
+		t.Errorf("counts: entries %+v, examples %+v", res.Entries, res.Examples)
 	}
 	// Parts are separated by exactly one blank line.
 	if !strings.HasPrefix(res.Text, "BODY") || !strings.Contains(res.Text, "${STAX_SKILL_DIR}\n\n## Terminology\n\nCALIB\n\nEXPRE\n\n## Example: A") {
@@ -170,6 +177,9 @@ func TestBudget(t *testing.T) {
 		}
 		if res.Bytes > budget.Bytes {
 			t.Errorf("step %d: %d bytes over the budget %d", i, res.Bytes, budget.Bytes)
+		}
+		if i < 5 && res.Entries.String() != fmt.Sprintf("%d of 5", 4-i) {
+			t.Errorf("step %d: entries %s", i, res.Entries)
 		}
 		prev = res
 	}
@@ -265,3 +275,16 @@ func TestExampleSkill(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Entries without dates keep the file as written.
+func TestUndatedMemoryKeepsFileOrder(t *testing.T) {
+	s := fullSkill()
+	s.Siblings[stateful.MemoryFile] = []byte("## What didn't\n\n- U1\n- U2\n\n## What worked\n\n- U3\n")
+	res, err := Render(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(res.Text, "## What didn't\n\n- U1\n- U2\n\n## What worked\n\n- U3\n") {
+		t.Errorf("undated memory reordered:\n%s", res.Text)
+	}
+}

@@ -61,6 +61,8 @@ type Node struct {
 	Children []*Node
 	// Path is the chain of references from the root to this node.
 	Path []string
+	// Standing is the node's place in the graph's layering.
+	Standing Standing
 }
 
 // Name is how messages name the node.
@@ -73,11 +75,13 @@ func (n *Node) PackageRef() artifact.PackageRef {
 
 // Graph is a resolved set of packages.
 type Graph struct {
-	// Direct are the root's packages, in declaration order.
+	// Direct are the packages resolved from the declarations, in their
+	// order: the sources named, or a built project's dependencies.
 	Direct []*Node
-	// Order is every package, lowest precedence first: transitive
-	// dependencies (dependencies before their dependents), then the direct
-	// ones in declaration order.
+	// Root is the one source when a single one was resolved: the consuming
+	// package, whose own dependencies are layered under it.
+	Root *Node
+	// Order is every package, lowest precedence first; see layOut.
 	Order   []*Node
 	targets []*target.Target
 }
@@ -101,7 +105,6 @@ type resolver struct {
 	visited map[string]*Node
 	// stack holds the keys being resolved, for cycle detection.
 	stack []string
-	post  []*Node
 }
 
 // Resolve resolves decls, declared by the package at base (relative paths
@@ -116,32 +119,15 @@ func Resolve(ctx context.Context, decls []string, base string, opts Options) (*G
 		}
 		r.graph.Direct = append(r.graph.Direct, n)
 	}
-	r.order()
+	if len(decls) == 1 {
+		r.graph.Root = r.graph.Direct[0]
+	}
+	r.graph.layOut()
 	return r.graph, nil
 }
 
 func newResolver(ctx context.Context, opts Options) *resolver {
 	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}}
-}
-
-// order lays the graph out by precedence, lowest first.
-func (r *resolver) order() {
-	direct := map[*Node]bool{}
-	for _, n := range r.graph.Direct {
-		direct[n] = true
-	}
-	for _, n := range r.post {
-		if !direct[n] {
-			r.graph.Order = append(r.graph.Order, n)
-		}
-	}
-	seen := map[*Node]bool{}
-	for _, n := range r.graph.Direct {
-		if !seen[n] {
-			seen[n] = true
-			r.graph.Order = append(r.graph.Order, n)
-		}
-	}
 }
 
 func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
@@ -204,8 +190,14 @@ func (r *resolver) identify(decl, base string) (key, identity, dir string, err e
 
 // isPath reports whether decl is a directory rather than a reference:
 // "." or anything starting with ./, ../ or /.
-func isPath(decl string) bool {
-	return decl == "." || decl == ".." || strings.HasPrefix(decl, "./") || strings.HasPrefix(decl, "../") || filepath.IsAbs(decl)
+func isPath(decl string) bool { return project.IsPath(decl) }
+
+// packageName is how messages name a package directory.
+func packageName(p *project.Project) string {
+	if p.Definition != nil && p.Definition.Name != "" {
+		return p.Definition.Name
+	}
+	return p.Root
 }
 
 // fetch opens a reference, resolves it to a digest, and resolves the
@@ -268,7 +260,6 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		child.Ref = dep.Ref
 		n.Children = append(n.Children, child)
 	}
-	r.post = append(r.post, n)
 	return n, nil
 }
 
@@ -287,7 +278,7 @@ func BuildProject(ctx context.Context, p *project.Project, pusher content.Pusher
 		return nil, nil, err
 	}
 	r.graph.Direct = children
-	r.order()
+	r.graph.layOut()
 	return res, r.graph, nil
 }
 
@@ -334,7 +325,6 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 	}
 	n := &Node{Ref: decl, Key: key, Digest: res.Descriptor.Digest, Package: pkg, Target: t, Dir: dir, Children: children, Path: path}
 	r.remember(n)
-	r.post = append(r.post, n)
 	return n, nil
 }
 
@@ -343,8 +333,17 @@ func (r *resolver) buildInto(p *project.Project, pusher content.Pusher, path []s
 	var children []*Node
 	var deps []artifact.PackageRef
 	if p.Definition != nil {
-		for _, decl := range p.Definition.Packages {
+		for _, dep := range p.Definition.Packages {
+			decl := dep.String()
+			if r.opts.Build.Publish && dep.Ref != "" {
+				decl = dep.Ref
+			} else if r.opts.Build.Publish {
+				return nil, nil, exitcode.Wrap(exitcode.Resolution, &pack.PathDependencyError{Package: packageName(p), Path: dep.Path})
+			}
 			child, err := r.resolve(decl, p.Root, path)
+			if err != nil && r.opts.Build.Publish && dep.Path != "" {
+				err = fmt.Errorf("%w\n%s is the published reference of %s: publish it first, or push with --push-dependencies", err, dep.Ref, dep.Path)
+			}
 			if err != nil {
 				return nil, nil, err
 			}

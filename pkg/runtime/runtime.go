@@ -33,6 +33,8 @@ const (
 type Runtime struct {
 	// Name is the identifier users type (--runtime claude-code).
 	Name string
+	// Aliases are other names users type for it (claude, copilot).
+	Aliases []string
 	// Title is the product name, for messages.
 	Title string
 	// Project lists the skills folders relative to the project root,
@@ -64,7 +66,7 @@ var claudeCodeFields = []string{
 // model: their Fields are the base set, so stax warns about the rest.
 var table = []Runtime{
 	{
-		Name: "claude-code", Title: "Claude Code",
+		Name: "claude-code", Title: "Claude Code", Aliases: []string{"claude"},
 		Project: []string{".claude/skills"},
 		User:    []string{".claude/skills"},
 		// Claude Code installs plugins below ~/.claude/plugins; the table
@@ -89,7 +91,7 @@ var table = []Runtime{
 		Fields:  baseFields,
 	},
 	{
-		Name: "github-copilot", Title: "GitHub Copilot",
+		Name: "github-copilot", Title: "GitHub Copilot", Aliases: []string{"copilot"},
 		Project: []string{".github/skills", ".claude/skills", ".agents/skills"},
 		User:    []string{".copilot/skills"},
 		Fields:  baseFields,
@@ -101,7 +103,7 @@ var table = []Runtime{
 		Fields:  baseFields,
 	},
 	{
-		Name: "gemini", Title: "Gemini CLI",
+		Name: "gemini", Title: "Gemini CLI", Aliases: []string{"gemini-cli"},
 		Project: []string{".gemini/skills", ".agents/skills"},
 		User:    []string{".gemini/skills"},
 		Fields:  baseFields,
@@ -150,26 +152,47 @@ func Names() []string {
 	return names
 }
 
-// Lookup finds a runtime by name.
+// Lookup finds a runtime by name or alias, whatever the case.
 func Lookup(name string) (Runtime, bool) {
 	for _, r := range table {
-		if r.Name == name {
+		if strings.EqualFold(r.Name, name) || slices.ContainsFunc(r.Aliases, func(a string) bool { return strings.EqualFold(a, name) }) {
 			return r.clone(), true
 		}
 	}
 	return Runtime{}, false
 }
 
-// Find is Lookup with an error that lists the known names.
+// NamesAndAliases lists every name Lookup accepts in lower case, sorted:
+// what shell completion offers.
+func NamesAndAliases() []string {
+	var names []string
+	for _, r := range table {
+		names = append(names, r.Name)
+		names = append(names, r.Aliases...)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Find is Lookup with an error that lists the known names and aliases.
 func Find(name string) (Runtime, error) {
 	if r, ok := Lookup(name); ok {
 		return r, nil
 	}
-	return Runtime{}, fmt.Errorf("unknown runtime %q; known runtimes: %s", name, strings.Join(Names(), ", "))
+	var known []string
+	for _, n := range Names() {
+		r, _ := Lookup(n)
+		if len(r.Aliases) > 0 {
+			n += " (" + strings.Join(r.Aliases, ", ") + ")"
+		}
+		known = append(known, n)
+	}
+	return Runtime{}, fmt.Errorf("unknown runtime %q; known runtimes: %s", name, strings.Join(known, ", "))
 }
 
 // clone copies the slices, so that callers cannot change the table.
 func (r Runtime) clone() Runtime {
+	r.Aliases = slices.Clone(r.Aliases)
 	r.Project = slices.Clone(r.Project)
 	r.User = slices.Clone(r.User)
 	r.Plugins = slices.Clone(r.Plugins)

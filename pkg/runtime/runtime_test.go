@@ -141,3 +141,22 @@ func TestHonouredByAny(t *testing.T) {
 		}
 	}
 }
+
+func TestAliases(t *testing.T) {
+	for alias, name := range map[string]string{
+		"claude": "claude-code", "Claude": "claude-code", "copilot": "github-copilot",
+		"github-copilot": "github-copilot", "GitHub-Copilot": "github-copilot", "gemini-cli": "gemini",
+	} {
+		r, err := Find(alias)
+		if err != nil || r.Name != name {
+			t.Errorf("Find(%q) = %q, %v; want %s", alias, r.Name, err, name)
+		}
+	}
+	_, err := Find("claud")
+	if err == nil || !strings.Contains(err.Error(), `unknown runtime "claud"; known runtimes: agents, claude-code (claude), codex, cursor, gemini (gemini-cli), github-copilot (copilot), goose, opencode, windsurf`) {
+		t.Errorf("error %v", err)
+	}
+	if got := NamesAndAliases(); !slices.Contains(got, "claude") || !slices.Contains(got, "claude-code") || !slices.IsSorted(got) {
+		t.Errorf("NamesAndAliases() = %v", got)
+	}
+}

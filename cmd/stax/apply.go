@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/bump"
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/proposal"
+)
+
+// maxProposalSize bounds a proposal read from a file or stdin.
+const maxProposalSize = 32 << 20
+
+type applyOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	// Proposal is the proposal file; "-" reads stdin.
+	Proposal string
+	// SkillsDir is DIR; empty means the current package's skills directory.
+	SkillsDir           string
+	Patch, Minor, Major bool
+	DryRun              bool
+}
+
+func newApplyCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *applyOptions) error) *cobra.Command {
+	opts := &applyOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "apply PROPOSAL.json [DIR]",
+		Short: "Check a skill-update proposal and write it into a skills directory",
+		Long: `Apply a skill-update proposal, the JSON an agent writes to revise, narrow,
+replace or create a skill:
+
+  {"summary": "…", "operation_type": "revise|narrow|replace|create",
+   "upsert_files": {"<slug>/SKILL.md": "…", "<slug>/references/x.md": "…"}}
+
+(or the legacy single-key form: the SKILL.md text alone, as "skill_md", or as
+the one key "SKILL.md" of upsert_files, for the skill its name names).
+It is checked against every rule first: format, safe-paths (each file inside
+its skill's folder, no traversal, nothing written through a symlink),
+operation (create makes a new skill, the others change an existing one),
+name-is-slug, name-unchanged (only replace may rename), description-length
+(1024 characters), tier3-cited (every file under scripts/, references/ or
+assets/ cited from SKILL.md) and validation (the skill as it would be
+written passes stax validate). A rejected proposal writes nothing and exits 1
+naming the rules it broke; one that changes nothing is a no-op.
+
+Then every file is written, or none is, and the skill's version is bumped
+from its current one: patch when SKILL.md is unchanged (only MEMORY.md or
+other files change), minor for revise and narrow, major for replace
+(--patch, --minor or --major override it); MEMORY.md's version and
+lastUpdated follow. A created skill keeps the version it proposes.
+
+DIR is the skills directory (default: the current package's); PROPOSAL.json
+may be - for stdin.`,
+		Example: `  stax apply proposal.json skills
+  agent-run | stax apply - --dry-run
+  stax apply proposal.json --output json`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Proposal = args[0]
+			if len(args) == 2 {
+				opts.SkillsDir = args[1]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runApply(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.DryRun, "dry-run", false, "check and show what would change, without writing")
+	f.BoolVar(&opts.Patch, "patch", false, "bump the patch version, whatever the change")
+	f.BoolVar(&opts.Minor, "minor", false, "bump the minor version, whatever the change")
+	f.BoolVar(&opts.Major, "major", false, "bump the major version, whatever the change")
+	cmd.MarkFlagsMutuallyExclusive("patch", "minor", "major")
+	return cmd
+}
+
+func runApply(ctx context.Context, opts *applyOptions) error {
+	var part bump.Part
+	switch {
+	case opts.Patch:
+		part = bump.Patch
+	case opts.Minor:
+		part = bump.Minor
+	case opts.Major:
+		part = bump.Major
+	}
+	dir, err := skillsDirOrPackage(opts.SkillsDir)
+	if err != nil {
+		return err
+	}
+	today, err := creationTime("", getenv)
+	if err != nil {
+		return err
+	}
+	in := opts.IO.In
+	if opts.Proposal != "-" {
+		f, err := os.Open(opts.Proposal)
+		if err != nil {
+			return exitcode.Wrap(exitcode.FileSystem, err)
+		}
+		defer f.Close()
+		in = f
+	}
+	p, err := proposal.Parse(in, maxProposalSize)
+	var res *proposal.Result
+	if err == nil {
+		res, err = proposal.Apply(p, proposal.Options{SkillsDir: dir, Part: part, DryRun: opts.DryRun, Today: today})
+	}
+	var rejected *proposal.RejectedError
+	switch {
+	case errors.As(err, &rejected):
+		if opts.Global.json() {
+			if res == nil {
+				res = &proposal.Result{Rules: rejected.Rules, Skills: []proposal.SkillChange{}, Warnings: []string{}}
+			}
+			if werr := writeJSON(opts.IO.Out, struct {
+				*proposal.Result
+				Applied bool `json:"applied"`
+			}{res, false}); werr != nil {
+				return werr
+			}
+		}
+		return exitcode.Wrap(exitcode.Validation, err)
+	case err != nil:
+		return exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, struct {
+			*proposal.Result
+			Applied bool `json:"applied"`
+		}{res, !res.DryRun && !res.NoOp})
+	}
+	return printApply(opts.IO.Out, opts.IO.ErrOut, res)
+}
+
+func printApply(out, errOut io.Writer, res *proposal.Result) error {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(errOut, "warning: %s\n", w)
+	}
+	if res.NoOp {
+		_, err := fmt.Fprintf(out, "no change: the proposal (%s) matches the skill as it is\n", res.Operation)
+		return err
+	}
+	verb := "applied"
+	if res.DryRun {
+		verb = "would apply"
+	}
+	for _, s := range res.Skills {
+		version := ""
+		switch {
+		case s.Part != "":
+			version = fmt.Sprintf(": %s → %s (%s)", s.From, s.To, s.Part)
+		case s.Created && s.To != "":
+			version = fmt.Sprintf(": new at %s", s.To)
+		case s.Created:
+			version = ": new"
+		}
+		fmt.Fprintf(out, "%s %s to %s%s\n", verb, res.Operation, s.Slug, version)
+		for _, f := range s.Files {
+			mark := "M"
+			if f.Status == "added" {
+				mark = "A"
+			}
+			if _, err := fmt.Fprintf(out, "  %s %s  +%d -%d\n", mark, f.Path, f.Added, f.Removed); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package project
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Dependency is one entry of packages: a reference (a registry reference,
+// a digest reference or an oci: layout), a package directory, or a
+// directory together with the reference it is published under:
+//
+//	packages:
+//	  - ghcr.io/acme/org-skills:2.0.0
+//	  - ../shared
+//	  - {path: ../team, ref: ghcr.io/acme/team-skills:1.4.0}
+//
+// A source checkout resolves the directory; a package being published
+// records the reference, since its consumers have no such directory.
+type Dependency struct {
+	// Ref is the reference the package is published under.
+	Ref string `yaml:"ref,omitempty" json:"ref,omitempty"`
+	// Path is the package directory, relative to the declaring package.
+	Path string `yaml:"path,omitempty" json:"path,omitempty"`
+}
+
+// String is the declaration as written in the short form, the directory
+// when there is one.
+func (d Dependency) String() string {
+	if d.Path != "" {
+		return d.Path
+	}
+	return d.Ref
+}
+
+// IsPath reports whether a declaration names a directory rather than a
+// reference: "." or "..", or anything starting with ./, ../ or /.
+func IsPath(decl string) bool {
+	return decl == "." || decl == ".." || strings.HasPrefix(decl, "./") || strings.HasPrefix(decl, "../") || filepath.IsAbs(decl)
+}
+
+// UnmarshalYAML reads the short form (one string) or the long one.
+func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
+	if node.Kind == yaml.ScalarNode {
+		var s string
+		if err := node.Decode(&s); err != nil {
+			return err
+		}
+		if IsPath(s) {
+			*d = Dependency{Path: s}
+		} else {
+			*d = Dependency{Ref: s}
+		}
+		return nil
+	}
+	if node.Kind == yaml.MappingNode {
+		// Decoding here does not inherit the file's strictness.
+		for i := 0; i < len(node.Content); i += 2 {
+			if k := node.Content[i].Value; k != "path" && k != "ref" {
+				return fmt.Errorf("line %d: field %s not found in a package: use path and ref", node.Content[i].Line, k)
+			}
+		}
+	}
+	type plain Dependency
+	var p plain
+	if err := node.Decode(&p); err != nil {
+		return err
+	}
+	if p.Path != "" && !IsPath(p.Path) {
+		return fmt.Errorf("line %d: path %q: a package directory starts with ./, ../ or /", node.Line, p.Path)
+	}
+	if p.Ref != "" && IsPath(p.Ref) {
+		return fmt.Errorf("line %d: ref %q is a directory: name a registry reference or an oci: layout", node.Line, p.Ref)
+	}
+	if p.Path == "" && p.Ref == "" {
+		return fmt.Errorf("line %d: a package needs a ref or a path", node.Line)
+	}
+	*d = Dependency(p)
+	return nil
+}
+
+// MarshalJSON writes the short form when one field is set, as YAML does.
+func (d Dependency) MarshalJSON() ([]byte, error) {
+	if d.Path == "" || d.Ref == "" {
+		return json.Marshal(d.String())
+	}
+	type plain Dependency
+	return json.Marshal(plain(d))
+}
+
+// MarshalYAML writes the short form when one field is set.
+func (d Dependency) MarshalYAML() (any, error) {
+	if d.Path == "" || d.Ref == "" {
+		return d.String(), nil
+	}
+	type plain Dependency
+	return plain(d), nil
+}

@@ -1,0 +1,137 @@
+package resolve
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// Published is a package directory pushed to the reference declared
+// beside it.
+type Published struct {
+	Dir    string
+	Ref    string
+	Digest digest.Digest
+}
+
+// PublishDependencies pushes, dependencies first, every package directory
+// p declares with a reference beside it, each built for publishing, so that
+// building p with Build.Publish records them by reference and digest. A
+// directory declared without a reference is left for that build to refuse.
+func PublishDependencies(ctx context.Context, p *project.Project, opts Options, copyOpts transfer.Options) ([]Published, error) {
+	opts.Build.Publish = true
+	pub := &publisher{ctx: ctx, opts: opts, copyOpts: copyOpts, done: map[string]bool{}}
+	root, err := filepath.Abs(p.Root)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	if err := pub.dependencies(p, []string{root}); err != nil {
+		return pub.out, err
+	}
+	return pub.out, nil
+}
+
+type publisher struct {
+	ctx      context.Context
+	opts     Options
+	copyOpts transfer.Options
+	done     map[string]bool
+	out      []Published
+}
+
+func (pub *publisher) dependencies(p *project.Project, path []string) error {
+	if p.Definition == nil {
+		return nil
+	}
+	for _, dep := range p.Definition.Packages {
+		if dep.Path == "" || dep.Ref == "" {
+			continue
+		}
+		dir := dep.Path
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(p.Root, dir)
+		}
+		dir, err := filepath.Abs(dir)
+		if err != nil {
+			return exitcode.Wrap(exitcode.FileSystem, err)
+		}
+		chain := append(append([]string{}, path...), dir)
+		for _, onPath := range path {
+			if onPath == dir {
+				return exitcode.Wrap(exitcode.Resolution, fmt.Errorf("dependency cycle: %s", strings.Join(chain, " → ")))
+			}
+		}
+		if len(chain) > MaxDepth {
+			return exitcode.Wrap(exitcode.Resolution, fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, strings.Join(chain, " → ")))
+		}
+		if pub.done[dir] {
+			continue
+		}
+		sub, err := project.Open(dir)
+		if err != nil {
+			return err
+		}
+		if err := pub.dependencies(sub, chain); err != nil {
+			return err
+		}
+		published, err := pub.push(sub, dep.Ref)
+		if err != nil {
+			return fmt.Errorf("push %s to %s: %w", dep.Path, dep.Ref, err)
+		}
+		pub.done[dir] = true
+		pub.out = append(pub.out, published)
+	}
+	return nil
+}
+
+// push builds sub for publishing and copies it to ref.
+func (pub *publisher) push(sub *project.Project, ref string) (Published, error) {
+	dstRef, err := reference.Parse(ref)
+	if err != nil {
+		return Published{}, exitcode.Wrap(exitcode.Validation, err)
+	}
+	if dstRef.Tag == "" && dstRef.Digest == "" {
+		// Consumers resolve the reference as recorded: it must name a tag.
+		return Published{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("ref %s names no tag: give the version, e.g. %s:1.0.0", ref, ref))
+	}
+	tmp, err := os.MkdirTemp("", "stax-publish-*")
+	if err != nil {
+		return Published{}, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	defer os.RemoveAll(tmp)
+	s, err := store.OpenLayout(pub.ctx, tmp)
+	if err != nil {
+		return Published{}, err
+	}
+	res, g, err := BuildProject(pub.ctx, sub, s, pub.opts)
+	if err != nil {
+		s.Close()
+		return Published{}, err
+	}
+	g.Close()
+	s.Close()
+	src, err := pub.opts.Opener.Open(pub.ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
+	if err != nil {
+		return Published{}, err
+	}
+	defer src.Close()
+	dst, err := pub.opts.Opener.Open(pub.ctx, dstRef)
+	if err != nil {
+		return Published{}, err
+	}
+	defer dst.Close()
+	if _, err := transfer.Copy(pub.ctx, src, dst, pub.copyOpts); err != nil {
+		return Published{}, err
+	}
+	return Published{Dir: sub.Root, Ref: ref, Digest: res.Descriptor.Digest}, nil
+}
