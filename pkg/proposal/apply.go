@@ -245,6 +245,9 @@ func splitPath(key string) (slug, rel string, err error) {
 	if !ok {
 		return "", "", fmt.Errorf("path %q is not inside a skill folder: write <slug>/%s", key, key)
 	}
+	if err := layers.CheckName(slug); err != nil {
+		return "", "", fmt.Errorf("path %q: %v", key, err)
+	}
 	if err := skill.ValidName(slug); err != nil {
 		return "", "", fmt.Errorf("path %q: the skill folder is not a skill name: %v", key, err)
 	}
