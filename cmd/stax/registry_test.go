@@ -340,11 +340,15 @@ func TestLogin(t *testing.T) {
 		t.Errorf("pull after login: %d %s", r.Code, r.Stderr)
 	}
 
-	if r = runStax(t, "logout", reg.Host, "--registry-config", config); r.Code != 0 {
+	if r = runStax(t, "logout", reg.Host, "--registry-config", config); r.Code != 0 || !strings.Contains(r.Stderr, "Removed the credentials of "+reg.Host) {
 		t.Fatalf("logout: %d %s", r.Code, r.Stderr)
 	}
 	if r = runStax(t, "pull", ref, "--registry-config", config); r.Code != 3 {
 		t.Errorf("pull after logout: %d %s", r.Code, r.Stderr)
+	}
+	// Nothing left to remove: say so rather than claim a removal.
+	if r = runStax(t, "logout", reg.Host, "--registry-config", config); r.Code != 0 || !strings.Contains(r.Stderr, "No credentials of "+reg.Host+" were saved") {
+		t.Errorf("second logout: %d %s", r.Code, r.Stderr)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -82,6 +83,10 @@ type Request struct {
 	// Fault names the fault injected into this request ("fail",
 	// "fail-after-body", "reset" or "corrupt"), or is empty.
 	Fault string
+	// AuthScheme is the scheme of the request's Authorization header
+	// ("Basic", "Bearer"), or empty when it had none. The credentials
+	// themselves are not recorded.
+	AuthScheme string
 }
 
 // Option configures New.
@@ -285,7 +290,8 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.mu.Lock()
 	i, gen := len(r.requests), r.generation
-	r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Fault: kind})
+	scheme, _, _ := strings.Cut(req.Header.Get("Authorization"), " ")
+	r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Fault: kind, AuthScheme: scheme})
 	r.mu.Unlock()
 
 	if f == nil {

@@ -122,15 +122,41 @@ func credentialStore(path string) (credentials.Store, error) {
 	return store, nil
 }
 
-// credentialFunc looks credentials up under the name users log in with:
-// Docker Hub's API host answers for docker.io.
+// dockerHubKey is the key Docker, oras and crane keep Docker Hub's
+// credentials under, whichever of its names the user logged in with.
+const dockerHubKey = "https://index.docker.io/v1/"
+
+// isDockerHub reports whether host is one of Docker Hub's names.
+func isDockerHub(host string) bool {
+	switch host {
+	case "docker.io", "index.docker.io", DockerHubHost:
+		return true
+	}
+	return false
+}
+
+// CredentialKey is the key of host's credentials in a Docker credential
+// store (config file, credsStore or credHelpers).
+func CredentialKey(host string) string {
+	if isDockerHub(host) {
+		return dockerHubKey
+	}
+	return host
+}
+
+// apiHost is the host serving the registry API of host.
+func apiHost(host string) string {
+	if isDockerHub(host) {
+		return DockerHubHost
+	}
+	return host
+}
+
+// credentialFunc looks up the credentials of the host a request goes to
+// under the key they were saved with.
 func credentialFunc(store credentials.Store) auth.CredentialFunc {
-	lookup := credentials.Credential(store)
 	return func(ctx context.Context, hostport string) (auth.Credential, error) {
-		if hostport == DockerHubHost {
-			hostport = "docker.io"
-		}
-		return lookup(ctx, hostport)
+		return store.Get(ctx, CredentialKey(hostport))
 	}
 }
 
@@ -139,10 +165,7 @@ func (c *Client) Repository(ref reference.Reference) (*remote.Repository, error)
 	if ref.IsLayout() {
 		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is an OCI layout, not a registry reference", ref))
 	}
-	host := ref.Registry
-	if host == "docker.io" {
-		host = DockerHubHost
-	}
+	host := apiHost(ref.Registry)
 	repo, err := remote.NewRepository(host + "/" + ref.Repository)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", ref, err))
@@ -154,9 +177,7 @@ func (c *Client) Repository(ref reference.Reference) (*remote.Repository, error)
 
 // Registry opens the registry at host, for login.
 func (c *Client) Registry(host string) (*remote.Registry, error) {
-	if host == "docker.io" {
-		host = DockerHubHost
-	}
+	host = apiHost(host)
 	reg, err := remote.NewRegistry(host)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("registry %q: %w", host, err))
