@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 )
@@ -216,8 +217,25 @@ func TestInspectAndResolveRemoteDoNotFetchTheLayer(t *testing.T) {
 	}
 }
 
+// referrerRegistries are the two ways registries keep referrers: the
+// referrers tag schema (distribution v3, which has no referrers API) and
+// the OCI 1.1 referrers API (go-containerregistry's registry).
+var referrerRegistries = []struct {
+	name string
+	opts []registrytest.Option
+}{
+	{"tag schema", nil},
+	{"referrers API", []registrytest.Option{registrytest.WithReferrersAPI()}},
+}
+
 func TestCopyKeepsReferrers(t *testing.T) {
-	reg := registrytest.New(t)
+	for _, backend := range referrerRegistries {
+		t.Run(backend.name, func(t *testing.T) { testCopyKeepsReferrers(t, backend.opts...) })
+	}
+}
+
+func testCopyKeepsReferrers(t *testing.T, opts ...registrytest.Option) {
+	reg := registrytest.New(t, opts...)
 	useHome(t)
 	src := reg.Host + "/acme/skills:1.0.0"
 	pushed := pushExamples(t, src)
@@ -253,6 +271,33 @@ func TestCopyKeepsReferrers(t *testing.T) {
 	}
 	if got := referrers(t, reg.Host+"/bare/skills", pushed); len(got) != 0 {
 		t.Errorf("--no-referrers copied %v", got)
+	}
+}
+
+// TestCopyToRegistryThatRefusesDelete copies a package with two referrers
+// to a registry without the referrers API that answers DELETE with 405,
+// as GHCR does: the copy must not need to delete the old referrers index.
+func TestCopyToRegistryThatRefusesDelete(t *testing.T) {
+	src := registrytest.New(t)
+	dst := registrytest.New(t, registrytest.WithoutDelete())
+	useHome(t)
+	pushed := pushExamples(t, src.Host+"/acme/skills:1.0.0")
+	sigs := map[string]bool{}
+	// A second signature copied over the first makes the client replace
+	// the destination's referrers index, whose old version it cannot delete.
+	for i := range 2 {
+		sigs[attachSignatureAt(t, src.Host+"/acme/skills", pushed, time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC))] = true
+		r := runStax(t, "copy", src.Host+"/acme/skills:1.0.0", dst.Host+"/acme/skills:1.0.0")
+		if r.Code != 0 {
+			t.Fatalf("copy %d to a registry that refuses DELETE: exit %d %s", i+1, r.Code, r.Stderr)
+		}
+	}
+	got := referrers(t, dst.Host+"/acme/skills", pushed)
+	if len(got) != 2 || !sigs[got[0]] || !sigs[got[1]] {
+		t.Errorf("referrers at the destination = %v, want %v", got, sigs)
+	}
+	if r := runStax(t, "pull", dst.Host+"/acme/skills:1.0.0", "-o", t.TempDir()); r.Code != 0 {
+		t.Errorf("the copy was not tagged: %d %s", r.Code, r.Stderr)
 	}
 }
 

@@ -94,6 +94,7 @@ type Option func(*options)
 
 type options struct {
 	referrers  bool
+	noDelete   bool
 	filesystem bool
 	tls        bool
 	auth       string // "", "basic" or "token"
@@ -132,9 +133,16 @@ func WithTLS() Option {
 // pkg/registry, which implements the OCI 1.1 referrers API
 // (GET /v2/NAME/referrers/DIGEST), instead of distribution v3, whose clients
 // fall back to the referrers tag schema. It keeps content in memory and
-// cannot be combined with WithBasicAuth, WithTokenAuth or WithFilesystem.
+// cannot be combined with WithBasicAuth, WithTokenAuth, WithFilesystem or
+// WithoutDelete.
 func WithReferrersAPI() Option {
 	return func(o *options) { o.referrers = true }
+}
+
+// WithoutDelete configures distribution with deletes disabled, so that it
+// answers DELETE with 405 as GHCR and many hosted registries do.
+func WithoutDelete() Option {
+	return func(o *options) { o.noDelete = true }
 }
 
 // WithFaults installs faults in front of the registry from the start; see
@@ -162,7 +170,7 @@ func New(t testing.TB, opts ...Option) *Registry {
 	r := &Registry{faults: o.faults}
 	var err error
 	if o.referrers {
-		if o.auth != "" || o.filesystem {
+		if o.auth != "" || o.filesystem || o.noDelete {
 			t.Fatalf("registrytest: WithReferrersAPI cannot be combined with auth or filesystem storage")
 		}
 		r.backend = ggcrregistry.New(ggcrregistry.WithReferrersSupport(true), ggcrregistry.Logger(log.New(io.Discard, "", 0)))
@@ -206,6 +214,9 @@ func (r *Registry) config(t testing.TB, o *options) (*configuration.Configuratio
 		"maintenance": configuration.Parameters{
 			"uploadpurging": map[any]any{"enabled": false},
 		},
+	}
+	if o.noDelete {
+		cfg.Storage["delete"] = configuration.Parameters{"enabled": false}
 	}
 	if o.filesystem {
 		delete(cfg.Storage, "inmemory")

@@ -172,6 +172,12 @@ func (c *Client) Repository(ref reference.Reference) (*remote.Repository, error)
 	}
 	repo.Client = c.http
 	repo.PlainHTTP = c.plainHTTP(host)
+	// Where referrers are kept under the tag schema, adding one replaces
+	// the referrers index; deleting the old one is housekeeping that GHCR
+	// and registries with deletes disabled refuse (405), and that would
+	// fail a copy that has already succeeded. The old index stays,
+	// untagged, for the registry's own garbage collection.
+	repo.SkipReferrersGC = true
 	return repo, nil
 }
 
