@@ -67,6 +67,9 @@ type Registry struct {
 	generation int
 	faults     []*Fault
 
+	// quit is closed when the registry stops, releasing stalled requests.
+	quit chan struct{}
+
 	closeOnce sync.Once
 	stopOnce  sync.Once
 }
@@ -80,8 +83,11 @@ type Request struct {
 	Status int
 	// BodyBytes is how many request body bytes the server read.
 	BodyBytes int64
+	// ResponseBytes is how many response body bytes the server wrote.
+	ResponseBytes int64
 	// Fault names the fault injected into this request ("fail",
-	// "fail-after-body", "reset" or "corrupt"), or is empty.
+	// "fail-after-body", "reset", "corrupt", "reset-mid-body", "truncate",
+	// "stall", "stall-mid-body" or "stream"), or is empty.
 	Fault string
 	// AuthScheme is the scheme of the request's Authorization header
 	// ("Basic", "Bearer"), or empty when it had none. The credentials
@@ -167,7 +173,7 @@ func New(t testing.TB, opts ...Option) *Registry {
 		}
 	})
 
-	r := &Registry{faults: o.faults}
+	r := &Registry{faults: o.faults, quit: make(chan struct{})}
 	var err error
 	if o.referrers {
 		if o.auth != "" || o.filesystem || o.noDelete {
@@ -308,7 +314,7 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	if f == nil {
 		r.backend.ServeHTTP(rec, req)
 	} else {
-		f.serve(rec, req, r.backend)
+		f.serve(rec, req, r.backend, r.quit)
 	}
 	if rec.status == 0 && !rec.hijacked {
 		rec.status = http.StatusOK
@@ -316,7 +322,7 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if gen == r.generation { // else ResetRequests dropped the record
-		r.requests[i].Status, r.requests[i].BodyBytes = rec.status, body.n
+		r.requests[i].Status, r.requests[i].BodyBytes, r.requests[i].ResponseBytes = rec.status, body.n, rec.written
 	}
 }
 
@@ -378,6 +384,7 @@ func (r *Registry) CountBlobUploads() int {
 // goes away mid-test would: later requests fail to connect. Content stays.
 func (r *Registry) Stop() {
 	r.stopOnce.Do(func() {
+		close(r.quit)
 		if r.srv != nil {
 			r.srv.CloseClientConnections()
 			r.srv.Close()
@@ -418,6 +425,7 @@ type recorder struct {
 	http.ResponseWriter
 	status   int
 	hijacked bool
+	written  int64
 }
 
 func (w *recorder) WriteHeader(code int) {
@@ -431,7 +439,9 @@ func (w *recorder) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	w.written += int64(n)
+	return n, err
 }
 
 // Flush lets distribution flush through the recorder.
