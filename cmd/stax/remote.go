@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +23,10 @@ type remoteOptions struct {
 	NoProgress     bool
 	// RemoteOnly skips the local store when reading a package.
 	RemoteOnly bool
+	// Timeout is how long a registry may stay silent.
+	Timeout time.Duration
+	// messages is where waits are announced: the command's stderr.
+	messages func() io.Writer
 }
 
 func (r *remoteOptions) addFlags(cmd *cobra.Command) {
@@ -31,6 +38,8 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&r.RegistryConfig, "registry-config", "", "Docker config file holding credentials (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
 	f.IntVar(&r.Concurrency, "concurrency", 3, "blobs to transfer at once")
 	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")
+	f.DurationVar(&r.Timeout, "timeout", registry.DefaultTimeout, "how long a registry may stay silent (connecting, before answering, mid-transfer) before the request fails; 0 for no limit")
+	r.messages = cmd.ErrOrStderr
 }
 
 // addRemoteOnlyFlag adds --remote to a command that reads a package from
@@ -48,12 +57,25 @@ func (r *remoteOptions) lookupScope() sourceScope {
 }
 
 func (r *remoteOptions) client() (*registry.Client, error) {
+	timeout := r.Timeout
+	if timeout == 0 && r.messages != nil { // --timeout 0: no limit
+		timeout = -1
+	}
+	var onWait registry.WaitFunc
+	if r.messages != nil {
+		out := r.messages()
+		onWait = func(host string, wait time.Duration, reason string) {
+			fmt.Fprintf(out, "%s asks to wait %s before retrying (%s); waiting\n", host, wait.Round(100*time.Millisecond), reason)
+		}
+	}
 	return registry.New(registry.Options{
 		PlainHTTP:      r.PlainHTTP.value(),
 		Insecure:       r.Insecure,
 		CAFile:         r.CAFile,
 		RegistryConfig: r.RegistryConfig,
 		UserAgent:      "stax/" + buildVersion(),
+		Timeout:        timeout,
+		OnWait:         onWait,
 	})
 }
 

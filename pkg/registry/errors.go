@@ -46,6 +46,14 @@ func explain(err error, host, target string) error {
 		}
 		return fmt.Errorf("registry %s refused the request for %s: %w", host, target, err)
 	}
+	var stall *StallError
+	if errors.As(err, &stall) {
+		return fmt.Errorf("registry %s stopped answering (%w): check the network, or pass a longer --timeout", host, stall)
+	}
+	var read *ReadError
+	if errors.As(err, &read) {
+		return fmt.Errorf("the connection to %s kept breaking (%w): check the network, and try again", host, read)
+	}
 	switch {
 	case errors.Is(err, auth.ErrBasicCredentialNotFound):
 		return fmt.Errorf("authentication required for %s: run `stax login %s` (%w)", host, host, err)

@@ -5,6 +5,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
@@ -45,6 +47,14 @@ type Options struct {
 	// Transport is the innermost round tripper; nil means a clone of
 	// http.DefaultTransport. Tests put instrumentation here.
 	Transport http.RoundTripper
+	// Timeout is how long a registry may stay silent — to accept a
+	// connection, to start answering, in the middle of a body — before the
+	// request fails (and is retried once); 0 means DefaultTimeout,
+	// negative no limit.
+	Timeout time.Duration
+	// OnWait, when set, is told when a registry asks to wait before a
+	// retry (Retry-After), so that the user knows why nothing happens.
+	OnWait WaitFunc
 }
 
 // Client talks to registries for one command: every repository it opens
@@ -65,9 +75,19 @@ func New(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	retrying := retry.NewTransport(base)
+	timeout := opts.Timeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	retrying := &retry.Transport{
+		Base:   stallErrors{next: base, timeout: timeout},
+		Policy: func() retry.Policy { return retryPolicy{onWait: opts.OnWait, now: time.Now} },
+	}
 	client := &auth.Client{
-		Client:     &http.Client{Transport: rewindableBodies{next: retrying}},
+		Client:     &http.Client{Transport: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}},
 		Cache:      auth.NewCache(),
 		Credential: credentialFunc(creds),
 		Header:     http.Header{},
@@ -83,6 +103,11 @@ func baseTransport(opts Options) (http.RoundTripper, error) {
 		return opts.Transport, nil
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	if opts.Timeout >= 0 {
+		timeout := cmp.Or(opts.Timeout, DefaultTimeout)
+		t.DialContext = (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
+		t.ResponseHeaderTimeout = timeout
+	}
 	if !opts.Insecure && opts.CAFile == "" {
 		return t, nil
 	}

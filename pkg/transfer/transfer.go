@@ -97,7 +97,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			return nil
 		},
 	}
-	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress}
+	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
 	if opts.Referrers {
 		err = oras.ExtendedCopyGraph(ctx, from, dst, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
 	} else {
@@ -105,7 +105,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	}
 	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
 	if err != nil {
-		return nil, explainCopy(err, src, dst)
+		return nil, explainCopy(err, from.failed.get(), src, dst)
 	}
 	if err := dst.TagAs(ctx, desc); err != nil {
 		return nil, err
@@ -140,12 +140,16 @@ func Check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, max
 }
 
 // explainCopy attributes a copy failure to the side it happened on. Bytes
-// that do not match their digest are the sender's fault even when the
-// receiving store is the one that noticed.
-func explainCopy(err error, src, dst *target.Target) error {
+// that do not match their digest, and reads that failed, are the source's
+// fault even when the destination, reading from it, is the one that
+// noticed; readErr is the first error of reading from the source.
+func explainCopy(err, readErr error, src, dst *target.Target) error {
 	var copyErr *oras.CopyError
 	if errors.Is(err, content.ErrMismatchedDigest) {
 		return src.Explain(err)
+	}
+	if readErr != nil {
+		return src.Explain(readErr)
 	}
 	if errors.As(err, &copyErr) && copyErr.Origin == oras.CopyErrorOriginDestination {
 		return dst.Explain(copyErr.Err)

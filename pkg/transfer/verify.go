@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -17,6 +18,29 @@ import (
 type source struct {
 	oras.ReadOnlyGraphTarget
 	progress Progress
+	// failed keeps the first error of reading from the source, which the
+	// destination reports as its own when it was the one reading.
+	failed *firstError
+}
+
+// firstError keeps the first error set; it is safe for concurrent use.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstError) set(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+func (f *firstError) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 func (s source) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
@@ -24,7 +48,7 @@ func (s source) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadClos
 	if err != nil {
 		return nil, err
 	}
-	rc = &verifyingReader{ReadCloser: rc, desc: desc, digester: desc.Digest.Algorithm().Digester()}
+	rc = &verifyingReader{ReadCloser: rc, desc: desc, digester: desc.Digest.Algorithm().Digester(), failed: s.failed}
 	if s.progress != nil {
 		rc = s.progress.Track(desc, rc)
 	}
@@ -39,12 +63,16 @@ type verifyingReader struct {
 	desc     ocispec.Descriptor
 	digester digest.Digester
 	read     int64
+	failed   *firstError
 }
 
 func (v *verifyingReader) Read(p []byte) (int, error) {
 	n, err := v.ReadCloser.Read(p)
 	v.digester.Hash().Write(p[:n])
 	v.read += int64(n)
+	if err != nil && err != io.EOF && v.failed != nil {
+		v.failed.set(err)
+	}
 	if err == io.EOF {
 		if v.read != v.desc.Size || v.digester.Digest() != v.desc.Digest {
 			return n, fmt.Errorf("blob %s (%d bytes read, %d expected): %w", v.desc.Digest, v.read, v.desc.Size, content.ErrMismatchedDigest)

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+// layerPath matches the GETs of the example package's skills layer in
+// repository repo.
+func layerPath(repo string, pushed transferResult) string {
+	return "^/v2/" + regexp.QuoteMeta(repo) + "/blobs/" + regexp.QuoteMeta(pushed.Layers[0].Digest.String()) + "$"
+}
+
+// A connection that breaks while the layer is read is read again: resumed
+// with Range where the registry serves ranges (distribution), started over
+// where it does not (go-containerregistry), and verified over the whole.
+func TestPullSurvivesBrokenReads(t *testing.T) {
+	for _, backend := range referrerRegistries {
+		for _, tt := range []struct {
+			name  string
+			fault func(path string) *registrytest.Fault
+		}{
+			{"truncated", func(p string) *registrytest.Fault { return registrytest.Truncate(http.MethodGet, p).Times(2) }},
+			{"reset mid-body", func(p string) *registrytest.Fault { return registrytest.ResetMidBody(http.MethodGet, p).Times(2) }},
+		} {
+			t.Run(backend.name+"/"+tt.name, func(t *testing.T) {
+				reg := registrytest.New(t, backend.opts...)
+				useHome(t)
+				pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+				fault := tt.fault(layerPath("acme/skills", pushed))
+				reg.AddFaults(fault)
+				useHome(t)
+				out := filepath.Join(t.TempDir(), "skills")
+				r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", out)
+				if r.Code != 0 {
+					t.Fatalf("pull through a broken read: exit %d %s", r.Code, r.Stderr)
+				}
+				if fault.Hits() != 2 {
+					t.Errorf("fault hit %d times, want 2", fault.Hits())
+				}
+				assertSameTree(t, filepath.Join(examples, "skills"), out)
+			})
+		}
+	}
+}
+
+// When every read breaks, the failure is the registry's (exit 3), and
+// names the host.
+func TestPullGivesUpOnBrokenReads(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	reg.AddFaults(registrytest.Truncate(http.MethodGet, layerPath("acme/skills", pushed)).Times(-1))
+	useHome(t)
+	r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"))
+	if r.Code != 3 || !strings.Contains(r.Stderr, reg.Host) {
+		t.Errorf("exit %d %s; want 3 naming %s", r.Code, r.Stderr, reg.Host)
+	}
+}
+
+// A reset while an upload body is being sent is retried, every time.
+func TestPushSurvivesResetUploads(t *testing.T) {
+	for i := range 5 {
+		fault := registrytest.ResetMidBody(http.MethodPut, "/blobs/uploads/").Times(2)
+		reg := registrytest.New(t, registrytest.WithFaults(fault))
+		useHome(t)
+		r := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0")
+		if r.Code != 0 {
+			t.Fatalf("trial %d: push through reset uploads: exit %d %s", i, r.Code, r.Stderr)
+		}
+		if fault.Hits() != 2 {
+			t.Errorf("trial %d: fault hit %d times", i, fault.Hits())
+		}
+	}
+}
+
+// A registry that accepts the connection and then stalls, before answering
+// or in the middle of a body, fails the command once --timeout passes.
+func TestPullTimesOutOnAStall(t *testing.T) {
+	for _, tt := range []struct {
+		name, op string
+		fault    func(p string) *registrytest.Fault
+	}{
+		{"before answering", "GET", func(p string) *registrytest.Fault { return registrytest.Stall(http.MethodGet, p).Times(-1) }},
+		{"mid-body", "GET", func(p string) *registrytest.Fault { return registrytest.StallMidBody(http.MethodGet, p).Times(-1) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := registrytest.New(t)
+			useHome(t)
+			pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+			reg.AddFaults(tt.fault(layerPath("acme/skills", pushed)))
+			useHome(t)
+			r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "--timeout", "300ms", "-o", filepath.Join(t.TempDir(), "skills"))
+			if r.Code != 3 || !strings.Contains(r.Stderr, reg.Host) || !strings.Contains(r.Stderr, "300ms") || !strings.Contains(r.Stderr, pushed.Layers[0].Digest.String()) {
+				t.Errorf("exit %d %s; want 3 naming the host, the timeout and the blob", r.Code, r.Stderr)
+			}
+		})
+	}
+}
+
+// Retry-After is honoured in both its forms, with a message while waiting.
+func TestRetryAfterBothForms(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		fault func() *registrytest.Fault
+	}{
+		{"seconds", func() *registrytest.Fault {
+			return registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(1)
+		}},
+		{"HTTP date", func() *registrytest.Fault {
+			return registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfterTime(time.Now().Add(2 * time.Second))
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := registrytest.New(t)
+			useHome(t)
+			pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+			fault := tt.fault()
+			reg.AddFaults(fault)
+			useHome(t)
+			r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"))
+			if r.Code != 0 || fault.Hits() != 1 {
+				t.Fatalf("exit %d, fault hits %d: %s", r.Code, fault.Hits(), r.Stderr)
+			}
+			if !regexp.MustCompile(reg.Host + ` asks to wait [12](\.\d+)?s`).MatchString(r.Stderr) {
+				t.Errorf("no message about the wait: %s", r.Stderr)
+			}
+		})
+	}
+}
+
+// A read failure at the source of a copy is the source's, not the
+// destination's.
+func TestCopyNamesTheFailingSide(t *testing.T) {
+	src := registrytest.New(t)
+	dst := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, src.Host+"/acme/skills:1.0.0")
+	src.AddFaults(registrytest.Truncate(http.MethodGet, layerPath("acme/skills", pushed)).Times(-1))
+	r := runStax(t, "copy", src.Host+"/acme/skills:1.0.0", dst.Host+"/acme/skills:1.0.0")
+	if r.Code != 3 || !strings.Contains(r.Stderr, src.Host) || strings.Contains(r.Stderr, "registry "+dst.Host) {
+		t.Errorf("exit %d %s; want 3 naming the source %s", r.Code, r.Stderr, src.Host)
+	}
+}
