@@ -94,8 +94,8 @@ func fetchSmall(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descr
 	return content.FetchAll(ctx, fetcher, desc)
 }
 
-// OpenSkills returns a verified stream of the skills layer, or nil when the
-// package has none. The caller closes it.
+// OpenSkills returns a verified stream of the skills layer (see
+// VerifyReader), or nil when the package has none. The caller closes it.
 func (p *Package) OpenSkills(ctx context.Context, fetcher content.Fetcher) (io.ReadCloser, error) {
 	if p.Skills == nil {
 		return nil, nil
@@ -104,5 +104,5 @@ func (p *Package) OpenSkills(ctx context.Context, fetcher content.Fetcher) (io.R
 	if err != nil {
 		return nil, fmt.Errorf("fetch skills layer %s: %w", p.Skills.Digest, err)
 	}
-	return rc, nil
+	return VerifyReader(rc, *p.Skills), nil
 }

@@ -28,7 +28,11 @@ func Explain(err error, host, target string) error {
 	if errors.As(err, &coded) || errors.Is(err, context.Canceled) {
 		return err
 	}
-	return exitcode.Wrap(exitcode.Registry, explain(err, host, target))
+	code := exitcode.Registry
+	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, errdef.ErrInvalidDigest) {
+		code = exitcode.Verification
+	}
+	return exitcode.Wrap(code, explain(err, host, target))
 }
 
 func explain(err error, host, target string) error {

@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"sync"
 	"sync/atomic"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
@@ -62,7 +65,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := Check(ctx, src, desc, opts.MaxSize)
+	pkg, total, err := check(ctx, src, desc, opts.MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -75,15 +78,39 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		}
 	}
 
+	vetted := append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...)
+	leaves := map[digest.Digest]bool{}
+	for _, d := range vetted {
+		leaves[d.Digest] = true
+	}
+	budget := &sizeBudget{limit: limit(opts.MaxSize), used: total}
 	graph := oras.CopyGraphOptions{
 		Concurrency: opts.Concurrency,
-		// The root's successors are the ones Check vetted: never a subject
-		// or anything else a hostile manifest might point at.
+		// Every node is vetted before it is fetched. The root's successors
+		// are the ones Check vetted: never a subject or anything else a
+		// hostile manifest might point at, and never expanded, even when
+		// a "layer" claims to be a manifest. What refers to the package
+		// (signatures) counts against the same size limit.
 		FindSuccessors: func(ctx context.Context, fetcher content.Fetcher, d ocispec.Descriptor) ([]ocispec.Descriptor, error) {
-			if d.Digest == desc.Digest {
-				return append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...), nil
+			switch {
+			case d.Digest == desc.Digest:
+				return vetted, nil
+			case leaves[d.Digest]:
+				return nil, nil
 			}
-			return content.Successors(ctx, fetcher, d)
+			succ, err := content.Successors(ctx, fetcher, d)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range succ {
+				if s.Digest == desc.Digest {
+					continue // the package, vetted already
+				}
+				if err := budget.add(s); err != nil {
+					return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %s, which refers to the package, %w", src.Name(), d.Digest, err))
+				}
+			}
+			return succ, nil
 		},
 		PostCopy: func(context.Context, ocispec.Descriptor) error {
 			copied.Add(1)
@@ -114,29 +141,62 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 }
 
 // Check reads and vets the manifest and config of the package at desc, and
-// refuses a package whose blobs add up to more than maxSize.
+// refuses a package whose blobs add up to more than maxSize (0: the
+// default limit, negative: none) or past the 64-bit maximum.
 func Check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, error) {
+	pkg, _, err := check(ctx, src, desc, maxSize)
+	return pkg, err
+}
+
+// check is Check, also returning the sum of the layer sizes.
+func check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, int64, error) {
 	pkg, err := artifact.Fetch(ctx, src, desc)
 	if errors.Is(err, artifact.ErrInvalidPackage) {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", src.Name(), err))
+		return nil, 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", src.Name(), err))
 	}
 	if err != nil {
-		return nil, src.Explain(err)
+		return nil, 0, src.Explain(err)
 	}
-	if maxSize == 0 {
-		maxSize = layers.DefaultMaxSize
-	}
-	var total int64
+	budget := &sizeBudget{limit: limit(maxSize)}
 	for _, l := range pkg.Manifest.Layers {
-		if l.Size < 0 {
-			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: layer %s has a negative size", src.Name(), l.Digest))
+		if err := budget.add(l); err != nil {
+			return nil, 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: its layers %w", src.Name(), err))
 		}
-		total += l.Size
 	}
-	if maxSize > 0 && total > maxSize {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: its layers hold %d bytes, over the %d-byte limit; pass --max-size to allow more", src.Name(), total, maxSize))
+	return pkg, budget.used, nil
+}
+
+// limit is the size limit maxSize means: 0 the default, negative none.
+func limit(maxSize int64) int64 {
+	if maxSize == 0 {
+		return layers.DefaultMaxSize
 	}
-	return pkg, nil
+	return maxSize
+}
+
+// sizeBudget adds up the sizes of the blobs of a copy, refusing a negative
+// size, a sum past the 64-bit maximum, and one over the limit (when it is
+// positive). It is safe for concurrent use.
+type sizeBudget struct {
+	mu    sync.Mutex
+	limit int64
+	used  int64
+}
+
+func (b *sizeBudget) add(d ocispec.Descriptor) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case d.Size < 0:
+		return fmt.Errorf("include %s with a negative size (%d)", d.Digest, d.Size)
+	case d.Size > math.MaxInt64-b.used:
+		return fmt.Errorf("declare sizes whose sum would overflow (%s claims %d bytes)", d.Digest, d.Size)
+	}
+	b.used += d.Size
+	if b.limit > 0 && b.used > b.limit {
+		return fmt.Errorf("hold %d bytes, over the %d-byte limit; pass --max-size to allow more", b.used, b.limit)
+	}
+	return nil
 }
 
 // explainCopy attributes a copy failure to the side it happened on. Bytes
