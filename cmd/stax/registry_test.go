@@ -75,7 +75,13 @@ func assertSameTree(t *testing.T, want, got string) {
 }
 
 func TestPushPullRoundTrip(t *testing.T) {
-	reg := registrytest.New(t)
+	for _, backend := range referrerRegistries {
+		t.Run(backend.name, func(t *testing.T) { testPushPullRoundTrip(t, backend.opts...) })
+	}
+}
+
+func testPushPullRoundTrip(t *testing.T, opts ...registrytest.Option) {
+	reg := registrytest.New(t, opts...)
 	useHome(t)
 	ref := reg.Host + "/acme/skills:1.0.0"
 	pushed := pushExamples(t, ref)
