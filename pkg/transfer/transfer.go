@@ -17,6 +17,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
@@ -72,12 +73,16 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	res := &Result{Descriptor: desc, Package: pkg}
 	// oras-go copies blobs concurrently; the hooks count atomically.
 	var copied, skipped atomic.Int64
+	var tagged atomic.Bool
 	if opts.TagVersion {
 		if dst.Ref, err = dst.Ref.WithTag(pkg.Config.Version); err != nil {
 			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: the package version cannot be a tag: %w", src.Name(), err))
 		}
 	}
 
+	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
+	_, isPusher := dst.GraphTarget.(registry.ReferencePusher)
+	pushByTag := dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" && isPusher
 	vetted := append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...)
 	leaves := map[digest.Digest]bool{}
 	for _, d := range vetted {
@@ -112,6 +117,19 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			}
 			return succ, nil
 		},
+		// The package's manifest goes to a registry by tag, in one PUT,
+		// rather than by digest and then again by tag.
+		PreCopy: func(ctx context.Context, d ocispec.Descriptor) error {
+			if d.Digest != desc.Digest || !pushByTag {
+				return nil
+			}
+			if err := pushReference(ctx, from, dst, d); err != nil {
+				return err
+			}
+			tagged.Store(true)
+			copied.Add(1)
+			return oras.SkipNode
+		},
 		PostCopy: func(context.Context, ocispec.Descriptor) error {
 			copied.Add(1)
 			return nil
@@ -124,7 +142,6 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			return nil
 		},
 	}
-	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
 	if opts.Referrers {
 		err = oras.ExtendedCopyGraph(ctx, from, dst, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
 	} else {
@@ -134,10 +151,33 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	if err != nil {
 		return nil, explainCopy(err, from.failed.get(), src, dst)
 	}
-	if err := dst.TagAs(ctx, desc); err != nil {
-		return nil, err
+	if !tagged.Load() {
+		if err := tagUnlessTagged(ctx, dst, desc); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
+}
+
+// pushReference pushes the manifest d from src to dst under dst's tag.
+func pushReference(ctx context.Context, src content.Fetcher, dst *target.Target, d ocispec.Descriptor) error {
+	rc, err := src.Fetch(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	return dst.GraphTarget.(registry.ReferencePusher).PushReference(ctx, d, rc, dst.Ref.Tag)
+}
+
+// tagUnlessTagged tags desc in dst, unless dst is a registry whose tag
+// names desc already: a re-push then writes nothing.
+func tagUnlessTagged(ctx context.Context, dst *target.Target, desc ocispec.Descriptor) error {
+	if dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" {
+		if current, err := dst.GraphTarget.Resolve(ctx, dst.Ref.Tag); err == nil && current.Digest == desc.Digest {
+			return nil
+		}
+	}
+	return dst.TagAs(ctx, desc)
 }
 
 // Check reads and vets the manifest and config of the package at desc, and
