@@ -148,3 +148,23 @@ func TestCopyNamesTheFailingSide(t *testing.T) {
 		t.Errorf("exit %d %s; want 3 naming the source %s", r.Code, r.Stderr, src.Host)
 	}
 }
+
+// An invalid reference is the user's to fix (exit 1) in every command,
+// with the specific cause.
+func TestInvalidReferenceExitsOneEverywhere(t *testing.T) {
+	useHome(t)
+	bad := "localhost:5000/acme/skills:" + strings.Repeat("a", 129)
+	for _, args := range [][]string{
+		{"pull", bad},
+		{"install", bad, "--dir", t.TempDir()},
+		{"resolve", bad},
+		{"inspect", bad},
+		{"copy", bad, "oci:" + t.TempDir()},
+		{"push", examples, bad},
+	} {
+		r := runStax(t, args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "129 characters") {
+			t.Errorf("%s: exit %d %s; want 1 and the tag's length", args[0], r.Code, r.Stderr)
+		}
+	}
+}

@@ -172,8 +172,12 @@ func TestPushAndPullByDigest(t *testing.T) {
 		t.Errorf("a digest push created a tag? exit %d %s", r.Code, r.Stderr)
 	}
 	out := filepath.Join(t.TempDir(), "skills")
-	if r := runStax(t, "pull", repo+"@"+goldenExamplesDigest, "-o", out); r.Code != 0 {
+	r := runStax(t, "pull", repo+"@"+goldenExamplesDigest, "-o", out)
+	if r.Code != 0 {
 		t.Fatalf("pull by digest: %d %s", r.Code, r.Stderr)
+	}
+	if got := strings.TrimSpace(r.Stdout); got != repo+"@"+goldenExamplesDigest {
+		t.Errorf("pull by digest printed %q, want the reference once pinned", got)
 	}
 	assertSameTree(t, filepath.Join(examples, "skills"), out)
 
@@ -538,7 +542,7 @@ func TestTLSRegistry(t *testing.T) {
 		t.Errorf("--insecure: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
 	// Without the override, loopback means plain HTTP, which a TLS server refuses.
-	if r := runStax(t, "resolve", "--remote", ref); r.Code != 3 {
+	if r := runStax(t, "resolve", "--remote", ref); r.Code != 3 || !strings.Contains(r.Stderr, "pass --plain-http=false") {
 		t.Errorf("plain HTTP to a TLS registry: %d %s", r.Code, r.Stderr)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.pem")

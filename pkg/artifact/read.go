@@ -53,6 +53,12 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	pkg := &Package{Descriptor: desc, Manifest: m}
 	switch m.ArtifactType {
 	case ArtifactTypePackage:
+	case "":
+		// OCI 1.1: without artifactType, the config media type is the
+		// artifact's type (oras push --image-spec v1.0 writes these).
+		if m.Config.MediaType != MediaTypeConfig {
+			return nil, invalid("%s has no artifactType and config media type %q: not a stax package (%s)", desc.Digest, m.Config.MediaType, ArtifactTypePackage)
+		}
 	case ArtifactTypeAgent:
 		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s is labelled %s; reading it as a package", desc.Digest, ArtifactTypeAgent))
 	default:

@@ -47,6 +47,12 @@ func explain(err error, host, target string) error {
 			return fmt.Errorf("%s not found on %s: check the repository and tag (%w)", target, host, err)
 		case http.StatusTooManyRequests:
 			return fmt.Errorf("%s is rate-limiting requests and retries did not get through: wait, or log in for a higher limit (%w)", host, err)
+		case http.StatusBadRequest:
+			// What a TLS server answers to plain HTTP, which stax speaks
+			// to loopback hosts unless told otherwise.
+			if resp.URL != nil && resp.URL.Scheme == "http" {
+				return fmt.Errorf("registry %s refused a plain-HTTP request for %s: if it serves HTTPS, pass --plain-http=false (%w)", host, target, err)
+			}
 		}
 		return fmt.Errorf("registry %s refused the request for %s: %w", host, target, err)
 	}

@@ -148,7 +148,11 @@ func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 	}
 	key, identity, dir, err := r.identify(decl, base)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
+		code := exitcode.Resolution
+		if errors.Is(err, reference.ErrInvalid) {
+			code = exitcode.Validation // the user's to fix, as in every command
+		}
+		return nil, exitcode.Wrap(code, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
 	}
 	for i, onStack := range r.stack {
 		if onStack == identity {
