@@ -168,3 +168,32 @@ func TestInvalidReferenceExitsOneEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// A copy between two repositories of one registry mounts the blobs rather
+// than downloading and uploading them.
+func TestCopyWithinARegistryMounts(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	reg.ResetRequests()
+	if r := runStax(t, "copy", reg.Host+"/acme/skills:1.0.0", reg.Host+"/mirror/skills:1.0.0"); r.Code != 0 {
+		t.Fatalf("copy: %d %s", r.Code, r.Stderr)
+	}
+	mounts := 0
+	for _, q := range reg.Requests() {
+		switch {
+		case q.Method == http.MethodPost && strings.Contains(q.Query, "mount=") && q.Status == http.StatusCreated:
+			mounts++
+		case q.Method == http.MethodPatch || q.Method == http.MethodPut && strings.Contains(q.Path, "/blobs/uploads/"):
+			t.Errorf("uploaded a blob: %+v", q)
+		case q.Method == http.MethodGet && strings.HasSuffix(q.Path, pushed.Layers[0].Digest.String()):
+			t.Errorf("downloaded the layer: %+v", q)
+		}
+	}
+	if mounts != 2 {
+		t.Errorf("%d blobs mounted, want 2 (config and layer)", mounts)
+	}
+	if r := runStax(t, "pull", reg.Host+"/mirror/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "out")); r.Code != 0 {
+		t.Errorf("pull of the copy: %d %s", r.Code, r.Stderr)
+	}
+}

@@ -134,6 +134,13 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			copied.Add(1)
 			return nil
 		},
+		// Between two repositories of one registry, blobs are mounted
+		// rather than downloaded and uploaded again.
+		MountFrom: mountFrom(src, dst),
+		OnMounted: func(context.Context, ocispec.Descriptor) error {
+			copied.Add(1)
+			return nil
+		},
 		OnCopySkipped: func(_ context.Context, d ocispec.Descriptor) error {
 			skipped.Add(1)
 			if opts.Progress != nil {
@@ -142,10 +149,12 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			return nil
 		},
 	}
+	// The target itself, not its wrapper: oras-go mounts only into a
+	// registry.Mounter.
 	if opts.Referrers {
-		err = oras.ExtendedCopyGraph(ctx, from, dst, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
+		err = oras.ExtendedCopyGraph(ctx, from, dst.GraphTarget, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
 	} else {
-		err = oras.CopyGraph(ctx, from, dst, desc, graph)
+		err = oras.CopyGraph(ctx, from, dst.GraphTarget, desc, graph)
 	}
 	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
 	if err != nil {
@@ -157,6 +166,18 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		}
 	}
 	return res, nil
+}
+
+// mountFrom names the repository blobs of src can be mounted from in dst,
+// or is nil when there is none.
+func mountFrom(src, dst *target.Target) func(context.Context, ocispec.Descriptor) ([]string, error) {
+	if src.Kind != target.KindRemote || dst.Kind != target.KindRemote ||
+		src.Ref.Registry != dst.Ref.Registry || src.Ref.Repository == dst.Ref.Repository {
+		return nil
+	}
+	return func(context.Context, ocispec.Descriptor) ([]string, error) {
+		return []string{src.Ref.Repository}, nil
+	}
 }
 
 // pushReference pushes the manifest d from src to dst under dst's tag.
