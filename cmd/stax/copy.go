@@ -43,6 +43,7 @@ cosign copy for them. DST without a tag or digest takes SRC's tag.`,
 	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addUploadFlags(cmd)
 	return cmd
 }
 

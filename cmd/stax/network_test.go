@@ -197,3 +197,41 @@ func TestCopyWithinARegistryMounts(t *testing.T) {
 		t.Errorf("pull of the copy: %d %s", r.Code, r.Stderr)
 	}
 }
+
+// --chunk-size uploads blobs in PATCH requests no larger than the chunk;
+// the default is one request per blob.
+func TestPushInChunks(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0", "--chunk-size", "1000B")
+	patches := 0
+	for _, q := range reg.Requests() {
+		if q.Method == http.MethodPatch {
+			patches++
+			if q.BodyBytes > 1000 || q.Status != http.StatusAccepted {
+				t.Errorf("PATCH of %d bytes, status %d", q.BodyBytes, q.Status)
+			}
+		}
+		if q.Method == http.MethodPut && strings.Contains(q.Path, "/blobs/uploads/") && q.BodyBytes != 0 {
+			t.Errorf("PUT with a body in a chunked upload: %+v", q)
+		}
+	}
+	// The layer (3936 bytes) in 4 chunks, the config (1564) in 2.
+	if patches != 6 {
+		t.Errorf("%d PATCH requests, want 6", patches)
+	}
+	useHome(t)
+	out := filepath.Join(t.TempDir(), "skills")
+	if r := runStax(t, "pull", pushed.Reference, "-o", out); r.Code != 0 {
+		t.Fatalf("pull: %d %s", r.Code, r.Stderr)
+	}
+	assertSameTree(t, filepath.Join(examples, "skills"), out)
+
+	// A chunk lost to a reset is sent again.
+	fault := registrytest.ResetConn(http.MethodPatch, "/blobs/uploads/")
+	reg.AddFaults(fault)
+	useHome(t)
+	if r := runStax(t, "push", examples, reg.Host+"/other/skills:1.0.0", "--chunk-size", "1000B"); r.Code != 0 || fault.Hits() != 1 {
+		t.Errorf("chunked push through a reset: exit %d, hits %d: %s", r.Code, fault.Hits(), r.Stderr)
+	}
+}

@@ -99,6 +99,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addUploadFlags(cmd)
 	return cmd
 }
 

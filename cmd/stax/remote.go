@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/docker/go-units"
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -25,6 +27,8 @@ type remoteOptions struct {
 	RemoteOnly bool
 	// Timeout is how long a registry may stay silent.
 	Timeout time.Duration
+	// ChunkSize is --chunk-size, for commands that upload.
+	ChunkSize string
 	// messages is where waits are announced: the command's stderr.
 	messages func() io.Writer
 }
@@ -42,6 +46,11 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 	r.messages = cmd.ErrOrStderr
 }
 
+// addUploadFlags adds the flags of commands that upload blobs.
+func (r *remoteOptions) addUploadFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&r.ChunkSize, "chunk-size", "", "upload blobs in PATCH chunks of at most this size (such as 5MiB), for registries or proxies that limit one request; default: one request per blob")
+}
+
 // addRemoteOnlyFlag adds --remote to a command that reads a package from
 // the local store first.
 func (r *remoteOptions) addRemoteOnlyFlag(cmd *cobra.Command) {
@@ -57,6 +66,14 @@ func (r *remoteOptions) lookupScope() sourceScope {
 }
 
 func (r *remoteOptions) client() (*registry.Client, error) {
+	var chunk int64
+	if r.ChunkSize != "" {
+		n, err := units.RAMInBytes(r.ChunkSize)
+		if err != nil || n <= 0 {
+			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--chunk-size %q: want a size such as 5MiB", r.ChunkSize))
+		}
+		chunk = n
+	}
 	timeout := r.Timeout
 	if timeout == 0 && r.messages != nil { // --timeout 0: no limit
 		timeout = -1
@@ -76,6 +93,7 @@ func (r *remoteOptions) client() (*registry.Client, error) {
 		UserAgent:      "stax/" + buildVersion(),
 		Timeout:        timeout,
 		OnWait:         onWait,
+		ChunkSize:      chunk,
 	})
 }
 

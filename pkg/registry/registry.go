@@ -52,6 +52,9 @@ type Options struct {
 	// request fails (and is retried once); 0 means DefaultTimeout,
 	// negative no limit.
 	Timeout time.Duration
+	// ChunkSize, when positive, makes blob uploads PATCH chunks of at most
+	// this many bytes; 0 uploads each blob in one request.
+	ChunkSize int64
 	// OnWait, when set, is told when a registry asks to wait before a
 	// retry (Retry-After), so that the user knows why nothing happens.
 	OnWait WaitFunc

@@ -137,7 +137,7 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference) (*Target, er
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: repo, Ref: ref, Kind: KindRemote, Host: ref.Registry}, nil
+	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry}, nil
 }
 
 // OpenLocal opens ref in the local store.
