@@ -448,6 +448,23 @@ func TestTokenAuth(t *testing.T) {
 	assertSameTree(t, filepath.Join(examples, "skills"), out)
 }
 
+// A logged-in user whose token grants no push is told so, not told to log
+// in.
+func TestPushWithoutPushAccess(t *testing.T) {
+	const user, password = "reader", "r3ad-Only"
+	reg := registrytest.New(t, registrytest.WithTokenAuth(user, password), registrytest.WithPullOnlyTokens())
+	useHome(t)
+	config := filepath.Join(t.TempDir(), "config.json")
+	if r := runStaxWith(t, &IOStreams{In: strings.NewReader(password)},
+		"login", reg.Host, "-u", user, "--password-stdin", "--registry-config", config); r.Code != 0 {
+		t.Fatalf("login: %d %s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
+	if r.Code != 3 || !strings.Contains(r.Stderr, "lack push access") || strings.Contains(r.Stderr, "stax login") {
+		t.Errorf("exit %d %s; want 3 saying the credentials lack push access", r.Code, r.Stderr)
+	}
+}
+
 // credHelpers in the Docker config name an executable that answers
 // `get` on stdin; stax must use it rather than saved credentials.
 func TestCredentialHelper(t *testing.T) {

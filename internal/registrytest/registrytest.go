@@ -105,6 +105,7 @@ type options struct {
 	tls        bool
 	auth       string // "", "basic" or "token"
 	user, pass string
+	pullOnly   bool
 	faults     []*Fault
 }
 
@@ -120,6 +121,13 @@ func WithBasicAuth(user, password string) Option {
 // grants whatever access it is asked for. It replaces WithBasicAuth.
 func WithTokenAuth(user, password string) Option {
 	return func(o *options) { o.auth, o.user, o.pass = "token", user, password }
+}
+
+// WithPullOnlyTokens makes the token service of WithTokenAuth grant only
+// pull access, whatever a client asks for, as a registry does to a user
+// who may read a repository but not write it.
+func WithPullOnlyTokens() Option {
+	return func(o *options) { o.pullOnly = true }
 }
 
 // WithFilesystem stores content on disk, in a directory under t.TempDir(),
@@ -244,6 +252,7 @@ func (r *Registry) config(t testing.TB, o *options) (*configuration.Configuratio
 		if err != nil {
 			return nil, err
 		}
+		ts.pullOnly = o.pullOnly
 		r.token = ts
 		cfg.Auth = configuration.Auth{"token": ts.params()}
 	}

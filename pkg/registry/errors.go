@@ -42,6 +42,9 @@ func explain(err error, host, target string) error {
 		case http.StatusUnauthorized:
 			return fmt.Errorf("authentication required for %s: run `stax login %s` (%w)", host, host, err)
 		case http.StatusForbidden:
+			if resp.Method != http.MethodGet && resp.Method != http.MethodHead {
+				return fmt.Errorf("the credentials for %s lack push access to %s: ask for write access, or log in as a user who has it (for GHCR, a token with write:packages) (%w)", host, target, err)
+			}
 			return fmt.Errorf("access to %s denied by %s: the credentials lack permission for it (for GHCR, a token with read:packages to pull, write:packages to push) (%w)", target, host, err)
 		case http.StatusNotFound:
 			return fmt.Errorf("%s not found on %s: check the repository and tag (%w)", target, host, err)

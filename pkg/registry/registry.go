@@ -90,7 +90,7 @@ func New(opts Options) (*Client, error) {
 		Policy: func() retry.Policy { return retryPolicy{onWait: opts.OnWait, now: time.Now} },
 	}
 	client := &auth.Client{
-		Client:     &http.Client{Transport: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}},
+		Client:     &http.Client{Transport: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}}},
 		Cache:      auth.NewCache(),
 		Credential: credentialFunc(creds),
 		Header:     http.Header{},
