@@ -29,8 +29,9 @@ func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 layout (oci:PATH[:TAG|@DIGEST]). Artifacts that refer to the package, such as
 its signatures, are copied too unless --no-referrers is given, through the
 OCI referrers API or, where a registry lacks it, the referrers tag schema.
-Cosign's tag-based signatures (sha256-HEX.sig, .att tags) are not copied: use
-cosign copy for them. DST without a tag or digest takes SRC's tag.`,
+Cosign's tag-based signatures (the sha256-HEX.sig, .att and .sbom tags of the
+package's digest) are copied as well. DST without a tag or digest takes SRC's
+tag.`,
 		Example: `  stax copy ghcr.io/acme/skills:1.0.0 registry.internal/acme/skills:1.0.0
   stax copy ghcr.io/acme/skills:1.0.0 oci:./mirror
   stax copy oci:./mirror:1.0.0 localhost:5000/acme/skills`,

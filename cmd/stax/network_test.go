@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 )
@@ -233,5 +239,56 @@ func TestPushInChunks(t *testing.T) {
 	useHome(t)
 	if r := runStax(t, "push", examples, reg.Host+"/other/skills:1.0.0", "--chunk-size", "1000B"); r.Code != 0 || fault.Hits() != 1 {
 		t.Errorf("chunked push through a reset: exit %d, hits %d: %s", r.Code, fault.Hits(), r.Stderr)
+	}
+}
+
+// Cosign's tag-based signatures and attestations (sha256-HEX.sig, .att)
+// are copied with their subject, as regctl image copy --digest-tags does.
+func TestCopyKeepsCosignTags(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	ctx := context.Background()
+	repo := testRepository(t, reg.Host+"/acme/skills")
+	tags := map[string]string{}
+	for _, suffix := range []string{".sig", ".att"} {
+		payload := []byte(`{"critical":{"image":{"docker-manifest-digest":"` + pushed.Digest + `"}}}` + suffix)
+		layer := content.NewDescriptorFromBytes("application/vnd.dev.cosign.simplesigning.v1+json", payload)
+		if err := repo.Push(ctx, layer, bytes.NewReader(payload)); err != nil {
+			t.Fatal(err)
+		}
+		desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/vnd.dev.cosign.artifact", oras.PackManifestOptions{Layers: []ocispec.Descriptor{layer}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tag := "sha256-" + strings.TrimPrefix(pushed.Digest, "sha256:") + suffix
+		if err := repo.Tag(ctx, desc, tag); err != nil {
+			t.Fatal(err)
+		}
+		tags[tag] = desc.Digest.String()
+	}
+	layout := filepath.Join(t.TempDir(), "mirror")
+	for _, dst := range []string{reg.Host + "/mirror/skills:1.0.0", "oci:" + layout + ":1.0.0"} {
+		if r := runStax(t, "copy", reg.Host+"/acme/skills:1.0.0", dst); r.Code != 0 {
+			t.Fatalf("copy to %s: %d %s", dst, r.Code, r.Stderr)
+		}
+	}
+	mirror := testRepository(t, reg.Host+"/mirror/skills")
+	for tag, want := range tags {
+		if got, err := mirror.Resolve(ctx, tag); err != nil || got.Digest.String() != want {
+			t.Errorf("mirror tag %s: %v %v, want %s", tag, got.Digest, err, want)
+		}
+		if r := runStax(t, "resolve", "oci:"+layout+":"+tag); strings.TrimSpace(r.Stdout) != want {
+			t.Errorf("layout tag %s: %q %s", tag, r.Stdout, r.Stderr)
+		}
+	}
+	// --no-referrers leaves them.
+	if r := runStax(t, "copy", "--no-referrers", reg.Host+"/acme/skills:1.0.0", reg.Host+"/bare/skills:1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	for tag := range tags {
+		if _, err := testRepository(t, reg.Host+"/bare/skills").Resolve(ctx, tag); err == nil {
+			t.Errorf("--no-referrers copied %s", tag)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -165,7 +166,48 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			return nil, err
 		}
 	}
+	if opts.Referrers {
+		if err := copyDigestTags(ctx, from, src, dst, desc, graph); err != nil {
+			return nil, err
+		}
+	}
+	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
 	return res, nil
+}
+
+// digestTagSuffixes are the tags cosign puts its signatures, attestations
+// and SBOMs under: sha256-<hex of the subject>.sig and so on.
+var digestTagSuffixes = []string{".sig", ".att", ".sbom"}
+
+// copyDigestTags copies what cosign tagged after the package's digest, as
+// regctl image copy --digest-tags does. Their blobs count against the
+// size limit, as referrers do.
+func copyDigestTags(ctx context.Context, from source, src, dst *target.Target, desc ocispec.Descriptor, graph oras.CopyGraphOptions) error {
+	if src.Kind == target.KindLocal || dst.Kind == target.KindLocal {
+		return nil
+	}
+	tags, err := src.Tags(ctx)
+	if err != nil {
+		return err
+	}
+	prefix := desc.Digest.Algorithm().String() + "-" + desc.Digest.Encoded()
+	for _, suffix := range digestTagSuffixes {
+		tag := prefix + suffix
+		if !slices.Contains(tags, tag) {
+			continue
+		}
+		d, err := src.GraphTarget.Resolve(ctx, tag)
+		if err != nil {
+			return src.Explain(fmt.Errorf("resolve %s: %w", tag, err))
+		}
+		if err := oras.CopyGraph(ctx, from, dst.GraphTarget, d, graph); err != nil {
+			return explainCopy(err, from.failed.get(), src, dst)
+		}
+		if err := dst.GraphTarget.Tag(ctx, d, tag); err != nil {
+			return dst.Explain(fmt.Errorf("tag %s: %w", tag, err))
+		}
+	}
+	return nil
 }
 
 // mountFrom names the repository blobs of src can be mounted from in dst,
