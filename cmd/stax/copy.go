@@ -49,11 +49,15 @@ tag.`,
 }
 
 func runCopy(ctx context.Context, opts *copyOptions) error {
-	srcRef, err := reference.Parse(opts.Source)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	if err != nil {
+		return err
+	}
+	srcRef, err := reference.Parse(opener.BareTag(opts.Source))
 	if err != nil {
 		return exitcode.Wrap(exitcode.Validation, err)
 	}
-	dstRef, err := reference.Parse(opts.Destination)
+	dstRef, err := reference.Parse(opener.BareTag(opts.Destination))
 	if err != nil {
 		return exitcode.Wrap(exitcode.Validation, err)
 	}
@@ -62,10 +66,6 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	if dstRef.Tag == "" && dstRef.Digest == "" {
 		dstRef.Tag = srcRef.Tag
-	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
-	if err != nil {
-		return err
 	}
 	src, err := opener.Open(ctx, srcRef)
 	if err != nil {

@@ -292,3 +292,29 @@ func TestCopyKeepsCosignTags(t *testing.T) {
 		}
 	}
 }
+
+// With --oci-layout DIR, a bare tag is a tag in that layout, as with oras
+// and skopeo, not a Docker Hub name.
+func TestOCILayoutBareTag(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	layout := filepath.Join(t.TempDir(), "layout")
+	if r := runStax(t, "copy", reg.Host+"/acme/skills:1.0.0", "oci:"+layout+":1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	r := runStax(t, "push", "1.0.0", reg.Host+"/from-layout/skills:1.0.0", "--oci-layout", layout, "--output", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, pushed.Digest) {
+		t.Errorf("push of a bare tag from --oci-layout: exit %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	// copy names the layout's tags the same way, both ways.
+	if r := runStax(t, "copy", reg.Host+"/acme/skills:1.0.0", "2.0.0", "--oci-layout", layout); r.Code != 0 {
+		t.Fatalf("copy into a bare tag: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "resolve", "oci:"+layout+":2.0.0"); strings.TrimSpace(r.Stdout) != pushed.Digest {
+		t.Errorf("layout tag 2.0.0: %q %s", r.Stdout, r.Stderr)
+	}
+	if r := runStax(t, "pull", "2.0.0", "--oci-layout", layout, "-o", filepath.Join(t.TempDir(), "out")); r.Code != 0 {
+		t.Errorf("pull of a bare tag: %d %s", r.Code, r.Stderr)
+	}
+}

@@ -84,7 +84,11 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	if err != nil {
 		return err
 	}
-	graph, err := resolve.Resolve(ctx, opts.Refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize})
+	refs := make([]string, len(opts.Refs))
+	for i, ref := range opts.Refs {
+		refs[i] = opener.BareTag(ref)
+	}
+	graph, err := resolve.Resolve(ctx, refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize})
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &target.Opener{StoreDir: dir, Registry: client}, nil
+	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client}, nil
 }
 
 // transferOptions are the copy options the flags ask for, with progress

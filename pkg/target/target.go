@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
@@ -119,8 +120,21 @@ func (t *Target) Explain(err error) error {
 type Opener struct {
 	// StoreDir is the local store directory.
 	StoreDir string
+	// Layout, when set, is the OCI layout directory the user named to
+	// stand in for the local store (--oci-layout): a bare tag names a tag
+	// in it, as with oras and skopeo, not a Docker Hub repository.
+	Layout string
 	// Registry opens remote repositories.
 	Registry *registry.Client
+}
+
+// BareTag returns arg as a reference to a tag of o.Layout when there is
+// one and arg is a bare tag (such as 1.0.0); otherwise arg itself.
+func (o *Opener) BareTag(arg string) string {
+	if o.Layout == "" || strings.ContainsAny(arg, "/:@") || !reference.ValidTag(arg) {
+		return arg
+	}
+	return reference.LayoutPrefix + o.Layout + ":" + arg
 }
 
 // Open opens the target ref names: an oci: layout, or a registry
