@@ -243,11 +243,12 @@ func (b *rereadingBody) reopen() error {
 func (b *rereadingBody) Close() error { return b.body.Close() }
 
 // idleBody fails a read that waits longer than timeout for data, with a
-// StallError, by closing the body under it.
+// StallError, by closing the body under it. One timer serves every read.
 type idleBody struct {
 	body    io.ReadCloser
 	timeout time.Duration
 	req     *http.Request
+	timer   *time.Timer
 
 	mu      sync.Mutex
 	stalled bool
@@ -257,18 +258,23 @@ func newIdleBody(body io.ReadCloser, timeout time.Duration, req *http.Request) i
 	if timeout <= 0 {
 		return body
 	}
-	return &idleBody{body: body, timeout: timeout, req: req}
+	b := &idleBody{body: body, timeout: timeout, req: req}
+	b.timer = time.AfterFunc(time.Hour, b.stall)
+	b.timer.Stop()
+	return b
+}
+
+func (b *idleBody) stall() {
+	b.mu.Lock()
+	b.stalled = true
+	b.mu.Unlock()
+	_ = b.body.Close()
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
-	timer := time.AfterFunc(b.timeout, func() {
-		b.mu.Lock()
-		b.stalled = true
-		b.mu.Unlock()
-		_ = b.body.Close()
-	})
+	b.timer.Reset(b.timeout)
 	n, err := b.body.Read(p)
-	timer.Stop()
+	b.timer.Stop()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stalled && err != nil {
@@ -277,7 +283,10 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *idleBody) Close() error { return b.body.Close() }
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.body.Close()
+}
 
 // stallErrors turns the transport's own timeouts, waiting to connect or
 // for an answer, into StallErrors naming the host and the request.
