@@ -13,75 +13,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-STAX=${STAX:-bin/stax}
-REGISTRY_BIN=${DOCKER_REGISTRY:-/usr/bin/docker-registry}
+# shellcheck source=test/e2e/lib.sh
+source test/e2e/lib.sh
+start_registry false
 
-fail() {
-  echo "e2e: FAIL: $*" >&2
-  echo "e2e: 0 passed, 1 failed"
-  exit 1
-}
-registry_fail() {
-  echo "--- last lines of the registry log:" >&2
-  tail -n 20 "$work/registry.log" >&2
-  fail "$@"
-}
-
-[[ -x $REGISTRY_BIN ]] || fail "no docker-registry at $REGISTRY_BIN (apt-get install docker-registry)"
-[[ -x $STAX ]] || fail "no stax binary at $STAX (make build, or set STAX)"
-STAX=$(cd "$(dirname "$STAX")" && pwd)/$(basename "$STAX")
-
-work=$(mktemp -d)
-registry_pid=
-cleanup() {
-  if [[ -n $registry_pid ]]; then
-    kill "$registry_pid" 2>/dev/null || true
-    wait "$registry_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-cat >"$work/config.yml" <<EOF
-version: 0.1
-log:
-  level: info
-storage:
-  filesystem:
-    rootdirectory: $work/data
-  delete:
-    enabled: false
-  maintenance:
-    uploadpurging:
-      enabled: false
-http:
-  addr: 127.0.0.1:0
-  secret: stax-e2e
-EOF
-"$REGISTRY_BIN" serve "$work/config.yml" >"$work/registry.log" 2>&1 &
-registry_pid=$!
-
-# get PORT PATH [ACCEPT]: prints the status line and body of a GET (plain
-# bash, no curl needed).
+# get PORT PATH ACCEPT: prints the answer to a GET, status line, headers
+# and body (plain bash, no curl needed).
 get() {
   exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
-  printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nAccept: %s\r\n\r\n' "$2" "$1" "${3:-*/*}" >&3
+  printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nAccept: %s\r\n\r\n' "$2" "$1" "$3" >&3
   timeout 5 cat <&3
   exec 3<&-
 }
-
-port=
-for _ in $(seq 100); do # 10 s at most
-  kill -0 "$registry_pid" 2>/dev/null || registry_fail "docker-registry exited at start"
-  if [[ -z $port ]]; then
-    port=$(sed -n 's/.*msg="listening on 127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/registry.log" | head -n 1)
-  fi
-  if [[ -n $port ]] && get "$port" /v2/ 2>/dev/null | head -n 1 | grep -q ' 200 '; then
-    break
-  fi
-  sleep 0.1
-done
-[[ -n $port ]] || registry_fail "docker-registry did not start within 10 s"
 echo "e2e: $("$REGISTRY_BIN" --version) on 127.0.0.1:$port, deletes disabled"
 
 export STAX_HOME="$work/home"
