@@ -177,30 +177,23 @@ func TestDigestMismatchIsVerificationFailure(t *testing.T) {
 			t.Errorf("exit %d %s", r.Code, r.Stderr)
 		}
 	})
-	t.Run("OCI layout", func(t *testing.T) {
-		useHome(t)
-		layout := filepath.Join(t.TempDir(), "layout")
-		if r := runStax(t, "copy", reg.Host+"/acme/skills:1.0.0", "oci:"+layout); r.Code != 0 {
-			t.Fatal(r.Stderr)
-		}
-		corruptBlob(t, layout, layer)
-		r := runStax(t, "pull", "oci:"+layout+":1.0.0", "-o", filepath.Join(t.TempDir(), "out"))
-		if r.Code != 6 || !strings.Contains(r.Stderr, layer.String()) {
-			t.Errorf("exit %d %s", r.Code, r.Stderr)
-		}
-	})
-	t.Run("OCI layout with a lying size", func(t *testing.T) {
-		useHome(t)
-		layout := filepath.Join(t.TempDir(), "layout")
-		if r := runStax(t, "copy", reg.Host+"/acme/skills:1.0.0", "oci:"+layout); r.Code != 0 {
-			t.Fatal(r.Stderr)
-		}
-		lieAboutLayerSize(t, layout, "1.0.0", 100)
-		r := runStax(t, "pull", "oci:"+layout+":1.0.0", "-o", filepath.Join(t.TempDir(), "out"))
-		if r.Code != 6 || !strings.Contains(r.Stderr, layer.String()) {
-			t.Errorf("exit %d %s", r.Code, r.Stderr)
-		}
-	})
+	for name, alter := range map[string]func(t *testing.T, layout string){
+		"OCI layout":                   func(t *testing.T, layout string) { corruptBlob(t, layout, layer) },
+		"OCI layout with a lying size": func(t *testing.T, layout string) { lieAboutLayerSize(t, layout, "1.0.0", 100) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			useHome(t)
+			layout := filepath.Join(t.TempDir(), "layout")
+			if r := runStax(t, "copy", reg.Host+"/acme/skills:1.0.0", "oci:"+layout); r.Code != 0 {
+				t.Fatal(r.Stderr)
+			}
+			alter(t, layout)
+			r := runStax(t, "pull", "oci:"+layout+":1.0.0", "-o", filepath.Join(t.TempDir(), "out"))
+			if r.Code != 6 || !strings.Contains(r.Stderr, layer.String()) {
+				t.Errorf("exit %d %s", r.Code, r.Stderr)
+			}
+		})
+	}
 	t.Run("local store", func(t *testing.T) {
 		home := useHome(t)
 		if r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0"); r.Code != 0 {
