@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -17,7 +20,9 @@ type copyOptions struct {
 	Source      string
 	Destination string
 	NoReferrers bool
-	MaxSize     string
+	// WithDependencies copies the packages the package depends on too.
+	WithDependencies bool
+	MaxSize          string
 }
 
 func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
@@ -42,6 +47,7 @@ tag.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
+	cmd.Flags().BoolVar(&opts.WithDependencies, "with-dependencies", false, "copy the packages it depends on too, to the same repository paths and tags on DST's registry (not rewritten: pulls from that registry find them there first)")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addUploadFlags(cmd)
@@ -78,9 +84,33 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	defer dst.Close()
 
-	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers})
+	if opts.WithDependencies && dst.Kind != target.KindRemote {
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
+	}
+	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers}
+	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, copyOpts)
 	if err != nil {
 		return err
 	}
+	if opts.WithDependencies {
+		if err := copyDependencies(ctx, opts, opener, srcRef, dstRef.Registry, copyOpts); err != nil {
+			return err
+		}
+	}
 	return printTransfer(opts.IO, opts.Global, "Copied to", dst.Ref, res, "")
+}
+
+// copyDependencies copies what the package src depends on to registry,
+// saying on stderr what went where.
+func copyDependencies(ctx context.Context, opts *copyOptions, opener *target.Opener, src reference.Reference, registry string, copyOpts transfer.Options) error {
+	graph, err := resolve.Resolve(ctx, []string{src.String()}, ".", resolve.Options{Opener: opener, MaxSize: copyOpts.MaxSize})
+	if err != nil {
+		return err
+	}
+	defer graph.Close()
+	copied, err := resolve.CopyDependencies(ctx, graph, opener, registry, copyOpts)
+	for _, c := range copied {
+		fmt.Fprintf(opts.IO.ErrOut, "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())
+	}
+	return err
 }

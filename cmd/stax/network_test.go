@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -316,5 +317,33 @@ func TestOCILayoutBareTag(t *testing.T) {
 	}
 	if r := runStax(t, "pull", "2.0.0", "--oci-layout", layout, "-o", filepath.Join(t.TempDir(), "out")); r.Code != 0 {
 		t.Errorf("pull of a bare tag: %d %s", r.Code, r.Stderr)
+	}
+}
+
+// copy --with-dependencies makes a mirror that works cut off from the
+// original registry: the packages are not rewritten, and their
+// dependencies are found on the mirror first.
+func TestCopyWithDependenciesMakesAMirror(t *testing.T) {
+	useHome(t)
+	l := newLayering(t)
+	mirror := registrytest.New(t)
+	r := runStax(t, "copy", "--with-dependencies", l.team, mirror.Host+"/team/skills:1.4.0")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "Copied dependency") {
+		t.Fatalf("copy --with-dependencies: %d %s", r.Code, r.Stderr)
+	}
+	l.reg.Stop() // the original registry is out of reach
+	useHome(t)
+	out := filepath.Join(t.TempDir(), "skills")
+	if r := runStax(t, "pull", mirror.Host+"/team/skills:1.4.0", "-o", out); r.Code != 0 {
+		t.Fatalf("pull from the mirror alone: %d %s", r.Code, r.Stderr)
+	}
+	for _, skill := range []string{"deploy", "lint", "team-only", "review-pr"} {
+		if _, err := os.Stat(filepath.Join(out, skill, "SKILL.md")); err != nil {
+			t.Errorf("skill %s missing from the mirror's pull: %v", skill, err)
+		}
+	}
+	// A layout cannot hold the dependencies' repositories.
+	if r := runStax(t, "copy", "--with-dependencies", mirror.Host+"/team/skills:1.4.0", "oci:"+t.TempDir()); r.Code != 1 {
+		t.Errorf("--with-dependencies to a layout: %d %s", r.Code, r.Stderr)
 	}
 }
