@@ -155,6 +155,7 @@ func TestPullCutsOffEndlessStreams(t *testing.T) {
 			streamed += req.ResponseBytes
 		}
 	}
+	t.Logf("the server streamed %d bytes in all before the client stopped reading (it offered %d per request)", streamed, sent)
 	if streamed == 0 || streamed > 64<<20 {
 		t.Errorf("the server sent %d bytes in all before the client stopped reading", streamed)
 	}
