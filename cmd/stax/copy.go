@@ -23,6 +23,7 @@ type copyOptions struct {
 	// WithDependencies copies the packages the package depends on too.
 	WithDependencies bool
 	MaxSize          string
+	Verify           verifyFlags
 }
 
 func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
@@ -51,6 +52,7 @@ tag.`,
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addUploadFlags(cmd)
+	opts.Verify.addFlags(cmd)
 	return cmd
 }
 
@@ -78,6 +80,9 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return err
 	}
 	defer src.Close()
+	if err := opts.Verify.checkTarget(ctx, opts.IO, src, maxSize); err != nil {
+		return err
+	}
 	dst, err := opener.Open(ctx, dstRef)
 	if err != nil {
 		return err

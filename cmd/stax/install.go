@@ -110,6 +110,7 @@ type installOptions struct {
 	Force   bool
 	Frozen  bool
 	MaxSize string
+	Verify  verifyFlags
 }
 
 type installResult struct {
@@ -166,6 +167,7 @@ stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
 	f.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
+	opts.Verify.addFlags(cmd)
 	return cmd
 }
 
@@ -216,6 +218,10 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 			return exitcode.Wrap(exitcode.Resolution, err)
 		}
 	}
+	verified, err := opts.Verify.check(ctx, opts.IO, graphPackages(graph), projectTrust(def, opts.Where.Dir), pinned.VerifiedDigests(), maxSize)
+	if err != nil {
+		return err
+	}
 	copyOpts, done := opts.Remote.transferOptions(opts.IO)
 	copyOpts.MaxSize = maxSize
 	_, err = graph.Store(ctx, opener, copyOpts)
@@ -263,7 +269,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: results[i]})
 	}
 	if !opts.Frozen {
-		if out.LockChanged, err = lock.New(sources, graph, merged).Write(lockPath); err != nil {
+		if out.LockChanged, err = recordVerified(lock.New(sources, graph, merged), verified).Write(lockPath); err != nil {
 			return err
 		}
 	}

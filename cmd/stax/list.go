@@ -31,23 +31,33 @@ func (d *discoveryOptions) addFlags(cmd *cobra.Command) {
 
 // list reads what the runtime sees from the project and the user's home.
 func (d *discoveryOptions) list() (*discover.Listing, error) {
-	rt, err := runtime.Find(d.Runtime)
+	opts, err := d.resolve()
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, err
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("locate the home directory: %w", err))
-	}
-	project, err := filepath.Abs(d.Project)
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	l, err := discover.List(discover.Options{Runtime: rt, Project: project, Home: home})
+	l, err := discover.List(opts)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, err)
 	}
 	return l, nil
+}
+
+// resolve turns the flags into the runtime and the absolute project and
+// home directories.
+func (d *discoveryOptions) resolve() (discover.Options, error) {
+	rt, err := runtime.Find(d.Runtime)
+	if err != nil {
+		return discover.Options{}, exitcode.Wrap(exitcode.Validation, err)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return discover.Options{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("locate the home directory: %w", err))
+	}
+	project, err := filepath.Abs(d.Project)
+	if err != nil {
+		return discover.Options{}, exitcode.Wrap(exitcode.FileSystem, err)
+	}
+	return discover.Options{Runtime: rt, Project: project, Home: home}, nil
 }
 
 type listOptions struct {

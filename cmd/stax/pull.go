@@ -18,6 +18,7 @@ type pullOptions struct {
 	Refs    []string
 	Output  string
 	MaxSize string
+	Verify  verifyFlags
 }
 
 type pullResult struct {
@@ -76,6 +77,7 @@ or be empty, and nothing is written on failure.`,
 	cmd.Flags().StringVarP(&opts.Output, "output-dir", "o", "", "merge the skills into this directory")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
+	opts.Verify.addFlags(cmd)
 	return cmd
 }
 
@@ -93,6 +95,9 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		return err
 	}
 	defer graph.Close()
+	if _, err := opts.Verify.check(ctx, opts.IO, graphPackages(graph), nil, nil, maxSize); err != nil {
+		return err
+	}
 
 	copyOpts, done := opts.Remote.transferOptions(opts.IO)
 	copyOpts.MaxSize = maxSize

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -34,6 +36,9 @@ type pushOptions struct {
 	// Against is the published package a built package follows; empty
 	// means whatever the destination reference already names.
 	Against string
+	// Sign signs the pushed package with the private key SignKey.
+	Sign    bool
+	SignKey string
 }
 
 // transferResult is what push, pull and copy print with --output json.
@@ -98,6 +103,8 @@ On success the pinned reference REF@DIGEST is printed.`,
 	f.StringVar(&opts.Created, "created", "", "when building DIR: creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else the epoch)")
 	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
 	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	f.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
+	f.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addUploadFlags(cmd)
 	return cmd
@@ -109,6 +116,10 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 		return exitcode.Wrap(exitcode.Validation, err)
 	}
 	build, err := buildOptions(opts.SymlinkMode, opts.MaxSize, opts.Created, opts.Strict, opts.Getenv)
+	if err != nil {
+		return err
+	}
+	signer, err := pushSigner(opts)
 	if err != nil {
 		return err
 	}
@@ -139,7 +150,30 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err != nil {
 		return err
 	}
+	if signer != nil {
+		signed, err := signature.Sign(ctx, dst, res.Descriptor, signer, signature.SignOptions{Name: dst.Ref.Familiar(), MaxSize: build.MaxSize})
+		if err != nil {
+			return explainSignature(dst, err)
+		}
+		if !opts.Global.json() {
+			fmt.Fprintf(opts.IO.ErrOut, "Signed with key %s: signature %s\n", signed.Config.Signer, signed.Descriptor.Digest)
+		}
+	}
 	return printTransfer(opts.IO, opts.Global, "Pushed", dst.Ref, res, "")
+}
+
+// pushSigner loads the key of push --sign before anything is pushed, so
+// that a wrong key or password pushes nothing.
+func pushSigner(opts *pushOptions) (*signature.KeySigner, error) {
+	switch {
+	case opts.Sign && opts.SignKey == "":
+		return nil, exitcode.Wrap(exitcode.Validation, errors.New("--sign needs --key KEY, the private key to sign with"))
+	case !opts.Sign && opts.SignKey != "":
+		return nil, exitcode.Wrap(exitcode.Validation, errors.New("--key is the signing key of --sign: add --sign"))
+	case !opts.Sign:
+		return nil, nil
+	}
+	return loadSigner(opts.IO, opts.SignKey)
 }
 
 // copyPackage runs a transfer with progress bars when stderr is a

@@ -109,6 +109,9 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseUnverified(ctx, skillDir); err != nil {
+		return err
+	}
 	sub := substitute.Options{Arguments: opts.Args, SkillDir: skillDir, Workspace: opts.Workspace}
 	if opts.SkillDir != "" {
 		sub.SkillDir = opts.SkillDir

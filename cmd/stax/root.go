@@ -82,6 +82,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newBumpCmd(streams, global),
 		newListCmd(streams, global),
 		newShowCmd(streams, global),
+		newMCPCmd(streams, global, nil),
 		newPushCmd(streams, global),
 		newPullCmd(streams, global),
 		newCopyCmd(streams, global),
@@ -91,6 +92,8 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newInstallCmd(streams, global),
 		newUninstallCmd(streams, global),
 		newVerifyCmd(streams, global),
+		newSignCmd(streams, global, nil),
+		newKeyCmd(streams, global),
 	)
 	return root, started
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -42,14 +43,14 @@ variables.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			return runShow(opts)
+			return runShow(cmd.Context(), opts)
 		},
 	}
 	opts.addFlags(cmd)
 	return cmd
 }
 
-func runShow(opts *showOptions) error {
+func runShow(ctx context.Context, opts *showOptions) error {
 	l, err := opts.list()
 	if err != nil {
 		return err
@@ -68,6 +69,9 @@ func runShow(opts *showOptions) error {
 			hint = "it sees " + strings.Join(names, ", ")
 		}
 		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, opts.Name, opts.Project, hint))
+	}
+	if err := refuseUnverified(ctx, s.Dir); err != nil {
+		return err
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, showResult{Runtime: l.Runtime, Skill: s, Body: s.Body()})

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/target"
@@ -86,25 +85,13 @@ type skillFiles struct {
 	Siblings map[string][]byte
 }
 
-// readSkillDir reads SKILL.md and the siblings of a skill directory. Only
-// the exact sibling names at the top count (seed 000 §2).
+// readSkillDir reads SKILL.md and the siblings of a skill directory.
 func readSkillDir(dir string) (*skillFiles, error) {
-	data, err := os.ReadFile(filepath.Join(dir, skill.FileName))
+	s, err := render.ReadDir(dir)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	files := &skillFiles{SkillMD: data, Siblings: map[string][]byte{}}
-	for _, name := range stateful.Files {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return nil, exitcode.Wrap(exitcode.FileSystem, err)
-		default:
-			files.Siblings[name] = data
-		}
-	}
-	return files, nil
+	return &skillFiles{SkillMD: s.SkillMD, Siblings: s.Siblings}, nil
 }
 
 // splitPackaged splits REF#name; ok is false when arg has no "#".

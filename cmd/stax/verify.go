@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/trust"
 )
 
 type verifyOptions struct {
@@ -20,6 +21,14 @@ type verifyOptions struct {
 	Global    *globalOptions
 	Where     installScope
 	Installed bool
+	// Ref, Keys, Policy, Local, Remote and MaxSize verify a package's
+	// signature.
+	Ref     string
+	Keys    []string
+	Policy  string
+	Local   bool
+	Remote  remoteOptions
+	MaxSize string
 }
 
 type verifyResult struct {
@@ -33,32 +42,59 @@ type verifyTarget struct {
 	Drift    []install.Drift `json:"drift"`
 	// Unlocked are installed skills whose digest stax.lock does not pin.
 	Unlocked []string `json:"unlocked"`
+	// Unsigned are installed skills whose files differ from what their
+	// package's signature signs; checked when a key is trusted for it.
+	Unsigned []trust.SignedDrift `json:"unsigned,omitempty"`
 }
 
 func newVerifyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 	opts := &verifyOptions{IO: streams, Global: global}
 	cmd := &cobra.Command{
-		Use:   "verify --installed",
-		Short: "Check installed skills against what stax installed and stax.lock",
-		Long: `With --installed: compare every skill stax installed in each runtime's
+		Use:   "verify (REF --key PUB... | --installed)",
+		Short: "Verify a package's signature, or the installed skills",
+		Long: `With REF: find the signatures attached to the package REF (a registry
+reference, an OCI layout oci:PATH[:TAG|@DIGEST], or with --local a reference
+in the local store), and check that one was made with a trusted key, that it
+signs this package's manifest, and that every file of every skill is the one
+signed. Trusted keys are the --key files, or those the trust policy
+(--policy FILE) gives REF. Sigstore bundles attached by cosign verify too.
+Exits 0 naming the signer, or 6 with the reason: no signature, wrong key,
+bad signature, subject mismatch or content mismatch.
+
+With --installed: compare every skill stax installed in each runtime's
 folder with the files it wrote, reporting any file changed, added or removed
-since, and check that each installed skill is the one stax.lock pins.
-Exits 6 when anything differs.`,
-		Example: `  stax verify --installed
+since, and check that each installed skill is the one stax.lock pins. With
+--key (or keys the trust policy gives a package), compare the installed
+files with what the package's signature signs as well, so that a file
+changed together with the install record is found. Exits 6 when anything
+differs.`,
+		Example: `  stax verify ghcr.io/acme/skills:1.0.0 --key acme.pub
+  stax verify oci:./mirror:1.0.0 --key old.pub --key new.pub
+  stax verify --installed
   stax verify --installed --runtime cursor --output json`,
-		Args: cobra.NoArgs,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Ref = args[0]
+				return runVerifyPackage(cmd.Context(), opts)
+			}
 			return runVerify(cmd.Context(), opts)
 		},
 	}
 	opts.Where.addFlags(cmd)
-	cmd.Flags().BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
+	f := cmd.Flags()
+	f.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
+	f.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")
+	f.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trust.FileName+" when no --key)")
+	f.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
+	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
+	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("say what to verify: --installed checks the installed skills"))
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
 	}
 	def, err := loadDefinition(opts.Where.Dir)
 	if err != nil {
@@ -94,7 +130,10 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 				vt.Unlocked = append(vt.Unlocked, name)
 			}
 		}
-		if len(vt.Drift) > 0 || len(vt.Unlocked) > 0 {
+		if vt.Unsigned, err = checkSignedInstall(ctx, opts, t.Dir, rec); err != nil {
+			return err
+		}
+		if len(vt.Drift) > 0 || len(vt.Unlocked) > 0 || len(vt.Unsigned) > 0 {
 			res.Verified = false
 		}
 		res.Targets = append(res.Targets, vt)
@@ -115,7 +154,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 func printVerify(streams *IOStreams, res verifyResult) {
 	for _, t := range res.Targets {
 		where := strings.Join(t.Runtimes, ",") + ": " + t.Dir
-		if len(t.Drift) == 0 && len(t.Unlocked) == 0 {
+		if len(t.Drift) == 0 && len(t.Unlocked) == 0 && len(t.Unsigned) == 0 {
 			fmt.Fprintf(streams.Out, "%s: verified\n", where)
 			continue
 		}
@@ -131,6 +170,11 @@ func printVerify(streams *IOStreams, res verifyResult) {
 			}
 			for _, f := range d.Removed {
 				fmt.Fprintf(streams.Out, "%s: skill %s: removed %s\n", where, d.Skill, f)
+			}
+		}
+		for _, u := range t.Unsigned {
+			for _, f := range u.Files {
+				fmt.Fprintf(streams.Out, "%s: skill %s: not as signed: %s\n", where, filepath.Base(u.Dir), f)
 			}
 		}
 		for _, name := range t.Unlocked {

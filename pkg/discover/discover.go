@@ -54,6 +54,9 @@ type Skill struct {
 	// Problem says why the runtime cannot load the skill; empty when it
 	// can. A skill with a problem shadows nothing.
 	Problem string `json:"problem,omitempty"`
+	// Line is the line of SKILL.md the Problem is on, 0 when it is not
+	// about one line.
+	Line int `json:"line,omitempty"`
 	// Ignored lists the frontmatter fields the runtime does not honour
 	// but another runtime does: settings the skill loses here. Packaging
 	// metadata no runtime acts on (version, tags) is not listed.
@@ -167,6 +170,9 @@ func readSkill(rt runtime.Runtime, loc runtime.Location, name string) (Skill, bo
 	doc, err := skill.Parse(data)
 	if err != nil {
 		s.Problem = fmt.Sprintf("%s frontmatter does not parse: %v", skill.FileName, err)
+		if pe := (*skill.ParseError)(nil); errors.As(err, &pe) {
+			s.Line = pe.Line
+		}
 		return s, true
 	}
 	f := doc.Frontmatter
@@ -257,15 +263,30 @@ func (l *Listing) Find(name string) (Skill, bool) {
 	return Skill{}, false
 }
 
+// Offered are the skills a runtime loads and offers to the model, in the
+// order of its menu: sorted by name.
+func (l *Listing) Offered() []Skill {
+	var out []Skill
+	for _, s := range l.Visible() {
+		if !s.ModelHidden {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Prompt is the menu a runtime puts in its Skill tool's description: one
 // "- name: description" line per skill it loads and offers to the model,
 // sorted by name.
 func (l *Listing) Prompt() string {
+	return MenuLines(l.Offered())
+}
+
+// MenuLines are the "- name: description" lines of skills, in the order
+// given.
+func MenuLines(skills []Skill) string {
 	var b strings.Builder
-	for _, s := range l.Visible() {
-		if s.ModelHidden {
-			continue
-		}
+	for _, s := range skills {
 		fmt.Fprintf(&b, "- %s: %s\n", s.Name, s.Description)
 	}
 	return b.String()

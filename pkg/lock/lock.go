@@ -45,6 +45,38 @@ type Package struct {
 	Digest digest.Digest `yaml:"digest"`
 	// Skills are the skills the package contributed, sorted by path.
 	Skills []Skill `yaml:"skills,omitempty"`
+	// Verified is set when a trusted signature verified the package at
+	// install; install --frozen then requires it to verify again.
+	Verified *Verified `yaml:"verified,omitempty"`
+}
+
+// Verified says by whom a package was verified: the ID of the trusted key.
+type Verified struct {
+	Signer string `yaml:"signer"`
+}
+
+// RecordVerified marks every package with digest d as verified by signer.
+func (l *Lock) RecordVerified(d digest.Digest, signer string) {
+	for i := range l.Packages {
+		if l.Packages[i].Digest == d {
+			l.Packages[i].Verified = &Verified{Signer: signer}
+		}
+	}
+}
+
+// VerifiedDigests are the packages the lock records as verified; none
+// for no lock.
+func (l *Lock) VerifiedDigests() map[digest.Digest]bool {
+	if l == nil {
+		return nil
+	}
+	out := map[digest.Digest]bool{}
+	for _, p := range l.Packages {
+		if p.Verified != nil {
+			out[p.Digest] = true
+		}
+	}
+	return out
 }
 
 // Skill is a contributed skill and its content digest.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/trust"
 )
 
 // FileName is the package definition file at a package root.
@@ -41,6 +42,8 @@ type Definition struct {
 	Packages []string `yaml:"packages,omitempty" json:"packages,omitempty"`
 	// Install is what plain `stax install` sets up for this project.
 	Install *InstallSpec `yaml:"install,omitempty" json:"install,omitempty"`
+	// Trust overrides, for this project, the trust policy in $STAX_HOME.
+	Trust *trust.Policy `yaml:"trust,omitempty" json:"trust,omitempty"`
 }
 
 // InstallSpec is the consumer section of stax.yaml.

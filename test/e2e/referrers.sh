@@ -13,9 +13,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# shellcheck source=test/e2e/lib.sh
-source test/e2e/lib.sh
-start_registry false
+STAX=${STAX:-bin/stax}
+# shellcheck source=lib/registry.sh
+REGISTRY_DELETE=false source test/e2e/lib/registry.sh
+[[ -x $STAX ]] || fail "no stax binary at $STAX (make build, or set STAX)"
+STAX=$(cd "$(dirname "$STAX")" && pwd)/$(basename "$STAX")
 
 # get PORT PATH ACCEPT: prints the answer to a GET, status line, headers
 # and body (plain bash, no curl needed).
@@ -25,7 +27,7 @@ get() {
   timeout 5 cat <&3
   exec 3<&-
 }
-echo "e2e: $("$REGISTRY_BIN" --version) on 127.0.0.1:$port, deletes disabled"
+echo "e2e: (deletes disabled)"
 
 export STAX_HOME="$work/home"
 export DOCKER_CONFIG="$work/docker"

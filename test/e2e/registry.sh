@@ -12,10 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# shellcheck source=test/e2e/lib.sh
-source test/e2e/lib.sh
-start_registry
-echo "e2e: $("$REGISTRY_BIN" --version) on 127.0.0.1:$port"
+STAX=${STAX:-bin/stax}
+# shellcheck source=lib/registry.sh
+source test/e2e/lib/registry.sh
+[[ -x $STAX ]] || fail "no stax binary at $STAX (make build, or set STAX)"
+STAX=$(cd "$(dirname "$STAX")" && pwd)/$(basename "$STAX")
 
 export STAX_HOME="$work/home"
 export DOCKER_CONFIG="$work/docker" # no credentials from the machine

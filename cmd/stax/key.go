@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/signature"
+)
+
+// passwordEnv holds the password of a private key for commands run
+// without a terminal, such as CI jobs reading it from a secret.
+const passwordEnv = "STAX_PASSWORD"
+
+// lookupEnv is getenv that tells an empty variable from an unset one.
+var lookupEnv = os.LookupEnv
+
+type keyGenerateOptions struct {
+	IO        *IOStreams
+	Global    *globalOptions
+	Prefix    string
+	Algorithm string
+	Force     bool
+}
+
+func newKeyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "key",
+		Short: "Make signing keys",
+	}
+	cmd.AddCommand(newKeyGenerateCmd(streams, global, nil))
+	return cmd
+}
+
+func newKeyGenerateCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *keyGenerateOptions) error) *cobra.Command {
+	opts := &keyGenerateOptions{IO: streams, Global: global}
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Write a key pair for stax sign and stax verify",
+		Long: `Write a key pair: PREFIX.key, the private key encrypted with a password
+(mode 0600), and PREFIX.pub, the public key to give to whoever verifies.
+The password comes from $STAX_PASSWORD, else it is asked on the terminal.
+The files are in the format cosign uses, so cosign key pairs work with
+stax and the other way round.`,
+		Example: `  stax key generate
+  STAX_PASSWORD=… stax key generate --algorithm ed25519 --output-prefix release`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runKeyGenerate(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Prefix, "output-prefix", "stax", "write PREFIX.key and PREFIX.pub")
+	f.StringVar(&opts.Algorithm, "algorithm", signature.AlgorithmECDSAP256, "key algorithm: ecdsa-p256 or ed25519")
+	f.BoolVar(&opts.Force, "force", false, "overwrite existing key files")
+	return cmd
+}
+
+type keyResult struct {
+	PrivateKey string `json:"privateKey"`
+	PublicKey  string `json:"publicKey"`
+	KeyID      string `json:"keyId"`
+}
+
+func runKeyGenerate(_ context.Context, opts *keyGenerateOptions) error {
+	password, err := readPassword(opts.IO, true)
+	if err != nil {
+		return err
+	}
+	res, err := signature.WriteKeyPair(opts.Prefix, opts.Algorithm, password, opts.Force)
+	if errors.Is(err, os.ErrExist) {
+		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%w: pass --force to replace the key pair, or choose another --output-prefix", err))
+	}
+	if err != nil {
+		return exitcode.Wrap(exitcode.Validation, err)
+	}
+	out := keyResult{PrivateKey: res.PrivateKey, PublicKey: res.PublicKey, KeyID: res.KeyID}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, out)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Wrote the private key %s and the public key %s\n", out.PrivateKey, out.PublicKey)
+	fmt.Fprintln(opts.IO.Out, out.KeyID)
+	return nil
+}
+
+// readPassword returns $STAX_PASSWORD, or asks on the terminal (twice
+// when confirm is set, for a new key).
+func readPassword(streams *IOStreams, confirm bool) ([]byte, error) {
+	if pw, ok := lookupEnv(passwordEnv); ok {
+		return []byte(pw), nil
+	}
+	in, ok := streams.In.(*os.File)
+	if !ok || !term.IsTerminal(int(in.Fd())) {
+		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("a password is needed for the private key: set %s, or run on a terminal to be asked", passwordEnv))
+	}
+	fmt.Fprint(streams.ErrOut, "Password for the private key: ")
+	pw, err := term.ReadPassword(int(in.Fd()))
+	fmt.Fprintln(streams.ErrOut)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Validation, err)
+	}
+	if confirm {
+		fmt.Fprint(streams.ErrOut, "Again: ")
+		again, err := term.ReadPassword(int(in.Fd()))
+		fmt.Fprintln(streams.ErrOut)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Validation, err)
+		}
+		if string(again) != string(pw) {
+			return nil, exitcode.Wrap(exitcode.Validation, errors.New("the passwords differ"))
+		}
+	}
+	return pw, nil
+}

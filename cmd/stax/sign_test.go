@@ -1,0 +1,135 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+// newKeyPair writes a key pair with stax key generate and returns the
+// paths of its private and public keys.
+func newKeyPair(t *testing.T, prefix string) (string, string) {
+	t.Helper()
+	t.Setenv("STAX_PASSWORD", "correct horse")
+	prefix = filepath.Join(t.TempDir(), prefix)
+	if r := runStax(t, "key", "generate", "--output-prefix", prefix); r.Code != 0 {
+		t.Fatalf("key generate: %d %s", r.Code, r.Stderr)
+	}
+	info, err := os.Stat(prefix + ".key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Fatalf("private key mode %v, want 0600", info.Mode().Perm())
+	}
+	return prefix + ".key", prefix + ".pub"
+}
+
+func TestKeyGenerateRefusesToOverwrite(t *testing.T) {
+	useHome(t)
+	priv, _ := newKeyPair(t, "k")
+	before, _ := os.ReadFile(priv)
+	r := runStax(t, "key", "generate", "--output-prefix", strings.TrimSuffix(priv, ".key"))
+	if r.Code != 2 || !strings.Contains(r.Stderr, "--force") {
+		t.Fatalf("overwrite: %d %s", r.Code, r.Stderr)
+	}
+	if after, _ := os.ReadFile(priv); string(after) != string(before) {
+		t.Fatal("the private key was overwritten")
+	}
+	t.Setenv("STAX_PASSWORD", "")
+	os.Unsetenv("STAX_PASSWORD")
+	if r := runStax(t, "key", "generate", "--output-prefix", filepath.Join(t.TempDir(), "x")); r.Code != 1 || !strings.Contains(r.Stderr, "STAX_PASSWORD") {
+		t.Fatalf("no password: %d %s", r.Code, r.Stderr)
+	}
+}
+
+// TestSignThenVerifyOnRegistries signs on distribution v3 (tag-schema
+// referrers) and go-containerregistry's registry (referrers API), verifies,
+// then copies registry to registry to layout and verifies each copy.
+func TestSignThenVerifyOnRegistries(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts []registrytest.Option
+	}{{"distribution", nil}, {"referrers-api", []registrytest.Option{registrytest.WithReferrersAPI()}}} {
+		t.Run(c.name, func(t *testing.T) {
+			useHome(t)
+			priv, pub := newKeyPair(t, "acme")
+			_, otherPub := newKeyPair(t, "other")
+			reg := registrytest.New(t, c.opts...)
+			mirror := registrytest.New(t, c.opts...)
+			ref := reg.Host + "/acme/skills:1.0.0"
+
+			if r := runStax(t, "push", examples, ref); r.Code != 0 {
+				t.Fatalf("push: %s", r.Stderr)
+			}
+			r := runStax(t, "verify", ref, "--key", pub)
+			if r.Code != 6 || !strings.Contains(r.Stderr, "no signature") {
+				t.Fatalf("unsigned: %d %s", r.Code, r.Stderr)
+			}
+			if r := runStax(t, "sign", ref, "--key", priv); r.Code != 0 {
+				t.Fatalf("sign: %s", r.Stderr)
+			}
+			r = runStax(t, "verify", ref, "--key", pub)
+			if r.Code != 0 || !strings.Contains(r.Stdout, "verified, signed by sha256:") {
+				t.Fatalf("verify: %d %s %s", r.Code, r.Stdout, r.Stderr)
+			}
+			r = runStax(t, "verify", ref, "--key", otherPub)
+			if r.Code != 6 || !strings.Contains(r.Stderr, "wrong key") {
+				t.Fatalf("wrong key: %d %s", r.Code, r.Stderr)
+			}
+
+			copied := mirror.Host + "/mirror/skills:1.0.0"
+			layout := "oci:" + filepath.Join(t.TempDir(), "layout") + ":1.0.0"
+			for _, hop := range [][2]string{{ref, copied}, {copied, layout}} {
+				if r := runStax(t, "copy", hop[0], hop[1]); r.Code != 0 {
+					t.Fatalf("copy %s: %s", hop[1], r.Stderr)
+				}
+				var res verifyPackageResult
+				r := runStax(t, "--output", "json", "verify", hop[1], "--key", otherPub, "--key", pub)
+				decodeJSON(t, r.Stdout, &res)
+				if r.Code != 0 || !res.Verified || res.Format != "stax" {
+					t.Fatalf("verify %s: %d %+v %s", hop[1], r.Code, res, r.Stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestPushSignSignsWhatItPushes(t *testing.T) {
+	useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	if r := runStax(t, "push", "--sign", "--key", priv, examples, ref); r.Code != 0 {
+		t.Fatalf("push --sign: %s", r.Stderr)
+	}
+	if r := runStax(t, "verify", ref, "--key", pub); r.Code != 0 {
+		t.Fatalf("verify: %d %s", r.Code, r.Stderr)
+	}
+	// A wrong password pushes nothing.
+	t.Setenv("STAX_PASSWORD", "wrong")
+	other := reg.Host + "/acme/other:1.0.0"
+	if r := runStax(t, "push", "--sign", "--key", priv, examples, other); r.Code != 1 {
+		t.Fatalf("wrong password: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "inspect", "--remote", other); r.Code == 0 {
+		t.Fatal("a push whose key did not load pushed the package")
+	}
+}
+
+func TestSignInLocalStore(t *testing.T) {
+	useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	if r := runStax(t, "pack", examples, "-t", "acme/skills:1.0.0"); r.Code != 0 {
+		t.Fatalf("pack: %s", r.Stderr)
+	}
+	if r := runStax(t, "sign", "--local", "acme/skills:1.0.0", "--key", priv); r.Code != 0 {
+		t.Fatalf("sign: %s", r.Stderr)
+	}
+	if r := runStax(t, "verify", "--local", "acme/skills:1.0.0", "--key", pub); r.Code != 0 {
+		t.Fatalf("verify: %d %s", r.Code, r.Stderr)
+	}
+}

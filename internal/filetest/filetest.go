@@ -1,0 +1,23 @@
+// Package filetest writes file trees for tests.
+package filetest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Write writes files, slash-separated paths under dir to their contents,
+// creating the folders they need.
+func Write(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

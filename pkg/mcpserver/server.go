@@ -1,0 +1,258 @@
+// Package mcpserver serves the skills an agent runtime would load over the
+// Model Context Protocol, so that any MCP client gets them with stax's
+// discovery order, shadowing, stateful load order and budget:
+//
+//   - a Skill tool whose description is the menu of skills, one
+//     "- name: description" line each, and which returns a skill's text
+//     when the model invokes it by name;
+//   - a ListSkills tool for libraries too large for that menu, which also
+//     names the skills that cannot load and why;
+//   - every file of every skill as a resource, read on demand;
+//   - log notifications for skills that cannot load, and a tools
+//     list_changed notification when the menu changes on disk.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/render"
+	"github.com/stax-dev/stax/pkg/runtime"
+)
+
+// DefaultInlineLimit is how many skills the Skill tool's description lists
+// when Options.InlineLimit is zero. Past a few dozen, the menu crowds the
+// model's tool schema budget; the rest are found with ListSkills.
+const DefaultInlineLimit = 50
+
+// Tool names, as clients call them.
+const (
+	SkillTool      = "Skill"
+	ListSkillsTool = "ListSkills"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Runtime is the agent runtime whose folders, priority order and
+	// frontmatter support decide which skills are served.
+	Runtime runtime.Runtime
+	// Project is the project directory the runtime runs in; Home the
+	// user's home directory. Both absolute.
+	Project string
+	Home    string
+	// Budget fits an invoked skill to a context budget; the zero Budget
+	// is none.
+	Budget render.Budget
+	// InlineLimit is how many skills the Skill tool's description lists;
+	// 0 means DefaultInlineLimit, a negative value no limit.
+	InlineLimit int
+	// Workspace is the value of ${STAX_WORKSPACE}; empty means Project.
+	Workspace string
+	// Version is the server version reported to clients; empty is "dev".
+	Version string
+	// Admit, when set, is asked before a skill is served and may refuse it
+	// with the reason, which the client receives as a tool error: a trust
+	// policy uses it to refuse a stateful skill whose files do not verify.
+	Admit func(ctx context.Context, skillDir string) error
+	// Logger receives the server's own messages (the skills that cannot
+	// load, watch errors); nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is an MCP server of the skills a runtime sees. Its menu, tools
+// and resources follow the skill folders: Refresh reads them again, and
+// Watch calls Refresh when they change.
+type Server struct {
+	opts Options
+	mcp  *mcp.Server
+
+	// refreshing serializes Refresh: it compares what it reads with what
+	// the last one registered.
+	refreshing sync.Mutex
+
+	mu        sync.Mutex // guards the fields below
+	listing   *discover.Listing
+	menu      string               // the Skill tool's description
+	resources map[string]skillFile // by URI
+	reported  map[string]bool      // problems already logged
+}
+
+// New reads the runtime's skill folders and returns a server for them.
+func New(opts Options) (*Server, error) {
+	if opts.Runtime.Name == "" {
+		return nil, errors.New("mcpserver: no runtime")
+	}
+	if !filepath.IsAbs(opts.Project) || !filepath.IsAbs(opts.Home) {
+		return nil, fmt.Errorf("mcpserver: the project (%q) and home (%q) directories must be absolute", opts.Project, opts.Home)
+	}
+	if opts.InlineLimit == 0 {
+		opts.InlineLimit = DefaultInlineLimit
+	}
+	if opts.Workspace == "" {
+		opts.Workspace = opts.Project
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{opts: opts, resources: map[string]skillFile{}, reported: map[string]bool{}}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stax", Title: "stax skills", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "Skills are instructions for recurring tasks. When a task matches a skill listed in the " +
+			SkillTool + " tool's description, call " + SkillTool + " with its name before starting, and follow what it returns. " +
+			"A skill's files (scripts, references, assets) are resources under skill://NAME/.",
+		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 log notifications carry the skills that cannot load (see logTo)
+			Logging:   &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
+	})
+	s.mcp.AddReceivingMiddleware(s.replayProblems)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  ListSkillsTool,
+		Title: "List skills",
+		Description: "List the skills available to the " + SkillTool + " tool, with their descriptions, " +
+			"optionally only those matching a query; also names the skills that cannot load and why. " +
+			"Use it when the " + SkillTool + " tool's description does not list every skill.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.listSkills)
+	if err := s.Refresh(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MCP is the underlying SDK server, for transports this package does not
+// set up.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Refresh reads the skill folders again. When the menu changes, the Skill
+// tool is replaced and clients are sent tools/list_changed; when files
+// come or go, resources/list_changed. Skills that newly fail to load are
+// logged to clients.
+func (s *Server) Refresh() error {
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
+	l, err := discover.List(discover.Options{Runtime: s.opts.Runtime, Project: s.opts.Project, Home: s.opts.Home})
+	if err != nil {
+		return err
+	}
+	files, warnings := listFiles(l)
+	menu := s.describe(l)
+
+	s.mu.Lock()
+	s.listing = l
+	changedMenu := menu != s.menu
+	s.menu = menu
+	var gone []string
+	for uri := range s.resources {
+		if _, ok := files[uri]; !ok {
+			gone = append(gone, uri)
+		}
+	}
+	var added []skillFile
+	for uri, f := range files {
+		if old, ok := s.resources[uri]; !ok || old.resource.MIMEType != f.resource.MIMEType || old.resource.Size != f.resource.Size {
+			added = append(added, f)
+		}
+	}
+	s.resources = files
+	s.mu.Unlock()
+
+	// The SDK sends the list_changed notifications, debounced, as tools
+	// and resources are replaced.
+	if changedMenu {
+		s.addSkillTool(menu)
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveResources(gone...)
+	}
+	slices.SortFunc(added, func(a, b skillFile) int { return strings.Compare(a.resource.URI, b.resource.URI) })
+	for _, f := range added {
+		s.mcp.AddResource(f.resource, s.readResource)
+	}
+	s.logNewProblems(append(problems(l), warnings...))
+	return nil
+}
+
+// current is the listing of the last Refresh.
+func (s *Server) current() *discover.Listing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listing
+}
+
+// Run serves one client on transport t, for example &mcp.StdioTransport{},
+// watching the skill folders, until the client goes or ctx ends; the end
+// of ctx is not an error.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	stop := s.watchInBackground(ctx)
+	err := s.mcp.Run(ctx, t)
+	stop()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// ServeHTTP serves clients on ln with the streamable HTTP transport,
+// watching the skill folders, until ctx ends.
+func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
+	stop := s.watchInBackground(ctx)
+	defer stop()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+	srv := &http.Server{Handler: h, ErrorLog: slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn)}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// watchInBackground runs Watch until the returned function is called. A
+// server that cannot watch (no inotify instances left) still serves, and
+// says that it will not see changes.
+func (s *Server) watchInBackground(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := s.Watch(ctx); err != nil {
+			s.opts.Logger.Warn("not watching the skill folders, so changes are not seen until a restart: " + err.Error())
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// LoopbackAddr is addr with the loopback host where it names none, so that
+// ":8080" serves this machine only.
+func LoopbackAddr(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("%q is not HOST:PORT: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}

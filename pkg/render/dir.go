@@ -1,0 +1,33 @@
+package render
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
+)
+
+// ReadDir reads the skill in directory dir: its SKILL.md and the stateful
+// siblings at its top. Only the exact sibling names at the top count, never
+// files in subdirectories. The skill is named after the directory.
+func ReadDir(dir string) (Skill, error) {
+	data, err := os.ReadFile(filepath.Join(dir, skill.FileName))
+	if err != nil {
+		return Skill{}, err
+	}
+	s := Skill{Name: filepath.Base(dir), SkillMD: data, Siblings: map[string][]byte{}}
+	for _, name := range stateful.Files {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return Skill{}, err
+		default:
+			s.Siblings[name] = data
+		}
+	}
+	return s, nil
+}

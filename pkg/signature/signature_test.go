@@ -1,0 +1,400 @@
+package signature_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+func TestMain(m *testing.M) {
+	for _, v := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		os.Setenv(v, "http://127.0.0.1:9")
+	}
+	os.Unsetenv("NO_PROXY")
+	os.Unsetenv("no_proxy")
+	os.Exit(m.Run())
+}
+
+// places are the three kinds of place a package and its signatures live:
+// distribution v3 (no referrers API: oras-go's tag-schema fallback),
+// go-containerregistry's registry (the OCI 1.1 referrers API), and an OCI
+// layout (the local store is one too).
+var places = []struct {
+	name string
+	open func(t testing.TB) oras.GraphTarget
+}{
+	{"distribution", func(t testing.TB) oras.GraphTarget { return openRemote(t, registrytest.New(t)) }},
+	{"referrers-api", func(t testing.TB) oras.GraphTarget {
+		return openRemote(t, registrytest.New(t, registrytest.WithReferrersAPI()))
+	}},
+	{"oci-layout", func(t testing.TB) oras.GraphTarget {
+		s, err := store.OpenLayout(context.Background(), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s.Store
+	}},
+}
+
+func openRemote(t testing.TB, r *registrytest.Registry) oras.GraphTarget {
+	repo, err := remote.NewRepository(r.Host + "/acme/skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.PlainHTTP = true
+	return repo
+}
+
+// packExamples builds the example package (with stateful siblings) into
+// t; the build is reproducible, so every call gives the same digest.
+func packExamples(t testing.TB, dst oras.GraphTarget, version string) ocispec.Descriptor {
+	t.Helper()
+	p, err := project.Open("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pack.Build(context.Background(), dst, pack.Options{Project: p, Overrides: project.Definition{Version: version}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Descriptor
+}
+
+func newKey(t testing.TB, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
+	t.Helper()
+	priv, pub, err := signature.GenerateKey(algorithm, []byte("pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := signature.LoadPrivateKey(priv, []byte("pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := signature.LoadPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, v
+}
+
+func wantReason(t *testing.T, err error, want signature.Reason) {
+	t.Helper()
+	var verr *signature.Error
+	if !errors.As(err, &verr) {
+		t.Fatalf("want a verification error (%s), got %v", want, err)
+	}
+	if verr.Reason != want {
+		t.Fatalf("reason = %q, want %q (%v)", verr.Reason, want, err)
+	}
+	if !errors.Is(err, signature.ErrNotVerified) {
+		t.Fatal("a verification error must match signature.ErrNotVerified")
+	}
+}
+
+func TestSignThenVerify(t *testing.T) {
+	ctx := context.Background()
+	for _, place := range places {
+		for _, alg := range []string{signature.AlgorithmECDSAP256, signature.AlgorithmEd25519} {
+			t.Run(place.name+"/"+alg, func(t *testing.T) {
+				target := place.open(t)
+				desc := packExamples(t, target, "")
+				signer, verifier := newKey(t, alg)
+				_, other := newKey(t, alg)
+
+				_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
+				wantReason(t, err, signature.ReasonNoSignature)
+
+				signedAt := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+				signed, err := signature.Sign(ctx, target, desc, signer, signature.SignOptions{Name: "acme/skills", Now: signedAt})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if signed.Config.Signer != signer.ID() || signed.Config.Algorithm == "" {
+					t.Fatalf("config %+v", signed.Config)
+				}
+				got, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{other, verifier}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Signer != verifier.ID() || !got.SignedAt.Equal(signedAt) || got.Format != signature.FormatStax {
+					t.Fatalf("verified %+v", got)
+				}
+				pm, ok := got.Provenance.Skill("incident-postmortem")
+				if !ok {
+					t.Fatal("the statement lacks the stateful skill")
+				}
+				var names []string
+				for _, f := range pm.Files {
+					names = append(names, f.Path)
+				}
+				if strings.Join(names, ",") != "CALIBRATION.md,EXAMPLES.md,MEMORY.md,SKILL.md" {
+					t.Fatalf("signed files %v", names)
+				}
+
+				_, err = signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{other}})
+				wantReason(t, err, signature.ReasonWrongKey)
+			})
+		}
+	}
+}
+
+// referrer is a signature referrer's parts, to tamper with.
+type referrer struct {
+	manifest ocispec.Manifest
+	config   []byte
+	bundle   []byte
+}
+
+func readReferrer(t *testing.T, target oras.GraphTarget, desc ocispec.Descriptor) referrer {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := content.FetchAll(ctx, target, desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r referrer
+	if err := json.Unmarshal(raw, &r.manifest); err != nil {
+		t.Fatal(err)
+	}
+	if r.config, err = content.FetchAll(ctx, target, r.manifest.Config); err != nil {
+		t.Fatal(err)
+	}
+	if r.bundle, err = content.FetchAll(ctx, target, r.manifest.Layers[0]); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// attach pushes a referrer of subject with the given config and payload.
+func attach(t *testing.T, target oras.GraphTarget, subject ocispec.Descriptor, artifactType string, cfg ocispec.Descriptor, cfgData []byte, layerType string, payload []byte) {
+	t.Helper()
+	ctx := context.Background()
+	layer := content.NewDescriptorFromBytes(layerType, payload)
+	for _, b := range []struct {
+		d    ocispec.Descriptor
+		data []byte
+	}{{cfg, cfgData}, {layer, payload}} {
+		if err := target.Push(ctx, b.d, bytes.NewReader(b.data)); err != nil && !strings.Contains(err.Error(), "already exists") {
+			t.Fatal(err)
+		}
+	}
+	_, err := oras.PackManifest(ctx, target, oras.PackManifestVersion1_1, artifactType, oras.PackManifestOptions{
+		Subject: &subject, ConfigDescriptor: &cfg, Layers: []ocispec.Descriptor{layer},
+		ManifestAnnotations: map[string]string{ocispec.AnnotationCreated: "2026-01-01T00:00:00Z"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVerifyRefusesTampering(t *testing.T) {
+	ctx := context.Background()
+	signer, verifier := newKey(t, "")
+	opts := signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}}
+	for _, place := range places {
+		t.Run(place.name, func(t *testing.T) {
+			// signature.Sign in one place, then attach altered copies of the parts to
+			// the same package in fresh places that hold no good signature.
+			origin := place.open(t)
+			desc := packExamples(t, origin, "")
+			signed, err := signature.Sign(ctx, origin, desc, signer, signature.SignOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			good := readReferrer(t, origin, signed.Descriptor)
+			other := packExamples(t, origin, "2.0.0")
+			otherSigned, err := signature.Sign(ctx, origin, other, signer, signature.SignOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			otherRef := readReferrer(t, origin, otherSigned.Descriptor)
+
+			cases := []struct {
+				name   string
+				config []byte
+				bundle []byte
+				want   signature.Reason
+			}{
+				{"config", bytes.Replace(good.config, []byte(`"signedAt":"`), []byte(`"signedAt":"1`), 1), good.bundle, signature.ReasonContentMismatch},
+				{"layer", tamperPayload(t, good.bundle), good.config, signature.ReasonBadSignature},
+				{"re-signed other subject", otherRef.config, otherRef.bundle, signature.ReasonSubjectMismatch},
+			}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					target := place.open(t)
+					if d := packExamples(t, target, ""); d.Digest != desc.Digest {
+						t.Fatal("the build is not reproducible")
+					}
+					attach(t, target, desc, signature.ArtifactType, content.NewDescriptorFromBytes(signature.MediaTypeConfig, c.config), c.config, signature.MediaTypePayload, c.bundle)
+					_, err := signature.Verify(ctx, target, desc, opts)
+					wantReason(t, err, c.want)
+				})
+			}
+		})
+	}
+}
+
+// tamperPayload changes one byte of the signed statement in a bundle.
+func tamperPayload(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	env := b.GetDsseEnvelope()
+	env.Payload = bytes.Replace(env.Payload, []byte("SKILL.md"), []byte("SKILL.mD"), 1)
+	out, err := b.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestVerifyRefusesStatementThatMisstatesFiles(t *testing.T) {
+	ctx := context.Background()
+	target := places[2].open(t)
+	desc := packExamples(t, target, "")
+	signer, verifier := newKey(t, "")
+	// A signer that signs a statement whose MEMORY.md digest is not the
+	// package's: the signature is good, the content is not what it says.
+	pkgSigner := &misstating{KeySigner: signer}
+	if _, err := signature.Sign(ctx, target, desc, pkgSigner, signature.SignOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
+	wantReason(t, err, signature.ReasonContentMismatch)
+	if !strings.Contains(err.Error(), "incident-postmortem/MEMORY.md changed") {
+		t.Fatalf("the error does not name the file: %v", err)
+	}
+}
+
+type misstating struct{ *signature.KeySigner }
+
+func (m *misstating) SignDSSE(ctx context.Context, payloadType string, payload []byte) (*protobundle.Bundle, error) {
+	st, err := signature.ParseStatement(payload)
+	if err != nil {
+		return nil, err
+	}
+	pm, _ := st.Predicate.Skill("incident-postmortem")
+	for i := range pm.Files {
+		if pm.Files[i].Path == "MEMORY.md" {
+			pm.Files[i].SHA256 = strings.Repeat("0", 64)
+		}
+	}
+	payload, err = artifact.Canonical(st)
+	if err != nil {
+		return nil, err
+	}
+	return m.KeySigner.SignDSSE(ctx, payloadType, payload)
+}
+
+// TestCosignBundleReferrerVerifies attaches a signature as cosign does
+// (a Sigstore bundle referrer: empty config, one bundle layer, a DSSE
+// statement naming the manifest) and verifies it with the same key.
+func TestCosignBundleReferrerVerifies(t *testing.T) {
+	ctx := context.Background()
+	for _, place := range places {
+		t.Run(place.name, func(t *testing.T) {
+			target := place.open(t)
+			desc := packExamples(t, target, "")
+			signer, verifier := newKey(t, "")
+			statement := []byte(`{"_type":"https://in-toto.io/Statement/v1","predicate":{},"predicateType":"https://sigstore.dev/cosign/sign/v1","subject":[{"digest":{"sha256":"` + desc.Digest.Encoded() + `"},"name":"acme/skills"}]}`)
+			pb, err := signer.SignDSSE(ctx, signature.PayloadTypeInToto, statement)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := (&bundle.Bundle{Bundle: pb}).MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			attach(t, target, desc, signature.MediaTypeSigstoreBundle, ocispec.DescriptorEmptyJSON, ocispec.DescriptorEmptyJSON.Data, signature.MediaTypeSigstoreBundle, data)
+			got, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Format != signature.FormatSigstore || got.Signer != verifier.ID() {
+				t.Fatalf("verified %+v", got)
+			}
+			_, stranger := newKey(t, "")
+			_, err = signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{stranger}})
+			wantReason(t, err, signature.ReasonWrongKey)
+		})
+	}
+}
+
+// TestCosignKeyLoads loads an encrypted key pair made by the sigstore
+// function cosign generate-key-pair calls, under both PEM labels cosign
+// has written, and refuses a wrong password.
+func TestCosignKeyLoads(t *testing.T) {
+	priv, pub, err := cryptoutils.GeneratePEMEncodedECDSAKeyPair(elliptic.P256(), cryptoutils.StaticPasswordFunc([]byte("cosign-pw")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(priv, []byte("ENCRYPTED SIGSTORE PRIVATE KEY")) {
+		t.Fatalf("not a cosign key:\n%s", priv)
+	}
+	legacy := bytes.ReplaceAll(priv, []byte("ENCRYPTED SIGSTORE PRIVATE KEY"), []byte("ENCRYPTED COSIGN PRIVATE KEY"))
+	v, err := signature.LoadPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range [][]byte{priv, legacy} {
+		s, err := signature.LoadPrivateKey(key, []byte("cosign-pw"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ID() != v.ID() {
+			t.Fatalf("private key %s, public key %s", s.ID(), v.ID())
+		}
+		if _, ok := s.Public().(*ecdsa.PublicKey); !ok {
+			t.Fatalf("key %T", s.Public())
+		}
+	}
+	if _, err := signature.LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
+		t.Fatalf("wrong password: %v", err)
+	}
+}
+
+// TestVerifyReadsABoundedNumberOfSignatures: a package with more signature
+// referrers than MaxSignatures is checked against the first ones only.
+func TestVerifyReadsABoundedNumberOfSignatures(t *testing.T) {
+	ctx := context.Background()
+	target := places[2].open(t)
+	desc := packExamples(t, target, "")
+	_, verifier := newKey(t, "")
+	for i := range signature.MaxSignatures + 1 {
+		cfg := []byte(fmt.Sprintf(`{"signer":"junk %d"}`, i))
+		attach(t, target, desc, signature.ArtifactType, content.NewDescriptorFromBytes(signature.MediaTypeConfig, cfg), cfg, signature.MediaTypePayload, []byte("not a bundle"))
+	}
+	_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
+	wantReason(t, err, signature.ReasonBadSignature)
+	var verr *signature.Error
+	errors.As(err, &verr)
+	if len(verr.Details) != signature.MaxSignatures+1 || !strings.Contains(err.Error(), "only the first 64 signatures") {
+		t.Fatalf("%d details: %v", len(verr.Details), err)
+	}
+}

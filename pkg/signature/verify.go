@@ -1,0 +1,329 @@
+package signature
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+)
+
+// Reason says why a package did not verify.
+type Reason string
+
+// Reasons, from the least to the most telling: when several signatures
+// fail, Verify reports the most telling reason.
+const (
+	ReasonNoSignature     Reason = "no signature"
+	ReasonWrongKey        Reason = "wrong key"
+	ReasonBadSignature    Reason = "bad signature"
+	ReasonSubjectMismatch Reason = "subject mismatch"
+	ReasonContentMismatch Reason = "content mismatch"
+)
+
+var reasonRank = []Reason{ReasonNoSignature, ReasonWrongKey, ReasonBadSignature, ReasonSubjectMismatch, ReasonContentMismatch}
+
+// MaxSignatures bounds how many signature referrers of one package Verify
+// reads.
+const MaxSignatures = 64
+
+// ErrNotVerified is matched (errors.Is) by every *Error.
+var ErrNotVerified = errors.New("not verified")
+
+// Error is a package that did not verify.
+type Error struct {
+	Reason  Reason
+	Subject digest.Digest
+	// Details say what each signature found wrong.
+	Details []string
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s: %s", e.Subject, e.Reason)
+	if len(e.Details) > 0 {
+		msg += ": " + strings.Join(e.Details, "; ")
+	}
+	return msg
+}
+
+func (e *Error) Is(target error) bool { return target == ErrNotVerified }
+
+// VerifyOptions control Verify.
+type VerifyOptions struct {
+	// Verifiers are the trusted keys; a signature by any of them will do.
+	Verifiers []Verifier
+	// MaxSize bounds the skills layer read to check the signed file
+	// digests; see layers.ReadOptions.
+	MaxSize int64
+}
+
+// Formats of a verified signature.
+const (
+	FormatStax     = "stax"
+	FormatSigstore = "sigstore-bundle"
+)
+
+// Verified is the signature that verified a package.
+type Verified struct {
+	// Signer is the ID of the trusted key that verified it.
+	Signer string
+	// SignedAt is when the signer says it signed; zero when not said.
+	SignedAt time.Time
+	// Signature is the referrer's manifest.
+	Signature ocispec.Descriptor
+	Format    string
+	// Provenance is the signed predicate of a stax signature; nil for a
+	// cosign bundle, whose statement names the manifest alone.
+	Provenance *Provenance
+}
+
+// Verify finds the signature referrers of the package at desc in t and
+// returns the first that a trusted key verifies and whose statement names
+// desc and matches the package's content. Otherwise it returns an *Error.
+func Verify(ctx context.Context, t content.ReadOnlyGraphStorage, desc ocispec.Descriptor, opts VerifyOptions) (*Verified, error) {
+	if len(opts.Verifiers) == 0 {
+		return nil, errors.New("no key to verify with")
+	}
+	refs, err := registry.Referrers(ctx, t, desc, "")
+	if err != nil {
+		return nil, fmt.Errorf("list the signatures of %s: %w", desc.Digest, err)
+	}
+	failed := &Error{Reason: ReasonNoSignature, Subject: desc.Digest}
+	tried := 0
+	for _, ref := range refs {
+		if !mayBeSignature(ref.ArtifactType) {
+			continue
+		}
+		// A registry may list any number of referrers; each costs fetches.
+		if tried++; tried > MaxSignatures {
+			failed.Details = append(failed.Details, fmt.Sprintf("only the first %d signatures were checked", MaxSignatures))
+			break
+		}
+		v, reason, err := verifyOne(ctx, t, desc, ref, opts)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			return v, nil
+		}
+		if reason.Reason == "" {
+			continue // another kind of referrer
+		}
+		if slices.Index(reasonRank, reason.Reason) > slices.Index(reasonRank, failed.Reason) {
+			failed.Reason = reason.Reason
+		}
+		failed.Details = append(failed.Details, fmt.Sprintf("signature %s: %s", ref.Digest, reason.detail))
+	}
+	return nil, failed
+}
+
+// mayBeSignature reports whether a referrer listed with artifactType may
+// be a signature. Some registries (go-containerregistry's) list a referrer
+// under its config media type instead of its artifactType, so those are
+// candidates too, to be told apart by their manifest.
+func mayBeSignature(artifactType string) bool {
+	switch artifactType {
+	case ArtifactType, MediaTypeSigstoreBundle, MediaTypeConfig, ocispec.MediaTypeEmptyJSON, "":
+		return true
+	}
+	return false
+}
+
+type failure struct {
+	Reason Reason
+	detail string
+}
+
+func fail(r Reason, format string, args ...any) (*Verified, failure, error) {
+	return nil, failure{r, fmt.Sprintf(format, args...)}, nil
+}
+
+// verifyOne checks one referrer. A signature that does not verify is a
+// failure; a referrer that is no signature, a failure without a reason; an
+// error is a failure to read what is there.
+func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec.Descriptor, opts VerifyOptions) (*Verified, failure, error) {
+	if ref.Size < 0 || ref.Size > artifact.MaxMetadataSize {
+		return fail(ReasonBadSignature, "manifest of %d bytes is over the %d-byte limit", ref.Size, artifact.MaxMetadataSize)
+	}
+	raw, err := content.FetchAll(ctx, t, ref)
+	if err != nil {
+		return nil, failure{}, fmt.Errorf("fetch signature %s: %w", ref.Digest, err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return fail(ReasonBadSignature, "manifest is not valid JSON: %v", err)
+	}
+	if m.ArtifactType != ArtifactType && m.ArtifactType != MediaTypeSigstoreBundle {
+		return nil, failure{}, nil
+	}
+	if m.Subject == nil || m.Subject.Digest != desc.Digest {
+		return fail(ReasonSubjectMismatch, "its manifest does not refer to %s", desc.Digest)
+	}
+	layerType, format := MediaTypePayload, FormatStax
+	if m.ArtifactType == MediaTypeSigstoreBundle {
+		layerType, format = MediaTypeSigstoreBundle, FormatSigstore
+	}
+	var payload *ocispec.Descriptor
+	for i := range m.Layers {
+		if m.Layers[i].MediaType == layerType {
+			payload = &m.Layers[i]
+			break
+		}
+	}
+	if payload == nil {
+		return fail(ReasonBadSignature, "it has no %s layer", layerType)
+	}
+	if payload.Size < 0 || payload.Size > artifact.MaxMetadataSize {
+		return fail(ReasonBadSignature, "bundle of %d bytes is over the %d-byte limit", payload.Size, artifact.MaxMetadataSize)
+	}
+	data, err := content.FetchAll(ctx, t, *payload)
+	if err != nil {
+		return nil, failure{}, fmt.Errorf("fetch signature bundle %s: %w", payload.Digest, err)
+	}
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(data); err != nil {
+		return fail(ReasonBadSignature, "its payload is not a Sigstore bundle: %v", err)
+	}
+	env := b.GetDsseEnvelope()
+	if env == nil {
+		return fail(ReasonBadSignature, "its bundle holds no DSSE envelope, the only kind stax verifies")
+	}
+	var signer Verifier
+	var claimedErr error
+	for _, v := range opts.Verifiers {
+		if _, err := v.Verify(&b); err == nil {
+			signer = v
+			break
+		} else if v.Claimed(&b) {
+			claimedErr = err
+		}
+	}
+	if signer == nil {
+		if claimedErr != nil {
+			return fail(ReasonBadSignature, "made with a trusted key but does not verify: %v", claimedErr)
+		}
+		return fail(ReasonWrongKey, "made with none of the trusted keys")
+	}
+	// The envelope's signature covers its payload type and payload, so
+	// from here on the statement is what the signer signed.
+	st, err := ParseStatement(env.GetPayload())
+	if err != nil {
+		return fail(ReasonBadSignature, "%v", err)
+	}
+	if !slices.ContainsFunc(st.Subject, func(s Subject) bool { return s.Digest[string(desc.Digest.Algorithm())] == desc.Digest.Encoded() }) {
+		return fail(ReasonSubjectMismatch, "it signs %s, not %s", subjectDigests(st), desc.Digest)
+	}
+	v := &Verified{Signer: signer.ID(), Signature: ref, Format: format}
+	if format == FormatSigstore {
+		return v, failure{}, nil
+	}
+	if st.PredicateType != PredicateType || st.Predicate == nil {
+		return fail(ReasonContentMismatch, "its statement is a %q, not a stax package statement", st.PredicateType)
+	}
+	prov := st.Predicate
+	v.Provenance = prov
+	v.SignedAt, _ = time.Parse(time.RFC3339, prov.SignedAt)
+	if prov.Signer != signer.ID() {
+		return fail(ReasonContentMismatch, "its statement names the signer %s, but key %s made it", prov.Signer, signer.ID())
+	}
+	if f, err := checkConfig(ctx, t, m.Config, prov); err != nil || f != "" {
+		if err != nil {
+			return nil, failure{}, err
+		}
+		return fail(ReasonContentMismatch, "%s", f)
+	}
+	pkg, err := artifact.Fetch(ctx, t, desc)
+	if err != nil {
+		return nil, failure{}, err
+	}
+	if pkg.Config.Name != prov.Name || pkg.Config.Version != prov.Version {
+		return fail(ReasonContentMismatch, "it signs %s %s, but the package is %s %s", prov.Name, prov.Version, pkg.Config.Name, pkg.Config.Version)
+	}
+	skills, err := Contents(ctx, t, pkg, opts.MaxSize)
+	if err != nil {
+		return nil, failure{}, err
+	}
+	if diffs := Compare(prov.Skills, skills); len(diffs) > 0 {
+		return fail(ReasonContentMismatch, "the package differs from what was signed: %s", strings.Join(diffs, ", "))
+	}
+	return v, failure{}, nil
+}
+
+// checkConfig compares the signature config with the signed statement.
+func checkConfig(ctx context.Context, t content.Fetcher, desc ocispec.Descriptor, prov *Provenance) (string, error) {
+	if desc.MediaType != MediaTypeConfig {
+		return fmt.Sprintf("its config is a %q, not %s", desc.MediaType, MediaTypeConfig), nil
+	}
+	if desc.Size < 0 || desc.Size > artifact.MaxMetadataSize {
+		return fmt.Sprintf("its config of %d bytes is over the limit", desc.Size), nil
+	}
+	raw, err := content.FetchAll(ctx, t, desc)
+	if err != nil {
+		return "", fmt.Errorf("fetch signature config %s: %w", desc.Digest, err)
+	}
+	var cfg Config
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return fmt.Sprintf("its config is not valid JSON: %v", err), nil
+	}
+	if cfg.Signer != prov.Signer || cfg.SignedAt != prov.SignedAt || cfg.Algorithm != prov.Algorithm {
+		return fmt.Sprintf("its config says signer %s at %s with %s, the signed statement %s at %s with %s",
+			cfg.Signer, cfg.SignedAt, cfg.Algorithm, prov.Signer, prov.SignedAt, prov.Algorithm), nil
+	}
+	return "", nil
+}
+
+// Compare lists, as "skill/file", every file that differs between what was
+// signed and what is there: changed, added or removed.
+func Compare(signed, actual []SkillFiles) []string {
+	want := fileMap(signed)
+	got := fileMap(actual)
+	var diffs []string
+	for p, w := range want {
+		if g, ok := got[p]; !ok {
+			diffs = append(diffs, p+" removed")
+		} else if g != w {
+			diffs = append(diffs, p+" changed")
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			diffs = append(diffs, p+" added")
+		}
+	}
+	slices.Sort(diffs)
+	return diffs
+}
+
+func fileMap(skills []SkillFiles) map[string]FileHash {
+	m := map[string]FileHash{}
+	for _, s := range skills {
+		for _, f := range s.Files {
+			m[s.Path+"/"+f.Path] = f
+		}
+	}
+	return m
+}
+
+func subjectDigests(st *Statement) string {
+	var out []string
+	for _, s := range st.Subject {
+		for alg, hex := range s.Digest {
+			out = append(out, alg+":"+hex)
+		}
+	}
+	slices.Sort(out)
+	if len(out) == 0 {
+		return "nothing"
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,68 @@
+package trust
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestRulePicksTheMostSpecificScope(t *testing.T) {
+	dir := t.TempDir()
+	policy := "mode: warn\nkeys: [default.pub]\nscopes:\n" +
+		"  - scope: ghcr.io/acme\n    mode: require\n    keys: [acme.pub]\n" +
+		"  - scope: ghcr.io/acme/experiments\n    mode: none\n" +
+		"  - scope: ghcr.io/acme/skills\n    keys: [/abs/skills.pub]\n"
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ref  string
+		want Rule
+	}{
+		{"ghcr.io/acme/tools:1.0.0", Rule{ModeRequire, []string{filepath.Join(dir, "acme.pub")}}},
+		{"ghcr.io/acme/experiments:1", Rule{ModeNone, []string{filepath.Join(dir, "acme.pub")}}},
+		// A scope without a mode takes the enclosing scope's.
+		{"ghcr.io/acme/skills@sha256:00", Rule{ModeRequire, []string{"/abs/skills.pub"}}},
+		// A prefix that is not a path segment does not cover.
+		{"ghcr.io/acmeco/skills:1", Rule{ModeWarn, []string{filepath.Join(dir, "default.pub")}}},
+		{"docker.io/other/skills:1", Rule{ModeWarn, []string{filepath.Join(dir, "default.pub")}}},
+	} {
+		if got := p.Rule(c.ref); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.ref, got, c.want)
+		}
+	}
+}
+
+func TestMergeLetsTheProjectOverride(t *testing.T) {
+	home := &Policy{Mode: ModeRequire, Keys: []string{"home.pub"}, Dir: "/home", Scopes: []Scope{{Scope: "ghcr.io/acme", Mode: ModeRequire}}}
+	project := &Policy{Dir: "/proj", Keys: []string{"proj.pub"}, Scopes: []Scope{{Scope: "ghcr.io/acme", Mode: ModeWarn}}}
+	m := Merge(home, project)
+	if r := m.Rule("ghcr.io/acme/x:1"); r.Mode != ModeWarn || !reflect.DeepEqual(r.Keys, []string{"/proj/proj.pub", "/home/home.pub"}) {
+		t.Fatalf("rule %+v", r)
+	}
+	if r := m.Rule("quay.io/x:1"); r.Mode != ModeRequire {
+		t.Fatalf("default %+v", r)
+	}
+}
+
+func TestLoadRefusesUnknownModes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	for _, bad := range []string{"mode: strict\n", "scopes:\n  - scope: x\n    mode: maybe\n", "mdoe: none\n", "scopes:\n  - mode: none\n"} {
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(path); err == nil {
+			t.Errorf("%q loaded", bad)
+		}
+	}
+	p, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
+	if err != nil || p.Rule("x").Mode != ModeNone {
+		t.Fatalf("a missing policy must check nothing: %+v %v", p, err)
+	}
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# End-to-end test of `stax mcp` with an independent MCP client: the MCP
+# Inspector's CLI mode (npm @modelcontextprotocol/inspector) starts the stax
+# binary over stdio, lists and calls its tools, lists and reads its
+# resources; jq checks what comes back. The Go tests use the Go SDK's client.
+#
+# Usage: STAX=bin/stax bash test/e2e/mcp.sh
+#
+# It installs nothing: it needs a built stax ($STAX, default bin/stax), jq,
+# and the inspector ($MCP_INSPECTOR, default .ci/node/bin/mcp-inspector,
+# where .ci/run installs it; else mcp-inspector on $PATH). It ends with
+# "e2e: N passed, 0 failed", or exits non-zero with the reason.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+STAX=${STAX:-bin/stax}
+INSPECTOR=${MCP_INSPECTOR:-.ci/node/bin/mcp-inspector}
+[[ -x $INSPECTOR ]] || INSPECTOR=$(command -v mcp-inspector || true)
+
+passed=0
+fail() {
+  echo "e2e: FAIL: $*" >&2
+  echo "e2e: $passed passed, 1 failed"
+  exit 1
+}
+pass() {
+  passed=$((passed + 1))
+  echo "ok: $*"
+}
+
+[[ -x $STAX ]] || fail "no stax binary at $STAX (make build, or set STAX)"
+[[ -n $INSPECTOR && -x $INSPECTOR ]] || fail "no MCP Inspector (npm install --prefix .ci/node @modelcontextprotocol/inspector, or set MCP_INSPECTOR)"
+command -v jq >/dev/null || fail "no jq (apt-get install jq)"
+STAX=$(cd "$(dirname "$STAX")" && pwd)/$(basename "$STAX")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+project=$work/project
+home=$work/home
+
+# skill DIR NAME DESCRIPTION BODY writes DIR/NAME/SKILL.md.
+skill() {
+  mkdir -p "$1/$2"
+  printf -- '---\nname: %s\ndescription: %s\n---\n%s\n' "$2" "$3" "$4" >"$1/$2/SKILL.md"
+}
+skills=$project/.claude/skills
+skill "$skills" review "Review a pull request the project way" 'Review PR $ARGUMENTS[0] in ${STAX_WORKSPACE}.'
+mkdir -p "$skills/review/references"
+printf '# Rules\n' >"$skills/review/references/rules.md"
+skill "$skills" postmortem "Write an incident postmortem" 'Write the postmortem of $ARGUMENTS.'
+printf '## Terminology\n\nSay customer impact.\n' >"$skills/postmortem/CALIBRATION.md"
+printf '## Example: outage\n\n### Input\nINC-1\n\n### Output\nA timeline.\n' >"$skills/postmortem/EXAMPLES.md"
+printf -- '---\nversion: 1.0.0\ncontributors: 2\nlastUpdated: 2026-05-19\n---\n## What worked\n\n- Old lesson, @ann, 2026-01-02\n- New lesson, @bob, 2026-05-19\n' \
+  >"$skills/postmortem/MEMORY.md"
+skill "$skills" big "A skill too big for the budget" "$(printf 'Step. %.0s' {1..200})"
+mkdir -p "$skills/broken"
+printf -- '---\nname: broken\ndescription: Use it: when asked\n---\nbody\n' >"$skills/broken/SKILL.md"
+skill "$home/.claude/skills" review "Review a pull request the user way" user
+skill "$home/.claude/skills" deploy "Deploy the service" Deploy.
+
+# The server command, as an agent's configuration would name it.
+cat >"$work/stax-mcp" <<EOF
+#!/bin/sh
+HOME='$home' STAX_HOME='$work/stax-home' exec '$STAX' mcp --dir '$project' --budget 60
+EOF
+chmod +x "$work/stax-mcp"
+
+# inspect ARGS... runs one request through the inspector; its JSON is in $out.
+inspect() {
+  if ! out=$("$INSPECTOR" --cli "$work/stax-mcp" "$@" 2>"$work/inspector.err"); then
+    cat "$work/inspector.err" >&2
+    fail "mcp-inspector --cli $*"
+  fi
+}
+
+# check NAME [JQ-OPTIONS...] EXPRESSION: the jq expression must be true of
+# $out.
+check() {
+  local name=$1
+  shift
+  if ! jq -e "$@" <<<"$out" >/dev/null; then
+    echo "$out" | head -c 4000 >&2
+    fail "$name"
+  fi
+  pass "$name"
+}
+
+inspect --method tools/list
+check "tools/list has Skill and ListSkills" '[.tools[].name] | sort == ["ListSkills", "Skill"]'
+check "the Skill tool lists every skill, the project's review shadowing the user's" \
+  '.tools[] | select(.name == "Skill") | .description |
+   contains("- deploy: Deploy the service\n") and contains("- postmortem: Write an incident postmortem\n") and
+   contains("- review: Review a pull request the project way\n") and (contains("user way") | not) and (contains("broken") | not)'
+check "the Skill tool takes name and arguments" \
+  '.tools[] | select(.name == "Skill") | .inputSchema | (.required == ["name"]) and (.properties | has("arguments"))'
+
+inspect --method tools/call --tool-name Skill --tool-arg name=review --tool-arg arguments=42
+check "Skill review substitutes \$ARGUMENTS[0] and \${STAX_WORKSPACE}" \
+  --arg p "$project" '(.isError | not) and (.content[0].text | contains("Review PR 42 in \($p).\n"))'
+
+inspect --method tools/call --tool-name Skill --tool-arg name=postmortem --tool-arg arguments=INC-42
+check "Skill postmortem loads SKILL.md, CALIBRATION.md, EXAMPLES.md, then MEMORY.md newest first" \
+  '(.isError | not) and (.content[0].text | test("Write the postmortem of INC-42\\.[\\s\\S]*customer impact[\\s\\S]*Example: outage[\\s\\S]*New lesson[\\s\\S]*Old lesson"))'
+
+inspect --method tools/call --tool-name Skill --tool-arg name=big
+check "Skill big is refused with the reason, over a budget of 60 tokens" \
+  '.isError == true and (.content[0].text | contains("budget of 60 tokens") and (contains("Step.") | not))'
+
+inspect --method tools/call --tool-name ListSkills
+check "ListSkills names the skill that does not parse, with file and line" \
+  --arg f "$skills/broken/SKILL.md" '.structuredContent.unloadable == [.structuredContent.unloadable[0]] and
+   (.structuredContent.unloadable[0] | .file == $f and .line == 3 and .key == "broken")'
+
+inspect --method tools/call --tool-name ListSkills --tool-arg query=deploy
+check "ListSkills with a query" '[.structuredContent.skills[].name] == ["deploy"]'
+
+inspect --method resources/list
+check "resources/list has the skills' files with MIME types" \
+  '[.resources[] | select(.uri == "skill://review/references/rules.md" and .mimeType == "text/markdown")] | length == 1'
+
+inspect --method resources/read --uri skill://review/references/rules.md
+check "resources/read returns the file" '.contents[0].text == "# Rules\n"'
+
+echo "e2e: $passed passed, 0 failed"
