@@ -103,8 +103,8 @@ func TestPullTimesOutOnAStall(t *testing.T) {
 			pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
 			reg.AddFaults(tt.fault(layerPath("acme/skills", pushed)))
 			useHome(t)
-			r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "--timeout", "300ms", "-o", filepath.Join(t.TempDir(), "skills"))
-			if r.Code != 3 || !strings.Contains(r.Stderr, reg.Host) || !strings.Contains(r.Stderr, "300ms") || !strings.Contains(r.Stderr, pushed.Layers[0].Digest.String()) {
+			r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "--timeout", "1s", "-o", filepath.Join(t.TempDir(), "skills"))
+			if r.Code != 3 || !strings.Contains(r.Stderr, reg.Host) || !strings.Contains(r.Stderr, "for 1s") || !strings.Contains(r.Stderr, pushed.Layers[0].Digest.String()) {
 				t.Errorf("exit %d %s; want 3 naming the host, the timeout and the blob", r.Code, r.Stderr)
 			}
 		})
