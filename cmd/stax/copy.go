@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -17,8 +20,10 @@ type copyOptions struct {
 	Source      string
 	Destination string
 	NoReferrers bool
-	MaxSize     string
-	Verify      verifyFlags
+	// WithDependencies copies the packages the package depends on too.
+	WithDependencies bool
+	MaxSize          string
+	Verify           verifyFlags
 }
 
 func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
@@ -28,8 +33,11 @@ func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 		Short: "Copy a package between registries and OCI layouts, with its signatures",
 		Long: `Copy the package SRC to DST: registry to registry, or to and from an OCI
 layout (oci:PATH[:TAG|@DIGEST]). Artifacts that refer to the package, such as
-its signatures, are copied too unless --no-referrers is given. DST without a
-tag or digest takes SRC's tag.`,
+its signatures, are copied too unless --no-referrers is given, through the
+OCI referrers API or, where a registry lacks it, the referrers tag schema.
+Cosign's tag-based signatures (the sha256-HEX.sig, .att and .sbom tags of the
+package's digest) are copied as well. DST without a tag or digest takes SRC's
+tag.`,
 		Example: `  stax copy ghcr.io/acme/skills:1.0.0 registry.internal/acme/skills:1.0.0
   stax copy ghcr.io/acme/skills:1.0.0 oci:./mirror
   stax copy oci:./mirror:1.0.0 localhost:5000/acme/skills`,
@@ -40,18 +48,24 @@ tag or digest takes SRC's tag.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
+	cmd.Flags().BoolVar(&opts.WithDependencies, "with-dependencies", false, "copy the packages it depends on too, to the same repository paths and tags on DST's registry (not rewritten: pulls from that registry find them there first)")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addUploadFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
 }
 
 func runCopy(ctx context.Context, opts *copyOptions) error {
-	srcRef, err := reference.Parse(opts.Source)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	if err != nil {
+		return err
+	}
+	srcRef, err := reference.Parse(opener.BareTag(opts.Source))
 	if err != nil {
 		return exitcode.Wrap(exitcode.Validation, err)
 	}
-	dstRef, err := reference.Parse(opts.Destination)
+	dstRef, err := reference.Parse(opener.BareTag(opts.Destination))
 	if err != nil {
 		return exitcode.Wrap(exitcode.Validation, err)
 	}
@@ -60,10 +74,6 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	if dstRef.Tag == "" && dstRef.Digest == "" {
 		dstRef.Tag = srcRef.Tag
-	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
-	if err != nil {
-		return err
 	}
 	src, err := opener.Open(ctx, srcRef)
 	if err != nil {
@@ -79,9 +89,33 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	defer dst.Close()
 
-	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers})
+	if opts.WithDependencies && dst.Kind != target.KindRemote {
+		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
+	}
+	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers}
+	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, copyOpts)
 	if err != nil {
 		return err
 	}
+	if opts.WithDependencies {
+		if err := copyDependencies(ctx, opts, opener, srcRef, dstRef.Registry, copyOpts); err != nil {
+			return err
+		}
+	}
 	return printTransfer(opts.IO, opts.Global, "Copied to", dst.Ref, res, "")
+}
+
+// copyDependencies copies what the package src depends on to registry,
+// saying on stderr what went where.
+func copyDependencies(ctx context.Context, opts *copyOptions, opener *target.Opener, src reference.Reference, registry string, copyOpts transfer.Options) error {
+	graph, err := resolve.Resolve(ctx, []string{src.String()}, ".", resolve.Options{Opener: opener, MaxSize: copyOpts.MaxSize})
+	if err != nil {
+		return err
+	}
+	defer graph.Close()
+	copied, err := resolve.CopyDependencies(ctx, graph, opener, registry, copyOpts)
+	for _, c := range copied {
+		fmt.Fprintf(opts.IO.ErrOut, "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())
+	}
+	return err
 }

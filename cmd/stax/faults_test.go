@@ -94,7 +94,7 @@ func TestRegistryErrors(t *testing.T) {
 		reg.AddFaults(fault)
 		out := filepath.Join(t.TempDir(), "skills")
 		r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", out)
-		if r.Code != 3 || !strings.Contains(r.Stderr, "does not match its digest") || !strings.Contains(r.Stderr, layer.String()) {
+		if r.Code != 6 || !strings.Contains(r.Stderr, "does not match its digest") || !strings.Contains(r.Stderr, layer.String()) {
 			t.Errorf("exit %d %s", r.Code, r.Stderr)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -18,10 +19,18 @@ type ocispecDescriptor = ocispec.Descriptor
 // as a signer would, and returns its manifest digest.
 func attachSignature(t *testing.T, repoName string, subject transferResult) string {
 	t.Helper()
+	return attachSignatureAt(t, repoName, subject, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+}
+
+// attachSignatureAt is attachSignature for a signature made at signedAt:
+// signatures made at different times are different referrers.
+func attachSignatureAt(t *testing.T, repoName string, subject transferResult, signedAt time.Time) string {
+	t.Helper()
+	stamp := signedAt.UTC().Format(time.RFC3339)
 	ctx := context.Background()
 	repo := testRepository(t, repoName)
 	subjectDesc := ocispec.Descriptor{MediaType: subject.MediaType, Digest: digest.Digest(subject.Digest), Size: subject.Size}
-	cfg := []byte(`{"algorithm":"ed25519","signedAt":"2026-01-01T00:00:00Z","signer":"test","specVersion":"1.0.0"}`)
+	cfg := []byte(`{"algorithm":"ed25519","signedAt":"` + stamp + `","signer":"test","specVersion":"1.0.0"}`)
 	cfgDesc := content.NewDescriptorFromBytes("application/vnd.stax.config.v1+json", cfg)
 	payload := []byte("signature payload")
 	payloadDesc := content.NewDescriptorFromBytes("application/vnd.stax.signature.payload.v1", payload)
@@ -38,7 +47,7 @@ func attachSignature(t *testing.T, repoName string, subject transferResult) stri
 		ConfigDescriptor: &cfgDesc,
 		Layers:           []ocispec.Descriptor{payloadDesc},
 		ManifestAnnotations: map[string]string{
-			ocispec.AnnotationCreated: "2026-01-01T00:00:00Z",
+			ocispec.AnnotationCreated: stamp,
 		},
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -163,5 +164,26 @@ func TestIndependentClientReadsStaxPush(t *testing.T) {
 		if !bytes.Equal(b, local(d.Digest.String())) {
 			t.Errorf("blob %s differs between the registry and the local store", d.Digest)
 		}
+	}
+}
+
+// A manifest without artifactType whose config media type is stax's is a
+// stax package, as the OCI 1.1 rule says (oras push --image-spec v1.0
+// writes such manifests).
+func TestPullPackageWithoutArtifactType(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	pushForeign(t, reg.Host+"/other/skills:1", "application/vnd.stax.config.v1+json", "")
+	out := filepath.Join(t.TempDir(), "skills")
+	if r := runStax(t, "pull", reg.Host+"/other/skills:1", "-o", out); r.Code != 0 {
+		t.Fatalf("pull: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "hello", "SKILL.md")); err != nil {
+		t.Error(err)
+	}
+	// Without the stax config media type either, it is not a stax package.
+	pushForeign(t, reg.Host+"/other/image:1", "application/vnd.oci.image.config.v1+json", "")
+	if r := runStax(t, "pull", reg.Host+"/other/image:1"); r.Code != 1 || !strings.Contains(r.Stderr, "not a stax package") {
+		t.Errorf("pull of an image: %d %s", r.Code, r.Stderr)
 	}
 }

@@ -90,6 +90,12 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	return nil
 }
 
+type logoutResult struct {
+	Registry string `json:"registry"`
+	// Removed is false when no credentials of the registry were saved.
+	Removed bool `json:"removed"`
+}
+
 type logoutOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
@@ -121,11 +127,16 @@ func runLogout(ctx context.Context, opts *logoutOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := client.Logout(ctx, opts.Host); err != nil {
+	removed, err := client.Logout(ctx, opts.Host)
+	if err != nil {
 		return err
 	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, map[string]string{"registry": opts.Host})
+		return writeJSON(opts.IO.Out, logoutResult{Registry: opts.Host, Removed: removed})
+	}
+	if !removed {
+		fmt.Fprintf(opts.IO.ErrOut, "No credentials of %s were saved\n", opts.Host)
+		return nil
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Removed the credentials of %s\n", opts.Host)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 )
 
@@ -92,7 +93,11 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	if err != nil {
 		return err
 	}
-	graph, err := resolve.Resolve(ctx, opts.Refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files})
+	refs := make([]string, len(opts.Refs))
+	for i, ref := range opts.Refs {
+		refs[i] = opener.BareTag(ref)
+	}
+	graph, err := resolve.Resolve(ctx, refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files})
 	if err != nil {
 		return err
 	}
@@ -130,13 +135,22 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	printGraphNotes(opts.IO, out)
 	for _, p := range out.Packages {
 		if p.Direct {
-			fmt.Fprintf(opts.IO.Out, "%s@%s\n", p.Reference, p.Digest)
+			fmt.Fprintln(opts.IO.Out, pinnedReference(p.Reference, p.Digest))
 		}
 	}
 	if opts.Output != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "Pulled %d packages; %d skills in %s\n", len(out.Packages), len(out.Skills), opts.Output)
 	}
 	return nil
+}
+
+// pinnedReference is ref pinned to dgst: ref@dgst, or ref itself when it
+// names a digest already.
+func pinnedReference(ref, dgst string) string {
+	if parsed, err := reference.Parse(ref); err == nil && parsed.Digest != "" {
+		return ref
+	}
+	return ref + "@" + dgst
 }
 
 func describeGraph(g *resolve.Graph) []resolvedPackage {

@@ -7,10 +7,12 @@ import (
 	"os"
 	"slices"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
@@ -108,6 +110,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	f.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
 	f.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addUploadFlags(cmd)
 	return cmd
 }
 
@@ -247,13 +250,33 @@ func checkPublished(ctx context.Context, opener *target.Opener, against string, 
 		return err
 	}
 	defer src.Close()
-	if err := compareWithPublished(ctx, src, pkg, built.Report); err != nil {
-		return err
+	// The configs' skill digests cover every file of a skill: only a skill
+	// that changed can have changed stateful files, and only then is the
+	// published layer worth downloading.
+	if changedSkills(built.Config, pkg.Config) {
+		if err := compareWithPublished(ctx, src, pkg, built.Report); err != nil {
+			return err
+		}
 	}
 	if !built.Report.Valid {
 		return exitcode.Wrap(exitcode.Validation, &pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
 	}
 	return nil
+}
+
+// changedSkills reports whether a skill of built is in published with
+// other content.
+func changedSkills(built, published *artifact.Config) bool {
+	before := map[string]digest.Digest{}
+	for _, s := range published.Skills {
+		before[s.Path] = s.Digest
+	}
+	for _, s := range built.Skills {
+		if d, ok := before[s.Path]; ok && d != s.Digest {
+			return true
+		}
+	}
+	return false
 }
 
 // previousRelease is the reference of the package a push to dst follows,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 )
@@ -74,7 +75,13 @@ func assertSameTree(t *testing.T, want, got string) {
 }
 
 func TestPushPullRoundTrip(t *testing.T) {
-	reg := registrytest.New(t)
+	for _, backend := range referrerRegistries {
+		t.Run(backend.name, func(t *testing.T) { testPushPullRoundTrip(t, backend.opts...) })
+	}
+}
+
+func testPushPullRoundTrip(t *testing.T, opts ...registrytest.Option) {
+	reg := registrytest.New(t, opts...)
 	useHome(t)
 	ref := reg.Host + "/acme/skills:1.0.0"
 	pushed := pushExamples(t, ref)
@@ -107,24 +114,47 @@ func TestPushPullRoundTrip(t *testing.T) {
 	}
 }
 
+// An unchanged re-push reads a few small things and writes nothing: no blob
+// upload, no download of the skills layer (the stateful-file rule is
+// decided from the configs' skill digests), no manifest or tag PUT.
 func TestRepushUploadsNoBlob(t *testing.T) {
 	reg := registrytest.New(t)
 	useHome(t)
+	reg.ResetRequests()
 	first := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
 	if first.Copied != 3 || first.Skipped != 0 {
 		t.Errorf("first push copied %d, skipped %d; want 3 (layer, config, manifest) and 0", first.Copied, first.Skipped)
 	}
+	manifestPuts := 0
+	for _, req := range reg.Requests() {
+		if req.Method == http.MethodPut && strings.Contains(req.Path, "/manifests/") {
+			manifestPuts++
+		}
+	}
+	if manifestPuts != 1 {
+		t.Errorf("first push PUT the manifest %d times, want once (by tag)", manifestPuts)
+	}
+	t.Logf("first push: %d requests", len(reg.Requests()))
+
 	reg.ResetRequests()
 	second := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	requests := reg.Requests()
+	t.Logf("unchanged re-push: %d requests", len(requests))
+	for _, q := range requests {
+		t.Logf("  %s %s -> %d (%d bytes)", q.Method, q.Path, q.Status, q.ResponseBytes)
+	}
 	if n := reg.CountBlobUploads(); n != 0 {
-		t.Errorf("second push uploaded %d blobs: %+v", n, reg.Requests())
+		t.Errorf("second push uploaded %d blobs", n)
 	}
 	if second.Copied != 0 {
 		t.Errorf("second push copied %d", second.Copied)
 	}
-	for _, req := range reg.Requests() {
-		if req.Method == http.MethodPut && strings.Contains(req.Path, "/manifests/") && !strings.HasSuffix(req.Path, "/1.0.0") {
-			t.Errorf("second push re-sent a manifest: %+v", req)
+	for _, req := range requests {
+		switch {
+		case req.Method != http.MethodGet && req.Method != http.MethodHead:
+			t.Errorf("second push wrote: %+v", req)
+		case strings.HasSuffix(req.Path, first.Layers[0].Digest.String()):
+			t.Errorf("second push read the skills layer: %+v", req)
 		}
 	}
 }
@@ -142,8 +172,12 @@ func TestPushAndPullByDigest(t *testing.T) {
 		t.Errorf("a digest push created a tag? exit %d %s", r.Code, r.Stderr)
 	}
 	out := filepath.Join(t.TempDir(), "skills")
-	if r := runStax(t, "pull", repo+"@"+goldenExamplesDigest, "-o", out); r.Code != 0 {
+	r := runStax(t, "pull", repo+"@"+goldenExamplesDigest, "-o", out)
+	if r.Code != 0 {
 		t.Fatalf("pull by digest: %d %s", r.Code, r.Stderr)
+	}
+	if got := strings.TrimSpace(r.Stdout); got != repo+"@"+goldenExamplesDigest {
+		t.Errorf("pull by digest printed %q, want the reference once pinned", got)
 	}
 	assertSameTree(t, filepath.Join(examples, "skills"), out)
 
@@ -216,8 +250,25 @@ func TestInspectAndResolveRemoteDoNotFetchTheLayer(t *testing.T) {
 	}
 }
 
+// referrerRegistries are the two ways registries keep referrers: the
+// referrers tag schema (distribution v3, which has no referrers API) and
+// the OCI 1.1 referrers API (go-containerregistry's registry).
+var referrerRegistries = []struct {
+	name string
+	opts []registrytest.Option
+}{
+	{"tag schema", nil},
+	{"referrers API", []registrytest.Option{registrytest.WithReferrersAPI()}},
+}
+
 func TestCopyKeepsReferrers(t *testing.T) {
-	reg := registrytest.New(t)
+	for _, backend := range referrerRegistries {
+		t.Run(backend.name, func(t *testing.T) { testCopyKeepsReferrers(t, backend.opts...) })
+	}
+}
+
+func testCopyKeepsReferrers(t *testing.T, opts ...registrytest.Option) {
+	reg := registrytest.New(t, opts...)
 	useHome(t)
 	src := reg.Host + "/acme/skills:1.0.0"
 	pushed := pushExamples(t, src)
@@ -253,6 +304,33 @@ func TestCopyKeepsReferrers(t *testing.T) {
 	}
 	if got := referrers(t, reg.Host+"/bare/skills", pushed); len(got) != 0 {
 		t.Errorf("--no-referrers copied %v", got)
+	}
+}
+
+// TestCopyToRegistryThatRefusesDelete copies a package with two referrers
+// to a registry without the referrers API that answers DELETE with 405,
+// as GHCR does: the copy must not need to delete the old referrers index.
+func TestCopyToRegistryThatRefusesDelete(t *testing.T) {
+	src := registrytest.New(t)
+	dst := registrytest.New(t, registrytest.WithoutDelete())
+	useHome(t)
+	pushed := pushExamples(t, src.Host+"/acme/skills:1.0.0")
+	sigs := map[string]bool{}
+	// A second signature copied over the first makes the client replace
+	// the destination's referrers index, whose old version it cannot delete.
+	for i := range 2 {
+		sigs[attachSignatureAt(t, src.Host+"/acme/skills", pushed, time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC))] = true
+		r := runStax(t, "copy", src.Host+"/acme/skills:1.0.0", dst.Host+"/acme/skills:1.0.0")
+		if r.Code != 0 {
+			t.Fatalf("copy %d to a registry that refuses DELETE: exit %d %s", i+1, r.Code, r.Stderr)
+		}
+	}
+	got := referrers(t, dst.Host+"/acme/skills", pushed)
+	if len(got) != 2 || !sigs[got[0]] || !sigs[got[1]] {
+		t.Errorf("referrers at the destination = %v, want %v", got, sigs)
+	}
+	if r := runStax(t, "pull", dst.Host+"/acme/skills:1.0.0", "-o", t.TempDir()); r.Code != 0 {
+		t.Errorf("the copy was not tagged: %d %s", r.Code, r.Stderr)
 	}
 }
 
@@ -340,11 +418,15 @@ func TestLogin(t *testing.T) {
 		t.Errorf("pull after login: %d %s", r.Code, r.Stderr)
 	}
 
-	if r = runStax(t, "logout", reg.Host, "--registry-config", config); r.Code != 0 {
+	if r = runStax(t, "logout", reg.Host, "--registry-config", config); r.Code != 0 || !strings.Contains(r.Stderr, "Removed the credentials of "+reg.Host) {
 		t.Fatalf("logout: %d %s", r.Code, r.Stderr)
 	}
 	if r = runStax(t, "pull", ref, "--registry-config", config); r.Code != 3 {
 		t.Errorf("pull after logout: %d %s", r.Code, r.Stderr)
+	}
+	// Nothing left to remove: say so rather than claim a removal.
+	if r = runStax(t, "logout", reg.Host, "--registry-config", config); r.Code != 0 || !strings.Contains(r.Stderr, "No credentials of "+reg.Host+" were saved") {
+		t.Errorf("second logout: %d %s", r.Code, r.Stderr)
 	}
 }
 
@@ -364,6 +446,23 @@ func TestTokenAuth(t *testing.T) {
 		t.Fatalf("pull: %d %s", r.Code, r.Stderr)
 	}
 	assertSameTree(t, filepath.Join(examples, "skills"), out)
+}
+
+// A logged-in user whose token grants no push is told so, not told to log
+// in.
+func TestPushWithoutPushAccess(t *testing.T) {
+	const user, password = "reader", "r3ad-Only"
+	reg := registrytest.New(t, registrytest.WithTokenAuth(user, password), registrytest.WithPullOnlyTokens())
+	useHome(t)
+	config := filepath.Join(t.TempDir(), "config.json")
+	if r := runStaxWith(t, &IOStreams{In: strings.NewReader(password)},
+		"login", reg.Host, "-u", user, "--password-stdin", "--registry-config", config); r.Code != 0 {
+		t.Fatalf("login: %d %s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
+	if r.Code != 3 || !strings.Contains(r.Stderr, "lack push access") || strings.Contains(r.Stderr, "stax login") {
+		t.Errorf("exit %d %s; want 3 saying the credentials lack push access", r.Code, r.Stderr)
+	}
 }
 
 // credHelpers in the Docker config name an executable that answers
@@ -460,7 +559,7 @@ func TestTLSRegistry(t *testing.T) {
 		t.Errorf("--insecure: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
 	// Without the override, loopback means plain HTTP, which a TLS server refuses.
-	if r := runStax(t, "resolve", "--remote", ref); r.Code != 3 {
+	if r := runStax(t, "resolve", "--remote", ref); r.Code != 3 || !strings.Contains(r.Stderr, "pass --plain-http=false") {
 		t.Errorf("plain HTTP to a TLS registry: %d %s", r.Code, r.Stderr)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.pem")

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"strconv"
+	"time"
 
+	"github.com/docker/go-units"
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -20,6 +25,12 @@ type remoteOptions struct {
 	NoProgress     bool
 	// RemoteOnly skips the local store when reading a package.
 	RemoteOnly bool
+	// Timeout is how long a registry may stay silent.
+	Timeout time.Duration
+	// ChunkSize is --chunk-size, for commands that upload.
+	ChunkSize string
+	// messages is where waits are announced: the command's stderr.
+	messages func() io.Writer
 }
 
 func (r *remoteOptions) addFlags(cmd *cobra.Command) {
@@ -31,6 +42,13 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&r.RegistryConfig, "registry-config", "", "Docker config file holding credentials (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
 	f.IntVar(&r.Concurrency, "concurrency", 3, "blobs to transfer at once")
 	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")
+	f.DurationVar(&r.Timeout, "timeout", registry.DefaultTimeout, "how long a registry may stay silent (connecting, before answering, mid-transfer) before the request fails; 0 for no limit")
+	r.messages = cmd.ErrOrStderr
+}
+
+// addUploadFlags adds the flags of commands that upload blobs.
+func (r *remoteOptions) addUploadFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&r.ChunkSize, "chunk-size", "", "upload blobs in PATCH chunks of at most this size (such as 5MiB), for registries or proxies that limit one request; default: one request per blob")
 }
 
 // addRemoteOnlyFlag adds --remote to a command that reads a package from
@@ -48,12 +66,34 @@ func (r *remoteOptions) lookupScope() sourceScope {
 }
 
 func (r *remoteOptions) client() (*registry.Client, error) {
+	var chunk int64
+	if r.ChunkSize != "" {
+		n, err := units.RAMInBytes(r.ChunkSize)
+		if err != nil || n <= 0 {
+			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--chunk-size %q: want a size such as 5MiB", r.ChunkSize))
+		}
+		chunk = n
+	}
+	timeout := r.Timeout
+	if timeout == 0 && r.messages != nil { // --timeout 0: no limit
+		timeout = -1
+	}
+	var onWait registry.WaitFunc
+	if r.messages != nil {
+		out := r.messages()
+		onWait = func(host string, wait time.Duration, reason string) {
+			fmt.Fprintf(out, "%s asks to wait %s before retrying (%s); waiting\n", host, wait.Round(100*time.Millisecond), reason)
+		}
+	}
 	return registry.New(registry.Options{
 		PlainHTTP:      r.PlainHTTP.value(),
 		Insecure:       r.Insecure,
 		CAFile:         r.CAFile,
 		RegistryConfig: r.RegistryConfig,
 		UserAgent:      "stax/" + buildVersion(),
+		Timeout:        timeout,
+		OnWait:         onWait,
+		ChunkSize:      chunk,
 	})
 }
 
@@ -78,7 +118,7 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &target.Opener{StoreDir: dir, Registry: client}, nil
+	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client}, nil
 }
 
 // transferOptions are the copy options the flags ask for, with progress

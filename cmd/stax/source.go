@@ -52,7 +52,7 @@ func openSource(ctx context.Context, opener *target.Opener, arg string, scope so
 			return nil, exitcode.Wrap(exitcode.FileSystem, err)
 		}
 	}
-	ref, err := reference.Parse(arg)
+	ref, err := reference.Parse(opener.BareTag(arg))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Validation, err)
 	}

@@ -15,8 +15,9 @@ import (
 // A Fault is a rule of the fault-injecting layer in front of the registry.
 // It matches requests by method and path and takes the first of them (one
 // by default; see Times); the others reach the registry untouched. Make one
-// with Fail, FailAfterBody, ResetConn, CorruptBody or CorruptBlob, and
-// install it with WithFaults or Registry.AddFaults.
+// with Fail, FailAfterBody, ResetConn, CorruptBody or CorruptBlob, or with
+// the network faults ResetMidBody, Truncate, Stall, StallMidBody and Stream,
+// and install it with WithFaults or Registry.AddFaults.
 //
 // The method is matched exactly ("" matches any), and the path is a regular
 // expression matched against the URL path ("" matches any), e.g.
@@ -30,6 +31,8 @@ type Fault struct {
 	hits       atomic.Int64
 	status     int
 	retryAfter string
+	// streamBytes is how much a Stream fault sends.
+	streamBytes int64
 }
 
 func newFault(kind, method, path string) *Fault {
@@ -106,7 +109,10 @@ func (f *Fault) take(req *http.Request) bool {
 
 // serve answers req, which f has claimed, using next for the real response
 // where the fault needs one.
-func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler) {
+func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler, quit <-chan struct{}) {
+	if f.serveNet(w, req, next, quit) {
+		return
+	}
 	switch f.kind {
 	case "fail-after-body":
 		_, _ = io.Copy(io.Discard, req.Body)

@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -66,6 +67,9 @@ type Registry struct {
 	generation int
 	faults     []*Fault
 
+	// quit is closed when the registry stops, releasing stalled requests.
+	quit chan struct{}
+
 	closeOnce sync.Once
 	stopOnce  sync.Once
 }
@@ -79,9 +83,16 @@ type Request struct {
 	Status int
 	// BodyBytes is how many request body bytes the server read.
 	BodyBytes int64
+	// ResponseBytes is how many response body bytes the server wrote.
+	ResponseBytes int64
 	// Fault names the fault injected into this request ("fail",
-	// "fail-after-body", "reset" or "corrupt"), or is empty.
+	// "fail-after-body", "reset", "corrupt", "reset-mid-body", "truncate",
+	// "stall", "stall-mid-body" or "stream"), or is empty.
 	Fault string
+	// AuthScheme is the scheme of the request's Authorization header
+	// ("Basic", "Bearer"), or empty when it had none. The credentials
+	// themselves are not recorded.
+	AuthScheme string
 }
 
 // Option configures New.
@@ -89,10 +100,12 @@ type Option func(*options)
 
 type options struct {
 	referrers  bool
+	noDelete   bool
 	filesystem bool
 	tls        bool
 	auth       string // "", "basic" or "token"
 	user, pass string
+	pullOnly   bool
 	faults     []*Fault
 }
 
@@ -108,6 +121,13 @@ func WithBasicAuth(user, password string) Option {
 // grants whatever access it is asked for. It replaces WithBasicAuth.
 func WithTokenAuth(user, password string) Option {
 	return func(o *options) { o.auth, o.user, o.pass = "token", user, password }
+}
+
+// WithPullOnlyTokens makes the token service of WithTokenAuth grant only
+// pull access, whatever a client asks for, as a registry does to a user
+// who may read a repository but not write it.
+func WithPullOnlyTokens() Option {
+	return func(o *options) { o.pullOnly = true }
 }
 
 // WithFilesystem stores content on disk, in a directory under t.TempDir(),
@@ -127,9 +147,16 @@ func WithTLS() Option {
 // pkg/registry, which implements the OCI 1.1 referrers API
 // (GET /v2/NAME/referrers/DIGEST), instead of distribution v3, whose clients
 // fall back to the referrers tag schema. It keeps content in memory and
-// cannot be combined with WithBasicAuth, WithTokenAuth or WithFilesystem.
+// cannot be combined with WithBasicAuth, WithTokenAuth, WithFilesystem or
+// WithoutDelete.
 func WithReferrersAPI() Option {
 	return func(o *options) { o.referrers = true }
+}
+
+// WithoutDelete configures distribution with deletes disabled, so that it
+// answers DELETE with 405 as GHCR and many hosted registries do.
+func WithoutDelete() Option {
+	return func(o *options) { o.noDelete = true }
 }
 
 // WithFaults installs faults in front of the registry from the start; see
@@ -154,10 +181,10 @@ func New(t testing.TB, opts ...Option) *Registry {
 		}
 	})
 
-	r := &Registry{faults: o.faults}
+	r := &Registry{faults: o.faults, quit: make(chan struct{})}
 	var err error
 	if o.referrers {
-		if o.auth != "" || o.filesystem {
+		if o.auth != "" || o.filesystem || o.noDelete {
 			t.Fatalf("registrytest: WithReferrersAPI cannot be combined with auth or filesystem storage")
 		}
 		r.backend = ggcrregistry.New(ggcrregistry.WithReferrersSupport(true), ggcrregistry.Logger(log.New(io.Discard, "", 0)))
@@ -202,6 +229,9 @@ func (r *Registry) config(t testing.TB, o *options) (*configuration.Configuratio
 			"uploadpurging": map[any]any{"enabled": false},
 		},
 	}
+	if o.noDelete {
+		cfg.Storage["delete"] = configuration.Parameters{"enabled": false}
+	}
 	if o.filesystem {
 		delete(cfg.Storage, "inmemory")
 		cfg.Storage["filesystem"] = configuration.Parameters{"rootdirectory": t.TempDir()}
@@ -222,6 +252,7 @@ func (r *Registry) config(t testing.TB, o *options) (*configuration.Configuratio
 		if err != nil {
 			return nil, err
 		}
+		ts.pullOnly = o.pullOnly
 		r.token = ts
 		cfg.Auth = configuration.Auth{"token": ts.params()}
 	}
@@ -285,13 +316,14 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.mu.Lock()
 	i, gen := len(r.requests), r.generation
-	r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Fault: kind})
+	scheme, _, _ := strings.Cut(req.Header.Get("Authorization"), " ")
+	r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Fault: kind, AuthScheme: scheme})
 	r.mu.Unlock()
 
 	if f == nil {
 		r.backend.ServeHTTP(rec, req)
 	} else {
-		f.serve(rec, req, r.backend)
+		f.serve(rec, req, r.backend, r.quit)
 	}
 	if rec.status == 0 && !rec.hijacked {
 		rec.status = http.StatusOK
@@ -299,7 +331,7 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if gen == r.generation { // else ResetRequests dropped the record
-		r.requests[i].Status, r.requests[i].BodyBytes = rec.status, body.n
+		r.requests[i].Status, r.requests[i].BodyBytes, r.requests[i].ResponseBytes = rec.status, body.n, rec.written
 	}
 }
 
@@ -361,6 +393,7 @@ func (r *Registry) CountBlobUploads() int {
 // goes away mid-test would: later requests fail to connect. Content stays.
 func (r *Registry) Stop() {
 	r.stopOnce.Do(func() {
+		close(r.quit)
 		if r.srv != nil {
 			r.srv.CloseClientConnections()
 			r.srv.Close()
@@ -401,6 +434,7 @@ type recorder struct {
 	http.ResponseWriter
 	status   int
 	hijacked bool
+	written  int64
 }
 
 func (w *recorder) WriteHeader(code int) {
@@ -414,7 +448,9 @@ func (w *recorder) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	w.written += int64(n)
+	return n, err
 }
 
 // Flush lets distribution flush through the recorder.

@@ -407,3 +407,83 @@ func TestReferrersAPI(t *testing.T) {
 		})
 	}
 }
+
+// TestNetworkFaults checks what a client sees of each network fault when
+// it reads a blob the registry has.
+func TestNetworkFaults(t *testing.T) {
+	blob := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+	desc := content.NewDescriptorFromBytes("application/octet-stream", blob)
+	blobPath := "^/v2/" + repoName + "/blobs/"
+	for _, tt := range []struct {
+		name  string
+		fault *registrytest.Fault
+		check func(t *testing.T, resp *http.Response, body []byte, err error, rec registrytest.Request)
+	}{
+		{"truncate", registrytest.Truncate(http.MethodGet, blobPath), func(t *testing.T, resp *http.Response, body []byte, err error, _ registrytest.Request) {
+			if resp.ContentLength != int64(len(blob)) || len(body) != len(blob)/2 || !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("Content-Length %d, read %d bytes, %v; want %d, half, unexpected EOF", resp.ContentLength, len(body), err, len(blob))
+			}
+		}},
+		{"reset mid-body", registrytest.ResetMidBody(http.MethodGet, blobPath), func(t *testing.T, _ *http.Response, body []byte, err error, _ registrytest.Request) {
+			if len(body) != len(blob)/2 || err == nil {
+				t.Errorf("read %d bytes, %v; want half and an error", len(body), err)
+			}
+		}},
+		{"stall mid-body", registrytest.StallMidBody(http.MethodGet, blobPath), func(t *testing.T, _ *http.Response, body []byte, err error, _ registrytest.Request) {
+			if len(body) != len(blob)/2 || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("read %d bytes, %v; want half, then the client's deadline", len(body), err)
+			}
+		}},
+		{"stream", registrytest.Stream(http.MethodGet, blobPath, 1<<20), func(t *testing.T, resp *http.Response, body []byte, err error, rec registrytest.Request) {
+			if resp.ContentLength != -1 || len(body) != 1<<20 || err != nil || rec.ResponseBytes != 1<<20 {
+				t.Errorf("Content-Length %d, read %d bytes (%d recorded), %v; want none, 1 MiB", resp.ContentLength, len(body), rec.ResponseBytes, err)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := registrytest.New(t)
+			if err := repository(t, reg, "", "").Push(context.Background(), desc, bytes.NewReader(blob)); err != nil {
+				t.Fatal(err)
+			}
+			reg.AddFaults(tt.fault)
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, reg.URL+"/v2/"+repoName+"/blobs/"+desc.Digest.String(), nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			time.Sleep(50 * time.Millisecond) // let the handler record its end
+			reqs := reg.Requests()
+			tt.check(t, resp, body, err, reqs[len(reqs)-1])
+			if tt.fault.Hits() != 1 {
+				t.Errorf("fault hits %d, want 1", tt.fault.Hits())
+			}
+		})
+	}
+}
+
+// TestStall checks that a stalled request holds until the client gives up.
+func TestStall(t *testing.T) {
+	fault := registrytest.Stall(http.MethodGet, "^/v2/$")
+	reg := registrytest.New(t, registrytest.WithFaults(fault))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, reg.URL+"/v2/", nil)
+	_, err := http.DefaultClient.Do(req)
+	if !errors.Is(err, context.DeadlineExceeded) || fault.Hits() != 1 {
+		t.Errorf("stalled GET: %v, fault hits %d; want the client's deadline", err, fault.Hits())
+	}
+}
+
+// TestRetryAfterTime checks the HTTP-date form of Retry-After.
+func TestRetryAfterTime(t *testing.T) {
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	reg := registrytest.New(t, registrytest.WithFaults(registrytest.Fail(http.MethodGet, "^/v2/$", http.StatusTooManyRequests).RetryAfterTime(at)))
+	resp := get(t, reg.URL+"/v2/", nil)
+	if got := resp.Header.Get("Retry-After"); got != "Wed, 02 Jan 2030 03:04:05 GMT" || resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("%s, Retry-After %q", resp.Status, got)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,9 +38,11 @@ const (
 type tokenServer struct {
 	srv        *httptest.Server
 	user, pass string
-	key        *ecdsa.PrivateKey
-	kid        string // the key's ID, which the registry looks it up by
-	certPath   string // the key's certificate, which the registry trusts
+	// pullOnly grants no action but pull, whatever is asked.
+	pullOnly bool
+	key      *ecdsa.PrivateKey
+	kid      string // the key's ID, which the registry looks it up by
+	certPath string // the key's certificate, which the registry trusts
 }
 
 // startTokenServer creates a signing key, writes its self-signed
@@ -131,6 +134,9 @@ func (ts *tokenServer) serveToken(w http.ResponseWriter, r *http.Request) {
 	for _, scope := range r.Form["scope"] {
 		for s := range strings.FieldsSeq(scope) {
 			if ra := parseScope(s); ra != nil {
+				if ts.pullOnly {
+					ra.Actions = slices.DeleteFunc(ra.Actions, func(a string) bool { return a != "pull" })
+				}
 				access = append(access, ra)
 			}
 		}

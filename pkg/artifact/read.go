@@ -53,6 +53,12 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	pkg := &Package{Descriptor: desc, Manifest: m}
 	switch m.ArtifactType {
 	case ArtifactTypePackage:
+	case "":
+		// OCI 1.1: without artifactType, the config media type is the
+		// artifact's type (oras push --image-spec v1.0 writes these).
+		if m.Config.MediaType != MediaTypeConfig {
+			return nil, invalid("%s has no artifactType and config media type %q: not a stax package (%s)", desc.Digest, m.Config.MediaType, ArtifactTypePackage)
+		}
 	case ArtifactTypeAgent:
 		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s is labelled %s; reading it as a package", desc.Digest, ArtifactTypeAgent))
 	default:
@@ -94,8 +100,8 @@ func fetchSmall(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descr
 	return content.FetchAll(ctx, fetcher, desc)
 }
 
-// OpenSkills returns a verified stream of the skills layer, or nil when the
-// package has none. The caller closes it.
+// OpenSkills returns a verified stream of the skills layer (see
+// VerifyReader), or nil when the package has none. The caller closes it.
 func (p *Package) OpenSkills(ctx context.Context, fetcher content.Fetcher) (io.ReadCloser, error) {
 	if p.Skills == nil {
 		return nil, nil
@@ -104,5 +110,5 @@ func (p *Package) OpenSkills(ctx context.Context, fetcher content.Fetcher) (io.R
 	if err != nil {
 		return nil, fmt.Errorf("fetch skills layer %s: %w", p.Skills.Digest, err)
 	}
-	return rc, nil
+	return VerifyReader(rc, *p.Skills), nil
 }

@@ -122,14 +122,14 @@ func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int6
 	if layer == nil {
 		return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
 	}
-	rc, err := n.Target.Fetch(ctx, *layer)
+	rc, err := n.Package.OpenSkills(ctx, n.Target)
 	if err != nil {
 		return nil, n.Target.Explain(err)
 	}
 	defer rc.Close()
 	files, err := layers.Extract(rc, dir, layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles, Digest: layer.Digest})
 	if err != nil {
-		return nil, exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("extract %s: %w", n.Ref, err))
+		return nil, exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("extract %s (layer %s): %w", n.Ref, layer.Digest, err))
 	}
 	return files, nil
 }

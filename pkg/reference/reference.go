@@ -88,6 +88,9 @@ func explain(s string, err error) error {
 			return fmt.Errorf("%w %q: a digest is written @sha256:<64 hex digits>", ErrInvalid, s)
 		}
 	}
+	if tag, ok := tagOf(s); ok && !tagPattern.MatchString(tag) {
+		return fmt.Errorf("%w %q: tag %q %s", ErrInvalid, s, tag, tagProblem(tag))
+	}
 	switch {
 	// ParseNormalizedNamed formats this error without wrapping the sentinel.
 	case errors.Is(err, dref.ErrNameContainsUppercase), strings.Contains(err.Error(), "must be lowercase"):
@@ -99,6 +102,31 @@ func explain(s string, err error) error {
 		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a Docker Hub name such as org/skills, or oci:PATH[:TAG])",
 			ErrInvalid, s, err)
 	}
+}
+
+// tagOf returns the tag part of a registry reference s, if it has one.
+func tagOf(s string) (string, bool) {
+	if at := strings.Index(s, "@"); at >= 0 {
+		s = s[:at]
+	}
+	colon := strings.LastIndex(s, ":")
+	if colon < 0 || colon < strings.LastIndex(s, "/") {
+		return "", false
+	}
+	return s[colon+1:], true
+}
+
+// tagProblem says what is wrong with tag, which tagPattern refuses.
+func tagProblem(tag string) string {
+	switch {
+	case tag == "":
+		return "is empty: write NAME:TAG, or leave out the colon"
+	case len(tag) > 128:
+		return fmt.Sprintf("is %d characters long; a tag has at most 128", len(tag))
+	case tag[0] == '.' || tag[0] == '-':
+		return "starts with " + tag[:1] + "; a tag starts with a letter, a digit or _"
+	}
+	return "may hold only letters, digits, _, . and -"
 }
 
 // lowercaseName lowercases the name of a reference, leaving its tag and

@@ -54,7 +54,7 @@ func TestParseErrors(t *testing.T) {
 		{"Foo/Bar:1", `use "foo/bar:1"`},
 		{"localhost:5000/Team/S:V1", `use "localhost:5000/team/s:V1"`},
 		{"org/skills@sha256:abc", "@sha256:<64 hex digits>"},
-		{"org/skills:bad tag", "expected HOST/REPOSITORY"},
+		{"org/skills:bad tag", "tag \"bad tag\" may hold only"},
 		{"oci:", "no directory"},
 		{"oci:dir@sha256:zz", "digest"},
 	}
@@ -65,5 +65,18 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("Parse(%q) error = %v, want one containing %q", tt.in, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestInvalidTagSaysWhy(t *testing.T) {
+	for tag, want := range map[string]string{
+		strings.Repeat("a", 129): "is 129 characters long; a tag has at most 128",
+		".hidden":                "starts with .",
+		"a+b":                    "may hold only letters, digits, _, . and -",
+	} {
+		_, err := Parse("localhost:5000/acme/skills:" + tag)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("tag %q: %v; want %q", tag, err, want)
+		}
 	}
 }

@@ -28,7 +28,11 @@ func Explain(err error, host, target string) error {
 	if errors.As(err, &coded) || errors.Is(err, context.Canceled) {
 		return err
 	}
-	return exitcode.Wrap(exitcode.Registry, explain(err, host, target))
+	code := exitcode.Registry
+	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, errdef.ErrInvalidDigest) {
+		code = exitcode.Verification
+	}
+	return exitcode.Wrap(code, explain(err, host, target))
 }
 
 func explain(err error, host, target string) error {
@@ -38,13 +42,30 @@ func explain(err error, host, target string) error {
 		case http.StatusUnauthorized:
 			return fmt.Errorf("authentication required for %s: run `stax login %s` (%w)", host, host, err)
 		case http.StatusForbidden:
+			if resp.Method != http.MethodGet && resp.Method != http.MethodHead {
+				return fmt.Errorf("the credentials for %s lack push access to %s: ask for write access, or log in as a user who has it (for GHCR, a token with write:packages) (%w)", host, target, err)
+			}
 			return fmt.Errorf("access to %s denied by %s: the credentials lack permission for it (for GHCR, a token with read:packages to pull, write:packages to push) (%w)", target, host, err)
 		case http.StatusNotFound:
 			return fmt.Errorf("%s not found on %s: check the repository and tag (%w)", target, host, err)
 		case http.StatusTooManyRequests:
 			return fmt.Errorf("%s is rate-limiting requests and retries did not get through: wait, or log in for a higher limit (%w)", host, err)
+		case http.StatusBadRequest:
+			// What a TLS server answers to plain HTTP, which stax speaks
+			// to loopback hosts unless told otherwise.
+			if resp.URL != nil && resp.URL.Scheme == "http" {
+				return fmt.Errorf("registry %s refused a plain-HTTP request for %s: if it serves HTTPS, pass --plain-http=false (%w)", host, target, err)
+			}
 		}
 		return fmt.Errorf("registry %s refused the request for %s: %w", host, target, err)
+	}
+	var stall *StallError
+	if errors.As(err, &stall) {
+		return fmt.Errorf("registry %s stopped answering (%w): check the network, or pass a longer --timeout", host, stall)
+	}
+	var read *ReadError
+	if errors.As(err, &read) {
+		return fmt.Errorf("the connection to %s kept breaking (%w): check the network, and try again", host, read)
 	}
 	switch {
 	case errors.Is(err, auth.ErrBasicCredentialNotFound):

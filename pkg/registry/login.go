@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"oras.land/oras-go/v2/registry/remote/auth"
-	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
@@ -33,16 +32,25 @@ func (c *Client) Login(ctx context.Context, host string, cred auth.Credential) e
 		}
 		return Explain(err, host, host)
 	}
-	if err := c.creds.Put(ctx, credentials.ServerAddressFromRegistry(host), cred); err != nil {
+	if err := c.creds.Put(ctx, CredentialKey(host), cred); err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("save credentials for %s: %w", host, err))
 	}
 	return nil
 }
 
-// Logout removes the saved credentials of host.
-func (c *Client) Logout(ctx context.Context, host string) error {
-	if err := c.creds.Delete(ctx, credentials.ServerAddressFromRegistry(host)); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("remove credentials for %s: %w", host, err))
+// Logout removes the saved credentials of host, and reports whether there
+// were any.
+func (c *Client) Logout(ctx context.Context, host string) (bool, error) {
+	key := CredentialKey(host)
+	saved, err := c.creds.Get(ctx, key)
+	if err != nil {
+		return false, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read credentials for %s: %w", host, err))
 	}
-	return nil
+	if saved == auth.EmptyCredential {
+		return false, nil
+	}
+	if err := c.creds.Delete(ctx, key); err != nil {
+		return false, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("remove credentials for %s: %w", host, err))
+	}
+	return true, nil
 }

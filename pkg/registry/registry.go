@@ -5,6 +5,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
@@ -45,6 +47,17 @@ type Options struct {
 	// Transport is the innermost round tripper; nil means a clone of
 	// http.DefaultTransport. Tests put instrumentation here.
 	Transport http.RoundTripper
+	// Timeout is how long a registry may stay silent — to accept a
+	// connection, to start answering, in the middle of a body — before the
+	// request fails (and is retried once); 0 means DefaultTimeout,
+	// negative no limit.
+	Timeout time.Duration
+	// ChunkSize, when positive, makes blob uploads PATCH chunks of at most
+	// this many bytes; 0 uploads each blob in one request.
+	ChunkSize int64
+	// OnWait, when set, is told when a registry asks to wait before a
+	// retry (Retry-After), so that the user knows why nothing happens.
+	OnWait WaitFunc
 }
 
 // Client talks to registries for one command: every repository it opens
@@ -65,9 +78,19 @@ func New(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	retrying := retry.NewTransport(base)
+	timeout := opts.Timeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	retrying := &retry.Transport{
+		Base:   stallErrors{next: base, timeout: timeout},
+		Policy: func() retry.Policy { return retryPolicy{onWait: opts.OnWait, now: time.Now} },
+	}
 	client := &auth.Client{
-		Client:     &http.Client{Transport: rewindableBodies{next: retrying}},
+		Client:     &http.Client{Transport: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}}},
 		Cache:      auth.NewCache(),
 		Credential: credentialFunc(creds),
 		Header:     http.Header{},
@@ -83,6 +106,11 @@ func baseTransport(opts Options) (http.RoundTripper, error) {
 		return opts.Transport, nil
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	if opts.Timeout >= 0 {
+		timeout := cmp.Or(opts.Timeout, DefaultTimeout)
+		t.DialContext = (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
+		t.ResponseHeaderTimeout = timeout
+	}
 	if !opts.Insecure && opts.CAFile == "" {
 		return t, nil
 	}
@@ -122,15 +150,41 @@ func credentialStore(path string) (credentials.Store, error) {
 	return store, nil
 }
 
-// credentialFunc looks credentials up under the name users log in with:
-// Docker Hub's API host answers for docker.io.
+// dockerHubKey is the key Docker, oras and crane keep Docker Hub's
+// credentials under, whichever of its names the user logged in with.
+const dockerHubKey = "https://index.docker.io/v1/"
+
+// isDockerHub reports whether host is one of Docker Hub's names.
+func isDockerHub(host string) bool {
+	switch host {
+	case "docker.io", "index.docker.io", DockerHubHost:
+		return true
+	}
+	return false
+}
+
+// CredentialKey is the key of host's credentials in a Docker credential
+// store (config file, credsStore or credHelpers).
+func CredentialKey(host string) string {
+	if isDockerHub(host) {
+		return dockerHubKey
+	}
+	return host
+}
+
+// apiHost is the host serving the registry API of host.
+func apiHost(host string) string {
+	if isDockerHub(host) {
+		return DockerHubHost
+	}
+	return host
+}
+
+// credentialFunc looks up the credentials of the host a request goes to
+// under the key they were saved with.
 func credentialFunc(store credentials.Store) auth.CredentialFunc {
-	lookup := credentials.Credential(store)
 	return func(ctx context.Context, hostport string) (auth.Credential, error) {
-		if hostport == DockerHubHost {
-			hostport = "docker.io"
-		}
-		return lookup(ctx, hostport)
+		return store.Get(ctx, CredentialKey(hostport))
 	}
 }
 
@@ -139,24 +193,25 @@ func (c *Client) Repository(ref reference.Reference) (*remote.Repository, error)
 	if ref.IsLayout() {
 		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is an OCI layout, not a registry reference", ref))
 	}
-	host := ref.Registry
-	if host == "docker.io" {
-		host = DockerHubHost
-	}
+	host := apiHost(ref.Registry)
 	repo, err := remote.NewRepository(host + "/" + ref.Repository)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", ref, err))
 	}
 	repo.Client = c.http
 	repo.PlainHTTP = c.plainHTTP(host)
+	// Where referrers are kept under the tag schema, adding one replaces
+	// the referrers index; deleting the old one is housekeeping that GHCR
+	// and registries with deletes disabled refuse (405), and that would
+	// fail a copy that has already succeeded. The old index stays,
+	// untagged, for the registry's own garbage collection.
+	repo.SkipReferrersGC = true
 	return repo, nil
 }
 
 // Registry opens the registry at host, for login.
 func (c *Client) Registry(host string) (*remote.Registry, error) {
-	if host == "docker.io" {
-		host = DockerHubHost
-	}
+	host = apiHost(host)
 	reg, err := remote.NewRegistry(host)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("registry %q: %w", host, err))

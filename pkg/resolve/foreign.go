@@ -19,14 +19,14 @@ func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Pack
 	if pkg.Skills == nil || len(pkg.Config.Skills) > 0 {
 		return nil
 	}
-	rc, err := t.Fetch(ctx, *pkg.Skills)
+	rc, err := pkg.OpenSkills(ctx, t)
 	if err != nil {
 		return t.Explain(err)
 	}
 	defer rc.Close()
 	snap, err := snapshot.Read(rc, layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles, Digest: pkg.Skills.Digest})
 	if err != nil {
-		return exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("read the skills layer of %s: %w", t.Name(), err))
+		return exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("read the skills layer %s of %s: %w", pkg.Skills.Digest, t.Name(), err))
 	}
 	for _, dir := range snap.Dirs() {
 		s := snap.Skills[dir]

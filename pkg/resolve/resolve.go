@@ -105,6 +105,9 @@ type resolver struct {
 	visited map[string]*Node
 	// stack holds the keys being resolved, for cycle detection.
 	stack []string
+	// mirrors maps a dependency's declaration to the registry of the
+	// package that declared it (see openMirrored).
+	mirrors map[string]string
 }
 
 // Resolve resolves decls, declared by the package at base (relative paths
@@ -137,7 +140,11 @@ func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 	}
 	key, identity, dir, err := r.identify(decl, base)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
+		code := exitcode.Resolution
+		if errors.Is(err, reference.ErrInvalid) {
+			code = exitcode.Validation // the user's to fix, as in every command
+		}
+		return nil, exitcode.Wrap(code, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
 	}
 	for i, onStack := range r.stack {
 		if onStack == identity {
@@ -220,12 +227,17 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: no OCI layout at %s", strings.Join(path, " → "), ref.Layout))
 		}
 	}
-	t, err := r.opts.Opener.Open(r.ctx, ref)
-	if err != nil {
-		return nil, err
+	t, desc, mirrored := r.openMirrored(decl, ref)
+	if mirrored {
+		r.graph.targets = append(r.graph.targets, t)
+	} else {
+		t, err = r.opts.Opener.Open(r.ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		r.graph.targets = append(r.graph.targets, t)
+		desc, err = t.Lookup(r.ctx)
 	}
-	r.graph.targets = append(r.graph.targets, t)
-	desc, err := t.Lookup(r.ctx)
 	if err != nil && t.Kind == target.KindLayout {
 		return nil, &exitcode.Error{Code: exitcode.Resolution, Err: resolutionError(path, err)}
 	}
@@ -253,6 +265,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		if !strings.Contains(pinned, "@") {
 			pinned += "@" + dep.Digest.String()
 		}
+		r.noteMirror(pinned, t)
 		child, err := r.resolve(pinned, "", path)
 		if err != nil {
 			return nil, err

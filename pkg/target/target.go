@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	orasregistry "oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote/errcode"
@@ -104,6 +106,8 @@ func (t *Target) Explain(err error) error {
 	switch {
 	case t.Kind == KindRemote:
 		return registry.Explain(err, t.Host, t.Name())
+	case errors.Is(err, content.ErrMismatchedDigest):
+		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered; copy or pull the package again", t.Name(), t.dir, err))
 	case errors.Is(err, errdef.ErrNotFound) && t.Kind == KindLocal:
 		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is not in the local store %s: pack it with `stax pack -t %s`, or pull it", t.Name(), t.dir, t.Name()))
 	case errors.Is(err, errdef.ErrNotFound):
@@ -116,8 +120,21 @@ func (t *Target) Explain(err error) error {
 type Opener struct {
 	// StoreDir is the local store directory.
 	StoreDir string
+	// Layout, when set, is the OCI layout directory the user named to
+	// stand in for the local store (--oci-layout): a bare tag names a tag
+	// in it, as with oras and skopeo, not a Docker Hub repository.
+	Layout string
 	// Registry opens remote repositories.
 	Registry *registry.Client
+}
+
+// BareTag returns arg as a reference to a tag of o.Layout when there is
+// one and arg is a bare tag (such as 1.0.0); otherwise arg itself.
+func (o *Opener) BareTag(arg string) string {
+	if o.Layout == "" || strings.ContainsAny(arg, "/:@") || !reference.ValidTag(arg) {
+		return arg
+	}
+	return reference.LayoutPrefix + o.Layout + ":" + arg
 }
 
 // Open opens the target ref names: an oci: layout, or a registry
@@ -134,7 +151,7 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference) (*Target, er
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: repo, Ref: ref, Kind: KindRemote, Host: ref.Registry}, nil
+	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry}, nil
 }
 
 // OpenLocal opens ref in the local store.

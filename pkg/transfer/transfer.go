@@ -9,11 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"sync"
 	"sync/atomic"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
@@ -62,30 +67,78 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := Check(ctx, src, desc, opts.MaxSize)
+	pkg, total, err := check(ctx, src, desc, opts.MaxSize)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Descriptor: desc, Package: pkg}
 	// oras-go copies blobs concurrently; the hooks count atomically.
 	var copied, skipped atomic.Int64
+	var tagged atomic.Bool
 	if opts.TagVersion {
 		if dst.Ref, err = dst.Ref.WithTag(pkg.Config.Version); err != nil {
 			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: the package version cannot be a tag: %w", src.Name(), err))
 		}
 	}
 
+	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
+	_, isPusher := dst.GraphTarget.(registry.ReferencePusher)
+	pushByTag := dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" && isPusher
+	vetted := append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...)
+	leaves := map[digest.Digest]bool{}
+	for _, d := range vetted {
+		leaves[d.Digest] = true
+	}
+	budget := &sizeBudget{limit: limit(opts.MaxSize), used: total}
 	graph := oras.CopyGraphOptions{
 		Concurrency: opts.Concurrency,
-		// The root's successors are the ones Check vetted: never a subject
-		// or anything else a hostile manifest might point at.
+		// Every node is vetted before it is fetched. The root's successors
+		// are the ones Check vetted: never a subject or anything else a
+		// hostile manifest might point at, and never expanded, even when
+		// a "layer" claims to be a manifest. What refers to the package
+		// (signatures) counts against the same size limit.
 		FindSuccessors: func(ctx context.Context, fetcher content.Fetcher, d ocispec.Descriptor) ([]ocispec.Descriptor, error) {
-			if d.Digest == desc.Digest {
-				return append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...), nil
+			switch {
+			case d.Digest == desc.Digest:
+				return vetted, nil
+			case leaves[d.Digest]:
+				return nil, nil
 			}
-			return content.Successors(ctx, fetcher, d)
+			succ, err := content.Successors(ctx, fetcher, d)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range succ {
+				if s.Digest == desc.Digest {
+					continue // the package, vetted already
+				}
+				if err := budget.add(s); err != nil {
+					return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %s, which refers to the package, %w", src.Name(), d.Digest, err))
+				}
+			}
+			return succ, nil
+		},
+		// The package's manifest goes to a registry by tag, in one PUT,
+		// rather than by digest and then again by tag.
+		PreCopy: func(ctx context.Context, d ocispec.Descriptor) error {
+			if d.Digest != desc.Digest || !pushByTag {
+				return nil
+			}
+			if err := pushReference(ctx, from, dst, d); err != nil {
+				return err
+			}
+			tagged.Store(true)
+			copied.Add(1)
+			return oras.SkipNode
 		},
 		PostCopy: func(context.Context, ocispec.Descriptor) error {
+			copied.Add(1)
+			return nil
+		},
+		// Between two repositories of one registry, blobs are mounted
+		// rather than downloaded and uploaded again.
+		MountFrom: mountFrom(src, dst),
+		OnMounted: func(context.Context, ocispec.Descriptor) error {
 			copied.Add(1)
 			return nil
 		},
@@ -97,55 +150,169 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			return nil
 		},
 	}
-	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress}
+	// The target itself, not its wrapper: oras-go mounts only into a
+	// registry.Mounter.
 	if opts.Referrers {
-		err = oras.ExtendedCopyGraph(ctx, from, dst, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
+		err = oras.ExtendedCopyGraph(ctx, from, dst.GraphTarget, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
 	} else {
-		err = oras.CopyGraph(ctx, from, dst, desc, graph)
+		err = oras.CopyGraph(ctx, from, dst.GraphTarget, desc, graph)
 	}
 	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
 	if err != nil {
-		return nil, explainCopy(err, src, dst)
+		return nil, explainCopy(err, from.failed.get(), src, dst)
 	}
-	if err := dst.TagAs(ctx, desc); err != nil {
-		return nil, err
+	if !tagged.Load() {
+		if err := tagUnlessTagged(ctx, dst, desc); err != nil {
+			return nil, err
+		}
 	}
+	if opts.Referrers {
+		if err := copyDigestTags(ctx, from, src, dst, desc, graph); err != nil {
+			return nil, err
+		}
+	}
+	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
 	return res, nil
 }
 
+// digestTagSuffixes are the tags cosign puts its signatures, attestations
+// and SBOMs under: sha256-<hex of the subject>.sig and so on.
+var digestTagSuffixes = []string{".sig", ".att", ".sbom"}
+
+// copyDigestTags copies what cosign tagged after the package's digest, as
+// regctl image copy --digest-tags does. Their blobs count against the
+// size limit, as referrers do.
+func copyDigestTags(ctx context.Context, from source, src, dst *target.Target, desc ocispec.Descriptor, graph oras.CopyGraphOptions) error {
+	if src.Kind == target.KindLocal || dst.Kind == target.KindLocal {
+		return nil
+	}
+	tags, err := src.Tags(ctx)
+	if err != nil {
+		return err
+	}
+	prefix := desc.Digest.Algorithm().String() + "-" + desc.Digest.Encoded()
+	for _, suffix := range digestTagSuffixes {
+		tag := prefix + suffix
+		if !slices.Contains(tags, tag) {
+			continue
+		}
+		d, err := src.GraphTarget.Resolve(ctx, tag)
+		if err != nil {
+			return src.Explain(fmt.Errorf("resolve %s: %w", tag, err))
+		}
+		if err := oras.CopyGraph(ctx, from, dst.GraphTarget, d, graph); err != nil {
+			return explainCopy(err, from.failed.get(), src, dst)
+		}
+		if err := dst.GraphTarget.Tag(ctx, d, tag); err != nil {
+			return dst.Explain(fmt.Errorf("tag %s: %w", tag, err))
+		}
+	}
+	return nil
+}
+
+// mountFrom names the repository blobs of src can be mounted from in dst,
+// or is nil when there is none.
+func mountFrom(src, dst *target.Target) func(context.Context, ocispec.Descriptor) ([]string, error) {
+	if src.Kind != target.KindRemote || dst.Kind != target.KindRemote ||
+		src.Ref.Registry != dst.Ref.Registry || src.Ref.Repository == dst.Ref.Repository {
+		return nil
+	}
+	return func(context.Context, ocispec.Descriptor) ([]string, error) {
+		return []string{src.Ref.Repository}, nil
+	}
+}
+
+// pushReference pushes the manifest d from src to dst under dst's tag.
+func pushReference(ctx context.Context, src content.Fetcher, dst *target.Target, d ocispec.Descriptor) error {
+	rc, err := src.Fetch(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	return dst.GraphTarget.(registry.ReferencePusher).PushReference(ctx, d, rc, dst.Ref.Tag)
+}
+
+// tagUnlessTagged tags desc in dst, unless dst is a registry whose tag
+// names desc already: a re-push then writes nothing.
+func tagUnlessTagged(ctx context.Context, dst *target.Target, desc ocispec.Descriptor) error {
+	if dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" {
+		if current, err := dst.GraphTarget.Resolve(ctx, dst.Ref.Tag); err == nil && current.Digest == desc.Digest {
+			return nil
+		}
+	}
+	return dst.TagAs(ctx, desc)
+}
+
 // Check reads and vets the manifest and config of the package at desc, and
-// refuses a package whose blobs add up to more than maxSize.
+// refuses a package whose blobs add up to more than maxSize (0: the
+// default limit, negative: none) or past the 64-bit maximum.
 func Check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, error) {
+	pkg, _, err := check(ctx, src, desc, maxSize)
+	return pkg, err
+}
+
+// check is Check, also returning the sum of the layer sizes.
+func check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, int64, error) {
 	pkg, err := artifact.Fetch(ctx, src, desc)
 	if errors.Is(err, artifact.ErrInvalidPackage) {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", src.Name(), err))
+		return nil, 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", src.Name(), err))
 	}
 	if err != nil {
-		return nil, src.Explain(err)
+		return nil, 0, src.Explain(err)
 	}
-	if maxSize == 0 {
-		maxSize = layers.DefaultMaxSize
-	}
-	var total int64
+	budget := &sizeBudget{limit: limit(maxSize)}
 	for _, l := range pkg.Manifest.Layers {
-		if l.Size < 0 {
-			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: layer %s has a negative size", src.Name(), l.Digest))
+		if err := budget.add(l); err != nil {
+			return nil, 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: its layers %w", src.Name(), err))
 		}
-		total += l.Size
 	}
-	if maxSize > 0 && total > maxSize {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: its layers hold %d bytes, over the %d-byte limit; pass --max-size to allow more", src.Name(), total, maxSize))
+	return pkg, budget.used, nil
+}
+
+// limit is the size limit maxSize means: 0 the default, negative none.
+func limit(maxSize int64) int64 {
+	if maxSize == 0 {
+		return layers.DefaultMaxSize
 	}
-	return pkg, nil
+	return maxSize
+}
+
+// sizeBudget adds up the sizes of the blobs of a copy, refusing a negative
+// size, a sum past the 64-bit maximum, and one over the limit (when it is
+// positive). It is safe for concurrent use.
+type sizeBudget struct {
+	mu    sync.Mutex
+	limit int64
+	used  int64
+}
+
+func (b *sizeBudget) add(d ocispec.Descriptor) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case d.Size < 0:
+		return fmt.Errorf("include %s with a negative size (%d)", d.Digest, d.Size)
+	case d.Size > math.MaxInt64-b.used:
+		return fmt.Errorf("declare sizes whose sum would overflow (%s claims %d bytes)", d.Digest, d.Size)
+	}
+	b.used += d.Size
+	if b.limit > 0 && b.used > b.limit {
+		return fmt.Errorf("hold %d bytes, over the %d-byte limit; pass --max-size to allow more", b.used, b.limit)
+	}
+	return nil
 }
 
 // explainCopy attributes a copy failure to the side it happened on. Bytes
-// that do not match their digest are the sender's fault even when the
-// receiving store is the one that noticed.
-func explainCopy(err error, src, dst *target.Target) error {
+// that do not match their digest, and reads that failed, are the source's
+// fault even when the destination, reading from it, is the one that
+// noticed; readErr is the first error of reading from the source.
+func explainCopy(err, readErr error, src, dst *target.Target) error {
 	var copyErr *oras.CopyError
 	if errors.Is(err, content.ErrMismatchedDigest) {
 		return src.Explain(err)
+	}
+	if readErr != nil {
+		return src.Explain(readErr)
 	}
 	if errors.As(err, &copyErr) && copyErr.Origin == oras.CopyErrorOriginDestination {
 		return dst.Explain(copyErr.Err)

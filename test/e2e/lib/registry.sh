@@ -2,6 +2,8 @@
 # Sourced by e2e scripts: starts Debian's docker-registry (distribution 2.8)
 # on a free loopback port, sets $port, $work (a temporary directory removed
 # on exit) and $REGISTRY_BIN, and defines fail and registry_fail.
+# REGISTRY_DELETE=false starts it with deletes disabled, so that it answers
+# DELETE with 405 as GHCR does.
 
 REGISTRY_BIN=${DOCKER_REGISTRY:-/usr/bin/docker-registry}
 
@@ -40,7 +42,7 @@ storage:
   filesystem:
     rootdirectory: $work/data
   delete:
-    enabled: true
+    enabled: ${REGISTRY_DELETE:-true}
   maintenance:
     uploadpurging:
       enabled: false
