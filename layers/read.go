@@ -114,6 +114,10 @@ func (w *walker) walk(tr *tar.Reader, fn func(Header, io.Reader) error) error {
 			// Archive-wide metadata, such as the commit git archive records.
 			continue
 		}
+		if hdr.Typeflag == tar.TypeDir && (hdr.Name == "./" || hdr.Name == ".") {
+			// The root of an archive made with `tar -C dir .`.
+			continue
+		}
 		h, err := w.check(hdr)
 		if err != nil {
 			return err
@@ -133,7 +137,9 @@ func (w *walker) check(hdr *tar.Header) (Header, error) {
 	if w.entries++; w.maxEntries >= 0 && w.entries > w.maxEntries {
 		return Header{}, &CountError{Count: w.entries, Limit: w.maxEntries}
 	}
-	name := hdr.Name
+	// Layers stax writes never start names with "./", but `tar -C dir .`
+	// does; the name without it is checked like any other.
+	name := strings.TrimPrefix(hdr.Name, "./")
 	isDir := hdr.Typeflag == tar.TypeDir
 	if isDir {
 		name = strings.TrimSuffix(name, "/")

@@ -60,7 +60,7 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("inner traversal", file("a/../../x", "x")),
 		unsafe("dot-dot directory", dir("../")),
 		unsafe("absolute path", file("/etc/cron.d/x", "x")),
-		unsafe("dot slash prefix", file("./a", "x")),
+		unsafe("dot slash twice", file("././a", "x")),
 		unsafe("double slash", file("a//b", "x")),
 		{name: "file with trailing slash", data: ourTar(t, "a/", typeReg), want: isUnsafe, what: "*UnsafeEntryError"},
 		unsafe("empty name", file("", "x")),
@@ -463,6 +463,33 @@ func TestWalkDigestOption(t *testing.T) {
 		err := Walk(bytesReader(data), ReadOptions{Digest: d}, func(Header, io.Reader) error { return nil })
 		if (err == nil) != ok {
 			t.Errorf("digest %s: err = %v, want ok = %v", d, err, ok)
+		}
+	}
+}
+
+// TestWalkAcceptsDotSlashNames reads a layer made the way `tar -C dir .`
+// makes one: a "./" root entry and every name under "./". The names come
+// out clean; a "./" anywhere but the front is still refused.
+func TestWalkAcceptsDotSlashNames(t *testing.T) {
+	data := rawArchive(t,
+		dir("./"),
+		dir("./review/"),
+		file("./review/SKILL.md", "---\nname: review\n---\n"),
+	)
+	var got []string
+	err := Walk(bytesReader(data), ReadOptions{}, func(h Header, _ io.Reader) error {
+		got = append(got, h.Path)
+		return nil
+	})
+	must(t, err)
+	if want := []string{"review", "review/SKILL.md"}; !slices.Equal(got, want) {
+		t.Errorf("paths = %q, want %q", got, want)
+	}
+	for _, name := range []string{"review/./SKILL.md", "././review/SKILL.md"} {
+		err := Walk(bytesReader(rawArchive(t, file(name, "x"))), ReadOptions{}, func(Header, io.Reader) error { return nil })
+		var unsafe *UnsafeEntryError
+		if !errors.As(err, &unsafe) {
+			t.Errorf("%s: err = %v, want an unsafe entry", name, err)
 		}
 	}
 }
