@@ -96,7 +96,7 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := creationTime("", getenv)
+	today, err := sourceDate(getenv)
 	if err != nil {
 		return err
 	}

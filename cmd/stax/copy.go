@@ -22,7 +22,7 @@ type copyOptions struct {
 	NoReferrers bool
 	// WithDependencies copies the packages the package depends on too.
 	WithDependencies bool
-	MaxSize          string
+	MaxSize          byteSize
 	Verify           verifyFlags
 }
 
@@ -57,7 +57,7 @@ tag.`,
 }
 
 func runCopy(ctx context.Context, opts *copyOptions) error {
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}

@@ -15,18 +15,17 @@ import (
 	"github.com/stax-dev/stax/pkg/diff"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/snapshot"
-	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/source"
 )
 
 type diffOptions struct {
-	IO          *IOStreams
-	Global      *globalOptions
-	Remote      remoteOptions
-	A, B        string
-	ExitCode    bool
-	MaxSize     string
-	SymlinkMode string
-	Getenv      func(string) string
+	IO       *IOStreams
+	Global   *globalOptions
+	Remote   remoteOptions
+	A, B     string
+	ExitCode bool
+	Build    buildFlags
+	Getenv   func(string) string
 }
 
 // diffResult is what diff prints with --output json.
@@ -82,8 +81,7 @@ when they differ. Errors keep their own exit codes either way.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when the packages differ, 0 when they hold the same skills")
-	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read or build")
-	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	opts.Build.addBuild(cmd, "uncompressed skills layer to read or build", "when building a directory: ")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addRemoteOnlyFlag(cmd)
 	return cmd
@@ -92,7 +90,7 @@ when they differ. Errors keep their own exit codes either way.`,
 func runDiff(ctx context.Context, opts *diffOptions) error {
 	// Built with pack's defaults (SOURCE_DATE_EPOCH included), so a
 	// directory's digest is the one pack prints for it.
-	build, err := buildOptions(opts.SymlinkMode, opts.MaxSize, "", false, opts.Getenv)
+	build, err := opts.Build.options(opts.Getenv)
 	if err != nil {
 		return err
 	}
@@ -103,7 +101,10 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	var sides [2]*diffInput
 	for i, arg := range []string{opts.A, opts.B} {
 		label := [2]string{"A", "B"}[i]
-		src, err := openSource(ctx, opener, arg, opts.Remote.lookupScope(), build)
+		if dir, ambiguous := source.IsDirectory(arg); dir && ambiguous {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", source.AmbiguousWarning(arg))
+		}
+		src, err := source.Open(ctx, arg, source.Options{Opener: opener, Build: build, MaxSize: build.MaxSize, Scope: opts.Remote.lookupScope()})
 		if err != nil {
 			return err
 		}
@@ -111,7 +112,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		if src.Built != nil {
 			printBuildNotes(opts.IO, opts.Global, src.Built)
 		}
-		pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, build.MaxSize)
+		pkg, err := src.Package(ctx)
 		if err != nil {
 			return err
 		}
@@ -119,7 +120,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	}
 	a, b := sides[0], sides[1]
 
-	if err := readSnapshots(ctx, a, b, build.MaxSize); err != nil {
+	if err := readSnapshots(ctx, a, b); err != nil {
 		return err
 	}
 	res := &diffResult{
@@ -153,7 +154,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 type diffInput struct {
 	// label is A or B, for notices.
 	label string
-	src   *source
+	src   *source.Source
 	pkg   *artifact.Package
 	snap  *snapshot.Snapshot
 }
@@ -171,14 +172,14 @@ func (in *diffInput) side() diffSide {
 
 // readSnapshots reads both skills layers. Two layers with one digest hold
 // the same bytes, so neither is downloaded: nothing in them can differ.
-func readSnapshots(ctx context.Context, a, b *diffInput, maxSize int64) error {
+func readSnapshots(ctx context.Context, a, b *diffInput) error {
 	if a.pkg.Skills != nil && b.pkg.Skills != nil && a.pkg.Skills.Digest == b.pkg.Skills.Digest {
 		a.snap, b.snap = snapshot.Empty(), snapshot.Empty()
 		return nil
 	}
 	for _, in := range []*diffInput{a, b} {
 		var err error
-		if in.snap, err = readSnapshot(ctx, in.src, in.pkg, maxSize); err != nil {
+		if in.snap, err = in.src.Snapshot(ctx, in.pkg); err != nil {
 			return err
 		}
 	}

@@ -13,18 +13,18 @@ import (
 
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 type inspectOptions struct {
-	IO      *IOStreams
-	Global  *globalOptions
-	Remote  remoteOptions
-	Target  string
-	MaxSize string
+	IO     *IOStreams
+	Global *globalOptions
+	Remote remoteOptions
+	Target string
+	Build  buildFlags
+	Getenv func(string) string
 }
 
 type inspectResult struct {
@@ -51,7 +51,7 @@ type inspectedSkill struct {
 }
 
 func newInspectCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &inspectOptions{IO: streams, Global: global}
+	opts := &inspectOptions{IO: streams, Global: global, Getenv: getenv}
 	cmd := &cobra.Command{
 		Use:   "inspect REF|DIR",
 		Short: "Show a package's manifest, layers, annotations and skills",
@@ -74,24 +74,19 @@ and config are fetched, never the layer: skills come from the config.`,
 			return runInspect(cmd.Context(), opts)
 		},
 	}
-	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read")
+	opts.Build.addBuild(cmd, "uncompressed skills layer to read or build", "when building DIR: ")
 	opts.Remote.addRemoteOnlyFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runInspect(ctx context.Context, opts *inspectOptions) error {
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
-	if err != nil {
-		return err
-	}
-	src, err := openSource(ctx, opener, opts.Target, opts.Remote.lookupScope(), pack.Options{})
+	src, err := openArgument(ctx, opts.IO, opts.Global, &opts.Remote, &opts.Build, opts.Getenv, opts.Target)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-
-	pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, maxSize)
+	pkg, err := src.Package(ctx)
 	if err != nil {
 		return err
 	}
@@ -101,7 +96,7 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	}
 	if src.Kind == target.KindRemote {
 		res.Skills = configSkills(pkg)
-	} else if res.Skills, err = inspectSkills(ctx, src, pkg, maxSize); err != nil {
+	} else if res.Skills, err = inspectSkills(ctx, src, pkg); err != nil {
 		return err
 	}
 	mismatched := false
@@ -131,8 +126,8 @@ func writeInspect(opts *inspectOptions, res *inspectResult) error {
 
 // inspectSkills reads the skills layer once and pairs what it holds with
 // the config's records.
-func inspectSkills(ctx context.Context, src *source, pkg *artifact.Package, maxSize int64) ([]inspectedSkill, error) {
-	snap, err := readSnapshot(ctx, src, pkg, maxSize)
+func inspectSkills(ctx context.Context, src *source.Source, pkg *artifact.Package) ([]inspectedSkill, error) {
+	snap, err := src.Snapshot(ctx, pkg)
 	if err != nil {
 		return nil, err
 	}

@@ -111,10 +111,10 @@ type installOptions struct {
 	Sources []string
 	Force   bool
 	Frozen  bool
-	MaxSize string
+	MaxSize byteSize
 	Verify  verifyFlags
 	// MaxFiles is --max-files.
-	MaxFiles int
+	MaxFiles maxFilesFlag
 }
 
 type installResult struct {
@@ -188,7 +188,10 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	sources := opts.Sources
+	sources, err := packageArguments(opts.IO, opts.Sources, opts.Where.Dir)
+	if err != nil {
+		return err
+	}
 	if len(sources) == 0 && def != nil && def.Install != nil {
 		sources = def.Install.Sources
 	}
@@ -212,14 +215,11 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		}
 	}
 
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}
-	files, err := maxFiles(opts.MaxFiles)
-	if err != nil {
-		return err
-	}
+	files := opts.MaxFiles.Limit()
 	ropts := resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files}
 	if pinned != nil {
 		ropts.Pins = pinned.Pins()
@@ -337,23 +337,6 @@ func installRoot(projectDir, scope string) string {
 	}
 	abs, _ := filepath.Abs(projectDir)
 	return abs
-}
-
-// addMaxFilesFlag registers --max-files: the most entries (files and
-// directories) a skills layer may hold.
-func addMaxFilesFlag(cmd *cobra.Command, value *int) {
-	cmd.Flags().IntVar(value, "max-files", layers.DefaultMaxFiles, "most files and directories a skills layer may hold; 0 for no limit")
-}
-
-// maxFiles is the layers.ReadOptions.MaxFiles of a --max-files value.
-func maxFiles(n int) (int, error) {
-	switch {
-	case n < 0:
-		return 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--max-files %d: want a count, or 0 for no limit", n))
-	case n == 0:
-		return -1, nil
-	}
-	return n, nil
 }
 
 // caseWarnings names the merged skills whose directory names differ only

@@ -65,7 +65,7 @@ func runNewSkill(opts *newSkillOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := creationTime("", getenv)
+	today, err := sourceDate(getenv)
 	if err != nil {
 		return err
 	}

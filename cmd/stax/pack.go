@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"time"
 
-	"github.com/docker/go-units"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -23,15 +19,12 @@ type packOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
 	// Remote reaches the registries of the packages stax.yaml declares.
-	Remote      remoteOptions
-	Dir         string
-	Tag         string
-	Overrides   project.Definition
-	Strict      bool
-	SymlinkMode string
-	MaxSize     string
-	Created     string
-	Getenv      func(string) string
+	Remote    remoteOptions
+	Dir       string
+	Tag       string
+	Overrides project.Definition
+	Build     buildFlags
+	Getenv    func(string) string
 }
 
 type packResult struct {
@@ -78,16 +71,14 @@ SOURCE_DATE_EPOCH, else the Unix epoch.`,
 	f.StringVar(&opts.Overrides.Description, "description", "", "package description (overrides stax.yaml)")
 	f.StringVar(&opts.Overrides.Author, "author", "", "package author (overrides stax.yaml)")
 	f.StringVar(&opts.Overrides.License, "license", "", "package license (overrides stax.yaml)")
-	f.BoolVar(&opts.Strict, "strict", false, "treat validation warnings as errors")
-	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer")
-	f.StringVar(&opts.Created, "created", "", "creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)")
-	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	opts.Build.addStrict(cmd, "")
+	opts.Build.addBuild(cmd, "uncompressed skills layer", "")
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runPack(ctx context.Context, opts *packOptions) error {
-	build, err := buildOptions(opts.SymlinkMode, opts.MaxSize, opts.Created, opts.Strict, opts.Getenv)
+	build, err := opts.Build.options(opts.Getenv)
 	if err != nil {
 		return err
 	}
@@ -177,54 +168,9 @@ func tagReference(tagRef *reference.Reference, def project.Definition) (referenc
 	return ref, nil
 }
 
-// buildOptions parses the flags that shape a build, shared by pack and push.
-func buildOptions(symlinkMode, maxSize, created string, strict bool, getenv func(string) string) (pack.Options, error) {
-	mode, err := parseSymlinkMode(symlinkMode)
-	if err != nil {
-		return pack.Options{}, err
-	}
-	limit, err := parseMaxSize(maxSize)
-	if err != nil {
-		return pack.Options{}, err
-	}
-	when, err := creationTime(created, getenv)
-	if err != nil {
-		return pack.Options{}, err
-	}
-	return pack.Options{Strict: strict, Symlinks: mode, MaxSize: limit, Created: when}, nil
-}
-
-// addMaxSizeFlag adds --max-size, the bound on what a command accepts.
-func addMaxSizeFlag(cmd *cobra.Command, value *string, what string) {
-	cmd.Flags().StringVar(value, "max-size", "64MiB", "largest "+what+"; 0 for no limit")
-}
-
-func parseMaxSize(s string) (int64, error) {
-	n, err := units.RAMInBytes(s)
-	if err != nil || n < 0 {
-		return 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--max-size %q: want a size such as 64MiB, 200MB or 0 for no limit", s))
-	}
-	if n == 0 {
-		return -1, nil
-	}
-	return n, nil
-}
-
-// creationTime is --created, else SOURCE_DATE_EPOCH, else zero (the epoch).
-func creationTime(flag string, getenv func(string) string) (time.Time, error) {
-	if flag != "" {
-		t, err := time.Parse(time.RFC3339, flag)
-		if err != nil {
-			return time.Time{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--created %q: want RFC 3339, such as 2026-01-02T15:04:05Z", flag))
-		}
-		return t, nil
-	}
-	if env := getenv("SOURCE_DATE_EPOCH"); env != "" {
-		secs, err := strconv.ParseInt(env, 10, 64)
-		if err != nil {
-			return time.Time{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want a number of seconds since the Unix epoch", env))
-		}
-		return time.Unix(secs, 0), nil
-	}
-	return time.Time{}, nil
+// addMaxSizeFlag adds --max-size, the bound on what a command accepts,
+// 64 MiB unless given.
+func addMaxSizeFlag(cmd *cobra.Command, value *byteSize, what string) {
+	*value = newByteSize("64MiB")
+	cmd.Flags().Var(value, "max-size", "largest "+what+"; 0 for no limit")
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // preparePublish makes a push build the package for publishing, so that
@@ -44,11 +44,11 @@ func preparePublish(ctx context.Context, opts *pushOptions, opener *target.Opene
 // checkPublishable refuses a stored package that depends on a directory
 // (one built by pack in a source checkout): nobody could install it. A
 // package built for the push was checked as it was built.
-func checkPublishable(ctx context.Context, src *source, maxSize int64) error {
+func checkPublishable(ctx context.Context, src *source.Source) error {
 	if src.Built != nil {
 		return nil
 	}
-	pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, maxSize)
+	pkg, err := src.Package(ctx)
 	if err != nil {
 		return err
 	}

@@ -17,10 +17,10 @@ type pullOptions struct {
 	Remote  remoteOptions
 	Refs    []string
 	Output  string
-	MaxSize string
+	MaxSize byteSize
 	Verify  verifyFlags
 	// MaxFiles is --max-files.
-	MaxFiles int
+	MaxFiles maxFilesFlag
 }
 
 type pullResult struct {
@@ -85,16 +85,16 @@ or be empty, and nothing is written on failure.`,
 }
 
 func runPull(ctx context.Context, opts *pullOptions) error {
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}
-	files, err := maxFiles(opts.MaxFiles)
+	files := opts.MaxFiles.Limit()
+	refs, err := packageArguments(opts.IO, opts.Refs, ".")
 	if err != nil {
 		return err
 	}
-	refs := make([]string, len(opts.Refs))
-	for i, ref := range opts.Refs {
+	for i, ref := range refs {
 		refs[i] = opener.BareTag(ref)
 	}
 	graph, err := resolve.Resolve(ctx, refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files})

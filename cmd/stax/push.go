@@ -11,13 +11,13 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -28,10 +28,7 @@ type pushOptions struct {
 	Remote      remoteOptions
 	Source      string
 	Destination string
-	Strict      bool
-	SymlinkMode string
-	MaxSize     string
-	Created     string
+	Build       buildFlags
 	Getenv      func(string) string
 	// Against is the published package a built package follows; empty
 	// means whatever the destination reference already names.
@@ -101,12 +98,10 @@ On success the pinned reference REF@DIGEST is printed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.Strict, "strict", false, "when building DIR: treat validation warnings as errors")
-	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer")
-	f.StringVar(&opts.Created, "created", "", "when building DIR: creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else the epoch)")
+	opts.Build.addStrict(cmd, "when building DIR: ")
+	opts.Build.addBuild(cmd, "uncompressed skills layer", "when building DIR: ")
 	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
 	f.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
-	addSymlinkFlag(cmd, &opts.SymlinkMode)
 	f.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
 	f.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
@@ -119,7 +114,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Validation, err)
 	}
-	build, err := buildOptions(opts.SymlinkMode, opts.MaxSize, opts.Created, opts.Strict, opts.Getenv)
+	build, err := opts.Build.options(opts.Getenv)
 	if err != nil {
 		return err
 	}
@@ -134,19 +129,20 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err := preparePublish(ctx, opts, opener, &build); err != nil {
 		return err
 	}
-	src, err := openSource(ctx, opener, opts.Source, localOnly, build)
+	sourceOpts := source.Options{Opener: opener, Build: build, MaxSize: build.MaxSize, Scope: source.LocalOnly}
+	src, err := source.Open(ctx, opts.Source, sourceOpts)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if err := checkPublishable(ctx, src, build.MaxSize); err != nil {
+	if err := checkPublishable(ctx, src); err != nil {
 		return err
 	}
 	if src.Built != nil {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
 	}
 	if src.Built != nil {
-		if err := checkPublished(ctx, opener, opts.Against, dstRef, src.Built); err != nil {
+		if err := checkPublished(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
 			return err
 		}
 	}
@@ -233,19 +229,20 @@ func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Resu
 // package is --against, or else the one the destination's tags say came
 // before: the same tag if it exists, else the highest semantic version
 // below it. A repository with nothing before has nothing to compare with.
-func checkPublished(ctx context.Context, opener *target.Opener, against string, dst reference.Reference, built *pack.Result) error {
+func checkPublished(ctx context.Context, opts source.Options, against string, dst reference.Reference, built *pack.Result) error {
 	if built.Report == nil {
 		return nil
 	}
-	ref, scope := against, localThenRemote
+	ref := against
+	opts.Scope = source.LocalThenRemote
 	if ref == "" {
-		prev, err := previousRelease(ctx, opener, dst, built.Definition.Version)
+		prev, err := previousRelease(ctx, opts.Opener, dst, built.Definition.Version)
 		if err != nil || prev == nil {
 			return err
 		}
-		ref, scope = prev.String(), remoteOnly
+		ref, opts.Scope = prev.String(), source.RemoteOnly
 	}
-	src, pkg, err := openPackage(ctx, opener, ref, scope, layers.DefaultMaxSize)
+	src, pkg, err := source.OpenPackage(ctx, ref, opts)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -58,11 +60,11 @@ func (r *remoteOptions) addRemoteOnlyFlag(cmd *cobra.Command) {
 }
 
 // lookupScope is where a command reading a package looks for it.
-func (r *remoteOptions) lookupScope() sourceScope {
+func (r *remoteOptions) lookupScope() source.Scope {
 	if r.RemoteOnly {
-		return remoteOnly
+		return source.RemoteOnly
 	}
-	return localThenRemote
+	return source.LocalThenRemote
 }
 
 func (r *remoteOptions) client() (*registry.Client, error) {
@@ -99,13 +101,9 @@ func (r *remoteOptions) client() (*registry.Client, error) {
 
 // setup parses a --max-size value and builds the opener: the first steps
 // of every command that reads packages.
-func (r *remoteOptions) setup(global *globalOptions, maxSize string) (*target.Opener, int64, error) {
-	limit, err := parseMaxSize(maxSize)
-	if err != nil {
-		return nil, 0, err
-	}
+func (r *remoteOptions) setup(global *globalOptions, maxSize *byteSize) (*target.Opener, int64, error) {
 	opener, err := r.opener(global)
-	return opener, limit, err
+	return opener, maxSize.Limit(), err
 }
 
 // opener builds the target opener of one command.
@@ -154,4 +152,41 @@ func (b *optionalBool) value() *bool {
 		return nil
 	}
 	return &b.v
+}
+
+// openArgument opens the package a command argument names with the
+// command's build and remote flags: the one way inspect, resolve and the
+// other readers get a package. A name that is both a directory and a
+// reference is taken as the directory, with a warning.
+func openArgument(ctx context.Context, streams *IOStreams, global *globalOptions, remote *remoteOptions, build *buildFlags, getenv func(string) string, arg string) (*source.Source, error) {
+	buildOpts, err := build.options(getenv)
+	if err != nil {
+		return nil, err
+	}
+	opener, err := remote.opener(global)
+	if err != nil {
+		return nil, err
+	}
+	if dir, ambiguous := source.IsDirectory(arg); dir && ambiguous {
+		fmt.Fprintf(streams.ErrOut, "warning: %s\n", source.AmbiguousWarning(arg))
+	}
+	return source.Open(ctx, arg, source.Options{Opener: opener, Build: buildOpts, MaxSize: buildOpts.MaxSize, Scope: remote.lookupScope()})
+}
+
+// packageArguments turns the package arguments of install and pull into
+// declarations relative to base, by the rule every command follows: a
+// directory is taken from where stax runs (see source.IsDirectory).
+func packageArguments(streams *IOStreams, args []string, base string) ([]string, error) {
+	decls := make([]string, len(args))
+	for i, arg := range args {
+		if dir, ambiguous := source.IsDirectory(arg); dir && ambiguous {
+			fmt.Fprintf(streams.ErrOut, "warning: %s\n", source.AmbiguousWarning(arg))
+		}
+		decl, err := source.Declaration(arg, base)
+		if err != nil {
+			return nil, err
+		}
+		decls[i] = decl
+	}
+	return decls, nil
 }

@@ -29,7 +29,7 @@ type renderOptions struct {
 	BudgetBytes int64
 	Workspace   string
 	SkillDir    string
-	MaxSize     string
+	MaxSize     byteSize
 }
 
 // renderResult is the JSON output of render.
@@ -154,7 +154,7 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 // skill inside a package, which has no directory until it is installed).
 func loadRenderSkill(ctx context.Context, opts *renderOptions) (*skillFiles, string, string, string, error) {
 	if ref, name, ok := splitPackaged(opts.Skill); ok {
-		maxSize, err := parseMaxSize(opts.MaxSize)
+		maxSize, err := opts.MaxSize.Limit(), error(nil)
 		if err != nil {
 			return nil, "", "", "", err
 		}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/stax-dev/stax/pkg/pack"
 )
 
 type resolveOptions struct {
@@ -14,6 +12,8 @@ type resolveOptions struct {
 	Global *globalOptions
 	Remote remoteOptions
 	Ref    string
+	Build  buildFlags
+	Getenv func(string) string
 }
 
 type resolveResult struct {
@@ -25,7 +25,7 @@ type resolveResult struct {
 }
 
 func newResolveCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &resolveOptions{IO: streams, Global: global}
+	opts := &resolveOptions{IO: streams, Global: global, Getenv: getenv}
 	cmd := &cobra.Command{
 		Use:   "resolve REF",
 		Short: "Print the manifest digest a reference names",
@@ -40,17 +40,14 @@ else: from the local store when it has REF, else from the registry
 			return runResolve(cmd.Context(), opts)
 		},
 	}
+	opts.Build.addBuild(cmd, "uncompressed skills layer to build", "when building DIR: ")
 	opts.Remote.addRemoteOnlyFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runResolve(ctx context.Context, opts *resolveOptions) error {
-	opener, err := opts.Remote.opener(opts.Global)
-	if err != nil {
-		return err
-	}
-	src, err := openSource(ctx, opener, opts.Ref, opts.Remote.lookupScope(), pack.Options{})
+	src, err := openArgument(ctx, opts.IO, opts.Global, &opts.Remote, &opts.Build, opts.Getenv, opts.Ref)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ Skill tool returns when it does. Frontmatter fields the runtime ignores are
 named. stax render shows the same skill with its stateful files and
 variables.`,
 		Example: `  stax show review-pr
-  stax show review-pr --runtime codex -o json`,
+  stax show review-pr --runtime codex --output json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]

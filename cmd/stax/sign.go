@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -24,7 +25,7 @@ type signOptions struct {
 	Ref     string
 	Key     string
 	Local   bool
-	MaxSize string
+	MaxSize byteSize
 }
 
 type signResult struct {
@@ -74,7 +75,7 @@ func runSign(ctx context.Context, opts *signOptions) error {
 	if err != nil {
 		return err
 	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
 // layout, a registry repository, or with local the local store, opened in
 // mode. Unlike other read commands they never fall back from one place to
 // another: a signature is attached to, and looked for in, one place.
-func openSigned(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*source, error) {
+func openSigned(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*source.Source, error) {
 	ref, err := reference.Parse(arg)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Validation, err)
@@ -136,9 +137,9 @@ func openSigned(ctx context.Context, opener *target.Opener, arg string, local bo
 		ref.Tag = "latest"
 	}
 	if local && !ref.IsLayout() {
-		return lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
+		return source.Lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
 	}
-	return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
+	return source.Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
 }
 
 // explainSignature gives the errors of signing and verifying their exit

@@ -12,13 +12,11 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
-	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // The SKILL argument of render and bump names a skill directory, or a
@@ -116,23 +114,10 @@ func splitPackaged(arg string) (ref, name string, ok bool) {
 // openPackage opens the package ref names, where scope allows, through the
 // source-opening function the other commands use, and checks its manifest
 // and config.
-func openPackage(ctx context.Context, opener *target.Opener, ref string, scope sourceScope, maxSize int64) (*source, *artifact.Package, error) {
-	src, err := openSource(ctx, opener, ref, scope, pack.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, maxSize)
-	if err != nil {
-		src.Close()
-		return nil, nil, err
-	}
-	return src, pkg, nil
-}
-
 // walkSkills streams the skills layer of pkg through the safe layer
 // reader, checked against its digest and maxSize, calling fn for each
 // entry. Nothing is extracted.
-func walkSkills(ctx context.Context, src *source, pkg *artifact.Package, maxSize int64, fn func(layers.Header, io.Reader) error) error {
+func walkSkills(ctx context.Context, src *source.Source, pkg *artifact.Package, maxSize int64, fn func(layers.Header, io.Reader) error) error {
 	if pkg.Skills == nil {
 		return nil
 	}
@@ -158,7 +143,7 @@ func readPackagedSkill(ctx context.Context, global *globalOptions, ref, name str
 	if err != nil {
 		return nil, err
 	}
-	src, pkg, err := openPackage(ctx, opener, ref, localOnly, maxSize)
+	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: opener, MaxSize: maxSize, Scope: source.LocalOnly})
 	if err != nil {
 		return nil, err
 	}

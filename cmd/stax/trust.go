@@ -20,6 +20,7 @@ import (
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
@@ -194,7 +195,7 @@ func packageSource(opener *target.Opener) trust.Source {
 			return nil, ocispec.Descriptor{}, nil, exitcode.Wrap(exitcode.Validation, err)
 		}
 		r.Digest = d
-		src, err := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)
+		src, err := source.Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)
 		if err != nil {
 			return nil, ocispec.Descriptor{}, nil, err
 		}

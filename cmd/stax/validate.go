@@ -10,15 +10,16 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
 type validateOptions struct {
-	IO          *IOStreams
-	Global      *globalOptions
-	Dir         string
-	Strict      bool
-	SymlinkMode string
+	IO     *IOStreams
+	Global *globalOptions
+	Dir    string
+	// Build holds --strict, --symlink-mode and --max-size.
+	Build buildFlags
 	// Against is a published package to compare the stateful files with.
 	Against string
 	Remote  remoteOptions
@@ -42,25 +43,22 @@ bare skills directory. Errors exit 1; warnings exit 0, or 1 with --strict.`,
 			return runValidate(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
+	cmd.Flags().BoolVar(&opts.Build.Strict, "strict", false, "treat warnings as errors")
 	cmd.Flags().StringVar(&opts.Against, "against", "",
 		"published package (local store, registry or oci:PATH[:TAG]) whose skills must not have changed MEMORY.md, EXAMPLES.md or CALIBRATION.md without a version bump")
-	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	opts.Build.addSymlinks(cmd)
+	opts.Build.addMaxSize(cmd, "uncompressed skills layer of the --against package")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addRemoteOnlyFlag(cmd)
 	return cmd
 }
 
 func runValidate(ctx context.Context, opts *validateOptions) error {
-	mode, err := parseSymlinkMode(opts.SymlinkMode)
-	if err != nil {
-		return err
-	}
 	p, err := project.Open(opts.Dir)
 	if err != nil {
 		return err
 	}
-	report, err := validate.Dir(validate.Options{Root: p.SkillsDir, PackageRoot: p.Root, Strict: opts.Strict, Symlinks: mode})
+	report, err := validate.Dir(validate.Options{Root: p.SkillsDir, PackageRoot: p.Root, Strict: opts.Build.Strict, Symlinks: layers.SymlinkMode(opts.Build.Symlinks)})
 	if err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, err)
 	}
@@ -69,7 +67,8 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := checkAgainst(ctx, opener, opts.Against, opts.Remote.lookupScope(), report); err != nil {
+		sourceOpts := source.Options{Opener: opener, MaxSize: opts.Build.MaxSize.Limit(), Scope: opts.Remote.lookupScope()}
+		if err := checkAgainst(ctx, opts.Against, sourceOpts, report); err != nil {
 			return err
 		}
 	}
@@ -106,17 +105,4 @@ func printReport(w io.Writer, r *validate.Report) error {
 
 func printDiagnostic(w io.Writer, severity string, d validate.Diagnostic) {
 	fmt.Fprintln(w, d.Format(severity))
-}
-
-func addSymlinkFlag(cmd *cobra.Command, mode *string) {
-	cmd.Flags().StringVar(mode, "symlink-mode", string(layers.SymlinkReject),
-		"what to do with symlinks: reject, or flatten (package the files they point to inside the package root)")
-}
-
-func parseSymlinkMode(s string) (layers.SymlinkMode, error) {
-	switch m := layers.SymlinkMode(s); m {
-	case layers.SymlinkReject, layers.SymlinkFlatten:
-		return m, nil
-	}
-	return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("--symlink-mode must be %q or %q, not %q", layers.SymlinkReject, layers.SymlinkFlatten, s))
 }

@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 
-	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -14,8 +13,8 @@ import (
 // since the package published at ref without a version bump (seed 000
 // §8). The published layer is read through the safe layer reader and
 // hashed file by file; nothing is extracted.
-func checkAgainst(ctx context.Context, opener *target.Opener, ref string, scope sourceScope, report *validate.Report) error {
-	src, pkg, err := openPackage(ctx, opener, ref, scope, layers.DefaultMaxSize)
+func checkAgainst(ctx context.Context, ref string, opts source.Options, report *validate.Report) error {
+	src, pkg, err := source.OpenPackage(ctx, ref, opts)
 	if err != nil {
 		return err
 	}
@@ -24,8 +23,8 @@ func checkAgainst(ctx context.Context, opener *target.Opener, ref string, scope 
 }
 
 // compareWithPublished is checkAgainst on a package already open.
-func compareWithPublished(ctx context.Context, src *source, pkg *artifact.Package, report *validate.Report) error {
-	snap, err := readSnapshot(ctx, src, pkg, layers.DefaultMaxSize)
+func compareWithPublished(ctx context.Context, src *source.Source, pkg *artifact.Package, report *validate.Report) error {
+	snap, err := src.Snapshot(ctx, pkg)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ type verifyOptions struct {
 	Policy  string
 	Local   bool
 	Remote  remoteOptions
-	MaxSize string
+	MaxSize byteSize
 }
 
 type verifyResult struct {

@@ -34,7 +34,7 @@ func runVerifyPackage(ctx context.Context, opts *verifyOptions) error {
 	if opts.Installed {
 		return exitcode.Wrap(exitcode.Validation, errors.New("verify either a package REF or --installed, not both"))
 	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func checkSignedInstall(ctx context.Context, opts *verifyOptions, dir string, re
 	if len(byPackage) == 0 {
 		return nil, nil
 	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return nil, err
 	}
