@@ -92,7 +92,8 @@ pass "login saves the token without printing it; no token, no login"
 # Publisher: validate and push through the action's command.
 ref=127.0.0.1:$port/e2e/skills:1.0.0
 STAX_COMMAND="validate examples" "$action" run >/dev/null || fail "run validate"
-STAX_COMMAND="push examples $ref --no-progress" "$action" run >"$work/push.out" || registry_fail "run push"
+STAX_COMMAND="push examples $ref --no-progress" "$action" run >"$work/push.out" 2>"$work/push.err" ||
+  registry_fail "run push: $(cat "$work/push.err")"
 digest=$(sed -n 's/.*@\(sha256:[0-9a-f]*\)$/\1/p' "$work/push.out")
 [[ -n $digest ]] || fail "push printed no digest: $(cat "$work/push.out")"
 pass "publisher: validate and push $ref ($digest)"
