@@ -3,8 +3,23 @@ BIN     := bin/stax
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOFILES  = $(shell find . -name '*.go' -not -path './testdata/*' -not -path './bin/*')
 STATICCHECK_VERSION := v0.8.2
+# Release tools, built from source through the Go module proxy into bin/tools.
+# GoReleaser v2.15.3 and later need go.digitalxero.dev/go-msix, which the
+# module proxy does not serve, and v2.18 needs Go 1.27.
+GORELEASER_VERSION := v2.15.2
+KO_VERSION         := v0.19.1
+TOOLS      ?= $(CURDIR)/bin/tools
+GORELEASER := $(TOOLS)/goreleaser-$(GORELEASER_VERSION)/goreleaser
+KO         := $(TOOLS)/ko-$(KO_VERSION)/ko
+# The commit's time: release archives and the image are dated with it, so a
+# commit builds to the same bytes anywhere.
+COMMIT_EPOCH = $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+COMMIT_DATE  = $(shell git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00:00:00Z)
+# Where make image writes the image's OCI layout (ko names the image after
+# this path, so it must be lowercase).
+IMAGE_LAYOUT ?= bin/image
 
-.PHONY: build test unit vet fmt-check lint bench clean
+.PHONY: build test unit vet fmt-check lint bench clean release-snapshot image
 
 build:
 	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/stax
@@ -30,5 +45,27 @@ lint: fmt-check vet
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+## release-snapshot: the release archives, checksums and SBOMs of every platform in dist/, without publishing.
+release-snapshot: $(GORELEASER)
+	$(GO) build -o $(TOOLS)/stax-sbom ./internal/cmd/sbom
+	PATH="$(TOOLS):$$PATH" SOURCE_DATE_EPOCH=$(COMMIT_EPOCH) COMMIT_DATE=$(COMMIT_DATE) \
+		$(GORELEASER) release --snapshot --clean
+
+## image: the container image (linux/amd64 and linux/arm64) as an OCI layout in $(IMAGE_LAYOUT), built with ko,
+## offline and without Docker: its base (internal/cmd/imagebase) is written into ko's cache and pinned by digest.
+image: $(KO)
+	rm -rf $(IMAGE_LAYOUT)
+	base=$$($(GO) run ./internal/cmd/imagebase $(TOOLS)/ko-cache/img) && \
+	KOCACHE=$(TOOLS)/ko-cache KO_DEFAULTBASEIMAGE=stax.invalid/static@$$base KO_DOCKER_REPO=stax \
+	VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(COMMIT_EPOCH) \
+	$(KO) build ./cmd/stax --bare --push=false --oci-layout-path $(IMAGE_LAYOUT) \
+		--platform linux/amd64,linux/arm64 --image-user 65532:65532 --sbom none
+
+$(GORELEASER):
+	GOBIN=$(dir $@) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+$(KO):
+	GOBIN=$(dir $@) $(GO) install github.com/google/ko@$(KO_VERSION)
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

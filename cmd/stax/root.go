@@ -58,7 +58,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			*started = true
 			if global.Output != outputText && global.Output != outputJSON {
-				return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output))
+				return exitcode.Wrap(exitcode.Validation, usageError{fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output)})
 			}
 			return nil
 		},
@@ -69,7 +69,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	root.PersistentFlags().StringVar(&global.Output, "output", outputText, "output format: text or json")
 	root.PersistentFlags().StringVar(&global.Layout, "oci-layout", "", "use this OCI layout directory instead of the local store ($STAX_HOME/store)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
+		return exitcode.Wrap(exitcode.Validation, usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())})
 	})
 	root.AddCommand(
 		newValidateCmd(streams, global),
@@ -96,6 +96,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newKeyCmd(streams, global),
 		newApplyCmd(streams, global, nil),
 		newNewCmd(streams, global),
+		newDocsCmd(streams, global, nil),
 	)
 	registerCompletions(root, global)
 	return root, started
@@ -109,15 +110,19 @@ func Execute(ctx context.Context, args []string, streams *IOStreams) int {
 	if err == nil {
 		return exitcode.OK
 	}
-	if !errors.Is(err, errReported) {
-		fmt.Fprintf(streams.ErrOut, "Error: %v\n", err)
-	}
+	code := exitcode.Of(err)
 	if !*started {
 		// cobra failed before any command ran: an unknown command or flag,
 		// or the wrong number of arguments.
-		return exitcode.Validation
+		code, err = exitcode.Validation, usageError{err}
 	}
-	return exitcode.Of(err)
+	// A command that printed its own report (validate, verify, diff
+	// --exit-code) has said everything, in the format asked for.
+	if !errors.Is(err, errReported) {
+		asJSON := root.PersistentFlags().Lookup("output").Value.String() == outputJSON
+		printError(streams.ErrOut, err, code, asJSON || !*started && argsAskJSON(args))
+	}
+	return code
 }
 
 // writeJSON writes v as indented JSON, the form every --output json takes.

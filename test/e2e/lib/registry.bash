@@ -1,0 +1,65 @@
+# Sourced by e2e scripts that need a registry: start_registry runs Debian's
+# docker-registry (distribution 2.8; $DOCKER_REGISTRY overrides its path) on
+# a loopback port the kernel picks, and sets $port. The caller defines
+# fail() and $work (a temporary directory), and calls stop_registry on exit.
+
+registry_pid=
+
+# registry_fail is fail, with the end of the registry's log.
+registry_fail() {
+  echo "--- last lines of the registry log:" >&2
+  tail -n 20 "$work/registry.log" >&2
+  fail "$@"
+}
+
+stop_registry() {
+  if [[ -n $registry_pid ]]; then
+    kill "$registry_pid" 2>/dev/null || true
+    wait "$registry_pid" 2>/dev/null || true
+  fi
+}
+
+# ping PORT: true when GET /v2/ answers 200 (plain bash, no curl needed).
+ping_registry() {
+  local status
+  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+  printf 'GET /v2/ HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n\r\n' "$1" >&3
+  read -r -t 2 _ status _ <&3 || status=
+  exec 3<&-
+  [[ $status == 200 ]]
+}
+
+start_registry() {
+  local bin=${DOCKER_REGISTRY:-/usr/bin/docker-registry}
+  [[ -x $bin ]] || fail "no docker-registry at $bin (apt-get install docker-registry)"
+  cat >"$work/registry.yml" <<YML
+version: 0.1
+log:
+  level: info
+storage:
+  filesystem:
+    rootdirectory: $work/registry-data
+  delete:
+    enabled: true
+  maintenance:
+    uploadpurging:
+      enabled: false
+http:
+  addr: 127.0.0.1:0
+  secret: stax-e2e
+YML
+  "$bin" serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
+  registry_pid=$!
+  port=
+  for _ in $(seq 100); do # 10 s at most
+    kill -0 "$registry_pid" 2>/dev/null || registry_fail "docker-registry exited at start"
+    if [[ -z $port ]]; then
+      port=$(sed -n 's/.*msg="listening on 127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/registry.log" | head -n 1)
+    fi
+    if [[ -n $port ]] && ping_registry "$port" 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  registry_fail "docker-registry did not answer on /v2/ within 10 s"
+}
