@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/bump"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/proposal"
 )
 
@@ -104,7 +104,7 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if opts.Proposal != "-" {
 		f, err := os.Open(opts.Proposal)
 		if err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, err)
+			return errdefs.IO(err)
 		}
 		defer f.Close()
 		in = f
@@ -128,9 +128,9 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 				return werr
 			}
 		}
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	case err != nil:
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 )
 
@@ -133,7 +133,7 @@ func sourceDate(getenv func(string) string) (time.Time, error) {
 	}
 	secs, err := strconv.ParseInt(env, 10, 64)
 	if err != nil {
-		return time.Time{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want a number of seconds since the Unix epoch", env))
+		return time.Time{}, errdefs.Invalid(fmt.Errorf("SOURCE_DATE_EPOCH=%q: want a number of seconds since the Unix epoch", env))
 	}
 	return time.Unix(secs, 0), nil
 }

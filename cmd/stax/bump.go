@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/bump"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 type bumpOptions struct {
@@ -61,7 +61,7 @@ func runBump(opts *bumpOptions) error {
 		}
 	}
 	if n > 1 {
-		return exitcode.Wrap(exitcode.Validation, errors.New("give one of --patch, --minor and --major"))
+		return errdefs.Invalid(errors.New("give one of --patch, --minor and --major"))
 	}
 	part := bump.Patch
 	switch {

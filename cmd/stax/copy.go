@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
@@ -63,11 +63,11 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	srcRef, err := reference.Parse(opener.BareTag(opts.Source))
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	dstRef, err := reference.Parse(opener.BareTag(opts.Destination))
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	if srcRef.Tag == "" && srcRef.Digest == "" {
 		srcRef.Tag = "latest"
@@ -90,7 +90,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	defer dst.Close()
 
 	if opts.WithDependencies && dst.Kind != target.KindRemote {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
+		return errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
 	}
 	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers}
 	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, copyOpts)

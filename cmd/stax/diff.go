@@ -13,7 +13,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/diff"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/snapshot"
 	"github.com/stax-dev/stax/pkg/source"
 )
@@ -145,7 +145,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	}
 	if opts.ExitCode && !res.Identical {
 		// The result is printed; only the exit code is left to say.
-		return exitcode.Wrap(exitcode.Validation, errReported)
+		return errdefs.Invalid(errReported)
 	}
 	return nil
 }

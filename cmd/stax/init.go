@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 )
 
@@ -61,7 +61,7 @@ func runInit(opts *initOptions) error {
 		def.Name = project.NameFromDir(opts.Dir)
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", opts.Dir, err))
+		return errdefs.IO(fmt.Errorf("create %s: %w", opts.Dir, err))
 	}
 	path := filepath.Join(opts.Dir, project.FileName)
 	if err := project.Write(path, &def, opts.Force); err != nil {
@@ -69,7 +69,7 @@ func runInit(opts *initOptions) error {
 	}
 	skills := filepath.Join(opts.Dir, filepath.FromSlash(def.Skills))
 	if err := os.MkdirAll(skills, 0o755); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create skills directory %s: %w", skills, err))
+		return errdefs.IO(fmt.Errorf("create skills directory %s: %w", skills, err))
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, initResult{Path: path, Definition: def})

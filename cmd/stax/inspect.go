@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/target"
@@ -111,7 +111,7 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	}
 	// Shown, but a package whose skills are not what its config says
 	// fails verification.
-	return exitcode.Wrap(exitcode.Verification, errReported)
+	return errdefs.Corrupt(errReported)
 }
 
 func writeInspect(opts *inspectOptions, res *inspectResult) error {

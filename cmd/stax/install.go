@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
@@ -70,23 +70,23 @@ func (s *installScope) resolveTargets(def *project.Definition) ([]installTarget,
 	case runtime.ScopeProject:
 		abs, err := filepath.Abs(s.Dir)
 		if err != nil {
-			return nil, "", exitcode.Wrap(exitcode.FileSystem, err)
+			return nil, "", errdefs.IO(err)
 		}
 		base = abs
 	case runtime.ScopeUser:
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return nil, "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("user scope needs a home directory: %w", err))
+			return nil, "", errdefs.IO(fmt.Errorf("user scope needs a home directory: %w", err))
 		}
 		base = home
 	default:
-		return nil, "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("--scope must be project or user, not %q", scope))
+		return nil, "", errdefs.Invalid(fmt.Errorf("--scope must be project or user, not %q", scope))
 	}
 	var targets []installTarget
 	for _, name := range names {
 		rt, err := runtime.Find(name)
 		if err != nil {
-			return nil, "", exitcode.Wrap(exitcode.Validation, err)
+			return nil, "", errdefs.Invalid(err)
 		}
 		dirs := rt.ProjectDirs(base)
 		if runtime.Scope(scope) == runtime.ScopeUser {
@@ -196,7 +196,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		sources = def.Install.Sources
 	}
 	if len(sources) == 0 {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", filepath.Join(opts.Where.Dir, project.FileName)))
+		return errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", filepath.Join(opts.Where.Dir, project.FileName)))
 	}
 	targets, scope, err := opts.Where.resolveTargets(def)
 	if err != nil {
@@ -206,12 +206,12 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	var pinned *lock.Lock
 	if opts.Frozen {
 		if pinned, err = lock.Read(lockPath); errors.Is(err, fs.ErrNotExist) {
-			return exitcode.Wrap(exitcode.Resolution, fmt.Errorf("--frozen needs %s: run stax install without --frozen to write it", lockPath))
+			return errdefs.Resolution(fmt.Errorf("--frozen needs %s: run stax install without --frozen to write it", lockPath))
 		} else if err != nil {
 			return err
 		}
 		if err := pinned.CheckSources(sources); err != nil {
-			return exitcode.Wrap(exitcode.Resolution, err)
+			return errdefs.Resolution(err)
 		}
 	}
 
@@ -231,7 +231,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	defer graph.Close()
 	if pinned != nil {
 		if err := pinned.Check(sources, graph); err != nil {
-			return exitcode.Wrap(exitcode.Resolution, err)
+			return errdefs.Resolution(err)
 		}
 	}
 	verified, err := opts.Verify.check(ctx, opts.IO, graphPackages(graph), projectTrust(def, opts.Where.Dir), pinned.VerifiedDigests(), maxSize)
@@ -252,7 +252,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	// removed by the next run.
 	tmp, release, err := scratch.Dir("install")
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	defer release()
 	tree := filepath.Join(tmp, "skills")
@@ -356,10 +356,10 @@ func caseWarnings(merged *merge.Result) []string {
 // frozenError makes any resolution failure of a frozen install exit 4: a
 // locked digest that cannot be fetched means the lock cannot be honoured.
 func frozenError(frozen bool, err error) error {
-	if !frozen || exitcode.Of(err) == exitcode.Resolution {
+	if !frozen || errdefs.Of(err) == errdefs.Unresolved {
 		return err
 	}
-	return &exitcode.Error{Code: exitcode.Resolution, Err: fmt.Errorf("--frozen: %w", err)}
+	return errdefs.Reclassify(errdefs.Unresolved, fmt.Errorf("--frozen: %w", err))
 }
 
 // ignoredFields warns, for each skill, about frontmatter a runtime will

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
 )
 
@@ -77,10 +77,10 @@ func runKeyGenerate(_ context.Context, opts *keyGenerateOptions) error {
 	}
 	res, err := signature.WriteKeyPair(opts.Prefix, opts.Algorithm, password, opts.Force)
 	if errors.Is(err, os.ErrExist) {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%w: pass --force to replace the key pair, or choose another --output-prefix", err))
+		return errdefs.IO(fmt.Errorf("%w: pass --force to replace the key pair, or choose another --output-prefix", err))
 	}
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	out := keyResult{PrivateKey: res.PrivateKey, PublicKey: res.PublicKey, KeyID: res.KeyID}
 	if opts.Global.json() {
@@ -99,23 +99,23 @@ func readPassword(streams *IOStreams, confirm bool) ([]byte, error) {
 	}
 	in, ok := streams.In.(*os.File)
 	if !ok || !term.IsTerminal(int(in.Fd())) {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("a password is needed for the private key: set %s, or run on a terminal to be asked", passwordEnv))
+		return nil, errdefs.Invalid(fmt.Errorf("a password is needed for the private key: set %s, or run on a terminal to be asked", passwordEnv))
 	}
 	fmt.Fprint(streams.ErrOut, "Password for the private key: ")
 	pw, err := term.ReadPassword(int(in.Fd()))
 	fmt.Fprintln(streams.ErrOut)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	if confirm {
 		fmt.Fprint(streams.ErrOut, "Again: ")
 		again, err := term.ReadPassword(int(in.Fd()))
 		fmt.Fprintln(streams.ErrOut)
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Validation, err)
+			return nil, errdefs.Invalid(err)
 		}
 		if string(again) != string(pw) {
-			return nil, exitcode.Wrap(exitcode.Validation, errors.New("the passwords differ"))
+			return nil, errdefs.Invalid(errors.New("the passwords differ"))
 		}
 	}
 	return pw, nil

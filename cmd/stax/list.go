@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/discover"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/runtime"
 )
 
@@ -37,7 +37,7 @@ func (d *discoveryOptions) list() (*discover.Listing, error) {
 	}
 	l, err := discover.List(opts)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	return l, nil
 }
@@ -47,15 +47,15 @@ func (d *discoveryOptions) list() (*discover.Listing, error) {
 func (d *discoveryOptions) resolve() (discover.Options, error) {
 	rt, err := runtime.Find(d.Runtime)
 	if err != nil {
-		return discover.Options{}, exitcode.Wrap(exitcode.Validation, err)
+		return discover.Options{}, errdefs.Invalid(err)
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return discover.Options{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("locate the home directory: %w", err))
+		return discover.Options{}, errdefs.IO(fmt.Errorf("locate the home directory: %w", err))
 	}
 	project, err := filepath.Abs(d.Project)
 	if err != nil {
-		return discover.Options{}, exitcode.Wrap(exitcode.FileSystem, err)
+		return discover.Options{}, errdefs.IO(err)
 	}
 	return discover.Options{Runtime: rt, Project: project, Home: home}, nil
 }

@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"oras.land/oras-go/v2/registry/remote/auth"
-
-	"github.com/stax-dev/stax/pkg/exitcode"
 )
 
 type loginOptions struct {
@@ -58,23 +57,23 @@ written with mode 0600. Credentials are never printed.`,
 
 func runLogin(ctx context.Context, opts *loginOptions) error {
 	if opts.Username == "" {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("give a user name with -u"))
+		return errdefs.Invalid(fmt.Errorf("give a user name with -u"))
 	}
 	password := opts.Password
 	switch {
 	case opts.PasswordStdin && password != "":
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--password and --password-stdin are exclusive"))
+		return errdefs.Invalid(fmt.Errorf("--password and --password-stdin are exclusive"))
 	case opts.PasswordStdin:
 		data, err := io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
 		if err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read password from stdin: %w", err))
+			return errdefs.IO(fmt.Errorf("read password from stdin: %w", err))
 		}
 		password = strings.TrimRight(string(data), "\r\n")
 	case password != "":
 		fmt.Fprintln(opts.IO.ErrOut, "warning: --password is visible to other users of this machine; use --password-stdin")
 	}
 	if password == "" {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("no password: pipe it to --password-stdin"))
+		return errdefs.Invalid(fmt.Errorf("no password: pipe it to --password-stdin"))
 	}
 	client, err := opts.Remote.client()
 	if err != nil {

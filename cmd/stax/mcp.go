@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/mcpserver"
 	"github.com/stax-dev/stax/pkg/render"
 )
@@ -77,7 +77,7 @@ installed, edited or removed, the server sends tools/list_changed.
 
 func runMCP(ctx context.Context, opts *mcpOptions) error {
 	if opts.Budget < 0 || opts.BudgetBytes < 0 || opts.InlineLimit < 1 {
-		return exitcode.Wrap(exitcode.Validation, errors.New("--budget and --budget-bytes must not be negative, and --inline-limit must be at least 1"))
+		return errdefs.Invalid(errors.New("--budget and --budget-bytes must not be negative, and --inline-limit must be at least 1"))
 	}
 	d, err := opts.resolve()
 	if err != nil {
@@ -101,22 +101,22 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		Logger:      logger,
 	})
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.HTTP == "" {
 		err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(opts.IO.In), Writer: nopWriteCloser{opts.IO.Out}})
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	addr, err := mcpserver.LoopbackAddr(opts.HTTP)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--http: %w", err))
+		return errdefs.Invalid(fmt.Errorf("--http: %w", err))
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("--http: %w", err))
+		return errdefs.IO(fmt.Errorf("--http: %w", err))
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "serving the %s skills of %s over MCP at http://%s/\n", d.Runtime.Name, d.Project, ln.Addr())
-	return exitcode.Wrap(exitcode.FileSystem, srv.ServeHTTP(ctx, ln))
+	return errdefs.IO(srv.ServeHTTP(ctx, ln))
 }
 
 type nopWriteCloser struct{ io.Writer }

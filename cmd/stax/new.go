@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/scaffold"
 )
 
@@ -72,9 +72,9 @@ func runNewSkill(opts *newSkillOptions) error {
 	res, err := scaffold.Skill(scaffold.Options{SkillsDir: dir, Name: opts.Name, Stateful: opts.Stateful, Today: today})
 	switch {
 	case errors.Is(err, scaffold.ErrInvalidName), errors.Is(err, scaffold.ErrExists):
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	case err != nil:
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, res)

@@ -7,7 +7,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -87,10 +87,10 @@ func runPack(ctx context.Context, opts *packOptions) error {
 	if opts.Tag != "" {
 		ref, err := reference.Parse(opts.Tag)
 		if err != nil {
-			return exitcode.Wrap(exitcode.Validation, err)
+			return errdefs.Invalid(err)
 		}
 		if ref.Digest != "" {
-			return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--tag %s: a digest is computed, not chosen; give a tag", opts.Tag))
+			return errdefs.Invalid(fmt.Errorf("--tag %s: a digest is computed, not chosen; give a tag", opts.Tag))
 		}
 		tagRef = &ref
 	}
@@ -159,7 +159,7 @@ func openDestination(ctx context.Context, global *globalOptions, tagRef *referen
 func tagReference(tagRef *reference.Reference, def project.Definition) (reference.Reference, error) {
 	if tagRef == nil {
 		ref, err := reference.Parse(def.Name + ":" + def.Version)
-		return ref, exitcode.Wrap(exitcode.Validation, err)
+		return ref, errdefs.Invalid(err)
 	}
 	ref := *tagRef
 	if ref.Tag == "" {

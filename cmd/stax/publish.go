@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -23,7 +23,7 @@ func preparePublish(ctx context.Context, opts *pushOptions, opener *target.Opene
 		return nil
 	}
 	if info, err := os.Stat(opts.Source); err != nil || !info.IsDir() {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", opts.Source))
+		return errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", opts.Source))
 	}
 	p, err := project.Open(opts.Source)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/bump"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
@@ -112,7 +112,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 func runPush(ctx context.Context, opts *pushOptions) error {
 	dstRef, err := reference.Parse(opts.Destination)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	build, err := opts.Build.options(opts.Getenv)
 	if err != nil {
@@ -173,9 +173,9 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 func pushSigner(opts *pushOptions) (*signature.KeySigner, error) {
 	switch {
 	case opts.Sign && opts.SignKey == "":
-		return nil, exitcode.Wrap(exitcode.Validation, errors.New("--sign needs --key KEY, the private key to sign with"))
+		return nil, errdefs.Invalid(errors.New("--sign needs --key KEY, the private key to sign with"))
 	case !opts.Sign && opts.SignKey != "":
-		return nil, exitcode.Wrap(exitcode.Validation, errors.New("--key is the signing key of --sign: add --sign"))
+		return nil, errdefs.Invalid(errors.New("--key is the signing key of --sign: add --sign"))
 	case !opts.Sign:
 		return nil, nil
 	}
@@ -256,7 +256,7 @@ func checkPublished(ctx context.Context, opts source.Options, against string, ds
 		}
 	}
 	if !built.Report.Valid {
-		return exitcode.Wrap(exitcode.Validation, &pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
+		return errdefs.Invalid(&pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
 	}
 	return nil
 }

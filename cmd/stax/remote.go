@@ -10,7 +10,7 @@ import (
 	"github.com/docker/go-units"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
@@ -72,7 +72,7 @@ func (r *remoteOptions) client() (*registry.Client, error) {
 	if r.ChunkSize != "" {
 		n, err := units.RAMInBytes(r.ChunkSize)
 		if err != nil || n <= 0 {
-			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--chunk-size %q: want a size such as 5MiB", r.ChunkSize))
+			return nil, errdefs.Invalid(fmt.Errorf("--chunk-size %q: want a size such as 5MiB", r.ChunkSize))
 		}
 		chunk = n
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
@@ -79,13 +79,13 @@ refuses (exit 1) and says how far over they are.`,
 			dash := cmd.ArgsLenAtDash()
 			switch {
 			case dash == 0:
-				return exitcode.Wrap(exitcode.Validation, errors.New("name the skill before --, as in: stax render SKILL -- ARGS"))
+				return errdefs.Invalid(errors.New("name the skill before --, as in: stax render SKILL -- ARGS"))
 			case dash < 0 && len(args) > 1:
-				return exitcode.Wrap(exitcode.Validation, fmt.Errorf(
+				return errdefs.Invalid(fmt.Errorf(
 					"put the skill's arguments after --, so that they are never read as flags: stax render %s -- %s",
 					args[0], strings.Join(args[1:], " ")))
 			case dash > 1:
-				return exitcode.Wrap(exitcode.Validation, fmt.Errorf("render takes one skill; put its arguments after --"))
+				return errdefs.Invalid(fmt.Errorf("render takes one skill; put its arguments after --"))
 			}
 			opts.Skill, opts.Args = args[0], args[1:]
 			return runRender(cmd.Context(), opts)
@@ -103,7 +103,7 @@ refuses (exit 1) and says how far over they are.`,
 
 func runRender(ctx context.Context, opts *renderOptions) error {
 	if opts.Budget < 0 || opts.BudgetBytes < 0 {
-		return exitcode.Wrap(exitcode.Validation, errors.New("--budget and --budget-bytes must not be negative"))
+		return errdefs.Invalid(errors.New("--budget and --budget-bytes must not be negative"))
 	}
 	files, name, source, skillDir, err := loadRenderSkill(ctx, opts)
 	if err != nil {
@@ -118,7 +118,7 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	}
 	if sub.Workspace == "" {
 		if sub.Workspace, err = os.Getwd(); err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, err)
+			return errdefs.IO(err)
 		}
 	}
 	budget := render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes}
@@ -133,11 +133,11 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 			}}); werr != nil {
 				return werr
 			}
-			return exitcode.Wrap(exitcode.Validation, errReported)
+			return errdefs.Invalid(errReported)
 		}
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	case err != nil:
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Result: res})
@@ -171,7 +171,7 @@ func loadRenderSkill(ctx context.Context, opts *renderOptions) (*skillFiles, str
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, "", "", "", exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, "", "", "", errdefs.IO(err)
 	}
 	return files, filepath.Base(abs), dir, abs, nil
 }

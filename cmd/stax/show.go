@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/discover"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 type showOptions struct {
@@ -58,7 +58,7 @@ func runShow(ctx context.Context, opts *showOptions) error {
 	s, ok := l.Find(opts.Name)
 	switch {
 	case !ok && s.Dir != "":
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s cannot load %s (%s): %s", l.Runtime, opts.Name, s.Dir, s.Problem))
+		return errdefs.Invalid(fmt.Errorf("%s cannot load %s (%s): %s", l.Runtime, opts.Name, s.Dir, s.Problem))
 	case !ok:
 		var names []string
 		for _, v := range l.Visible() {
@@ -68,7 +68,7 @@ func runShow(ctx context.Context, opts *showOptions) error {
 		if len(names) > 0 {
 			hint = "it sees " + strings.Join(names, ", ")
 		}
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, opts.Name, opts.Project, hint))
+		return errdefs.Invalid(fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, opts.Name, opts.Project, hint))
 	}
 	if err := refuseUnverified(ctx, s.Dir); err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
@@ -108,7 +108,7 @@ func printSigned(streams *IOStreams, global *globalOptions, ref reference.Refere
 func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read private key: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("read private key: %w", err))
 	}
 	password, err := readPassword(streams, false)
 	if err != nil {
@@ -116,10 +116,10 @@ func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
 	}
 	signer, err := signature.LoadPrivateKey(data, password)
 	if errors.Is(err, signature.ErrWrongPassword) {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w: check %s", path, err, passwordEnv))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w: check %s", path, err, passwordEnv))
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", path, err))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	return signer, nil
 }
@@ -131,7 +131,7 @@ func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
 func openSigned(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*source.Source, error) {
 	ref, err := reference.Parse(arg)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	if ref.Tag == "" && ref.Digest == "" {
 		ref.Tag = "latest"
@@ -147,9 +147,9 @@ func openSigned(ctx context.Context, opener *target.Opener, arg string, local bo
 func explainSignature(t *target.Target, err error) error {
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
-		return exitcode.Wrap(exitcode.Verification, err)
+		return errdefs.Corrupt(err)
 	case errors.Is(err, artifact.ErrInvalidPackage):
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", t.Name(), err))
+		return errdefs.Invalid(fmt.Errorf("%s: %w", t.Name(), err))
 	}
 	return t.Explain(err)
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -35,9 +35,9 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 	}
 	if arg == "." || arg == ".." || strings.ContainsAny(arg, `/\`) {
 		if info, err := os.Stat(arg); err == nil && info.IsDir() {
-			return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is not a skill directory: it has no %s", arg, skill.FileName))
+			return "", errdefs.Invalid(fmt.Errorf("%s is not a skill directory: it has no %s", arg, skill.FileName))
 		}
-		return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: no such skill directory", arg))
+		return "", errdefs.Invalid(fmt.Errorf("%s: no such skill directory", arg))
 	}
 	skillsDir, err := skillsDirOrPackage(skillsDir)
 	if err != nil {
@@ -52,7 +52,7 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 	if len(names) > 0 {
 		hint = fmt.Sprintf("skills in %s: %s", skillsDir, strings.Join(names, ", "))
 	}
-	return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("no skill %q (%s); name a skill directory, or pass --dir", arg, hint))
+	return "", errdefs.Invalid(fmt.Errorf("no skill %q (%s); name a skill directory, or pass --dir", arg, hint))
 }
 
 // skillsDirOrPackage is dir, or when empty the skills directory of the
@@ -97,7 +97,7 @@ type skillFiles struct {
 func readSkillDir(dir string) (*skillFiles, error) {
 	s, err := render.ReadDir(dir)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	return &skillFiles{SkillMD: s.SkillMD, Siblings: s.Siblings}, nil
 }
@@ -123,11 +123,11 @@ func walkSkills(ctx context.Context, src *source.Source, pkg *artifact.Package, 
 	}
 	rc, err := pkg.OpenSkills(ctx, src)
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w", src.Name, err))
+		return errdefs.IO(fmt.Errorf("%s: %w", src.Name, err))
 	}
 	defer rc.Close()
 	if err := layers.Walk(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest}, fn); err != nil {
-		return exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
+		return errdefs.With(layers.Class(err), fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
 	}
 	return nil
 }
@@ -136,7 +136,7 @@ func walkSkills(ctx context.Context, src *source.Source, pkg *artifact.Package, 
 // directory name of the package ref.
 func readPackagedSkill(ctx context.Context, global *globalOptions, ref, name string, maxSize int64) (*skillFiles, error) {
 	if name == "" || strings.Contains(name, "/") {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
+		return nil, errdefs.Invalid(fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
 	}
 	// A skill to render is one already at hand: the local store or a layout.
 	opener, err := (&remoteOptions{}).opener(global)
@@ -173,7 +173,7 @@ func readPackagedSkill(ctx context.Context, global *globalOptions, ref, name str
 		for _, rec := range pkg.Config.Skills {
 			names = append(names, rec.Path)
 		}
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s has no skill %q; its skills: %s", ref, name, strings.Join(names, ", ")))
+		return nil, errdefs.Invalid(fmt.Errorf("%s has no skill %q; its skills: %s", ref, name, strings.Join(names, ", ")))
 	}
 	return files, nil
 }

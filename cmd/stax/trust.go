@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"oras.land/oras-go/v2/content"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/project"
@@ -50,20 +50,20 @@ func (v *verifyFlags) check(ctx context.Context, streams *IOStreams, pkgs []trus
 	}
 	policy, err := trust.Load(filepath.Join(home, trust.FileName))
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	opts := trust.Options{Policy: trust.Merge(policy, project), Keys: v.Keys, Require: require, Warnings: streams.ErrOut, MaxSize: maxSize}
 	if v.Mode != "" {
 		if opts.Mode, err = trust.ParseMode(v.Mode); err != nil {
-			return nil, exitcode.Wrap(exitcode.Validation, err)
+			return nil, errdefs.Invalid(err)
 		}
 	}
 	out, err := trust.Check(ctx, pkgs, opts)
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
-		return nil, exitcode.Wrap(exitcode.Verification, err)
+		return nil, errdefs.Corrupt(err)
 	case err != nil:
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	return out, nil
 }
@@ -136,7 +136,7 @@ func refuseUnverified(ctx context.Context, skillDir string) error {
 	}
 	policy, err := trust.Load(filepath.Join(home, trust.FileName))
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	if !policy.RequiresAny() || !isStateful(skillDir) {
 		return nil
@@ -156,7 +156,7 @@ func refuseUnverified(ctx context.Context, skillDir string) error {
 	}
 	verifiers, err := trust.LoadVerifiers(rule.Keys)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	opener, err := (&remoteOptions{}).opener(&globalOptions{})
 	if err != nil {
@@ -166,11 +166,11 @@ func refuseUnverified(ctx context.Context, skillDir string) error {
 	drift, err := trust.CheckInstalled(ctx, []trust.InstalledSkill{skill}, packageSource(opener), verifiers, 0)
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
-		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("refusing the stateful skill %s: the trust policy requires %s to verify: %w", name, installed.Package, err))
+		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: the trust policy requires %s to verify: %w", name, installed.Package, err))
 	case err != nil:
 		return err
 	case len(drift) > 0:
-		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("refusing the stateful skill %s: its files differ from what %s signs (%s); reinstall it, or run stax verify --installed",
+		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: its files differ from what %s signs (%s); reinstall it, or run stax verify --installed",
 			name, installed.Package, strings.Join(drift[0].Files, ", ")))
 	}
 	return nil
@@ -192,7 +192,7 @@ func packageSource(opener *target.Opener) trust.Source {
 	return func(ctx context.Context, ref string, d digest.Digest) (content.ReadOnlyGraphStorage, ocispec.Descriptor, func(), error) {
 		r, err := reference.Parse(ref)
 		if err != nil {
-			return nil, ocispec.Descriptor{}, nil, exitcode.Wrap(exitcode.Validation, err)
+			return nil, ocispec.Descriptor{}, nil, errdefs.Invalid(err)
 		}
 		r.Digest = d
 		src, err := source.Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/validate"
@@ -60,7 +60,7 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 	}
 	report, err := validate.Dir(validate.Options{Root: p.SkillsDir, PackageRoot: p.Root, Strict: opts.Build.Strict, Symlinks: layers.SymlinkMode(opts.Build.Symlinks)})
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.Against != "" {
 		opener, err := opts.Remote.opener(opts.Global)
@@ -81,7 +81,7 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 		return err
 	}
 	if !report.Valid {
-		return exitcode.Wrap(exitcode.Validation, errReported)
+		return errdefs.Invalid(errReported)
 	}
 	return nil
 }

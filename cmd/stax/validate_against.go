@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/validate"
 )
@@ -29,7 +29,7 @@ func compareWithPublished(ctx context.Context, src *source.Source, pkg *artifact
 		return err
 	}
 	if err := report.CheckAgainst(validate.PublishedFrom(src.Name, snap)); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	return nil
 }

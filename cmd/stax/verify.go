@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/store"
@@ -95,7 +95,7 @@ differs.`,
 
 func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
+		return errdefs.Invalid(fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
 	}
 	def, err := loadDefinition(opts.Where.Dir)
 	if err != nil {
@@ -160,7 +160,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		printVerify(opts.IO, res)
 	}
 	if !res.Verified {
-		return exitcode.Wrap(exitcode.Verification, errReported)
+		return errdefs.Corrupt(errReported)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -239,8 +239,8 @@ func TestSkillRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Fatalf("error = %v, want %q", err, tt.err)
 			}
-			if exitcode.Of(err) != exitcode.Validation {
-				t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Validation)
+			if errdefs.Of(err) != errdefs.InvalidArgument {
+				t.Errorf("class %v, want %v", errdefs.Of(err), errdefs.InvalidArgument)
 			}
 			// Nothing was written.
 			if got := read(t, filepath.Join(dir, "SKILL.md")); got != tt.skill {
@@ -265,8 +265,8 @@ func TestSkillDryRun(t *testing.T) {
 
 func TestSkillMissingDirectory(t *testing.T) {
 	_, err := Skill(Options{Dir: filepath.Join(t.TempDir(), "nope")})
-	if exitcode.Of(err) != exitcode.FileSystem {
-		t.Errorf("error %v, exit %d", err, exitcode.Of(err))
+	if errdefs.Of(err) != errdefs.Local {
+		t.Errorf("error %v, class %v", err, errdefs.Of(err))
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 )
@@ -60,26 +60,26 @@ func Skill(opts Options) (*Result, error) {
 	skillPath := filepath.Join(opts.Dir, skill.FileName)
 	skillData, err := os.ReadFile(skillPath)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("bump: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
 	}
 	doc, err := skill.Parse(skillData)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %s: %w", skillPath, err))
+		return nil, errdefs.Invalid(fmt.Errorf("bump: %s: %w", skillPath, err))
 	}
 	f := doc.Frontmatter
 	if f.VersionField == "" {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf(
+		return nil, errdefs.Invalid(fmt.Errorf(
 			"bump: %s has no version; add one to its frontmatter, e.g. a line \"version: 0.1.0\" after description "+
 				"(or metadata.version for Agent Skills tooling), then run stax bump again", skillPath))
 	}
 	from, err := ParseVersion(f.Version)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf(
+		return nil, errdefs.Invalid(fmt.Errorf(
 			"bump: %s: %w; set it by hand to a version stax can raise", skillPath, err))
 	}
 	to, err := from.Next(opts.Part)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %w", err))
+		return nil, errdefs.Invalid(fmt.Errorf("bump: %w", err))
 	}
 	res := &Result{Dir: opts.Dir, Part: opts.Part, From: f.Version, To: to.String()}
 
@@ -89,7 +89,7 @@ func Skill(opts Options) (*Result, error) {
 	}
 	newSkill, line, err := SetValue(skillData, f.Node(), path, res.To)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %s: %w", skillPath, err))
+		return nil, errdefs.Invalid(fmt.Errorf("bump: %s: %w", skillPath, err))
 	}
 	res.Changes = append(res.Changes, Change{File: skillPath, Field: f.VersionField, Line: line, From: res.From, To: res.To})
 	writes := []pendingWrite{{skillPath, newSkill}}
@@ -99,7 +99,7 @@ func Skill(opts Options) (*Result, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("bump: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
 	default:
 		today := opts.Today
 		if today.IsZero() {
@@ -116,7 +116,7 @@ func Skill(opts Options) (*Result, error) {
 		return res, nil
 	}
 	if err := writeAll(writes); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("bump: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
 	}
 	return res, nil
 }
@@ -126,7 +126,7 @@ func Skill(opts Options) (*Result, error) {
 // A missing lastUpdated is added after the version line.
 func memoryVersion(path string, data []byte, to, today string) ([]byte, []Change, error) {
 	fail := func(format string, args ...any) ([]byte, []Change, error) {
-		return nil, nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %s: "+format, append([]any{path}, args...)...))
+		return nil, nil, errdefs.Invalid(fmt.Errorf("bump: %s: "+format, append([]any{path}, args...)...))
 	}
 	doc, err := skill.Parse(data)
 	if err != nil {

@@ -29,7 +29,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
@@ -208,7 +208,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 			for j := len(plans) - 1; j >= 0; j-- {
 				plans[j].rollback()
 			}
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("write %s: %w; the skills were put back as they were", opts.Lock.Path, err))
+			return nil, errdefs.IO(fmt.Errorf("write %s: %w; the skills were put back as they were", opts.Lock.Path, err))
 		}
 		out.LockChanged = true
 	}
@@ -225,7 +225,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		if out.LockChanged {
 			lockChange.restore()
 		}
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("commit the install: %w; the skills were put back as they were", err))
+		return nil, errdefs.IO(fmt.Errorf("commit the install: %w; the skills were put back as they were", err))
 	}
 	for _, p := range plans {
 		p.finish()
@@ -274,7 +274,7 @@ func emptyResult(dir string) *Result {
 func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err error) {
 	for _, s := range skills {
 		if err := layers.CheckName(s.Path); err != nil {
-			return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("skill from %s: %w", s.Package, err))
+			return nil, errdefs.Precondition(fmt.Errorf("skill from %s: %w", s.Package, err))
 		}
 	}
 	unlock, journal, err := lockFolder(ctx, opts.LockDir, opts.Dir)
@@ -312,7 +312,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		}
 	}
 	if len(conflicts) > 0 && !opts.Force {
-		return nil, exitcode.Wrap(exitcode.Materialization, &ConflictError{Dir: opts.Dir, Skills: conflicts})
+		return nil, errdefs.Precondition(&ConflictError{Dir: opts.Dir, Skills: conflicts})
 	}
 	for _, name := range opts.Keep {
 		if _, ok := rec.Skills[name]; ok {
@@ -329,7 +329,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		}
 		d, err := drift(p.folder, name, rec.Skills[name])
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+			return nil, errdefs.IO(err)
 		}
 		if d != nil && !d.Missing {
 			modified = append(modified, *d)
@@ -337,7 +337,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		}
 	}
 	if len(modified) > 0 && !opts.Force {
-		return nil, exitcode.Wrap(exitcode.Materialization, &ModifiedError{Dir: opts.Dir, Skills: modified})
+		return nil, errdefs.Precondition(&ModifiedError{Dir: opts.Dir, Skills: modified})
 	}
 	for _, name := range conflicts {
 		p.backups[name] = true
@@ -345,10 +345,10 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 
 	p.staging = layers.StagingPrefix + randomID()
 	if err := p.folder.Mkdir(p.staging, 0o700); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	if err := p.folder.Mkdir(filepath.Join(p.staging, previousDir), 0o700); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 
 	p.next = &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}
@@ -356,15 +356,15 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		staged := filepath.Join(p.staging, s.Path)
 		absDir, err := filepath.Abs(filepath.Join(opts.Dir, s.Path))
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+			return nil, errdefs.IO(err)
 		}
 		vars := substitute.Options{SkillDir: absDir, Workspace: opts.Workspace, KeepArguments: true}
 		if err := copySkill(s.Source, p.folder, staged, vars); err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage skill %s: %w", s.Path, err))
+			return nil, errdefs.IO(fmt.Errorf("stage skill %s: %w", s.Path, err))
 		}
 		files, err := hashTree(p.folder.FS(), filepath.ToSlash(staged))
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+			return nil, errdefs.IO(err)
 		}
 		p.next.Skills[s.Path] = InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files}
 		prev, ours := rec.Skills[s.Path]
@@ -403,31 +403,31 @@ const previousDir = "previous"
 func (p *plan) open() error {
 	dir, err := filepath.Abs(p.opts.Dir)
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	base := p.opts.Root
 	if base == "" {
 		base = filepath.Dir(dir)
 	}
 	if base, err = filepath.Abs(base); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	rel, err := filepath.Rel(base, dir)
 	if err != nil || !filepath.IsLocal(rel) {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s is not inside %s: stax installs only there", p.opts.Dir, base))
+		return errdefs.IO(fmt.Errorf("%s is not inside %s: stax installs only there", p.opts.Dir, base))
 	}
 	p.basePath, p.folderRel = base, rel
 	if p.base, err = os.OpenRoot(base); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if _, err := p.base.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
 		p.created = true
 		if err := p.base.MkdirAll(rel, 0o755); err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", p.opts.Dir, err))
+			return errdefs.IO(fmt.Errorf("create %s: %w", p.opts.Dir, err))
 		}
 	}
 	if p.folder, err = p.base.OpenRoot(rel); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, base))
+		return errdefs.IO(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, base))
 	}
 	return nil
 }
@@ -459,7 +459,7 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	if len(p.result.Backups) > 0 {
 		p.backupRel = backupRel
 		if err := p.base.MkdirAll(backupRel, 0o755); err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create the backup directory: %w", err))
+			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
 		}
 	}
 	j := &journalData{
@@ -468,10 +468,10 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	}
 	p.committing = true
 	if err := step("journal"); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if err := writeJournal(p.journal, j); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("write the install journal: %w", err))
+		return errdefs.IO(fmt.Errorf("write the install journal: %w", err))
 	}
 	for _, m := range moves {
 		err := step("move " + m[1])
@@ -479,12 +479,12 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 			err = p.base.Rename(m[0], m[1])
 		}
 		if err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("move %s: %w", m[0], err))
+			return errdefs.IO(fmt.Errorf("move %s: %w", m[0], err))
 		}
 		p.moves = append(p.moves, m)
 	}
 	if err := step("record " + p.opts.Dir); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	return p.next.write(p.folder)
 }
@@ -543,17 +543,17 @@ func (p *plan) close() {
 func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journal string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, "", exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, "", errdefs.IO(err)
 	}
 	if err := os.MkdirAll(lockDir, 0o755); err != nil {
-		return nil, "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create lock directory: %w", err))
+		return nil, "", errdefs.IO(fmt.Errorf("create lock directory: %w", err))
 	}
 	key := digest.FromString(abs).Encoded()[:32]
 	path := filepath.Join(lockDir, key+".lock")
 	lock := flock.New(path)
 	ok, err := lock.TryLockContext(ctx, 50*time.Millisecond)
 	if err != nil || !ok {
-		return nil, "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("another stax install into %s holds %s: %v", dir, path, err))
+		return nil, "", errdefs.IO(fmt.Errorf("another stax install into %s holds %s: %v", dir, path, err))
 	}
 	return func() { lock.Unlock() }, filepath.Join(lockDir, key+".journal.json"), nil
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // journalData is what an install writes, and syncs, before its first
@@ -57,7 +57,7 @@ func newLockChange(l LockFile) (*lockChange, error) {
 	case err == nil:
 		lc.Existed, lc.Previous = true, string(old)
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read %s: %w", l.Path, err))
+		return nil, errdefs.IO(fmt.Errorf("read %s: %w", l.Path, err))
 	}
 	return lc, nil
 }
@@ -137,11 +137,11 @@ func recoverJournal(path, lockDir string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read the install journal %s: %w", path, err))
+		return "", errdefs.IO(fmt.Errorf("read the install journal %s: %w", path, err))
 	}
 	var j journalData
 	if err := json.Unmarshal(data, &j); err != nil || layers.CheckName(j.ID) != nil || !stagingName(j.Staging) {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("the install journal %s is damaged (%v): check the folder it names, then remove the journal", path, err))
+		return "", errdefs.IO(fmt.Errorf("the install journal %s is damaged (%v): check the folder it names, then remove the journal", path, err))
 	}
 	dir := filepath.Join(j.Base, j.Folder)
 	base, err := os.OpenRoot(j.Base)
@@ -156,12 +156,12 @@ func recoverJournal(path, lockDir string) (string, error) {
 		return fmt.Sprintf("an install into %s was interrupted, and the folder is gone since; nothing to recover", dir), nil
 	}
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("recover the interrupted install into %s: %w", dir, err))
+		return "", errdefs.IO(fmt.Errorf("recover the interrupted install into %s: %w", dir, err))
 	}
 	defer folder.Close()
 	if _, err := os.Stat(filepath.Join(lockDir, j.ID+".committed")); err == nil {
 		if err := folder.RemoveAll(j.Staging); err != nil {
-			return "", exitcode.Wrap(exitcode.FileSystem, err)
+			return "", errdefs.IO(err)
 		}
 		os.Remove(path)
 		return fmt.Sprintf("an install into %s was interrupted after it was committed; it is now complete", dir), nil
@@ -170,11 +170,11 @@ func recoverJournal(path, lockDir string) (string, error) {
 	restoreRecord(folder, j.HadRecord, []byte(j.Record))
 	if j.Lock != nil {
 		if err := j.Lock.restore(); err != nil {
-			return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("restore %s: %w", j.Lock.Path, err))
+			return "", errdefs.IO(fmt.Errorf("restore %s: %w", j.Lock.Path, err))
 		}
 	}
 	if err := folder.RemoveAll(j.Staging); err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, err)
+		return "", errdefs.IO(err)
 	}
 	os.Remove(path)
 	return fmt.Sprintf("an install into %s was interrupted; it was rolled back to the install before it", dir), nil

@@ -18,7 +18,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // RecordFile is where stax records, in each folder it installs into, what
@@ -54,22 +54,22 @@ func readRecord(folder *os.Root, where string) (*Record, []byte, error) {
 		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil, nil
 	}
 	if err != nil {
-		return nil, nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, nil, errdefs.IO(err)
 	}
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", where, err))
+		return nil, nil, errdefs.Precondition(fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", where, err))
 	}
 	if r.Skills == nil {
 		r.Skills = map[string]InstalledSkill{}
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Skills)) {
 		if err := layers.CheckName(name); err != nil {
-			return nil, nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
+			return nil, nil, errdefs.IO(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
 		}
 		for f := range r.Skills[name].Files {
 			if layers.CheckPath(f) != nil {
-				return nil, nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
+				return nil, nil, errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
 			}
 		}
 	}
@@ -84,7 +84,7 @@ func ReadRecord(dir string) (*Record, error) {
 		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
 	r, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
@@ -96,7 +96,7 @@ func ReadRecord(dir string) (*Record, error) {
 func (r *Record) write(folder *os.Root) error {
 	if len(r.Skills) == 0 {
 		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return exitcode.Wrap(exitcode.FileSystem, err)
+			return errdefs.IO(err)
 		}
 		return nil
 	}
@@ -104,7 +104,7 @@ func (r *Record) write(folder *os.Root) error {
 	if err != nil {
 		return err
 	}
-	return exitcode.Wrap(exitcode.FileSystem, renameio.WriteFile(RecordFile, append(data, '\n'), 0o644, renameio.WithRoot(folder)))
+	return errdefs.IO(renameio.WriteFile(RecordFile, append(data, '\n'), 0o644, renameio.WithRoot(folder)))
 }
 
 // hashTree lists the files under root in fsys as InstalledSkill.Files does.
@@ -217,7 +217,7 @@ func Check(dir string) ([]Drift, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
 	rec, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
@@ -228,7 +228,7 @@ func Check(dir string) ([]Drift, error) {
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
 		d, err := drift(folder, name, rec.Skills[name])
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+			return nil, errdefs.IO(err)
 		}
 		if d != nil {
 			drifts = append(drifts, *d)

@@ -20,7 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 )
@@ -178,22 +178,22 @@ func Read(path string) (*Lock, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read %s: %w", path, err))
+		return nil, errdefs.IO(fmt.Errorf("read %s: %w", path, err))
 	}
 	var l Lock
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&l); err != nil {
-		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: %v (delete it and run stax install to write a new one)", path, err))
+		return nil, errdefs.Resolution(fmt.Errorf("%s: %v (delete it and run stax install to write a new one)", path, err))
 	}
 	if l.LockVersion != Version {
-		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s has lockVersion %d; this stax reads %d", path, l.LockVersion, Version))
+		return nil, errdefs.Resolution(fmt.Errorf("%s has lockVersion %d; this stax reads %d", path, l.LockVersion, Version))
 	}
 	// Skill paths become directory names in the folders runtimes read.
 	for _, p := range l.Packages {
 		for _, s := range p.Skills {
 			if err := layers.CheckName(s.Path); err != nil {
-				return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: package %s: %w; stax did not write this: delete the file and run stax install to write a new one", path, p.Ref, err))
+				return nil, errdefs.IO(fmt.Errorf("%s: package %s: %w; stax did not write this: delete the file and run stax install to write a new one", path, p.Ref, err))
 			}
 		}
 	}
@@ -223,7 +223,7 @@ func (l *Lock) Write(path string) (changed bool, err error) {
 		return false, nil
 	}
 	if err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path))); err != nil {
-		return false, exitcode.Wrap(exitcode.FileSystem, err)
+		return false, errdefs.IO(err)
 	}
 	return true, nil
 }

@@ -19,7 +19,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/validate"
@@ -80,7 +80,7 @@ func (e *InvalidError) Error() string {
 func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, error) {
 	def, notices := effectiveDefinition(opts.Project, opts.Overrides)
 	if err := def.Check(); err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	res := &Result{Definition: def, Notices: notices}
 
@@ -90,7 +90,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	res.Report = report
 	if report != nil && !report.Valid {
-		return res, exitcode.Wrap(exitcode.Validation, &InvalidError{Dir: opts.Project.SkillsDir, Report: report})
+		return res, errdefs.Invalid(&InvalidError{Dir: opts.Project.SkillsDir, Report: report})
 	}
 
 	cfg := &artifact.Config{
@@ -104,7 +104,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 		Tags:        def.Tags,
 	}
 	if len(def.Packages) != len(opts.Dependencies) {
-		return res, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s declares %d packages but %d were resolved", opts.Project.Root, len(def.Packages), len(opts.Dependencies)))
+		return res, errdefs.Resolution(fmt.Errorf("%s declares %d packages but %d were resolved", opts.Project.Root, len(def.Packages), len(opts.Dependencies)))
 	}
 	cfg.Packages = opts.Dependencies
 	if opts.Publish {
@@ -125,7 +125,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	if len(cfg.Packages) > 0 {
 		desc, err := artifact.PushPackagesLayer(ctx, pusher, cfg.Packages)
 		if err != nil {
-			return res, exitcode.Wrap(exitcode.FileSystem, err)
+			return res, errdefs.IO(err)
 		}
 		layerDescs = append(layerDescs, desc)
 	}
@@ -135,7 +135,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	res.Descriptor, err = artifact.PackManifest(ctx, pusher, cfg, layerDescs, created)
 	if err != nil {
-		return res, exitcode.Wrap(exitcode.FileSystem, err)
+		return res, errdefs.IO(err)
 	}
 	res.Layers = layerDescs
 	if len(res.Layers) == 0 {
@@ -154,7 +154,7 @@ func validateSkills(opts Options) (*validate.Report, error) {
 	if _, err := os.Stat(p.SkillsDir); errors.Is(err, fs.ErrNotExist) && p.Definition != nil {
 		switch {
 		case p.Definition.Skills != "":
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
+			return nil, errdefs.IO(fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
 				filepath.Join(p.Root, project.FileName), p.Definition.Skills, p.SkillsDir))
 		case len(p.Definition.Packages) > 0:
 			return nil, nil
@@ -168,7 +168,7 @@ func validateSkills(opts Options) (*validate.Report, error) {
 		Symlinks:    opts.Symlinks,
 	})
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	return report, nil
 }
@@ -180,21 +180,21 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tr
 	// killed.
 	dir, release, err := scratch.Dir("layer")
 	if err != nil {
-		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
 	}
 	defer release()
 	tmp, err := os.Create(filepath.Join(dir, "skills.tar.gz"))
 	if err != nil {
-		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
 	}
 	defer tmp.Close()
 
 	written, err := layers.Write(tmp, tree, layers.WriteOptions{MaxSize: maxSize})
 	if err != nil {
-		return written, exitcode.Wrap(exitcode.Validation, fmt.Errorf("write skills layer: %w", err))
+		return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", err))
 	}
 	if _, err := tmp.Seek(0, 0); err != nil {
-		return written, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("rewind layer file: %w", err))
+		return written, errdefs.IO(fmt.Errorf("rewind layer file: %w", err))
 	}
 	desc := ocispec.Descriptor{MediaType: layers.MediaTypeSkills, Digest: written.Digest, Size: written.Size}
 	if storage, ok := pusher.(content.ReadOnlyStorage); ok {
@@ -203,7 +203,7 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tr
 		}
 	}
 	if err := pusher.Push(ctx, desc, tmp); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return written, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
+		return written, errdefs.IO(fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
 	}
 	return written, nil
 }
@@ -286,7 +286,7 @@ func (e *PathDependencyError) Error() string {
 func CheckPublishable(name string, deps []artifact.PackageRef) error {
 	for _, d := range deps {
 		if project.IsPath(d.Ref) {
-			return exitcode.Wrap(exitcode.Resolution, &PathDependencyError{Package: name, Path: d.Ref})
+			return errdefs.Resolution(&PathDependencyError{Package: name, Path: d.Ref})
 		}
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/snapshot"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -35,7 +35,7 @@ func (s *Source) Snapshot(ctx context.Context, pkg *artifact.Package) (*snapshot
 	case stream.err != nil:
 		return nil, s.FetchError(fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, stream.err))
 	}
-	return nil, exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("%s: read skills layer %s: %w", s.Name, pkg.Skills.Digest, err))
+	return nil, errdefs.With(layers.Class(err), fmt.Errorf("%s: read skills layer %s: %w", s.Name, pkg.Skills.Digest, err))
 }
 
 // FetchError says where a failed read of the source's content came from.
@@ -43,7 +43,7 @@ func (s *Source) FetchError(err error) error {
 	if s.Kind == target.KindRemote {
 		return s.Explain(err)
 	}
-	return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w", s.Name, err))
+	return errdefs.IO(fmt.Errorf("%s: %w", s.Name, err))
 }
 
 // recordingReader keeps the first error of the stream under a layer, so

@@ -16,7 +16,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -104,11 +104,11 @@ func Declaration(arg, base string) (string, error) {
 	}
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, err)
+		return "", errdefs.IO(err)
 	}
 	absBase, err := filepath.Abs(base)
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, err)
+		return "", errdefs.IO(err)
 	}
 	rel, err := filepath.Rel(absBase, abs)
 	if err != nil {
@@ -132,14 +132,14 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 	opener := opts.Opener
 	ref, err := reference.Parse(opener.BareTag(arg))
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	if ref.Tag == "" && ref.Digest == "" {
 		ref.Tag = "latest"
 	}
 	if ref.IsLayout() {
 		if _, err := os.Stat(ref.Layout); err != nil {
-			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("OCI layout %s: %w", ref.Layout, err))
+			return nil, errdefs.Invalid(fmt.Errorf("OCI layout %s: %w", ref.Layout, err))
 		}
 		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
 	}
@@ -147,7 +147,7 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
 	}
 	src, err := lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, store.ReadOnly) }, arg, opts)
-	if err == nil || opts.Scope == LocalOnly || exitcode.Of(err) != exitcode.Validation {
+	if err == nil || opts.Scope == LocalOnly || errdefs.Of(err) != errdefs.InvalidArgument {
 		return src, err
 	}
 	remote, rerr := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
@@ -208,7 +208,7 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	}
 	tmp, err := os.MkdirTemp("", "stax-build-*")
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	s, err := store.OpenLayout(ctx, tmp)
 	if err != nil {
