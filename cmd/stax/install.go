@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,67 +39,13 @@ func (s *installScope) addFlags(cmd *cobra.Command) {
 	f.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
 }
 
-// installTarget is one folder to install into, and the runtimes reading it.
-type installTarget struct {
-	Dir      string
-	Runtimes []runtime.Runtime
-}
-
-// resolveTargets turns flags and stax.yaml into the folders to work on.
-// Runtimes sharing a folder (codex, goose and agents all read
-// .agents/skills) share one target.
-func (s *installScope) resolveTargets(def *project.Definition) ([]installTarget, string, error) {
-	names, scope := s.Runtimes, s.Scope
-	if def != nil && def.Install != nil {
-		if len(names) == 0 {
-			names = def.Install.Runtimes
-		}
-		if scope == "" {
-			scope = def.Install.Scope
-		}
+// place is where the flags and stax.yaml say skills are installed.
+func (s *installScope) place(def *project.Definition) (*install.Placement, error) {
+	w := install.Where{Runtimes: s.Runtimes, Scope: s.Scope, ProjectDir: s.Dir}
+	if def != nil {
+		w.Defaults = def.Install
 	}
-	if len(names) == 0 {
-		names = []string{runtime.Default}
-	}
-	if scope == "" {
-		scope = string(runtime.ScopeProject)
-	}
-	var base string
-	switch runtime.Scope(scope) {
-	case runtime.ScopeProject:
-		abs, err := filepath.Abs(s.Dir)
-		if err != nil {
-			return nil, "", errdefs.IO(err)
-		}
-		base = abs
-	case runtime.ScopeUser:
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, "", errdefs.IO(fmt.Errorf("user scope needs a home directory: %w", err))
-		}
-		base = home
-	default:
-		return nil, "", errdefs.Invalid(fmt.Errorf("--scope must be project or user, not %q", scope))
-	}
-	var targets []installTarget
-	for _, name := range names {
-		rt, err := runtime.Find(name)
-		if err != nil {
-			return nil, "", errdefs.Invalid(err)
-		}
-		dirs := rt.ProjectDirs(base)
-		if runtime.Scope(scope) == runtime.ScopeUser {
-			dirs = rt.UserDirs(base)
-		}
-		dir := dirs[0]
-		i := slices.IndexFunc(targets, func(t installTarget) bool { return t.Dir == dir })
-		if i < 0 {
-			targets = append(targets, installTarget{Dir: dir})
-			i = len(targets) - 1
-		}
-		targets[i].Runtimes = append(targets[i].Runtimes, rt)
-	}
-	return targets, scope, nil
+	return install.Place(w)
 }
 
 type installOptions struct {
@@ -198,7 +143,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if len(sources) == 0 {
 		return errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", filepath.Join(opts.Where.Dir, project.FileName)))
 	}
-	targets, scope, err := opts.Where.resolveTargets(def)
+	placement, err := opts.Where.place(def)
 	if err != nil {
 		return err
 	}
@@ -260,10 +205,6 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		return err
 	}
 
-	workspace := ""
-	if runtime.Scope(scope) == runtime.ScopeProject {
-		workspace, _ = filepath.Abs(opts.Where.Dir)
-	}
 	out := installResult{
 		Sources: sources, Packages: describeGraph(graph), Skills: describeMerge(merged),
 		Overrides: overrideLines(merged), Warnings: caseWarnings(merged), Targets: []targetResult{}, Lock: lockPath,
@@ -279,7 +220,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	iopts := install.Options{Root: installRoot(opts.Where.Dir, scope), Workspace: workspace, Force: opts.Force, LockDir: lockDir}
+	iopts := install.Options{Root: placement.Root, Workspace: placement.Workspace, Force: opts.Force, LockDir: lockDir}
 	if !opts.Frozen {
 		data, err := recordVerified(lock.New(sources, graph, merged), verified).Marshal()
 		if err != nil {
@@ -287,11 +228,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		}
 		iopts.Lock = &install.LockFile{Path: lockPath, Data: data}
 	}
-	dirs := make([]string, len(targets))
-	for i, t := range targets {
-		dirs[i] = t.Dir
-	}
-	installed, err := install.InstallAll(ctx, dirs, skills, iopts)
+	installed, err := install.InstallAll(ctx, placement.Dirs(), skills, iopts)
 	if err != nil {
 		return err
 	}
@@ -299,9 +236,9 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	for _, r := range installed.Results {
 		printInstallNotes(opts.IO, r)
 	}
-	for i, t := range targets {
+	for i, t := range placement.Targets {
 		out.Warnings = append(out.Warnings, ignoredFields(tree, merged, t.Runtimes)...)
-		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: installed.Results[i]})
+		out.Targets = append(out.Targets, targetResult{Runtimes: install.Names(t.Runtimes), Result: installed.Results[i]})
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, out)
@@ -326,17 +263,6 @@ func printInstallNotes(io *IOStreams, r *install.Result) {
 	for _, b := range r.Backups {
 		fmt.Fprintf(io.ErrOut, "note: the replaced skill was moved to %s\n", b)
 	}
-}
-
-// installRoot is the directory every change of an install is confined
-// to: the project, or for user scope the home directory.
-func installRoot(projectDir, scope string) string {
-	if runtime.Scope(scope) == runtime.ScopeUser {
-		home, _ := os.UserHomeDir()
-		return home
-	}
-	abs, _ := filepath.Abs(projectDir)
-	return abs
 }
 
 // caseWarnings names the merged skills whose directory names differ only
@@ -388,14 +314,6 @@ func ignoredFields(tree string, merged *merge.Result, runtimes []runtime.Runtime
 		}
 	}
 	return warnings
-}
-
-func runtimeNames(rts []runtime.Runtime) []string {
-	names := make([]string, len(rts))
-	for i, rt := range rts {
-		names[i] = rt.Name
-	}
-	return names
 }
 
 // loadDefinition reads dir/stax.yaml, nil when there is none.

@@ -4,18 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 
-	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
@@ -142,7 +138,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
 	}
 	if src.Built != nil {
-		if err := checkPublished(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
+		if err := release.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
 			return err
 		}
 	}
@@ -221,108 +217,4 @@ func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Resu
 	for _, n := range built.Notices {
 		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
 	}
-}
-
-// checkPublished holds a package built for a push to the rule of seed 000
-// §8: a skill whose MEMORY.md, EXAMPLES.md or CALIBRATION.md changed since
-// the published package it follows must have its version bumped. That
-// package is --against, or else the one the destination's tags say came
-// before: the same tag if it exists, else the highest semantic version
-// below it. A repository with nothing before has nothing to compare with.
-func checkPublished(ctx context.Context, opts source.Options, against string, dst reference.Reference, built *pack.Result) error {
-	if built.Report == nil {
-		return nil
-	}
-	ref := against
-	opts.Scope = source.LocalThenRemote
-	if ref == "" {
-		prev, err := previousRelease(ctx, opts.Opener, dst, built.Definition.Version)
-		if err != nil || prev == nil {
-			return err
-		}
-		ref, opts.Scope = prev.String(), source.RemoteOnly
-	}
-	src, pkg, err := source.OpenPackage(ctx, ref, opts)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	// The configs' skill digests cover every file of a skill: only a skill
-	// that changed can have changed stateful files, and only then is the
-	// published layer worth downloading.
-	if changedSkills(built.Config, pkg.Config) {
-		if err := compareWithPublished(ctx, src, pkg, built.Report); err != nil {
-			return err
-		}
-	}
-	if !built.Report.Valid {
-		return errdefs.Invalid(&pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
-	}
-	return nil
-}
-
-// changedSkills reports whether a skill of built is in published with
-// other content.
-func changedSkills(built, published *artifact.Config) bool {
-	before := map[string]digest.Digest{}
-	for _, s := range published.Skills {
-		before[s.Path] = s.Digest
-	}
-	for _, s := range built.Skills {
-		if d, ok := before[s.Path]; ok && d != s.Digest {
-			return true
-		}
-	}
-	return false
-}
-
-// previousRelease is the reference of the package a push to dst follows,
-// or nil when the destination holds none.
-func previousRelease(ctx context.Context, opener *target.Opener, dst reference.Reference, version string) (*reference.Reference, error) {
-	if dst.Digest != "" {
-		return nil, nil
-	}
-	if dst.Tag == "" {
-		dst.Tag = version
-	}
-	if info, err := os.Stat(dst.Layout); dst.IsLayout() && (err != nil || !info.IsDir()) {
-		return nil, nil
-	}
-	t, err := opener.Open(ctx, dst)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	tags, err := t.Tags(ctx)
-	if err != nil {
-		return nil, err
-	}
-	prev, ok := precedingTag(tags, dst.Tag)
-	if !ok {
-		return nil, nil
-	}
-	dst.Tag = prev
-	return &dst, nil
-}
-
-// precedingTag picks from tags the one a release tagged tag follows.
-func precedingTag(tags []string, tag string) (string, bool) {
-	if slices.Contains(tags, tag) {
-		return tag, true
-	}
-	current, err := bump.ParseVersion(tag)
-	if err != nil {
-		return "", false
-	}
-	best, found := bump.Version{}, ""
-	for _, candidate := range tags {
-		v, err := bump.ParseVersion(candidate)
-		if err != nil || bump.Compare(v, current) >= 0 {
-			continue
-		}
-		if found == "" || bump.Compare(v, best) > 0 {
-			best, found = v, candidate
-		}
-	}
-	return found, found != ""
 }

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -21,7 +18,6 @@ import (
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
-	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
@@ -121,11 +117,8 @@ func projectTrust(def *project.Definition, dir string) *trust.Policy {
 	return &p
 }
 
-// refuseUnverified refuses a stateful skill stax installed from a package
-// whose trust rule is require, when its files differ from what the
-// package's signature signs: a runtime may refuse a stateful skill whose
-// memory does not verify, and render and show stand in for one. A skill
-// stax did not install, or without stateful files, is not checked.
+// refuseUnverified applies install.Admit with the user's trust policy,
+// for render, show and mcp.
 func refuseUnverified(ctx context.Context, skillDir string) error {
 	if skillDir == "" {
 		return nil
@@ -138,52 +131,11 @@ func refuseUnverified(ctx context.Context, skillDir string) error {
 	if err != nil {
 		return errdefs.Invalid(err)
 	}
-	if !policy.RequiresAny() || !isStateful(skillDir) {
-		return nil
-	}
-	parent, name := filepath.Dir(skillDir), filepath.Base(skillDir)
-	rec, err := install.ReadRecord(parent)
-	if err != nil {
-		return err
-	}
-	installed, ok := rec.Skills[name]
-	if !ok {
-		return nil
-	}
-	rule := policy.Rule(scopeName(installed.Package))
-	if rule.Mode != trust.ModeRequire {
-		return nil
-	}
-	verifiers, err := trust.LoadVerifiers(rule.Keys)
-	if err != nil {
-		return errdefs.Invalid(err)
-	}
 	opener, err := (&remoteOptions{}).opener(&globalOptions{})
 	if err != nil {
 		return err
 	}
-	skill := trust.InstalledSkill{Dir: skillDir, Path: name, Ref: installed.Package, Digest: installed.PackageDigest}
-	drift, err := trust.CheckInstalled(ctx, []trust.InstalledSkill{skill}, packageSource(opener), verifiers, 0)
-	switch {
-	case errors.Is(err, signature.ErrNotVerified):
-		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: the trust policy requires %s to verify: %w", name, installed.Package, err))
-	case err != nil:
-		return err
-	case len(drift) > 0:
-		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: its files differ from what %s signs (%s); reinstall it, or run stax verify --installed",
-			name, installed.Package, strings.Join(drift[0].Files, ", ")))
-	}
-	return nil
-}
-
-// isStateful reports whether a skill directory holds any stateful file.
-func isStateful(dir string) bool {
-	for _, f := range stateful.Files {
-		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
-	}
-	return false
+	return install.Admit(ctx, skillDir, policy, packageSource(opener))
 }
 
 // packageSource opens packages by reference and digest in registries and

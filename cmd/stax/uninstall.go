@@ -58,7 +58,7 @@ func runUninstall(ctx context.Context, opts *uninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	targets, scope, err := opts.Where.resolveTargets(def)
+	placement, err := opts.Where.place(def)
 	if err != nil {
 		return err
 	}
@@ -67,15 +67,15 @@ func runUninstall(ctx context.Context, opts *uninstallOptions) error {
 		return err
 	}
 	results := []uninstallResult{}
-	for _, t := range targets {
+	for _, t := range placement.Targets {
 		res, err := install.Uninstall(ctx, install.Options{
-			Dir: t.Dir, Root: installRoot(opts.Where.Dir, scope), LockDir: lockDir, Force: opts.Force, Keep: opts.Keep,
+			Dir: t.Dir, Root: placement.Root, LockDir: lockDir, Force: opts.Force, Keep: opts.Keep,
 		})
 		if err != nil {
 			return err
 		}
 		printInstallNotes(opts.IO, res)
-		results = append(results, uninstallResult{Runtimes: runtimeNames(t.Runtimes), Dir: t.Dir, Removed: res.Removed, Kept: res.Kept, Backups: res.Backups})
+		results = append(results, uninstallResult{Runtimes: install.Names(t.Runtimes), Dir: t.Dir, Removed: res.Removed, Kept: res.Kept, Backups: res.Backups})
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, results)

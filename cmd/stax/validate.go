@@ -10,6 +10,7 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/validate"
 )
@@ -68,7 +69,7 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 			return err
 		}
 		sourceOpts := source.Options{Opener: opener, MaxSize: opts.Build.MaxSize.Limit(), Scope: opts.Remote.lookupScope()}
-		if err := checkAgainst(ctx, opts.Against, sourceOpts, report); err != nil {
+		if err := release.Against(ctx, opts.Against, sourceOpts, report); err != nil {
 			return err
 		}
 	}

@@ -101,7 +101,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	targets, _, err := opts.Where.resolveTargets(def)
+	placement, err := opts.Where.place(def)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range targets {
+	for _, t := range placement.Targets {
 		// An install a crash interrupted is finished or undone first, so
 		// that what is verified is an install, not half of one.
 		note, err := install.Recover(ctx, t.Dir, lockDir)
@@ -128,22 +128,14 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		if err != nil {
 			return err
 		}
-		vt := verifyTarget{Runtimes: runtimeNames(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: []string{}}
-		if vt.Drift == nil {
-			vt.Drift = []install.Drift{}
+		if drift == nil {
+			drift = []install.Drift{}
 		}
 		rec, err := install.ReadRecord(t.Dir)
 		if err != nil {
 			return err
 		}
-		for name, s := range rec.Skills {
-			if locked == nil {
-				break
-			}
-			if want, ok := locked.SkillDigest(name); !ok || want != s.Digest {
-				vt.Unlocked = append(vt.Unlocked, name)
-			}
-		}
+		vt := verifyTarget{Runtimes: install.Names(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: locked.Unlocked(rec.Digests())}
 		if vt.Unsigned, err = checkSignedInstall(ctx, opts, t.Dir, rec); err != nil {
 			return err
 		}

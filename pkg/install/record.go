@@ -33,6 +33,16 @@ type Record struct {
 	Skills map[string]InstalledSkill `json:"skills"`
 }
 
+// Digests are the content digests of the recorded skills, by directory
+// name.
+func (r *Record) Digests() map[string]digest.Digest {
+	out := make(map[string]digest.Digest, len(r.Skills))
+	for name, s := range r.Skills {
+		out[name] = s.Digest
+	}
+	return out
+}
+
 // InstalledSkill is one skill stax installed.
 type InstalledSkill struct {
 	Package       string        `json:"package"`

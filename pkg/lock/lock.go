@@ -171,6 +171,24 @@ func (l *Lock) SkillDigest(path string) (digest.Digest, bool) {
 	return "", false
 }
 
+// Unlocked names, sorted, the installed skills (directory name to
+// content digest) that the lock does not pin with that content: a skill
+// it does not list, or one whose files are not what it locked. A nil lock
+// pins nothing and is not checked.
+func (l *Lock) Unlocked(installed map[string]digest.Digest) []string {
+	unlocked := []string{}
+	if l == nil {
+		return unlocked
+	}
+	for name, d := range installed {
+		if want, ok := l.SkillDigest(name); !ok || want != d {
+			unlocked = append(unlocked, name)
+		}
+	}
+	slices.Sort(unlocked)
+	return unlocked
+}
+
 // Read loads a lockfile; a missing one is fs.ErrNotExist.
 func Read(path string) (*Lock, error) {
 	data, err := os.ReadFile(path)
