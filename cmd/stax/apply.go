@@ -28,8 +28,8 @@ type applyOptions struct {
 	DryRun              bool
 }
 
-func newApplyCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *applyOptions) error) *cobra.Command {
-	opts := &applyOptions{IO: streams, Global: global}
+func newApplyCmd(f *factory, runF func(context.Context, *applyOptions) error) *cobra.Command {
+	opts := &applyOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "apply PROPOSAL.json [DIR]",
 		Short: "Check a skill-update proposal and write it into a skills directory",
@@ -73,11 +73,11 @@ may be - for stdin.`,
 			return runApply(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.BoolVar(&opts.DryRun, "dry-run", false, "check and show what would change, without writing")
-	f.BoolVar(&opts.Patch, "patch", false, "bump the patch version, whatever the change")
-	f.BoolVar(&opts.Minor, "minor", false, "bump the minor version, whatever the change")
-	f.BoolVar(&opts.Major, "major", false, "bump the major version, whatever the change")
+	flags := cmd.Flags()
+	flags.BoolVar(&opts.DryRun, "dry-run", false, "check and show what would change, without writing")
+	flags.BoolVar(&opts.Patch, "patch", false, "bump the patch version, whatever the change")
+	flags.BoolVar(&opts.Minor, "minor", false, "bump the minor version, whatever the change")
+	flags.BoolVar(&opts.Major, "major", false, "bump the major version, whatever the change")
 	cmd.MarkFlagsMutuallyExclusive("patch", "minor", "major")
 	return cmd
 }

@@ -26,8 +26,8 @@ type copyOptions struct {
 	Verify           verifyFlags
 }
 
-func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &copyOptions{IO: streams, Global: global}
+func newCopyCmd(f *factory, runF func(context.Context, *copyOptions) error) *cobra.Command {
+	opts := &copyOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "copy SRC DST",
 		Short: "Copy a package between registries and OCI layouts, with its signatures",
@@ -44,6 +44,9 @@ tag.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source, opts.Destination = args[0], args[1]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runCopy(cmd.Context(), opts)
 		},
 	}

@@ -27,8 +27,8 @@ type docsOptions struct {
 	Root *cobra.Command
 }
 
-func newDocsCmd(streams *IOStreams, global *globalOptions, runF func(*docsOptions) error) *cobra.Command {
-	opts := &docsOptions{IO: streams, Global: global}
+func newDocsCmd(f *factory, runF func(*docsOptions) error) *cobra.Command {
+	opts := &docsOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "docs man|markdown DIR",
 		Short: "Write the command reference as man pages or Markdown",

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Every line of every command's Example is a command that parses: the
@@ -112,5 +114,39 @@ func checkExample(t *testing.T, where string, args []string) {
 		if err := root.PersistentPreRunE(cmd, cmd.Flags().Args()); err != nil {
 			t.Errorf("%s example stax %s: %v", where, strings.Join(args, " "), err)
 		}
+	}
+}
+
+// Help says what a rule is; it does not send the user to the
+// specification's files ("seed 000 §6").
+func TestHelpNamesNoSeedFiles(t *testing.T) {
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")})
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		text := c.Short + c.Long + c.Example
+		c.Flags().VisitAll(func(f *pflag.Flag) { text += f.Usage })
+		if strings.Contains(text, "seed ") || strings.Contains(text, "§") {
+			t.Errorf("%s: help names a seed file", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// Counts read as English: "1 skill", "2 skills".
+func TestCountsArePlural(t *testing.T) {
+	useHome(t)
+	dir := t.TempDir()
+	writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"one/SKILL.md": skillMD("one", "One.")})
+	writeFile(t, filepath.Join(dir, "stax.yaml"), "name: one\nversion: 1.0.0\n")
+	r := runStax(t, "validate", dir)
+	if !strings.Contains(r.Stdout, "1 skill valid") {
+		t.Errorf("validate: %q", r.Stdout)
+	}
+	r = runStax(t, "pack", dir)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "(1 skill)") {
+		t.Errorf("pack: %d %q", r.Code, r.Stderr)
 	}
 }

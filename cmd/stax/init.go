@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,8 +25,8 @@ type initResult struct {
 	Definition project.Definition `json:"definition"`
 }
 
-func newInitCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &initOptions{IO: streams, Global: global}
+func newInitCmd(f *factory, runF func(context.Context, *initOptions) error) *cobra.Command {
+	opts := &initOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Write a stax.yaml package definition",
@@ -40,18 +41,21 @@ directory's name. An existing stax.yaml is kept unless --force is given.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runInit(opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Definition.Name, "name", "", "package name (default: the directory name)")
-	f.StringVar(&opts.Definition.Version, "version", "0.1.0", "package version, also the default tag")
-	f.StringVar(&opts.Definition.Description, "description", "", "package description")
-	f.StringVar(&opts.Definition.Author, "author", "", "package author (the OCI vendor annotation)")
-	f.StringVar(&opts.Definition.License, "license", "", "SPDX license expression")
-	f.StringSliceVar(&opts.Definition.Tags, "tags", nil, "discovery tags, comma-separated")
-	f.StringVar(&opts.Definition.Skills, "skills", project.DefaultSkillsDir, "skills directory, relative to DIR")
-	f.BoolVar(&opts.Force, "force", false, "replace an existing stax.yaml")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.Definition.Name, "name", "", "package name (default: the directory name)")
+	flags.StringVar(&opts.Definition.Version, "version", "0.1.0", "package version, also the default tag")
+	flags.StringVar(&opts.Definition.Description, "description", "", "package description")
+	flags.StringVar(&opts.Definition.Author, "author", "", "package author (the OCI vendor annotation)")
+	flags.StringVar(&opts.Definition.License, "license", "", "SPDX license expression")
+	flags.StringSliceVar(&opts.Definition.Tags, "tags", nil, "discovery tags, comma-separated")
+	flags.StringVar(&opts.Definition.Skills, "skills", project.DefaultSkillsDir, "skills directory, relative to DIR")
+	flags.BoolVar(&opts.Force, "force", false, "replace an existing stax.yaml")
 	return cmd
 }
 

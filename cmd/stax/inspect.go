@@ -50,8 +50,8 @@ type inspectedSkill struct {
 	Stateful *stateful.Summary `json:"stateful,omitempty"`
 }
 
-func newInspectCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &inspectOptions{IO: streams, Global: global, Getenv: getenv}
+func newInspectCmd(f *factory, runF func(context.Context, *inspectOptions) error) *cobra.Command {
+	opts := &inspectOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "inspect REF|DIR",
 		Short: "Show a package's manifest, layers, annotations and skills",
@@ -71,6 +71,9 @@ and config are fetched, never the layer: skills come from the config.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Target = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runInspect(cmd.Context(), opts)
 		},
 	}
@@ -190,7 +193,7 @@ func printInspect(w io.Writer, r *inspectResult) error {
 			fmt.Fprintf(w, " %s", s.Version)
 		}
 		if s.Files > 0 {
-			fmt.Fprintf(w, "  %s/  %d files  %s  %s\n", s.Path, s.Files, s.Digest, state)
+			fmt.Fprintf(w, "  %s/  %s  %s  %s\n", s.Path, plural(int64(s.Files), "file"), s.Digest, state)
 		} else {
 			fmt.Fprintf(w, "  %s/  %s  %s\n", s.Path, s.Digest, state)
 		}

@@ -33,10 +33,10 @@ type installScope struct {
 }
 
 func (s *installScope) addFlags(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders")
-	f.StringSliceVar(&s.Runtimes, "runtime", nil, "runtimes to install into, comma-separated: "+strings.Join(runtime.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+runtime.Default+")")
-	f.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
+	flags := cmd.Flags()
+	flags.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders")
+	flags.StringSliceVar(&s.Runtimes, "runtime", nil, "runtimes to install into, comma-separated: "+strings.Join(runtime.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+runtime.Default+")")
+	flags.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
 }
 
 // place is where the flags and stax.yaml say skills are installed.
@@ -79,8 +79,8 @@ type targetResult struct {
 	*install.Result
 }
 
-func newInstallCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &installOptions{IO: streams, Global: global}
+func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error) *cobra.Command {
+	opts := &installOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "install [SOURCE...]",
 		Short: "Install layered skill packages into agent runtimes' folders, and lock them",
@@ -114,13 +114,16 @@ stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
   stax install --scope user --runtime codex ./my-skills`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Sources = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runInstall(cmd.Context(), opts)
 		},
 	}
 	opts.Where.addFlags(cmd)
-	f := cmd.Flags()
-	f.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
-	f.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
+	flags := cmd.Flags()
+	flags.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
+	flags.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	opts.Remote.addFlags(cmd)

@@ -28,17 +28,17 @@ type keyGenerateOptions struct {
 	Force     bool
 }
 
-func newKeyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+func newKeyCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "key",
 		Short: "Make signing keys",
 	}
-	cmd.AddCommand(newKeyGenerateCmd(streams, global, nil))
+	cmd.AddCommand(newKeyGenerateCmd(f, nil))
 	return cmd
 }
 
-func newKeyGenerateCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *keyGenerateOptions) error) *cobra.Command {
-	opts := &keyGenerateOptions{IO: streams, Global: global}
+func newKeyGenerateCmd(f *factory, runF func(context.Context, *keyGenerateOptions) error) *cobra.Command {
+	opts := &keyGenerateOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "generate",
 		Short: "Write a key pair for stax sign and stax verify",
@@ -57,10 +57,10 @@ stax and the other way round.`,
 			return runKeyGenerate(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Prefix, "output-prefix", "stax", "write PREFIX.key and PREFIX.pub")
-	f.StringVar(&opts.Algorithm, "algorithm", signature.AlgorithmECDSAP256, "key algorithm: ecdsa-p256 or ed25519")
-	f.BoolVar(&opts.Force, "force", false, "overwrite existing key files")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.Prefix, "output-prefix", "stax", "write PREFIX.key and PREFIX.pub")
+	flags.StringVar(&opts.Algorithm, "algorithm", signature.AlgorithmECDSAP256, "key algorithm: ecdsa-p256 or ed25519")
+	flags.BoolVar(&opts.Force, "force", false, "overwrite existing key files")
 	return cmd
 }
 

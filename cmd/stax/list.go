@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -67,8 +68,8 @@ type listOptions struct {
 	Prompt bool
 }
 
-func newListCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &listOptions{IO: streams, Global: global}
+func newListCmd(f *factory, runF func(context.Context, *listOptions) error) *cobra.Command {
+	opts := &listOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "list [--runtime NAME] [--dir PROJECT]",
 		Short: "List the skills an agent runtime would load",
@@ -88,6 +89,9 @@ Runtimes: ` + strings.Join(runtime.Names(), ", ") + `; the default is ` + runtim
   stax list --prompt --runtime codex`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runList(opts)
 		},
 	}

@@ -26,8 +26,8 @@ type loginResult struct {
 	Username string `json:"username"`
 }
 
-func newLoginCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &loginOptions{IO: streams, Global: global}
+func newLoginCmd(f *factory, runF func(context.Context, *loginOptions) error) *cobra.Command {
+	opts := &loginOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "login [HOST]",
 		Short: "Save registry credentials after checking them against the registry",
@@ -44,13 +44,16 @@ written with mode 0600. Credentials are never printed.`,
 			if len(args) == 1 {
 				opts.Host = args[0]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runLogin(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&opts.Username, "username", "u", "", "user name")
-	f.StringVarP(&opts.Password, "password", "p", "", "password or token (prefer --password-stdin: a flag shows in the process list and shell history)")
-	f.BoolVar(&opts.PasswordStdin, "password-stdin", false, "read the password or token from standard input")
+	flags := cmd.Flags()
+	flags.StringVarP(&opts.Username, "username", "u", "", "user name")
+	flags.StringVarP(&opts.Password, "password", "p", "", "password or token (prefer --password-stdin: a flag shows in the process list and shell history)")
+	flags.BoolVar(&opts.PasswordStdin, "password-stdin", false, "read the password or token from standard input")
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
@@ -102,8 +105,8 @@ type logoutOptions struct {
 	Host   string
 }
 
-func newLogoutCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &logoutOptions{IO: streams, Global: global}
+func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) *cobra.Command {
+	opts := &logoutOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:     "logout [HOST]",
 		Short:   "Remove saved registry credentials",
@@ -113,6 +116,9 @@ func newLogoutCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 			opts.Host = "docker.io"
 			if len(args) == 1 {
 				opts.Host = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
 			return runLogout(cmd.Context(), opts)
 		},

@@ -27,8 +27,8 @@ type mcpOptions struct {
 	Workspace   string
 }
 
-func newMCPCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{IO: streams, Global: global}
+func newMCPCmd(f *factory, runF func(context.Context, *mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "mcp [--runtime NAME] [--dir PROJECT] [--http ADDR]",
 		Short: "Serve the installed skills to any agent over MCP",
@@ -66,12 +66,12 @@ installed, edited or removed, the server sends tools/list_changed.
 		},
 	}
 	opts.addFlags(cmd)
-	f := cmd.Flags()
-	f.StringVar(&opts.HTTP, "http", "", "serve the streamable HTTP transport at ADDR (HOST:PORT) instead of stdio")
-	f.Int64Var(&opts.Budget, "budget", 0, "context budget of an invoked skill in tokens (estimated as bytes/4, rounded up); 0 for none")
-	f.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget of an invoked skill in bytes; 0 for none")
-	f.IntVar(&opts.InlineLimit, "inline-limit", mcpserver.DefaultInlineLimit, "most skills the Skill tool's description lists; the rest are found with ListSkills")
-	f.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the project directory)")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.HTTP, "http", "", "serve the streamable HTTP transport at ADDR (HOST:PORT) instead of stdio")
+	flags.Int64Var(&opts.Budget, "budget", 0, "context budget of an invoked skill in tokens (estimated as bytes/4, rounded up); 0 for none")
+	flags.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget of an invoked skill in bytes; 0 for none")
+	flags.IntVar(&opts.InlineLimit, "inline-limit", mcpserver.DefaultInlineLimit, "most skills the Skill tool's description lists; the rest are found with ListSkills")
+	flags.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the project directory)")
 	return cmd
 }
 

@@ -12,13 +12,13 @@ import (
 	"github.com/stax-dev/stax/pkg/scaffold"
 )
 
-func newNewCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+func newNewCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "new",
 		Short: "Create a new skill that validates as it is",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newNewSkillCmd(streams, global, nil))
+	cmd.AddCommand(newNewSkillCmd(f, nil))
 	return cmd
 }
 
@@ -30,8 +30,8 @@ type newSkillOptions struct {
 	Stateful bool
 }
 
-func newNewSkillCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *newSkillOptions) error) *cobra.Command {
-	opts := &newSkillOptions{IO: streams, Global: global}
+func newNewSkillCmd(f *factory, runF func(context.Context, *newSkillOptions) error) *cobra.Command {
+	opts := &newSkillOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "skill NAME [DIR]",
 		Short: "Scaffold a skill: SKILL.md, and with --stateful its MEMORY.md, EXAMPLES.md and CALIBRATION.md",

@@ -39,8 +39,8 @@ type packResult struct {
 	Notices      []string             `json:"notices"`
 }
 
-func newPackCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &packOptions{IO: streams, Global: global, Getenv: getenv}
+func newPackCmd(f *factory, runF func(context.Context, *packOptions) error) *cobra.Command {
+	opts := &packOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "pack [DIR]",
 		Short: "Validate a package and build it into the local store",
@@ -61,16 +61,19 @@ SOURCE_DATE_EPOCH, else the Unix epoch.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runPack(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&opts.Tag, "tag", "t", "", "reference to tag: NAME[:TAG] in the local store, or oci:PATH[:TAG] (default NAME:VERSION)")
-	f.StringVar(&opts.Overrides.Name, "name", "", "package name (overrides stax.yaml)")
-	f.StringVar(&opts.Overrides.Version, "version", "", "package version (overrides stax.yaml)")
-	f.StringVar(&opts.Overrides.Description, "description", "", "package description (overrides stax.yaml)")
-	f.StringVar(&opts.Overrides.Author, "author", "", "package author (overrides stax.yaml)")
-	f.StringVar(&opts.Overrides.License, "license", "", "package license (overrides stax.yaml)")
+	flags := cmd.Flags()
+	flags.StringVarP(&opts.Tag, "tag", "t", "", "reference to tag: NAME[:TAG] in the local store, or oci:PATH[:TAG] (default NAME:VERSION)")
+	flags.StringVar(&opts.Overrides.Name, "name", "", "package name (overrides stax.yaml)")
+	flags.StringVar(&opts.Overrides.Version, "version", "", "package version (overrides stax.yaml)")
+	flags.StringVar(&opts.Overrides.Description, "description", "", "package description (overrides stax.yaml)")
+	flags.StringVar(&opts.Overrides.Author, "author", "", "package author (overrides stax.yaml)")
+	flags.StringVar(&opts.Overrides.License, "license", "", "package license (overrides stax.yaml)")
 	opts.Build.addStrict(cmd, "")
 	opts.Build.addBuild(cmd, "uncompressed skills layer", "")
 	opts.Remote.addFlags(cmd)
@@ -136,7 +139,7 @@ func runPack(ctx context.Context, opts *packOptions) error {
 		return writeJSON(opts.IO.Out, out)
 	}
 	printBuildNotes(opts.IO, opts.Global, res)
-	fmt.Fprintf(opts.IO.ErrOut, "Packed %s %s (%d skills) as %s\n", res.Definition.Name, res.Definition.Version, len(res.Config.Skills), ref.Familiar())
+	fmt.Fprintf(opts.IO.ErrOut, "Packed %s %s (%s) as %s\n", res.Definition.Name, res.Definition.Version, plural(int64(len(res.Config.Skills)), "skill"), ref.Familiar())
 	fmt.Fprintln(opts.IO.Out, res.Descriptor.Digest)
 	return nil
 }

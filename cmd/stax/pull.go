@@ -49,8 +49,8 @@ type mergedSkill struct {
 	PackageDigest string `json:"packageDigest"`
 }
 
-func newPullCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &pullOptions{IO: streams, Global: global}
+func newPullCmd(f *factory, runF func(context.Context, *pullOptions) error) *cobra.Command {
+	opts := &pullOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "pull REF...",
 		Short: "Fetch packages into the local store, and optionally merge their skills into a directory",
@@ -73,6 +73,9 @@ or be empty, and nothing is written on failure.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runPull(cmd.Context(), opts)
 		},
 	}
@@ -139,7 +142,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		}
 	}
 	if opts.Output != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "Pulled %d packages; %d skills in %s\n", len(out.Packages), len(out.Skills), opts.Output)
+		fmt.Fprintf(opts.IO.ErrOut, "Pulled %s; %s in %s\n", plural(int64(len(out.Packages)), "package"), plural(int64(len(out.Skills)), "skill"), opts.Output)
 	}
 	return nil
 }

@@ -68,8 +68,8 @@ func newTransferResult(ref reference.Reference, res *transfer.Result) transferRe
 	}
 }
 
-func newPushCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &pushOptions{IO: streams, Global: global, Getenv: getenv}
+func newPushCmd(f *factory, runF func(context.Context, *pushOptions) error) *cobra.Command {
+	opts := &pushOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "push [DIR|STORED-REF] REF",
 		Short: "Push a package to a registry or an OCI layout",
@@ -90,16 +90,19 @@ On success the pinned reference REF@DIGEST is printed.`,
 			if len(args) == 2 {
 				opts.Source, opts.Destination = args[0], args[1]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runPush(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
+	flags := cmd.Flags()
 	opts.Build.addStrict(cmd, "when building DIR: ")
 	opts.Build.addBuild(cmd, "uncompressed skills layer", "when building DIR: ")
-	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
-	f.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
-	f.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
-	f.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
+	flags.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
+	flags.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
+	flags.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
+	flags.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addUploadFlags(cmd)
 	return cmd
@@ -198,7 +201,7 @@ func printTransfer(streams *IOStreams, global *globalOptions, verb string, ref r
 	for _, n := range out.Notices {
 		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
 	}
-	fmt.Fprintf(streams.ErrOut, "%s %s (%d skills; %d blobs copied, %d already there)\n", verb, ref.Familiar(), out.Skills, res.Copied, res.Skipped)
+	fmt.Fprintf(streams.ErrOut, "%s %s (%s; %s copied, %d already there)\n", verb, ref.Familiar(), plural(int64(out.Skills), "skill"), plural(int64(res.Copied), "blob"), res.Skipped)
 	fmt.Fprintln(streams.Out, out.Reference)
 	return nil
 }

@@ -50,12 +50,12 @@ type renderRefusal struct {
 	Message string        `json:"message"`
 }
 
-func newRenderCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &renderOptions{IO: streams, Global: global}
+func newRenderCmd(f *factory, runF func(context.Context, *renderOptions) error) *cobra.Command {
+	opts := &renderOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "render SKILL [-- ARGS...]",
 		Short: "Show what an agent receives when a skill is invoked",
-		Long: `Assemble a skill the way a runtime loads a stateful skill (seed 000 §6): the
+		Long: `Assemble a skill the way a runtime loads a stateful skill: the
 SKILL.md body, CALIBRATION.md, EXAMPLES.md, then MEMORY.md with the most
 recent entries first, with $ARGUMENTS, $ARGUMENTS[N], ${STAX_SKILL_DIR} and
 ${STAX_WORKSPACE} substituted. The text goes to stdout, the load order and
@@ -88,15 +88,18 @@ refuses (exit 1) and says how far over they are.`,
 				return errdefs.Invalid(fmt.Errorf("render takes one skill; put its arguments after --"))
 			}
 			opts.Skill, opts.Args = args[0], args[1:]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runRender(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
-	f.Int64Var(&opts.Budget, "budget", 0, "context budget in tokens (estimated as bytes/4, rounded up); 0 for none")
-	f.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget in bytes; 0 for none")
-	f.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the current directory)")
-	f.StringVar(&opts.SkillDir, "skill-dir", "", "value of ${STAX_SKILL_DIR} (default: the skill directory; left as written for REF#name)")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
+	flags.Int64Var(&opts.Budget, "budget", 0, "context budget in tokens (estimated as bytes/4, rounded up); 0 for none")
+	flags.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget in bytes; 0 for none")
+	flags.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the current directory)")
+	flags.StringVar(&opts.SkillDir, "skill-dir", "", "value of ${STAX_SKILL_DIR} (default: the skill directory; left as written for REF#name)")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read for REF#name")
 	return cmd
 }

@@ -24,8 +24,8 @@ type resolveResult struct {
 	Source    string `json:"source"`
 }
 
-func newResolveCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &resolveOptions{IO: streams, Global: global, Getenv: getenv}
+func newResolveCmd(f *factory, runF func(context.Context, *resolveOptions) error) *cobra.Command {
+	opts := &resolveOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "resolve REF",
 		Short: "Print the manifest digest a reference names",
@@ -37,6 +37,9 @@ else: from the local store when it has REF, else from the registry
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runResolve(cmd.Context(), opts)
 		},
 	}

@@ -27,8 +27,8 @@ type showResult struct {
 	Body string `json:"body"`
 }
 
-func newShowCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &showOptions{IO: streams, Global: global}
+func newShowCmd(f *factory, runF func(context.Context, *showOptions) error) *cobra.Command {
+	opts := &showOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "show NAME [--runtime NAME] [--dir PROJECT]",
 		Short: "Show a skill as a runtime's Skill tool returns it",
@@ -43,6 +43,9 @@ variables.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runShow(cmd.Context(), opts)
 		},
 	}

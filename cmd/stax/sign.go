@@ -37,8 +37,8 @@ type signResult struct {
 	Algorithm string `json:"algorithm"`
 }
 
-func newSignCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *signOptions) error) *cobra.Command {
-	opts := &signOptions{IO: streams, Global: global}
+func newSignCmd(f *factory, runF func(context.Context, *signOptions) error) *cobra.Command {
+	opts := &signOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "sign REF --key KEY",
 		Short: "Sign a package, attaching the signature to it",
@@ -61,9 +61,9 @@ password comes from $STAX_PASSWORD, else it is asked on the terminal.`,
 			return runSign(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Key, "key", "", "private key file (stax or cosign format)")
-	f.BoolVar(&opts.Local, "local", false, "sign the package in the local store")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.Key, "key", "", "private key file (stax or cosign format)")
+	flags.BoolVar(&opts.Local, "local", false, "sign the package in the local store")
 	_ = cmd.MarkFlagRequired("key")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)

@@ -27,8 +27,8 @@ type uninstallResult struct {
 	Backups  []string `json:"backups"`
 }
 
-func newUninstallCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &uninstallOptions{IO: streams, Global: global}
+func newUninstallCmd(f *factory, runF func(context.Context, *uninstallOptions) error) *cobra.Command {
+	opts := &uninstallOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove the skills stax installed, and only those",
@@ -44,6 +44,9 @@ files. --keep NAME leaves it in place as your own, removed from the record;
   stax uninstall --keep pdf         # remove the others; keep pdf as your own`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runUninstall(cmd.Context(), opts)
 		},
 	}
@@ -81,7 +84,7 @@ func runUninstall(ctx context.Context, opts *uninstallOptions) error {
 		return writeJSON(opts.IO.Out, results)
 	}
 	for _, r := range results {
-		fmt.Fprintf(opts.IO.Out, "%s: %s: removed %d skills%s\n", strings.Join(r.Runtimes, ","), r.Dir, len(r.Removed), listSuffix(r.Removed))
+		fmt.Fprintf(opts.IO.Out, "%s: %s: removed %s%s\n", strings.Join(r.Runtimes, ","), r.Dir, plural(int64(len(r.Removed)), "skill"), listSuffix(r.Removed))
 	}
 	return nil
 }

@@ -26,8 +26,8 @@ type validateOptions struct {
 	Remote  remoteOptions
 }
 
-func newValidateCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &validateOptions{IO: streams, Global: global}
+func newValidateCmd(f *factory, runF func(context.Context, *validateOptions) error) *cobra.Command {
+	opts := &validateOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "validate [DIR]",
 		Short: "Check a skills directory against the stax and Agent Skills specifications",
@@ -40,6 +40,9 @@ bare skills directory. Errors exit 1; warnings exit 0, or 1 with --strict.`,
 			opts.Dir = "."
 			if len(args) == 1 {
 				opts.Dir = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
 			return runValidate(cmd.Context(), opts)
 		},
@@ -97,9 +100,9 @@ func printReport(w io.Writer, r *validate.Report) error {
 	}
 	var err error
 	if r.Valid {
-		_, err = fmt.Fprintf(w, "%d skills valid, %d warnings\n", len(r.Skills), len(r.Warnings))
+		_, err = fmt.Fprintf(w, "%s valid, %s\n", plural(int64(len(r.Skills)), "skill"), plural(int64(len(r.Warnings)), "warning"))
 	} else {
-		_, err = fmt.Fprintf(w, "invalid: %d errors, %d warnings\n", len(r.Errors), len(r.Warnings))
+		_, err = fmt.Fprintf(w, "invalid: %s, %s\n", plural(int64(len(r.Errors)), "error"), plural(int64(len(r.Warnings)), "warning"))
 	}
 	return err
 }

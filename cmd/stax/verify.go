@@ -48,8 +48,8 @@ type verifyTarget struct {
 	Unsigned []trust.SignedDrift `json:"unsigned,omitempty"`
 }
 
-func newVerifyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &verifyOptions{IO: streams, Global: global}
+func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) *cobra.Command {
+	opts := &verifyOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "verify (REF --key PUB... | --installed)",
 		Short: "Verify a package's signature, or the installed skills",
@@ -77,17 +77,22 @@ differs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Ref = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			if opts.Ref != "" {
 				return runVerifyPackage(cmd.Context(), opts)
 			}
 			return runVerify(cmd.Context(), opts)
 		},
 	}
 	opts.Where.addFlags(cmd)
-	f := cmd.Flags()
-	f.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
-	f.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")
-	f.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trust.FileName+" when no --key)")
-	f.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
+	flags := cmd.Flags()
+	flags.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
+	flags.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")
+	flags.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trust.FileName+" when no --key)")
+	flags.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	return cmd

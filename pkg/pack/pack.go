@@ -69,7 +69,11 @@ type InvalidError struct {
 
 func (e *InvalidError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the skills in %s do not validate (%d errors):", e.Dir, len(e.Report.Errors))
+	noun := "errors"
+	if len(e.Report.Errors) == 1 {
+		noun = "error"
+	}
+	fmt.Fprintf(&b, "the skills in %s do not validate (%d %s):", e.Dir, len(e.Report.Errors), noun)
 	for _, d := range e.Report.Errors {
 		b.WriteString("\n  " + d.Format("error"))
 	}
