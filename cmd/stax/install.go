@@ -2,51 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/runtime"
 	"github.com/stax-dev/stax/pkg/scratch"
-	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/store"
 )
-
-// installScope are the flags that say where installed skills live, shared
-// by install, uninstall and verify.
-type installScope struct {
-	Dir      string
-	Runtimes []string
-	Scope    string
-}
-
-func (s *installScope) addFlags(cmd *cobra.Command) {
-	flags := cmd.Flags()
-	flags.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders")
-	flags.StringSliceVar(&s.Runtimes, "runtime", nil, "runtimes to install into, comma-separated: "+strings.Join(runtime.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+runtime.Default+")")
-	flags.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
-}
-
-// place is where the flags and stax.yaml say skills are installed.
-func (s *installScope) place(def *project.Definition) (*install.Placement, error) {
-	w := install.Where{Runtimes: s.Runtimes, Scope: s.Scope, ProjectDir: s.Dir}
-	if def != nil {
-		w.Defaults = def.Install
-	}
-	return install.Place(w)
-}
 
 type installOptions struct {
 	IO      *IOStreams
@@ -60,23 +29,6 @@ type installOptions struct {
 	Verify  verifyFlags
 	// MaxFiles is --max-files.
 	MaxFiles maxFilesFlag
-}
-
-type installResult struct {
-	Sources   []string          `json:"sources"`
-	Packages  []resolvedPackage `json:"packages"`
-	Skills    []mergedSkill     `json:"skills"`
-	Overrides []string          `json:"overrides"`
-	Warnings  []string          `json:"warnings"`
-	Targets   []targetResult    `json:"targets"`
-	Lock      string            `json:"lock"`
-	// LockChanged is false when stax.lock already said exactly this.
-	LockChanged bool `json:"lockChanged"`
-}
-
-type targetResult struct {
-	Runtimes []string `json:"runtimes"`
-	*install.Result
 }
 
 func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error) *cobra.Command {
@@ -132,7 +84,7 @@ stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
 }
 
 func runInstall(ctx context.Context, opts *installOptions) error {
-	def, err := loadDefinition(opts.Where.Dir)
+	def, err := project.LoadDir(opts.Where.Dir)
 	if err != nil {
 		return err
 	}
@@ -153,13 +105,8 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	lockPath := filepath.Join(opts.Where.Dir, lock.FileName)
 	var pinned *lock.Lock
 	if opts.Frozen {
-		if pinned, err = lock.Read(lockPath); errors.Is(err, fs.ErrNotExist) {
-			return errdefs.Resolution(fmt.Errorf("--frozen needs %s: run stax install without --frozen to write it", lockPath))
-		} else if err != nil {
+		if pinned, err = lock.ReadFrozen(lockPath, sources); err != nil {
 			return err
-		}
-		if err := pinned.CheckSources(sources); err != nil {
-			return errdefs.Resolution(err)
 		}
 	}
 
@@ -210,7 +157,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 
 	out := installResult{
 		Sources: sources, Packages: describeGraph(graph), Skills: describeMerge(merged),
-		Overrides: overrideLines(merged), Warnings: caseWarnings(merged), Targets: []targetResult{}, Lock: lockPath,
+		Overrides: overrideLines(merged), Warnings: merged.CaseWarnings(), Targets: []targetResult{}, Lock: lockPath,
 	}
 	skills := make([]install.Skill, 0, len(merged.Skills))
 	for _, s := range merged.Skills {
@@ -240,46 +187,10 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		printInstallNotes(opts.IO, r)
 	}
 	for i, t := range placement.Targets {
-		out.Warnings = append(out.Warnings, ignoredFields(tree, merged, t.Runtimes)...)
+		out.Warnings = append(out.Warnings, install.IgnoredFields(tree, merged.Paths(), t.Runtimes)...)
 		out.Targets = append(out.Targets, targetResult{Runtimes: install.Names(t.Runtimes), Result: installed.Results[i]})
 	}
-	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, out)
-	}
-	printGraphNotes(opts.IO, pullResult{Packages: out.Packages, Overrides: out.Overrides})
-	for _, w := range out.Warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
-	}
-	for _, t := range out.Targets {
-		fmt.Fprintf(opts.IO.Out, "%s: %s: %d installed, %d updated, %d removed, %d unchanged\n",
-			strings.Join(t.Runtimes, ","), t.Dir, len(t.Installed)+len(t.Replaced), len(t.Updated), len(t.Removed), len(t.Unchanged))
-	}
-	return nil
-}
-
-// printInstallNotes says on stderr what an install did besides installing:
-// an interrupted install it recovered, and where replaced skills went.
-func printInstallNotes(io *IOStreams, r *install.Result) {
-	if r.Recovered != "" {
-		fmt.Fprintf(io.ErrOut, "note: %s\n", r.Recovered)
-	}
-	for _, b := range r.Backups {
-		fmt.Fprintf(io.ErrOut, "note: the replaced skill was moved to %s\n", b)
-	}
-}
-
-// caseWarnings names the merged skills whose directory names differ only
-// in letter case: on macOS and Windows one would overwrite the other.
-func caseWarnings(merged *merge.Result) []string {
-	paths := make([]string, len(merged.Skills))
-	for i, s := range merged.Skills {
-		paths[i] = s.Path
-	}
-	out := []string{}
-	for _, c := range layers.CaseCollisions(paths) {
-		out = append(out, fmt.Sprintf("skills %s and %s differ only in letter case: on macOS and Windows one overwrites the other", c[0], c[1]))
-	}
-	return out
+	return printInstall(opts.IO, opts.Global, out)
 }
 
 // frozenError makes any resolution failure of a frozen install exit 4: a
@@ -289,41 +200,4 @@ func frozenError(frozen bool, err error) error {
 		return err
 	}
 	return errdefs.Reclassify(errdefs.Unresolved, fmt.Errorf("--frozen: %w", err))
-}
-
-// ignoredFields warns, for each skill, about frontmatter a runtime will
-// not honour (seed 002: allowed-tools and model in most runtimes).
-func ignoredFields(tree string, merged *merge.Result, runtimes []runtime.Runtime) []string {
-	var warnings []string
-	for _, s := range merged.Skills {
-		data, err := os.ReadFile(filepath.Join(tree, s.Path, skill.FileName))
-		if err != nil {
-			continue
-		}
-		doc, err := skill.Parse(data)
-		if err != nil {
-			continue
-		}
-		var present []string
-		for _, field := range []string{"allowed-tools", "model"} {
-			if doc.Frontmatter.Has(field) {
-				present = append(present, field)
-			}
-		}
-		for _, rt := range runtimes {
-			for _, field := range rt.Ignored(present) {
-				warnings = append(warnings, fmt.Sprintf("skill %s: %s does not honour %s", s.Path, rt.Title, field))
-			}
-		}
-	}
-	return warnings
-}
-
-// loadDefinition reads dir/stax.yaml, nil when there is none.
-func loadDefinition(dir string) (*project.Definition, error) {
-	def, err := project.Load(filepath.Join(dir, project.FileName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return def, err
 }

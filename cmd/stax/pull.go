@@ -118,7 +118,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	}
 	merged := merge.Merge(graph.Order)
 	merged.MaxFiles = files
-	for _, w := range caseWarnings(merged) {
+	for _, w := range merged.CaseWarnings() {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
 	}
 	if opts.Output != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -57,7 +58,7 @@ files. --keep NAME leaves it in place as your own, removed from the record;
 }
 
 func runUninstall(ctx context.Context, opts *uninstallOptions) error {
-	def, err := loadDefinition(opts.Where.Dir)
+	def, err := project.LoadDir(opts.Where.Dir)
 	if err != nil {
 		return err
 	}

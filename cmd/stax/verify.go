@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
 )
@@ -102,7 +103,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
 		return errdefs.Invalid(fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
 	}
-	def, err := loadDefinition(opts.Where.Dir)
+	def, err := project.LoadDir(opts.Where.Dir)
 	if err != nil {
 		return err
 	}

@@ -189,6 +189,22 @@ func (l *Lock) Unlocked(installed map[string]digest.Digest) []string {
 	return unlocked
 }
 
+// ReadFrozen reads the lockfile a frozen install follows and checks that
+// it was written for sources: a missing lockfile, or one for other
+// sources, cannot be honoured.
+func ReadFrozen(path string, sources []string) (*Lock, error) {
+	l, err := Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errdefs.Resolution(fmt.Errorf("--frozen needs %s: run stax install without --frozen to write it", path))
+	} else if err != nil {
+		return nil, err
+	}
+	if err := l.CheckSources(sources); err != nil {
+		return nil, errdefs.Resolution(err)
+	}
+	return l, nil
+}
+
 // Read loads a lockfile; a missing one is fs.ErrNotExist.
 func Read(path string) (*Lock, error) {
 	data, err := os.ReadFile(path)

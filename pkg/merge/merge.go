@@ -149,3 +149,22 @@ func removeEmptyDir(dest string) error {
 	}
 	return nil
 }
+
+// Paths are the directories of the merged skills, in order.
+func (r *Result) Paths() []string {
+	paths := make([]string, len(r.Skills))
+	for i, s := range r.Skills {
+		paths[i] = s.Path
+	}
+	return paths
+}
+
+// CaseWarnings names the merged skills whose directory names differ only
+// in letter case: on macOS and Windows one would overwrite the other.
+func (r *Result) CaseWarnings() []string {
+	out := []string{}
+	for _, c := range layers.CaseCollisions(r.Paths()) {
+		out = append(out, fmt.Sprintf("skills %s and %s differ only in letter case: on macOS and Windows one overwrites the other", c[0], c[1]))
+	}
+	return out
+}

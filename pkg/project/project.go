@@ -189,3 +189,12 @@ func NameFromDir(dir string) string {
 	}
 	return name
 }
+
+// LoadDir reads dir/stax.yaml, nil when there is none.
+func LoadDir(dir string) (*Definition, error) {
+	def, err := Load(filepath.Join(dir, FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return def, err
+}

@@ -1,0 +1,40 @@
+package install
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/skill"
+)
+
+// IgnoredFields warns, for each skill directory of tree named in paths,
+// about the frontmatter a runtime will not honour (allowed-tools and model
+// in most runtimes). A skill whose SKILL.md cannot be read is left to
+// validation.
+func IgnoredFields(tree string, paths []string, runtimes []runtime.Runtime) []string {
+	var warnings []string
+	for _, p := range paths {
+		data, err := os.ReadFile(filepath.Join(tree, p, skill.FileName))
+		if err != nil {
+			continue
+		}
+		doc, err := skill.Parse(data)
+		if err != nil {
+			continue
+		}
+		var present []string
+		for _, field := range []string{"allowed-tools", "model"} {
+			if doc.Frontmatter.Has(field) {
+				present = append(present, field)
+			}
+		}
+		for _, rt := range runtimes {
+			for _, field := range rt.Ignored(present) {
+				warnings = append(warnings, fmt.Sprintf("skill %s: %s does not honour %s", p, rt.Title, field))
+			}
+		}
+	}
+	return warnings
+}
