@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/opencontainers/go-digest"
+	"github.com/stax-dev/stax/internal/atomicfile"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -67,7 +67,7 @@ func (lc *lockChange) changes() bool {
 }
 
 func (lc *lockChange) write() error {
-	return renameio.WriteFile(lc.Path, lc.data, 0o644, renameio.WithTempDir(filepath.Dir(lc.Path)))
+	return atomicfile.WriteFile(lc.Path, lc.data, 0o644)
 }
 
 // restore puts the file back as it was, unless something other than this
@@ -80,7 +80,7 @@ func (lc *lockChange) restore() error {
 	if !lc.Existed {
 		return os.Remove(lc.Path)
 	}
-	return renameio.WriteFile(lc.Path, []byte(lc.Previous), 0o644, renameio.WithTempDir(filepath.Dir(lc.Path)))
+	return atomicfile.WriteFile(lc.Path, []byte(lc.Previous), 0o644)
 }
 
 // transaction ties the folders of one install together: it is committed,
@@ -96,7 +96,7 @@ func newTransaction(lockDir string) *transaction {
 }
 
 func (t *transaction) commit() error {
-	return renameio.WriteFile(t.marker, nil, 0o644, renameio.WithTempDir(filepath.Dir(t.marker)))
+	return atomicfile.WriteFile(t.marker, nil, 0o644)
 }
 
 // forget removes the marker once every folder's journal is gone.
@@ -107,7 +107,7 @@ func writeJournal(path string, j *journalData) error {
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, data, 0o600, renameio.WithTempDir(filepath.Dir(path))); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
 		return err
 	}
 	return syncDir(filepath.Dir(path))
@@ -222,7 +222,7 @@ func restoreRecord(folder *os.Root, had bool, data []byte) {
 	if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
 		return
 	}
-	renameio.WriteFile(RecordFile, data, 0o644, renameio.WithRoot(folder))
+	atomicfile.WriteFileIn(folder, RecordFile, data, 0o644)
 }
 
 // step is called before each step of a commit; tests make it fail, or

@@ -14,8 +14,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/opencontainers/go-digest"
+	"github.com/stax-dev/stax/internal/atomicfile"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -114,7 +114,7 @@ func (r *Record) write(folder *os.Root) error {
 	if err != nil {
 		return err
 	}
-	return errdefs.IO(renameio.WriteFile(RecordFile, append(data, '\n'), 0o644, renameio.WithRoot(folder)))
+	return errdefs.IO(atomicfile.WriteFileIn(folder, RecordFile, append(data, '\n'), 0o644))
 }
 
 // hashTree lists the files under root in fsys as InstalledSkill.Files does.

@@ -11,12 +11,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/opencontainers/go-digest"
+	"github.com/stax-dev/stax/internal/atomicfile"
 	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/layers"
@@ -256,7 +255,7 @@ func (l *Lock) Write(path string) (changed bool, err error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
-	if err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path))); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return false, errdefs.IO(err)
 	}
 	return true, nil
