@@ -39,7 +39,7 @@ type SizeError struct {
 
 func (e *SizeError) Error() string {
 	return fmt.Sprintf("layer holds %s of files, over the %s limit (raise it with --max-size)",
-		formatBytes(e.Size), formatBytes(e.Limit))
+		FormatSize(e.Size), FormatSize(e.Limit))
 }
 
 // CountError reports a layer with more entries than the limit. When
@@ -74,7 +74,10 @@ func (e *DigestMismatchError) Error() string {
 	return fmt.Sprintf("layer digest mismatch: expected %s, got %s", e.Expected, e.Actual)
 }
 
-func formatBytes(n int64) string {
+// FormatSize is how stax writes a size for people, in binary units
+// ("66.8 MiB"): the one formatter of every message, so that one run never
+// says "MB" of one size and "MiB" of the same.
+func FormatSize(n int64) string {
 	const unit = 1 << 10
 	if n < unit {
 		return fmt.Sprintf("%d B", n)

@@ -65,8 +65,14 @@ func TestMaxSizeReachesEveryBuildAndRead(t *testing.T) {
 	reg := registrytest.New(t)
 	useHome(t)
 	dir := bigPackage(t)
-	if r := runStax(t, "pack", dir, "--max-size", "200MiB"); r.Code != 0 {
-		t.Fatalf("pack: %d %s", r.Code, r.Stderr)
+	packed := runStax(t, "pack", dir, "--max-size", "200MiB")
+	if packed.Code != 0 {
+		t.Fatalf("pack: %d %s", packed.Code, packed.Stderr)
+	}
+	// One byte formatter: the large-file warning says MiB, as the size
+	// limit does.
+	if !strings.Contains(packed.Stderr, "65.0 MiB") || strings.Contains(packed.Stderr, " MB") {
+		t.Errorf("sizes not in MiB: %s", packed.Stderr)
 	}
 	if r := runStax(t, "inspect", dir, "--max-size", "200MiB"); r.Code != 0 {
 		t.Errorf("inspect DIR --max-size 200MiB: exit %d %s", r.Code, r.Stderr)
