@@ -13,10 +13,10 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/validate"
@@ -109,17 +109,17 @@ func PrecedingTag(tags []string, tag string) (string, bool) {
 	if slices.Contains(tags, tag) {
 		return tag, true
 	}
-	current, err := bump.ParseVersion(tag)
+	current, err := semver.Parse(tag)
 	if err != nil {
 		return "", false
 	}
-	best, found := bump.Version{}, ""
+	best, found := semver.Version{}, ""
 	for _, candidate := range tags {
-		v, err := bump.ParseVersion(candidate)
-		if err != nil || bump.Compare(v, current) >= 0 {
+		v, err := semver.Parse(candidate)
+		if err != nil || semver.Compare(v, current) >= 0 {
 			continue
 		}
-		if found == "" || bump.Compare(v, best) > 0 {
+		if found == "" || semver.Compare(v, best) > 0 {
 			best, found = v, candidate
 		}
 	}
