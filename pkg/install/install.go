@@ -192,10 +192,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	out := &Outcome{}
 	for i, p := range plans {
 		if err := p.commit(tx, lockChange); err != nil {
-			for j := i; j >= 0; j-- {
-				plans[j].rollback()
-			}
-			return nil, err
+			return nil, rollbackAll(plans[:i+1], err, false)
 		}
 		out.Results = append(out.Results, p.result)
 	}
@@ -205,10 +202,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 			err = lockChange.write()
 		}
 		if err != nil {
-			for j := len(plans) - 1; j >= 0; j-- {
-				plans[j].rollback()
-			}
-			return nil, errdefs.IO(fmt.Errorf("write %s: %w; the skills were put back as they were", opts.Lock.Path, err))
+			return nil, rollbackAll(plans, errdefs.IO(fmt.Errorf("write %s: %w", opts.Lock.Path, err)), true)
 		}
 		out.LockChanged = true
 	}
@@ -219,13 +213,13 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		err = tx.commit()
 	}
 	if err != nil {
-		for j := len(plans) - 1; j >= 0; j-- {
-			plans[j].rollback()
-		}
+		err = rollbackAll(plans, errdefs.IO(fmt.Errorf("commit the install: %w", err)), true)
 		if out.LockChanged {
-			lockChange.restore()
+			if rerr := lockChange.restore(); rerr != nil {
+				err = fmt.Errorf("%w; and %s could not be put back: %w", err, opts.Lock.Path, rerr)
+			}
 		}
-		return nil, errdefs.IO(fmt.Errorf("commit the install: %w; the skills were put back as they were", err))
+		return nil, err
 	}
 	for _, p := range plans {
 		p.finish()
@@ -490,22 +484,45 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 }
 
 // rollback puts back what commit changed: the skills it moved, and the
-// record as it was.
-func (p *plan) rollback() {
+// record as it was. It reports what it could not put back; the journal is
+// then kept, so that the next run finishes undoing it.
+func (p *plan) rollback() error {
 	if !p.committing {
-		return
+		return nil
 	}
-	undoMoves(p.base, p.moves)
+	err := undoMoves(p.base, p.moves)
 	p.moves = nil
 	if p.backupRel != "" {
 		// The backup directories this install made, now empty.
 		for dir := p.backupRel; dir != BackupDir && dir != "." && p.base.Remove(dir) == nil; dir = filepath.Dir(dir) {
 		}
 	}
-	restoreRecord(p.folder, p.hadRecord, p.previous)
+	err = errors.Join(err, restoreRecord(p.folder, p.hadRecord, p.previous))
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.opts.Dir, err)
+	}
 	os.Remove(p.journal)
 	p.committing = false
 	p.result.Backups = []string{}
+	return nil
+}
+
+// rollbackAll rolls back plans, last first, and adds to err what could
+// not be put back; when everything was and say is set, it says so.
+func rollbackAll(plans []*plan, err error, say bool) error {
+	var failed []error
+	for j := len(plans) - 1; j >= 0; j-- {
+		if rerr := plans[j].rollback(); rerr != nil {
+			failed = append(failed, rerr)
+		}
+	}
+	if len(failed) == 0 {
+		if say {
+			return fmt.Errorf("%w; the skills were put back as they were", err)
+		}
+		return err
+	}
+	return fmt.Errorf("%w; and the install could not be fully undone (the next stax run finishes undoing it): %w", err, errors.Join(failed...))
 }
 
 // finish drops what the committed install replaced, and its journal.

@@ -166,8 +166,10 @@ func recoverJournal(path, lockDir string) (string, error) {
 		os.Remove(path)
 		return fmt.Sprintf("an install into %s was interrupted after it was committed; it is now complete", dir), nil
 	}
-	undoMoves(base, j.Moves)
-	restoreRecord(folder, j.HadRecord, []byte(j.Record))
+	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, j.HadRecord, []byte(j.Record))); err != nil {
+		// The journal stays, so that the next run tries again.
+		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
+	}
 	if j.Lock != nil {
 		if err := j.Lock.restore(); err != nil {
 			return "", errdefs.IO(fmt.Errorf("restore %s: %w", j.Lock.Path, err))
@@ -201,7 +203,9 @@ func Recover(ctx context.Context, dir, lockDir string) (string, error) {
 
 // undoMoves renames back, last first, every move whose result is there
 // and whose source is free: it can be run again after a crash of its own.
-func undoMoves(base *os.Root, moves [][2]string) {
+// It returns the moves it could not undo.
+func undoMoves(base *os.Root, moves [][2]string) error {
+	var errs []error
 	for i := len(moves) - 1; i >= 0; i-- {
 		from, to := moves[i][0], moves[i][1]
 		if _, err := base.Lstat(to); err != nil {
@@ -210,19 +214,27 @@ func undoMoves(base *os.Root, moves [][2]string) {
 		if _, err := base.Lstat(from); err == nil {
 			continue
 		}
-		base.Rename(to, from)
+		if err := base.Rename(to, from); err != nil {
+			errs = append(errs, fmt.Errorf("move %s back to %s: %w", to, from, err))
+		}
 	}
+	return errors.Join(errs...)
 }
 
-func restoreRecord(folder *os.Root, had bool, data []byte) {
+func restoreRecord(folder *os.Root, had bool, data []byte) error {
 	if !had {
-		folder.Remove(RecordFile)
-		return
+		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", RecordFile, err)
+		}
+		return nil
 	}
 	if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
-		return
+		return nil
 	}
-	atomicfile.WriteFileIn(folder, RecordFile, data, 0o644)
+	if err := atomicfile.WriteFileIn(folder, RecordFile, data, 0o644); err != nil {
+		return fmt.Errorf("restore %s: %w", RecordFile, err)
+	}
+	return nil
 }
 
 // step is called before each step of a commit; tests make it fail, or
