@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/agent"
 )
 
 // installScope are the flags that say where installed skills live, shared
@@ -20,7 +20,7 @@ type installScope struct {
 func (s *installScope) addFlags(cmd *cobra.Command) {
 	flags := cmd.Flags()
 	flags.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders")
-	flags.StringSliceVar(&s.Runtimes, "runtime", nil, "runtimes to install into, comma-separated: "+strings.Join(runtime.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+runtime.Default+")")
+	flags.StringSliceVar(&s.Runtimes, "runtime", nil, "runtimes to install into, comma-separated: "+strings.Join(agent.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+agent.Default+")")
 	flags.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/agent"
 )
 
 // discoveryOptions are the flags list and show share: which runtime, and
@@ -25,8 +25,8 @@ type discoveryOptions struct {
 }
 
 func (d *discoveryOptions) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&d.Runtime, "runtime", runtime.Default,
-		"the agent runtime: "+strings.Join(runtime.Names(), ", "))
+	cmd.Flags().StringVar(&d.Runtime, "runtime", agent.Default,
+		"the agent runtime: "+strings.Join(agent.Names(), ", "))
 	cmd.Flags().StringVar(&d.Project, "dir", ".", "the project directory the runtime runs in")
 }
 
@@ -46,7 +46,7 @@ func (d *discoveryOptions) list() (*discover.Listing, error) {
 // resolve turns the flags into the runtime and the absolute project and
 // home directories.
 func (d *discoveryOptions) resolve() (discover.Options, error) {
-	rt, err := runtime.Find(d.Runtime)
+	rt, err := agent.Find(d.Runtime)
 	if err != nil {
 		return discover.Options{}, errdefs.Invalid(err)
 	}
@@ -83,7 +83,7 @@ or description) is listed with a warning saying why, never left out.
 --prompt prints instead the menu a runtime puts in its Skill tool's
 description: one "- name: description" line per skill it offers the model.
 
-Runtimes: ` + strings.Join(runtime.Names(), ", ") + `; the default is ` + runtime.Default + `.`,
+Runtimes: ` + strings.Join(agent.Names(), ", ") + `; the default is ` + agent.Default + `.`,
 		Example: `  stax list
   stax list --runtime cursor --dir ~/src/app
   stax list --prompt --runtime codex`,
@@ -185,7 +185,7 @@ func printList(w io.Writer, l *discover.Listing) error {
 // the home directory, shown because a pattern that matches nothing lists
 // no folder.
 func pluginPatterns(name string) []string {
-	rt, ok := runtime.Lookup(name)
+	rt, ok := agent.Lookup(name)
 	if !ok {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/skill"
 )
 
@@ -13,7 +13,7 @@ import (
 // about the frontmatter a runtime will not honour (allowed-tools and model
 // in most runtimes). A skill whose SKILL.md cannot be read is left to
 // validation.
-func IgnoredFields(tree string, paths []string, runtimes []runtime.Runtime) []string {
+func IgnoredFields(tree string, paths []string, runtimes []agent.Runtime) []string {
 	var warnings []string
 	for _, p := range paths {
 		data, err := os.ReadFile(filepath.Join(tree, p, skill.FileName))

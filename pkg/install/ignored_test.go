@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/agent"
 )
 
 func TestIgnoredFields(t *testing.T) {
@@ -17,9 +17,9 @@ func TestIgnoredFields(t *testing.T) {
 	}
 	write("plain", "")
 	write("tools", "allowed-tools: Bash\n")
-	var all []runtime.Runtime
-	for _, n := range runtime.Names() {
-		rt, _ := runtime.Find(n)
+	var all []agent.Runtime
+	for _, n := range agent.Names() {
+		rt, _ := agent.Find(n)
 		all = append(all, rt)
 	}
 	got := IgnoredFields(tree, []string{"plain", "tools", "missing"}, all)

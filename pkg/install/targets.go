@@ -8,7 +8,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/agent"
 )
 
 // Where says where skills are installed: the runtimes and scope asked for
@@ -28,7 +28,7 @@ type Where struct {
 // Target is one folder to install into, and the runtimes reading it.
 type Target struct {
 	Dir      string
-	Runtimes []runtime.Runtime
+	Runtimes []agent.Runtime
 }
 
 // Placement is where an install, uninstall or verify works.
@@ -36,7 +36,7 @@ type Placement struct {
 	// Targets share a folder when their runtimes read the same one (codex,
 	// goose and agents all read .agents/skills).
 	Targets []Target
-	Scope   runtime.Scope
+	Scope   agent.Scope
 	// Root is the directory every change is confined to: the project, or
 	// for user scope the home directory.
 	Root string
@@ -56,20 +56,20 @@ func Place(w Where) (*Placement, error) {
 		}
 	}
 	if len(names) == 0 {
-		names = []string{runtime.Default}
+		names = []string{agent.Default}
 	}
 	if scope == "" {
-		scope = string(runtime.ScopeProject)
+		scope = string(agent.ScopeProject)
 	}
-	p := &Placement{Scope: runtime.Scope(scope)}
+	p := &Placement{Scope: agent.Scope(scope)}
 	switch p.Scope {
-	case runtime.ScopeProject:
+	case agent.ScopeProject:
 		abs, err := filepath.Abs(w.ProjectDir)
 		if err != nil {
 			return nil, errdefs.IO(err)
 		}
 		p.Root, p.Workspace = abs, abs
-	case runtime.ScopeUser:
+	case agent.ScopeUser:
 		home := w.Home
 		if home == "" {
 			var err error
@@ -82,12 +82,12 @@ func Place(w Where) (*Placement, error) {
 		return nil, errdefs.Invalid(fmt.Errorf("--scope must be project or user, not %q", scope))
 	}
 	for _, name := range names {
-		rt, err := runtime.Find(name)
+		rt, err := agent.Find(name)
 		if err != nil {
 			return nil, errdefs.Invalid(err)
 		}
 		dirs := rt.ProjectDirs(p.Root)
-		if p.Scope == runtime.ScopeUser {
+		if p.Scope == agent.ScopeUser {
 			dirs = rt.UserDirs(p.Root)
 		}
 		dir := dirs[0]
@@ -111,7 +111,7 @@ func (p *Placement) Dirs() []string {
 }
 
 // Names are the names of runtimes.
-func Names(rts []runtime.Runtime) []string {
+func Names(rts []agent.Runtime) []string {
 	names := make([]string, len(rts))
 	for i, rt := range rts {
 		names[i] = rt.Name
