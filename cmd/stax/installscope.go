@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/agent"
 )
 
 // installScope are the flags that say where installed skills live, shared

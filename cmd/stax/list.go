@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/agent"
 )
 
 // discoveryOptions are the flags list and show share: which runtime, and

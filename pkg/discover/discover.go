@@ -43,8 +43,8 @@ type Skill struct {
 	// Name is the frontmatter name, or Key when it cannot be read.
 	Name string `json:"name"`
 	// Description is the frontmatter description on one line.
-	Description string        `json:"description"`
-	Dir         string        `json:"dir"`
+	Description string      `json:"description"`
+	Dir         string      `json:"dir"`
 	Scope       agent.Scope `json:"scope"`
 	// Location is the skills folder it was found in.
 	Location string `json:"location"`

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/agent"
 )
 
 // Where says where skills are installed: the runtimes and scope asked for

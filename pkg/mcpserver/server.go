@@ -27,9 +27,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/render"
-	"github.com/stax-dev/stax/pkg/agent"
 )
 
 // DefaultInlineLimit is how many skills the Skill tool's description lists

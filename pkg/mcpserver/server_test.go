@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stax-dev/stax/internal/filetest"
-	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
