@@ -1,6 +1,10 @@
 package layers
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+)
 
 func TestFormatSize(t *testing.T) {
 	tests := []struct {
@@ -13,5 +17,15 @@ func TestFormatSize(t *testing.T) {
 		if got := FormatSize(tt.n); got != tt.want {
 			t.Errorf("FormatSize(%d) = %q, want %q", tt.n, got, tt.want)
 		}
+	}
+}
+
+func TestFileDigestRecord(t *testing.T) {
+	d := digest.FromString("x")
+	if got := (FileDigest{Digest: d}).Record(); got != "644 "+d.String() {
+		t.Errorf("Record = %q", got)
+	}
+	if got := (FileDigest{Executable: true, Digest: d}).Mode(); got != "755" {
+		t.Errorf("Mode = %q", got)
 	}
 }

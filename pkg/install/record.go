@@ -149,10 +149,7 @@ func hashTree(fsys fs.FS, root string) (map[string]string, error) {
 }
 
 func fileEntry(mode fs.FileMode, d digest.Digest) string {
-	if mode&0o111 != 0 {
-		return "755 " + d.String()
-	}
-	return "644 " + d.String()
+	return layers.FileDigest{Executable: mode&0o111 != 0, Digest: d}.Record()
 }
 
 // Drift is how an installed skill differs from its record.
