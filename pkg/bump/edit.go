@@ -133,7 +133,7 @@ func memoryVersion(path string, data []byte, to, today string) ([]byte, []Change
 		return fail("%v; MEMORY.md must start with a frontmatter block holding version: %s, then run stax bump again", err, to)
 	}
 	from := ""
-	if n := lookup(doc.Frontmatter.Node(), []string{"version"}); n != nil {
+	if n := skill.Lookup(doc.Frontmatter.Node(), "version"); n != nil {
 		from = n.Value
 	} else {
 		return fail("the frontmatter has no version; add version: <the current SKILL.md version>, then run stax bump again")
@@ -143,7 +143,7 @@ func memoryVersion(path string, data []byte, to, today string) ([]byte, []Change
 		return fail("%v", err)
 	}
 	changes := []Change{{File: path, Field: "version", Line: line, From: from, To: to}}
-	if n := lookup(doc.Frontmatter.Node(), []string{"lastUpdated"}); n != nil {
+	if n := skill.Lookup(doc.Frontmatter.Node(), "lastUpdated"); n != nil {
 		// Only the version's length changed, on another line: the date's
 		// position in out is where the parsed node says.
 		withDate, dateLine, err := SetValue(out, doc.Frontmatter.Node(), []string{"lastUpdated"}, today)
@@ -198,7 +198,7 @@ const frontmatterFirstLine = 2
 // way; anything else is an error that asks for a hand edit rather than a
 // rewrite of the frontmatter.
 func SetValue(data []byte, m *yaml.Node, path []string, value string) ([]byte, int, error) {
-	n := lookup(m, path)
+	n := skill.Lookup(m, path...)
 	if n == nil {
 		return nil, 0, fmt.Errorf("no %s field", dotted(path))
 	}
@@ -230,26 +230,6 @@ func SetValue(data []byte, m *yaml.Node, path []string, value string) ([]byte, i
 	out = append(out, open+value+close...)
 	out = append(out, data[end:]...)
 	return out, line, nil
-}
-
-// lookup follows keys from mapping m; the first of duplicated keys wins,
-// as it does for the frontmatter decoder.
-func lookup(m *yaml.Node, path []string) *yaml.Node {
-	n := m
-	for _, key := range path {
-		if n == nil || n.Kind != yaml.MappingNode {
-			return nil
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
-				next = n.Content[i+1]
-				break
-			}
-		}
-		n = next
-	}
-	return n
 }
 
 func dotted(path []string) string {
