@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/stax-dev/stax/pkg/substitute"
 )
 
 // Every line of every command's Example is a command that parses: the
@@ -38,7 +39,7 @@ func TestHelpExamplesParse(t *testing.T) {
 // command substitution.
 func exampleCommands(line string) [][]string {
 	var out [][]string
-	words := shellWords(line)
+	words := substitute.Split(line) // words as a shell splits them, quotes removed
 	for i := 0; i < len(words); i++ {
 		w := strings.TrimPrefix(words[i], "$(")
 		if j := strings.Index(w, "=$("); j >= 0 {
@@ -62,37 +63,6 @@ func exampleCommands(line string) [][]string {
 		out = append(out, args)
 	}
 	return out
-}
-
-// shellWords splits line as a shell does for the examples' needs: blanks
-// separate words, and quotes group them.
-func shellWords(line string) []string {
-	var words []string
-	var word strings.Builder
-	in, quote := false, rune(0)
-	for _, r := range line {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			word.WriteRune(r)
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t':
-			if in {
-				words = append(words, word.String())
-				word.Reset()
-				in = false
-			}
-		default:
-			word.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, word.String())
-	}
-	return words
 }
 
 func checkExample(t *testing.T, where string, args []string) {
