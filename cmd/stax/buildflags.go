@@ -165,3 +165,10 @@ func addMaxFilesFlag(cmd *cobra.Command, value *maxFilesFlag) {
 	*value = layers.DefaultMaxFiles
 	cmd.Flags().Var(value, "max-files", "most files and directories a skills layer may hold; 0 for no limit")
 }
+
+// addMaxSizeFlag adds --max-size, the bound on what a command accepts,
+// 64 MiB unless given.
+func addMaxSizeFlag(cmd *cobra.Command, value *byteSize, what string) {
+	*value = newByteSize("64MiB")
+	cmd.Flags().Var(value, "max-size", "largest "+what+"; 0 for no limit")
+}

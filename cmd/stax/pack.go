@@ -170,10 +170,3 @@ func tagReference(tagRef *reference.Reference, def project.Definition) (referenc
 	}
 	return ref, nil
 }
-
-// addMaxSizeFlag adds --max-size, the bound on what a command accepts,
-// 64 MiB unless given.
-func addMaxSizeFlag(cmd *cobra.Command, value *byteSize, what string) {
-	*value = newByteSize("64MiB")
-	cmd.Flags().Var(value, "max-size", "largest "+what+"; 0 for no limit")
-}

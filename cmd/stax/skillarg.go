@@ -3,20 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/source"
-	"github.com/stax-dev/stax/pkg/stateful"
 )
 
 // The SKILL argument of render and bump names a skill directory, or a
@@ -111,27 +107,6 @@ func splitPackaged(arg string) (ref, name string, ok bool) {
 	return arg[:i], arg[i+1:], true
 }
 
-// openPackage opens the package ref names, where scope allows, through the
-// source-opening function the other commands use, and checks its manifest
-// and config.
-// walkSkills streams the skills layer of pkg through the safe layer
-// reader, checked against its digest and maxSize, calling fn for each
-// entry. Nothing is extracted.
-func walkSkills(ctx context.Context, src *source.Source, pkg *artifact.Package, maxSize int64, fn func(layers.Header, io.Reader) error) error {
-	if pkg.Skills == nil {
-		return nil
-	}
-	rc, err := pkg.OpenSkills(ctx, src)
-	if err != nil {
-		return errdefs.IO(fmt.Errorf("%s: %w", src.Name, err))
-	}
-	defer rc.Close()
-	if err := layers.Walk(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest}, fn); err != nil {
-		return errdefs.With(layers.Class(err), fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
-	}
-	return nil
-}
-
 // readPackagedSkill reads the SKILL.md and siblings of the skill in
 // directory name of the package ref.
 func readPackagedSkill(ctx context.Context, global *globalOptions, ref, name string, maxSize int64) (*skillFiles, error) {
@@ -148,32 +123,9 @@ func readPackagedSkill(ctx context.Context, global *globalOptions, ref, name str
 		return nil, err
 	}
 	defer src.Close()
-	files := &skillFiles{Siblings: map[string][]byte{}}
-	err = walkSkills(ctx, src, pkg, maxSize, func(h layers.Header, r io.Reader) error {
-		dir, rest, nested := strings.Cut(h.Path, "/")
-		if h.Dir || !nested || dir != name || (rest != skill.FileName && !stateful.IsSibling(rest)) {
-			return nil
-		}
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return err
-		}
-		if rest == skill.FileName {
-			files.SkillMD = data
-		} else {
-			files.Siblings[rest] = data
-		}
-		return nil
-	})
+	files, err := src.ReadSkill(ctx, pkg, name)
 	if err != nil {
 		return nil, err
 	}
-	if files.SkillMD == nil {
-		var names []string
-		for _, rec := range pkg.Config.Skills {
-			names = append(names, rec.Path)
-		}
-		return nil, errdefs.Invalid(fmt.Errorf("%s has no skill %q; its skills: %s", ref, name, strings.Join(names, ", ")))
-	}
-	return files, nil
+	return &skillFiles{SkillMD: files.SkillMD, Siblings: files.Siblings}, nil
 }

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/snapshot"
+	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
@@ -60,4 +63,63 @@ func (r *recordingReader) Read(p []byte) (int, error) {
 		r.err = err
 	}
 	return n, err
+}
+
+// Walk streams the skills layer of pkg through the safe layer reader,
+// checked against its digest and the source's limits, calling fn for each
+// entry. Nothing is extracted.
+func (s *Source) Walk(ctx context.Context, pkg *artifact.Package, fn func(layers.Header, io.Reader) error) error {
+	if pkg.Skills == nil {
+		return nil
+	}
+	rc, err := pkg.OpenSkills(ctx, s)
+	if err != nil {
+		return s.FetchError(err)
+	}
+	defer rc.Close()
+	if err := layers.Walk(rc, layers.ReadOptions{MaxSize: s.opts.MaxSize, MaxFiles: s.opts.MaxFiles, Digest: pkg.Skills.Digest}, fn); err != nil {
+		return errdefs.With(layers.Class(err), fmt.Errorf("%s: read skills layer %s: %w", s.Name, pkg.Skills.Digest, err))
+	}
+	return nil
+}
+
+// SkillFiles are the SKILL.md and the stateful siblings of one skill of a
+// package, read from its layer.
+type SkillFiles struct {
+	SkillMD  []byte
+	Siblings map[string][]byte
+}
+
+// ReadSkill reads the SKILL.md and stateful siblings of the skill in
+// directory name of pkg. A package without that skill is an invalid
+// argument, and the message lists the skills it has.
+func (s *Source) ReadSkill(ctx context.Context, pkg *artifact.Package, name string) (*SkillFiles, error) {
+	files := &SkillFiles{Siblings: map[string][]byte{}}
+	err := s.Walk(ctx, pkg, func(h layers.Header, r io.Reader) error {
+		dir, rest, nested := strings.Cut(h.Path, "/")
+		if h.Dir || !nested || dir != name || (rest != skill.FileName && !stateful.IsSibling(rest)) {
+			return nil
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		if rest == skill.FileName {
+			files.SkillMD = data
+		} else {
+			files.Siblings[rest] = data
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if files.SkillMD == nil {
+		var names []string
+		for _, rec := range pkg.Config.Skills {
+			names = append(names, rec.Path)
+		}
+		return nil, errdefs.Invalid(fmt.Errorf("%s has no skill %q; its skills: %s", s.Name, name, strings.Join(names, ", ")))
+	}
+	return files, nil
 }
