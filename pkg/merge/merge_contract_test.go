@@ -171,3 +171,34 @@ func TestMaterializeChecksSkillDigests(t *testing.T) {
 		t.Errorf("dest appeared after a failed merge: %v", err)
 	}
 }
+
+// The limits bound what Materialize extracts: over either, nothing lands.
+func TestMaterializeLimits(t *testing.T) {
+	root := layered(t)
+	g := resolveDirs(t, root, "./org", "./team")
+	tests := []struct {
+		name     string
+		maxSize  int64
+		maxFiles int
+		ok       bool
+	}{
+		{"defaults", 0, 0, true},
+		{"no limits", -1, -1, true},
+		{"size over the limit", 16, 0, false},
+		{"files over the limit", 0, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := merge.Merge(g.Order)
+			res.MaxFiles = tt.maxFiles
+			dest := filepath.Join(t.TempDir(), "skills")
+			err := res.Materialize(context.Background(), dest, tt.maxSize)
+			if (err == nil) != tt.ok {
+				t.Fatalf("Materialize: %v, want success %v", err, tt.ok)
+			}
+			if _, statErr := os.Stat(dest); (statErr == nil) != tt.ok {
+				t.Errorf("dest present = %v after Materialize returned %v", statErr == nil, err)
+			}
+		})
+	}
+}

@@ -114,7 +114,7 @@ func TestLoginLogout(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "did not accept the credentials for alice") {
 				t.Errorf("Login with a wrong password: %v", err)
 			}
-			if strings.Contains(err.Error(), "wrong") {
+			if err != nil && strings.Contains(err.Error(), "wrong") {
 				t.Errorf("the error prints the password: %v", err)
 			}
 			if keys := savedKeys(t, config); len(keys) != 0 {
