@@ -14,18 +14,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stax-dev/stax/internal/registrytest"
 )
 
-// TestMain keeps every test on loopback: Go never proxies loopback hosts,
-// so with a proxy on a closed loopback port any other request fails at
-// once, without even a DNS lookup, instead of leaving the machine. It must
-// be set before the first request, as net/http reads it once.
+// TestMain keeps every test on loopback.
 func TestMain(m *testing.M) {
-	for _, v := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
-		os.Setenv(v, "http://127.0.0.1:9")
-	}
-	os.Unsetenv("NO_PROXY")
-	os.Unsetenv("no_proxy")
+	registrytest.KeepOnLoopback()
 	var mu sync.Mutex
 	var seen []string
 	unclassified = func(err error) {

@@ -462,3 +462,16 @@ func (w *recorder) Flush() {
 
 // Unwrap lets http.ResponseController reach the server's writer.
 func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// KeepOnLoopback makes every HTTP request of the test binary that is not
+// to a loopback address fail at once: Go never proxies loopback hosts, so
+// with a proxy on a closed loopback port any other request fails without
+// even a DNS lookup, instead of leaving the machine. Call it from TestMain
+// before the first request, as net/http reads the variables once.
+func KeepOnLoopback() {
+	for _, v := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		os.Setenv(v, "http://127.0.0.1:9")
+	}
+	os.Unsetenv("NO_PROXY")
+	os.Unsetenv("no_proxy")
+}

@@ -29,12 +29,9 @@ import (
 	"github.com/stax-dev/stax/pkg/store"
 )
 
+// TestMain keeps every test on loopback.
 func TestMain(m *testing.M) {
-	for _, v := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
-		os.Setenv(v, "http://127.0.0.1:9")
-	}
-	os.Unsetenv("NO_PROXY")
-	os.Unsetenv("no_proxy")
+	registrytest.KeepOnLoopback()
 	os.Exit(m.Run())
 }
 

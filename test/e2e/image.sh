@@ -11,7 +11,8 @@
 # with "e2e image: N passed, 0 failed", or exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source test/e2e/lib/registry.bash
+# shellcheck source=lib/registry.sh
+source test/e2e/lib/registry.sh
 
 passed=0
 fail() {

@@ -13,15 +13,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-STAX=${STAX:-bin/stax}
 # shellcheck source=lib/registry.sh
 source test/e2e/lib/registry.sh
-[[ -x $STAX ]] || fail "no stax binary at $STAX (make build, or set STAX)"
-STAX=$(cd "$(dirname "$STAX")" && pwd)/$(basename "$STAX")
-
-export STAX_HOME="$work/home"
-export DOCKER_CONFIG="$work/docker" # no credentials from the machine
-mkdir -p "$STAX_HOME" "$DOCKER_CONFIG"
+stax_registry_session
 host=127.0.0.1:$port
 
 # package NAME DEPS SKILL...: a package directory under $work/src.

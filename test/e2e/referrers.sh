@@ -13,11 +13,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-STAX=${STAX:-bin/stax}
 # shellcheck source=lib/registry.sh
-REGISTRY_DELETE=false source test/e2e/lib/registry.sh
-[[ -x $STAX ]] || fail "no stax binary at $STAX (make build, or set STAX)"
-STAX=$(cd "$(dirname "$STAX")" && pwd)/$(basename "$STAX")
+source test/e2e/lib/registry.sh
+REGISTRY_DELETE=false stax_registry_session
 
 # get PORT PATH ACCEPT: prints the answer to a GET, status line, headers
 # and body (plain bash, no curl needed).
@@ -29,9 +27,6 @@ get() {
 }
 echo "e2e: (deletes disabled)"
 
-export STAX_HOME="$work/home"
-export DOCKER_CONFIG="$work/docker"
-mkdir -p "$STAX_HOME" "$DOCKER_CONFIG"
 layout=$work/layout
 ref=127.0.0.1:$port/e2e/skills:1.0.0
 

@@ -1,17 +1,13 @@
 # shellcheck shell=bash
-# Sourced by e2e scripts: starts Debian's docker-registry (distribution 2.8)
-# on a free loopback port, sets $port, $work (a temporary directory removed
-# on exit) and $REGISTRY_BIN, and defines fail and registry_fail.
-# REGISTRY_DELETE=false starts it with deletes disabled, so that it answers
-# DELETE with 405 as GHCR does.
+# Sourced by e2e scripts that need a registry. start_registry runs Debian's
+# docker-registry (distribution 2.8; $DOCKER_REGISTRY overrides its path) on
+# a loopback port the kernel picks and sets $port; REGISTRY_DELETE=false
+# starts it with deletes disabled, so that it answers DELETE with 405 as
+# GHCR does. The caller defines fail() and $work (a temporary directory) and
+# calls stop_registry on exit; stax_registry_session does all of that for a
+# script that needs nothing else.
 
-REGISTRY_BIN=${DOCKER_REGISTRY:-/usr/bin/docker-registry}
-
-fail() {
-  echo "e2e: FAIL: $*" >&2
-  echo "e2e: 0 passed, 1 failed"
-  exit 1
-}
+registry_pid=
 
 # registry_fail is fail, with the end of the registry's log.
 registry_fail() {
@@ -20,41 +16,16 @@ registry_fail() {
   fail "$@"
 }
 
-[[ -x $REGISTRY_BIN ]] || fail "no docker-registry at $REGISTRY_BIN (apt-get install docker-registry)"
-
-work=$(mktemp -d)
-registry_pid=
-cleanup() {
+stop_registry() {
   if [[ -n $registry_pid ]]; then
     kill "$registry_pid" 2>/dev/null || true
     wait "$registry_pid" 2>/dev/null || true
   fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
 
-# Port 0: the kernel picks a free port, which the registry logs.
-cat >"$work/config.yml" <<CONFIG
-version: 0.1
-log:
-  level: info
-storage:
-  filesystem:
-    rootdirectory: $work/data
-  delete:
-    enabled: ${REGISTRY_DELETE:-true}
-  maintenance:
-    uploadpurging:
-      enabled: false
-http:
-  addr: 127.0.0.1:0
-  secret: stax-e2e
-CONFIG
-"$REGISTRY_BIN" serve "$work/config.yml" >"$work/registry.log" 2>&1 &
-registry_pid=$!
-
-# ping PORT: true when GET /v2/ answers 200 (plain bash, no curl needed).
-ping() {
+# ping_registry PORT: true when GET /v2/ answers 200 (plain bash, no curl
+# needed).
+ping_registry() {
   local status
   exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
   printf 'GET /v2/ HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n\r\n' "$1" >&3
@@ -63,16 +34,59 @@ ping() {
   [[ $status == 200 ]]
 }
 
-port=
-for _ in $(seq 100); do # 10 s at most
-  kill -0 "$registry_pid" 2>/dev/null || registry_fail "docker-registry exited at start"
-  if [[ -z $port ]]; then
-    port=$(sed -n 's/.*msg="listening on 127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/registry.log" | head -n 1)
-  fi
-  if [[ -n $port ]] && ping "$port" 2>/dev/null; then
-    break
-  fi
-  sleep 0.1
-done
-[[ -n $port ]] && ping "$port" 2>/dev/null || registry_fail "docker-registry did not answer on /v2/ within 10 s"
-echo "e2e: $("$REGISTRY_BIN" --version) on 127.0.0.1:$port"
+start_registry() {
+  local bin=${DOCKER_REGISTRY:-/usr/bin/docker-registry}
+  [[ -x $bin ]] || fail "no docker-registry at $bin (apt-get install docker-registry)"
+  cat >"$work/registry.yml" <<YML
+version: 0.1
+log:
+  level: info
+storage:
+  filesystem:
+    rootdirectory: $work/registry-data
+  delete:
+    enabled: ${REGISTRY_DELETE:-true}
+  maintenance:
+    uploadpurging:
+      enabled: false
+http:
+  addr: 127.0.0.1:0
+  secret: stax-e2e
+YML
+  "$bin" serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
+  registry_pid=$!
+  port=
+  for _ in $(seq 100); do # 10 s at most
+    kill -0 "$registry_pid" 2>/dev/null || registry_fail "docker-registry exited at start"
+    if [[ -z $port ]]; then
+      port=$(sed -n 's/.*msg="listening on 127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/registry.log" | head -n 1)
+    fi
+    if [[ -n $port ]] && ping_registry "$port" 2>/dev/null; then
+      echo "e2e: $("$bin" --version) on 127.0.0.1:$port"
+      return 0
+    fi
+    sleep 0.1
+  done
+  registry_fail "docker-registry did not answer on /v2/ within 10 s"
+}
+
+# stax_registry_session sets up a script that drives $STAX (default
+# bin/stax, made absolute) against one registry: fail, $work removed on
+# exit, the registry started, and a $STAX_HOME and $DOCKER_CONFIG of its own
+# so that nothing is read from or written to the machine's.
+stax_registry_session() {
+  fail() {
+    echo "e2e: FAIL: $*" >&2
+    echo "e2e: 0 passed, 1 failed"
+    exit 1
+  }
+  STAX=${STAX:-bin/stax}
+  [[ -x $STAX ]] || fail "no stax binary at $STAX (make build, or set STAX)"
+  STAX=$(cd "$(dirname "$STAX")" && pwd)/$(basename "$STAX")
+  work=$(mktemp -d)
+  trap 'stop_registry; rm -rf "$work"' EXIT
+  start_registry
+  export STAX_HOME="$work/home"
+  export DOCKER_CONFIG="$work/docker"
+  mkdir -p "$STAX_HOME" "$DOCKER_CONFIG"
+}

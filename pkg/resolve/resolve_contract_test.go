@@ -1,0 +1,223 @@
+package resolve_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// resolveErr resolves sources of s and returns the error.
+func resolveErr(t *testing.T, s graphSpec, sources ...string) error {
+	t.Helper()
+	root := t.TempDir()
+	s.write(t, root)
+	g, err := resolve.Resolve(context.Background(), sources, root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
+	if err == nil {
+		g.Close()
+	}
+	return err
+}
+
+func TestResolveRefusesCycles(t *testing.T) {
+	tests := []struct {
+		name    string
+		deps    map[string][]string
+		sources []string
+		cycle   string
+	}{
+		{"two packages", map[string][]string{"a": {"b"}, "b": {"a"}}, []string{"./a"}, "dependency cycle: ./a → ../b → ../a"},
+		{"three packages", map[string][]string{"a": {"b"}, "b": {"c"}, "c": {"b"}}, []string{"./a"}, "dependency cycle: ../b → ../c → ../b"},
+		{"itself", map[string][]string{"a": {"a"}}, []string{"./a"}, "dependency cycle: ./a → ../a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := resolveErr(t, graphSpec{deps: tt.deps}, tt.sources...)
+			if err == nil || !strings.Contains(err.Error(), tt.cycle) {
+				t.Errorf("Resolve: %v, want %q", err, tt.cycle)
+			}
+		})
+	}
+	// A diamond visits one package twice, which is no cycle.
+	if err := resolveErr(t, graphSpec{deps: map[string][]string{"top": {"l", "r"}, "l": {"base"}, "r": {"base"}}}, "./top"); err != nil {
+		t.Errorf("diamond: %v", err)
+	}
+}
+
+func TestResolveDepthLimit(t *testing.T) {
+	// chain(n) is n packages, each depending on the next.
+	chain := func(n int) graphSpec {
+		deps := map[string][]string{}
+		for i := 0; i < n-1; i++ {
+			deps[fmt.Sprintf("p%02d", i)] = []string{fmt.Sprintf("p%02d", i+1)}
+		}
+		return graphSpec{deps: deps}
+	}
+	if err := resolveErr(t, chain(resolve.MaxDepth), "./p00"); err != nil {
+		t.Errorf("a chain of %d packages: %v", resolve.MaxDepth, err)
+	}
+	err := resolveErr(t, chain(resolve.MaxDepth+1), "./p00")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("packages nest deeper than %d: ./p00 → ../p01 →", resolve.MaxDepth)) ||
+		!strings.HasSuffix(err.Error(), fmt.Sprintf("../p%02d", resolve.MaxDepth)) {
+		t.Errorf("a chain of %d packages: %v, want the depth error with the whole path", resolve.MaxDepth+1, err)
+	}
+}
+
+func TestResolveMissing(t *testing.T) {
+	tests := []struct {
+		decl, want string
+	}{
+		{"./nowhere", "no package directory at"},
+		{"oci:" + filepath.Join(t.TempDir(), "no-layout") + ":1", "no OCI layout at"},
+		{"Not A Reference", "Not A Reference"},
+	}
+	for _, tt := range tests {
+		if err := resolveErr(t, graphSpec{}, tt.decl); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Resolve(%s): %v, want %q", tt.decl, err, tt.want)
+		}
+	}
+}
+
+// publisher builds package directories and pushes them to a real registry.
+type publisher struct {
+	t      *testing.T
+	reg    *registrytest.Registry
+	opener *target.Opener
+}
+
+func newPublisher(t *testing.T) *publisher {
+	client, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &publisher{t: t, reg: registrytest.New(t), opener: &target.Opener{StoreDir: filepath.Join(t.TempDir(), "store"), Registry: client}}
+}
+
+// publish writes a package with one skill saying body and the given
+// dependencies, builds it for publishing and pushes it as repo:tag.
+func (p *publisher) publish(repoTag, body string, deps ...string) digest.Digest {
+	t, ctx := p.t, context.Background()
+	t.Helper()
+	dir := t.TempDir()
+	def := "name: pkg\nversion: 1.0.0\n"
+	if len(deps) > 0 {
+		def += "packages:\n"
+		for _, d := range deps {
+			def += "  - " + d + "\n"
+		}
+	}
+	writeFile(t, filepath.Join(dir, project.FileName), def)
+	writeFile(t, filepath.Join(dir, "skills", "s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag), "SKILL.md"),
+		"---\nname: s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag)+"\ndescription: A skill. Use when testing resolution.\n---\n"+body+"\n")
+	proj, err := project.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := store.OpenLayout(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, g, err := resolve.BuildProject(ctx, proj, layout, resolve.Options{Opener: p.opener, Build: pack.Options{Publish: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	src, err := p.opener.Open(ctx, reference.Reference{Layout: layout.Dir, Digest: res.Descriptor.Digest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := p.opener.Open(ctx, p.ref(repoTag))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := transfer.Copy(ctx, src, dst, transfer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return res.Descriptor.Digest
+}
+
+func (p *publisher) ref(repoTag string) reference.Reference {
+	ref, err := reference.Parse(p.reg.Host + "/" + repoTag)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return ref
+}
+
+func (p *publisher) resolve(pins map[string]digest.Digest, repoTags ...string) (*resolve.Graph, error) {
+	decls := make([]string, len(repoTags))
+	for i, rt := range repoTags {
+		decls[i] = p.reg.Host + "/" + rt
+	}
+	return resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.opener, Pins: pins})
+}
+
+// A tag that moved between the publishing of a package that depends on
+// it and now resolves to two digests: the error names both, with the
+// path to each, and says how to pin one.
+func TestResolveConflictNamesBothDigests(t *testing.T) {
+	p := newPublisher(t)
+	old := p.publish("base:1", "first")
+	p.publish("team:1", "team", p.reg.Host+"/base:1")
+	moved := p.publish("base:1", "second")
+	if old == moved {
+		t.Fatal("the two base packages have one digest")
+	}
+	base := p.reg.Host + "/base:1"
+
+	_, err := p.resolve(nil, "team:1", "base:1")
+	if err == nil {
+		t.Fatal("Resolve: no conflict")
+	}
+	for _, want := range []string{
+		base + " resolves to two digests",
+		old.String() + " via " + p.reg.Host + "/team:1 → " + base + "@" + old.String(),
+		moved.String() + " via " + base,
+		"pin one of them in stax.yaml, e.g. " + base + "@" + old.String(),
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("conflict error lacks %q:\n%v", want, err)
+		}
+	}
+
+	// The tag alone resolves to where it is now; pinned, to the pin.
+	for _, tt := range []struct {
+		pins map[string]digest.Digest
+		want digest.Digest
+	}{
+		{nil, moved},
+		{map[string]digest.Digest{base: old}, old},
+	} {
+		g, err := p.resolve(tt.pins, "base:1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Root.Digest; got != tt.want {
+			t.Errorf("pins %v: resolved to %s, want %s", tt.pins, got, tt.want)
+		}
+		g.Close()
+	}
+	// In dependency order, the dependency under its dependent.
+	g, err := p.resolve(nil, "team:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if len(g.Order) != 2 || g.Order[0].Digest != old || g.Order[1].Ref != p.reg.Host+"/team:1" {
+		t.Errorf("order %v, want base@old under team", g.Order)
+	}
+}
