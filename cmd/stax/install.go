@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/opencontainers/go-digest"
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
-	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -102,10 +101,9 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	lockPath := filepath.Join(opts.Where.Dir, lock.FileName)
 	var pinned *lock.Lock
 	if opts.Frozen {
-		if pinned, err = lock.ReadFrozen(lockPath, sources); err != nil {
+		if pinned, err = lock.ReadFrozen(filepath.Join(opts.Where.Dir, lock.FileName), sources); err != nil {
 			return err
 		}
 	}
@@ -114,90 +112,34 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	files := opts.MaxFiles.Limit()
-	ropts := resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files}
-	if pinned != nil {
-		ropts.Pins = pinned.Pins()
-	}
-	graph, err := resolve.Resolve(ctx, sources, opts.Where.Dir, ropts)
-	if err != nil {
-		return frozenError(opts.Frozen, err)
-	}
-	defer graph.Close()
-	if pinned != nil {
-		if err := pinned.Check(sources, graph); err != nil {
-			return errdefs.Resolution(err)
-		}
-	}
-	verified, err := opts.Verify.check(ctx, opts.IO, graphPackages(graph), projectTrust(def, opts.Where.Dir), pinned.VerifiedDigests(), maxSize)
-	if err != nil {
-		return err
-	}
-	copyOpts, done := opts.Remote.transferOptions(opts.IO)
-	copyOpts.MaxSize = maxSize
-	_, err = graph.Store(ctx, opener, copyOpts)
-	done()
-	if err != nil {
-		return frozenError(opts.Frozen, err)
-	}
-
-	merged := merge.Merge(graph.Order)
-	merged.MaxFiles = files
-	// A scratch directory, so that a killed install's copy of the skills is
-	// removed by the next run.
-	tmp, release, err := scratch.Dir("install")
-	if err != nil {
-		return errdefs.IO(err)
-	}
-	defer release()
-	tree := filepath.Join(tmp, "skills")
-	if err := merged.Materialize(ctx, tree, maxSize); err != nil {
-		return err
-	}
-
-	out := installResult{
-		Sources: sources, Packages: describeGraph(graph), Skills: describeMerge(merged),
-		Overrides: overrideLines(merged), Warnings: merged.CaseWarnings(), Targets: []targetResult{}, Lock: lockPath,
-	}
-	skills := make([]install.Skill, 0, len(merged.Skills))
-	for _, s := range merged.Skills {
-		skills = append(skills, install.Skill{
-			Path: s.Path, Source: filepath.Join(tree, s.Path),
-			Package: lock.Key(s.From), PackageDigest: s.From.Digest, Digest: s.Digest,
-		})
-	}
 	lockDir, err := store.LockDir()
 	if err != nil {
 		return err
 	}
-	iopts := install.Options{Root: placement.Root, Workspace: placement.Workspace, Force: opts.Force, LockDir: lockDir}
-	if !opts.Frozen {
-		data, err := recordVerified(lock.New(sources, graph, merged), verified).Marshal()
-		if err != nil {
-			return err
-		}
-		iopts.Lock = &install.LockFile{Path: lockPath, Data: data}
-	}
-	installed, err := install.InstallAll(ctx, placement.Dirs(), skills, iopts)
+	copyOpts, done := opts.Remote.transferOptions(opts.IO)
+	installed, err := install.Sources(ctx, install.Request{
+		Sources: sources, ProjectDir: opts.Where.Dir, Opener: opener, MaxSize: maxSize, MaxFiles: opts.MaxFiles.Limit(),
+		Frozen: pinned, Copy: copyOpts, Placement: placement, Force: opts.Force, LockDir: lockDir,
+		Verify: func(g *resolve.Graph, require map[digest.Digest]bool) (map[digest.Digest]string, error) {
+			outcomes, err := opts.Verify.check(ctx, opts.IO, graphPackages(g), projectTrust(def, opts.Where.Dir), require, maxSize)
+			return verifiedSigners(outcomes), err
+		},
+	})
+	done()
 	if err != nil {
 		return err
 	}
-	out.LockChanged = installed.LockChanged
+	defer installed.Graph.Close()
 	for _, r := range installed.Results {
 		printInstallNotes(opts.IO, r)
 	}
+	out := installResult{
+		Sources: sources, Packages: describeGraph(installed.Graph), Skills: describeMerge(installed.Merged),
+		Overrides: overrideLines(installed.Merged), Warnings: installed.Warnings, Targets: []targetResult{},
+		Lock: installed.LockPath, LockChanged: installed.LockChanged,
+	}
 	for i, t := range placement.Targets {
-		out.Warnings = append(out.Warnings, install.IgnoredFields(tree, merged.Paths(), t.Runtimes)...)
 		out.Targets = append(out.Targets, targetResult{Runtimes: install.Names(t.Runtimes), Result: installed.Results[i]})
 	}
 	return printInstall(opts.IO, opts.Global, out)
-}
-
-// frozenError makes any resolution failure of a frozen install exit 4: a
-// locked digest that cannot be fetched means the lock cannot be honoured.
-func frozenError(frozen bool, err error) error {
-	if !frozen || errdefs.Of(err) == errdefs.Unresolved {
-		return err
-	}
-	return errdefs.Reclassify(errdefs.Unresolved, fmt.Errorf("--frozen: %w", err))
 }

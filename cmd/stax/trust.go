@@ -12,7 +12,6 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -96,14 +95,16 @@ func scopeName(ref string) string {
 	return ref
 }
 
-// recordVerified notes in l the packages a trusted signature verified.
-func recordVerified(l *lock.Lock, outcomes []trust.Outcome) *lock.Lock {
+// verifiedSigners are the packages a trusted signature verified, by
+// digest, with their signer.
+func verifiedSigners(outcomes []trust.Outcome) map[digest.Digest]string {
+	out := map[digest.Digest]string{}
 	for _, o := range outcomes {
 		if o.Verified != nil {
-			l.RecordVerified(o.Digest, o.Verified.Signer)
+			out[o.Digest] = o.Verified.Signer
 		}
 	}
-	return l
+	return out
 }
 
 // projectTrust is the trust section of stax.yaml in dir, its key paths
