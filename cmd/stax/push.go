@@ -94,6 +94,9 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err := preparePublish(ctx, opts, opener, &build); err != nil {
 		return err
 	}
+	if dir, ambiguous := source.IsDirectory(opts.Source); dir && ambiguous {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", source.AmbiguousWarning(opts.Source))
+	}
 	sourceOpts := source.Options{Opener: opener, Build: build, MaxSize: build.MaxSize, Scope: source.LocalOnly}
 	src, err := source.Open(ctx, opts.Source, sourceOpts)
 	if err != nil {
