@@ -92,7 +92,7 @@ func (v *validator) citations(d *skillDir, doc *skill.Document) {
 		if !cited[r] || !isMarkdown(r) || v.unreadable[e.Path] {
 			continue
 		}
-		data, err := readFile(e.Source, maxSkillMDSize)
+		data, err := readFile(e.Source, e.Size, maxSkillMDSize)
 		if err != nil {
 			continue // reported by the encoding check
 		}
