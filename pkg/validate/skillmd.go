@@ -32,7 +32,7 @@ func (v *validator) skillDir(d *skillDir) {
 		}
 		return
 	}
-	doc := v.parse(d.skillMD)
+	doc, text := v.parse(d.skillMD)
 	s := Skill{Dir: d.name}
 	if doc != nil {
 		f := doc.Frontmatter
@@ -40,7 +40,7 @@ func (v *validator) skillDir(d *skillDir) {
 		// that is YAML syntax, not text.
 		s.Name, s.Description, s.Version = f.Name, strings.TrimSpace(f.Description), f.Version
 		v.frontmatter(d, doc)
-		v.lints(d, doc)
+		v.lints(d, doc, text)
 	}
 	v.stateful(d, doc)
 	var lines fieldLines
@@ -51,25 +51,26 @@ func (v *validator) skillDir(d *skillDir) {
 	v.report.lines = append(v.report.lines, lines)
 }
 
-// parse reads and parses a SKILL.md, reporting why when it cannot.
-func (v *validator) parse(e *layers.Entry) *skill.Document {
+// parse reads and parses a SKILL.md, reporting why when it cannot; it
+// returns the file's text too.
+func (v *validator) parse(e *layers.Entry) (*skill.Document, string) {
 	if e.Size > maxSkillMDSize {
 		v.errorf(e.Path, 0, CodeSkillMDTooLarge,
 			"%s is %s; keep it small and move material to reference files", skill.FileName, humanSize(e.Size))
-		return nil
+		return nil, ""
 	}
 	data, err := readFile(e.Source, e.Size, maxSkillMDSize)
 	if err != nil {
 		v.unreadable[e.Path] = true
 		v.errorf(e.Path, 0, CodeReadError, "cannot read %s: %v", skill.FileName, err)
-		return nil
+		return nil, ""
 	}
 	doc, err := skill.Parse(data)
 	if err != nil {
 		var pe *skill.ParseError
 		if !errors.As(err, &pe) {
 			v.errorf(e.Path, 0, CodeFrontmatterSyntax, "%v", err)
-			return nil
+			return nil, ""
 		}
 		code := CodeFrontmatterSyntax
 		switch {
@@ -81,9 +82,9 @@ func (v *validator) parse(e *layers.Entry) *skill.Document {
 			code = CodeFrontmatterNotMapping
 		}
 		v.errorf(e.Path, pe.Line, code, "%s", pe.Detail)
-		return nil
+		return nil, ""
 	}
-	return doc
+	return doc, string(data)
 }
 
 // readFile reads a file the scan found size bytes long, in one
