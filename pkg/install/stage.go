@@ -53,6 +53,9 @@ type staged struct {
 type stager struct {
 	folder *os.Root
 	buf    []byte
+	// umaskFree is set once a directory made 0755 came out 0755: the
+	// umask takes no bit of 0755 or 0644, and modes need no fixing.
+	umaskFree bool
 }
 
 func newStaged(s Skill, dir string, vars substitute.Options) *staged {
@@ -74,8 +77,16 @@ func (st *stager) mkdirs(sk *staged, rel string) error {
 	if err := st.folder.Mkdir(name, 0o755); err != nil {
 		return err
 	}
-	if err := st.folder.Chmod(name, 0o755); err != nil {
-		return err
+	if !st.umaskFree {
+		info, err := st.folder.Lstat(name)
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm() == 0o755 {
+			st.umaskFree = true
+		} else if err := st.folder.Chmod(name, 0o755); err != nil {
+			return err
+		}
 	}
 	sk.dirs[rel] = true
 	return nil
@@ -109,8 +120,10 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	if _, err := io.CopyBuffer(io.MultiWriter(f, written), r, st.buf); err != nil {
 		return err
 	}
-	if err := f.Chmod(mode); err != nil {
-		return err
+	if !st.umaskFree {
+		if err := f.Chmod(mode); err != nil {
+			return err
+		}
 	}
 	info, err := f.Stat()
 	if err != nil {
