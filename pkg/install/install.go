@@ -516,7 +516,7 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	if err := step("record " + p.opts.Dir); err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	return p.next.write(p.folder)
+	return p.next.write(p.folder, p.previous)
 }
 
 // rollback puts back what commit changed: the skills it moved, and the

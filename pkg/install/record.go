@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -97,9 +98,9 @@ func ReadRecord(dir string) (*Record, error) {
 	return r, err
 }
 
-// write replaces the record atomically and durably; an empty record is no
-// record.
-func (r *Record) write(folder *os.Root) error {
+// write replaces the record atomically and durably, unless it holds
+// previous already; an empty record is no record.
+func (r *Record) write(folder *os.Root, previous []byte) error {
 	if len(r.Skills) == 0 {
 		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return exitcode.Wrap(exitcode.FileSystem, err)
@@ -110,7 +111,11 @@ func (r *Record) write(folder *os.Root) error {
 	if err != nil {
 		return err
 	}
-	return exitcode.Wrap(exitcode.FileSystem, renameio.WriteFile(RecordFile, append(data, '\n'), 0o644, renameio.WithRoot(folder)))
+	data = append(data, '\n')
+	if bytes.Equal(data, previous) {
+		return nil
+	}
+	return exitcode.Wrap(exitcode.FileSystem, renameio.WriteFile(RecordFile, data, 0o644, renameio.WithRoot(folder)))
 }
 
 // hashTree lists the files under root in fsys as InstalledSkill.Files

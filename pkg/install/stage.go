@@ -56,6 +56,35 @@ type stager struct {
 	// umaskFree is set once a directory made 0755 came out 0755: the
 	// umask takes no bit of 0755 or 0644, and modes need no fixing.
 	umaskFree bool
+	// current is the skill last written to, and root its directory
+	// opened as a root of its own: inside it a path resolves in one or
+	// two steps, not through the staging directory each time.
+	current *staged
+	root    *os.Root
+}
+
+// in returns the root of sk's directory, made if needed.
+func (st *stager) in(sk *staged) (*os.Root, error) {
+	if st.current == sk {
+		return st.root, nil
+	}
+	st.close()
+	if err := st.mkdirs(sk, "."); err != nil {
+		return nil, err
+	}
+	root, err := st.folder.OpenRoot(sk.dir)
+	if err != nil {
+		return nil, err
+	}
+	st.current, st.root = sk, root
+	return root, nil
+}
+
+func (st *stager) close() {
+	if st.root != nil {
+		st.root.Close()
+	}
+	st.current, st.root = nil, nil
 }
 
 func newStaged(s Skill, dir string, vars substitute.Options) *staged {
@@ -68,23 +97,28 @@ func (st *stager) mkdirs(sk *staged, rel string) error {
 	if sk.dirs[rel] {
 		return nil
 	}
+	in, name := st.folder, sk.dir
 	if rel != "." {
 		if err := st.mkdirs(sk, path.Dir(rel)); err != nil {
 			return err
 		}
+		root, err := st.in(sk)
+		if err != nil {
+			return err
+		}
+		in, name = root, filepath.FromSlash(rel)
 	}
-	name := filepath.Join(sk.dir, filepath.FromSlash(rel))
-	if err := st.folder.Mkdir(name, 0o755); err != nil {
+	if err := in.Mkdir(name, 0o755); err != nil {
 		return err
 	}
 	if !st.umaskFree {
-		info, err := st.folder.Lstat(name)
+		info, err := in.Lstat(name)
 		if err != nil {
 			return err
 		}
 		if info.Mode().Perm() == 0o755 {
 			st.umaskFree = true
-		} else if err := st.folder.Chmod(name, 0o755); err != nil {
+		} else if err := in.Chmod(name, 0o755); err != nil {
 			return err
 		}
 	}
@@ -102,7 +136,11 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	if executable {
 		mode = 0o755
 	}
-	f, err := st.folder.OpenFile(filepath.Join(sk.dir, filepath.FromSlash(rel)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	root, err := st.in(sk)
+	if err != nil {
+		return err
+	}
+	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}
@@ -210,6 +248,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 // a Source from their directory, the others from their layers, each
 // layer read once.
 func (st *stager) stage(ctx context.Context, todo []*staged) error {
+	defer st.close()
 	var order []*Layer
 	byLayer := map[*Layer]map[string]*staged{}
 	for _, sk := range todo {
