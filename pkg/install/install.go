@@ -11,6 +11,7 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -496,7 +497,16 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
 		Moves: moves, HadRecord: p.hadRecord, Record: string(p.previous), Lock: lc,
 	}
+	record, err := p.next.encode()
+	if err != nil {
+		return err
+	}
 	p.committing = true
+	if len(moves) == 0 && bytes.Equal(record, p.previous) && (lc == nil || !lc.changes()) {
+		// Nothing in the folder changes, nor the lock file: no journal,
+		// nothing to undo.
+		return nil
+	}
 	if err := step("journal"); err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, err)
 	}
@@ -516,7 +526,10 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	if err := step("record " + p.opts.Dir); err != nil {
 		return exitcode.Wrap(exitcode.FileSystem, err)
 	}
-	return p.next.write(p.folder, p.previous)
+	if bytes.Equal(record, p.previous) {
+		return nil
+	}
+	return writeRecord(p.folder, record)
 }
 
 // rollback puts back what commit changed: the skills it moved, and the

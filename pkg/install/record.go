@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -98,21 +97,26 @@ func ReadRecord(dir string) (*Record, error) {
 	return r, err
 }
 
-// write replaces the record atomically and durably, unless it holds
-// previous already; an empty record is no record.
-func (r *Record) write(folder *os.Root, previous []byte) error {
+// encode is the record as written; nil for an empty record, which is no
+// record.
+func (r *Record) encode() ([]byte, error) {
 	if len(r.Skills) == 0 {
-		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return exitcode.Wrap(exitcode.FileSystem, err)
-		}
-		return nil
+		return nil, nil
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	data = append(data, '\n')
-	if bytes.Equal(data, previous) {
+	return append(data, '\n'), nil
+}
+
+// writeRecord replaces the record with data (encode's) atomically and
+// durably; nil removes it.
+func writeRecord(folder *os.Root, data []byte) error {
+	if data == nil {
+		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return exitcode.Wrap(exitcode.FileSystem, err)
+		}
 		return nil
 	}
 	return exitcode.Wrap(exitcode.FileSystem, renameio.WriteFile(RecordFile, data, 0o644, renameio.WithRoot(folder)))
