@@ -91,6 +91,12 @@ func newStaged(s Skill, dir string, vars substitute.Options) *staged {
 	return &staged{skill: s, dir: dir, vars: vars, files: map[string]string{}, stat: map[string]string{}, dirs: map[string]bool{}}
 }
 
+// done drops what only writing the skill needed, so that staging many
+// skills keeps little of each.
+func (sk *staged) done() {
+	sk.orig, sk.dirs = nil, nil
+}
+
 // mkdirs makes a directory of the skill and its missing parents, 0755
 // past the umask.
 func (st *stager) mkdirs(sk *staged, rel string) error {
@@ -240,6 +246,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 		if got := layers.TreeDigest(sk.orig); len(sk.orig) == 0 || got != sk.skill.Digest {
 			return exitcode.Wrap(exitcode.Verification, fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", name, l.Name, got, sk.skill.Digest))
 		}
+		sk.done()
 	}
 	return nil
 }
@@ -259,6 +266,7 @@ func (st *stager) stage(ctx context.Context, todo []*staged) error {
 			if err := st.copyDir(sk); err != nil {
 				return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
+			sk.done()
 			continue
 		}
 		want := byLayer[sk.skill.Layer]
