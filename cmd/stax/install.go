@@ -246,20 +246,11 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		return frozenError(opts.Frozen, err)
 	}
 
+	// The winners are known from the packages' configs: each skill is
+	// read from its layer straight into the folder's staging directory,
+	// and only if the folder does not hold it already.
 	merged := merge.Merge(graph.Order)
-	merged.MaxFiles = files
-	// A scratch directory, so that a killed install's copy of the skills is
-	// removed by the next run.
-	tmp, release, err := scratch.Dir("install")
-	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
-	}
-	defer release()
-	tree := filepath.Join(tmp, "skills")
-	if err := merged.Materialize(ctx, tree, maxSize); err != nil {
-		return err
-	}
-
+	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
 	workspace := ""
 	if runtime.Scope(scope) == runtime.ScopeProject {
 		workspace, _ = filepath.Abs(opts.Where.Dir)
@@ -269,9 +260,15 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		Overrides: overrideLines(merged), Warnings: caseWarnings(merged), Targets: []targetResult{}, Lock: lockPath,
 	}
 	skills := make([]install.Skill, 0, len(merged.Skills))
+	layerOf := map[*resolve.Node]*install.Layer{}
 	for _, s := range merged.Skills {
+		l := layerOf[s.From]
+		if l == nil {
+			l = merge.InstallLayer(s.From, maxSize, files)
+			layerOf[s.From] = l
+		}
 		skills = append(skills, install.Skill{
-			Path: s.Path, Source: filepath.Join(tree, s.Path),
+			Path: s.Path, Layer: l,
 			Package: lock.Key(s.From), PackageDigest: s.From.Digest, Digest: s.Digest,
 		})
 	}
@@ -300,7 +297,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		printInstallNotes(opts.IO, r)
 	}
 	for i, t := range targets {
-		out.Warnings = append(out.Warnings, ignoredFields(tree, merged, t.Runtimes)...)
+		out.Warnings = append(out.Warnings, ignoredFields(t.Dir, merged, t.Runtimes)...)
 		out.Targets = append(out.Targets, targetResult{Runtimes: runtimeNames(t.Runtimes), Result: installed.Results[i]})
 	}
 	if opts.Global.json() {
@@ -379,12 +376,17 @@ func frozenError(frozen bool, err error) error {
 	return &exitcode.Error{Code: exitcode.Resolution, Err: fmt.Errorf("--frozen: %w", err)}
 }
 
-// ignoredFields warns, for each skill, about frontmatter a runtime will
-// not honour (seed 002: allowed-tools and model in most runtimes).
-func ignoredFields(tree string, merged *merge.Result, runtimes []runtime.Runtime) []string {
+// ignoredFields warns, for each skill installed in dir, about frontmatter
+// a runtime will not honour (allowed-tools and model in most runtimes).
+// When every runtime honours both, no SKILL.md is read.
+func ignoredFields(dir string, merged *merge.Result, runtimes []runtime.Runtime) []string {
+	fields := []string{"allowed-tools", "model"}
+	if !slices.ContainsFunc(runtimes, func(rt runtime.Runtime) bool { return len(rt.Ignored(fields)) > 0 }) {
+		return nil
+	}
 	var warnings []string
 	for _, s := range merged.Skills {
-		data, err := os.ReadFile(filepath.Join(tree, s.Path, skill.FileName))
+		data, err := os.ReadFile(filepath.Join(dir, s.Path, skill.FileName))
 		if err != nil {
 			continue
 		}
@@ -393,7 +395,7 @@ func ignoredFields(tree string, merged *merge.Result, runtimes []runtime.Runtime
 			continue
 		}
 		var present []string
-		for _, field := range []string{"allowed-tools", "model"} {
+		for _, field := range fields {
 			if doc.Frontmatter.Has(field) {
 				present = append(present, field)
 			}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/resolve"
 )
 
@@ -148,4 +150,26 @@ func removeEmptyDir(dest string) error {
 		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s exists and is not an empty directory: stax writes only into a new or empty one", dest))
 	}
 	return nil
+}
+
+// InstallLayer is n's skills layer as install reads it: opened only when
+// one of n's winning skills must be written, bounded by maxSize and
+// maxFiles (as in layers.ReadOptions) and verified against its digest.
+func InstallLayer(n *resolve.Node, maxSize int64, maxFiles int) *install.Layer {
+	l := &install.Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
+	if n.Package.Skills != nil {
+		l.Read.Digest = n.Package.Skills.Digest
+	}
+	l.Open = func(ctx context.Context) (io.ReadCloser, error) {
+		layer := n.Package.Skills
+		if layer == nil {
+			return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
+		}
+		rc, err := n.Target.Fetch(ctx, *layer)
+		if err != nil {
+			return nil, n.Target.Explain(err)
+		}
+		return rc, nil
+	}
+	return l
 }
