@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/install"
 )
 
 // writeTree writes files (slash paths; a "#!" file is made executable).
@@ -45,9 +46,31 @@ func treeState(t *testing.T, root string) map[string]string {
 			return nil
 		}
 		data, _ := os.ReadFile(p)
+		if info.Name() == install.RecordFile {
+			data = withoutStat(t, data)
+		}
 		out[rel] = fmt.Sprintf("%o %s", info.Mode().Perm(), data)
 		return nil
 	})
+	return out
+}
+
+// withoutStat is an install record without the files' sizes and times,
+// which differ between two installs of the same content.
+func withoutStat(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var rec install.Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return data
+	}
+	for name, s := range rec.Skills {
+		s.Stat = nil
+		rec.Skills[name] = s
+	}
+	out, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 

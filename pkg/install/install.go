@@ -11,12 +11,12 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -30,7 +30,6 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
@@ -38,11 +37,16 @@ import (
 type Skill struct {
 	// Path is the skill's directory name in the folder.
 	Path string
-	// Source is a directory holding the skill's files.
+	// Source is a directory holding the skill's files; or, when Layer is
+	// set, empty: the files are then read from Layer, and only when the
+	// folder does not hold them as recorded already.
 	Source        string
+	Layer         *Layer
 	Package       string
 	PackageDigest digest.Digest
-	Digest        digest.Digest
+	// Digest is the skill's digest in its package (layers.TreeDigest of
+	// its files). A skill read from a Layer must hash to it.
+	Digest digest.Digest
 }
 
 // Options say where and how to install.
@@ -316,15 +320,19 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 
 	// What the user changed in a skill stax installed is theirs: it is
 	// only replaced or removed with --force, and then kept in a backup.
+	// A file whose size and modification time are as recorded is taken
+	// as recorded, unread.
 	var modified []Drift
+	clean := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
 		if slices.Contains(p.keep, name) {
 			continue
 		}
-		d, err := drift(p.folder, name, rec.Skills[name])
+		d, err := drift(p.folder, name, rec.Skills[name], true)
 		if err != nil {
 			return nil, errdefs.IO(err)
 		}
+		clean[name] = d == nil
 		if d != nil && !d.Missing {
 			modified = append(modified, *d)
 			p.backups[name] = true
@@ -345,22 +353,43 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		return nil, errdefs.IO(err)
 	}
 
+	// A skill the folder holds as recorded, from the same package digest
+	// and with the same paths substituted, stays as it is: neither its
+	// layer nor its files are read. The others are staged.
 	p.next = &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}
+	kept := map[string]bool{}
+	var todo []*staged
 	for _, s := range skills {
-		staged := filepath.Join(p.staging, s.Path)
 		absDir, err := filepath.Abs(filepath.Join(opts.Dir, s.Path))
 		if err != nil {
 			return nil, errdefs.IO(err)
 		}
 		vars := substitute.Options{SkillDir: absDir, Workspace: opts.Workspace, KeepArguments: true}
-		if err := copySkill(s.Source, p.folder, staged, vars); err != nil {
-			return nil, errdefs.IO(fmt.Errorf("stage skill %s: %w", s.Path, err))
+		prev, ours := rec.Skills[s.Path]
+		if ours && clean[s.Path] && prev.Digest == s.Digest && prev.Vars == varsKey(vars) && prev.Stat != nil && !p.backups[s.Path] {
+			prev.Package, prev.PackageDigest = s.Package, s.PackageDigest
+			p.next.Skills[s.Path] = prev
+			kept[s.Path] = true
+			continue
 		}
-		files, err := hashTree(p.folder.FS(), filepath.ToSlash(staged))
-		if err != nil {
-			return nil, errdefs.IO(err)
+		todo = append(todo, newStaged(s, filepath.Join(p.staging, s.Path), vars))
+	}
+	st := &stager{folder: p.folder, buf: make([]byte, 256<<10)}
+	if err := st.stage(ctx, todo); err != nil {
+		return nil, err
+	}
+	staging := map[string]*staged{}
+	for _, sk := range todo {
+		staging[sk.skill.Path] = sk
+	}
+	for _, s := range skills {
+		if kept[s.Path] {
+			p.result.Unchanged = append(p.result.Unchanged, s.Path)
+			continue
 		}
-		p.next.Skills[s.Path] = InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files}
+		sk := staging[s.Path]
+		files := sk.files
+		p.next.Skills[s.Path] = InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files, Stat: sk.stat, Vars: varsKey(sk.vars)}
 		prev, ours := rec.Skills[s.Path]
 		switch {
 		case slices.Contains(conflicts, s.Path):
@@ -370,6 +399,8 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 			p.result.Installed = append(p.result.Installed, s.Path)
 			p.swaps = append(p.swaps, s.Path)
 		case prev.Digest == s.Digest && maps.Equal(prev.Files, files) && !p.backups[s.Path] && present(p.folder, s.Path):
+			// The files on disk are the ones recorded: keep their stat.
+			p.next.Skills[s.Path] = InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files, Stat: statTree(p.folder, s.Path, files), Vars: varsKey(sk.vars)}
 			p.result.Unchanged = append(p.result.Unchanged, s.Path)
 		default:
 			p.result.Updated = append(p.result.Updated, s.Path)
@@ -460,7 +491,16 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
 		Moves: moves, HadRecord: p.hadRecord, Record: string(p.previous), Lock: lc,
 	}
+	record, err := p.next.encode()
+	if err != nil {
+		return err
+	}
 	p.committing = true
+	if len(moves) == 0 && bytes.Equal(record, p.previous) && (lc == nil || !lc.changes()) {
+		// Nothing in the folder changes, nor the lock file: no journal,
+		// nothing to undo.
+		return nil
+	}
 	if err := step("journal"); err != nil {
 		return errdefs.IO(err)
 	}
@@ -480,7 +520,10 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	if err := step("record " + p.opts.Dir); err != nil {
 		return errdefs.IO(err)
 	}
-	return p.next.write(p.folder)
+	if bytes.Equal(record, p.previous) {
+		return nil
+	}
+	return writeRecord(p.folder, record)
 }
 
 // rollback puts back what commit changed: the skills it moved, and the
@@ -602,63 +645,4 @@ func randomID() string {
 func present(folder *os.Root, name string) bool {
 	_, err := folder.Lstat(name)
 	return err == nil
-}
-
-// copySkill copies a skill directory into the folder, resolving the path
-// variables in its SKILL.md. Modes are normalized as in a layer: 0755 for
-// directories and executables, 0644 otherwise.
-func copySkill(src string, folder *os.Root, dst string, vars substitute.Options) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if err := folder.Mkdir(target, 0o755); err != nil {
-				return err
-			}
-			return folder.Chmod(target, 0o755)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", p)
-		}
-		mode := fs.FileMode(0o644)
-		if info.Mode()&0o111 != 0 {
-			mode = 0o755
-		}
-		if rel == skill.FileName {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return writeFile(folder, target, strings.NewReader(substitute.Apply(string(data), vars)), mode)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		return writeFile(folder, target, in, mode)
-	})
-}
-
-func writeFile(folder *os.Root, name string, r io.Reader, mode fs.FileMode) error {
-	f, err := folder.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

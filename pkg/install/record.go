@@ -16,9 +16,9 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/pkg/errdefs"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // RecordFile is where stax records, in each folder it installs into, what
@@ -52,6 +52,12 @@ type InstalledSkill struct {
 	// Files are the files as written (after variable substitution), path
 	// relative to the skill directory → "<mode> <digest>".
 	Files map[string]string `json:"files"`
+	// Stat holds each file's "<size> <modification time in ns>" as
+	// written: a re-install reads only files whose stat differs.
+	Stat map[string]string `json:"stat,omitempty"`
+	// Vars identifies the paths substituted into SKILL.md; a skill
+	// installed for other paths is written again.
+	Vars string `json:"vars,omitempty"`
 }
 
 // readRecord reads the folder's record, and its bytes (nil when there is
@@ -101,25 +107,37 @@ func ReadRecord(dir string) (*Record, error) {
 	return r, err
 }
 
-// write replaces the record atomically and durably; an empty record is no
+// encode is the record as written; nil for an empty record, which is no
 // record.
-func (r *Record) write(folder *os.Root) error {
+func (r *Record) encode() ([]byte, error) {
 	if len(r.Skills) == 0 {
+		return nil, nil
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// writeRecord replaces the record with data (encode's) atomically and
+// durably; nil removes it.
+func writeRecord(folder *os.Root, data []byte) error {
+	if data == nil {
 		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return errdefs.IO(err)
 		}
 		return nil
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return errdefs.IO(atomicfile.WriteFileIn(folder, RecordFile, append(data, '\n'), 0o644))
+	return errdefs.IO(atomicfile.WriteFileIn(folder, RecordFile, data, 0o644))
 }
 
-// hashTree lists the files under root in fsys as InstalledSkill.Files does.
-func hashTree(fsys fs.FS, root string) (map[string]string, error) {
+// hashTree lists the files under root in fsys as InstalledSkill.Files
+// does. A file that known records with the size and modification time it
+// has now is taken as known records it, unread.
+func hashTree(fsys fs.FS, root string, known *InstalledSkill) (map[string]string, error) {
 	files := map[string]string{}
+	var buf []byte
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -128,6 +146,14 @@ func hashTree(fsys fs.FS, root string) (map[string]string, error) {
 		if !d.Type().IsRegular() {
 			files[rel] = "not a regular file"
 			return nil
+		}
+		if known != nil {
+			if info, err := d.Info(); err == nil && known.Stat[rel] != "" && known.Stat[rel] == statKey(info) {
+				if want := known.Files[rel]; want != "" && strings.HasPrefix(want, fileEntry(info.Mode(), "")) {
+					files[rel] = want
+					return nil
+				}
+			}
 		}
 		f, err := fsys.Open(p)
 		if err != nil {
@@ -138,14 +164,28 @@ func hashTree(fsys fs.FS, root string) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
+		if buf == nil {
+			buf = make([]byte, 64<<10)
+		}
 		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
+		if _, err := io.CopyBuffer(h, f, buf); err != nil {
 			return err
 		}
 		files[rel] = fileEntry(info.Mode(), digest.NewDigest(digest.SHA256, h))
 		return nil
 	})
 	return files, err
+}
+
+// statTree is InstalledSkill.Stat of the files of a skill in the folder.
+func statTree(folder *os.Root, name string, files map[string]string) map[string]string {
+	stat := make(map[string]string, len(files))
+	for rel := range files {
+		if info, err := folder.Lstat(filepath.Join(name, filepath.FromSlash(rel))); err == nil {
+			stat[rel] = statKey(info)
+		}
+	}
+	return stat
 }
 
 func fileEntry(mode fs.FileMode, d digest.Digest) string {
@@ -178,7 +218,9 @@ func (d Drift) describe() string {
 }
 
 // drift compares one recorded skill with the folder; nil when they agree.
-func drift(folder *os.Root, name string, want InstalledSkill) (*Drift, error) {
+// With trustStat, files whose size and modification time are as recorded
+// are not read.
+func drift(folder *os.Root, name string, want InstalledSkill, trustStat bool) (*Drift, error) {
 	d := &Drift{Skill: name, Added: []string{}, Removed: []string{}, Changed: []string{}}
 	info, err := folder.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -193,7 +235,11 @@ func drift(folder *os.Root, name string, want InstalledSkill) (*Drift, error) {
 		d.Changed = append(d.Changed, path.Base(name))
 		return d, nil
 	}
-	got, err := hashTree(folder.FS(), name)
+	var known *InstalledSkill
+	if trustStat {
+		known = &want
+	}
+	got, err := hashTree(folder.FS(), name, known)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +279,7 @@ func Check(dir string) ([]Drift, error) {
 	}
 	var drifts []Drift
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
-		d, err := drift(folder, name, rec.Skills[name])
+		d, err := drift(folder, name, rec.Skills[name], false)
 		if err != nil {
 			return nil, errdefs.IO(err)
 		}

@@ -96,23 +96,21 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		return nil, frozenError(frozen, err)
 	}
 
+	// The winners are known from the packages' configs: each skill is
+	// read from its layer straight into the folder's staging directory,
+	// and only if the folder does not hold it already.
 	merged := merge.Merge(graph.Order)
-	merged.MaxFiles = req.MaxFiles
-	// A scratch directory, so that a killed install's copy of the skills is
-	// removed by the next run.
-	tmp, release, err := scratch.Dir("install")
-	if err != nil {
-		return nil, errdefs.IO(err)
-	}
-	defer release()
-	tree := filepath.Join(tmp, "skills")
-	if err := merged.Materialize(ctx, tree, req.MaxSize); err != nil {
-		return nil, err
-	}
+	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
 	skills := make([]Skill, 0, len(merged.Skills))
+	layerOf := map[*resolve.Node]*Layer{}
 	for _, s := range merged.Skills {
+		l := layerOf[s.From]
+		if l == nil {
+			l = LayerOf(s.From, req.MaxSize, req.MaxFiles)
+			layerOf[s.From] = l
+		}
 		skills = append(skills, Skill{
-			Path: s.Path, Source: filepath.Join(tree, s.Path),
+			Path: s.Path, Layer: l,
 			Package: lock.Key(s.From), PackageDigest: s.From.Digest, Digest: s.Digest,
 		})
 	}
@@ -129,11 +127,12 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		}
 		iopts.Lock = &LockFile{Path: out.LockPath, Data: data}
 	}
+	var err error
 	if out.Outcome, err = InstallAll(ctx, req.Placement.Dirs(), skills, iopts); err != nil {
 		return nil, err
 	}
 	for _, t := range req.Placement.Targets {
-		out.Warnings = append(out.Warnings, IgnoredFields(tree, merged.Paths(), t.Runtimes)...)
+		out.Warnings = append(out.Warnings, IgnoredFields(t.Dir, merged.Paths(), t.Runtimes)...)
 	}
 	return out, nil
 }

@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
@@ -22,6 +24,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/scratch"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -177,9 +180,33 @@ func validateSkills(opts Options) (*validate.Report, error) {
 	return report, nil
 }
 
-// pushSkillsLayer streams the layer to a temporary file while hashing it,
-// then pushes that file: a content store needs the digest before the bytes.
+// layoutTarget is a pusher that stores blobs in an OCI layout directory
+// (see target.Target): the layer is written there in place.
+type layoutTarget interface {
+	LayoutDir() string
+}
+
+// pushSkillsLayer streams the layer into pusher, hashing it as it is
+// written. Into a local store or layout it goes straight to the layout's
+// ingest directory, then into place. Elsewhere it goes to a temporary
+// file first: a content store needs the digest before the bytes.
 func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tree, maxSize int64) (layers.WriteResult, error) {
+	if lt, ok := pusher.(layoutTarget); ok && lt.LayoutDir() != "" {
+		var written layers.WriteResult
+		var writeErr error
+		err := store.WriteBlob(lt.LayoutDir(), func(w io.Writer) (digest.Digest, error) {
+			written, writeErr = layers.Write(w, tree, layers.WriteOptions{MaxSize: maxSize})
+			return written.Digest, writeErr
+		})
+		switch {
+		case writeErr != nil:
+			return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", writeErr))
+		case err != nil:
+			return written, errdefs.IO(fmt.Errorf("store skills layer: %w", err))
+		}
+		return written, nil
+	}
+
 	// In a scratch directory, which the next run removes if this one is
 	// killed.
 	dir, release, err := scratch.Dir("layer")

@@ -44,6 +44,15 @@ type Target struct {
 	close func() error
 }
 
+// LayoutDir is the directory of a local store or layout target, where
+// store.WriteBlob can write blobs in place; empty for a registry.
+func (t *Target) LayoutDir() string {
+	if t.Kind == KindLocal || t.Kind == KindLayout {
+		return t.dir
+	}
+	return ""
+}
+
 // Close releases what opening the target took (a store lock).
 func (t *Target) Close() error {
 	if t.close == nil {

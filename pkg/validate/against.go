@@ -108,9 +108,7 @@ func (r *Report) CheckAgainst(pub *Published) error {
 			file, line := rel, 0
 			if !has {
 				file = s.Dir + "/" + skill.FileName
-				if doc := r.Parsed[i]; doc != nil {
-					line = doc.Frontmatter.Line(doc.Frontmatter.VersionField)
-				}
+				line = r.lines[i].version
 			}
 			r.Errors = append(r.Errors, Diagnostic{
 				File: r.path(file), Line: line, Code: CodeVersionNotBumped,

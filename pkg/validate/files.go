@@ -29,7 +29,7 @@ func (v *validator) files(entries []layers.Entry) {
 		if !textExtensions[strings.ToLower(path.Ext(e.Path))] {
 			continue
 		}
-		line, err := invalidUTF8(e.Source)
+		line, err := v.invalidUTF8(e.Source)
 		switch {
 		case err != nil && v.unreadable[e.Path]:
 		case err != nil:
@@ -41,21 +41,21 @@ func (v *validator) files(entries []layers.Entry) {
 	}
 }
 
-func invalidUTF8(name string) (int, error) {
+func (v *validator) invalidUTF8(name string) (int, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	return firstInvalidUTF8(f)
+	return firstInvalidUTF8(f, v.buf)
 }
 
 // firstInvalidUTF8 is the 1-based line of the first byte sequence of r
-// that is not UTF-8, or 0 when all of r is. It reads in chunks so that a
-// large file costs no more memory than a small one; a character split
-// across two chunks is carried over to the next one.
-func firstInvalidUTF8(r io.Reader) (int, error) {
-	buf := make([]byte, 32<<10)
+// that is not UTF-8, or 0 when all of r is. It reads in chunks through
+// buf (at least utf8.UTFMax bytes), so that a large file costs no more
+// memory than a small one and every file the same buffer; a character
+// split across two chunks is carried over to the next one.
+func firstInvalidUTF8(r io.Reader, buf []byte) (int, error) {
 	carry, line := 0, 1
 	for {
 		n, err := r.Read(buf[carry:])

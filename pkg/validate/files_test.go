@@ -43,7 +43,7 @@ func TestFirstInvalidUTF8(t *testing.T) {
 				{"half", iotest.HalfReader(strings.NewReader(tt.in))},
 				{"data with EOF", iotest.DataErrReader(strings.NewReader(tt.in))},
 			} {
-				line, err := firstInvalidUTF8(r.r)
+				line, err := firstInvalidUTF8(r.r, make([]byte, 32<<10))
 				if err != nil {
 					t.Fatalf("%s: %v", r.name, err)
 				}
@@ -57,7 +57,7 @@ func TestFirstInvalidUTF8(t *testing.T) {
 
 func TestFirstInvalidUTF8ReadError(t *testing.T) {
 	boom := errors.New("boom")
-	_, err := firstInvalidUTF8(io.MultiReader(bytes.NewReader([]byte("ok")), iotest.ErrReader(boom)))
+	_, err := firstInvalidUTF8(io.MultiReader(bytes.NewReader([]byte("ok")), iotest.ErrReader(boom)), make([]byte, 32<<10))
 	if !errors.Is(err, boom) {
 		t.Errorf("error = %v, want %v", err, boom)
 	}

@@ -21,7 +21,7 @@ import (
 // works, but an agent will use it worse than its author expects.
 
 // lints runs the skill-writing lints on a skill whose SKILL.md parsed.
-func (v *validator) lints(d *skillDir, doc *skill.Document) {
+func (v *validator) lints(d *skillDir, doc *skill.Document, text string) {
 	rel := d.skillMD.Path
 	v.trigger(rel, doc.Frontmatter)
 	if n := tokens.Estimate(int64(len(doc.Body))); n > MaxBodyTokens {
@@ -29,7 +29,7 @@ func (v *validator) lints(d *skillDir, doc *skill.Document) {
 			"body is about %d tokens (estimated as bytes/4); a runtime loads all of it when the skill activates: "+
 				"keep it under %d and move details to references/ files the body cites", n, MaxBodyTokens)
 	}
-	v.citations(d, doc)
+	v.citations(d, text)
 }
 
 // triggerPattern finds a "when" trigger: the word when or whenever
@@ -63,12 +63,10 @@ var citedDirs = []string{"scripts", "references", "assets"}
 // Markdown file that cites another file of the skill SKILL.md does not.
 // Agents follow references from SKILL.md, and often do not follow a
 // reference's own references.
-func (v *validator) citations(d *skillDir, doc *skill.Document) {
-	text := doc.Body
-	if fm, err := doc.FrontmatterYAML(); err == nil {
-		// Frontmatter cites files too, e.g. a Claude Code hook's command.
-		text = string(fm) + "\n" + text
-	}
+//
+// text is the whole SKILL.md: frontmatter cites files too, e.g. a Claude
+// Code hook's command.
+func (v *validator) citations(d *skillDir, text string) {
 	prefix := d.name + "/"
 	var files []layers.Entry
 	for _, e := range d.entries {
@@ -92,7 +90,7 @@ func (v *validator) citations(d *skillDir, doc *skill.Document) {
 		if !cited[r] || !isMarkdown(r) || v.unreadable[e.Path] {
 			continue
 		}
-		data, err := readFile(e.Source, maxSkillMDSize)
+		data, err := readFile(e.Source, e.Size, maxSkillMDSize)
 		if err != nil {
 			continue // reported by the encoding check
 		}

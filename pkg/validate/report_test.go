@@ -33,20 +33,17 @@ func TestValidReport(t *testing.T) {
 	if r.Tree == nil || len(r.Tree.Entries) == 0 {
 		t.Fatalf("Tree = %+v, want the scan", r.Tree)
 	}
-	if len(r.Parsed) != len(r.Skills) {
-		t.Fatalf("len(Parsed) = %d, want %d", len(r.Parsed), len(r.Skills))
+	if len(r.lines) != len(r.Skills) {
+		t.Fatalf("len(lines) = %d, want %d", len(r.lines), len(r.Skills))
 	}
-	for i, doc := range r.Parsed {
-		if doc == nil || doc.Frontmatter.Name != r.Skills[i].Name {
-			t.Errorf("Parsed[%d] does not belong to skill %q", i, r.Skills[i].Name)
+	for i, l := range r.lines {
+		if l.name == 0 {
+			t.Errorf("lines[%d] of skill %q has no name line", i, r.Skills[i].Name)
 		}
-	}
-	if got := r.Parsed[1].Frontmatter.AllowedTools; len(got) != 5 || got[4] != "Bash(gh *)" {
-		t.Errorf("fix-issue allowed-tools = %v", got)
 	}
 }
 
-func TestParsedIsNilWhenUnparseable(t *testing.T) {
+func TestLinesZeroWhenUnparseable(t *testing.T) {
 	r, err := Dir(Options{Root: filepath.Join(fixtures, "invalid", "frontmatter-syntax")})
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +51,8 @@ func TestParsedIsNilWhenUnparseable(t *testing.T) {
 	if len(r.Skills) != 1 || r.Skills[0].Dir != "tool" || r.Skills[0].Name != "" {
 		t.Errorf("Skills = %+v, want the tool directory without a name", r.Skills)
 	}
-	if len(r.Parsed) != 1 || r.Parsed[0] != nil {
-		t.Errorf("Parsed = %v, want [nil]", r.Parsed)
+	if len(r.lines) != 1 || r.lines[0] != (fieldLines{}) {
+		t.Errorf("lines = %v, want [{0 0}]", r.lines)
 	}
 }
 
@@ -250,8 +247,8 @@ func TestReadError(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n%s\nwant\n%s", list(got), list(want))
 	}
-	if len(r.Skills) != 1 || r.Parsed[0] != nil {
-		t.Errorf("Skills = %+v, Parsed = %v; want the skill, unparsed", r.Skills, r.Parsed)
+	if len(r.Skills) != 1 || r.lines[0] != (fieldLines{}) {
+		t.Errorf("Skills = %+v, lines = %v; want the skill, unparsed", r.Skills, r.lines)
 	}
 }
 

@@ -32,7 +32,7 @@ func (v *validator) skillDir(d *skillDir) {
 		}
 		return
 	}
-	doc := v.parse(d.skillMD)
+	doc, text := v.parse(d.skillMD)
 	s := Skill{Dir: d.name}
 	if doc != nil {
 		f := doc.Frontmatter
@@ -40,32 +40,37 @@ func (v *validator) skillDir(d *skillDir) {
 		// that is YAML syntax, not text.
 		s.Name, s.Description, s.Version = f.Name, strings.TrimSpace(f.Description), f.Version
 		v.frontmatter(d, doc)
-		v.lints(d, doc)
+		v.lints(d, doc, text)
 	}
 	v.stateful(d, doc)
+	var lines fieldLines
+	if doc != nil {
+		lines = fieldLines{name: doc.Frontmatter.Line("name"), version: doc.Frontmatter.Line(doc.Frontmatter.VersionField)}
+	}
 	v.report.Skills = append(v.report.Skills, s)
-	v.report.Parsed = append(v.report.Parsed, doc)
+	v.report.lines = append(v.report.lines, lines)
 }
 
-// parse reads and parses a SKILL.md, reporting why when it cannot.
-func (v *validator) parse(e *layers.Entry) *skill.Document {
+// parse reads and parses a SKILL.md, reporting why when it cannot; it
+// returns the file's text too.
+func (v *validator) parse(e *layers.Entry) (*skill.Document, string) {
 	if e.Size > maxSkillMDSize {
 		v.errorf(e.Path, 0, CodeSkillMDTooLarge,
 			"%s is %s; keep it small and move material to reference files", skill.FileName, layers.FormatSize(e.Size))
-		return nil
+		return nil, ""
 	}
-	data, err := readFile(e.Source, maxSkillMDSize)
+	data, err := readFile(e.Source, e.Size, maxSkillMDSize)
 	if err != nil {
 		v.unreadable[e.Path] = true
 		v.errorf(e.Path, 0, CodeReadError, "cannot read %s: %v", skill.FileName, err)
-		return nil
+		return nil, ""
 	}
 	doc, err := skill.Parse(data)
 	if err != nil {
 		var pe *skill.ParseError
 		if !errors.As(err, &pe) {
 			v.errorf(e.Path, 0, CodeFrontmatterSyntax, "%v", err)
-			return nil
+			return nil, ""
 		}
 		code := CodeFrontmatterSyntax
 		switch {
@@ -77,21 +82,36 @@ func (v *validator) parse(e *layers.Entry) *skill.Document {
 			code = CodeFrontmatterNotMapping
 		}
 		v.errorf(e.Path, pe.Line, code, "%s", pe.Detail)
-		return nil
+		return nil, ""
 	}
-	return doc
+	return doc, string(data)
 }
 
-func readFile(name string, limit int64) ([]byte, error) {
+// readFile reads a file the scan found size bytes long, in one
+// allocation when it has not grown since.
+func readFile(name string, size, limit int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	// The file may have grown since the scan; never read past the limit.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
+	data := make([]byte, 0, min(size, limit)+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) > limit {
+			break
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("larger than %s", layers.FormatSize(limit))
@@ -223,7 +243,7 @@ func (v *validator) duplicateNames() {
 				}
 			}
 			rel := v.report.Skills[i].Dir + "/" + skill.FileName
-			v.errorf(rel, v.report.Parsed[i].Frontmatter.Line("name"), CodeNameDuplicate,
+			v.errorf(rel, v.report.lines[i].name, CodeNameDuplicate,
 				"name %q is also declared by %s; skill names must be unique",
 				name, strings.Join(others, ", "))
 		}

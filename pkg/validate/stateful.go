@@ -60,7 +60,7 @@ func (v *validator) stateful(d *skillDir, doc *skill.Document) {
 
 // readSibling reads a sibling file, reporting why when it cannot.
 func (v *validator) readSibling(e layers.Entry) []byte {
-	data, err := readFile(e.Source, maxSkillMDSize)
+	data, err := readFile(e.Source, e.Size, maxSkillMDSize)
 	if err != nil {
 		v.unreadable[e.Path] = true
 		v.errorf(e.Path, 0, CodeReadError, "cannot read %s: %v", path.Base(e.Path), err)

@@ -14,7 +14,6 @@ import (
 	"slices"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // Diagnostic is one problem found in the skills directory.
@@ -64,9 +63,10 @@ type Report struct {
 
 	// Tree is the scan, for the packer to write without walking again.
 	Tree *layers.Tree `json:"-"`
-	// Parsed[i] is the parsed SKILL.md of Skills[i], or nil when it could
-	// not be parsed.
-	Parsed []*skill.Document `json:"-"`
+	// lines[i] are the lines of Skills[i]'s SKILL.md that later checks
+	// point at: a parsed SKILL.md is dropped once checked, so that a
+	// report costs little per skill.
+	lines []fieldLines
 
 	// opts are the options the report was made with, for checks added to
 	// it later (CheckAgainst).
@@ -105,12 +105,12 @@ func check(opts Options, tree *layers.Tree) *Report {
 	v := &validator{
 		opts:       opts,
 		unreadable: map[string]bool{},
+		buf:        make([]byte, 32<<10),
 		report: &Report{
 			Skills:   []Skill{},
 			Errors:   []Diagnostic{},
 			Warnings: []Diagnostic{},
 			Tree:     tree,
-			Parsed:   []*skill.Document{},
 			opts:     opts,
 		},
 	}
@@ -131,6 +131,14 @@ type validator struct {
 	// unreadable holds the paths already reported as unreadable, so that
 	// a second read of the same file does not report it twice.
 	unreadable map[string]bool
+	// buf is the one buffer files are read through.
+	buf []byte
+}
+
+// fieldLines are where, in a SKILL.md, its name and version are; 0 when
+// it could not be parsed.
+type fieldLines struct {
+	name, version int
 }
 
 // path turns a slash-separated path relative to the root into the path

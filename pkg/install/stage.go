@@ -1,0 +1,301 @@
+package install
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/substitute"
+)
+
+// Layer is a package's skills layer. The skills an install must stage
+// are extracted from it straight into the folder's staging directory:
+// the layer is read once per folder, and only if one of its skills is
+// new or changed; entries of other skills are skipped unwritten.
+type Layer struct {
+	// Name says which package, in messages.
+	Name string
+	// Open returns the layer's compressed bytes.
+	Open func(ctx context.Context) (io.ReadCloser, error)
+	// Read bounds the layer and, with its Digest, verifies it; the
+	// staged skills are discarded if it does not verify.
+	Read layers.ReadOptions
+}
+
+// staged is a skill written into the staging directory: its record
+// entries as written, and the digest of its files as the package had
+// them (before variable substitution), to check against Skill.Digest.
+type staged struct {
+	skill Skill
+	dir   string // in the folder
+	vars  substitute.Options
+	files map[string]string
+	stat  map[string]string
+	orig  []layers.FileDigest
+	dirs  map[string]bool // slash paths under dir already made
+}
+
+// stager writes skills into the staging directory, hashing each file as
+// it is written, through one reusable buffer.
+type stager struct {
+	folder *os.Root
+	buf    []byte
+	// umaskFree is set once a directory made 0755 came out 0755: the
+	// umask takes no bit of 0755 or 0644, and modes need no fixing.
+	umaskFree bool
+	// current is the skill last written to, and root its directory
+	// opened as a root of its own: inside it a path resolves in one or
+	// two steps, not through the staging directory each time.
+	current *staged
+	root    *os.Root
+}
+
+// in returns the root of sk's directory, made if needed.
+func (st *stager) in(sk *staged) (*os.Root, error) {
+	if st.current == sk {
+		return st.root, nil
+	}
+	st.close()
+	if err := st.mkdirs(sk, "."); err != nil {
+		return nil, err
+	}
+	root, err := st.folder.OpenRoot(sk.dir)
+	if err != nil {
+		return nil, err
+	}
+	st.current, st.root = sk, root
+	return root, nil
+}
+
+func (st *stager) close() {
+	if st.root != nil {
+		st.root.Close()
+	}
+	st.current, st.root = nil, nil
+}
+
+func newStaged(s Skill, dir string, vars substitute.Options) *staged {
+	return &staged{skill: s, dir: dir, vars: vars, files: map[string]string{}, stat: map[string]string{}, dirs: map[string]bool{}}
+}
+
+// done drops what only writing the skill needed, so that staging many
+// skills keeps little of each.
+func (sk *staged) done() {
+	sk.orig, sk.dirs = nil, nil
+}
+
+// mkdirs makes a directory of the skill and its missing parents, 0755
+// past the umask.
+func (st *stager) mkdirs(sk *staged, rel string) error {
+	if sk.dirs[rel] {
+		return nil
+	}
+	in, name := st.folder, sk.dir
+	if rel != "." {
+		if err := st.mkdirs(sk, path.Dir(rel)); err != nil {
+			return err
+		}
+		root, err := st.in(sk)
+		if err != nil {
+			return err
+		}
+		in, name = root, filepath.FromSlash(rel)
+	}
+	if err := in.Mkdir(name, 0o755); err != nil {
+		return err
+	}
+	if !st.umaskFree {
+		info, err := in.Lstat(name)
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm() == 0o755 {
+			st.umaskFree = true
+		} else if err := in.Chmod(name, 0o755); err != nil {
+			return err
+		}
+	}
+	sk.dirs[rel] = true
+	return nil
+}
+
+// file writes one file of a skill, rel a slash path inside it; the
+// skill's SKILL.md gets its path variables resolved.
+func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) error {
+	if err := st.mkdirs(sk, path.Dir(rel)); err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if executable {
+		mode = 0o755
+	}
+	root, err := st.in(sk)
+	if err != nil {
+		return err
+	}
+	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	written := sha256.New()
+	var orig hash.Hash
+	if rel == skill.FileName {
+		orig = sha256.New()
+		data, err := io.ReadAll(io.TeeReader(r, orig))
+		if err != nil {
+			return err
+		}
+		r = strings.NewReader(substitute.Apply(string(data), sk.vars))
+	}
+	if _, err := io.CopyBuffer(io.MultiWriter(f, written), r, st.buf); err != nil {
+		return err
+	}
+	if !st.umaskFree {
+		if err := f.Chmod(mode); err != nil {
+			return err
+		}
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	d := digest.NewDigest(digest.SHA256, written)
+	sk.files[rel] = fileEntry(mode, d)
+	sk.stat[rel] = statKey(info)
+	if orig != nil {
+		d = digest.NewDigest(digest.SHA256, orig)
+	}
+	sk.orig = append(sk.orig, layers.FileDigest{Path: rel, Executable: executable, Digest: d})
+	return f.Close()
+}
+
+// copyDir stages a skill from a directory holding its files. Modes are
+// normalized as in a layer: 0755 for directories and executables, 0644
+// otherwise.
+func (st *stager) copyDir(sk *staged) error {
+	src := sk.skill.Source
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			return st.mkdirs(sk, rel)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		return st.file(sk, rel, info.Mode()&0o111 != 0, in)
+	})
+}
+
+// extract stages the skills of want from one layer, read once; entries
+// of other skills are skipped. Each skill's files must hash to the digest
+// its package records, and the whole layer to its descriptor's.
+func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged) error {
+	rc, err := l.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	err = layers.Walk(rc, l.Read, func(h layers.Header, content io.Reader) error {
+		top, rest, _ := strings.Cut(h.Path, "/")
+		sk := want[top]
+		if sk == nil {
+			return nil
+		}
+		if h.Dir {
+			if rest == "" {
+				rest = "."
+			}
+			return st.mkdirs(sk, rest)
+		}
+		if rest == "" {
+			return nil // a file at the top of the layer belongs to no skill
+		}
+		return st.file(sk, rest, h.Executable, content)
+	})
+	if err != nil {
+		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s: %w", l.Name, err))
+	}
+	for name, sk := range want {
+		if got := layers.TreeDigest(sk.orig); len(sk.orig) == 0 || got != sk.skill.Digest {
+			return errdefs.Corrupt(fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", name, l.Name, got, sk.skill.Digest))
+		}
+		sk.done()
+	}
+	return nil
+}
+
+// stage writes every skill of todo into the staging directory: those with
+// a Source from their directory, the others from their layers, each
+// layer read once.
+func (st *stager) stage(ctx context.Context, todo []*staged) error {
+	defer st.close()
+	var order []*Layer
+	byLayer := map[*Layer]map[string]*staged{}
+	for _, sk := range todo {
+		if sk.skill.Layer == nil {
+			if err := st.mkdirs(sk, "."); err != nil {
+				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
+			}
+			if err := st.copyDir(sk); err != nil {
+				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
+			}
+			sk.done()
+			continue
+		}
+		want := byLayer[sk.skill.Layer]
+		if want == nil {
+			want = map[string]*staged{}
+			byLayer[sk.skill.Layer] = want
+			order = append(order, sk.skill.Layer)
+		}
+		want[sk.skill.Path] = sk
+	}
+	for _, l := range order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := st.extract(ctx, l, byLayer[l]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statKey is what a re-install compares before reading a file: its size
+// and modification time as written.
+func statKey(info fs.FileInfo) string {
+	return strconv.FormatInt(info.Size(), 10) + " " + strconv.FormatInt(info.ModTime().UnixNano(), 10)
+}
+
+// varsKey identifies the values substituted into a skill's SKILL.md: a
+// skill installed with other values must be written again.
+func varsKey(vars substitute.Options) string {
+	return digest.FromString(vars.SkillDir + "\x00" + vars.Workspace).String()
+}

@@ -1,0 +1,48 @@
+package validate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// A report keeps what its callers use of each skill (summary, the lines
+// later checks point at), not the parsed SKILL.md: holding every parsed
+// file made validating a library cost memory in the number of skills.
+func TestReportKeepsNoSkillText(t *testing.T) {
+	root := t.TempDir()
+	const skills = 200
+	body := strings.Repeat("Follow the steps of this skill with care.\n", 500) // ~21 KB
+	for i := range skills {
+		name := fmt.Sprintf("skill-%03d", i)
+		md := "---\nname: " + name + "\ndescription: Skill " + name + " for the memory test. Use when testing.\n---\n" + body
+		if err := os.MkdirAll(filepath.Join(root, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := Dir(Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if !r.Valid {
+		t.Fatalf("errors: %v", r.Errors)
+	}
+	perSkill := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / skills
+	// The scan's entries and the summary take well under 2 KiB a skill; a
+	// kept SKILL.md alone is over 20 KiB.
+	if perSkill > 4<<10 {
+		t.Errorf("the report keeps %d bytes a skill, want under 4 KiB: is the SKILL.md text kept?", perSkill)
+	}
+	runtime.KeepAlive(r)
+}
