@@ -9,7 +9,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // ProblemsError is returned by Write for a tree that has problems, so that
@@ -39,7 +39,7 @@ type SizeError struct {
 
 func (e *SizeError) Error() string {
 	return fmt.Sprintf("layer holds %s of files, over the %s limit (raise it with --max-size)",
-		formatBytes(e.Size), formatBytes(e.Limit))
+		FormatSize(e.Size), FormatSize(e.Limit))
 }
 
 // CountError reports a layer with more entries than the limit. When
@@ -74,7 +74,10 @@ func (e *DigestMismatchError) Error() string {
 	return fmt.Sprintf("layer digest mismatch: expected %s, got %s", e.Expected, e.Actual)
 }
 
-func formatBytes(n int64) string {
+// FormatSize is how stax writes a size for people, in binary units
+// ("66.8 MiB"): the one formatter of every message, so that one run never
+// says "MB" of one size and "MiB" of the same.
+func FormatSize(n int64) string {
 	const unit = 1 << 10
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -91,13 +94,12 @@ func formatBytes(n int64) string {
 // something already is.
 var ErrDestinationInUse = errors.New("the destination is in use")
 
-// ExitCode classifies an error of the reader (Walk, Extract) by the exit
-// codes of the stax specification, so every command reports a bad layer
-// the same way: content that is not what its digest or its stream says
-// fails verification (6); an archive stax refuses to materialize, or a
-// destination in use, is a materialization error (5); a failure of the
-// local file system is 2.
-func ExitCode(err error) int {
+// Class classifies an error of the reader (Walk, Extract), so every
+// command reports a bad layer the same way: content that is not what its
+// digest or its stream says is data loss; an archive stax refuses to
+// materialize, or a destination in use, is a failed precondition; a
+// failure of the local file system is local.
+func Class(err error) errdefs.Class {
 	var mismatch *DigestMismatchError
 	var unsafe *UnsafeEntryError
 	var size *SizeError
@@ -106,12 +108,12 @@ func ExitCode(err error) int {
 	var linkErr *os.LinkError
 	switch {
 	case errors.As(err, &mismatch):
-		return exitcode.Verification
+		return errdefs.DataLoss
 	case errors.As(err, &unsafe), errors.As(err, &size), errors.As(err, &count), errors.Is(err, ErrDestinationInUse):
-		return exitcode.Materialization
+		return errdefs.FailedPrecondition
 	case errors.As(err, &pathErr), errors.As(err, &linkErr):
-		return exitcode.FileSystem
+		return errdefs.Local
 	}
 	// A truncated or corrupt stream: what arrived is not a layer.
-	return exitcode.Verification
+	return errdefs.DataLoss
 }

@@ -10,6 +10,8 @@
 package layers
 
 import (
+	"strconv"
+
 	"github.com/opencontainers/go-digest"
 )
 
@@ -115,13 +117,23 @@ type WriteOptions struct {
 	MaxFiles int
 }
 
-// FileDigest is the content digest of one regular file of a layer.
+// FileDigest is the record of one regular file: its path, its mode (the
+// execute bit is the only permission a layer keeps) and its content
+// digest. The codec, diff and the install record all describe a file by
+// it.
 type FileDigest struct {
 	Path       string
 	Executable bool
 	Size       int64
 	Digest     digest.Digest
 }
+
+// Mode is the file's mode as the skill digest writes it: "755" or "644".
+func (f FileDigest) Mode() string { return strconv.FormatInt(fileMode(f.Executable), 8) }
+
+// Record is the file's mode and digest, "<mode> <digest>", as the install
+// record keeps them.
+func (f FileDigest) Record() string { return f.Mode() + " " + f.Digest.String() }
 
 // WriteResult describes the compressed layer Write produced.
 type WriteResult struct {

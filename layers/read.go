@@ -79,7 +79,7 @@ func drainTrailer(zr io.Reader) error {
 		return corrupt(err)
 	}
 	if n > maxTrailingData {
-		return corrupt(fmt.Errorf("more than %s of data after the end of the tar archive", formatBytes(maxTrailingData)))
+		return corrupt(fmt.Errorf("more than %s of data after the end of the tar archive", FormatSize(maxTrailingData)))
 	}
 	return nil
 }

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/bump"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/proposal"
 )
 
@@ -28,8 +26,8 @@ type applyOptions struct {
 	DryRun              bool
 }
 
-func newApplyCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *applyOptions) error) *cobra.Command {
-	opts := &applyOptions{IO: streams, Global: global}
+func newApplyCmd(f *factory, runF func(context.Context, *applyOptions) error) *cobra.Command {
+	opts := &applyOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "apply PROPOSAL.json [DIR]",
 		Short: "Check a skill-update proposal and write it into a skills directory",
@@ -73,11 +71,11 @@ may be - for stdin.`,
 			return runApply(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.BoolVar(&opts.DryRun, "dry-run", false, "check and show what would change, without writing")
-	f.BoolVar(&opts.Patch, "patch", false, "bump the patch version, whatever the change")
-	f.BoolVar(&opts.Minor, "minor", false, "bump the minor version, whatever the change")
-	f.BoolVar(&opts.Major, "major", false, "bump the major version, whatever the change")
+	flags := cmd.Flags()
+	flags.BoolVar(&opts.DryRun, "dry-run", false, "check and show what would change, without writing")
+	flags.BoolVar(&opts.Patch, "patch", false, "bump the patch version, whatever the change")
+	flags.BoolVar(&opts.Minor, "minor", false, "bump the minor version, whatever the change")
+	flags.BoolVar(&opts.Major, "major", false, "bump the major version, whatever the change")
 	cmd.MarkFlagsMutuallyExclusive("patch", "minor", "major")
 	return cmd
 }
@@ -96,7 +94,7 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := creationTime("", getenv)
+	today, err := sourceDate(getenv)
 	if err != nil {
 		return err
 	}
@@ -104,7 +102,7 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if opts.Proposal != "-" {
 		f, err := os.Open(opts.Proposal)
 		if err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, err)
+			return errdefs.IO(err)
 		}
 		defer f.Close()
 		in = f
@@ -128,9 +126,9 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 				return werr
 			}
 		}
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	case err != nil:
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, struct {
@@ -139,40 +137,4 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 		}{res, !res.DryRun && !res.NoOp})
 	}
 	return printApply(opts.IO.Out, opts.IO.ErrOut, res)
-}
-
-func printApply(out, errOut io.Writer, res *proposal.Result) error {
-	for _, w := range res.Warnings {
-		fmt.Fprintf(errOut, "warning: %s\n", w)
-	}
-	if res.NoOp {
-		_, err := fmt.Fprintf(out, "no change: the proposal (%s) matches the skill as it is\n", res.Operation)
-		return err
-	}
-	verb := "applied"
-	if res.DryRun {
-		verb = "would apply"
-	}
-	for _, s := range res.Skills {
-		version := ""
-		switch {
-		case s.Part != "":
-			version = fmt.Sprintf(": %s → %s (%s)", s.From, s.To, s.Part)
-		case s.Created && s.To != "":
-			version = fmt.Sprintf(": new at %s", s.To)
-		case s.Created:
-			version = ": new"
-		}
-		fmt.Fprintf(out, "%s %s to %s%s\n", verb, res.Operation, s.Slug, version)
-		for _, f := range s.Files {
-			mark := "M"
-			if f.Status == "added" {
-				mark = "A"
-			}
-			if _, err := fmt.Fprintf(out, "  %s %s  +%d -%d\n", mark, f.Path, f.Added, f.Removed); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

@@ -82,7 +82,7 @@ func TestApplyCommandRejects(t *testing.T) {
 
 func TestApplyCommandArguments(t *testing.T) {
 	var got *applyOptions
-	cmd := newApplyCmd(&IOStreams{}, &globalOptions{}, func(_ context.Context, o *applyOptions) error { got = o; return nil })
+	cmd := newApplyCmd(newFactory(&IOStreams{}, &globalOptions{}), func(_ context.Context, o *applyOptions) error { got = o; return nil })
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetArgs([]string{"p.json", "skills", "--minor", "--dry-run"})
 	if err := cmd.Execute(); err != nil {

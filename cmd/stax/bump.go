@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/bump"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 type bumpOptions struct {
@@ -21,8 +22,8 @@ type bumpOptions struct {
 	DryRun              bool
 }
 
-func newBumpCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &bumpOptions{IO: streams, Global: global}
+func newBumpCmd(f *factory, runF func(context.Context, *bumpOptions) error) *cobra.Command {
+	opts := &bumpOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "bump SKILL [--patch|--minor|--major]",
 		Short: "Raise a skill's version, keeping MEMORY.md in sync",
@@ -33,7 +34,7 @@ adding lastUpdated after the version when it is missing. Only those values
 change: every other byte of both files stays as it was, quoting included.
 
 Any change to MEMORY.md, EXAMPLES.md or CALIBRATION.md needs at least a patch
-bump (seed 000 §8), the default; --minor and --major are for changes to the
+bump (push and validate --against refuse one without), the default; --minor and --major are for changes to the
 instructions. SKILL is a skill directory, or the name of a skill in the
 skills directory (--dir, default: the current package's).`,
 		Example: `  stax bump examples/skills/incident-postmortem
@@ -41,15 +42,18 @@ skills directory (--dir, default: the current package's).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Skill = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runBump(opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
-	f.BoolVar(&opts.Patch, "patch", false, "raise the patch version (the default)")
-	f.BoolVar(&opts.Minor, "minor", false, "raise the minor version")
-	f.BoolVar(&opts.Major, "major", false, "raise the major version")
-	f.BoolVar(&opts.DryRun, "dry-run", false, "say what would change, without writing")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
+	flags.BoolVar(&opts.Patch, "patch", false, "raise the patch version (the default)")
+	flags.BoolVar(&opts.Minor, "minor", false, "raise the minor version")
+	flags.BoolVar(&opts.Major, "major", false, "raise the major version")
+	flags.BoolVar(&opts.DryRun, "dry-run", false, "say what would change, without writing")
 	return cmd
 }
 
@@ -61,7 +65,7 @@ func runBump(opts *bumpOptions) error {
 		}
 	}
 	if n > 1 {
-		return exitcode.Wrap(exitcode.Validation, errors.New("give one of --patch, --minor and --major"))
+		return errdefs.Invalid(errors.New("give one of --patch, --minor and --major"))
 	}
 	part := bump.Patch
 	switch {
@@ -74,7 +78,7 @@ func runBump(opts *bumpOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := creationTime("", getenv)
+	today, err := sourceDate(getenv)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -39,7 +39,7 @@ func firstArg(complete func(*cobra.Command) ([]string, cobra.ShellCompDirective)
 }
 
 func completeRuntimes(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return runtime.NamesAndAliases(), cobra.ShellCompDirectiveNoFileComp
+	return agent.NamesAndAliases(), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completePackageSkills lists the skills of --dir, else of the package in

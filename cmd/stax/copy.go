@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
@@ -22,12 +22,12 @@ type copyOptions struct {
 	NoReferrers bool
 	// WithDependencies copies the packages the package depends on too.
 	WithDependencies bool
-	MaxSize          string
+	MaxSize          byteSize
 	Verify           verifyFlags
 }
 
-func newCopyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &copyOptions{IO: streams, Global: global}
+func newCopyCmd(f *factory, runF func(context.Context, *copyOptions) error) *cobra.Command {
+	opts := &copyOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "copy SRC DST",
 		Short: "Copy a package between registries and OCI layouts, with its signatures",
@@ -44,6 +44,9 @@ tag.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source, opts.Destination = args[0], args[1]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runCopy(cmd.Context(), opts)
 		},
 	}
@@ -57,17 +60,17 @@ tag.`,
 }
 
 func runCopy(ctx context.Context, opts *copyOptions) error {
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}
 	srcRef, err := reference.Parse(opener.BareTag(opts.Source))
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	dstRef, err := reference.Parse(opener.BareTag(opts.Destination))
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	if srcRef.Tag == "" && srcRef.Digest == "" {
 		srcRef.Tag = "latest"
@@ -90,7 +93,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	defer dst.Close()
 
 	if opts.WithDependencies && dst.Kind != target.KindRemote {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
+		return errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
 	}
 	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers}
 	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, copyOpts)

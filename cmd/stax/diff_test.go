@@ -92,7 +92,7 @@ type skillSummary struct {
 	Frontmatter []diff.FieldChange
 }
 
-func summarize(r diffResult) diffSummary {
+func summarize(r diff.PackageResult) diffSummary {
 	s := diffSummary{Added: r.Added, Removed: r.Removed, Changed: map[string]skillSummary{}}
 	for _, c := range r.Changed {
 		ss := skillSummary{
@@ -273,7 +273,7 @@ func TestDiffDirectories(t *testing.T) {
 			if r.Code != wantCode {
 				t.Fatalf("--exit-code: exit %d, want %d\n%s", r.Code, wantCode, r.Stderr)
 			}
-			var got diffResult
+			var got diff.PackageResult
 			decodeJSON(t, r.Stdout, &got)
 			if got.Identical != identical {
 				t.Errorf("identical = %v, want %v", got.Identical, identical)
@@ -346,7 +346,7 @@ func TestDiffRegistryAgainstDirectory(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("same content: exit %d\n%s", r.Code, r.Stderr)
 	}
-	var same diffResult
+	var same diff.PackageResult
 	decodeJSON(t, r.Stdout, &same)
 	if !same.Identical || same.A.Source != "remote" || same.A.Digest != same.B.Digest {
 		t.Errorf("same content: %+v", same)
@@ -364,7 +364,7 @@ func TestDiffRegistryAgainstDirectory(t *testing.T) {
 	if r.Code != 1 {
 		t.Fatalf("different content: exit %d, want 1\n%s", r.Code, r.Stderr)
 	}
-	var got diffResult
+	var got diff.PackageResult
 	decodeJSON(t, r.Stdout, &got)
 	if len(got.Changed) != 1 || got.Changed[0].Skill != "review-pr" ||
 		strings.Join(got.Changed[0].Files.Added, ",") != "references/extra.md" {
@@ -432,7 +432,7 @@ func TestDiffLayoutAgainstStore(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("diff: exit %d\n%s", r.Code, r.Stderr)
 	}
-	var got diffResult
+	var got diff.PackageResult
 	decodeJSON(t, r.Stdout, &got)
 	if got.A.Source != "layout" || got.B.Source != "local" || got.A.Version != "1.0.0" || got.B.Version != "2.0.0" {
 		t.Errorf("sides = %+v, %+v", got.A, got.B)

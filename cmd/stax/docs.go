@@ -9,8 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
-
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // Formats of stax docs.
@@ -28,8 +27,8 @@ type docsOptions struct {
 	Root *cobra.Command
 }
 
-func newDocsCmd(streams *IOStreams, global *globalOptions, runF func(*docsOptions) error) *cobra.Command {
-	opts := &docsOptions{IO: streams, Global: global}
+func newDocsCmd(f *factory, runF func(*docsOptions) error) *cobra.Command {
+	opts := &docsOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "docs man|markdown DIR",
 		Short: "Write the command reference as man pages or Markdown",
@@ -61,41 +60,41 @@ func runDocs(opts *docsOptions) error {
 	case docsMarkdown:
 		generate = func(staging string) error { return doc.GenMarkdownTree(opts.Root, staging) }
 	default:
-		return exitcode.Wrap(exitcode.Validation, usageError{fmt.Errorf("unknown docs format %q: use %q or %q", opts.Format, docsMan, docsMarkdown)})
+		return errdefs.Invalid(usageError{fmt.Errorf("unknown docs format %q: use %q or %q", opts.Format, docsMan, docsMarkdown)})
 	}
 	// No generation date in the pages: the same stax writes the same bytes.
 	opts.Root.DisableAutoGenTag = true
 
 	if err := checkEmptyOrAbsent(opts.Dir); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	// Written beside DIR and moved in whole, so a failure leaves DIR as it was.
 	parent := filepath.Dir(filepath.Clean(opts.Dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	staging, err := os.MkdirTemp(parent, ".stax-docs-*")
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	defer os.RemoveAll(staging)
 	if err := generate(staging); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("generate %s pages: %w", opts.Format, err))
+		return errdefs.IO(fmt.Errorf("generate %s pages: %w", opts.Format, err))
 	}
 	if err := os.Chmod(staging, 0o755); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	// An empty DIR is replaced: rename cannot move onto a directory with files,
 	// and an empty one holds nothing to lose.
 	if err := os.Remove(opts.Dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if err := os.Rename(staging, opts.Dir); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	entries, err := os.ReadDir(opts.Dir)
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.Global.json() {
 		files := make([]string, len(entries))

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 )
 
@@ -24,8 +25,8 @@ type initResult struct {
 	Definition project.Definition `json:"definition"`
 }
 
-func newInitCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &initOptions{IO: streams, Global: global}
+func newInitCmd(f *factory, runF func(context.Context, *initOptions) error) *cobra.Command {
+	opts := &initOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Write a stax.yaml package definition",
@@ -40,18 +41,21 @@ directory's name. An existing stax.yaml is kept unless --force is given.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runInit(opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Definition.Name, "name", "", "package name (default: the directory name)")
-	f.StringVar(&opts.Definition.Version, "version", "0.1.0", "package version, also the default tag")
-	f.StringVar(&opts.Definition.Description, "description", "", "package description")
-	f.StringVar(&opts.Definition.Author, "author", "", "package author (the OCI vendor annotation)")
-	f.StringVar(&opts.Definition.License, "license", "", "SPDX license expression")
-	f.StringSliceVar(&opts.Definition.Tags, "tags", nil, "discovery tags, comma-separated")
-	f.StringVar(&opts.Definition.Skills, "skills", project.DefaultSkillsDir, "skills directory, relative to DIR")
-	f.BoolVar(&opts.Force, "force", false, "replace an existing stax.yaml")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.Definition.Name, "name", "", "package name (default: the directory name)")
+	flags.StringVar(&opts.Definition.Version, "version", "0.1.0", "package version, also the default tag")
+	flags.StringVar(&opts.Definition.Description, "description", "", "package description")
+	flags.StringVar(&opts.Definition.Author, "author", "", "package author (the OCI vendor annotation)")
+	flags.StringVar(&opts.Definition.License, "license", "", "SPDX license expression")
+	flags.StringSliceVar(&opts.Definition.Tags, "tags", nil, "discovery tags, comma-separated")
+	flags.StringVar(&opts.Definition.Skills, "skills", project.DefaultSkillsDir, "skills directory, relative to DIR")
+	flags.BoolVar(&opts.Force, "force", false, "replace an existing stax.yaml")
 	return cmd
 }
 
@@ -61,7 +65,7 @@ func runInit(opts *initOptions) error {
 		def.Name = project.NameFromDir(opts.Dir)
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", opts.Dir, err))
+		return errdefs.IO(fmt.Errorf("create %s: %w", opts.Dir, err))
 	}
 	path := filepath.Join(opts.Dir, project.FileName)
 	if err := project.Write(path, &def, opts.Force); err != nil {
@@ -69,7 +73,7 @@ func runInit(opts *initOptions) error {
 	}
 	skills := filepath.Join(opts.Dir, filepath.FromSlash(def.Skills))
 	if err := os.MkdirAll(skills, 0o755); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create skills directory %s: %w", skills, err))
+		return errdefs.IO(fmt.Errorf("create skills directory %s: %w", skills, err))
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, initResult{Path: path, Definition: def})

@@ -3,28 +3,24 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"slices"
-	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 type inspectOptions struct {
-	IO      *IOStreams
-	Global  *globalOptions
-	Remote  remoteOptions
-	Target  string
-	MaxSize string
+	IO     *IOStreams
+	Global *globalOptions
+	Remote remoteOptions
+	Target string
+	Build  buildFlags
+	Getenv func(string) string
 }
 
 type inspectResult struct {
@@ -50,8 +46,8 @@ type inspectedSkill struct {
 	Stateful *stateful.Summary `json:"stateful,omitempty"`
 }
 
-func newInspectCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &inspectOptions{IO: streams, Global: global}
+func newInspectCmd(f *factory, runF func(context.Context, *inspectOptions) error) *cobra.Command {
+	opts := &inspectOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "inspect REF|DIR",
 		Short: "Show a package's manifest, layers, annotations and skills",
@@ -71,27 +67,25 @@ and config are fetched, never the layer: skills come from the config.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Target = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runInspect(cmd.Context(), opts)
 		},
 	}
-	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read")
+	opts.Build.addBuild(cmd, "uncompressed skills layer to read or build", "when building DIR: ")
 	opts.Remote.addRemoteOnlyFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runInspect(ctx context.Context, opts *inspectOptions) error {
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
-	if err != nil {
-		return err
-	}
-	src, err := openSource(ctx, opener, opts.Target, opts.Remote.lookupScope(), pack.Options{})
+	src, err := openArgument(ctx, opts.IO, opts.Global, &opts.Remote, &opts.Build, opts.Getenv, opts.Target)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-
-	pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, maxSize)
+	pkg, err := src.Package(ctx)
 	if err != nil {
 		return err
 	}
@@ -101,7 +95,7 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	}
 	if src.Kind == target.KindRemote {
 		res.Skills = configSkills(pkg)
-	} else if res.Skills, err = inspectSkills(ctx, src, pkg, maxSize); err != nil {
+	} else if res.Skills, err = inspectSkills(ctx, src, pkg); err != nil {
 		return err
 	}
 	mismatched := false
@@ -116,23 +110,13 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	}
 	// Shown, but a package whose skills are not what its config says
 	// fails verification.
-	return exitcode.Wrap(exitcode.Verification, errReported)
-}
-
-func writeInspect(opts *inspectOptions, res *inspectResult) error {
-	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, res)
-	}
-	for _, n := range res.Notices {
-		fmt.Fprintf(opts.IO.ErrOut, "notice: %s\n", n)
-	}
-	return printInspect(opts.IO.Out, res)
+	return errdefs.Corrupt(errReported)
 }
 
 // inspectSkills reads the skills layer once and pairs what it holds with
 // the config's records.
-func inspectSkills(ctx context.Context, src *source, pkg *artifact.Package, maxSize int64) ([]inspectedSkill, error) {
-	snap, err := readSnapshot(ctx, src, pkg, maxSize)
+func inspectSkills(ctx context.Context, src *source.Source, pkg *artifact.Package) ([]inspectedSkill, error) {
+	snap, err := src.Snapshot(ctx, pkg)
 	if err != nil {
 		return nil, err
 	}
@@ -158,66 +142,4 @@ func configSkills(pkg *artifact.Package) []inspectedSkill {
 		skills = append(skills, inspectedSkill{SkillRecord: rec})
 	}
 	return skills
-}
-
-func printInspect(w io.Writer, r *inspectResult) error {
-	ann := r.Manifest.Annotations
-	fmt.Fprintf(w, "Reference:     %s (%s)\n", r.Reference, r.Source)
-	fmt.Fprintf(w, "Digest:        %s\n", r.Descriptor.Digest)
-	fmt.Fprintf(w, "Artifact type: %s\n", r.Manifest.ArtifactType)
-	fmt.Fprintf(w, "Package:       %s %s\n", r.Config.Name, r.Config.Version)
-	if r.Config.Description != "" {
-		fmt.Fprintf(w, "Description:   %s\n", r.Config.Description)
-	}
-	fmt.Fprintf(w, "Created:       %s\n", ann[artifact.AnnotationCreated])
-	fmt.Fprintf(w, "Annotations:\n")
-	for _, k := range sortedKeys(ann) {
-		fmt.Fprintf(w, "  %s: %s\n", k, ann[k])
-	}
-	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", r.Manifest.Config.MediaType, r.Manifest.Config.Digest, r.Manifest.Config.Size)
-	fmt.Fprintf(w, "Layers:\n")
-	for _, l := range r.Manifest.Layers {
-		fmt.Fprintf(w, "  %s %s (%d bytes)\n", l.MediaType, l.Digest, l.Size)
-		for _, k := range sortedKeys(l.Annotations) {
-			fmt.Fprintf(w, "    %s: %s\n", k, l.Annotations[k])
-		}
-	}
-	fmt.Fprintf(w, "Skills (%d):\n", len(r.Skills))
-	for _, s := range r.Skills {
-		state := "not checked (layer not downloaded)"
-		if s.Verified != nil && *s.Verified {
-			state = "verified"
-		} else if s.Verified != nil {
-			state = "DIGEST MISMATCH"
-		}
-		fmt.Fprintf(w, "  %s", s.Name)
-		if s.Version != "" {
-			fmt.Fprintf(w, " %s", s.Version)
-		}
-		if s.Files > 0 {
-			fmt.Fprintf(w, "  %s/  %d files  %s  %s\n", s.Path, s.Files, s.Digest, state)
-		} else {
-			fmt.Fprintf(w, "  %s/  %s  %s\n", s.Path, s.Digest, state)
-		}
-		printSiblings(w, s.Stateful)
-		if len(s.Frontmatter) > 0 {
-			fm, err := yaml.Marshal(s.Frontmatter)
-			if err != nil {
-				return err
-			}
-			for _, line := range strings.Split(strings.TrimRight(string(fm), "\n"), "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
-			}
-		}
-	}
-	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
 )
 
@@ -28,17 +28,17 @@ type keyGenerateOptions struct {
 	Force     bool
 }
 
-func newKeyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+func newKeyCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "key",
 		Short: "Make signing keys",
 	}
-	cmd.AddCommand(newKeyGenerateCmd(streams, global, nil))
+	cmd.AddCommand(newKeyGenerateCmd(f, nil))
 	return cmd
 }
 
-func newKeyGenerateCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *keyGenerateOptions) error) *cobra.Command {
-	opts := &keyGenerateOptions{IO: streams, Global: global}
+func newKeyGenerateCmd(f *factory, runF func(context.Context, *keyGenerateOptions) error) *cobra.Command {
+	opts := &keyGenerateOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "generate",
 		Short: "Write a key pair for stax sign and stax verify",
@@ -57,10 +57,10 @@ stax and the other way round.`,
 			return runKeyGenerate(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Prefix, "output-prefix", "stax", "write PREFIX.key and PREFIX.pub")
-	f.StringVar(&opts.Algorithm, "algorithm", signature.AlgorithmECDSAP256, "key algorithm: ecdsa-p256 or ed25519")
-	f.BoolVar(&opts.Force, "force", false, "overwrite existing key files")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.Prefix, "output-prefix", "stax", "write PREFIX.key and PREFIX.pub")
+	flags.StringVar(&opts.Algorithm, "algorithm", signature.AlgorithmECDSAP256, "key algorithm: ecdsa-p256 or ed25519")
+	flags.BoolVar(&opts.Force, "force", false, "overwrite existing key files")
 	return cmd
 }
 
@@ -77,10 +77,10 @@ func runKeyGenerate(_ context.Context, opts *keyGenerateOptions) error {
 	}
 	res, err := signature.WriteKeyPair(opts.Prefix, opts.Algorithm, password, opts.Force)
 	if errors.Is(err, os.ErrExist) {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%w: pass --force to replace the key pair, or choose another --output-prefix", err))
+		return errdefs.IO(fmt.Errorf("%w: pass --force to replace the key pair, or choose another --output-prefix", err))
 	}
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	out := keyResult{PrivateKey: res.PrivateKey, PublicKey: res.PublicKey, KeyID: res.KeyID}
 	if opts.Global.json() {
@@ -99,23 +99,23 @@ func readPassword(streams *IOStreams, confirm bool) ([]byte, error) {
 	}
 	in, ok := streams.In.(*os.File)
 	if !ok || !term.IsTerminal(int(in.Fd())) {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("a password is needed for the private key: set %s, or run on a terminal to be asked", passwordEnv))
+		return nil, errdefs.Invalid(fmt.Errorf("a password is needed for the private key: set %s, or run on a terminal to be asked", passwordEnv))
 	}
 	fmt.Fprint(streams.ErrOut, "Password for the private key: ")
 	pw, err := term.ReadPassword(int(in.Fd()))
 	fmt.Fprintln(streams.ErrOut)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	if confirm {
 		fmt.Fprint(streams.ErrOut, "Again: ")
 		again, err := term.ReadPassword(int(in.Fd()))
 		fmt.Fprintln(streams.ErrOut)
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Validation, err)
+			return nil, errdefs.Invalid(err)
 		}
 		if string(again) != string(pw) {
-			return nil, exitcode.Wrap(exitcode.Validation, errors.New("the passwords differ"))
+			return nil, errdefs.Invalid(errors.New("the passwords differ"))
 		}
 	}
 	return pw, nil

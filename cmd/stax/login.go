@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"oras.land/oras-go/v2/registry/remote/auth"
-
-	"github.com/stax-dev/stax/pkg/exitcode"
 )
 
 type loginOptions struct {
@@ -27,8 +26,8 @@ type loginResult struct {
 	Username string `json:"username"`
 }
 
-func newLoginCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &loginOptions{IO: streams, Global: global}
+func newLoginCmd(f *factory, runF func(context.Context, *loginOptions) error) *cobra.Command {
+	opts := &loginOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "login [HOST]",
 		Short: "Save registry credentials after checking them against the registry",
@@ -45,36 +44,39 @@ written with mode 0600. Credentials are never printed.`,
 			if len(args) == 1 {
 				opts.Host = args[0]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runLogin(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&opts.Username, "username", "u", "", "user name")
-	f.StringVarP(&opts.Password, "password", "p", "", "password or token (prefer --password-stdin: a flag shows in the process list and shell history)")
-	f.BoolVar(&opts.PasswordStdin, "password-stdin", false, "read the password or token from standard input")
+	flags := cmd.Flags()
+	flags.StringVarP(&opts.Username, "username", "u", "", "user name")
+	flags.StringVarP(&opts.Password, "password", "p", "", "password or token (prefer --password-stdin: a flag shows in the process list and shell history)")
+	flags.BoolVar(&opts.PasswordStdin, "password-stdin", false, "read the password or token from standard input")
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runLogin(ctx context.Context, opts *loginOptions) error {
 	if opts.Username == "" {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("give a user name with -u"))
+		return errdefs.Invalid(fmt.Errorf("give a user name with -u"))
 	}
 	password := opts.Password
 	switch {
 	case opts.PasswordStdin && password != "":
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--password and --password-stdin are exclusive"))
+		return errdefs.Invalid(fmt.Errorf("--password and --password-stdin are exclusive"))
 	case opts.PasswordStdin:
 		data, err := io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
 		if err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read password from stdin: %w", err))
+			return errdefs.IO(fmt.Errorf("read password from stdin: %w", err))
 		}
 		password = strings.TrimRight(string(data), "\r\n")
 	case password != "":
 		fmt.Fprintln(opts.IO.ErrOut, "warning: --password is visible to other users of this machine; use --password-stdin")
 	}
 	if password == "" {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("no password: pipe it to --password-stdin"))
+		return errdefs.Invalid(fmt.Errorf("no password: pipe it to --password-stdin"))
 	}
 	client, err := opts.Remote.client()
 	if err != nil {
@@ -103,8 +105,8 @@ type logoutOptions struct {
 	Host   string
 }
 
-func newLogoutCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &logoutOptions{IO: streams, Global: global}
+func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) *cobra.Command {
+	opts := &logoutOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:     "logout [HOST]",
 		Short:   "Remove saved registry credentials",
@@ -114,6 +116,9 @@ func newLogoutCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
 			opts.Host = "docker.io"
 			if len(args) == 1 {
 				opts.Host = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
 			return runLogout(cmd.Context(), opts)
 		},

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +21,21 @@ import (
 // TestMain keeps every test on loopback.
 func TestMain(m *testing.M) {
 	registrytest.KeepOnLoopback()
-	os.Exit(m.Run())
+	var mu sync.Mutex
+	var seen []string
+	unclassified = func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, err.Error())
+	}
+	code := m.Run()
+	if len(seen) > 0 {
+		// Every failure says what kind it is (package errdefs); one that
+		// does not would exit 2 whatever it was.
+		fmt.Fprintf(os.Stderr, "FAIL: %d errors reached the command root without a class:\n  %s\n", len(seen), strings.Join(seen, "\n  "))
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // result is what one in-process run of stax produced.

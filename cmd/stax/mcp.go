@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/mcpserver"
 	"github.com/stax-dev/stax/pkg/render"
 )
@@ -27,8 +27,8 @@ type mcpOptions struct {
 	Workspace   string
 }
 
-func newMCPCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{IO: streams, Global: global}
+func newMCPCmd(f *factory, runF func(context.Context, *mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "mcp [--runtime NAME] [--dir PROJECT] [--http ADDR]",
 		Short: "Serve the installed skills to any agent over MCP",
@@ -66,18 +66,18 @@ installed, edited or removed, the server sends tools/list_changed.
 		},
 	}
 	opts.addFlags(cmd)
-	f := cmd.Flags()
-	f.StringVar(&opts.HTTP, "http", "", "serve the streamable HTTP transport at ADDR (HOST:PORT) instead of stdio")
-	f.Int64Var(&opts.Budget, "budget", 0, "context budget of an invoked skill in tokens (estimated as bytes/4, rounded up); 0 for none")
-	f.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget of an invoked skill in bytes; 0 for none")
-	f.IntVar(&opts.InlineLimit, "inline-limit", mcpserver.DefaultInlineLimit, "most skills the Skill tool's description lists; the rest are found with ListSkills")
-	f.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the project directory)")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.HTTP, "http", "", "serve the streamable HTTP transport at ADDR (HOST:PORT) instead of stdio")
+	flags.Int64Var(&opts.Budget, "budget", 0, "context budget of an invoked skill in tokens (estimated as bytes/4, rounded up); 0 for none")
+	flags.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget of an invoked skill in bytes; 0 for none")
+	flags.IntVar(&opts.InlineLimit, "inline-limit", mcpserver.DefaultInlineLimit, "most skills the Skill tool's description lists; the rest are found with ListSkills")
+	flags.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the project directory)")
 	return cmd
 }
 
 func runMCP(ctx context.Context, opts *mcpOptions) error {
 	if opts.Budget < 0 || opts.BudgetBytes < 0 || opts.InlineLimit < 1 {
-		return exitcode.Wrap(exitcode.Validation, errors.New("--budget and --budget-bytes must not be negative, and --inline-limit must be at least 1"))
+		return errdefs.Invalid(errors.New("--budget and --budget-bytes must not be negative, and --inline-limit must be at least 1"))
 	}
 	d, err := opts.resolve()
 	if err != nil {
@@ -101,22 +101,22 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		Logger:      logger,
 	})
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.HTTP == "" {
 		err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(opts.IO.In), Writer: nopWriteCloser{opts.IO.Out}})
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	addr, err := mcpserver.LoopbackAddr(opts.HTTP)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--http: %w", err))
+		return errdefs.Invalid(fmt.Errorf("--http: %w", err))
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("--http: %w", err))
+		return errdefs.IO(fmt.Errorf("--http: %w", err))
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "serving the %s skills of %s over MCP at http://%s/\n", d.Runtime.Name, d.Project, ln.Addr())
-	return exitcode.Wrap(exitcode.FileSystem, srv.ServeHTTP(ctx, ln))
+	return errdefs.IO(srv.ServeHTTP(ctx, ln))
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -8,17 +8,17 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/scaffold"
 )
 
-func newNewCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
+func newNewCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "new",
 		Short: "Create a new skill that validates as it is",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newNewSkillCmd(streams, global, nil))
+	cmd.AddCommand(newNewSkillCmd(f, nil))
 	return cmd
 }
 
@@ -30,8 +30,8 @@ type newSkillOptions struct {
 	Stateful bool
 }
 
-func newNewSkillCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *newSkillOptions) error) *cobra.Command {
-	opts := &newSkillOptions{IO: streams, Global: global}
+func newNewSkillCmd(f *factory, runF func(context.Context, *newSkillOptions) error) *cobra.Command {
+	opts := &newSkillOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "skill NAME [DIR]",
 		Short: "Scaffold a skill: SKILL.md, and with --stateful its MEMORY.md, EXAMPLES.md and CALIBRATION.md",
@@ -65,16 +65,16 @@ func runNewSkill(opts *newSkillOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := creationTime("", getenv)
+	today, err := sourceDate(getenv)
 	if err != nil {
 		return err
 	}
 	res, err := scaffold.Skill(scaffold.Options{SkillsDir: dir, Name: opts.Name, Stateful: opts.Stateful, Today: today})
 	switch {
 	case errors.Is(err, scaffold.ErrInvalidName), errors.Is(err, scaffold.ErrExists):
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	case err != nil:
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, res)

@@ -3,35 +3,26 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"time"
 
-	"github.com/docker/go-units"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/store"
-	"github.com/stax-dev/stax/pkg/target"
 )
 
 type packOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
 	// Remote reaches the registries of the packages stax.yaml declares.
-	Remote      remoteOptions
-	Dir         string
-	Tag         string
-	Overrides   project.Definition
-	Strict      bool
-	SymlinkMode string
-	MaxSize     string
-	Created     string
-	Getenv      func(string) string
+	Remote    remoteOptions
+	Dir       string
+	Tag       string
+	Overrides project.Definition
+	Build     buildFlags
+	Getenv    func(string) string
 }
 
 type packResult struct {
@@ -46,8 +37,8 @@ type packResult struct {
 	Notices      []string             `json:"notices"`
 }
 
-func newPackCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &packOptions{IO: streams, Global: global, Getenv: getenv}
+func newPackCmd(f *factory, runF func(context.Context, *packOptions) error) *cobra.Command {
+	opts := &packOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "pack [DIR]",
 		Short: "Validate a package and build it into the local store",
@@ -68,26 +59,27 @@ SOURCE_DATE_EPOCH, else the Unix epoch.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runPack(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&opts.Tag, "tag", "t", "", "reference to tag: NAME[:TAG] in the local store, or oci:PATH[:TAG] (default NAME:VERSION)")
-	f.StringVar(&opts.Overrides.Name, "name", "", "package name (overrides stax.yaml)")
-	f.StringVar(&opts.Overrides.Version, "version", "", "package version (overrides stax.yaml)")
-	f.StringVar(&opts.Overrides.Description, "description", "", "package description (overrides stax.yaml)")
-	f.StringVar(&opts.Overrides.Author, "author", "", "package author (overrides stax.yaml)")
-	f.StringVar(&opts.Overrides.License, "license", "", "package license (overrides stax.yaml)")
-	f.BoolVar(&opts.Strict, "strict", false, "treat validation warnings as errors")
-	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer")
-	f.StringVar(&opts.Created, "created", "", "creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)")
-	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	flags := cmd.Flags()
+	flags.StringVarP(&opts.Tag, "tag", "t", "", "reference to tag: NAME[:TAG] in the local store, or oci:PATH[:TAG] (default NAME:VERSION)")
+	flags.StringVar(&opts.Overrides.Name, "name", "", "package name (overrides stax.yaml)")
+	flags.StringVar(&opts.Overrides.Version, "version", "", "package version (overrides stax.yaml)")
+	flags.StringVar(&opts.Overrides.Description, "description", "", "package description (overrides stax.yaml)")
+	flags.StringVar(&opts.Overrides.Author, "author", "", "package author (overrides stax.yaml)")
+	flags.StringVar(&opts.Overrides.License, "license", "", "package license (overrides stax.yaml)")
+	opts.Build.addStrict(cmd, "")
+	opts.Build.addBuild(cmd, "uncompressed skills layer", "")
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runPack(ctx context.Context, opts *packOptions) error {
-	build, err := buildOptions(opts.SymlinkMode, opts.MaxSize, opts.Created, opts.Strict, opts.Getenv)
+	build, err := opts.Build.options(opts.Getenv)
 	if err != nil {
 		return err
 	}
@@ -96,10 +88,10 @@ func runPack(ctx context.Context, opts *packOptions) error {
 	if opts.Tag != "" {
 		ref, err := reference.Parse(opts.Tag)
 		if err != nil {
-			return exitcode.Wrap(exitcode.Validation, err)
+			return errdefs.Invalid(err)
 		}
 		if ref.Digest != "" {
-			return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--tag %s: a digest is computed, not chosen; give a tag", opts.Tag))
+			return errdefs.Invalid(fmt.Errorf("--tag %s: a digest is computed, not chosen; give a tag", opts.Tag))
 		}
 		tagRef = &ref
 	}
@@ -145,86 +137,7 @@ func runPack(ctx context.Context, opts *packOptions) error {
 		return writeJSON(opts.IO.Out, out)
 	}
 	printBuildNotes(opts.IO, opts.Global, res)
-	fmt.Fprintf(opts.IO.ErrOut, "Packed %s %s (%d skills) as %s\n", res.Definition.Name, res.Definition.Version, len(res.Config.Skills), ref.Familiar())
+	fmt.Fprintf(opts.IO.ErrOut, "Packed %s %s (%s) as %s\n", res.Definition.Name, res.Definition.Version, plural(int64(len(res.Config.Skills)), "skill"), ref.Familiar())
 	fmt.Fprintln(opts.IO.Out, res.Descriptor.Digest)
 	return nil
-}
-
-// openDestination opens the layout an oci: tag names, else the local store.
-func openDestination(ctx context.Context, global *globalOptions, tagRef *reference.Reference) (*target.Target, error) {
-	dir, err := global.storeDir()
-	if err != nil {
-		return nil, err
-	}
-	opener := &target.Opener{StoreDir: dir}
-	if tagRef != nil && tagRef.IsLayout() {
-		return opener.Open(ctx, *tagRef)
-	}
-	return opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite)
-}
-
-// tagReference is the --tag reference with its tag defaulted to the
-// package version, or NAME:VERSION without --tag.
-func tagReference(tagRef *reference.Reference, def project.Definition) (reference.Reference, error) {
-	if tagRef == nil {
-		ref, err := reference.Parse(def.Name + ":" + def.Version)
-		return ref, exitcode.Wrap(exitcode.Validation, err)
-	}
-	ref := *tagRef
-	if ref.Tag == "" {
-		ref.Tag = def.Version
-	}
-	return ref, nil
-}
-
-// buildOptions parses the flags that shape a build, shared by pack and push.
-func buildOptions(symlinkMode, maxSize, created string, strict bool, getenv func(string) string) (pack.Options, error) {
-	mode, err := parseSymlinkMode(symlinkMode)
-	if err != nil {
-		return pack.Options{}, err
-	}
-	limit, err := parseMaxSize(maxSize)
-	if err != nil {
-		return pack.Options{}, err
-	}
-	when, err := creationTime(created, getenv)
-	if err != nil {
-		return pack.Options{}, err
-	}
-	return pack.Options{Strict: strict, Symlinks: mode, MaxSize: limit, Created: when}, nil
-}
-
-// addMaxSizeFlag adds --max-size, the bound on what a command accepts.
-func addMaxSizeFlag(cmd *cobra.Command, value *string, what string) {
-	cmd.Flags().StringVar(value, "max-size", "64MiB", "largest "+what+"; 0 for no limit")
-}
-
-func parseMaxSize(s string) (int64, error) {
-	n, err := units.RAMInBytes(s)
-	if err != nil || n < 0 {
-		return 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--max-size %q: want a size such as 64MiB, 200MB or 0 for no limit", s))
-	}
-	if n == 0 {
-		return -1, nil
-	}
-	return n, nil
-}
-
-// creationTime is --created, else SOURCE_DATE_EPOCH, else zero (the epoch).
-func creationTime(flag string, getenv func(string) string) (time.Time, error) {
-	if flag != "" {
-		t, err := time.Parse(time.RFC3339, flag)
-		if err != nil {
-			return time.Time{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--created %q: want RFC 3339, such as 2026-01-02T15:04:05Z", flag))
-		}
-		return t, nil
-	}
-	if env := getenv("SOURCE_DATE_EPOCH"); env != "" {
-		secs, err := strconv.ParseInt(env, 10, 64)
-		if err != nil {
-			return time.Time{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want a number of seconds since the Unix epoch", env))
-		}
-		return time.Unix(secs, 0), nil
-	}
-	return time.Time{}, nil
 }

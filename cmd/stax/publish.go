@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // preparePublish makes a push build the package for publishing, so that
@@ -23,7 +23,7 @@ func preparePublish(ctx context.Context, opts *pushOptions, opener *target.Opene
 		return nil
 	}
 	if info, err := os.Stat(opts.Source); err != nil || !info.IsDir() {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", opts.Source))
+		return errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", opts.Source))
 	}
 	p, err := project.Open(opts.Source)
 	if err != nil {
@@ -44,11 +44,11 @@ func preparePublish(ctx context.Context, opts *pushOptions, opener *target.Opene
 // checkPublishable refuses a stored package that depends on a directory
 // (one built by pack in a source checkout): nobody could install it. A
 // package built for the push was checked as it was built.
-func checkPublishable(ctx context.Context, src *source, maxSize int64) error {
+func checkPublishable(ctx context.Context, src *source.Source) error {
 	if src.Built != nil {
 		return nil
 	}
-	pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, maxSize)
+	pkg, err := src.Package(ctx)
 	if err != nil {
 		return err
 	}

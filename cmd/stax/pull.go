@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/merge"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 )
 
@@ -17,10 +16,10 @@ type pullOptions struct {
 	Remote  remoteOptions
 	Refs    []string
 	Output  string
-	MaxSize string
+	MaxSize byteSize
 	Verify  verifyFlags
 	// MaxFiles is --max-files.
-	MaxFiles int
+	MaxFiles maxFilesFlag
 }
 
 type pullResult struct {
@@ -30,27 +29,8 @@ type pullResult struct {
 	Output    string            `json:"output,omitempty"`
 }
 
-// resolvedPackage is one package of a resolved graph, as commands print it.
-type resolvedPackage struct {
-	Reference string   `json:"reference"`
-	Digest    string   `json:"digest"`
-	Direct    bool     `json:"direct"`
-	Skills    int      `json:"skills"`
-	Notices   []string `json:"notices,omitempty"`
-}
-
-// mergedSkill is one skill of a merged set, with its provenance.
-type mergedSkill struct {
-	Name          string `json:"name"`
-	Path          string `json:"path"`
-	Version       string `json:"version,omitempty"`
-	Digest        string `json:"digest"`
-	Package       string `json:"package"`
-	PackageDigest string `json:"packageDigest"`
-}
-
-func newPullCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &pullOptions{IO: streams, Global: global}
+func newPullCmd(f *factory, runF func(context.Context, *pullOptions) error) *cobra.Command {
+	opts := &pullOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "pull REF...",
 		Short: "Fetch packages into the local store, and optionally merge their skills into a directory",
@@ -73,6 +53,9 @@ or be empty, and nothing is written on failure.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runPull(cmd.Context(), opts)
 		},
 	}
@@ -85,16 +68,16 @@ or be empty, and nothing is written on failure.`,
 }
 
 func runPull(ctx context.Context, opts *pullOptions) error {
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}
-	files, err := maxFiles(opts.MaxFiles)
+	files := opts.MaxFiles.Limit()
+	refs, err := packageArguments(opts.IO, opts.Refs, ".")
 	if err != nil {
 		return err
 	}
-	refs := make([]string, len(opts.Refs))
-	for i, ref := range opts.Refs {
+	for i, ref := range refs {
 		refs[i] = opener.BareTag(ref)
 	}
 	graph, err := resolve.Resolve(ctx, refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files})
@@ -115,7 +98,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	}
 	merged := merge.Merge(graph.Order)
 	merged.MaxFiles = files
-	for _, w := range caseWarnings(merged) {
+	for _, w := range merged.CaseWarnings() {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
 	}
 	if opts.Output != "" {
@@ -139,62 +122,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		}
 	}
 	if opts.Output != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "Pulled %d packages; %d skills in %s\n", len(out.Packages), len(out.Skills), opts.Output)
+		fmt.Fprintf(opts.IO.ErrOut, "Pulled %s; %s in %s\n", plural(int64(len(out.Packages)), "package"), plural(int64(len(out.Skills)), "skill"), opts.Output)
 	}
 	return nil
-}
-
-// pinnedReference is ref pinned to dgst: ref@dgst, or ref itself when it
-// names a digest already.
-func pinnedReference(ref, dgst string) string {
-	if parsed, err := reference.Parse(ref); err == nil && parsed.Digest != "" {
-		return ref
-	}
-	return ref + "@" + dgst
-}
-
-func describeGraph(g *resolve.Graph) []resolvedPackage {
-	direct := map[*resolve.Node]bool{}
-	for _, n := range g.Direct {
-		direct[n] = true
-	}
-	out := []resolvedPackage{}
-	for _, n := range g.Order {
-		out = append(out, resolvedPackage{
-			Reference: n.Ref, Digest: n.Digest.String(), Direct: direct[n],
-			Skills: len(n.Package.Config.Skills), Notices: n.Package.Notices,
-		})
-	}
-	return out
-}
-
-func describeMerge(m *merge.Result) []mergedSkill {
-	out := []mergedSkill{}
-	for _, s := range m.Skills {
-		out = append(out, mergedSkill{
-			Name: s.Name, Path: s.Path, Version: s.Version, Digest: s.Digest.String(),
-			Package: s.From.Ref, PackageDigest: s.From.Digest.String(),
-		})
-	}
-	return out
-}
-
-func overrideLines(m *merge.Result) []string {
-	out := []string{}
-	for _, o := range m.Overrides {
-		out = append(out, o.String())
-	}
-	return out
-}
-
-// printGraphNotes shows package notices and overrides on stderr.
-func printGraphNotes(streams *IOStreams, out pullResult) {
-	for _, p := range out.Packages {
-		for _, n := range p.Notices {
-			fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
-		}
-	}
-	for _, o := range out.Overrides {
-		fmt.Fprintf(streams.ErrOut, "warning: %s\n", o)
-	}
 }

@@ -4,21 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 
-	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/bump"
-	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/signature"
-	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -28,10 +21,7 @@ type pushOptions struct {
 	Remote      remoteOptions
 	Source      string
 	Destination string
-	Strict      bool
-	SymlinkMode string
-	MaxSize     string
-	Created     string
+	Build       buildFlags
 	Getenv      func(string) string
 	// Against is the published package a built package follows; empty
 	// means whatever the destination reference already names.
@@ -44,39 +34,8 @@ type pushOptions struct {
 	PushDependencies bool
 }
 
-// transferResult is what push, pull and copy print with --output json.
-type transferResult struct {
-	Reference string               `json:"reference"`
-	Digest    string               `json:"digest"`
-	MediaType string               `json:"mediaType"`
-	Size      int64                `json:"size"`
-	Layers    []ocispec.Descriptor `json:"layers"`
-	Skills    int                  `json:"skills"`
-	// Copied and Skipped count blobs sent and blobs the destination had.
-	Copied  int      `json:"copied"`
-	Skipped int      `json:"skipped"`
-	Output  string   `json:"output,omitempty"`
-	Notices []string `json:"notices"`
-}
-
-func newTransferResult(ref reference.Reference, res *transfer.Result) transferResult {
-	ref.Digest = res.Descriptor.Digest
-	notices := append([]string{}, res.Package.Notices...)
-	return transferResult{
-		Reference: ref.String(),
-		Digest:    res.Descriptor.Digest.String(),
-		MediaType: res.Descriptor.MediaType,
-		Size:      res.Descriptor.Size,
-		Layers:    res.Package.Manifest.Layers,
-		Skills:    len(res.Package.Config.Skills),
-		Copied:    res.Copied,
-		Skipped:   res.Skipped,
-		Notices:   notices,
-	}
-}
-
-func newPushCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &pushOptions{IO: streams, Global: global, Getenv: getenv}
+func newPushCmd(f *factory, runF func(context.Context, *pushOptions) error) *cobra.Command {
+	opts := &pushOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "push [DIR|STORED-REF] REF",
 		Short: "Push a package to a registry or an OCI layout",
@@ -97,18 +56,19 @@ On success the pinned reference REF@DIGEST is printed.`,
 			if len(args) == 2 {
 				opts.Source, opts.Destination = args[0], args[1]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runPush(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.BoolVar(&opts.Strict, "strict", false, "when building DIR: treat validation warnings as errors")
-	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer")
-	f.StringVar(&opts.Created, "created", "", "when building DIR: creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else the epoch)")
-	f.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
-	f.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
-	addSymlinkFlag(cmd, &opts.SymlinkMode)
-	f.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
-	f.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
+	flags := cmd.Flags()
+	opts.Build.addStrict(cmd, "when building DIR: ")
+	opts.Build.addBuild(cmd, "uncompressed skills layer", "when building DIR: ")
+	flags.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
+	flags.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
+	flags.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
+	flags.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addUploadFlags(cmd)
 	return cmd
@@ -117,9 +77,9 @@ On success the pinned reference REF@DIGEST is printed.`,
 func runPush(ctx context.Context, opts *pushOptions) error {
 	dstRef, err := reference.Parse(opts.Destination)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
-	build, err := buildOptions(opts.SymlinkMode, opts.MaxSize, opts.Created, opts.Strict, opts.Getenv)
+	build, err := opts.Build.options(opts.Getenv)
 	if err != nil {
 		return err
 	}
@@ -134,19 +94,23 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err := preparePublish(ctx, opts, opener, &build); err != nil {
 		return err
 	}
-	src, err := openSource(ctx, opener, opts.Source, localOnly, build)
+	if dir, ambiguous := source.IsDirectory(opts.Source); dir && ambiguous {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", source.AmbiguousWarning(opts.Source))
+	}
+	sourceOpts := source.Options{Opener: opener, Build: build, MaxSize: build.MaxSize, Scope: source.LocalOnly}
+	src, err := source.Open(ctx, opts.Source, sourceOpts)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if err := checkPublishable(ctx, src, build.MaxSize); err != nil {
+	if err := checkPublishable(ctx, src); err != nil {
 		return err
 	}
 	if src.Built != nil {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
 	}
 	if src.Built != nil {
-		if err := checkPublished(ctx, opener, opts.Against, dstRef, src.Built); err != nil {
+		if err := release.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
 			return err
 		}
 	}
@@ -177,155 +141,11 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 func pushSigner(opts *pushOptions) (*signature.KeySigner, error) {
 	switch {
 	case opts.Sign && opts.SignKey == "":
-		return nil, exitcode.Wrap(exitcode.Validation, errors.New("--sign needs --key KEY, the private key to sign with"))
+		return nil, errdefs.Invalid(errors.New("--sign needs --key KEY, the private key to sign with"))
 	case !opts.Sign && opts.SignKey != "":
-		return nil, exitcode.Wrap(exitcode.Validation, errors.New("--key is the signing key of --sign: add --sign"))
+		return nil, errdefs.Invalid(errors.New("--key is the signing key of --sign: add --sign"))
 	case !opts.Sign:
 		return nil, nil
 	}
 	return loadSigner(opts.IO, opts.SignKey)
-}
-
-// copyPackage runs a transfer with progress bars when stderr is a
-// terminal. A destination without a tag or digest gets the package version.
-func copyPackage(ctx context.Context, streams *IOStreams, remote *remoteOptions, src, dst *target.Target, opts transfer.Options) (*transfer.Result, error) {
-	base, done := remote.transferOptions(streams)
-	opts.Concurrency, opts.Progress = base.Concurrency, base.Progress
-	opts.TagVersion = dst.Ref.Tag == "" && dst.Ref.Digest == ""
-	res, err := transfer.Copy(ctx, src, dst, opts)
-	done()
-	return res, err
-}
-
-func printTransfer(streams *IOStreams, global *globalOptions, verb string, ref reference.Reference, res *transfer.Result, output string) error {
-	out := newTransferResult(ref, res)
-	out.Output = output
-	if global.json() {
-		return writeJSON(streams.Out, out)
-	}
-	for _, n := range out.Notices {
-		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
-	}
-	fmt.Fprintf(streams.ErrOut, "%s %s (%d skills; %d blobs copied, %d already there)\n", verb, ref.Familiar(), out.Skills, res.Copied, res.Skipped)
-	fmt.Fprintln(streams.Out, out.Reference)
-	return nil
-}
-
-// printBuildNotes shows the diagnostics and notices of a package built on
-// the fly.
-func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Result) {
-	if global.json() {
-		return
-	}
-	if built.Report != nil {
-		for _, d := range built.Report.Warnings {
-			printDiagnostic(streams.ErrOut, "warning", d)
-		}
-	}
-	for _, n := range built.Notices {
-		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
-	}
-}
-
-// checkPublished holds a package built for a push to the rule of seed 000
-// §8: a skill whose MEMORY.md, EXAMPLES.md or CALIBRATION.md changed since
-// the published package it follows must have its version bumped. That
-// package is --against, or else the one the destination's tags say came
-// before: the same tag if it exists, else the highest semantic version
-// below it. A repository with nothing before has nothing to compare with.
-func checkPublished(ctx context.Context, opener *target.Opener, against string, dst reference.Reference, built *pack.Result) error {
-	if built.Report == nil {
-		return nil
-	}
-	ref, scope := against, localThenRemote
-	if ref == "" {
-		prev, err := previousRelease(ctx, opener, dst, built.Definition.Version)
-		if err != nil || prev == nil {
-			return err
-		}
-		ref, scope = prev.String(), remoteOnly
-	}
-	src, pkg, err := openPackage(ctx, opener, ref, scope, layers.DefaultMaxSize)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	// The configs' skill digests cover every file of a skill: only a skill
-	// that changed can have changed stateful files, and only then is the
-	// published layer worth downloading.
-	if changedSkills(built.Config, pkg.Config) {
-		if err := compareWithPublished(ctx, src, pkg, built.Report); err != nil {
-			return err
-		}
-	}
-	if !built.Report.Valid {
-		return exitcode.Wrap(exitcode.Validation, &pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
-	}
-	return nil
-}
-
-// changedSkills reports whether a skill of built is in published with
-// other content.
-func changedSkills(built, published *artifact.Config) bool {
-	before := map[string]digest.Digest{}
-	for _, s := range published.Skills {
-		before[s.Path] = s.Digest
-	}
-	for _, s := range built.Skills {
-		if d, ok := before[s.Path]; ok && d != s.Digest {
-			return true
-		}
-	}
-	return false
-}
-
-// previousRelease is the reference of the package a push to dst follows,
-// or nil when the destination holds none.
-func previousRelease(ctx context.Context, opener *target.Opener, dst reference.Reference, version string) (*reference.Reference, error) {
-	if dst.Digest != "" {
-		return nil, nil
-	}
-	if dst.Tag == "" {
-		dst.Tag = version
-	}
-	if info, err := os.Stat(dst.Layout); dst.IsLayout() && (err != nil || !info.IsDir()) {
-		return nil, nil
-	}
-	t, err := opener.Open(ctx, dst)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	tags, err := t.Tags(ctx)
-	if err != nil {
-		return nil, err
-	}
-	prev, ok := precedingTag(tags, dst.Tag)
-	if !ok {
-		return nil, nil
-	}
-	dst.Tag = prev
-	return &dst, nil
-}
-
-// precedingTag picks from tags the one a release tagged tag follows.
-func precedingTag(tags []string, tag string) (string, bool) {
-	if slices.Contains(tags, tag) {
-		return tag, true
-	}
-	current, err := bump.ParseVersion(tag)
-	if err != nil {
-		return "", false
-	}
-	best, found := bump.Version{}, ""
-	for _, candidate := range tags {
-		v, err := bump.ParseVersion(candidate)
-		if err != nil || bump.Compare(v, current) >= 0 {
-			continue
-		}
-		if found == "" || bump.Compare(v, best) > 0 {
-			best, found = v, candidate
-		}
-	}
-	return found, found != ""
 }

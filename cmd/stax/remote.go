@@ -9,8 +9,9 @@ import (
 	"github.com/docker/go-units"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -58,11 +59,11 @@ func (r *remoteOptions) addRemoteOnlyFlag(cmd *cobra.Command) {
 }
 
 // lookupScope is where a command reading a package looks for it.
-func (r *remoteOptions) lookupScope() sourceScope {
+func (r *remoteOptions) lookupScope() source.Scope {
 	if r.RemoteOnly {
-		return remoteOnly
+		return source.RemoteOnly
 	}
-	return localThenRemote
+	return source.LocalThenRemote
 }
 
 func (r *remoteOptions) client() (*registry.Client, error) {
@@ -70,7 +71,7 @@ func (r *remoteOptions) client() (*registry.Client, error) {
 	if r.ChunkSize != "" {
 		n, err := units.RAMInBytes(r.ChunkSize)
 		if err != nil || n <= 0 {
-			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--chunk-size %q: want a size such as 5MiB", r.ChunkSize))
+			return nil, errdefs.Invalid(fmt.Errorf("--chunk-size %q: want a size such as 5MiB", r.ChunkSize))
 		}
 		chunk = n
 	}
@@ -99,13 +100,9 @@ func (r *remoteOptions) client() (*registry.Client, error) {
 
 // setup parses a --max-size value and builds the opener: the first steps
 // of every command that reads packages.
-func (r *remoteOptions) setup(global *globalOptions, maxSize string) (*target.Opener, int64, error) {
-	limit, err := parseMaxSize(maxSize)
-	if err != nil {
-		return nil, 0, err
-	}
+func (r *remoteOptions) setup(global *globalOptions, maxSize *byteSize) (*target.Opener, int64, error) {
 	opener, err := r.opener(global)
-	return opener, limit, err
+	return opener, maxSize.Limit(), err
 }
 
 // opener builds the target opener of one command.

@@ -11,10 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/render"
-	"github.com/stax-dev/stax/pkg/skill"
-	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
@@ -29,7 +27,7 @@ type renderOptions struct {
 	BudgetBytes int64
 	Workspace   string
 	SkillDir    string
-	MaxSize     string
+	MaxSize     byteSize
 }
 
 // renderResult is the JSON output of render.
@@ -50,12 +48,12 @@ type renderRefusal struct {
 	Message string        `json:"message"`
 }
 
-func newRenderCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &renderOptions{IO: streams, Global: global}
+func newRenderCmd(f *factory, runF func(context.Context, *renderOptions) error) *cobra.Command {
+	opts := &renderOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "render SKILL [-- ARGS...]",
 		Short: "Show what an agent receives when a skill is invoked",
-		Long: `Assemble a skill the way a runtime loads a stateful skill (seed 000 §6): the
+		Long: `Assemble a skill the way a runtime loads a stateful skill: the
 SKILL.md body, CALIBRATION.md, EXAMPLES.md, then MEMORY.md with the most
 recent entries first, with $ARGUMENTS, $ARGUMENTS[N], ${STAX_SKILL_DIR} and
 ${STAX_WORKSPACE} substituted. The text goes to stdout, the load order and
@@ -79,31 +77,34 @@ refuses (exit 1) and says how far over they are.`,
 			dash := cmd.ArgsLenAtDash()
 			switch {
 			case dash == 0:
-				return exitcode.Wrap(exitcode.Validation, errors.New("name the skill before --, as in: stax render SKILL -- ARGS"))
+				return errdefs.Invalid(errors.New("name the skill before --, as in: stax render SKILL -- ARGS"))
 			case dash < 0 && len(args) > 1:
-				return exitcode.Wrap(exitcode.Validation, fmt.Errorf(
+				return errdefs.Invalid(fmt.Errorf(
 					"put the skill's arguments after --, so that they are never read as flags: stax render %s -- %s",
 					args[0], strings.Join(args[1:], " ")))
 			case dash > 1:
-				return exitcode.Wrap(exitcode.Validation, fmt.Errorf("render takes one skill; put its arguments after --"))
+				return errdefs.Invalid(fmt.Errorf("render takes one skill; put its arguments after --"))
 			}
 			opts.Skill, opts.Args = args[0], args[1:]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runRender(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
-	f.Int64Var(&opts.Budget, "budget", 0, "context budget in tokens (estimated as bytes/4, rounded up); 0 for none")
-	f.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget in bytes; 0 for none")
-	f.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the current directory)")
-	f.StringVar(&opts.SkillDir, "skill-dir", "", "value of ${STAX_SKILL_DIR} (default: the skill directory; left as written for REF#name)")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
+	flags.Int64Var(&opts.Budget, "budget", 0, "context budget in tokens (estimated as bytes/4, rounded up); 0 for none")
+	flags.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget in bytes; 0 for none")
+	flags.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the current directory)")
+	flags.StringVar(&opts.SkillDir, "skill-dir", "", "value of ${STAX_SKILL_DIR} (default: the skill directory; left as written for REF#name)")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read for REF#name")
 	return cmd
 }
 
 func runRender(ctx context.Context, opts *renderOptions) error {
 	if opts.Budget < 0 || opts.BudgetBytes < 0 {
-		return exitcode.Wrap(exitcode.Validation, errors.New("--budget and --budget-bytes must not be negative"))
+		return errdefs.Invalid(errors.New("--budget and --budget-bytes must not be negative"))
 	}
 	files, name, source, skillDir, err := loadRenderSkill(ctx, opts)
 	if err != nil {
@@ -118,7 +119,7 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	}
 	if sub.Workspace == "" {
 		if sub.Workspace, err = os.Getwd(); err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, err)
+			return errdefs.IO(err)
 		}
 	}
 	budget := render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes}
@@ -133,11 +134,11 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 			}}); werr != nil {
 				return werr
 			}
-			return exitcode.Wrap(exitcode.Validation, errReported)
+			return errdefs.Invalid(errReported)
 		}
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	case err != nil:
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Result: res})
@@ -154,7 +155,7 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 // skill inside a package, which has no directory until it is installed).
 func loadRenderSkill(ctx context.Context, opts *renderOptions) (*skillFiles, string, string, string, error) {
 	if ref, name, ok := splitPackaged(opts.Skill); ok {
-		maxSize, err := parseMaxSize(opts.MaxSize)
+		maxSize, err := opts.MaxSize.Limit(), error(nil)
 		if err != nil {
 			return nil, "", "", "", err
 		}
@@ -171,81 +172,7 @@ func loadRenderSkill(ctx context.Context, opts *renderOptions) (*skillFiles, str
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, "", "", "", exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, "", "", "", errdefs.IO(err)
 	}
 	return files, filepath.Base(abs), dir, abs, nil
-}
-
-// printRenderSummary tells what went into the text, in load order, and
-// what was dropped to fit the budget.
-func printRenderSummary(w io.Writer, name string, res *render.Result) {
-	type fileSum struct {
-		bytes, pieces int64
-	}
-	sums := map[string]*fileSum{}
-	for _, p := range res.Included {
-		if sums[p.File] == nil {
-			sums[p.File] = &fileSum{}
-		}
-		sums[p.File].bytes += p.Bytes
-		if p.Kind == render.KindExample || p.Kind == render.KindEntry {
-			sums[p.File].pieces++
-		}
-	}
-	var order []string
-	for _, f := range res.Files {
-		s := sums[f]
-		switch f {
-		case skill.FileName:
-			order = append(order, fmt.Sprintf("SKILL.md body (%d B)", s.bytes))
-		case stateful.ExamplesFile:
-			order = append(order, fmt.Sprintf("%s (%s, %d B)", f, counted(res.Examples, "example"), s.bytes))
-		case stateful.MemoryFile:
-			order = append(order, fmt.Sprintf("%s (%s, most recent first, %d B)", f, counted(res.Entries, "entry"), s.bytes))
-		default:
-			order = append(order, fmt.Sprintf("%s (%d B)", f, s.bytes))
-		}
-	}
-	fmt.Fprintf(w, "%s: load order: %s\n", name, strings.Join(order, " → "))
-	if len(res.Dropped) > 0 {
-		fmt.Fprintf(w, "dropped to fit the budget of %s:\n", res.Budget)
-		for _, p := range res.Dropped {
-			what := p.Kind
-			switch {
-			case p.Kind == render.KindEntry && p.Date != "":
-				what = "entry of " + p.Date
-				if p.Signer != "" {
-					what += " by " + p.Signer
-				}
-			case p.Kind == render.KindEntry:
-				what = "undated entry"
-			case p.Kind == render.KindExample:
-				what = fmt.Sprintf("example %q", p.Title)
-			}
-			fmt.Fprintf(w, "  %s:%d  %s (%d B)\n", p.File, p.Line, what, p.Bytes)
-		}
-	}
-	budget := ""
-	if res.Budget.Tokens > 0 || res.Budget.Bytes > 0 {
-		budget = ", budget " + res.Budget.String()
-	}
-	fmt.Fprintf(w, "rendered %d bytes, about %d tokens (bytes/4)%s\n", res.Bytes, res.Tokens, budget)
-}
-
-// counted is "3 of 5 entries", or "5 entries" when none was dropped.
-func counted(c render.Count, word string) string {
-	if c.Included == c.Total {
-		return plural(int64(c.Total), word)
-	}
-	return fmt.Sprintf("%d of %s", c.Included, plural(int64(c.Total), word))
-}
-
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

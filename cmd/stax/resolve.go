@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/stax-dev/stax/pkg/pack"
 )
 
 type resolveOptions struct {
@@ -14,6 +12,8 @@ type resolveOptions struct {
 	Global *globalOptions
 	Remote remoteOptions
 	Ref    string
+	Build  buildFlags
+	Getenv func(string) string
 }
 
 type resolveResult struct {
@@ -24,8 +24,8 @@ type resolveResult struct {
 	Source    string `json:"source"`
 }
 
-func newResolveCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &resolveOptions{IO: streams, Global: global}
+func newResolveCmd(f *factory, runF func(context.Context, *resolveOptions) error) *cobra.Command {
+	opts := &resolveOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "resolve REF",
 		Short: "Print the manifest digest a reference names",
@@ -37,20 +37,20 @@ else: from the local store when it has REF, else from the registry
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runResolve(cmd.Context(), opts)
 		},
 	}
+	opts.Build.addBuild(cmd, "uncompressed skills layer to build", "when building DIR: ")
 	opts.Remote.addRemoteOnlyFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }
 
 func runResolve(ctx context.Context, opts *resolveOptions) error {
-	opener, err := opts.Remote.opener(opts.Global)
-	if err != nil {
-		return err
-	}
-	src, err := openSource(ctx, opener, opts.Ref, opts.Remote.lookupScope(), pack.Options{})
+	src, err := openArgument(ctx, opts.IO, opts.Global, &opts.Remote, &opts.Build, opts.Getenv, opts.Ref)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -58,7 +59,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			*started = true
 			if global.Output != outputText && global.Output != outputJSON {
-				return exitcode.Wrap(exitcode.Validation, usageError{fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output)})
+				return flagError(fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output))
 			}
 			return nil
 		},
@@ -69,38 +70,64 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	root.PersistentFlags().StringVar(&global.Output, "output", outputText, "output format: text or json")
 	root.PersistentFlags().StringVar(&global.Layout, "oci-layout", "", "use this OCI layout directory instead of the local store ($STAX_HOME/store)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return exitcode.Wrap(exitcode.Validation, usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())})
+		return flagError(fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
 	})
+	f := newFactory(streams, global)
 	root.AddCommand(
-		newValidateCmd(streams, global),
-		newInitCmd(streams, global),
-		newPackCmd(streams, global),
-		newInspectCmd(streams, global),
-		newDiffCmd(streams, global),
-		newVersionCmd(streams, global),
-		newRenderCmd(streams, global),
-		newBumpCmd(streams, global),
-		newListCmd(streams, global),
-		newShowCmd(streams, global),
-		newMCPCmd(streams, global, nil),
-		newPushCmd(streams, global),
-		newPullCmd(streams, global),
-		newCopyCmd(streams, global),
-		newLoginCmd(streams, global),
-		newLogoutCmd(streams, global),
-		newResolveCmd(streams, global),
-		newInstallCmd(streams, global),
-		newUninstallCmd(streams, global),
-		newVerifyCmd(streams, global),
-		newSignCmd(streams, global, nil),
-		newKeyCmd(streams, global),
-		newApplyCmd(streams, global, nil),
-		newNewCmd(streams, global),
-		newDocsCmd(streams, global, nil),
+		newValidateCmd(f, nil),
+		newInitCmd(f, nil),
+		newPackCmd(f, nil),
+		newInspectCmd(f, nil),
+		newDiffCmd(f, nil),
+		newVersionCmd(f, nil),
+		newRenderCmd(f, nil),
+		newBumpCmd(f, nil),
+		newListCmd(f, nil),
+		newShowCmd(f, nil),
+		newMCPCmd(f, nil),
+		newPushCmd(f, nil),
+		newPullCmd(f, nil),
+		newCopyCmd(f, nil),
+		newLoginCmd(f, nil),
+		newLogoutCmd(f, nil),
+		newResolveCmd(f, nil),
+		newInstallCmd(f, nil),
+		newUninstallCmd(f, nil),
+		newVerifyCmd(f, nil),
+		newSignCmd(f, nil),
+		newKeyCmd(f),
+		newApplyCmd(f, nil),
+		newNewCmd(f),
+		newDocsCmd(f, nil),
 	)
 	registerCompletions(root, global)
+	flagErrorArgs(root)
 	return root, started
 }
+
+// flagError marks a mistake in how stax was called (a flag, the number of
+// arguments): invalid usage, exit 1, whichever command found it.
+func flagError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errdefs.Invalid(usageError{err})
+}
+
+// flagErrorArgs makes the argument validators of cmd and its
+// subcommands return flag errors.
+func flagErrorArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error { return flagError(check(c, args)) }
+	}
+	for _, sub := range cmd.Commands() {
+		flagErrorArgs(sub)
+	}
+}
+
+// unclassified is called with an error that reached the root without a
+// class (see errdefs): it exits 2, and the tests fail on it.
+var unclassified = func(error) {}
 
 // Execute runs stax with args and returns the process exit code.
 func Execute(ctx context.Context, args []string, streams *IOStreams) int {
@@ -110,11 +137,13 @@ func Execute(ctx context.Context, args []string, streams *IOStreams) int {
 	if err == nil {
 		return exitcode.OK
 	}
-	code := exitcode.Of(err)
-	if !*started {
-		// cobra failed before any command ran: an unknown command or flag,
-		// or the wrong number of arguments.
-		code, err = exitcode.Validation, usageError{err}
+	if !*started && !is[usageError](err) {
+		// cobra failed before any command ran: an unknown command.
+		err = flagError(err)
+	}
+	code, claimed := exitcode.Of(err)
+	if !claimed {
+		unclassified(err)
 	}
 	// A command that printed its own report (validate, verify, diff
 	// --exit-code) has said everything, in the format asked for.

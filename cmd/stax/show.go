@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/discover"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 type showOptions struct {
@@ -27,8 +27,8 @@ type showResult struct {
 	Body string `json:"body"`
 }
 
-func newShowCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &showOptions{IO: streams, Global: global}
+func newShowCmd(f *factory, runF func(context.Context, *showOptions) error) *cobra.Command {
+	opts := &showOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "show NAME [--runtime NAME] [--dir PROJECT]",
 		Short: "Show a skill as a runtime's Skill tool returns it",
@@ -39,10 +39,13 @@ Skill tool returns when it does. Frontmatter fields the runtime ignores are
 named. stax render shows the same skill with its stateful files and
 variables.`,
 		Example: `  stax show review-pr
-  stax show review-pr --runtime codex -o json`,
+  stax show review-pr --runtime codex --output json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runShow(cmd.Context(), opts)
 		},
 	}
@@ -58,7 +61,7 @@ func runShow(ctx context.Context, opts *showOptions) error {
 	s, ok := l.Find(opts.Name)
 	switch {
 	case !ok && s.Dir != "":
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s cannot load %s (%s): %s", l.Runtime, opts.Name, s.Dir, s.Problem))
+		return errdefs.Invalid(fmt.Errorf("%s cannot load %s (%s): %s", l.Runtime, opts.Name, s.Dir, s.Problem))
 	case !ok:
 		var names []string
 		for _, v := range l.Visible() {
@@ -68,7 +71,7 @@ func runShow(ctx context.Context, opts *showOptions) error {
 		if len(names) > 0 {
 			hint = "it sees " + strings.Join(names, ", ")
 		}
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, opts.Name, opts.Project, hint))
+		return errdefs.Invalid(fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, opts.Name, opts.Project, hint))
 	}
 	if err := refuseUnverified(ctx, s.Dir); err != nil {
 		return err

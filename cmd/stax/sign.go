@@ -10,9 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -24,7 +25,7 @@ type signOptions struct {
 	Ref     string
 	Key     string
 	Local   bool
-	MaxSize string
+	MaxSize byteSize
 }
 
 type signResult struct {
@@ -36,8 +37,8 @@ type signResult struct {
 	Algorithm string `json:"algorithm"`
 }
 
-func newSignCmd(streams *IOStreams, global *globalOptions, runF func(context.Context, *signOptions) error) *cobra.Command {
-	opts := &signOptions{IO: streams, Global: global}
+func newSignCmd(f *factory, runF func(context.Context, *signOptions) error) *cobra.Command {
+	opts := &signOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "sign REF --key KEY",
 		Short: "Sign a package, attaching the signature to it",
@@ -60,9 +61,9 @@ password comes from $STAX_PASSWORD, else it is asked on the terminal.`,
 			return runSign(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Key, "key", "", "private key file (stax or cosign format)")
-	f.BoolVar(&opts.Local, "local", false, "sign the package in the local store")
+	flags := cmd.Flags()
+	flags.StringVar(&opts.Key, "key", "", "private key file (stax or cosign format)")
+	flags.BoolVar(&opts.Local, "local", false, "sign the package in the local store")
 	_ = cmd.MarkFlagRequired("key")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
@@ -74,7 +75,7 @@ func runSign(ctx context.Context, opts *signOptions) error {
 	if err != nil {
 		return err
 	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func printSigned(streams *IOStreams, global *globalOptions, ref reference.Refere
 func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read private key: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("read private key: %w", err))
 	}
 	password, err := readPassword(streams, false)
 	if err != nil {
@@ -115,10 +116,10 @@ func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
 	}
 	signer, err := signature.LoadPrivateKey(data, password)
 	if errors.Is(err, signature.ErrWrongPassword) {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w: check %s", path, err, passwordEnv))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w: check %s", path, err, passwordEnv))
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", path, err))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	return signer, nil
 }
@@ -127,18 +128,18 @@ func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
 // layout, a registry repository, or with local the local store, opened in
 // mode. Unlike other read commands they never fall back from one place to
 // another: a signature is attached to, and looked for in, one place.
-func openSigned(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*source, error) {
+func openSigned(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*source.Source, error) {
 	ref, err := reference.Parse(arg)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	if ref.Tag == "" && ref.Digest == "" {
 		ref.Tag = "latest"
 	}
 	if local && !ref.IsLayout() {
-		return lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
+		return source.Lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
 	}
-	return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
+	return source.Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
 }
 
 // explainSignature gives the errors of signing and verifying their exit
@@ -146,9 +147,9 @@ func openSigned(ctx context.Context, opener *target.Opener, arg string, local bo
 func explainSignature(t *target.Target, err error) error {
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
-		return exitcode.Wrap(exitcode.Verification, err)
+		return errdefs.Corrupt(err)
 	case errors.Is(err, artifact.ErrInvalidPackage):
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", t.Name(), err))
+		return errdefs.Invalid(fmt.Errorf("%s: %w", t.Name(), err))
 	}
 	return t.Explain(err)
 }

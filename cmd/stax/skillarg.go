@@ -3,22 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
-	"github.com/stax-dev/stax/pkg/stateful"
-	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/source"
 )
 
 // The SKILL argument of render and bump names a skill directory, or a
@@ -37,9 +31,9 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 	}
 	if arg == "." || arg == ".." || strings.ContainsAny(arg, `/\`) {
 		if info, err := os.Stat(arg); err == nil && info.IsDir() {
-			return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is not a skill directory: it has no %s", arg, skill.FileName))
+			return "", errdefs.Invalid(fmt.Errorf("%s is not a skill directory: it has no %s", arg, skill.FileName))
 		}
-		return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: no such skill directory", arg))
+		return "", errdefs.Invalid(fmt.Errorf("%s: no such skill directory", arg))
 	}
 	skillsDir, err := skillsDirOrPackage(skillsDir)
 	if err != nil {
@@ -54,7 +48,7 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 	if len(names) > 0 {
 		hint = fmt.Sprintf("skills in %s: %s", skillsDir, strings.Join(names, ", "))
 	}
-	return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("no skill %q (%s); name a skill directory, or pass --dir", arg, hint))
+	return "", errdefs.Invalid(fmt.Errorf("no skill %q (%s); name a skill directory, or pass --dir", arg, hint))
 }
 
 // skillsDirOrPackage is dir, or when empty the skills directory of the
@@ -99,7 +93,7 @@ type skillFiles struct {
 func readSkillDir(dir string) (*skillFiles, error) {
 	s, err := render.ReadDir(dir)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	return &skillFiles{SkillMD: s.SkillMD, Siblings: s.Siblings}, nil
 }
@@ -113,82 +107,25 @@ func splitPackaged(arg string) (ref, name string, ok bool) {
 	return arg[:i], arg[i+1:], true
 }
 
-// openPackage opens the package ref names, where scope allows, through the
-// source-opening function the other commands use, and checks its manifest
-// and config.
-func openPackage(ctx context.Context, opener *target.Opener, ref string, scope sourceScope, maxSize int64) (*source, *artifact.Package, error) {
-	src, err := openSource(ctx, opener, ref, scope, pack.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	pkg, err := transfer.Check(ctx, src.Target, src.Descriptor, maxSize)
-	if err != nil {
-		src.Close()
-		return nil, nil, err
-	}
-	return src, pkg, nil
-}
-
-// walkSkills streams the skills layer of pkg through the safe layer
-// reader, checked against its digest and maxSize, calling fn for each
-// entry. Nothing is extracted.
-func walkSkills(ctx context.Context, src *source, pkg *artifact.Package, maxSize int64, fn func(layers.Header, io.Reader) error) error {
-	if pkg.Skills == nil {
-		return nil
-	}
-	rc, err := pkg.OpenSkills(ctx, src)
-	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w", src.Name, err))
-	}
-	defer rc.Close()
-	if err := layers.Walk(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest}, fn); err != nil {
-		return exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("%s: read skills layer %s: %w", src.Name, pkg.Skills.Digest, err))
-	}
-	return nil
-}
-
 // readPackagedSkill reads the SKILL.md and siblings of the skill in
 // directory name of the package ref.
 func readPackagedSkill(ctx context.Context, global *globalOptions, ref, name string, maxSize int64) (*skillFiles, error) {
 	if name == "" || strings.Contains(name, "/") {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
+		return nil, errdefs.Invalid(fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
 	}
 	// A skill to render is one already at hand: the local store or a layout.
 	opener, err := (&remoteOptions{}).opener(global)
 	if err != nil {
 		return nil, err
 	}
-	src, pkg, err := openPackage(ctx, opener, ref, localOnly, maxSize)
+	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: opener, MaxSize: maxSize, Scope: source.LocalOnly})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	files := &skillFiles{Siblings: map[string][]byte{}}
-	err = walkSkills(ctx, src, pkg, maxSize, func(h layers.Header, r io.Reader) error {
-		dir, rest, nested := strings.Cut(h.Path, "/")
-		if h.Dir || !nested || dir != name || (rest != skill.FileName && !stateful.IsSibling(rest)) {
-			return nil
-		}
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return err
-		}
-		if rest == skill.FileName {
-			files.SkillMD = data
-		} else {
-			files.Siblings[rest] = data
-		}
-		return nil
-	})
+	files, err := src.ReadSkill(ctx, pkg, name)
 	if err != nil {
 		return nil, err
 	}
-	if files.SkillMD == nil {
-		var names []string
-		for _, rec := range pkg.Config.Skills {
-			names = append(names, rec.Path)
-		}
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s has no skill %q; its skills: %s", ref, name, strings.Join(names, ", ")))
-	}
-	return files, nil
+	return &skillFiles{SkillMD: files.SkillMD, Siblings: files.Siblings}, nil
 }

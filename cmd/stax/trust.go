@@ -3,24 +3,20 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 	"oras.land/oras-go/v2/content"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
-	"github.com/stax-dev/stax/pkg/stateful"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
@@ -49,20 +45,20 @@ func (v *verifyFlags) check(ctx context.Context, streams *IOStreams, pkgs []trus
 	}
 	policy, err := trust.Load(filepath.Join(home, trust.FileName))
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	opts := trust.Options{Policy: trust.Merge(policy, project), Keys: v.Keys, Require: require, Warnings: streams.ErrOut, MaxSize: maxSize}
 	if v.Mode != "" {
 		if opts.Mode, err = trust.ParseMode(v.Mode); err != nil {
-			return nil, exitcode.Wrap(exitcode.Validation, err)
+			return nil, errdefs.Invalid(err)
 		}
 	}
 	out, err := trust.Check(ctx, pkgs, opts)
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
-		return nil, exitcode.Wrap(exitcode.Verification, err)
+		return nil, errdefs.Corrupt(err)
 	case err != nil:
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	return out, nil
 }
@@ -99,14 +95,16 @@ func scopeName(ref string) string {
 	return ref
 }
 
-// recordVerified notes in l the packages a trusted signature verified.
-func recordVerified(l *lock.Lock, outcomes []trust.Outcome) *lock.Lock {
+// verifiedSigners are the packages a trusted signature verified, by
+// digest, with their signer.
+func verifiedSigners(outcomes []trust.Outcome) map[digest.Digest]string {
+	out := map[digest.Digest]string{}
 	for _, o := range outcomes {
 		if o.Verified != nil {
-			l.RecordVerified(o.Digest, o.Verified.Signer)
+			out[o.Digest] = o.Verified.Signer
 		}
 	}
-	return l
+	return out
 }
 
 // projectTrust is the trust section of stax.yaml in dir, its key paths
@@ -120,11 +118,8 @@ func projectTrust(def *project.Definition, dir string) *trust.Policy {
 	return &p
 }
 
-// refuseUnverified refuses a stateful skill stax installed from a package
-// whose trust rule is require, when its files differ from what the
-// package's signature signs: a runtime may refuse a stateful skill whose
-// memory does not verify, and render and show stand in for one. A skill
-// stax did not install, or without stateful files, is not checked.
+// refuseUnverified applies install.Admit with the user's trust policy,
+// for render, show and mcp.
 func refuseUnverified(ctx context.Context, skillDir string) error {
 	if skillDir == "" {
 		return nil
@@ -135,54 +130,13 @@ func refuseUnverified(ctx context.Context, skillDir string) error {
 	}
 	policy, err := trust.Load(filepath.Join(home, trust.FileName))
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
-	}
-	if !policy.RequiresAny() || !isStateful(skillDir) {
-		return nil
-	}
-	parent, name := filepath.Dir(skillDir), filepath.Base(skillDir)
-	rec, err := install.ReadRecord(parent)
-	if err != nil {
-		return err
-	}
-	installed, ok := rec.Skills[name]
-	if !ok {
-		return nil
-	}
-	rule := policy.Rule(scopeName(installed.Package))
-	if rule.Mode != trust.ModeRequire {
-		return nil
-	}
-	verifiers, err := trust.LoadVerifiers(rule.Keys)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	opener, err := (&remoteOptions{}).opener(&globalOptions{})
 	if err != nil {
 		return err
 	}
-	skill := trust.InstalledSkill{Dir: skillDir, Path: name, Ref: installed.Package, Digest: installed.PackageDigest}
-	drift, err := trust.CheckInstalled(ctx, []trust.InstalledSkill{skill}, packageSource(opener), verifiers, 0)
-	switch {
-	case errors.Is(err, signature.ErrNotVerified):
-		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("refusing the stateful skill %s: the trust policy requires %s to verify: %w", name, installed.Package, err))
-	case err != nil:
-		return err
-	case len(drift) > 0:
-		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("refusing the stateful skill %s: its files differ from what %s signs (%s); reinstall it, or run stax verify --installed",
-			name, installed.Package, strings.Join(drift[0].Files, ", ")))
-	}
-	return nil
-}
-
-// isStateful reports whether a skill directory holds any stateful file.
-func isStateful(dir string) bool {
-	for _, f := range stateful.Files {
-		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
-	}
-	return false
+	return install.Admit(ctx, skillDir, policy, packageSource(opener))
 }
 
 // packageSource opens packages by reference and digest in registries and
@@ -191,10 +145,10 @@ func packageSource(opener *target.Opener) trust.Source {
 	return func(ctx context.Context, ref string, d digest.Digest) (content.ReadOnlyGraphStorage, ocispec.Descriptor, func(), error) {
 		r, err := reference.Parse(ref)
 		if err != nil {
-			return nil, ocispec.Descriptor{}, nil, exitcode.Wrap(exitcode.Validation, err)
+			return nil, ocispec.Descriptor{}, nil, errdefs.Invalid(err)
 		}
 		r.Digest = d
-		src, err := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)
+		src, err := source.Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)
 		if err != nil {
 			return nil, ocispec.Descriptor{}, nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -27,8 +28,8 @@ type uninstallResult struct {
 	Backups  []string `json:"backups"`
 }
 
-func newUninstallCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &uninstallOptions{IO: streams, Global: global}
+func newUninstallCmd(f *factory, runF func(context.Context, *uninstallOptions) error) *cobra.Command {
+	opts := &uninstallOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove the skills stax installed, and only those",
@@ -44,6 +45,9 @@ files. --keep NAME leaves it in place as your own, removed from the record;
   stax uninstall --keep pdf         # remove the others; keep pdf as your own`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runUninstall(cmd.Context(), opts)
 		},
 	}
@@ -54,11 +58,11 @@ files. --keep NAME leaves it in place as your own, removed from the record;
 }
 
 func runUninstall(ctx context.Context, opts *uninstallOptions) error {
-	def, err := loadDefinition(opts.Where.Dir)
+	def, err := project.LoadDir(opts.Where.Dir)
 	if err != nil {
 		return err
 	}
-	targets, scope, err := opts.Where.resolveTargets(def)
+	placement, err := opts.Where.place(def)
 	if err != nil {
 		return err
 	}
@@ -67,21 +71,21 @@ func runUninstall(ctx context.Context, opts *uninstallOptions) error {
 		return err
 	}
 	results := []uninstallResult{}
-	for _, t := range targets {
+	for _, t := range placement.Targets {
 		res, err := install.Uninstall(ctx, install.Options{
-			Dir: t.Dir, Root: installRoot(opts.Where.Dir, scope), LockDir: lockDir, Force: opts.Force, Keep: opts.Keep,
+			Dir: t.Dir, Root: placement.Root, LockDir: lockDir, Force: opts.Force, Keep: opts.Keep,
 		})
 		if err != nil {
 			return err
 		}
 		printInstallNotes(opts.IO, res)
-		results = append(results, uninstallResult{Runtimes: runtimeNames(t.Runtimes), Dir: t.Dir, Removed: res.Removed, Kept: res.Kept, Backups: res.Backups})
+		results = append(results, uninstallResult{Runtimes: install.Names(t.Runtimes), Dir: t.Dir, Removed: res.Removed, Kept: res.Kept, Backups: res.Backups})
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, results)
 	}
 	for _, r := range results {
-		fmt.Fprintf(opts.IO.Out, "%s: %s: removed %d skills%s\n", strings.Join(r.Runtimes, ","), r.Dir, len(r.Removed), listSuffix(r.Removed))
+		fmt.Fprintf(opts.IO.Out, "%s: %s: removed %s%s\n", strings.Join(r.Runtimes, ","), r.Dir, plural(int64(len(r.Removed)), "skill"), listSuffix(r.Removed))
 	}
 	return nil
 }

@@ -8,24 +8,26 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/release"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
 type validateOptions struct {
-	IO          *IOStreams
-	Global      *globalOptions
-	Dir         string
-	Strict      bool
-	SymlinkMode string
+	IO     *IOStreams
+	Global *globalOptions
+	Dir    string
+	// Build holds --strict, --symlink-mode and --max-size.
+	Build buildFlags
 	// Against is a published package to compare the stateful files with.
 	Against string
 	Remote  remoteOptions
 }
 
-func newValidateCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &validateOptions{IO: streams, Global: global}
+func newValidateCmd(f *factory, runF func(context.Context, *validateOptions) error) *cobra.Command {
+	opts := &validateOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "validate [DIR]",
 		Short: "Check a skills directory against the stax and Agent Skills specifications",
@@ -39,37 +41,38 @@ bare skills directory. Errors exit 1; warnings exit 0, or 1 with --strict.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runValidate(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
+	cmd.Flags().BoolVar(&opts.Build.Strict, "strict", false, "treat warnings as errors")
 	cmd.Flags().StringVar(&opts.Against, "against", "",
 		"published package (local store, registry or oci:PATH[:TAG]) whose skills must not have changed MEMORY.md, EXAMPLES.md or CALIBRATION.md without a version bump")
-	addSymlinkFlag(cmd, &opts.SymlinkMode)
+	opts.Build.addSymlinks(cmd)
+	opts.Build.addMaxSize(cmd, "uncompressed skills layer of the --against package")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addRemoteOnlyFlag(cmd)
 	return cmd
 }
 
 func runValidate(ctx context.Context, opts *validateOptions) error {
-	mode, err := parseSymlinkMode(opts.SymlinkMode)
-	if err != nil {
-		return err
-	}
 	p, err := project.Open(opts.Dir)
 	if err != nil {
 		return err
 	}
-	report, err := validate.Dir(validate.Options{Root: p.SkillsDir, PackageRoot: p.Root, Strict: opts.Strict, Symlinks: mode})
+	report, err := validate.Dir(validate.Options{Root: p.SkillsDir, PackageRoot: p.Root, Strict: opts.Build.Strict, Symlinks: layers.SymlinkMode(opts.Build.Symlinks)})
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if opts.Against != "" {
 		opener, err := opts.Remote.opener(opts.Global)
 		if err != nil {
 			return err
 		}
-		if err := checkAgainst(ctx, opener, opts.Against, opts.Remote.lookupScope(), report); err != nil {
+		sourceOpts := source.Options{Opener: opener, MaxSize: opts.Build.MaxSize.Limit(), Scope: opts.Remote.lookupScope()}
+		if err := release.Against(ctx, opts.Against, sourceOpts, report); err != nil {
 			return err
 		}
 	}
@@ -82,7 +85,7 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 		return err
 	}
 	if !report.Valid {
-		return exitcode.Wrap(exitcode.Validation, errReported)
+		return errdefs.Invalid(errReported)
 	}
 	return nil
 }
@@ -97,26 +100,13 @@ func printReport(w io.Writer, r *validate.Report) error {
 	}
 	var err error
 	if r.Valid {
-		_, err = fmt.Fprintf(w, "%d skills valid, %d warnings\n", len(r.Skills), len(r.Warnings))
+		_, err = fmt.Fprintf(w, "%s valid, %s\n", plural(int64(len(r.Skills)), "skill"), plural(int64(len(r.Warnings)), "warning"))
 	} else {
-		_, err = fmt.Fprintf(w, "invalid: %d errors, %d warnings\n", len(r.Errors), len(r.Warnings))
+		_, err = fmt.Fprintf(w, "invalid: %s, %s\n", plural(int64(len(r.Errors)), "error"), plural(int64(len(r.Warnings)), "warning"))
 	}
 	return err
 }
 
 func printDiagnostic(w io.Writer, severity string, d validate.Diagnostic) {
 	fmt.Fprintln(w, d.Format(severity))
-}
-
-func addSymlinkFlag(cmd *cobra.Command, mode *string) {
-	cmd.Flags().StringVar(mode, "symlink-mode", string(layers.SymlinkReject),
-		"what to do with symlinks: reject, or flatten (package the files they point to inside the package root)")
-}
-
-func parseSymlinkMode(s string) (layers.SymlinkMode, error) {
-	switch m := layers.SymlinkMode(s); m {
-	case layers.SymlinkReject, layers.SymlinkFlatten:
-		return m, nil
-	}
-	return "", exitcode.Wrap(exitcode.Validation, fmt.Errorf("--symlink-mode must be %q or %q, not %q", layers.SymlinkReject, layers.SymlinkFlatten, s))
 }

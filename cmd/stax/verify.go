@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
 )
@@ -29,7 +29,7 @@ type verifyOptions struct {
 	Policy  string
 	Local   bool
 	Remote  remoteOptions
-	MaxSize string
+	MaxSize byteSize
 }
 
 type verifyResult struct {
@@ -48,8 +48,8 @@ type verifyTarget struct {
 	Unsigned []trust.SignedDrift `json:"unsigned,omitempty"`
 }
 
-func newVerifyCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &verifyOptions{IO: streams, Global: global}
+func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) *cobra.Command {
+	opts := &verifyOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "verify (REF --key PUB... | --installed)",
 		Short: "Verify a package's signature, or the installed skills",
@@ -77,17 +77,22 @@ differs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Ref = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			if opts.Ref != "" {
 				return runVerifyPackage(cmd.Context(), opts)
 			}
 			return runVerify(cmd.Context(), opts)
 		},
 	}
 	opts.Where.addFlags(cmd)
-	f := cmd.Flags()
-	f.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
-	f.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")
-	f.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trust.FileName+" when no --key)")
-	f.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
+	flags := cmd.Flags()
+	flags.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
+	flags.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")
+	flags.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trust.FileName+" when no --key)")
+	flags.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	return cmd
@@ -95,13 +100,13 @@ differs.`,
 
 func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
+		return errdefs.Invalid(fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
 	}
-	def, err := loadDefinition(opts.Where.Dir)
+	def, err := project.LoadDir(opts.Where.Dir)
 	if err != nil {
 		return err
 	}
-	targets, _, err := opts.Where.resolveTargets(def)
+	placement, err := opts.Where.place(def)
 	if err != nil {
 		return err
 	}
@@ -114,7 +119,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range targets {
+	for _, t := range placement.Targets {
 		// An install a crash interrupted is finished or undone first, so
 		// that what is verified is an install, not half of one.
 		note, err := install.Recover(ctx, t.Dir, lockDir)
@@ -128,22 +133,14 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		if err != nil {
 			return err
 		}
-		vt := verifyTarget{Runtimes: runtimeNames(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: []string{}}
-		if vt.Drift == nil {
-			vt.Drift = []install.Drift{}
+		if drift == nil {
+			drift = []install.Drift{}
 		}
 		rec, err := install.ReadRecord(t.Dir)
 		if err != nil {
 			return err
 		}
-		for name, s := range rec.Skills {
-			if locked == nil {
-				break
-			}
-			if want, ok := locked.SkillDigest(name); !ok || want != s.Digest {
-				vt.Unlocked = append(vt.Unlocked, name)
-			}
-		}
+		vt := verifyTarget{Runtimes: install.Names(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: locked.Unlocked(rec.Digests())}
 		if vt.Unsigned, err = checkSignedInstall(ctx, opts, t.Dir, rec); err != nil {
 			return err
 		}
@@ -160,39 +157,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		printVerify(opts.IO, res)
 	}
 	if !res.Verified {
-		return exitcode.Wrap(exitcode.Verification, errReported)
+		return errdefs.Corrupt(errReported)
 	}
 	return nil
-}
-
-func printVerify(streams *IOStreams, res verifyResult) {
-	for _, t := range res.Targets {
-		where := strings.Join(t.Runtimes, ",") + ": " + t.Dir
-		if len(t.Drift) == 0 && len(t.Unlocked) == 0 && len(t.Unsigned) == 0 {
-			fmt.Fprintf(streams.Out, "%s: verified\n", where)
-			continue
-		}
-		for _, d := range t.Drift {
-			if d.Missing {
-				fmt.Fprintf(streams.Out, "%s: skill %s: removed\n", where, d.Skill)
-			}
-			for _, f := range d.Changed {
-				fmt.Fprintf(streams.Out, "%s: skill %s: changed %s\n", where, d.Skill, f)
-			}
-			for _, f := range d.Added {
-				fmt.Fprintf(streams.Out, "%s: skill %s: added %s\n", where, d.Skill, f)
-			}
-			for _, f := range d.Removed {
-				fmt.Fprintf(streams.Out, "%s: skill %s: removed %s\n", where, d.Skill, f)
-			}
-		}
-		for _, u := range t.Unsigned {
-			for _, f := range u.Files {
-				fmt.Fprintf(streams.Out, "%s: skill %s: not as signed: %s\n", where, filepath.Base(u.Dir), f)
-			}
-		}
-		for _, name := range t.Unlocked {
-			fmt.Fprintf(streams.Out, "%s: skill %s: not the digest %s pins\n", where, name, lock.FileName)
-		}
-	}
 }

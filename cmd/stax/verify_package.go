@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
@@ -32,9 +32,9 @@ type verifyPackageResult struct {
 
 func runVerifyPackage(ctx context.Context, opts *verifyOptions) error {
 	if opts.Installed {
-		return exitcode.Wrap(exitcode.Validation, errors.New("verify either a package REF or --installed, not both"))
+		return errdefs.Invalid(errors.New("verify either a package REF or --installed, not both"))
 	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func runVerifyPackage(ctx context.Context, opts *verifyOptions) error {
 	}
 	verifiers, err := trust.LoadVerifiers(keys)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	out := verifyPackageResult{Reference: src.Ref.Familiar(), Digest: src.Descriptor.Digest.String()}
 	v, err := signature.Verify(ctx, src.Target, src.Descriptor, signature.VerifyOptions{Verifiers: verifiers, MaxSize: maxSize})
@@ -78,9 +78,9 @@ func runVerifyPackage(ctx context.Context, opts *verifyOptions) error {
 		err := fmt.Errorf("%s does not verify: %w", out.Reference, failed)
 		if opts.Global.json() {
 			fmt.Fprintf(opts.IO.ErrOut, "Error: %v\n", err)
-			return exitcode.Wrap(exitcode.Verification, errReported)
+			return errdefs.Corrupt(errReported)
 		}
-		return exitcode.Wrap(exitcode.Verification, err)
+		return errdefs.Corrupt(err)
 	}
 	return nil
 }
@@ -97,11 +97,11 @@ func policyKeys(path, ref string) ([]string, error) {
 	}
 	policy, err := trust.Load(path)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	keys := policy.Rule(ref).Keys
 	if len(keys) == 0 {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("no key to verify %s with: pass --key PUB, or list keys for it in %s", ref, path))
+		return nil, errdefs.Invalid(fmt.Errorf("no key to verify %s with: pass --key PUB, or list keys for it in %s", ref, path))
 	}
 	return keys, nil
 }
@@ -121,7 +121,7 @@ func checkSignedInstall(ctx context.Context, opts *verifyOptions, dir string, re
 	if len(byPackage) == 0 {
 		return nil, nil
 	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, opts.MaxSize)
+	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func checkSignedInstall(ctx context.Context, opts *verifyOptions, dir string, re
 	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
 		keys := opts.Keys
 		if len(keys) == 0 {
-			if keys, err = policyKeys(opts.Policy, scopeName(ref)); exitcode.Of(err) == exitcode.Validation {
+			if keys, err = policyKeys(opts.Policy, scopeName(ref)); errdefs.Of(err) == errdefs.InvalidArgument {
 				continue // no key trusted for it: only the install record is checked
 			} else if err != nil {
 				return nil, err
@@ -137,11 +137,11 @@ func checkSignedInstall(ctx context.Context, opts *verifyOptions, dir string, re
 		}
 		verifiers, err := trust.LoadVerifiers(keys)
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Validation, err)
+			return nil, errdefs.Invalid(err)
 		}
 		drift, err := trust.CheckInstalled(ctx, byPackage[ref], packageSource(opener), verifiers, maxSize)
 		if errors.Is(err, signature.ErrNotVerified) {
-			return nil, exitcode.Wrap(exitcode.Verification, err)
+			return nil, errdefs.Corrupt(err)
 		}
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -25,14 +26,17 @@ type versionInfo struct {
 	Platform    string `json:"platform"`
 }
 
-func newVersionCmd(streams *IOStreams, global *globalOptions) *cobra.Command {
-	opts := &versionOptions{IO: streams, Global: global}
+func newVersionCmd(f *factory, runF func(context.Context, *versionOptions) error) *cobra.Command {
+	opts := &versionOptions{IO: f.IO, Global: f.Global}
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print the stax version and the specification version it implements",
 		Args:    cobra.NoArgs,
 		Example: "  stax version\n  stax version --output json",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runVersion(opts)
 		},
 	}

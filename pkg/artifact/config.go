@@ -8,7 +8,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // Config is the config blob of a stax package. A consumer can list and
@@ -123,7 +123,7 @@ func (c *Config) checkRecords() error {
 		if err := layers.CheckName(s.Path); err != nil {
 			// A package that names a skill as no directory may be named is
 			// refused as what it would have done: a materialization.
-			return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("skill path: %w", err))
+			return errdefs.Precondition(fmt.Errorf("skill path: %w", err))
 		}
 		if seen[s.Path] {
 			return fmt.Errorf("skill path %q is listed twice", s.Path)

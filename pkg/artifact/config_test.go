@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 func TestParseConfigRefusesUnsafeRecords(t *testing.T) {
@@ -35,8 +35,8 @@ func TestParseConfigRefusesUnsafeRecords(t *testing.T) {
 			}
 			// A package naming a skill as no directory may be named fails
 			// its materialization (exit 5).
-			if tt.want != "listed twice" && tt.want != "digest" && exitcode.Of(err) != exitcode.Materialization {
-				t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Materialization)
+			if tt.want != "listed twice" && tt.want != "digest" && errdefs.Of(err) != errdefs.FailedPrecondition {
+				t.Errorf("class %v, want %v", errdefs.Of(err), errdefs.FailedPrecondition)
 			}
 		})
 	}

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 )
@@ -60,26 +60,26 @@ func Skill(opts Options) (*Result, error) {
 	skillPath := filepath.Join(opts.Dir, skill.FileName)
 	skillData, err := os.ReadFile(skillPath)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("bump: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
 	}
 	doc, err := skill.Parse(skillData)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %s: %w", skillPath, err))
+		return nil, errdefs.Invalid(fmt.Errorf("bump: %s: %w", skillPath, err))
 	}
 	f := doc.Frontmatter
 	if f.VersionField == "" {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf(
+		return nil, errdefs.Invalid(fmt.Errorf(
 			"bump: %s has no version; add one to its frontmatter, e.g. a line \"version: 0.1.0\" after description "+
 				"(or metadata.version for Agent Skills tooling), then run stax bump again", skillPath))
 	}
 	from, err := ParseVersion(f.Version)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf(
+		return nil, errdefs.Invalid(fmt.Errorf(
 			"bump: %s: %w; set it by hand to a version stax can raise", skillPath, err))
 	}
 	to, err := from.Next(opts.Part)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %w", err))
+		return nil, errdefs.Invalid(fmt.Errorf("bump: %w", err))
 	}
 	res := &Result{Dir: opts.Dir, Part: opts.Part, From: f.Version, To: to.String()}
 
@@ -89,7 +89,7 @@ func Skill(opts Options) (*Result, error) {
 	}
 	newSkill, line, err := SetValue(skillData, f.Node(), path, res.To)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %s: %w", skillPath, err))
+		return nil, errdefs.Invalid(fmt.Errorf("bump: %s: %w", skillPath, err))
 	}
 	res.Changes = append(res.Changes, Change{File: skillPath, Field: f.VersionField, Line: line, From: res.From, To: res.To})
 	writes := []pendingWrite{{skillPath, newSkill}}
@@ -99,7 +99,7 @@ func Skill(opts Options) (*Result, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("bump: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
 	default:
 		today := opts.Today
 		if today.IsZero() {
@@ -116,7 +116,7 @@ func Skill(opts Options) (*Result, error) {
 		return res, nil
 	}
 	if err := writeAll(writes); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("bump: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
 	}
 	return res, nil
 }
@@ -126,14 +126,14 @@ func Skill(opts Options) (*Result, error) {
 // A missing lastUpdated is added after the version line.
 func memoryVersion(path string, data []byte, to, today string) ([]byte, []Change, error) {
 	fail := func(format string, args ...any) ([]byte, []Change, error) {
-		return nil, nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("bump: %s: "+format, append([]any{path}, args...)...))
+		return nil, nil, errdefs.Invalid(fmt.Errorf("bump: %s: "+format, append([]any{path}, args...)...))
 	}
 	doc, err := skill.Parse(data)
 	if err != nil {
 		return fail("%v; MEMORY.md must start with a frontmatter block holding version: %s, then run stax bump again", err, to)
 	}
 	from := ""
-	if n := lookup(doc.Frontmatter.Node(), []string{"version"}); n != nil {
+	if n := skill.Lookup(doc.Frontmatter.Node(), "version"); n != nil {
 		from = n.Value
 	} else {
 		return fail("the frontmatter has no version; add version: <the current SKILL.md version>, then run stax bump again")
@@ -143,7 +143,7 @@ func memoryVersion(path string, data []byte, to, today string) ([]byte, []Change
 		return fail("%v", err)
 	}
 	changes := []Change{{File: path, Field: "version", Line: line, From: from, To: to}}
-	if n := lookup(doc.Frontmatter.Node(), []string{"lastUpdated"}); n != nil {
+	if n := skill.Lookup(doc.Frontmatter.Node(), "lastUpdated"); n != nil {
 		// Only the version's length changed, on another line: the date's
 		// position in out is where the parsed node says.
 		withDate, dateLine, err := SetValue(out, doc.Frontmatter.Node(), []string{"lastUpdated"}, today)
@@ -198,7 +198,7 @@ const frontmatterFirstLine = 2
 // way; anything else is an error that asks for a hand edit rather than a
 // rewrite of the frontmatter.
 func SetValue(data []byte, m *yaml.Node, path []string, value string) ([]byte, int, error) {
-	n := lookup(m, path)
+	n := skill.Lookup(m, path...)
 	if n == nil {
 		return nil, 0, fmt.Errorf("no %s field", dotted(path))
 	}
@@ -230,26 +230,6 @@ func SetValue(data []byte, m *yaml.Node, path []string, value string) ([]byte, i
 	out = append(out, open+value+close...)
 	out = append(out, data[end:]...)
 	return out, line, nil
-}
-
-// lookup follows keys from mapping m; the first of duplicated keys wins,
-// as it does for the frontmatter decoder.
-func lookup(m *yaml.Node, path []string) *yaml.Node {
-	n := m
-	for _, key := range path {
-		if n == nil || n.Kind != yaml.MappingNode {
-			return nil
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
-				next = n.Content[i+1]
-				break
-			}
-		}
-		n = next
-	}
-	return n
 }
 
 func dotted(path []string) string {

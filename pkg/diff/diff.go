@@ -159,7 +159,7 @@ func compareFiles(a, b []layers.FileDigest) FileChanges {
 				out.Changed = append(out.Changed, FileChange{
 					Path:      a[i].Path,
 					OldDigest: a[i].Digest, NewDigest: b[j].Digest,
-					OldMode: mode(a[i].Executable), NewMode: mode(b[j].Executable),
+					OldMode: a[i].Mode(), NewMode: b[j].Mode(),
 				})
 			}
 			i++
@@ -167,13 +167,6 @@ func compareFiles(a, b []layers.FileDigest) FileChanges {
 		}
 	}
 	return out
-}
-
-func mode(executable bool) string {
-	if executable {
-		return "755"
-	}
-	return "644"
 }
 
 // Fields compares two mappings, as skill.Frontmatter.Fields returns them,

@@ -19,7 +19,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/skill"
 )
 
@@ -29,7 +29,7 @@ const maxSkillMD = 8 << 20
 
 // Options selects the runtime and where to look.
 type Options struct {
-	Runtime runtime.Runtime
+	Runtime agent.Runtime
 	// Project is the project root; Home the user's home directory.
 	Project string
 	Home    string
@@ -43,9 +43,9 @@ type Skill struct {
 	// Name is the frontmatter name, or Key when it cannot be read.
 	Name string `json:"name"`
 	// Description is the frontmatter description on one line.
-	Description string        `json:"description"`
-	Dir         string        `json:"dir"`
-	Scope       runtime.Scope `json:"scope"`
+	Description string      `json:"description"`
+	Dir         string      `json:"dir"`
+	Scope       agent.Scope `json:"scope"`
 	// Location is the skills folder it was found in.
 	Location string `json:"location"`
 	// ShadowedBy is the Dir of the skill that hides this one; empty when
@@ -83,7 +83,7 @@ func (s Skill) Body() string {
 
 // Folder is one skills folder of the runtime.
 type Folder struct {
-	runtime.Location
+	agent.Location
 	Exists bool `json:"exists"`
 }
 
@@ -145,7 +145,7 @@ func List(opts Options) (*Listing, error) {
 // readSkill reads the skill directory name in loc. It reports false for an
 // entry that is not a skill at all: a file, a hidden directory, or a
 // directory without SKILL.md in any spelling.
-func readSkill(rt runtime.Runtime, loc runtime.Location, name string) (Skill, bool) {
+func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) {
 	if strings.HasPrefix(name, ".") {
 		return Skill{}, false
 	}
@@ -191,7 +191,7 @@ func readSkill(rt runtime.Runtime, loc runtime.Location, name string) (Skill, bo
 	if err == nil {
 		var present []string
 		for k := range fields {
-			if runtime.HonouredByAny(k) {
+			if agent.HonouredByAny(k) {
 				present = append(present, k)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stax-dev/stax/pkg/runtime"
+	"github.com/stax-dev/stax/pkg/agent"
 )
 
 func write(t *testing.T, name, content string) {
@@ -52,7 +52,7 @@ func layout(t *testing.T) (project, home string) {
 
 type row struct {
 	Key        string
-	Scope      runtime.Scope
+	Scope      agent.Scope
 	ShadowedBy string // relative to the project or home, "~/" for home
 	Problem    string // a substring, "" for none
 }
@@ -80,30 +80,30 @@ func TestList(t *testing.T) {
 		prompt  string
 	}{
 		{runtime: "claude-code", want: []row{
-			{"broken", runtime.ScopeProject, "", "frontmatter does not parse"},
-			{"lower", runtime.ScopeProject, "", "no SKILL.md, but skill.md"},
-			{"nodesc", runtime.ScopeProject, "", "has no description"},
-			{"review", runtime.ScopeProject, "", ""},
-			{"broken", runtime.ScopeUser, "", ""},
-			{"commit", runtime.ScopeUser, "", ""},
-			{"review", runtime.ScopeUser, ".claude/skills/review", ""},
-			{"commit", runtime.ScopePlugin, "~/.claude/skills/commit", ""},
-			{"lint", runtime.ScopePlugin, "", ""},
+			{"broken", agent.ScopeProject, "", "frontmatter does not parse"},
+			{"lower", agent.ScopeProject, "", "no SKILL.md, but skill.md"},
+			{"nodesc", agent.ScopeProject, "", "has no description"},
+			{"review", agent.ScopeProject, "", ""},
+			{"broken", agent.ScopeUser, "", ""},
+			{"commit", agent.ScopeUser, "", ""},
+			{"review", agent.ScopeUser, ".claude/skills/review", ""},
+			{"commit", agent.ScopePlugin, "~/.claude/skills/commit", ""},
+			{"lint", agent.ScopePlugin, "", ""},
 		}, prompt: "- broken: The user's working copy.\n- lint: Plugin lint.\n- review: Project review. Use when reviewing.\n"},
 		{runtime: "cursor", want: []row{
-			{"deploy", runtime.ScopeProject, "", ""},
-			{"review", runtime.ScopeProject, "", ""},
-			{"broken", runtime.ScopeProject, "", "does not parse"},
-			{"lower", runtime.ScopeProject, "", "skill.md"},
-			{"nodesc", runtime.ScopeProject, "", "no description"},
-			{"review", runtime.ScopeProject, ".agents/skills/review", ""},
-			{"fmt", runtime.ScopeUser, "", ""},
+			{"deploy", agent.ScopeProject, "", ""},
+			{"review", agent.ScopeProject, "", ""},
+			{"broken", agent.ScopeProject, "", "does not parse"},
+			{"lower", agent.ScopeProject, "", "skill.md"},
+			{"nodesc", agent.ScopeProject, "", "no description"},
+			{"review", agent.ScopeProject, ".agents/skills/review", ""},
+			{"fmt", agent.ScopeUser, "", ""},
 		}, prompt: "- deploy: Deploy it. Use when shipping.\n- fmt: Format.\n- review: Shared review.\n"},
 		{runtime: "windsurf", want: nil, prompt: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.runtime, func(t *testing.T) {
-			rt, _ := runtime.Lookup(tt.runtime)
+			rt, _ := agent.Lookup(tt.runtime)
 			l, err := List(Options{Runtime: rt, Project: project, Home: home})
 			if err != nil {
 				t.Fatal(err)
@@ -128,7 +128,7 @@ func TestList(t *testing.T) {
 
 func TestListDetails(t *testing.T) {
 	project, home := layout(t)
-	rt, _ := runtime.Lookup("claude-code")
+	rt, _ := agent.Lookup("claude-code")
 	l, err := List(Options{Runtime: rt, Project: project, Home: home})
 	if err != nil {
 		t.Fatal(err)
@@ -141,14 +141,14 @@ func TestListDetails(t *testing.T) {
 	// commit sets disable-model-invocation: Claude Code keeps it out of the
 	// model's menu; its fields are all honoured.
 	commit, ok := l.Find("commit")
-	if !ok || !commit.ModelHidden || commit.Scope != runtime.ScopeUser || len(commit.Ignored) != 0 {
+	if !ok || !commit.ModelHidden || commit.Scope != agent.ScopeUser || len(commit.Ignored) != 0 {
 		t.Errorf("commit = %+v", commit)
 	}
 	if commit.Body() != "Body of commit.\n" {
 		t.Errorf("body = %q", commit.Body())
 	}
 	// Under Codex, model and allowed-tools are ignored.
-	codex, _ := runtime.Lookup("codex")
+	codex, _ := agent.Lookup("codex")
 	write(t, filepath.Join(home, ".agents/skills/commit/SKILL.md"), skillMD("commit", "Commit.", "model: opus", "allowed-tools: [Read]"))
 	l, _ = List(Options{Runtime: codex, Project: project, Home: home})
 	if c, ok := l.Find("commit"); !ok || !slices.Equal(c.Ignored, []string{"allowed-tools", "model"}) || c.ModelHidden {
@@ -163,7 +163,7 @@ func TestFind(t *testing.T) {
 	project, home := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(project, ".claude/skills/dir-name/SKILL.md"), skillMD("front-name", "Renamed."))
 	write(t, filepath.Join(project, ".claude/skills/bad/SKILL.md"), "no frontmatter")
-	rt, _ := runtime.Lookup("claude-code")
+	rt, _ := agent.Lookup("claude-code")
 	l, err := List(Options{Runtime: rt, Project: project, Home: home})
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +191,7 @@ func TestSymlinkedSkill(t *testing.T) {
 	if err := os.Symlink(filepath.Join(store, "linked"), filepath.Join(project, ".claude/skills/linked")); err != nil {
 		t.Skipf("no symlinks: %v", err)
 	}
-	rt, _ := runtime.Lookup("claude-code")
+	rt, _ := agent.Lookup("claude-code")
 	l, err := List(Options{Runtime: rt, Project: project, Home: home})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,9 @@
-// Package exitcode maps errors to the process exit codes of the stax
-// specification, so that every command reports failures the same way.
+// Package exitcode maps the class of an error to the process exit code of
+// the stax specification. Only the command root uses it: libraries attach
+// classes (package errdefs), never codes.
 package exitcode
 
-import "errors"
+import "github.com/stax-dev/stax/pkg/errdefs"
 
 // The exit codes of the stax specification.
 const (
@@ -15,39 +16,24 @@ const (
 	Verification    = 6 // signature or verification
 )
 
-// Error carries the exit code a failure should produce.
-type Error struct {
-	Code int
-	Err  error
+var codes = map[errdefs.Class]int{
+	errdefs.InvalidArgument:    Validation,
+	errdefs.Local:              FileSystem,
+	errdefs.Unavailable:        Registry,
+	errdefs.Unresolved:         Resolution,
+	errdefs.FailedPrecondition: Materialization,
+	errdefs.DataLoss:           Verification,
 }
 
-func (e *Error) Error() string { return e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
-
-// Wrap attaches an exit code to err. A nil err stays nil; an err that
-// already carries a code keeps the innermost one, because the layer closest
-// to the failure knows best what kind it was.
-func Wrap(code int, err error) error {
+// Of is the exit code of err, and whether a class claimed it: OK for nil;
+// the code of its class; FileSystem, unclaimed, for an error no class
+// claims (a bug: every failure should say what kind it is).
+func Of(err error) (code int, claimed bool) {
 	if err == nil {
-		return nil
+		return OK, true
 	}
-	var coded *Error
-	if errors.As(err, &coded) {
-		return err
+	if code, ok := codes[errdefs.OfOrLocal(err)]; ok {
+		return code, true
 	}
-	return &Error{Code: code, Err: err}
-}
-
-// Of returns the exit code for err: OK for nil, the attached code when there
-// is one, and FileSystem otherwise, since an uncategorised failure is most
-// often a local I/O problem.
-func Of(err error) int {
-	if err == nil {
-		return OK
-	}
-	var coded *Error
-	if errors.As(err, &coded) {
-		return coded.Code
-	}
-	return FileSystem
+	return FileSystem, false
 }

@@ -29,7 +29,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
@@ -196,10 +196,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	out := &Outcome{}
 	for i, p := range plans {
 		if err := p.commit(tx, lockChange); err != nil {
-			for j := i; j >= 0; j-- {
-				plans[j].rollback()
-			}
-			return nil, err
+			return nil, rollbackAll(plans[:i+1], err, false)
 		}
 		out.Results = append(out.Results, p.result)
 	}
@@ -209,10 +206,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 			err = lockChange.write()
 		}
 		if err != nil {
-			for j := len(plans) - 1; j >= 0; j-- {
-				plans[j].rollback()
-			}
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("write %s: %w; the skills were put back as they were", opts.Lock.Path, err))
+			return nil, rollbackAll(plans, errdefs.IO(fmt.Errorf("write %s: %w", opts.Lock.Path, err)), true)
 		}
 		out.LockChanged = true
 	}
@@ -223,13 +217,13 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		err = tx.commit()
 	}
 	if err != nil {
-		for j := len(plans) - 1; j >= 0; j-- {
-			plans[j].rollback()
-		}
+		err = rollbackAll(plans, errdefs.IO(fmt.Errorf("commit the install: %w", err)), true)
 		if out.LockChanged {
-			lockChange.restore()
+			if rerr := lockChange.restore(); rerr != nil {
+				err = fmt.Errorf("%w; and %s could not be put back: %w", err, opts.Lock.Path, rerr)
+			}
 		}
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("commit the install: %w; the skills were put back as they were", err))
+		return nil, err
 	}
 	for _, p := range plans {
 		p.finish()
@@ -278,7 +272,7 @@ func emptyResult(dir string) *Result {
 func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err error) {
 	for _, s := range skills {
 		if err := layers.CheckName(s.Path); err != nil {
-			return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("skill from %s: %w", s.Package, err))
+			return nil, errdefs.Precondition(fmt.Errorf("skill from %s: %w", s.Package, err))
 		}
 	}
 	unlock, journal, err := lockFolder(ctx, opts.LockDir, opts.Dir)
@@ -316,7 +310,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		}
 	}
 	if len(conflicts) > 0 && !opts.Force {
-		return nil, exitcode.Wrap(exitcode.Materialization, &ConflictError{Dir: opts.Dir, Skills: conflicts})
+		return nil, errdefs.Precondition(&ConflictError{Dir: opts.Dir, Skills: conflicts})
 	}
 	for _, name := range opts.Keep {
 		if _, ok := rec.Skills[name]; ok {
@@ -336,7 +330,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		}
 		d, err := drift(p.folder, name, rec.Skills[name], true)
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+			return nil, errdefs.IO(err)
 		}
 		clean[name] = d == nil
 		if d != nil && !d.Missing {
@@ -345,7 +339,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		}
 	}
 	if len(modified) > 0 && !opts.Force {
-		return nil, exitcode.Wrap(exitcode.Materialization, &ModifiedError{Dir: opts.Dir, Skills: modified})
+		return nil, errdefs.Precondition(&ModifiedError{Dir: opts.Dir, Skills: modified})
 	}
 	for _, name := range conflicts {
 		p.backups[name] = true
@@ -353,10 +347,10 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 
 	p.staging = layers.StagingPrefix + randomID()
 	if err := p.folder.Mkdir(p.staging, 0o700); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	if err := p.folder.Mkdir(filepath.Join(p.staging, previousDir), 0o700); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 
 	// A skill the folder holds as recorded, from the same package digest
@@ -368,7 +362,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	for _, s := range skills {
 		absDir, err := filepath.Abs(filepath.Join(opts.Dir, s.Path))
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+			return nil, errdefs.IO(err)
 		}
 		vars := substitute.Options{SkillDir: absDir, Workspace: opts.Workspace, KeepArguments: true}
 		prev, ours := rec.Skills[s.Path]
@@ -434,31 +428,31 @@ const previousDir = "previous"
 func (p *plan) open() error {
 	dir, err := filepath.Abs(p.opts.Dir)
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	base := p.opts.Root
 	if base == "" {
 		base = filepath.Dir(dir)
 	}
 	if base, err = filepath.Abs(base); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	rel, err := filepath.Rel(base, dir)
 	if err != nil || !filepath.IsLocal(rel) {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s is not inside %s: stax installs only there", p.opts.Dir, base))
+		return errdefs.IO(fmt.Errorf("%s is not inside %s: stax installs only there", p.opts.Dir, base))
 	}
 	p.basePath, p.folderRel = base, rel
 	if p.base, err = os.OpenRoot(base); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if _, err := p.base.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
 		p.created = true
 		if err := p.base.MkdirAll(rel, 0o755); err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", p.opts.Dir, err))
+			return errdefs.IO(fmt.Errorf("create %s: %w", p.opts.Dir, err))
 		}
 	}
 	if p.folder, err = p.base.OpenRoot(rel); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, base))
+		return errdefs.IO(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, base))
 	}
 	return nil
 }
@@ -490,7 +484,7 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	if len(p.result.Backups) > 0 {
 		p.backupRel = backupRel
 		if err := p.base.MkdirAll(backupRel, 0o755); err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create the backup directory: %w", err))
+			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
 		}
 	}
 	j := &journalData{
@@ -508,10 +502,10 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		return nil
 	}
 	if err := step("journal"); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if err := writeJournal(p.journal, j); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("write the install journal: %w", err))
+		return errdefs.IO(fmt.Errorf("write the install journal: %w", err))
 	}
 	for _, m := range moves {
 		err := step("move " + m[1])
@@ -519,12 +513,12 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 			err = p.base.Rename(m[0], m[1])
 		}
 		if err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("move %s: %w", m[0], err))
+			return errdefs.IO(fmt.Errorf("move %s: %w", m[0], err))
 		}
 		p.moves = append(p.moves, m)
 	}
 	if err := step("record " + p.opts.Dir); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if bytes.Equal(record, p.previous) {
 		return nil
@@ -533,22 +527,45 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 }
 
 // rollback puts back what commit changed: the skills it moved, and the
-// record as it was.
-func (p *plan) rollback() {
+// record as it was. It reports what it could not put back; the journal is
+// then kept, so that the next run finishes undoing it.
+func (p *plan) rollback() error {
 	if !p.committing {
-		return
+		return nil
 	}
-	undoMoves(p.base, p.moves)
+	err := undoMoves(p.base, p.moves)
 	p.moves = nil
 	if p.backupRel != "" {
 		// The backup directories this install made, now empty.
 		for dir := p.backupRel; dir != BackupDir && dir != "." && p.base.Remove(dir) == nil; dir = filepath.Dir(dir) {
 		}
 	}
-	restoreRecord(p.folder, p.hadRecord, p.previous)
+	err = errors.Join(err, restoreRecord(p.folder, p.hadRecord, p.previous))
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.opts.Dir, err)
+	}
 	os.Remove(p.journal)
 	p.committing = false
 	p.result.Backups = []string{}
+	return nil
+}
+
+// rollbackAll rolls back plans, last first, and adds to err what could
+// not be put back; when everything was and say is set, it says so.
+func rollbackAll(plans []*plan, err error, say bool) error {
+	var failed []error
+	for j := len(plans) - 1; j >= 0; j-- {
+		if rerr := plans[j].rollback(); rerr != nil {
+			failed = append(failed, rerr)
+		}
+	}
+	if len(failed) == 0 {
+		if say {
+			return fmt.Errorf("%w; the skills were put back as they were", err)
+		}
+		return err
+	}
+	return fmt.Errorf("%w; and the install could not be fully undone (the next stax run finishes undoing it): %w", err, errors.Join(failed...))
 }
 
 // finish drops what the committed install replaced, and its journal.
@@ -586,17 +603,17 @@ func (p *plan) close() {
 func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journal string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, "", exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, "", errdefs.IO(err)
 	}
 	if err := os.MkdirAll(lockDir, 0o755); err != nil {
-		return nil, "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create lock directory: %w", err))
+		return nil, "", errdefs.IO(fmt.Errorf("create lock directory: %w", err))
 	}
 	key := digest.FromString(abs).Encoded()[:32]
 	path := filepath.Join(lockDir, key+".lock")
 	lock := flock.New(path)
 	ok, err := lock.TryLockContext(ctx, 50*time.Millisecond)
 	if err != nil || !ok {
-		return nil, "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("another stax install into %s holds %s: %v", dir, path, err))
+		return nil, "", errdefs.IO(fmt.Errorf("another stax install into %s holds %s: %v", dir, path, err))
 	}
 	return func() { lock.Unlock() }, filepath.Join(lockDir, key+".journal.json"), nil
 }

@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
-
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 func testSkill(t *testing.T, name, body string) Skill {
@@ -72,7 +71,7 @@ func TestConflictIsMaterializationError(t *testing.T) {
 	}
 	_, err := Install(context.Background(), []Skill{testSkill(t, "mine", "x\n")}, Options{Dir: dir, LockDir: locks})
 	var conflict *ConflictError
-	if !errors.As(err, &conflict) || exitcode.Of(err) != exitcode.Materialization || conflict.Skills[0] != "mine" {
+	if !errors.As(err, &conflict) || errdefs.Of(err) != errdefs.FailedPrecondition || conflict.Skills[0] != "mine" {
 		t.Fatalf("err = %v", err)
 	}
 }

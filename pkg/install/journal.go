@@ -15,7 +15,7 @@ import (
 	"github.com/stax-dev/stax/internal/atomicfile"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // journalData is what an install writes, and syncs, before its first
@@ -57,7 +57,7 @@ func newLockChange(l LockFile) (*lockChange, error) {
 	case err == nil:
 		lc.Existed, lc.Previous = true, string(old)
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read %s: %w", l.Path, err))
+		return nil, errdefs.IO(fmt.Errorf("read %s: %w", l.Path, err))
 	}
 	return lc, nil
 }
@@ -137,11 +137,11 @@ func recoverJournal(path, lockDir string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read the install journal %s: %w", path, err))
+		return "", errdefs.IO(fmt.Errorf("read the install journal %s: %w", path, err))
 	}
 	var j journalData
 	if err := json.Unmarshal(data, &j); err != nil || layers.CheckName(j.ID) != nil || !stagingName(j.Staging) {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("the install journal %s is damaged (%v): check the folder it names, then remove the journal", path, err))
+		return "", errdefs.IO(fmt.Errorf("the install journal %s is damaged (%v): check the folder it names, then remove the journal", path, err))
 	}
 	dir := filepath.Join(j.Base, j.Folder)
 	base, err := os.OpenRoot(j.Base)
@@ -156,25 +156,27 @@ func recoverJournal(path, lockDir string) (string, error) {
 		return fmt.Sprintf("an install into %s was interrupted, and the folder is gone since; nothing to recover", dir), nil
 	}
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("recover the interrupted install into %s: %w", dir, err))
+		return "", errdefs.IO(fmt.Errorf("recover the interrupted install into %s: %w", dir, err))
 	}
 	defer folder.Close()
 	if _, err := os.Stat(filepath.Join(lockDir, j.ID+".committed")); err == nil {
 		if err := folder.RemoveAll(j.Staging); err != nil {
-			return "", exitcode.Wrap(exitcode.FileSystem, err)
+			return "", errdefs.IO(err)
 		}
 		os.Remove(path)
 		return fmt.Sprintf("an install into %s was interrupted after it was committed; it is now complete", dir), nil
 	}
-	undoMoves(base, j.Moves)
-	restoreRecord(folder, j.HadRecord, []byte(j.Record))
+	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, j.HadRecord, []byte(j.Record))); err != nil {
+		// The journal stays, so that the next run tries again.
+		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
+	}
 	if j.Lock != nil {
 		if err := j.Lock.restore(); err != nil {
-			return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("restore %s: %w", j.Lock.Path, err))
+			return "", errdefs.IO(fmt.Errorf("restore %s: %w", j.Lock.Path, err))
 		}
 	}
 	if err := folder.RemoveAll(j.Staging); err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, err)
+		return "", errdefs.IO(err)
 	}
 	os.Remove(path)
 	return fmt.Sprintf("an install into %s was interrupted; it was rolled back to the install before it", dir), nil
@@ -201,7 +203,9 @@ func Recover(ctx context.Context, dir, lockDir string) (string, error) {
 
 // undoMoves renames back, last first, every move whose result is there
 // and whose source is free: it can be run again after a crash of its own.
-func undoMoves(base *os.Root, moves [][2]string) {
+// It returns the moves it could not undo.
+func undoMoves(base *os.Root, moves [][2]string) error {
+	var errs []error
 	for i := len(moves) - 1; i >= 0; i-- {
 		from, to := moves[i][0], moves[i][1]
 		if _, err := base.Lstat(to); err != nil {
@@ -210,19 +214,27 @@ func undoMoves(base *os.Root, moves [][2]string) {
 		if _, err := base.Lstat(from); err == nil {
 			continue
 		}
-		base.Rename(to, from)
+		if err := base.Rename(to, from); err != nil {
+			errs = append(errs, fmt.Errorf("move %s back to %s: %w", to, from, err))
+		}
 	}
+	return errors.Join(errs...)
 }
 
-func restoreRecord(folder *os.Root, had bool, data []byte) {
+func restoreRecord(folder *os.Root, had bool, data []byte) error {
 	if !had {
-		folder.Remove(RecordFile)
-		return
+		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", RecordFile, err)
+		}
+		return nil
 	}
 	if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
-		return
+		return nil
 	}
-	atomicfile.WriteFileIn(folder, RecordFile, data, 0o644)
+	if err := atomicfile.WriteFileIn(folder, RecordFile, data, 0o644); err != nil {
+		return fmt.Errorf("restore %s: %w", RecordFile, err)
+	}
+	return nil
 }
 
 // step is called before each step of a commit; tests make it fail, or

@@ -16,9 +16,9 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/pkg/errdefs"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
 )
 
 // RecordFile is where stax records, in each folder it installs into, what
@@ -31,6 +31,16 @@ type Record struct {
 	InstalledBy string `json:"installedBy"`
 	// Skills are keyed by directory name.
 	Skills map[string]InstalledSkill `json:"skills"`
+}
+
+// Digests are the content digests of the recorded skills, by directory
+// name.
+func (r *Record) Digests() map[string]digest.Digest {
+	out := make(map[string]digest.Digest, len(r.Skills))
+	for name, s := range r.Skills {
+		out[name] = s.Digest
+	}
+	return out
 }
 
 // InstalledSkill is one skill stax installed.
@@ -60,22 +70,22 @@ func readRecord(folder *os.Root, where string) (*Record, []byte, error) {
 		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil, nil
 	}
 	if err != nil {
-		return nil, nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, nil, errdefs.IO(err)
 	}
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", where, err))
+		return nil, nil, errdefs.Precondition(fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", where, err))
 	}
 	if r.Skills == nil {
 		r.Skills = map[string]InstalledSkill{}
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Skills)) {
 		if err := layers.CheckName(name); err != nil {
-			return nil, nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
+			return nil, nil, errdefs.IO(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
 		}
 		for f := range r.Skills[name].Files {
 			if layers.CheckPath(f) != nil {
-				return nil, nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
+				return nil, nil, errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
 			}
 		}
 	}
@@ -90,7 +100,7 @@ func ReadRecord(dir string) (*Record, error) {
 		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
 	r, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
@@ -115,11 +125,11 @@ func (r *Record) encode() ([]byte, error) {
 func writeRecord(folder *os.Root, data []byte) error {
 	if data == nil {
 		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return exitcode.Wrap(exitcode.FileSystem, err)
+			return errdefs.IO(err)
 		}
 		return nil
 	}
-	return exitcode.Wrap(exitcode.FileSystem, atomicfile.WriteFileIn(folder, RecordFile, data, 0o644))
+	return errdefs.IO(atomicfile.WriteFileIn(folder, RecordFile, data, 0o644))
 }
 
 // hashTree lists the files under root in fsys as InstalledSkill.Files
@@ -179,10 +189,7 @@ func statTree(folder *os.Root, name string, files map[string]string) map[string]
 }
 
 func fileEntry(mode fs.FileMode, d digest.Digest) string {
-	if mode&0o111 != 0 {
-		return "755 " + d.String()
-	}
-	return "644 " + d.String()
+	return layers.FileDigest{Executable: mode&0o111 != 0, Digest: d}.Record()
 }
 
 // Drift is how an installed skill differs from its record.
@@ -263,7 +270,7 @@ func Check(dir string) ([]Drift, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
 	rec, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
@@ -274,7 +281,7 @@ func Check(dir string) ([]Drift, error) {
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
 		d, err := drift(folder, name, rec.Skills[name], false)
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, err)
+			return nil, errdefs.IO(err)
 		}
 		if d != nil {
 			drifts = append(drifts, *d)

@@ -16,7 +16,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
@@ -240,11 +240,11 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 		return st.file(sk, rest, h.Executable, content)
 	})
 	if err != nil {
-		return exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("extract %s: %w", l.Name, err))
+		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s: %w", l.Name, err))
 	}
 	for name, sk := range want {
 		if got := layers.TreeDigest(sk.orig); len(sk.orig) == 0 || got != sk.skill.Digest {
-			return exitcode.Wrap(exitcode.Verification, fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", name, l.Name, got, sk.skill.Digest))
+			return errdefs.Corrupt(fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", name, l.Name, got, sk.skill.Digest))
 		}
 		sk.done()
 	}
@@ -261,10 +261,10 @@ func (st *stager) stage(ctx context.Context, todo []*staged) error {
 	for _, sk := range todo {
 		if sk.skill.Layer == nil {
 			if err := st.mkdirs(sk, "."); err != nil {
-				return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
+				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
 			if err := st.copyDir(sk); err != nil {
-				return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
+				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
 			sk.done()
 			continue

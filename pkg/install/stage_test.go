@@ -3,7 +3,6 @@ package install
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +11,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // testLayer packs skills (name → SKILL.md) into a layer, and returns it
@@ -90,9 +89,8 @@ func TestInstallFromLayerChecksSkillDigest(t *testing.T) {
 		{Path: "b", Layer: l, Package: "p", Digest: digests["a"]},
 	}
 	_, err := Install(context.Background(), skills, Options{Dir: dir, LockDir: locks})
-	var coded *exitcode.Error
-	if !errors.As(err, &coded) || coded.Code != exitcode.Verification {
-		t.Fatalf("err = %v, want exit %d", err, exitcode.Verification)
+	if errdefs.Of(err) != errdefs.DataLoss {
+		t.Fatalf("err = %v, want class %v", err, errdefs.DataLoss)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the folder holds %v after a refused install", entries)

@@ -19,7 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 )
@@ -170,6 +170,40 @@ func (l *Lock) SkillDigest(path string) (digest.Digest, bool) {
 	return "", false
 }
 
+// Unlocked names, sorted, the installed skills (directory name to
+// content digest) that the lock does not pin with that content: a skill
+// it does not list, or one whose files are not what it locked. A nil lock
+// pins nothing and is not checked.
+func (l *Lock) Unlocked(installed map[string]digest.Digest) []string {
+	unlocked := []string{}
+	if l == nil {
+		return unlocked
+	}
+	for name, d := range installed {
+		if want, ok := l.SkillDigest(name); !ok || want != d {
+			unlocked = append(unlocked, name)
+		}
+	}
+	slices.Sort(unlocked)
+	return unlocked
+}
+
+// ReadFrozen reads the lockfile a frozen install follows and checks that
+// it was written for sources: a missing lockfile, or one for other
+// sources, cannot be honoured.
+func ReadFrozen(path string, sources []string) (*Lock, error) {
+	l, err := Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errdefs.Resolution(fmt.Errorf("--frozen needs %s: run stax install without --frozen to write it", path))
+	} else if err != nil {
+		return nil, err
+	}
+	if err := l.CheckSources(sources); err != nil {
+		return nil, errdefs.Resolution(err)
+	}
+	return l, nil
+}
+
 // Read loads a lockfile; a missing one is fs.ErrNotExist.
 func Read(path string) (*Lock, error) {
 	data, err := os.ReadFile(path)
@@ -177,22 +211,22 @@ func Read(path string) (*Lock, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read %s: %w", path, err))
+		return nil, errdefs.IO(fmt.Errorf("read %s: %w", path, err))
 	}
 	var l Lock
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&l); err != nil {
-		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: %v (delete it and run stax install to write a new one)", path, err))
+		return nil, errdefs.Resolution(fmt.Errorf("%s: %v (delete it and run stax install to write a new one)", path, err))
 	}
 	if l.LockVersion != Version {
-		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s has lockVersion %d; this stax reads %d", path, l.LockVersion, Version))
+		return nil, errdefs.Resolution(fmt.Errorf("%s has lockVersion %d; this stax reads %d", path, l.LockVersion, Version))
 	}
 	// Skill paths become directory names in the folders runtimes read.
 	for _, p := range l.Packages {
 		for _, s := range p.Skills {
 			if err := layers.CheckName(s.Path); err != nil {
-				return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: package %s: %w; stax did not write this: delete the file and run stax install to write a new one", path, p.Ref, err))
+				return nil, errdefs.IO(fmt.Errorf("%s: package %s: %w; stax did not write this: delete the file and run stax install to write a new one", path, p.Ref, err))
 			}
 		}
 	}
@@ -222,7 +256,7 @@ func (l *Lock) Write(path string) (changed bool, err error) {
 		return false, nil
 	}
 	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
-		return false, exitcode.Wrap(exitcode.FileSystem, err)
+		return false, errdefs.IO(err)
 	}
 	return true, nil
 }

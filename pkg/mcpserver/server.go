@@ -27,9 +27,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/render"
-	"github.com/stax-dev/stax/pkg/runtime"
 )
 
 // DefaultInlineLimit is how many skills the Skill tool's description lists
@@ -47,7 +47,7 @@ const (
 type Options struct {
 	// Runtime is the agent runtime whose folders, priority order and
 	// frontmatter support decide which skills are served.
-	Runtime runtime.Runtime
+	Runtime agent.Runtime
 	// Project is the project directory the runtime runs in; Home the
 	// user's home directory. Both absolute.
 	Project string

@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/render"
-	"github.com/stax-dev/stax/pkg/runtime"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
@@ -45,7 +45,7 @@ func skillMD(name, description, body string) string {
 // it over the SDK's in-memory transport.
 func connect(t *testing.T, f fixture, opts Options, copts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
 	t.Helper()
-	rt, ok := runtime.Lookup("claude-code")
+	rt, ok := agent.Lookup("claude-code")
 	if !ok {
 		t.Fatal("no claude-code runtime")
 	}

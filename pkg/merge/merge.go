@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,8 +17,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
-	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/resolve"
 )
 
@@ -79,17 +77,17 @@ func Merge(order []*resolve.Node) *Result {
 func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) error {
 	parent := filepath.Dir(dest)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	staging, err := os.MkdirTemp(parent, layers.StagingPrefix+"merge-")
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage %s: %w", dest, err))
+		return errdefs.IO(fmt.Errorf("stage %s: %w", dest, err))
 	}
 	defer os.RemoveAll(staging)
 
 	out := filepath.Join(staging, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	extracted := map[*resolve.Node]string{}
 	digests := map[*resolve.Node]map[string]digest.Digest{}
@@ -104,17 +102,17 @@ func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) er
 			extracted[s.From], digests[s.From] = dir, layers.SkillDigests(files)
 		}
 		if got := digests[s.From][s.Path]; got != s.Digest {
-			return exitcode.Wrap(exitcode.Verification, fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", s.Path, s.From.Ref, got, s.Digest))
+			return errdefs.Corrupt(fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", s.Path, s.From.Ref, got, s.Digest))
 		}
 		if err := os.Rename(filepath.Join(dir, s.Path), filepath.Join(out, s.Path)); err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("stage skill %s: %w", s.Path, err))
+			return errdefs.IO(fmt.Errorf("stage skill %s: %w", s.Path, err))
 		}
 	}
 	if err := removeEmptyDir(dest); err != nil {
 		return err
 	}
 	if err := os.Rename(out, dest); err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("move the skills into %s: %w", dest, err))
+		return errdefs.IO(fmt.Errorf("move the skills into %s: %w", dest, err))
 	}
 	return nil
 }
@@ -122,7 +120,7 @@ func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) er
 func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int64, maxFiles int) ([]layers.FileDigest, error) {
 	layer := n.Package.Skills
 	if layer == nil {
-		return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
+		return nil, errdefs.Precondition(fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
 	}
 	rc, err := n.Package.OpenSkills(ctx, n.Target)
 	if err != nil {
@@ -131,7 +129,7 @@ func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int6
 	defer rc.Close()
 	files, err := layers.Extract(rc, dir, layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles, Digest: layer.Digest})
 	if err != nil {
-		return nil, exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("extract %s (layer %s): %w", n.Ref, layer.Digest, err))
+		return nil, errdefs.With(layers.Class(err), fmt.Errorf("extract %s (layer %s): %w", n.Ref, layer.Digest, err))
 	}
 	return files, nil
 }
@@ -144,32 +142,29 @@ func removeEmptyDir(dest string) error {
 		return nil
 	}
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, err)
+		return errdefs.IO(err)
 	}
 	if !info.IsDir() || os.Remove(dest) != nil {
-		return exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s exists and is not an empty directory: stax writes only into a new or empty one", dest))
+		return errdefs.Precondition(fmt.Errorf("%s exists and is not an empty directory: stax writes only into a new or empty one", dest))
 	}
 	return nil
 }
 
-// InstallLayer is n's skills layer as install reads it: opened only when
-// one of n's winning skills must be written, bounded by maxSize and
-// maxFiles (as in layers.ReadOptions) and verified against its digest.
-func InstallLayer(n *resolve.Node, maxSize int64, maxFiles int) *install.Layer {
-	l := &install.Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
-	if n.Package.Skills != nil {
-		l.Read.Digest = n.Package.Skills.Digest
+// Paths are the directories of the merged skills, in order.
+func (r *Result) Paths() []string {
+	paths := make([]string, len(r.Skills))
+	for i, s := range r.Skills {
+		paths[i] = s.Path
 	}
-	l.Open = func(ctx context.Context) (io.ReadCloser, error) {
-		layer := n.Package.Skills
-		if layer == nil {
-			return nil, exitcode.Wrap(exitcode.Materialization, fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
-		}
-		rc, err := n.Target.Fetch(ctx, *layer)
-		if err != nil {
-			return nil, n.Target.Explain(err)
-		}
-		return rc, nil
+	return paths
+}
+
+// CaseWarnings names the merged skills whose directory names differ only
+// in letter case: on macOS and Windows one would overwrite the other.
+func (r *Result) CaseWarnings() []string {
+	out := []string{}
+	for _, c := range layers.CaseCollisions(r.Paths()) {
+		out = append(out, fmt.Sprintf("skills %s and %s differ only in letter case: on macOS and Windows one overwrites the other", c[0], c[1]))
 	}
-	return l
+	return out
 }

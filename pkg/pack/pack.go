@@ -21,7 +21,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/store"
@@ -72,7 +72,11 @@ type InvalidError struct {
 
 func (e *InvalidError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the skills in %s do not validate (%d errors):", e.Dir, len(e.Report.Errors))
+	noun := "errors"
+	if len(e.Report.Errors) == 1 {
+		noun = "error"
+	}
+	fmt.Fprintf(&b, "the skills in %s do not validate (%d %s):", e.Dir, len(e.Report.Errors), noun)
 	for _, d := range e.Report.Errors {
 		b.WriteString("\n  " + d.Format("error"))
 	}
@@ -83,7 +87,7 @@ func (e *InvalidError) Error() string {
 func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, error) {
 	def, notices := effectiveDefinition(opts.Project, opts.Overrides)
 	if err := def.Check(); err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	res := &Result{Definition: def, Notices: notices}
 
@@ -93,7 +97,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	res.Report = report
 	if report != nil && !report.Valid {
-		return res, exitcode.Wrap(exitcode.Validation, &InvalidError{Dir: opts.Project.SkillsDir, Report: report})
+		return res, errdefs.Invalid(&InvalidError{Dir: opts.Project.SkillsDir, Report: report})
 	}
 
 	cfg := &artifact.Config{
@@ -107,7 +111,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 		Tags:        def.Tags,
 	}
 	if len(def.Packages) != len(opts.Dependencies) {
-		return res, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s declares %d packages but %d were resolved", opts.Project.Root, len(def.Packages), len(opts.Dependencies)))
+		return res, errdefs.Resolution(fmt.Errorf("%s declares %d packages but %d were resolved", opts.Project.Root, len(def.Packages), len(opts.Dependencies)))
 	}
 	cfg.Packages = opts.Dependencies
 	if opts.Publish {
@@ -128,7 +132,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	if len(cfg.Packages) > 0 {
 		desc, err := artifact.PushPackagesLayer(ctx, pusher, cfg.Packages)
 		if err != nil {
-			return res, exitcode.Wrap(exitcode.FileSystem, err)
+			return res, errdefs.IO(err)
 		}
 		layerDescs = append(layerDescs, desc)
 	}
@@ -138,7 +142,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	res.Descriptor, err = artifact.PackManifest(ctx, pusher, cfg, layerDescs, created)
 	if err != nil {
-		return res, exitcode.Wrap(exitcode.FileSystem, err)
+		return res, errdefs.IO(err)
 	}
 	res.Layers = layerDescs
 	if len(res.Layers) == 0 {
@@ -157,7 +161,7 @@ func validateSkills(opts Options) (*validate.Report, error) {
 	if _, err := os.Stat(p.SkillsDir); errors.Is(err, fs.ErrNotExist) && p.Definition != nil {
 		switch {
 		case p.Definition.Skills != "":
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
+			return nil, errdefs.IO(fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
 				filepath.Join(p.Root, project.FileName), p.Definition.Skills, p.SkillsDir))
 		case len(p.Definition.Packages) > 0:
 			return nil, nil
@@ -171,7 +175,7 @@ func validateSkills(opts Options) (*validate.Report, error) {
 		Symlinks:    opts.Symlinks,
 	})
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	return report, nil
 }
@@ -196,9 +200,9 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tr
 		})
 		switch {
 		case writeErr != nil:
-			return written, exitcode.Wrap(exitcode.Validation, fmt.Errorf("write skills layer: %w", writeErr))
+			return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", writeErr))
 		case err != nil:
-			return written, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("store skills layer: %w", err))
+			return written, errdefs.IO(fmt.Errorf("store skills layer: %w", err))
 		}
 		return written, nil
 	}
@@ -207,21 +211,21 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tr
 	// killed.
 	dir, release, err := scratch.Dir("layer")
 	if err != nil {
-		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
 	}
 	defer release()
 	tmp, err := os.Create(filepath.Join(dir, "skills.tar.gz"))
 	if err != nil {
-		return layers.WriteResult{}, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
 	}
 	defer tmp.Close()
 
 	written, err := layers.Write(tmp, tree, layers.WriteOptions{MaxSize: maxSize})
 	if err != nil {
-		return written, exitcode.Wrap(exitcode.Validation, fmt.Errorf("write skills layer: %w", err))
+		return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", err))
 	}
 	if _, err := tmp.Seek(0, 0); err != nil {
-		return written, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("rewind layer file: %w", err))
+		return written, errdefs.IO(fmt.Errorf("rewind layer file: %w", err))
 	}
 	desc := ocispec.Descriptor{MediaType: layers.MediaTypeSkills, Digest: written.Digest, Size: written.Size}
 	if storage, ok := pusher.(content.ReadOnlyStorage); ok {
@@ -230,7 +234,7 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tr
 		}
 	}
 	if err := pusher.Push(ctx, desc, tmp); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return written, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
+		return written, errdefs.IO(fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
 	}
 	return written, nil
 }
@@ -313,7 +317,7 @@ func (e *PathDependencyError) Error() string {
 func CheckPublishable(name string, deps []artifact.PackageRef) error {
 	for _, d := range deps {
 		if project.IsPath(d.Ref) {
-			return exitcode.Wrap(exitcode.Resolution, &PathDependencyError{Package: name, Path: d.Ref})
+			return errdefs.Resolution(&PathDependencyError{Package: name, Path: d.Ref})
 		}
 	}
 	return nil

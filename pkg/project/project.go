@@ -15,7 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/trust"
 )
@@ -76,10 +76,10 @@ var namePattern = regexp.MustCompile(`^[a-z0-9]+([._-][a-z0-9]+)*$`)
 func Open(dir string) (*Project, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("open package %s: %w", dir, err))
+		return nil, errdefs.IO(fmt.Errorf("open package %s: %w", dir, err))
 	}
 	if !info.IsDir() {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("open package %s: not a directory", dir))
+		return nil, errdefs.Invalid(fmt.Errorf("open package %s: not a directory", dir))
 	}
 	def, err := Load(filepath.Join(dir, FileName))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -103,16 +103,16 @@ func Load(path string) (*Definition, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read %s: %w", path, err))
+		return nil, errdefs.IO(fmt.Errorf("read %s: %w", path, err))
 	}
 	var def Definition
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&def); err != nil && !errors.Is(err, io.EOF) {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
 	if err := def.Check(); err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", path, err))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	return &def, nil
 }
@@ -142,7 +142,7 @@ func (d *Definition) Check() error {
 // unless overwrite is set.
 func Write(path string, def *Definition, overwrite bool) error {
 	if err := def.Check(); err != nil {
-		return exitcode.Wrap(exitcode.Validation, err)
+		return errdefs.Invalid(err)
 	}
 	body, err := yaml.Marshal(def)
 	if err != nil {
@@ -154,17 +154,17 @@ func Write(path string, def *Definition, overwrite bool) error {
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s already exists: edit it, or pass --force to replace it", path))
+		return errdefs.Invalid(fmt.Errorf("%s already exists: edit it, or pass --force to replace it", path))
 	}
 	if err != nil {
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create %s: %w", path, err))
+		return errdefs.IO(fmt.Errorf("create %s: %w", path, err))
 	}
 	header := "# stax package definition: https://github.com/stax-dev/stax#staxyaml\n"
 	if _, err := io.WriteString(f, header+string(body)); err != nil {
 		f.Close()
-		return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("write %s: %w", path, err))
+		return errdefs.IO(fmt.Errorf("write %s: %w", path, err))
 	}
-	return exitcode.Wrap(exitcode.FileSystem, f.Close())
+	return errdefs.IO(f.Close())
 }
 
 // NameFromDir derives a package name from a directory name, for packages
@@ -188,4 +188,13 @@ func NameFromDir(dir string) string {
 		return "skills"
 	}
 	return name
+}
+
+// LoadDir reads dir/stax.yaml, nil when there is none.
+func LoadDir(dir string) (*Definition, error) {
+	def, err := Load(filepath.Join(dir, FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return def, err
 }

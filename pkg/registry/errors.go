@@ -9,12 +9,11 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
-
-	"github.com/stax-dev/stax/pkg/exitcode"
 )
 
 // Explain turns a failure talking to host into an error that says what
@@ -24,15 +23,14 @@ func Explain(err error, host, target string) error {
 	if err == nil {
 		return nil
 	}
-	var coded *exitcode.Error
-	if errors.As(err, &coded) || errors.Is(err, context.Canceled) {
+	if errdefs.Of(err) != errdefs.Unclassified || errors.Is(err, context.Canceled) {
 		return err
 	}
-	code := exitcode.Registry
+	class := errdefs.Unavailable
 	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, errdef.ErrInvalidDigest) {
-		code = exitcode.Verification
+		class = errdefs.DataLoss
 	}
-	return exitcode.Wrap(code, explain(err, host, target))
+	return errdefs.With(class, explain(err, host, target))
 }
 
 func explain(err error, host, target string) error {

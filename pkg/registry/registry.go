@@ -21,7 +21,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/retry"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 )
 
@@ -118,14 +118,14 @@ func baseTransport(opts Options) (http.RoundTripper, error) {
 	if opts.CAFile != "" {
 		pem, err := os.ReadFile(opts.CAFile)
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("read --ca-file: %w", err))
+			return nil, errdefs.IO(fmt.Errorf("read --ca-file: %w", err))
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("--ca-file %s holds no PEM certificate", opts.CAFile))
+			return nil, errdefs.Invalid(fmt.Errorf("--ca-file %s holds no PEM certificate", opts.CAFile))
 		}
 		cfg.RootCAs = pool
 	}
@@ -145,7 +145,7 @@ func credentialStore(path string) (credentials.Store, error) {
 		store, err = credentials.NewStoreFromDocker(opts)
 	}
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("load registry credentials: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("load registry credentials: %w", err))
 	}
 	return store, nil
 }
@@ -191,12 +191,12 @@ func credentialFunc(store credentials.Store) auth.CredentialFunc {
 // Repository opens the repository ref names.
 func (c *Client) Repository(ref reference.Reference) (*remote.Repository, error) {
 	if ref.IsLayout() {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is an OCI layout, not a registry reference", ref))
+		return nil, errdefs.Invalid(fmt.Errorf("%s is an OCI layout, not a registry reference", ref))
 	}
 	host := apiHost(ref.Registry)
 	repo, err := remote.NewRepository(host + "/" + ref.Repository)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", ref, err))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", ref, err))
 	}
 	repo.Client = c.http
 	repo.PlainHTTP = c.plainHTTP(host)
@@ -214,7 +214,7 @@ func (c *Client) Registry(host string) (*remote.Registry, error) {
 	host = apiHost(host)
 	reg, err := remote.NewRegistry(host)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("registry %q: %w", host, err))
+		return nil, errdefs.Invalid(fmt.Errorf("registry %q: %w", host, err))
 	}
 	reg.Client = c.http
 	reg.PlainHTTP = c.plainHTTP(host)

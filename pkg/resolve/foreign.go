@@ -7,7 +7,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/snapshot"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -26,7 +26,7 @@ func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Pack
 	defer rc.Close()
 	snap, err := snapshot.Read(rc, layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles, Digest: pkg.Skills.Digest})
 	if err != nil {
-		return exitcode.Wrap(layers.ExitCode(err), fmt.Errorf("read the skills layer %s of %s: %w", pkg.Skills.Digest, t.Name(), err))
+		return errdefs.With(layers.Class(err), fmt.Errorf("read the skills layer %s of %s: %w", pkg.Skills.Digest, t.Name(), err))
 	}
 	for _, dir := range snap.Dirs() {
 		s := snap.Skills[dir]

@@ -6,7 +6,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -77,7 +77,7 @@ func CopyDependencies(ctx context.Context, g *Graph, opener *target.Opener, regi
 		}
 		from, err := reference.Parse(n.Ref)
 		if err != nil || from.IsLayout() || n.Dir != "" {
-			return out, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is not a registry package: only those can be copied to %s", n.Ref, registry))
+			return out, errdefs.Invalid(fmt.Errorf("%s is not a registry package: only those can be copied to %s", n.Ref, registry))
 		}
 		from.Digest = n.Digest
 		to := from

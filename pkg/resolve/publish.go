@@ -9,7 +9,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/store"
@@ -33,7 +33,7 @@ func PublishDependencies(ctx context.Context, p *project.Project, opts Options, 
 	pub := &publisher{ctx: ctx, opts: opts, copyOpts: copyOpts, done: map[string]bool{}}
 	root, err := filepath.Abs(p.Root)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	if err := pub.dependencies(p, []string{root}); err != nil {
 		return pub.out, err
@@ -63,16 +63,16 @@ func (pub *publisher) dependencies(p *project.Project, path []string) error {
 		}
 		dir, err := filepath.Abs(dir)
 		if err != nil {
-			return exitcode.Wrap(exitcode.FileSystem, err)
+			return errdefs.IO(err)
 		}
 		chain := append(append([]string{}, path...), dir)
 		for _, onPath := range path {
 			if onPath == dir {
-				return exitcode.Wrap(exitcode.Resolution, fmt.Errorf("dependency cycle: %s", strings.Join(chain, " → ")))
+				return errdefs.Resolution(fmt.Errorf("dependency cycle: %s", strings.Join(chain, " → ")))
 			}
 		}
 		if len(chain) > MaxDepth {
-			return exitcode.Wrap(exitcode.Resolution, fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, strings.Join(chain, " → ")))
+			return errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, strings.Join(chain, " → ")))
 		}
 		if pub.done[dir] {
 			continue
@@ -98,15 +98,15 @@ func (pub *publisher) dependencies(p *project.Project, path []string) error {
 func (pub *publisher) push(sub *project.Project, ref string) (Published, error) {
 	dstRef, err := reference.Parse(ref)
 	if err != nil {
-		return Published{}, exitcode.Wrap(exitcode.Validation, err)
+		return Published{}, errdefs.Invalid(err)
 	}
 	if dstRef.Tag == "" && dstRef.Digest == "" {
 		// Consumers resolve the reference as recorded: it must name a tag.
-		return Published{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("ref %s names no tag: give the version, e.g. %s:1.0.0", ref, ref))
+		return Published{}, errdefs.Invalid(fmt.Errorf("ref %s names no tag: give the version, e.g. %s:1.0.0", ref, ref))
 	}
 	tmp, err := os.MkdirTemp("", "stax-publish-*")
 	if err != nil {
-		return Published{}, exitcode.Wrap(exitcode.FileSystem, err)
+		return Published{}, errdefs.IO(err)
 	}
 	defer os.RemoveAll(tmp)
 	s, err := store.OpenLayout(pub.ctx, tmp)

@@ -17,7 +17,7 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -136,20 +136,20 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 	path := append(append([]string{}, parent...), decl)
 	if len(path) > MaxDepth {
-		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, strings.Join(path, " → ")))
+		return nil, errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, strings.Join(path, " → ")))
 	}
 	key, identity, dir, err := r.identify(decl, base)
 	if err != nil {
-		code := exitcode.Resolution
+		class := errdefs.Unresolved
 		if errors.Is(err, reference.ErrInvalid) {
-			code = exitcode.Validation // the user's to fix, as in every command
+			class = errdefs.InvalidArgument // the user's to fix, as in every command
 		}
-		return nil, exitcode.Wrap(code, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
+		return nil, errdefs.With(class, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
 	}
 	for i, onStack := range r.stack {
 		if onStack == identity {
 			cycle := append(append([]string{}, path[i:len(path)-1]...), decl)
-			return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("dependency cycle: %s", strings.Join(cycle, " → ")))
+			return nil, errdefs.Resolution(fmt.Errorf("dependency cycle: %s", strings.Join(cycle, " → ")))
 		}
 	}
 	r.stack = append(r.stack, identity)
@@ -212,7 +212,7 @@ func packageName(p *project.Project) string {
 func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	ref, err := reference.Parse(decl)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Validation, err)
+		return nil, errdefs.Invalid(err)
 	}
 	if ref.Digest == "" {
 		if pinned, ok := r.opts.Pins[key]; ok {
@@ -224,7 +224,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	if ref.IsLayout() {
 		// Opening a layout creates it; a dependency must already be there.
 		if info, err := os.Stat(ref.Layout); err != nil || !info.IsDir() {
-			return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: no OCI layout at %s", strings.Join(path, " → "), ref.Layout))
+			return nil, errdefs.Resolution(fmt.Errorf("%s: no OCI layout at %s", strings.Join(path, " → "), ref.Layout))
 		}
 	}
 	t, desc, mirrored := r.openMirrored(decl, ref)
@@ -239,7 +239,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		desc, err = t.Lookup(r.ctx)
 	}
 	if err != nil && t.Kind == target.KindLayout {
-		return nil, &exitcode.Error{Code: exitcode.Resolution, Err: resolutionError(path, err)}
+		return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
 	}
 	if err != nil {
 		return nil, resolutionError(path, err)
@@ -258,7 +258,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	r.remember(n)
 	for _, dep := range pkg.Config.Packages {
 		if isPath(dep.Ref) {
-			return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
+			return nil, errdefs.Resolution(fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
 				strings.Join(path, " → "), dep.Ref))
 		}
 		pinned := dep.Ref
@@ -282,7 +282,7 @@ func BuildProject(ctx context.Context, p *project.Project, pusher content.Pusher
 	r := newResolver(ctx, opts)
 	root, err := filepath.Abs(p.Root)
 	if err != nil {
-		return nil, nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, nil, errdefs.IO(err)
 	}
 	r.stack = append(r.stack, root)
 	res, children, err := r.buildInto(p, pusher, []string{p.Root})
@@ -302,7 +302,7 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("no package directory at %s", dir)
 		}
-		return nil, exitcode.Wrap(exitcode.Resolution, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
+		return nil, errdefs.Resolution(fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
 	}
 	p, err := project.Open(dir)
 	if err != nil {
@@ -310,7 +310,7 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 	}
 	tmp, err := os.MkdirTemp("", "stax-resolve-*")
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, err)
+		return nil, errdefs.IO(err)
 	}
 	s, err := store.OpenLayout(r.ctx, tmp)
 	if err != nil {
@@ -351,7 +351,7 @@ func (r *resolver) buildInto(p *project.Project, pusher content.Pusher, path []s
 			if r.opts.Build.Publish && dep.Ref != "" {
 				decl = dep.Ref
 			} else if r.opts.Build.Publish {
-				return nil, nil, exitcode.Wrap(exitcode.Resolution, &pack.PathDependencyError{Package: packageName(p), Path: dep.Path})
+				return nil, nil, errdefs.Resolution(&pack.PathDependencyError{Package: packageName(p), Path: dep.Path})
 			}
 			child, err := r.resolve(decl, p.Root, path)
 			if err != nil && r.opts.Build.Publish && dep.Path != "" {
@@ -381,7 +381,7 @@ func (r *resolver) seen(key string, dgst digest.Digest, path []string) (*Node, b
 	}
 	if first, ok := r.byKey[key]; ok && first.Digest != dgst {
 		name, _, _ := strings.Cut(key, "@")
-		return nil, false, exitcode.Wrap(exitcode.Resolution, fmt.Errorf(
+		return nil, false, errdefs.Resolution(fmt.Errorf(
 			"%s resolves to two digests:\n  %s via %s\n  %s via %s\npin one of them in stax.yaml, e.g. %s@%s",
 			key, first.Digest, strings.Join(first.Path, " → "), dgst, strings.Join(path, " → "), name, first.Digest))
 	}
@@ -421,7 +421,7 @@ func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.
 		}
 		ref, err := reference.Parse(n.Key)
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Validation, err)
+			return nil, errdefs.Invalid(err)
 		}
 		ref.Digest = n.Digest
 		dst := local.WithRef(ref)

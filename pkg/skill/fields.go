@@ -56,7 +56,7 @@ func (w *fieldWalker) value(n *yaml.Node) (any, error) {
 		defer delete(w.active, n)
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			key := keyText(resolve(n.Content[i]))
+			key := keyText(Resolve(n.Content[i]))
 			if _, dup := out[key]; dup {
 				continue
 			}

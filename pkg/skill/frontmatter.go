@@ -172,7 +172,7 @@ func decode(fm []byte) (*Frontmatter, error) {
 		m = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		doc.Content = []*yaml.Node{m}
 	default:
-		m = resolve(doc.Content[0])
+		m = Resolve(doc.Content[0])
 		if m.Kind != yaml.MappingNode {
 			line := m.Line + frontmatterOffset
 			return nil, &ParseError{Err: ErrNotMapping, Line: line,
@@ -186,7 +186,7 @@ func decode(fm []byte) (*Frontmatter, error) {
 
 func (f *Frontmatter) decodeFields() {
 	for i := 0; i+1 < len(f.node.Content); i += 2 {
-		k, v := resolve(f.node.Content[i]), resolve(f.node.Content[i+1])
+		k, v := Resolve(f.node.Content[i]), Resolve(f.node.Content[i+1])
 		key := keyText(k)
 		line := k.Line + frontmatterOffset
 		if first, dup := f.lines[key]; dup {
@@ -248,7 +248,7 @@ func (f *Frontmatter) wrongType(field string, v *yaml.Node, want string) {
 // "name:" with nothing after it is better reported as an empty name.
 func (f *Frontmatter) str(field string, v *yaml.Node) string {
 	switch {
-	case isNull(v):
+	case IsNull(v):
 		return ""
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!str":
 		return v.Value
@@ -258,7 +258,7 @@ func (f *Frontmatter) str(field string, v *yaml.Node) string {
 }
 
 func (f *Frontmatter) boolean(field string, v *yaml.Node) *bool {
-	if isNull(v) {
+	if IsNull(v) {
 		return nil
 	}
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
@@ -272,7 +272,7 @@ func (f *Frontmatter) boolean(field string, v *yaml.Node) *bool {
 }
 
 func (f *Frontmatter) number(field string, v *yaml.Node) *float64 {
-	if isNull(v) {
+	if IsNull(v) {
 		return nil
 	}
 	if v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float") {
@@ -287,7 +287,7 @@ func (f *Frontmatter) number(field string, v *yaml.Node) *float64 {
 
 // strings decodes a list of strings, reporting each bad item on its line.
 func (f *Frontmatter) strings(field string, v *yaml.Node) []string {
-	if isNull(v) {
+	if IsNull(v) {
 		return nil
 	}
 	if v.Kind != yaml.SequenceNode {
@@ -296,7 +296,7 @@ func (f *Frontmatter) strings(field string, v *yaml.Node) []string {
 	}
 	out := make([]string, 0, len(v.Content))
 	for i, item := range v.Content {
-		item = resolve(item)
+		item = Resolve(item)
 		if item.Kind != yaml.ScalarNode || item.Tag != "!!str" {
 			f.errorf(field, item.Line+frontmatterOffset, WrongType,
 				"%s[%d] must be a string, not %s", field, i, Describe(item))
@@ -309,7 +309,7 @@ func (f *Frontmatter) strings(field string, v *yaml.Node) []string {
 
 func (f *Frontmatter) allowedTools(v *yaml.Node) {
 	switch {
-	case isNull(v):
+	case IsNull(v):
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!str":
 		f.AllowedTools, f.ToolsForm = SplitTools(v.Value), ToolsString
 	case v.Kind == yaml.SequenceNode:
@@ -326,7 +326,7 @@ func (f *Frontmatter) argumentHint(v *yaml.Node) {
 	if v.Kind == yaml.SequenceNode && v.Style&yaml.FlowStyle != 0 {
 		text := "["
 		for i, item := range v.Content {
-			item = resolve(item)
+			item = Resolve(item)
 			if item.Kind != yaml.ScalarNode {
 				f.wrongType("argument-hint", v, "a string")
 				return
@@ -343,7 +343,7 @@ func (f *Frontmatter) argumentHint(v *yaml.Node) {
 }
 
 func (f *Frontmatter) metadata(v *yaml.Node) {
-	if isNull(v) {
+	if IsNull(v) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
@@ -352,7 +352,7 @@ func (f *Frontmatter) metadata(v *yaml.Node) {
 	}
 	f.Metadata = make(map[string]string, len(v.Content)/2)
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := resolve(v.Content[i]), resolve(v.Content[i+1])
+		k, val := Resolve(v.Content[i]), Resolve(v.Content[i+1])
 		field := "metadata." + keyText(k)
 		line := k.Line + frontmatterOffset
 		if first, dup := f.lines[field]; dup {
@@ -386,21 +386,11 @@ func scalarText(v *yaml.Node) (string, bool) {
 	if v.Kind != yaml.ScalarNode {
 		return "", false
 	}
-	if isNull(v) {
+	if IsNull(v) {
 		return "", true
 	}
 	return v.Value, true
 }
-
-// resolve follows an alias to the node it names.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
 // keyText names a mapping key. Keys are almost always plain scalars; a
 // complex key is named by its YAML encoding so it can still be reported.

@@ -190,12 +190,12 @@ func (m *Memory) frontmatter(f *skill.Frontmatter) *MemoryFrontmatter {
 	if f.VersionField == FieldVersion {
 		fm.Version = f.Version
 	}
-	values := topLevel(f.Node())
+	values := skill.Keys(f.Node())
 	if !badVersion && fm.Version == "" {
 		m.missing(FieldVersion, fm.VersionLine, "the SKILL.md version, e.g. version: 1.0.0")
 	}
 
-	if v, ok := values[FieldContributors]; !ok || isNull(v) {
+	if v, ok := values[FieldContributors]; !ok || skill.IsNull(v) {
 		m.missing(FieldContributors, fm.ContributorsLine, "the number of distinct authors, e.g. contributors: 3")
 	} else if n, err := nonNegativeInt(v); err != nil {
 		m.problemf(ContributorsInvalid, fm.ContributorsLine,
@@ -204,7 +204,7 @@ func (m *Memory) frontmatter(f *skill.Frontmatter) *MemoryFrontmatter {
 		fm.Contributors = n
 	}
 
-	if v, ok := values[FieldLastUpdated]; !ok || isNull(v) {
+	if v, ok := values[FieldLastUpdated]; !ok || skill.IsNull(v) {
 		m.missing(FieldLastUpdated, fm.LastUpdatedLine, "the date of the last change, e.g. lastUpdated: "+exampleDate)
 	} else if v.Kind != yaml.ScalarNode {
 		m.problemf(LastUpdatedInvalid, fm.LastUpdatedLine,
@@ -228,33 +228,6 @@ func (m *Memory) missing(field string, line int, what string) {
 		return
 	}
 	m.problemf(FieldMissing, line, "%s is empty; set it to %s", field, what)
-}
-
-// topLevel maps the keys of a mapping to their values; the first of a
-// duplicated key wins, as in the SKILL.md decoder.
-func topLevel(n *yaml.Node) map[string]*yaml.Node {
-	out := map[string]*yaml.Node{}
-	if n == nil {
-		return out
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if _, dup := out[k.Value]; !dup && k.Kind == yaml.ScalarNode {
-			out[k.Value] = resolve(n.Content[i+1])
-		}
-	}
-	return out
-}
-
-func resolve(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
 // nonNegativeInt decodes an integer scalar; the error names what the value

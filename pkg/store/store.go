@@ -12,7 +12,7 @@ import (
 	"github.com/gofrs/flock"
 	"oras.land/oras-go/v2/content/oci"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 )
 
@@ -30,7 +30,7 @@ func Home() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("locate the stax data directory: %w (set %s)", err, EnvHome))
+		return "", errdefs.IO(fmt.Errorf("locate the stax data directory: %w (set %s)", err, EnvHome))
 	}
 	return filepath.Join(home, ".local", "share", "stax"), nil
 }
@@ -75,7 +75,7 @@ const (
 // index.json whole, so two unserialized writers would lose each other's tags.
 func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("create local store: %w", err))
+		return nil, errdefs.IO(fmt.Errorf("create local store: %w", err))
 	}
 	lock := flock.New(dir + ".lock")
 	lockFn := lock.TryRLockContext
@@ -83,7 +83,7 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 		lockFn = lock.TryLockContext
 	}
 	if _, err := lockFn(ctx, lockRetryDelay); err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("lock local store %s: %w", dir, err))
+		return nil, errdefs.IO(fmt.Errorf("lock local store %s: %w", dir, err))
 	}
 	if mode == ReadWrite {
 		removeIngest(dir)
@@ -116,7 +116,7 @@ func removeIngest(dir string) {
 func OpenLayout(ctx context.Context, dir string) (*Store, error) {
 	s, err := oci.NewWithContext(ctx, dir)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("open OCI layout %s: %w", dir, err))
+		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
 	}
 	return &Store{Store: s, Dir: dir}, nil
 }

@@ -17,7 +17,7 @@ import (
 	orasregistry "oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/store"
@@ -83,7 +83,7 @@ func (t *Target) tagKey() string {
 func (t *Target) Lookup(ctx context.Context) (ocispec.Descriptor, error) {
 	sel := t.selector()
 	if sel == "" {
-		return ocispec.Descriptor{}, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: name a tag or a digest", t.Name()))
+		return ocispec.Descriptor{}, errdefs.Invalid(fmt.Errorf("%s: name a tag or a digest", t.Name()))
 	}
 	desc, err := t.GraphTarget.Resolve(ctx, sel)
 	if err != nil {
@@ -96,7 +96,7 @@ func (t *Target) Lookup(ctx context.Context) (ocispec.Descriptor, error) {
 // pins a digest must name desc itself.
 func (t *Target) TagAs(ctx context.Context, desc ocispec.Descriptor) error {
 	if t.Ref.Digest != "" && t.Ref.Digest != desc.Digest {
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s pins %s, but the package is %s", t.Name(), t.Ref.Digest, desc.Digest))
+		return errdefs.Invalid(fmt.Errorf("%s pins %s, but the package is %s", t.Name(), t.Ref.Digest, desc.Digest))
 	}
 	key := t.tagKey()
 	if key == "" {
@@ -116,13 +116,13 @@ func (t *Target) Explain(err error) error {
 	case t.Kind == KindRemote:
 		return registry.Explain(err, t.Host, t.Name())
 	case errors.Is(err, content.ErrMismatchedDigest):
-		return exitcode.Wrap(exitcode.Verification, fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered; copy or pull the package again", t.Name(), t.dir, err))
+		return errdefs.Corrupt(fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered; copy or pull the package again", t.Name(), t.dir, err))
 	case errors.Is(err, errdef.ErrNotFound) && t.Kind == KindLocal:
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s is not in the local store %s: pack it with `stax pack -t %s`, or pull it", t.Name(), t.dir, t.Name()))
+		return errdefs.Invalid(fmt.Errorf("%s is not in the local store %s: pack it with `stax pack -t %s`, or pull it", t.Name(), t.dir, t.Name()))
 	case errors.Is(err, errdef.ErrNotFound):
-		return exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s not found in the OCI layout: %w", t.Name(), err))
+		return errdefs.Invalid(fmt.Errorf("%s not found in the OCI layout: %w", t.Name(), err))
 	}
-	return exitcode.Wrap(exitcode.FileSystem, fmt.Errorf("%s: %w", t.Name(), err))
+	return errdefs.IO(fmt.Errorf("%s: %w", t.Name(), err))
 }
 
 // Opener opens targets for one command, sharing one registry client.

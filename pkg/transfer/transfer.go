@@ -22,7 +22,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
-	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
@@ -77,7 +77,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	var tagged atomic.Bool
 	if opts.TagVersion {
 		if dst.Ref, err = dst.Ref.WithTag(pkg.Config.Version); err != nil {
-			return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: the package version cannot be a tag: %w", src.Name(), err))
+			return nil, errdefs.Invalid(fmt.Errorf("%s: the package version cannot be a tag: %w", src.Name(), err))
 		}
 	}
 
@@ -113,7 +113,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 					continue // the package, vetted already
 				}
 				if err := budget.add(s); err != nil {
-					return nil, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %s, which refers to the package, %w", src.Name(), d.Digest, err))
+					return nil, errdefs.Invalid(fmt.Errorf("%s: %s, which refers to the package, %w", src.Name(), d.Digest, err))
 				}
 			}
 			return succ, nil
@@ -255,7 +255,7 @@ func Check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, max
 func check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, int64, error) {
 	pkg, err := artifact.Fetch(ctx, src, desc)
 	if errors.Is(err, artifact.ErrInvalidPackage) {
-		return nil, 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: %w", src.Name(), err))
+		return nil, 0, errdefs.Invalid(fmt.Errorf("%s: %w", src.Name(), err))
 	}
 	if err != nil {
 		return nil, 0, src.Explain(err)
@@ -263,7 +263,7 @@ func check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, max
 	budget := &sizeBudget{limit: limit(maxSize)}
 	for _, l := range pkg.Manifest.Layers {
 		if err := budget.add(l); err != nil {
-			return nil, 0, exitcode.Wrap(exitcode.Validation, fmt.Errorf("%s: its layers %w", src.Name(), err))
+			return nil, 0, errdefs.Invalid(fmt.Errorf("%s: its layers %w", src.Name(), err))
 		}
 	}
 	return pkg, budget.used, nil

@@ -10,7 +10,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/bump"
+	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/snapshot"
 	"github.com/stax-dev/stax/pkg/stateful"
@@ -130,12 +130,12 @@ func (r *Report) path(rel string) string {
 
 // bumped reports whether version now is greater than version before.
 func bumped(now, before string) bool {
-	a, errA := bump.ParseVersion(now)
-	b, errB := bump.ParseVersion(before)
+	a, errA := semver.Parse(now)
+	b, errB := semver.Parse(before)
 	if errA != nil || errB != nil {
 		return now != before && now != ""
 	}
-	return bump.Compare(a, b) > 0
+	return semver.Compare(a, b) > 0
 }
 
 func versionText(v string) string {

@@ -24,7 +24,7 @@ func (v *validator) files(entries []layers.Entry) {
 		if e.Size > layers.LargeFileSize {
 			v.warnf(e.Path, 0, CodeLargeFile,
 				"file is %s, over the %s that draws this warning; every install downloads it: keep large assets out of skills",
-				humanSize(e.Size), humanSize(layers.LargeFileSize))
+				layers.FormatSize(e.Size), layers.FormatSize(layers.LargeFileSize))
 		}
 		if !textExtensions[strings.ToLower(path.Ext(e.Path))] {
 			continue

@@ -56,7 +56,7 @@ func (v *validator) skillDir(d *skillDir) {
 func (v *validator) parse(e *layers.Entry) (*skill.Document, string) {
 	if e.Size > maxSkillMDSize {
 		v.errorf(e.Path, 0, CodeSkillMDTooLarge,
-			"%s is %s; keep it small and move material to reference files", skill.FileName, humanSize(e.Size))
+			"%s is %s; keep it small and move material to reference files", skill.FileName, layers.FormatSize(e.Size))
 		return nil, ""
 	}
 	data, err := readFile(e.Source, e.Size, maxSkillMDSize)
@@ -114,7 +114,7 @@ func readFile(name string, size, limit int64) ([]byte, error) {
 		}
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("larger than %s", humanSize(limit))
+		return nil, fmt.Errorf("larger than %s", layers.FormatSize(limit))
 	}
 	return data, nil
 }
@@ -248,8 +248,4 @@ func (v *validator) duplicateNames() {
 				name, strings.Join(others, ", "))
 		}
 	}
-}
-
-func humanSize(n int64) string {
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }

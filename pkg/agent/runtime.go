@@ -1,4 +1,4 @@
-// Package runtime is the table of agent runtimes stax knows: where each
+// Package agent is the table of agent runtimes stax knows: where each
 // one reads skills, in what priority, and which SKILL.md frontmatter
 // fields it honours. stax list and stax show read it to show what a
 // runtime sees; an installer writes into a runtime's primary folders.
@@ -9,7 +9,7 @@
 // installer should write), the others are folders it also reads, in the
 // order it prefers them. Project folders are relative to the project root,
 // user folders to the home directory.
-package runtime
+package agent
 
 import (
 	"fmt"

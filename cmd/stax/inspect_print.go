@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+	"gopkg.in/yaml.v3"
+)
+
+func writeInspect(opts *inspectOptions, res *inspectResult) error {
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, res)
+	}
+	for _, n := range res.Notices {
+		fmt.Fprintf(opts.IO.ErrOut, "notice: %s\n", n)
+	}
+	return printInspect(opts.IO.Out, res)
+}
+
+func printInspect(w io.Writer, r *inspectResult) error {
+	ann := r.Manifest.Annotations
+	fmt.Fprintf(w, "Reference:     %s (%s)\n", r.Reference, r.Source)
+	fmt.Fprintf(w, "Digest:        %s\n", r.Descriptor.Digest)
+	fmt.Fprintf(w, "Artifact type: %s\n", r.Manifest.ArtifactType)
+	fmt.Fprintf(w, "Package:       %s %s\n", r.Config.Name, r.Config.Version)
+	if r.Config.Description != "" {
+		fmt.Fprintf(w, "Description:   %s\n", r.Config.Description)
+	}
+	fmt.Fprintf(w, "Created:       %s\n", ann[artifact.AnnotationCreated])
+	fmt.Fprintf(w, "Annotations:\n")
+	for _, k := range sortedKeys(ann) {
+		fmt.Fprintf(w, "  %s: %s\n", k, ann[k])
+	}
+	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", r.Manifest.Config.MediaType, r.Manifest.Config.Digest, r.Manifest.Config.Size)
+	fmt.Fprintf(w, "Layers:\n")
+	for _, l := range r.Manifest.Layers {
+		fmt.Fprintf(w, "  %s %s (%d bytes)\n", l.MediaType, l.Digest, l.Size)
+		for _, k := range sortedKeys(l.Annotations) {
+			fmt.Fprintf(w, "    %s: %s\n", k, l.Annotations[k])
+		}
+	}
+	fmt.Fprintf(w, "Skills (%d):\n", len(r.Skills))
+	for _, s := range r.Skills {
+		state := "not checked (layer not downloaded)"
+		if s.Verified != nil && *s.Verified {
+			state = "verified"
+		} else if s.Verified != nil {
+			state = "DIGEST MISMATCH"
+		}
+		fmt.Fprintf(w, "  %s", s.Name)
+		if s.Version != "" {
+			fmt.Fprintf(w, " %s", s.Version)
+		}
+		if s.Files > 0 {
+			fmt.Fprintf(w, "  %s/  %s  %s  %s\n", s.Path, plural(int64(s.Files), "file"), s.Digest, state)
+		} else {
+			fmt.Fprintf(w, "  %s/  %s  %s\n", s.Path, s.Digest, state)
+		}
+		printSiblings(w, s.Stateful)
+		if len(s.Frontmatter) > 0 {
+			fm, err := yaml.Marshal(s.Frontmatter)
+			if err != nil {
+				return err
+			}
+			for _, line := range strings.Split(strings.TrimRight(string(fm), "\n"), "\n") {
+				fmt.Fprintf(w, "    %s\n", line)
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/project"
+)
+
+// installScope are the flags that say where installed skills live, shared
+// by install, uninstall and verify.
+type installScope struct {
+	Dir      string
+	Runtimes []string
+	Scope    string
+}
+
+func (s *installScope) addFlags(cmd *cobra.Command) {
+	flags := cmd.Flags()
+	flags.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders")
+	flags.StringSliceVar(&s.Runtimes, "runtime", nil, "runtimes to install into, comma-separated: "+strings.Join(agent.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+agent.Default+")")
+	flags.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
+}
+
+// place is where the flags and stax.yaml say skills are installed.
+func (s *installScope) place(def *project.Definition) (*install.Placement, error) {
+	w := install.Where{Runtimes: s.Runtimes, Scope: s.Scope, ProjectDir: s.Dir}
+	if def != nil {
+		w.Defaults = def.Install
+	}
+	return install.Place(w)
+}

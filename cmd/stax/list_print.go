@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/discover"
+)
+
+// printListWarnings says, on stderr, what a runtime would only log: the
+// skills it cannot load, the folders it cannot read, and the settings it
+// ignores that seed 002 asks consumers to warn about.
+func printListWarnings(w io.Writer, l *discover.Listing) {
+	for _, msg := range l.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
+	for _, s := range l.Skills {
+		if s.Problem != "" {
+			fmt.Fprintf(w, "warning: %s: %s\n", s.Dir, s.Problem)
+		}
+	}
+	for _, s := range l.Skills {
+		var lost []string
+		for _, f := range s.Ignored {
+			if f == "allowed-tools" || f == "model" {
+				lost = append(lost, f)
+			}
+		}
+		if s.Visible() && len(lost) > 0 {
+			fmt.Fprintf(w, "notice: %s: %s ignores %s\n", s.Key, l.Runtime, strings.Join(lost, " and "))
+		}
+	}
+}
+
+func printList(w io.Writer, l *discover.Listing) error {
+	fmt.Fprintf(w, "Runtime %s; folders in priority order:\n", l.Runtime)
+	for _, f := range l.Folders {
+		state := ""
+		if !f.Exists {
+			state = "  (none)"
+		}
+		fmt.Fprintf(w, "  %-8s %s%s\n", f.Scope, f.Dir, state)
+	}
+	for _, p := range pluginPatterns(l.Runtime) {
+		fmt.Fprintf(w, "  (plugin folders are those matching ~/%s)\n", p)
+	}
+	if len(l.Skills) == 0 {
+		_, err := fmt.Fprintln(w, "No skills.")
+		return err
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SKILL\tSCOPE\tSTATUS\tDESCRIPTION")
+	for _, s := range l.Skills {
+		status := "loaded"
+		switch {
+		case s.Problem != "":
+			status = "warning: cannot load (see above)"
+		case s.ShadowedBy != "":
+			status = "shadowed by " + s.ShadowedBy
+		case s.ModelHidden:
+			status = "loaded, user-invoked only"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Key, s.Scope, status, truncate(s.Description, 70))
+	}
+	return tw.Flush()
+}
+
+// pluginPatterns are the plugin folder patterns of a runtime, relative to
+// the home directory, shown because a pattern that matches nothing lists
+// no folder.
+func pluginPatterns(name string) []string {
+	rt, ok := agent.Lookup(name)
+	if !ok {
+		return nil
+	}
+	return slices.Clone(rt.Plugins)
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/stax-dev/stax/pkg/lock"
+)
+
+func printVerify(streams *IOStreams, res verifyResult) {
+	for _, t := range res.Targets {
+		where := strings.Join(t.Runtimes, ",") + ": " + t.Dir
+		if len(t.Drift) == 0 && len(t.Unlocked) == 0 && len(t.Unsigned) == 0 {
+			fmt.Fprintf(streams.Out, "%s: verified\n", where)
+			continue
+		}
+		for _, d := range t.Drift {
+			if d.Missing {
+				fmt.Fprintf(streams.Out, "%s: skill %s: removed\n", where, d.Skill)
+			}
+			for _, f := range d.Changed {
+				fmt.Fprintf(streams.Out, "%s: skill %s: changed %s\n", where, d.Skill, f)
+			}
+			for _, f := range d.Added {
+				fmt.Fprintf(streams.Out, "%s: skill %s: added %s\n", where, d.Skill, f)
+			}
+			for _, f := range d.Removed {
+				fmt.Fprintf(streams.Out, "%s: skill %s: removed %s\n", where, d.Skill, f)
+			}
+		}
+		for _, u := range t.Unsigned {
+			for _, f := range u.Files {
+				fmt.Fprintf(streams.Out, "%s: skill %s: not as signed: %s\n", where, filepath.Base(u.Dir), f)
+			}
+		}
+		for _, name := range t.Unlocked {
+			fmt.Fprintf(streams.Out, "%s: skill %s: not the digest %s pins\n", where, name, lock.FileName)
+		}
+	}
+}

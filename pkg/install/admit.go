@@ -1,0 +1,75 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/stateful"
+	"github.com/stax-dev/stax/pkg/trust"
+)
+
+// Admit refuses a stateful skill stax installed from a package whose
+// trust rule in policy is require, when its files differ from what the
+// package's signature signs: a runtime may refuse a stateful skill whose
+// memory does not verify, and render, show and mcp stand in for one. A
+// skill stax did not install, or without stateful files, is admitted.
+func Admit(ctx context.Context, skillDir string, policy *trust.Policy, open trust.Source) error {
+	if !policy.RequiresAny() || !isStateful(skillDir) {
+		return nil
+	}
+	parent, name := filepath.Dir(skillDir), filepath.Base(skillDir)
+	rec, err := ReadRecord(parent)
+	if err != nil {
+		return err
+	}
+	installed, ok := rec.Skills[name]
+	if !ok {
+		return nil
+	}
+	rule := policy.Rule(scopeName(installed.Package))
+	if rule.Mode != trust.ModeRequire {
+		return nil
+	}
+	verifiers, err := trust.LoadVerifiers(rule.Keys)
+	if err != nil {
+		return errdefs.Invalid(err)
+	}
+	skill := trust.InstalledSkill{Dir: skillDir, Path: name, Ref: installed.Package, Digest: installed.PackageDigest}
+	drift, err := trust.CheckInstalled(ctx, []trust.InstalledSkill{skill}, open, verifiers, 0)
+	switch {
+	case errors.Is(err, signature.ErrNotVerified):
+		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: the trust policy requires %s to verify: %w", name, installed.Package, err))
+	case err != nil:
+		return err
+	case len(drift) > 0:
+		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: its files differ from what %s signs (%s); reinstall it, or run stax verify --installed",
+			name, installed.Package, strings.Join(drift[0].Files, ", ")))
+	}
+	return nil
+}
+
+// isStateful reports whether a skill directory holds any stateful file.
+func isStateful(dir string) bool {
+	for _, f := range stateful.Files {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// scopeName is the full reference trust scopes match, e.g.
+// docker.io/acme/skills:1.0.0 for acme/skills:1.0.0.
+func scopeName(ref string) string {
+	if r, err := reference.Parse(ref); err == nil {
+		return r.String()
+	}
+	return ref
+}

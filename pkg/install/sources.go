@@ -1,0 +1,148 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/scratch"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// Request is an install of layered packages into the folders of a
+// placement. The zero value of each field but Sources, ProjectDir,
+// Opener and Placement is a usable default.
+type Request struct {
+	// Sources are declarations as resolve.Resolve takes them, relative to
+	// ProjectDir; later ones win.
+	Sources    []string
+	ProjectDir string
+	Opener     *target.Opener
+	// MaxSize and MaxFiles bound every package and layer read.
+	MaxSize  int64
+	MaxFiles int
+	// Frozen is the lock a frozen install follows exactly (see
+	// lock.ReadFrozen); nil for an install that writes stax.lock.
+	Frozen *lock.Lock
+	// Verify checks the resolved packages before anything is written, and
+	// returns the digests a trusted signature verified; nil checks none.
+	Verify func(g *resolve.Graph, require map[digest.Digest]bool) (verified map[digest.Digest]string, err error)
+	// Copy are the options of storing the packages (progress, concurrency).
+	Copy      transfer.Options
+	Placement *Placement
+	Force     bool
+	LockDir   string
+}
+
+// Installed is what Sources did.
+type Installed struct {
+	Graph  *resolve.Graph
+	Merged *merge.Result
+	*Outcome
+	// Warnings are about the merged skills: names that differ only in
+	// case, and frontmatter a runtime ignores.
+	Warnings []string
+	// LockPath is the project's stax.lock.
+	LockPath string
+}
+
+// Sources resolves the packages of req, checks them, stores them in the
+// local store, layers them, and installs the result into every folder of
+// the placement as one transaction with stax.lock. A failure of a frozen
+// install to resolve or fetch what the lock pins is unresolved (exit 4).
+// Close the graph of the result.
+func Sources(ctx context.Context, req Request) (*Installed, error) {
+	frozen := req.Frozen != nil
+	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles}
+	if frozen {
+		ropts.Pins = req.Frozen.Pins()
+	}
+	graph, err := resolve.Resolve(ctx, req.Sources, req.ProjectDir, ropts)
+	if err != nil {
+		return nil, frozenError(frozen, err)
+	}
+	out, err := sources(ctx, req, graph)
+	if err != nil {
+		graph.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
+func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed, error) {
+	frozen := req.Frozen != nil
+	if frozen {
+		if err := req.Frozen.Check(req.Sources, graph); err != nil {
+			return nil, errdefs.Resolution(err)
+		}
+	}
+	var verified map[digest.Digest]string
+	if req.Verify != nil {
+		var err error
+		if verified, err = req.Verify(graph, req.Frozen.VerifiedDigests()); err != nil {
+			return nil, err
+		}
+	}
+	copyOpts := req.Copy
+	copyOpts.MaxSize = req.MaxSize
+	if _, err := graph.Store(ctx, req.Opener, copyOpts); err != nil {
+		return nil, frozenError(frozen, err)
+	}
+
+	// The winners are known from the packages' configs: each skill is
+	// read from its layer straight into the folder's staging directory,
+	// and only if the folder does not hold it already.
+	merged := merge.Merge(graph.Order)
+	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
+	skills := make([]Skill, 0, len(merged.Skills))
+	layerOf := map[*resolve.Node]*Layer{}
+	for _, s := range merged.Skills {
+		l := layerOf[s.From]
+		if l == nil {
+			l = LayerOf(s.From, req.MaxSize, req.MaxFiles)
+			layerOf[s.From] = l
+		}
+		skills = append(skills, Skill{
+			Path: s.Path, Layer: l,
+			Package: lock.Key(s.From), PackageDigest: s.From.Digest, Digest: s.Digest,
+		})
+	}
+	out := &Installed{Graph: graph, Merged: merged, Warnings: merged.CaseWarnings(), LockPath: filepath.Join(req.ProjectDir, lock.FileName)}
+	iopts := Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Force: req.Force, LockDir: req.LockDir}
+	if !frozen {
+		l := lock.New(req.Sources, graph, merged)
+		for d, signer := range verified {
+			l.RecordVerified(d, signer)
+		}
+		data, err := l.Marshal()
+		if err != nil {
+			return nil, err
+		}
+		iopts.Lock = &LockFile{Path: out.LockPath, Data: data}
+	}
+	var err error
+	if out.Outcome, err = InstallAll(ctx, req.Placement.Dirs(), skills, iopts); err != nil {
+		return nil, err
+	}
+	for _, t := range req.Placement.Targets {
+		out.Warnings = append(out.Warnings, IgnoredFields(t.Dir, merged.Paths(), t.Runtimes)...)
+	}
+	return out, nil
+}
+
+// frozenError makes any resolution failure of a frozen install
+// unresolved: a locked digest that cannot be fetched means the lock
+// cannot be honoured.
+func frozenError(frozen bool, err error) error {
+	if !frozen || errdefs.Of(err) == errdefs.Unresolved {
+		return err
+	}
+	return errdefs.Reclassify(errdefs.Unresolved, fmt.Errorf("--frozen: %w", err))
+}

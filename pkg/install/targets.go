@@ -1,0 +1,120 @@
+package install
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/project"
+)
+
+// Where says where skills are installed: the runtimes and scope asked for
+// (empty: the project's install section, else the default runtime and the
+// project scope), and the project directory.
+type Where struct {
+	Runtimes   []string
+	Scope      string
+	ProjectDir string
+	// Defaults is the install section of the project's stax.yaml, or nil.
+	Defaults *project.InstallSpec
+	// Home is the user's home directory, for user scope; empty: the
+	// current user's.
+	Home string
+}
+
+// Target is one folder to install into, and the runtimes reading it.
+type Target struct {
+	Dir      string
+	Runtimes []agent.Runtime
+}
+
+// Placement is where an install, uninstall or verify works.
+type Placement struct {
+	// Targets share a folder when their runtimes read the same one (codex,
+	// goose and agents all read .agents/skills).
+	Targets []Target
+	Scope   agent.Scope
+	// Root is the directory every change is confined to: the project, or
+	// for user scope the home directory.
+	Root string
+	// Workspace is the project for project scope, empty for user scope.
+	Workspace string
+}
+
+// Place turns the runtimes and scope asked for into the folders to work on.
+func Place(w Where) (*Placement, error) {
+	names, scope := w.Runtimes, w.Scope
+	if w.Defaults != nil {
+		if len(names) == 0 {
+			names = w.Defaults.Runtimes
+		}
+		if scope == "" {
+			scope = w.Defaults.Scope
+		}
+	}
+	if len(names) == 0 {
+		names = []string{agent.Default}
+	}
+	if scope == "" {
+		scope = string(agent.ScopeProject)
+	}
+	p := &Placement{Scope: agent.Scope(scope)}
+	switch p.Scope {
+	case agent.ScopeProject:
+		abs, err := filepath.Abs(w.ProjectDir)
+		if err != nil {
+			return nil, errdefs.IO(err)
+		}
+		p.Root, p.Workspace = abs, abs
+	case agent.ScopeUser:
+		home := w.Home
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return nil, errdefs.IO(fmt.Errorf("user scope needs a home directory: %w", err))
+			}
+		}
+		p.Root = home
+	default:
+		return nil, errdefs.Invalid(fmt.Errorf("--scope must be project or user, not %q", scope))
+	}
+	for _, name := range names {
+		rt, err := agent.Find(name)
+		if err != nil {
+			return nil, errdefs.Invalid(err)
+		}
+		dirs := rt.ProjectDirs(p.Root)
+		if p.Scope == agent.ScopeUser {
+			dirs = rt.UserDirs(p.Root)
+		}
+		dir := dirs[0]
+		i := slices.IndexFunc(p.Targets, func(t Target) bool { return t.Dir == dir })
+		if i < 0 {
+			p.Targets = append(p.Targets, Target{Dir: dir})
+			i = len(p.Targets) - 1
+		}
+		p.Targets[i].Runtimes = append(p.Targets[i].Runtimes, rt)
+	}
+	return p, nil
+}
+
+// Dirs are the folders of the targets.
+func (p *Placement) Dirs() []string {
+	dirs := make([]string, len(p.Targets))
+	for i, t := range p.Targets {
+		dirs[i] = t.Dir
+	}
+	return dirs
+}
+
+// Names are the names of runtimes.
+func Names(rts []agent.Runtime) []string {
+	names := make([]string, len(rts))
+	for i, rt := range rts {
+		names[i] = rt.Name
+	}
+	return names
+}

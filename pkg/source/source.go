@@ -1,0 +1,238 @@
+// Package source opens the package a command argument names, wherever it
+// is: a package directory (built exactly as pack builds it), the local
+// store, an OCI layout (oci:PATH[:TAG|@DIGEST]) or a registry. Every
+// command reads packages through it, with one Options value, so that
+// a directory gets the same digest and every read the same limits in
+// every command.
+package source
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// Scope says where Open may look for a reference.
+type Scope int
+
+const (
+	// LocalThenRemote looks in the local store, then in the registry.
+	LocalThenRemote Scope = iota
+	// LocalOnly looks in the local store or an oci: layout only.
+	LocalOnly
+	// RemoteOnly asks the registry only.
+	RemoteOnly
+)
+
+// Options say how to open a package. The zero value of each field but
+// Opener is a usable default.
+type Options struct {
+	// Opener reaches the local store, layouts and registries.
+	Opener *target.Opener
+	// Build shapes a package built from a directory; its MaxSize is
+	// replaced by MaxSize, the one limit of a command.
+	Build pack.Options
+	// MaxSize bounds the uncompressed skills layer built or read: 0 is
+	// layers.DefaultMaxSize, negative no limit.
+	MaxSize int64
+	// MaxFiles bounds the entries of a skills layer read: 0 is
+	// layers.DefaultMaxFiles, negative no limit.
+	MaxFiles int
+	// Scope is where a reference is looked up.
+	Scope Scope
+}
+
+// Source is an open package. Close it.
+type Source struct {
+	*target.Target
+	Descriptor ocispec.Descriptor
+	// Name is how the user named it: a reference, or a directory.
+	Name string
+	// Built is set when the package was built from a directory.
+	Built *pack.Result
+	opts  Options
+}
+
+// IsDirectory is the one rule that tells a directory argument from a
+// reference: a name that starts with "." or "/" (or is absolute) is a
+// directory, and so is a name that is an existing directory; anything
+// else is a reference. Ambiguous is set when arg is an existing directory
+// that also reads as a reference, so that a command can say which it used.
+func IsDirectory(arg string) (dir, ambiguous bool) {
+	if strings.HasPrefix(arg, reference.LayoutPrefix) {
+		return false, false
+	}
+	if strings.HasPrefix(arg, ".") || filepath.IsAbs(arg) {
+		return true, false
+	}
+	info, err := os.Stat(arg)
+	if err != nil || !info.IsDir() {
+		return false, false
+	}
+	_, perr := reference.Parse(arg)
+	return true, perr == nil
+}
+
+// AmbiguousWarning is what a command says when arg is a directory that
+// also reads as a reference.
+func AmbiguousWarning(arg string) string {
+	return fmt.Sprintf("%s is a directory here and could also be a registry reference; using the directory (write ./%s for the directory, or a full reference such as docker.io/library/%s for the image)", arg, arg, arg)
+}
+
+// Declaration turns a command-line package argument into a declaration
+// for resolve.Resolve with base as its base: a directory (by IsDirectory)
+// becomes a path relative to base, starting with "./" or "../", so that
+// it is taken from where the command runs and still reads as a path in
+// stax.lock; a reference is returned as it is.
+func Declaration(arg, base string) (string, error) {
+	if dir, _ := IsDirectory(arg); !dir {
+		return arg, nil
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", errdefs.IO(err)
+	}
+	absBase, err := filepath.Abs(base)
+	if err != nil {
+		return "", errdefs.IO(err)
+	}
+	rel, err := filepath.Rel(absBase, abs)
+	if err != nil {
+		return abs, nil
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return rel, nil
+	}
+	return "./" + rel, nil
+}
+
+// Open finds the package arg names: a package directory (see IsDirectory),
+// built into a temporary layout that Close removes; an oci: layout; or a
+// reference in the local store or a registry, as opts.Scope allows.
+func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
+	opts.Build.MaxSize = opts.MaxSize
+	if dir, _ := IsDirectory(arg); dir {
+		return build(ctx, arg, opts)
+	}
+	opener := opts.Opener
+	ref, err := reference.Parse(opener.BareTag(arg))
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	if ref.Tag == "" && ref.Digest == "" {
+		ref.Tag = "latest"
+	}
+	if ref.IsLayout() {
+		if _, err := os.Stat(ref.Layout); err != nil {
+			return nil, errdefs.Invalid(fmt.Errorf("OCI layout %s: %w", ref.Layout, err))
+		}
+		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
+	}
+	if opts.Scope == RemoteOnly {
+		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
+	}
+	src, err := lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, store.ReadOnly) }, arg, opts)
+	if err == nil || opts.Scope == LocalOnly || errdefs.Of(err) != errdefs.InvalidArgument {
+		return src, err
+	}
+	remote, rerr := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
+	if rerr != nil {
+		return nil, fmt.Errorf("%s is not in the local store, and asking its registry failed: %w", ref.Familiar(), rerr)
+	}
+	return remote, nil
+}
+
+// OpenPackage is Open followed by Package: the package and its checked
+// manifest and config.
+func OpenPackage(ctx context.Context, arg string, opts Options) (*Source, *artifact.Package, error) {
+	src, err := Open(ctx, arg, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	pkg, err := src.Package(ctx)
+	if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	return src, pkg, nil
+}
+
+// Package fetches and checks the manifest and config, within MaxSize.
+func (s *Source) Package(ctx context.Context) (*artifact.Package, error) {
+	return transfer.Check(ctx, s.Target, s.Descriptor, s.opts.MaxSize)
+}
+
+// MaxSize is the limit the source was opened with.
+func (s *Source) MaxSize() int64 { return s.opts.MaxSize }
+
+// Lookup opens a target with open and resolves its reference, for a
+// command that chooses the place itself (sign and verify never fall back
+// from one place to another).
+func Lookup(ctx context.Context, open func() (*target.Target, error), name string) (*Source, error) {
+	return lookup(ctx, open, name, Options{})
+}
+
+func lookup(ctx context.Context, open func() (*target.Target, error), name string, opts Options) (*Source, error) {
+	t, err := open()
+	if err != nil {
+		return nil, err
+	}
+	desc, err := t.Lookup(ctx)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return &Source{Target: t, Descriptor: desc, Name: name, opts: opts}, nil
+}
+
+// build packs dir into a temporary layout that Close removes.
+func build(ctx context.Context, dir string, opts Options) (*Source, error) {
+	p, err := project.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "stax-build-*")
+	if err != nil {
+		return nil, errdefs.IO(err)
+	}
+	s, err := store.OpenLayout(ctx, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	res, graph, err := resolve.BuildProject(ctx, p, s, resolve.Options{Opener: opts.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles, Build: opts.Build})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	// The package is built and its dependencies recorded by digest; what
+	// resolution opened to learn them is no longer needed.
+	graph.Close()
+	t, err := opts.Opener.Open(ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return &Source{
+		Target:     target.WithCleanup(t, func() error { return os.RemoveAll(tmp) }),
+		Descriptor: res.Descriptor,
+		Name:       dir,
+		Built:      res,
+		opts:       opts,
+	}, nil
+}
