@@ -3,7 +3,6 @@ package resolve
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -104,11 +104,11 @@ func (pub *publisher) push(sub *project.Project, ref string) (Published, error) 
 		// Consumers resolve the reference as recorded: it must name a tag.
 		return Published{}, errdefs.Invalid(fmt.Errorf("ref %s names no tag: give the version, e.g. %s:1.0.0", ref, ref))
 	}
-	tmp, err := os.MkdirTemp("", "stax-publish-*")
+	tmp, release, err := scratch.Dir("publish")
 	if err != nil {
 		return Published{}, errdefs.IO(err)
 	}
-	defer os.RemoveAll(tmp)
+	defer release()
 	s, err := store.OpenLayout(pub.ctx, tmp)
 	if err != nil {
 		return Published{}, err

@@ -21,6 +21,7 @@ import (
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -308,26 +309,26 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "stax-resolve-*")
+	tmp, release, err := scratch.Dir("resolve")
 	if err != nil {
 		return nil, errdefs.IO(err)
 	}
 	s, err := store.OpenLayout(r.ctx, tmp)
 	if err != nil {
-		os.RemoveAll(tmp)
+		release()
 		return nil, err
 	}
 	res, children, err := r.buildInto(p, s, path)
 	if err != nil {
-		os.RemoveAll(tmp)
+		release()
 		return nil, err
 	}
 	t, err := r.opts.Opener.Open(r.ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
 	if err != nil {
-		os.RemoveAll(tmp)
+		release()
 		return nil, err
 	}
-	t = target.WithCleanup(t, func() error { return os.RemoveAll(tmp) })
+	t = target.WithCleanup(t, func() error { release(); return nil })
 	r.graph.targets = append(r.graph.targets, t)
 	if n, done, err := r.seen(key, res.Descriptor.Digest, path); done || err != nil {
 		return n, err

@@ -21,6 +21,7 @@ import (
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -206,18 +207,18 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "stax-build-*")
+	tmp, release, err := scratch.Dir("build")
 	if err != nil {
 		return nil, errdefs.IO(err)
 	}
 	s, err := store.OpenLayout(ctx, tmp)
 	if err != nil {
-		os.RemoveAll(tmp)
+		release()
 		return nil, err
 	}
 	res, graph, err := resolve.BuildProject(ctx, p, s, resolve.Options{Opener: opts.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles, Build: opts.Build})
 	if err != nil {
-		os.RemoveAll(tmp)
+		release()
 		return nil, err
 	}
 	// The package is built and its dependencies recorded by digest; what
@@ -225,11 +226,11 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	graph.Close()
 	t, err := opts.Opener.Open(ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
 	if err != nil {
-		os.RemoveAll(tmp)
+		release()
 		return nil, err
 	}
 	return &Source{
-		Target:     target.WithCleanup(t, func() error { return os.RemoveAll(tmp) }),
+		Target:     target.WithCleanup(t, func() error { release(); return nil }),
 		Descriptor: res.Descriptor,
 		Name:       dir,
 		Built:      res,
