@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // copyExamples copies the example package into a temporary directory.
@@ -133,7 +135,7 @@ func TestBumpErrors(t *testing.T) {
 	}
 	// A skill without a version is told how to add one.
 	dir := filepath.Join(t.TempDir(), "tool")
-	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: tool\ndescription: d\n---\nbody\n")
+	filetest.WriteFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: tool\ndescription: d\n---\nbody\n")
 	r := runStax(t, "bump", dir)
 	if r.Code != 1 || !strings.Contains(r.Stderr, `has no version; add one to its frontmatter, e.g. a line "version: 0.1.0"`) {
 		t.Errorf("exit %d: %s", r.Code, r.Stderr)

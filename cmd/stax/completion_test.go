@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // complete runs cobra's completion entry point and returns the values
@@ -45,7 +47,7 @@ func TestCompletionValues(t *testing.T) {
 	}
 
 	project := t.TempDir()
-	writeFile(t, filepath.Join(project, ".claude", "skills", "hello", "SKILL.md"), skillMD("hello", "Hi."))
+	filetest.WriteFile(t, filepath.Join(project, ".claude", "skills", "hello", "SKILL.md"), skillMD("hello", "Hi."))
 	if got := complete(t, "show", "--runtime", "claude", "--dir", project, ""); !slices.Contains(got, "hello") {
 		t.Errorf("show: %v", got)
 	}
@@ -69,7 +71,7 @@ func TestCompletionValues(t *testing.T) {
 func TestRuntimeAliases(t *testing.T) {
 	useHome(t)
 	project := t.TempDir()
-	writeFile(t, filepath.Join(project, ".github", "skills", "hello", "SKILL.md"), skillMD("hello", "Hi."))
+	filetest.WriteFile(t, filepath.Join(project, ".github", "skills", "hello", "SKILL.md"), skillMD("hello", "Hi."))
 	r := runStax(t, "list", "--runtime", "copilot", "--dir", project)
 	if r.Code != 0 || !strings.Contains(r.Stdout, "hello") {
 		t.Errorf("--runtime copilot: %d %s %s", r.Code, r.Stdout, r.Stderr)

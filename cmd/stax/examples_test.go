@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
@@ -110,7 +111,7 @@ func TestCountsArePlural(t *testing.T) {
 	useHome(t)
 	dir := t.TempDir()
 	writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"one/SKILL.md": skillMD("one", "One.")})
-	writeFile(t, filepath.Join(dir, "stax.yaml"), "name: one\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: one\nversion: 1.0.0\n")
 	r := runStax(t, "validate", dir)
 	if !strings.Contains(r.Stdout, "1 skill valid") {
 		t.Errorf("validate: %q", r.Stdout)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -29,11 +30,11 @@ func newHostileProject(t *testing.T) *hostileProject {
 		sentinel: filepath.Join(root, "victim"),
 	}
 	h.skills = filepath.Join(h.project, ".claude", "skills")
-	writeFile(t, filepath.Join(h.source, "stax.yaml"), "name: src\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(h.source, "stax.yaml"), "name: src\nversion: 1.0.0\n")
 	writeSkillFiles(t, filepath.Join(h.source, "skills"), map[string]string{"good/SKILL.md": skillMD("good", "Good.")})
-	writeFile(t, filepath.Join(h.sentinel, "precious.txt"), "do not touch\n")
-	writeFile(t, filepath.Join(h.skills, "mine", "SKILL.md"), skillMD("mine", "The user's own."))
-	writeFile(t, filepath.Join(h.project, "stax.yaml"), "name: project\nversion: 0.1.0\n")
+	filetest.WriteFile(t, filepath.Join(h.sentinel, "precious.txt"), "do not touch\n")
+	filetest.WriteFile(t, filepath.Join(h.skills, "mine", "SKILL.md"), skillMD("mine", "The user's own."))
+	filetest.WriteFile(t, filepath.Join(h.project, "stax.yaml"), "name: project\nversion: 0.1.0\n")
 	return h
 }
 
@@ -86,9 +87,9 @@ func TestHostileRecordsRemoveNothing(t *testing.T) {
 				h := newHostileProject(t)
 				if tc.name == "traversal" || tc.name == "deep traversal" {
 					// Make the traversal land on the sentinel.
-					writeFile(t, filepath.Join(h.skills, RecordFileForTest), strings.ReplaceAll(tc.record, "../../../victim", relTo(t, h.skills, h.sentinel)))
+					filetest.WriteFile(t, filepath.Join(h.skills, RecordFileForTest), strings.ReplaceAll(tc.record, "../../../victim", relTo(t, h.skills, h.sentinel)))
 				} else {
-					writeFile(t, filepath.Join(h.skills, RecordFileForTest), tc.record)
+					filetest.WriteFile(t, filepath.Join(h.skills, RecordFileForTest), tc.record)
 				}
 				sentinel, mine := treeState(t, h.sentinel), treeState(t, filepath.Join(h.skills, "mine"))
 				args := []string{cmd, "--dir", h.project}
@@ -129,8 +130,8 @@ func TestSymlinkedSkillsFolderIsRefused(t *testing.T) {
 			if err := os.RemoveAll(h.skills); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(h.sentinel, "good", "SKILL.md"), "victim's\n")
-			writeFile(t, filepath.Join(h.sentinel, RecordFileForTest), record("good"))
+			filetest.WriteFile(t, filepath.Join(h.sentinel, "good", "SKILL.md"), "victim's\n")
+			filetest.WriteFile(t, filepath.Join(h.sentinel, RecordFileForTest), record("good"))
 			if err := os.Symlink(h.sentinel, h.skills); err != nil {
 				t.Fatal(err)
 			}
@@ -156,8 +157,8 @@ func TestHostileLockIsRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			useHome(t)
 			h := newHostileProject(t)
-			writeFile(t, filepath.Join(h.project, "stax.yaml"), "name: project\nversion: 0.1.0\ninstall:\n  sources: ["+h.source+"]\n")
-			writeFile(t, filepath.Join(h.project, "stax.lock"), fmt.Sprintf("lockVersion: 1\nsources: [%s]\npackages:\n  - ref: %s\n    digest: sha256:%s\n    skills:\n      - path: %q\n        digest: sha256:%s\n",
+			filetest.WriteFile(t, filepath.Join(h.project, "stax.yaml"), "name: project\nversion: 0.1.0\ninstall:\n  sources: ["+h.source+"]\n")
+			filetest.WriteFile(t, filepath.Join(h.project, "stax.lock"), fmt.Sprintf("lockVersion: 1\nsources: [%s]\npackages:\n  - ref: %s\n    digest: sha256:%s\n    skills:\n      - path: %q\n        digest: sha256:%s\n",
 				h.source, h.source, strings.Repeat("a", 64), name, strings.Repeat("b", 64)))
 			sentinel, mine := treeState(t, h.sentinel), treeState(t, filepath.Join(h.skills, "mine"))
 			r := runStax(t, "install", "--frozen", "--dir", h.project)
@@ -204,7 +205,7 @@ func TestLockWriteFailureRollsBack(t *testing.T) {
 	useHome(t)
 	h := newHostileProject(t)
 	// A directory where stax.lock goes: no rename can replace it.
-	writeFile(t, filepath.Join(h.project, "stax.lock", "keep"), "x\n")
+	filetest.WriteFile(t, filepath.Join(h.project, "stax.lock", "keep"), "x\n")
 	before := treeState(t, h.skills)
 	r := runStax(t, "install", h.source, "--dir", h.project)
 	if r.Code != 2 || !strings.Contains(r.Stderr, "stax.lock") {
@@ -224,7 +225,7 @@ func TestUninstallKeepsTheUsersEdits(t *testing.T) {
 		t.Fatal(r.Stderr)
 	}
 	memory := filepath.Join(h.skills, "good", "MEMORY.md")
-	writeFile(t, memory, "- learned something\n")
+	filetest.WriteFile(t, memory, "- learned something\n")
 	before := treeState(t, h.skills)
 	r := runStax(t, "uninstall", "--dir", h.project)
 	if r.Code != 5 || !strings.Contains(r.Stderr, "good: added MEMORY.md") || !strings.Contains(r.Stderr, "--keep") {
@@ -247,7 +248,7 @@ func TestUninstallKeepsTheUsersEdits(t *testing.T) {
 	if r := runStax(t, "install", h.source, "--dir", h.project, "--force"); r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}
-	writeFile(t, memory, "- learned more\n")
+	filetest.WriteFile(t, memory, "- learned more\n")
 	r = runStax(t, "uninstall", "--dir", h.project, "--force")
 	if r.Code != 0 || !strings.Contains(r.Stderr, filepath.Join(h.project, ".stax", "backup")) {
 		t.Fatalf("--force: exit %d %s", r.Code, r.Stderr)
@@ -276,7 +277,7 @@ func TestPackRefusesUnsafeSkillDirectories(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			useHome(t)
 			src := t.TempDir()
-			writeFile(t, filepath.Join(src, "stax.yaml"), "name: x\nversion: 1.0.0\n")
+			filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: x\nversion: 1.0.0\n")
 			writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{name + "/SKILL.md": skillMD("x", "X.")})
 			r := runStax(t, "pack", src)
 			if r.Code != 1 || !strings.Contains(r.Stderr, "skill directory name") {

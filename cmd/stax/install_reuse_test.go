@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // removeLayers deletes the gzip blobs (the skills layers) of the OCI
@@ -38,7 +40,7 @@ func TestUnchangedReinstallReadsNoLayer(t *testing.T) {
 	home := useHome(t)
 	root := t.TempDir()
 	pkg := filepath.Join(root, "pkg")
-	writeFile(t, filepath.Join(pkg, "stax.yaml"), "name: reuse\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(pkg, "stax.yaml"), "name: reuse\nversion: 1.0.0\n")
 	writeSkillFiles(t, filepath.Join(pkg, "skills"), map[string]string{
 		"a/SKILL.md":        skillMD("a", "Run ${STAX_SKILL_DIR}/scripts/go.sh."),
 		"a/scripts/go.sh":   "#!/bin/sh\necho a\n",

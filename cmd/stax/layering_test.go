@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/install"
 )
@@ -19,7 +20,7 @@ func writeSkillFiles(t *testing.T, root string, files map[string]string) {
 	t.Helper()
 	for p, body := range files {
 		path := filepath.Join(root, filepath.FromSlash(p))
-		writeFile(t, path, body)
+		filetest.WriteFile(t, path, body)
 		if strings.HasPrefix(body, "#!") {
 			if err := os.Chmod(path, 0o755); err != nil {
 				t.Fatal(err)
@@ -100,7 +101,7 @@ func newLayering(t *testing.T) *layering {
 	root := t.TempDir()
 
 	l.orgDir = filepath.Join(root, "org")
-	writeFile(t, filepath.Join(l.orgDir, "stax.yaml"), "name: org-skills\nversion: 2.0.0\n")
+	filetest.WriteFile(t, filepath.Join(l.orgDir, "stax.yaml"), "name: org-skills\nversion: 2.0.0\n")
 	l.orgSkills = map[string]string{
 		"review-pr/SKILL.md":                skillMD("review-pr", "Org review. See references/checklist.md and run scripts/old.sh."),
 		"review-pr/references/checklist.md": "org checklist\n",
@@ -115,7 +116,7 @@ func newLayering(t *testing.T) *layering {
 	}
 
 	teamDir := filepath.Join(root, "team")
-	writeFile(t, filepath.Join(teamDir, "stax.yaml"), "name: team-skills\nversion: 1.4.0\npackages:\n  - "+l.org+"\n")
+	filetest.WriteFile(t, filepath.Join(teamDir, "stax.yaml"), "name: team-skills\nversion: 1.4.0\npackages:\n  - "+l.org+"\n")
 	l.teams = map[string]string{
 		"review-pr/SKILL.md":          skillMD("review-pr", "Team review with templates/t.md."),
 		"review-pr/templates/t.md":    "team template\n",
@@ -129,7 +130,7 @@ func newLayering(t *testing.T) *layering {
 	}
 
 	l.project = filepath.Join(root, "project")
-	writeFile(t, filepath.Join(l.project, "stax.yaml"), "name: project\nversion: 0.1.0\npackages:\n  - "+l.team+
+	filetest.WriteFile(t, filepath.Join(l.project, "stax.yaml"), "name: project\nversion: 0.1.0\npackages:\n  - "+l.team+
 		"\ninstall:\n  sources: [\".\"]\n  runtimes: [claude-code]\n")
 	writeSkillFiles(t, filepath.Join(l.project, "skills"), map[string]string{
 		"deploy/SKILL.md":          skillMD("deploy", "Project deploy with scripts/deploy.sh."),
@@ -248,8 +249,8 @@ func TestInstallLayersOrgTeamProject(t *testing.T) {
 	if r := runStax(t, "verify", "--installed", "--dir", l.project); r.Code != 0 {
 		t.Errorf("verify clean: %d %s", r.Code, r.Stdout)
 	}
-	writeFile(t, filepath.Join(installed, "lint", "SKILL.md"), "tampered\n")
-	writeFile(t, filepath.Join(installed, "deploy", "extra.md"), "added\n")
+	filetest.WriteFile(t, filepath.Join(installed, "lint", "SKILL.md"), "tampered\n")
+	filetest.WriteFile(t, filepath.Join(installed, "deploy", "extra.md"), "added\n")
 	os.Remove(filepath.Join(installed, "team-only", "references", "ref.md"))
 	r = runStax(t, "verify", "--installed", "--dir", l.project)
 	for _, s := range []string{"skill lint: changed SKILL.md", "skill deploy: added extra.md", "skill team-only: removed references/ref.md"} {
@@ -290,8 +291,8 @@ func TestInstallProtectsTheUsersSkills(t *testing.T) {
 	useHome(t)
 	l := newLayering(t)
 	installed := filepath.Join(l.project, ".claude", "skills")
-	writeFile(t, filepath.Join(installed, "my-own", "SKILL.md"), "mine\n")
-	writeFile(t, filepath.Join(installed, "lint", "SKILL.md"), "my lint\n")
+	filetest.WriteFile(t, filepath.Join(installed, "my-own", "SKILL.md"), "mine\n")
+	filetest.WriteFile(t, filepath.Join(installed, "lint", "SKILL.md"), "my lint\n")
 	before := treeState(t, installed)
 
 	r, _ := l.install(t)
@@ -364,7 +365,7 @@ func TestFrozenInstall(t *testing.T) {
 
 	// Move the team tag to new content.
 	moved := t.TempDir()
-	writeFile(t, filepath.Join(moved, "stax.yaml"), "name: team-skills\nversion: 1.4.0\n")
+	filetest.WriteFile(t, filepath.Join(moved, "stax.yaml"), "name: team-skills\nversion: 1.4.0\n")
 	writeSkillFiles(t, filepath.Join(moved, "skills"), map[string]string{"review-pr/SKILL.md": skillMD("review-pr", "Moved tag.")})
 	if r := runStax(t, "push", moved, l.team); r.Code != 0 {
 		t.Fatal(r.Stderr)
@@ -387,7 +388,7 @@ func TestFrozenInstall(t *testing.T) {
 		t.Error("a plain install did not follow the moved tag")
 	}
 	// stax.yaml naming a source the lock lacks.
-	writeFile(t, filepath.Join(l.project, "stax.yaml"), "name: project\nversion: 0.1.0\npackages:\n  - "+l.team+
+	filetest.WriteFile(t, filepath.Join(l.project, "stax.yaml"), "name: project\nversion: 0.1.0\npackages:\n  - "+l.team+
 		"\ninstall:\n  sources: [\".\", \""+l.org+"\"]\n")
 	r, _ = l.install(t, "--frozen")
 	if r.Code != 4 || !strings.Contains(r.Stderr, l.org) || !strings.Contains(r.Stderr, "lacks") {
@@ -412,7 +413,7 @@ func TestFailedInstallLeavesThePreviousOne(t *testing.T) {
 	// New content on the registry, whose blobs then stop coming: the pull
 	// fails halfway, after manifests and configs resolved.
 	moved := t.TempDir()
-	writeFile(t, filepath.Join(moved, "stax.yaml"), "name: team-skills\nversion: 1.4.0\n")
+	filetest.WriteFile(t, filepath.Join(moved, "stax.yaml"), "name: team-skills\nversion: 1.4.0\n")
 	writeSkillFiles(t, filepath.Join(moved, "skills"), map[string]string{"review-pr/SKILL.md": skillMD("review-pr", "New.")})
 	if r := runStax(t, "push", moved, l.team); r.Code != 0 {
 		t.Fatal(r.Stderr)
@@ -449,7 +450,7 @@ func TestResolutionErrors(t *testing.T) {
 				def += "  - " + d + "\n"
 			}
 		}
-		writeFile(t, filepath.Join(dir, "stax.yaml"), def)
+		filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), def)
 		writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{name + "/SKILL.md": skillMD(name, "x")})
 		return dir
 	}
@@ -584,7 +585,7 @@ func TestInstallIntoSeveralRuntimesIsAllOrNothing(t *testing.T) {
 	lockBefore, _ := os.ReadFile(filepath.Join(l.project, "stax.lock"))
 
 	writeSkillFiles(t, filepath.Join(l.project, "skills"), map[string]string{"newskill/SKILL.md": skillMD("newskill", "new")})
-	writeFile(t, filepath.Join(l.project, ".cursor", "skills", "newskill", "SKILL.md"), "the user's own\n")
+	filetest.WriteFile(t, filepath.Join(l.project, ".cursor", "skills", "newskill", "SKILL.md"), "the user's own\n")
 	r, _ := l.install(t, "--runtime", "claude-code,cursor")
 	if r.Code != 5 || !strings.Contains(r.Stderr, "newskill") {
 		t.Fatalf("exit %d %s", r.Code, r.Stderr)
@@ -606,13 +607,13 @@ func TestLayoutDependencies(t *testing.T) {
 	useHome(t)
 	root := t.TempDir()
 	org := filepath.Join(root, "org")
-	writeFile(t, filepath.Join(org, "stax.yaml"), "name: org\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(org, "stax.yaml"), "name: org\nversion: 1.0.0\n")
 	writeSkillFiles(t, filepath.Join(org, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "org lint")})
 	if r := runStax(t, "pack", org, "-t", "oci:"+filepath.Join(root, "org-oci")+":1.0.0"); r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}
 	team := filepath.Join(root, "team")
-	writeFile(t, filepath.Join(team, "stax.yaml"), "name: team\nversion: 1.0.0\npackages:\n  - oci:"+filepath.Join(root, "org-oci")+":1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(team, "stax.yaml"), "name: team\nversion: 1.0.0\npackages:\n  - oci:"+filepath.Join(root, "org-oci")+":1.0.0\n")
 	writeSkillFiles(t, filepath.Join(team, "skills"), map[string]string{"review/SKILL.md": skillMD("review", "team review")})
 	if r := runStax(t, "pack", team, "-t", "oci:"+filepath.Join(root, "team-oci")+":1.0.0"); r.Code != 0 {
 		t.Fatal(r.Stderr)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // plantDeadScratch leaves in $TMPDIR what a killed run leaves: a scratch
@@ -13,8 +15,8 @@ import (
 func plantDeadScratch(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(os.TempDir(), "stax-"+name+"-dead")
-	writeFile(t, filepath.Join(dir, ".stax-scratch.lock"), "")
-	writeFile(t, filepath.Join(dir, "skills", "big", "SKILL.md"), strings.Repeat("x", 1<<20))
+	filetest.WriteFile(t, filepath.Join(dir, ".stax-scratch.lock"), "")
+	filetest.WriteFile(t, filepath.Join(dir, "skills", "big", "SKILL.md"), strings.Repeat("x", 1<<20))
 	old := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(dir, old, old); err != nil {
 		t.Fatal(err)
@@ -30,7 +32,7 @@ func TestInstallLeavesNothingBehind(t *testing.T) {
 	h := newHostileProject(t)
 	dead := []string{plantDeadScratch(t, "install"), plantDeadScratch(t, "layer")}
 	staging := filepath.Join(h.skills, ".stax-staging-20260101T000000Z-dead")
-	writeFile(t, filepath.Join(staging, "x", "SKILL.md"), "half\n")
+	filetest.WriteFile(t, filepath.Join(staging, "x", "SKILL.md"), "half\n")
 
 	if r := runStax(t, "install", h.source, "--dir", h.project); r.Code != 0 {
 		t.Fatal(r.Stderr)

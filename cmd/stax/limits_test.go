@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -48,12 +49,12 @@ func TestMaxFiles(t *testing.T) {
 func TestPackMissingOrEmptySkills(t *testing.T) {
 	useHome(t)
 	named := t.TempDir()
-	writeFile(t, filepath.Join(named, "stax.yaml"), "name: x\nversion: 1.0.0\nskills: nothere\n")
+	filetest.WriteFile(t, filepath.Join(named, "stax.yaml"), "name: x\nversion: 1.0.0\nskills: nothere\n")
 	if r := runStax(t, "pack", named); r.Code != 2 || !strings.Contains(r.Stderr, "nothere") {
 		t.Errorf("named skills directory missing: exit %d %s", r.Code, r.Stderr)
 	}
 	empty := t.TempDir()
-	writeFile(t, filepath.Join(empty, "stax.yaml"), "name: x\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(empty, "stax.yaml"), "name: x\nversion: 1.0.0\n")
 	if r := runStax(t, "pack", empty); r.Code != 0 || !strings.Contains(r.Stderr, "no-skills") {
 		t.Errorf("empty package: exit %d %s", r.Code, r.Stderr)
 	}
@@ -67,7 +68,7 @@ func TestPackMissingOrEmptySkills(t *testing.T) {
 func TestCaseCollidingSkills(t *testing.T) {
 	useHome(t)
 	src := t.TempDir()
-	writeFile(t, filepath.Join(src, "stax.yaml"), "name: x\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: x\nversion: 1.0.0\n")
 	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{
 		"pdf/SKILL.md": skillMD("pdf", "Lower."),
 		"PDF/SKILL.md": skillMD("pdf-upper", "Upper."),

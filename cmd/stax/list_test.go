@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // discoveryLayout installs example skills where Claude Code and Cursor
@@ -17,8 +19,8 @@ func discoveryLayout(t *testing.T) (project, home string) {
 	copyTree(t, filepath.Join(skills, "fix-issue"), filepath.Join(project, ".claude/skills/fix-issue"))
 	copyTree(t, filepath.Join(skills, "review-pr"), filepath.Join(home, ".claude/skills/review-pr"))
 	copyTree(t, filepath.Join(skills, "write-changelog"), filepath.Join(home, ".claude/plugins/acme/skills/write-changelog"))
-	writeFile(t, filepath.Join(project, ".claude/skills/broken/SKILL.md"), "---\nname: broken\ndescription: a: b\n---\n")
-	writeFile(t, filepath.Join(project, ".cursor/skills/fmt/SKILL.md"), "---\nname: fmt\ndescription: Format code. Use when asked to.\n---\nFormat it.\n")
+	filetest.WriteFile(t, filepath.Join(project, ".claude/skills/broken/SKILL.md"), "---\nname: broken\ndescription: a: b\n---\n")
+	filetest.WriteFile(t, filepath.Join(project, ".cursor/skills/fmt/SKILL.md"), "---\nname: fmt\ndescription: Format code. Use when asked to.\n---\nFormat it.\n")
 	return project, home
 }
 
@@ -143,7 +145,7 @@ func TestShow(t *testing.T) {
 		t.Errorf("broken: exit %d %s", r.Code, r.Stderr)
 	}
 	// JSON carries the body and the ignored fields.
-	writeFile(t, filepath.Join(home, ".cursor/skills/fixer/SKILL.md"),
+	filetest.WriteFile(t, filepath.Join(home, ".cursor/skills/fixer/SKILL.md"),
 		"---\nname: fixer\ndescription: Fix. Use when broken.\nmodel: opus\nversion: 1.0.0\n---\nFix $ARGUMENTS.\n")
 	j := runStax(t, "show", "fixer", "--dir", project, "--runtime", "cursor", "--output", "json")
 	var out struct {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 func TestNewSkill(t *testing.T) {
@@ -41,7 +43,7 @@ func TestNewSkill(t *testing.T) {
 	}
 
 	// An existing folder is never touched; a bad name is refused.
-	writeFile(t, filepath.Join(dir, "mine", "notes.md"), "my notes\n")
+	filetest.WriteFile(t, filepath.Join(dir, "mine", "notes.md"), "my notes\n")
 	r = runStax(t, "new", "skill", "mine", dir)
 	if r.Code != 1 || !strings.Contains(r.Stderr, "skill folder exists") {
 		t.Errorf("existing: %d %s", r.Code, r.Stderr)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // pack writes the layer straight into the store (or layout) it packs
@@ -13,7 +15,7 @@ func TestPackWritesNoTemporaryCopy(t *testing.T) {
 	useHome(t)
 	root := t.TempDir()
 	pkg := filepath.Join(root, "pkg")
-	writeFile(t, filepath.Join(pkg, "stax.yaml"), "name: direct\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(pkg, "stax.yaml"), "name: direct\nversion: 1.0.0\n")
 	writeSkillFiles(t, filepath.Join(pkg, "skills"), map[string]string{"a/SKILL.md": skillMD("a", "Direct.")})
 	t.Setenv("TMPDIR", filepath.Join(root, "no-such-dir"))
 	for _, dest := range []string{"", "oci:" + filepath.Join(root, "layout") + ":1.0.0"} {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // goldenExamplesDigest is the manifest digest of `stax pack examples`. It
@@ -127,7 +129,7 @@ func TestPackRefusals(t *testing.T) {
 func TestPackInvalidSkillsReportsDiagnostics(t *testing.T) {
 	useHome(t)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "Bad_Name", "SKILL.md"), "---\nname: Bad_Name\ndescription: x\n---\nbody\n")
+	filetest.WriteFile(t, filepath.Join(dir, "Bad_Name", "SKILL.md"), "---\nname: Bad_Name\ndescription: x\n---\nbody\n")
 	r := runStax(t, "pack", dir)
 	if r.Code != 1 || !strings.Contains(r.Stderr, "SKILL.md:2: error:") {
 		t.Fatalf("exit %d, stderr:\n%s", r.Code, r.Stderr)
@@ -163,16 +165,6 @@ func TestPackWithoutDefinitionUsesDefaults(t *testing.T) {
 	}
 	if !strings.Contains(r.Stderr, `no package version`) || !strings.Contains(r.Stderr, "as skills:0.0.0") {
 		t.Errorf("stderr does not explain the defaults:\n%s", r.Stderr)
-	}
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -27,7 +28,7 @@ func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
 				def += "  - " + ref(d) + "\n"
 			}
 		}
-		writeFile(t, filepath.Join(dir, "stax.yaml"), def)
+		filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), def)
 		files := map[string]string{}
 		for _, s := range skills {
 			files[s+"/SKILL.md"] = skillMD(s, "From "+name+".")
@@ -56,7 +57,7 @@ func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
 	}
 
 	project := filepath.Join(root, "project")
-	writeFile(t, filepath.Join(project, "stax.yaml"), "name: project\nversion: 0.1.0\n")
+	filetest.WriteFile(t, filepath.Join(project, "stax.yaml"), "name: project\nversion: 0.1.0\n")
 	r = runStax(t, "install", ref("top2"), "--dir", project, "--runtime", "claude-code", "--output", "json")
 	if r.Code != 0 {
 		t.Fatalf("install: %d %s", r.Code, r.Stderr)
@@ -81,7 +82,7 @@ func TestReadmePrecedenceExample(t *testing.T) {
 	publish := func(name, version, deps string, skills ...string) {
 		t.Helper()
 		dir := filepath.Join(root, name)
-		writeFile(t, filepath.Join(dir, "stax.yaml"), "name: "+name+"\nversion: "+version+"\n"+deps)
+		filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: "+name+"\nversion: "+version+"\n"+deps)
 		files := map[string]string{}
 		for _, s := range skills {
 			files[s+"/SKILL.md"] = skillMD(s, "From "+name+".")
@@ -96,7 +97,7 @@ func TestReadmePrecedenceExample(t *testing.T) {
 	publish("base-skills", "1.0.0", "packages: ["+org+"]\n", "onboarding")
 	publish("team-skills", "1.4.0", "", "review-pr", "onboarding")
 	project := filepath.Join(root, "project")
-	writeFile(t, filepath.Join(project, "stax.yaml"), "name: project\nversion: 0.1.0\npackages:\n  - "+base+"\n  - "+team+
+	filetest.WriteFile(t, filepath.Join(project, "stax.yaml"), "name: project\nversion: 0.1.0\npackages:\n  - "+base+"\n  - "+team+
 		"\ninstall: {sources: [\".\"], runtimes: [claude-code]}\n")
 	writeSkillFiles(t, filepath.Join(project, "skills"), map[string]string{"deploy/SKILL.md": skillMD("deploy", "From the project.")})
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -17,10 +18,10 @@ func TestPushRefusesPathDependencies(t *testing.T) {
 	reg := registrytest.New(t)
 	root := t.TempDir()
 	dep := filepath.Join(root, "p41")
-	writeFile(t, filepath.Join(dep, "stax.yaml"), "name: p41\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(dep, "stax.yaml"), "name: p41\nversion: 1.0.0\n")
 	writeSkillFiles(t, filepath.Join(dep, "skills"), map[string]string{"base/SKILL.md": skillMD("base", "From p41.")})
 	top := filepath.Join(root, "top")
-	writeFile(t, filepath.Join(top, "stax.yaml"), "name: top\nversion: 1.0.0\npackages: [../p41]\n")
+	filetest.WriteFile(t, filepath.Join(top, "stax.yaml"), "name: top\nversion: 1.0.0\npackages: [../p41]\n")
 	writeSkillFiles(t, filepath.Join(top, "skills"), map[string]string{"top/SKILL.md": skillMD("top", "From top.")})
 	topRef, depRef := reg.Host+"/acme/top:1.0.0", reg.Host+"/acme/p41:1.0.0"
 
@@ -40,7 +41,7 @@ func TestPushRefusesPathDependencies(t *testing.T) {
 		t.Errorf("push of a stored package with a path dependency: exit %d\n%s", r.Code, r.Stderr)
 	}
 
-	writeFile(t, filepath.Join(top, "stax.yaml"), "name: top\nversion: 1.0.0\npackages:\n  - path: ../p41\n    ref: "+depRef+"\n")
+	filetest.WriteFile(t, filepath.Join(top, "stax.yaml"), "name: top\nversion: 1.0.0\npackages:\n  - path: ../p41\n    ref: "+depRef+"\n")
 	// The reference is what gets recorded: unpublished, the push fails
 	// and says how to publish it.
 	if r := runStax(t, "push", top, topRef); r.Code == 0 || !strings.Contains(r.Stderr, depRef+" is the published reference of ../p41: publish it first, or push with --push-dependencies") {

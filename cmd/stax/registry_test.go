@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -474,13 +475,13 @@ func TestCredentialHelper(t *testing.T) {
 	bin := t.TempDir()
 	helper := "#!/bin/sh\n[ \"$1\" = get ] || exit 1\nread host\n" +
 		"printf '{\"ServerURL\":\"%s\",\"Username\":\"" + user + "\",\"Secret\":\"" + password + "\"}' \"$host\"\n"
-	writeFile(t, filepath.Join(bin, "docker-credential-stax-test"), helper)
+	filetest.WriteFile(t, filepath.Join(bin, "docker-credential-stax-test"), helper)
 	if err := os.Chmod(filepath.Join(bin, "docker-credential-stax-test"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	config := filepath.Join(t.TempDir(), "config.json")
-	writeFile(t, config, `{"credHelpers":{"`+reg.Host+`":"stax-test"}}`)
+	filetest.WriteFile(t, config, `{"credHelpers":{"`+reg.Host+`":"stax-test"}}`)
 
 	r := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
 	if r.Code != 0 {
@@ -506,7 +507,7 @@ func TestPushRefusesUnbumpedStatefulChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, memory, string(data)+"\n- Timelines need UTC offsets. — @li, 2026-11-20\n")
+	filetest.WriteFile(t, memory, string(data)+"\n- Timelines need UTC offsets. — @li, 2026-11-20\n")
 
 	r := runStax(t, "push", dir, ref)
 	if r.Code != 1 || !strings.Contains(r.Stderr, "version-not-bumped") || !strings.Contains(r.Stderr, "stax bump") || !strings.Contains(r.Stderr, "MEMORY.md") {
@@ -546,7 +547,7 @@ func TestTLSRegistry(t *testing.T) {
 	useHome(t)
 	ref := reg.Host + "/acme/skills:1.0.0"
 	ca := filepath.Join(t.TempDir(), "ca.pem")
-	writeFile(t, ca, string(reg.CACert))
+	filetest.WriteFile(t, ca, string(reg.CACert))
 
 	r := runStax(t, "push", examples, ref, "--plain-http=false")
 	if r.Code != 3 || !strings.Contains(r.Stderr, "not trusted: pass --ca-file") {
@@ -563,7 +564,7 @@ func TestTLSRegistry(t *testing.T) {
 		t.Errorf("plain HTTP to a TLS registry: %d %s", r.Code, r.Stderr)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.pem")
-	writeFile(t, bad, "not a certificate")
+	filetest.WriteFile(t, bad, "not a certificate")
 	if r := runStax(t, "resolve", "--remote", ref, "--plain-http=false", "--ca-file", bad); r.Code != 1 || !strings.Contains(r.Stderr, "no PEM certificate") {
 		t.Errorf("bad --ca-file: %d %s", r.Code, r.Stderr)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 var postmortem = filepath.Join(examples, "skills", "incident-postmortem")
@@ -154,7 +156,7 @@ func TestRenderJSON(t *testing.T) {
 
 func TestRenderVariables(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "tool", "SKILL.md"),
+	filetest.WriteFile(t, filepath.Join(dir, "tool", "SKILL.md"),
 		"---\nname: tool\ndescription: d\n---\nall=$ARGUMENTS first=$ARGUMENTS[0] third=[$ARGUMENTS[2]] dir=${STAX_SKILL_DIR} ws=${STAX_WORKSPACE} lit=\\$ARGUMENTS\n")
 	abs, _ := filepath.Abs(filepath.Join(dir, "tool"))
 	r := runStax(t, "render", filepath.Join(dir, "tool"), "--workspace", "/ws", "--", "a b", "--flag")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 func TestUsageErrorsExitOne(t *testing.T) {
@@ -104,7 +106,7 @@ func TestInit(t *testing.T) {
 func TestDefinitionErrorsNameTheLine(t *testing.T) {
 	useHome(t)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "stax.yaml"), "name: ok\nversion: 1.0.0\nauthr: typo\n")
+	filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: ok\nversion: 1.0.0\nauthr: typo\n")
 	r := runStax(t, "pack", dir)
 	if r.Code != 1 || !strings.Contains(r.Stderr, "line 3") || !strings.Contains(r.Stderr, "authr") {
 		t.Errorf("exit %d, %q", r.Code, r.Stderr)

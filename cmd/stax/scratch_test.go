@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // TestBuildsSweepDeadScratch checks that building a package directory and
@@ -18,8 +20,8 @@ func TestBuildsSweepDeadScratch(t *testing.T) {
 	var dead []string
 	for _, name := range []string{"build", "resolve"} {
 		dir := filepath.Join(tmp, "stax-"+name+"-killed")
-		writeFile(t, filepath.Join(dir, ".stax-scratch.lock"), "")
-		writeFile(t, filepath.Join(dir, "blobs", "partial"), "half a layer")
+		filetest.WriteFile(t, filepath.Join(dir, ".stax-scratch.lock"), "")
+		filetest.WriteFile(t, filepath.Join(dir, "blobs", "partial"), "half a layer")
 		old := time.Now().Add(-time.Hour)
 		if err := os.Chtimes(dir, old, old); err != nil {
 			t.Fatal(err)
@@ -27,9 +29,9 @@ func TestBuildsSweepDeadScratch(t *testing.T) {
 		dead = append(dead, dir)
 	}
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "base", "stax.yaml"), "name: base\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(root, "base", "stax.yaml"), "name: base\nversion: 1.0.0\n")
 	writeSkillFiles(t, filepath.Join(root, "base", "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "Lint.")})
-	writeFile(t, filepath.Join(root, "team", "stax.yaml"), "name: team\nversion: 1.0.0\npackages:\n  - ../base\n")
+	filetest.WriteFile(t, filepath.Join(root, "team", "stax.yaml"), "name: team\nversion: 1.0.0\npackages:\n  - ../base\n")
 	writeSkillFiles(t, filepath.Join(root, "team", "skills"), map[string]string{"review/SKILL.md": skillMD("review", "Review.")})
 
 	if r := runStax(t, "inspect", filepath.Join(root, "team")); r.Code != 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -41,7 +42,7 @@ func TestDirectoryDigestSameInEveryCommand(t *testing.T) {
 func bigPackage(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "big")
-	writeFile(t, filepath.Join(dir, "stax.yaml"), "name: big\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: big\nversion: 1.0.0\n")
 	writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"large/SKILL.md": skillMD("large", "Large.")})
 	f, err := os.Create(filepath.Join(dir, "skills", "large", "assets", "blob.bin"))
 	if os.IsNotExist(err) {
@@ -82,7 +83,7 @@ func TestMaxSizeReachesEveryBuildAndRead(t *testing.T) {
 		t.Fatalf("push: %d %s", r.Code, r.Stderr)
 	}
 	// A changed skill makes push read the published layer it follows.
-	writeFile(t, filepath.Join(dir, "skills", "large", "SKILL.md"), skillMD("large", "Larger."))
+	filetest.WriteFile(t, filepath.Join(dir, "skills", "large", "SKILL.md"), skillMD("large", "Larger."))
 	if r := runStax(t, "push", dir, ref, "--max-size", "200MiB"); r.Code != 0 {
 		t.Errorf("push again --max-size 200MiB: exit %d %s", r.Code, r.Stderr)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/validate"
 )
@@ -180,7 +181,7 @@ func TestStatefulWorkflowThroughRegistry(t *testing.T) {
 	pkg := copyExamples(t)
 	skillDir := filepath.Join(pkg, "skills", "incident-postmortem")
 	calibration := filepath.Join(skillDir, "CALIBRATION.md")
-	writeFile(t, calibration, readText(t, calibration)+"- Say \"customer\", never \"user\", in the impact sentence.\n")
+	filetest.WriteFile(t, calibration, readText(t, calibration)+"- Say \"customer\", never \"user\", in the impact sentence.\n")
 
 	r := runStax(t, "validate", pkg, "--against", release)
 	if r.Code != 1 || !strings.Contains(r.Stdout, "skill incident-postmortem: CALIBRATION.md changed since "+release) {

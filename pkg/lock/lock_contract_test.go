@@ -14,28 +14,19 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // writePackage lays out a package directory holding the named skills.
 func writePackage(t *testing.T, dir, name string, skills ...string) {
 	t.Helper()
-	writeFile(t, filepath.Join(dir, "stax.yaml"), "name: "+name+"\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: "+name+"\nversion: 1.0.0\n")
 	for _, s := range skills {
-		writeFile(t, filepath.Join(dir, "skills", s, "SKILL.md"),
+		filetest.WriteFile(t, filepath.Join(dir, "skills", s, "SKILL.md"),
 			"---\nname: "+s+"\ndescription: The "+s+" skill of "+name+". Use when testing the lock.\n---\nFrom "+name+".\n")
 	}
 }
@@ -242,7 +233,7 @@ func TestReadRefusesWhatStaxDidNotWrite(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), lock.FileName)
-			writeFile(t, path, tt.body)
+			filetest.WriteFile(t, path, tt.body)
 			l, err := lock.Read(path)
 			if tt.wantErr == "" {
 				if err != nil || l == nil {

@@ -10,20 +10,11 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
 )
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func skillMD(name, from string) string {
 	return "---\nname: " + name + "\ndescription: The " + name + " skill of " + from + ". Use when testing merges.\n---\nFrom " + from + ".\n"
@@ -44,13 +35,13 @@ func resolveDirs(t *testing.T, root string, sources ...string) *resolve.Graph {
 // the skill "shared"; org's copy has an extra file team's lacks.
 func layered(t *testing.T) string {
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "org", "stax.yaml"), "name: org\nversion: 1.0.0\n")
-	writeFile(t, filepath.Join(root, "org", "skills", "shared", "SKILL.md"), skillMD("shared", "org"))
-	writeFile(t, filepath.Join(root, "org", "skills", "shared", "references", "only-org.md"), "org's file\n")
-	writeFile(t, filepath.Join(root, "org", "skills", "org-own", "SKILL.md"), skillMD("org-own", "org"))
-	writeFile(t, filepath.Join(root, "team", "stax.yaml"), "name: team\nversion: 1.0.0\n")
-	writeFile(t, filepath.Join(root, "team", "skills", "shared", "SKILL.md"), skillMD("shared", "team"))
-	writeFile(t, filepath.Join(root, "team", "skills", "team-own", "SKILL.md"), skillMD("team-own", "team"))
+	filetest.WriteFile(t, filepath.Join(root, "org", "stax.yaml"), "name: org\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(root, "org", "skills", "shared", "SKILL.md"), skillMD("shared", "org"))
+	filetest.WriteFile(t, filepath.Join(root, "org", "skills", "shared", "references", "only-org.md"), "org's file\n")
+	filetest.WriteFile(t, filepath.Join(root, "org", "skills", "org-own", "SKILL.md"), skillMD("org-own", "org"))
+	filetest.WriteFile(t, filepath.Join(root, "team", "stax.yaml"), "name: team\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(root, "team", "skills", "shared", "SKILL.md"), skillMD("shared", "team"))
+	filetest.WriteFile(t, filepath.Join(root, "team", "skills", "team-own", "SKILL.md"), skillMD("team-own", "team"))
 	return root
 }
 
@@ -120,8 +111,8 @@ func TestMaterializeDestination(t *testing.T) {
 	}{
 		{"absent", func(*testing.T, string) {}, ""},
 		{"empty directory", func(t *testing.T, dest string) { os.MkdirAll(dest, 0o755) }, ""},
-		{"directory with a user's file", func(t *testing.T, dest string) { writeFile(t, filepath.Join(dest, "mine.md"), "mine") }, "is not an empty directory"},
-		{"a file", func(t *testing.T, dest string) { writeFile(t, dest, "mine") }, "is not an empty directory"},
+		{"directory with a user's file", func(t *testing.T, dest string) { filetest.WriteFile(t, filepath.Join(dest, "mine.md"), "mine") }, "is not an empty directory"},
+		{"a file", func(t *testing.T, dest string) { filetest.WriteFile(t, dest, "mine") }, "is not an empty directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

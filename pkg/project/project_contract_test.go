@@ -9,18 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/project"
 )
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestLoadForms(t *testing.T) {
 	tests := []struct {
@@ -54,7 +45,7 @@ func TestLoadForms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), project.FileName)
-			writeFile(t, path, tt.body)
+			filetest.WriteFile(t, path, tt.body)
 			def, err := project.Load(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -102,7 +93,7 @@ func TestOpen(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			for name, body := range tt.files {
-				writeFile(t, filepath.Join(root, name), body)
+				filetest.WriteFile(t, filepath.Join(root, name), body)
 			}
 			p, err := project.Open(root)
 			if tt.wantErr != "" {
@@ -120,7 +111,7 @@ func TestOpen(t *testing.T) {
 		})
 	}
 	file := filepath.Join(t.TempDir(), "file")
-	writeFile(t, file, "x")
+	filetest.WriteFile(t, file, "x")
 	for path, want := range map[string]string{file: "not a directory", filepath.Join(t.TempDir(), "absent"): "no such file"} {
 		if _, err := project.Open(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Open(%s): %v, want %q", path, err, want)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
@@ -44,23 +44,13 @@ func (s graphSpec) write(t *testing.T, root string) {
 				fmt.Fprintf(&def, "  - ../%s\n", d)
 			}
 		}
-		writeFile(t, filepath.Join(root, n, "stax.yaml"), def.String())
+		filetest.WriteFile(t, filepath.Join(root, n, "stax.yaml"), def.String())
 		// Every package holds a skill of its own, so none is empty.
 		skills := append([]string{"own-" + n}, s.skills[n]...)
 		for _, sk := range skills {
-			writeFile(t, filepath.Join(root, n, "skills", sk, "SKILL.md"),
+			filetest.WriteFile(t, filepath.Join(root, n, "skills", sk, "SKILL.md"),
 				"---\nname: "+sk+"\ndescription: The "+sk+" skill of "+n+". Use when testing precedence.\n---\nFrom "+n+".\n")
 		}
-	}
-}
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
@@ -119,8 +120,8 @@ func (p *publisher) publish(repoTag, body string, deps ...string) digest.Digest 
 			def += "  - " + d + "\n"
 		}
 	}
-	writeFile(t, filepath.Join(dir, project.FileName), def)
-	writeFile(t, filepath.Join(dir, "skills", "s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag), "SKILL.md"),
+	filetest.WriteFile(t, filepath.Join(dir, project.FileName), def)
+	filetest.WriteFile(t, filepath.Join(dir, "skills", "s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag), "SKILL.md"),
 		"---\nname: s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag)+"\ndescription: A skill. Use when testing resolution.\n---\n"+body+"\n")
 	proj, err := project.Open(dir)
 	if err != nil {

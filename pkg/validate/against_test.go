@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/layers"
 )
 
@@ -89,7 +90,7 @@ func TestCheckAgainst(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, p, strings.Replace(string(data), "version: 0.4.2", "version: "+v, 1))
+				filetest.WriteFile(t, p, strings.Replace(string(data), "version: 0.4.2", "version: "+v, 1))
 			}
 		}
 	}

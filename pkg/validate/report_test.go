@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
 )
@@ -229,7 +230,7 @@ func TestReadError(t *testing.T) {
 	// read; remove it after scanning to get there even when running as root.
 	root := t.TempDir()
 	goodSkill(t, root, "tool")
-	writeFile(t, filepath.Join(root, "tool", "notes.md"), "# Notes\n")
+	filetest.WriteFile(t, filepath.Join(root, "tool", "notes.md"), "# Notes\n")
 	tree, err := layers.Scan(layers.ScanOptions{Root: root})
 	if err != nil {
 		t.Fatal(err)
@@ -279,9 +280,9 @@ func TestStaxignore(t *testing.T) {
 	pkg := t.TempDir()
 	root := filepath.Join(pkg, "skills")
 	goodSkill(t, root, "tool")
-	writeFile(t, filepath.Join(root, "README.md"), "# Skills\n")
-	writeFile(t, filepath.Join(root, "drafts", "notes.txt"), "later\n")
-	writeFile(t, filepath.Join(pkg, layers.IgnoreFile), "/skills/README.md\n*.txt\n")
+	filetest.WriteFile(t, filepath.Join(root, "README.md"), "# Skills\n")
+	filetest.WriteFile(t, filepath.Join(root, "drafts", "notes.txt"), "later\n")
+	filetest.WriteFile(t, filepath.Join(pkg, layers.IgnoreFile), "/skills/README.md\n*.txt\n")
 
 	// Without the package root, .staxignore is not read.
 	r, err := Dir(Options{Root: root})
@@ -309,8 +310,8 @@ func TestStaxignoreInSkillsRoot(t *testing.T) {
 	// configuration, not a stray file.
 	root := t.TempDir()
 	goodSkill(t, root, "tool")
-	writeFile(t, filepath.Join(root, layers.IgnoreFile), "/NOTES.md\n")
-	writeFile(t, filepath.Join(root, "NOTES.md"), "# not packaged\n")
+	filetest.WriteFile(t, filepath.Join(root, layers.IgnoreFile), "/NOTES.md\n")
+	filetest.WriteFile(t, filepath.Join(root, "NOTES.md"), "# not packaged\n")
 	r, err := Dir(Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +325,7 @@ func TestStrayFileHintIsRelativeToPackageRoot(t *testing.T) {
 	pkg := t.TempDir()
 	root := filepath.Join(pkg, "agent", "skills")
 	goodSkill(t, root, "tool")
-	writeFile(t, filepath.Join(root, "README.md"), "# Skills\n")
+	filetest.WriteFile(t, filepath.Join(root, "README.md"), "# Skills\n")
 	r, err := Dir(Options{Root: root, PackageRoot: pkg})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/skill"
 )
 
@@ -145,27 +146,27 @@ func TestExistingFixturesHaveNoLintFindings(t *testing.T) {
 func buildMemoryWithoutSkillVersion(t *testing.T) (string, string) {
 	root := t.TempDir()
 	goodSkill(t, root, "tool")
-	writeFile(t, filepath.Join(root, "tool", "MEMORY.md"), "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n")
+	filetest.WriteFile(t, filepath.Join(root, "tool", "MEMORY.md"), "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n")
 	return root, ""
 }
 
 func buildSiblingCaseBeside(t *testing.T) (string, string) {
 	root := t.TempDir()
 	goodSkill(t, root, "tool")
-	writeFile(t, filepath.Join(root, "tool", "memory.md"), "notes\n")
+	filetest.WriteFile(t, filepath.Join(root, "tool", "memory.md"), "notes\n")
 	if _, err := os.Stat(filepath.Join(root, "tool", "MEMORY.md")); err == nil {
 		t.Skip("case-insensitive file system: memory.md and MEMORY.md are one file")
 	}
-	writeFile(t, filepath.Join(root, "tool", "MEMORY.md"), "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n")
-	writeFile(t, filepath.Join(root, "tool", skill.FileName),
+	filetest.WriteFile(t, filepath.Join(root, "tool", "MEMORY.md"), "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n")
+	filetest.WriteFile(t, filepath.Join(root, "tool", skill.FileName),
 		"---\nname: tool\ndescription: A skill that works. Use when testing stax.\nversion: 1.0.0\n---\nBody\n")
 	return root, ""
 }
 
 func buildUnparseableSkillWithMemory(t *testing.T) (string, string) {
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "tool", skill.FileName), "---\nname: tool\ndescription: a: b\n---\n")
-	writeFile(t, filepath.Join(root, "tool", "MEMORY.md"), "---\nversion: 1.0.0\ncontributors: many\nlastUpdated: 2026-01-01\n---\n")
+	filetest.WriteFile(t, filepath.Join(root, "tool", skill.FileName), "---\nname: tool\ndescription: a: b\n---\n")
+	filetest.WriteFile(t, filepath.Join(root, "tool", "MEMORY.md"), "---\nversion: 1.0.0\ncontributors: many\nlastUpdated: 2026-01-01\n---\n")
 	return root, ""
 }
 
@@ -177,7 +178,7 @@ func buildBodyTokens(n int) func(t *testing.T) (string, string) {
 		line := strings.Repeat("x", 99) + "\n"
 		body := strings.Repeat(line, n/len(line))
 		body += strings.Repeat("y", n-len(body))
-		writeFile(t, filepath.Join(root, "tool", skill.FileName),
+		filetest.WriteFile(t, filepath.Join(root, "tool", skill.FileName),
 			"---\nname: tool\ndescription: Long. Use when testing stax.\n---\n"+body)
 		return root, ""
 	}

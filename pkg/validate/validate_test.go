@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
 )
@@ -337,19 +338,9 @@ func TestEveryCodeIsTested(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func goodSkill(t *testing.T, root, name string) {
 	t.Helper()
-	writeFile(t, filepath.Join(root, name, skill.FileName),
+	filetest.WriteFile(t, filepath.Join(root, name, skill.FileName),
 		"---\nname: "+name+"\ndescription: A skill that works. Use when testing stax.\n---\nBody\n")
 }
 
@@ -372,7 +363,7 @@ func buildEmptyDir(t *testing.T) (string, string) {
 func buildRuneDescription(t *testing.T) (string, string) {
 	// 1024 characters but 2039 bytes: within the limit.
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "tool", skill.FileName),
+	filetest.WriteFile(t, filepath.Join(root, "tool", skill.FileName),
 		"---\nname: tool\ndescription: Use when "+strings.Repeat("é", 1024-len("Use when "))+"\n---\nBody\n")
 	return root, ""
 }
@@ -404,7 +395,7 @@ func buildSymlink(t *testing.T) (string, string) {
 func buildSymlinkedSkillMD(t *testing.T) (string, string) {
 	pkg := t.TempDir()
 	root := filepath.Join(pkg, "skills")
-	writeFile(t, filepath.Join(pkg, "shared", "tool.md"),
+	filetest.WriteFile(t, filepath.Join(pkg, "shared", "tool.md"),
 		"---\nname: tool\ndescription: Shared between packages. Use when testing stax.\n---\nBody\n")
 	if err := os.MkdirAll(filepath.Join(root, "tool"), 0o755); err != nil {
 		t.Fatal(err)
@@ -422,7 +413,7 @@ func buildDanglingSymlink(t *testing.T) (string, string) {
 
 func buildEscapingSymlink(t *testing.T) (string, string) {
 	outside := t.TempDir()
-	writeFile(t, filepath.Join(outside, "secret.md"), "# outside the package\n")
+	filetest.WriteFile(t, filepath.Join(outside, "secret.md"), "# outside the package\n")
 	root := t.TempDir()
 	goodSkill(t, root, "tool")
 	symlink(t, filepath.Join(outside, "secret.md"), filepath.Join(root, "tool", "ref.md"))
@@ -440,7 +431,7 @@ func buildSymlinkCycle(t *testing.T) (string, string) {
 func buildHardlink(t *testing.T) (string, string) {
 	root := t.TempDir()
 	goodSkill(t, root, "tool")
-	writeFile(t, filepath.Join(root, "tool", "notes.md"), "# Notes\n")
+	filetest.WriteFile(t, filepath.Join(root, "tool", "notes.md"), "# Notes\n")
 	if err := os.Link(filepath.Join(root, "tool", "notes.md"), filepath.Join(root, "tool", "copy.md")); err != nil {
 		t.Skipf("cannot create hard links here: %v", err)
 	}
