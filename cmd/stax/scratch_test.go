@@ -17,7 +17,6 @@ func TestBuildsSweepDeadScratch(t *testing.T) {
 	useHome(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	var dead []string
 	for _, name := range []string{"build", "resolve"} {
 		dir := filepath.Join(tmp, "stax-"+name+"-killed")
 		filetest.WriteFile(t, filepath.Join(dir, ".stax-scratch.lock"), "")
@@ -26,7 +25,6 @@ func TestBuildsSweepDeadScratch(t *testing.T) {
 		if err := os.Chtimes(dir, old, old); err != nil {
 			t.Fatal(err)
 		}
-		dead = append(dead, dir)
 	}
 	root := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(root, "base", "stax.yaml"), "name: base\nversion: 1.0.0\n")
