@@ -78,7 +78,9 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return errdefs.Invalid(err)
 	}
 	if srcRef.Tag == "" && srcRef.Digest == "" {
-		srcRef.Tag = "latest"
+		if err := defaultSelector(&srcRef); err != nil {
+			return err
+		}
 	}
 	if dstRef.Tag == "" && dstRef.Digest == "" {
 		dstRef.Tag = srcRef.Tag
@@ -127,4 +129,22 @@ func copyDependencies(ctx context.Context, opts *copyOptions, opener *target.Ope
 		fmt.Fprintf(opts.IO.ErrOut, "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())
 	}
 	return err
+}
+
+// defaultSelector chooses what a source without a tag or digest names: the
+// one manifest of a layout that lists only one (ko and crane write such
+// layouts untagged), else the tag latest.
+func defaultSelector(ref *reference.Reference) error {
+	if ref.IsLayout() {
+		d, ok, err := target.SoleManifest(ref.Layout)
+		if err != nil {
+			return err
+		}
+		if ok {
+			ref.Digest = d
+			return nil
+		}
+	}
+	ref.Tag = "latest"
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +19,8 @@ import (
 )
 
 // writeImageLayout writes an OCI layout holding, tagged tag, an image
-// index for linux/amd64 and linux/arm64 as ko writes it; armLayerSize,
+// index for linux/amd64 and linux/arm64 as ko writes it (untagged when
+// tag is empty, as ko writes it); armLayerSize,
 // when not zero, is the size the arm64 manifest declares for its layer.
 func writeImageLayout(t *testing.T, dir, tag string, armLayerSize int64) {
 	t.Helper()
@@ -55,6 +57,17 @@ func writeImageLayout(t *testing.T, dir, tag string, armLayerSize int64) {
 	}
 	index := pushJSON(ocispec.MediaTypeImageIndex, ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2},
 		MediaType: ocispec.MediaTypeImageIndex, Manifests: manifests})
+	if tag == "" { // ko's index.json lists the index alone
+		data, err := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2},
+			MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{index}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ocispec.ImageIndexFile), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	if err := s.Tag(ctx, index, tag); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +100,17 @@ func TestCopyImageFromLayout(t *testing.T) {
 	r = runStax(t, "copy", "--with-dependencies", "oci:"+layout, reg.Host+"/acme/stax:deps")
 	if r.Code != 1 {
 		t.Errorf("copy --with-dependencies of an image: exit %d %s; want 1, not a package", r.Code, r.Stderr)
+	}
+
+	// A layout with one untagged index, as ko writes it, is copied without
+	// naming a tag; the destination's tag must be given.
+	untagged := filepath.Join(t.TempDir(), "ko")
+	writeImageLayout(t, untagged, "", 0)
+	if r := runStax(t, "copy", "oci:"+untagged, reg.Host+"/acme/stax:ko"); r.Code != 0 || !strings.Contains(r.Stderr, "image index, 2 platforms") {
+		t.Errorf("copy of an untagged layout: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "copy", "oci:"+untagged, reg.Host+"/acme/stax"); r.Code != 1 || !strings.Contains(r.Stderr, "give the destination a tag") {
+		t.Errorf("copy of an untagged layout to no tag: exit %d %s; want 1 and the fix", r.Code, r.Stderr)
 	}
 
 	hostile := filepath.Join(t.TempDir(), "hostile")
