@@ -30,9 +30,13 @@ func newCopyCmd(f *factory, runF func(context.Context, *copyOptions) error) *cob
 	opts := &copyOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "copy SRC DST",
-		Short: "Copy a package between registries and OCI layouts, with its signatures",
+		Short: "Copy a package or image between registries and OCI layouts, with its signatures",
 		Long: `Copy the package SRC to DST: registry to registry, or to and from an OCI
-layout (oci:PATH[:TAG|@DIGEST]). Artifacts that refer to the package, such as
+layout (oci:PATH[:TAG|@DIGEST]). SRC may also be any OCI image index or image
+manifest, such as a multi-platform container image: it is copied whole, every
+manifest read and every size checked before any blob moves, and the result
+says what it was ("image index, 2 platforms"). Pull and install take stax
+packages only. Artifacts that refer to the package, such as
 its signatures, are copied too unless --no-referrers is given, through the
 OCI referrers API or, where a registry lacks it, the referrers tag schema.
 Cosign's tag-based signatures (the sha256-HEX.sig, .att and .sbom tags of the
@@ -40,7 +44,8 @@ package's digest) are copied as well. DST without a tag or digest takes SRC's
 tag.`,
 		Example: `  stax copy ghcr.io/acme/skills:1.0.0 registry.internal/acme/skills:1.0.0
   stax copy ghcr.io/acme/skills:1.0.0 oci:./mirror
-  stax copy oci:./mirror:1.0.0 localhost:5000/acme/skills`,
+  stax copy oci:./mirror:1.0.0 localhost:5000/acme/skills
+  stax copy oci:./bin/image ghcr.io/acme/stax:1.0.0`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source, opts.Destination = args[0], args[1]
@@ -73,7 +78,9 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return errdefs.Invalid(err)
 	}
 	if srcRef.Tag == "" && srcRef.Digest == "" {
-		srcRef.Tag = "latest"
+		if err := defaultSelector(&srcRef); err != nil {
+			return err
+		}
 	}
 	if dstRef.Tag == "" && dstRef.Digest == "" {
 		dstRef.Tag = srcRef.Tag
@@ -95,11 +102,12 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	if opts.WithDependencies && dst.Kind != target.KindRemote {
 		return errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
 	}
-	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers}
+	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies}
 	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, copyOpts)
 	if err != nil {
 		return err
 	}
+	copyOpts.AnyArtifact = false
 	if opts.WithDependencies {
 		if err := copyDependencies(ctx, opts, opener, srcRef, dstRef.Registry, copyOpts); err != nil {
 			return err
@@ -121,4 +129,22 @@ func copyDependencies(ctx context.Context, opts *copyOptions, opener *target.Ope
 		fmt.Fprintf(opts.IO.ErrOut, "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())
 	}
 	return err
+}
+
+// defaultSelector chooses what a source without a tag or digest names: the
+// one manifest of a layout that lists only one (ko and crane write such
+// layouts untagged), else the tag latest.
+func defaultSelector(ref *reference.Reference) error {
+	if ref.IsLayout() {
+		d, ok, err := target.SoleManifest(ref.Layout)
+		if err != nil {
+			return err
+		}
+		if ok {
+			ref.Digest = d
+			return nil
+		}
+	}
+	ref.Tag = "latest"
+	return nil
 }

@@ -19,6 +19,10 @@ type transferResult struct {
 	Size      int64                `json:"size"`
 	Layers    []ocispec.Descriptor `json:"layers"`
 	Skills    int                  `json:"skills"`
+	// Kind is "stax package", "image index" or "image manifest"; an
+	// image (copy only) has no skills.
+	Kind      string   `json:"kind"`
+	Platforms []string `json:"platforms,omitempty"`
 	// Copied and Skipped count blobs sent and blobs the destination had.
 	Copied  int      `json:"copied"`
 	Skipped int      `json:"skipped"`
@@ -28,18 +32,36 @@ type transferResult struct {
 
 func newTransferResult(ref reference.Reference, res *transfer.Result) transferResult {
 	ref.Digest = res.Descriptor.Digest
-	notices := append([]string{}, res.Package.Notices...)
-	return transferResult{
+	out := transferResult{
 		Reference: ref.String(),
 		Digest:    res.Descriptor.Digest.String(),
 		MediaType: res.Descriptor.MediaType,
 		Size:      res.Descriptor.Size,
-		Layers:    res.Package.Manifest.Layers,
-		Skills:    len(res.Package.Config.Skills),
 		Copied:    res.Copied,
 		Skipped:   res.Skipped,
-		Notices:   notices,
+		Notices:   []string{},
 	}
+	if res.Image != nil {
+		out.Kind, out.Platforms = res.Image.Kind, res.Image.Platforms
+		return out
+	}
+	out.Kind = transfer.KindPackage
+	out.Notices = append(out.Notices, res.Package.Notices...)
+	out.Layers = res.Package.Manifest.Layers
+	out.Skills = len(res.Package.Config.Skills)
+	return out
+}
+
+// describe says what a transfer moved: "3 skills", "image index, 2
+// platforms" or "image manifest, application/vnd.oci.image.config.v1+json".
+func (r transferResult) describe() string {
+	switch {
+	case r.Kind == transfer.KindPackage:
+		return plural(int64(r.Skills), "skill")
+	case len(r.Platforms) > 0:
+		return r.Kind + ", " + plural(int64(len(r.Platforms)), "platform")
+	}
+	return r.Kind
 }
 
 // copyPackage runs a transfer with progress bars when stderr is a
@@ -62,7 +84,7 @@ func printTransfer(streams *IOStreams, global *globalOptions, verb string, ref r
 	for _, n := range out.Notices {
 		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
 	}
-	fmt.Fprintf(streams.ErrOut, "%s %s (%s; %s copied, %d already there)\n", verb, ref.Familiar(), plural(int64(out.Skills), "skill"), plural(int64(res.Copied), "blob"), res.Skipped)
+	fmt.Fprintf(streams.ErrOut, "%s %s (%s; %s copied, %d already there)\n", verb, ref.Familiar(), out.describe(), plural(int64(res.Copied), "blob"), res.Skipped)
 	fmt.Fprintln(streams.Out, out.Reference)
 	return nil
 }

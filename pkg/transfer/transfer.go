@@ -49,12 +49,21 @@ type Options struct {
 	// TagVersion tags the destination with the package's version, for a
 	// destination reference without a tag.
 	TagVersion bool
+	// AnyArtifact copies an image index or image manifest that is not a
+	// stax package too (a container image, say), vetted the same way: every
+	// manifest read and every size checked before any blob moves. Without
+	// it, only stax packages are copied.
+	AnyArtifact bool
 }
 
 // Result is a copied package.
 type Result struct {
 	Descriptor ocispec.Descriptor
-	Package    *artifact.Package
+	// Package is the package copied; nil when Image is set.
+	Package *artifact.Package
+	// Image describes what was copied when it is not a stax package
+	// (only with Options.AnyArtifact).
+	Image *Image
 	// Skipped counts the blobs the destination already had.
 	Skipped int
 	// Copied counts the blobs that were transferred.
@@ -67,15 +76,33 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	if err != nil {
 		return nil, err
 	}
+	res := &Result{Descriptor: desc}
+	// vetted holds the successors of every manifest and index of the
+	// graph; leaves are the blobs they list.
+	vetted := map[digest.Digest][]ocispec.Descriptor{}
+	var budget *sizeBudget
 	pkg, total, err := check(ctx, src, desc, opts.MaxSize)
-	if err != nil {
+	switch {
+	case err == nil:
+		res.Package = pkg
+		vetted[desc.Digest] = append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...)
+		budget = &sizeBudget{limit: limit(opts.MaxSize), used: total}
+	case opts.AnyArtifact && errors.Is(err, artifact.ErrInvalidPackage):
+		image, err := vetImage(ctx, src, desc, opts.MaxSize)
+		if err != nil {
+			return nil, err
+		}
+		res.Image, vetted, budget = image.image, image.successors, image.budget
+	default:
 		return nil, err
 	}
-	res := &Result{Descriptor: desc, Package: pkg}
 	// oras-go copies blobs concurrently; the hooks count atomically.
 	var copied, skipped atomic.Int64
 	var tagged atomic.Bool
 	if opts.TagVersion {
+		if pkg == nil {
+			return nil, errdefs.Invalid(fmt.Errorf("%s is an %s, which has no version to tag %s with; give the destination a tag", src.Name(), res.Image.Kind, dst.Name()))
+		}
 		if dst.Ref, err = dst.Ref.WithTag(pkg.Config.Version); err != nil {
 			return nil, errdefs.Invalid(fmt.Errorf("%s: the package version cannot be a tag: %w", src.Name(), err))
 		}
@@ -84,24 +111,27 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
 	_, isPusher := dst.GraphTarget.(registry.ReferencePusher)
 	pushByTag := dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" && isPusher
-	vetted := append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...)
 	leaves := map[digest.Digest]bool{}
-	for _, d := range vetted {
-		leaves[d.Digest] = true
+	for _, succ := range vetted {
+		for _, d := range succ {
+			if _, ok := vetted[d.Digest]; !ok {
+				leaves[d.Digest] = true
+			}
+		}
 	}
-	budget := &sizeBudget{limit: limit(opts.MaxSize), used: total}
 	graph := oras.CopyGraphOptions{
 		Concurrency: opts.Concurrency,
-		// Every node is vetted before it is fetched. The root's successors
-		// are the ones Check vetted: never a subject or anything else a
-		// hostile manifest might point at, and never expanded, even when
-		// a "layer" claims to be a manifest. What refers to the package
-		// (signatures) counts against the same size limit.
+		// Every node is vetted before it is fetched. The successors of the
+		// root, and of the manifests an index lists, are the ones vetted:
+		// never a subject or anything else a hostile manifest might point
+		// at, and never expanded, even when a "layer" claims to be a
+		// manifest. What refers to the package (signatures) counts
+		// against the same size limit.
 		FindSuccessors: func(ctx context.Context, fetcher content.Fetcher, d ocispec.Descriptor) ([]ocispec.Descriptor, error) {
-			switch {
-			case d.Digest == desc.Digest:
-				return vetted, nil
-			case leaves[d.Digest]:
+			if succ, ok := vetted[d.Digest]; ok {
+				return succ, nil
+			}
+			if leaves[d.Digest] {
 				return nil, nil
 			}
 			succ, err := content.Successors(ctx, fetcher, d)
@@ -109,8 +139,8 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 				return nil, err
 			}
 			for _, s := range succ {
-				if s.Digest == desc.Digest {
-					continue // the package, vetted already
+				if _, ok := vetted[s.Digest]; ok {
+					continue // the package or image, vetted already
 				}
 				if err := budget.add(s); err != nil {
 					return nil, errdefs.Invalid(fmt.Errorf("%s: %s, which refers to the package, %w", src.Name(), d.Digest, err))

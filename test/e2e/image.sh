@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end test of the container image: `make image` (ko, built from source
 # through the Go module proxy on first use; no Docker daemon, no network)
-# writes an OCI layout; crane pushes it to docker-registry on a loopback port;
-# the pushed image's config runs stax as a non-root user, and the stax in its
-# layer runs.
+# writes an OCI layout; stax itself copies it to docker-registry on a loopback
+# port; crane checks that the pushed image's config runs stax as a non-root
+# user, and the stax in its layer runs.
 #
-# Usage: bash test/e2e/image.sh
+# Usage: STAX=bin/stax bash test/e2e/image.sh
 #
-# Needs the docker-registry binary (Debian package docker-registry). It ends
+# Needs the docker-registry binary (Debian package docker-registry) and a
+# built stax ($STAX, default bin/stax; built when missing). It ends
 # with "e2e image: N passed, 0 failed", or exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +29,12 @@ pass() {
 work=$(mktemp -d)
 trap 'stop_registry; rm -rf "$work"' EXIT
 export DOCKER_CONFIG="$work/docker" # no credentials from the machine
+export STAX_HOME="$work/stax-home"
+stax=${STAX:-bin/stax}
+if [[ ! -x $stax ]]; then
+  go build -o "$work/stax" ./cmd/stax || fail "go build stax"
+  stax=$work/stax
+fi
 
 t=$SECONDS
 layout=bin/image # ko names the image after this path: no capitals, so not under $work
@@ -38,17 +45,31 @@ make --no-print-directory image IMAGE_LAYOUT="$layout" >"$work/image.log" 2>&1 |
 echo "e2e image: make image took $((SECONDS - t))s"
 [[ -f $layout/index.json && -f $layout/oci-layout ]] || fail "make image wrote no OCI layout in $layout"
 
-# crane, from the go-containerregistry module stax already requires.
+# crane, from the go-containerregistry module stax already requires, checks
+# what stax pushed.
 go build -o "$work/crane" github.com/google/go-containerregistry/cmd/crane || fail "go build crane"
 crane=$work/crane
 
 start_registry
 ref=127.0.0.1:$port/stax:e2e
-"$crane" push "$layout" "$ref" >/dev/null 2>"$work/push.err" || {
+"$stax" copy --no-progress "oci:$layout" "$ref" >/dev/null 2>"$work/push.err" || {
   cat "$work/push.err" >&2
-  registry_fail "crane push $layout $ref"
+  registry_fail "stax copy oci:$layout $ref"
 }
-pass "pushed the layout to $ref"
+grep -q "(image index, 2 platforms;" "$work/push.err" || {
+  cat "$work/push.err" >&2
+  fail "stax copy did not say it copied an image index of 2 platforms"
+}
+pass "stax copy pushed the layout to $ref: $(cat "$work/push.err")"
+# The registry holds the same index the layout does.
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["manifests"][0]["digest"])' "$layout/index.json")
+got=$("$crane" digest "$ref") || registry_fail "crane digest $ref"
+[[ $got == "$want" ]] || fail "the registry's $ref is $got, the layout's index $want"
+# A second copy moves no blob.
+"$stax" copy --no-progress --output json "oci:$layout" "$ref" >"$work/again.json" 2>/dev/null || registry_fail "second stax copy"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["copied"]==0 and r["kind"]=="image index" else 1)' "$work/again.json" ||
+  fail "a second stax copy of the same image copied something: $(cat "$work/again.json")"
+pass "the registry's index is the layout's ($want); a second copy moved nothing"
 
 for platform in linux/amd64 linux/arm64; do
   config=$("$crane" config --platform "$platform" "$ref") || registry_fail "crane config $platform"
