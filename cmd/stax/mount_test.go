@@ -41,6 +41,7 @@ func TestPushToASecondRepositoryMounts(t *testing.T) {
 	reg.ResetRequests()
 	pushExamples(t, reg.Host+"/other/skills:1.0.0")
 	mounted, refused, others := mountRequests(reg)
+	t.Logf("second repository: %d mounts, %d refused, %d other upload requests, %d requests in all", mounted, refused, others, len(reg.Requests()))
 	if mounted != 2 || refused != 0 || others != 0 || reg.CountBlobUploads() != 2 {
 		t.Errorf("second repository: %d mounted, %d refused, %d other upload requests (%d in all); want 2 mounts only",
 			mounted, refused, others, reg.CountBlobUploads())
@@ -51,6 +52,7 @@ func TestPushToASecondRepositoryMounts(t *testing.T) {
 	reg.ResetRequests()
 	pushExamples(t, reg.Host+"/third/skills:1.0.0")
 	mounted, refused, others = mountRequests(reg)
+	t.Logf("refusing registry: %d mounts, %d refused, %d other upload requests, %d requests in all", mounted, refused, others, len(reg.Requests()))
 	if mounted != 0 || refused == 0 || others < 4 {
 		t.Errorf("refusing registry: %d mounted, %d refused, %d upload requests; want refusals, then 2 uploads", mounted, refused, others)
 	}
