@@ -90,40 +90,48 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return err
 	}
 	defer src.Close()
-	if err := opts.Verify.checkTarget(ctx, opts.IO, src, maxSize); err != nil {
+	// The trust policy applies to every package copied, before anything is
+	// written: the package alone, or with what it depends on.
+	var graph *resolve.Graph
+	if opts.WithDependencies {
+		graph, err = resolve.Resolve(ctx, []string{srcRef.String()}, ".", resolve.Options{Opener: opener, MaxSize: maxSize})
+		if err != nil {
+			return err
+		}
+		defer graph.Close()
+		if _, err := opts.Verify.check(ctx, opts.IO, graphPackages(graph), nil, nil, maxSize); err != nil {
+			return err
+		}
+	} else if err := opts.Verify.checkTarget(ctx, opts.IO, src, maxSize); err != nil {
 		return err
 	}
+
 	dst, err := opener.Open(ctx, dstRef)
 	if err != nil {
 		return err
 	}
 	defer dst.Close()
-
 	if opts.WithDependencies && dst.Kind != target.KindRemote {
 		return errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
 	}
+
 	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies}
 	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, copyOpts)
 	if err != nil {
 		return err
 	}
 	copyOpts.AnyArtifact = false
-	if opts.WithDependencies {
-		if err := copyDependencies(ctx, opts, opener, srcRef, dstRef.Registry, copyOpts); err != nil {
+	if graph != nil {
+		if err := copyDependencies(ctx, opts, opener, graph, dstRef.Registry, copyOpts); err != nil {
 			return err
 		}
 	}
 	return printTransfer(opts.IO, opts.Global, "Copied to", dst.Ref, res, "")
 }
 
-// copyDependencies copies what the package src depends on to registry,
-// saying on stderr what went where.
-func copyDependencies(ctx context.Context, opts *copyOptions, opener *target.Opener, src reference.Reference, registry string, copyOpts transfer.Options) error {
-	graph, err := resolve.Resolve(ctx, []string{src.String()}, ".", resolve.Options{Opener: opener, MaxSize: copyOpts.MaxSize})
-	if err != nil {
-		return err
-	}
-	defer graph.Close()
+// copyDependencies copies what the package of graph depends on to
+// registry, saying on stderr what went where.
+func copyDependencies(ctx context.Context, opts *copyOptions, opener *target.Opener, graph *resolve.Graph, registry string, copyOpts transfer.Options) error {
 	copied, err := resolve.CopyDependencies(ctx, graph, opener, registry, copyOpts)
 	for _, c := range copied {
 		fmt.Fprintf(opts.IO.ErrOut, "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -10,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/mounts"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -119,15 +122,41 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 }
 
 // transferOptions are the copy options the flags ask for, with progress
-// bars when stderr is a terminal; call done when the copies are over.
+// bars when stderr is a terminal and the record of where blobs are, for
+// cross-repository mounts; call done when the copies are over.
 func (r *remoteOptions) transferOptions(streams *IOStreams) (opts transfer.Options, done func()) {
 	opts.Concurrency = r.Concurrency
+	record := loadMounts(streams)
+	if record != nil {
+		opts.Mounts = record
+	}
+	save := func() {
+		if record != nil {
+			if err := record.Save(); err != nil {
+				fmt.Fprintf(streams.ErrOut, "warning: could not record where blobs were copied, for later mounts: %v\n", err)
+			}
+		}
+	}
 	if r.NoProgress || !streams.ErrTTY {
-		return opts, func() {}
+		return opts, save
 	}
 	bars := newProgressBars(streams.ErrOut)
 	opts.Progress = bars
-	return opts, bars.Wait
+	return opts, func() { bars.Wait(); save() }
+}
+
+// loadMounts reads the record of which repositories hold which blobs from
+// $STAX_HOME; a record that cannot be read only costs uploads.
+func loadMounts(streams *IOStreams) *mounts.Record {
+	home, err := store.Home()
+	if err != nil {
+		return nil
+	}
+	record, err := mounts.Load(filepath.Join(home, mounts.FileName))
+	if err != nil {
+		fmt.Fprintf(streams.ErrOut, "warning: ignoring the record of where blobs are: %v\n", err)
+	}
+	return record
 }
 
 // optionalBool is a boolean flag that remembers whether it was given, so

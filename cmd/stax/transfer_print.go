@@ -68,7 +68,7 @@ func (r transferResult) describe() string {
 // terminal. A destination without a tag or digest gets the package version.
 func copyPackage(ctx context.Context, streams *IOStreams, remote *remoteOptions, src, dst *target.Target, opts transfer.Options) (*transfer.Result, error) {
 	base, done := remote.transferOptions(streams)
-	opts.Concurrency, opts.Progress = base.Concurrency, base.Progress
+	opts.Concurrency, opts.Progress, opts.Mounts = base.Concurrency, base.Progress, base.Mounts
 	opts.TagVersion = dst.Ref.Tag == "" && dst.Ref.Digest == ""
 	res, err := transfer.Copy(ctx, src, dst, opts)
 	done()

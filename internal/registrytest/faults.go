@@ -27,7 +27,8 @@ type Fault struct {
 	kind       string
 	method     string
 	path       *regexp.Regexp
-	left       int // uses left; negative: unlimited
+	query      *regexp.Regexp // nil matches any
+	left       int            // uses left; negative: unlimited
 	hits       atomic.Int64
 	status     int
 	retryAfter string
@@ -91,13 +92,21 @@ func (f *Fault) RetryAfter(seconds int) *Fault {
 	return f
 }
 
+// WithQuery narrows f to requests whose raw query matches the regular
+// expression expr, e.g. `mount=` for cross-repository mounts only.
+func (f *Fault) WithQuery(expr string) *Fault {
+	f.query = regexp.MustCompile(expr)
+	return f
+}
+
 // Hits returns how many requests f has taken so far.
 func (f *Fault) Hits() int { return int(f.hits.Load()) }
 
 // take reports whether f claims req, and counts the use. The registry's lock
 // is held, which guards left; a Fault belongs to one registry.
 func (f *Fault) take(req *http.Request) bool {
-	if f.left == 0 || (f.method != "" && f.method != req.Method) || !f.path.MatchString(req.URL.Path) {
+	if f.left == 0 || (f.method != "" && f.method != req.Method) || !f.path.MatchString(req.URL.Path) ||
+		(f.query != nil && !f.query.MatchString(req.URL.RawQuery)) {
 		return false
 	}
 	if f.left > 0 {

@@ -54,6 +54,20 @@ type Options struct {
 	// manifest read and every size checked before any blob moves. Without
 	// it, only stax packages are copied.
 	AnyArtifact bool
+	// Mounts, when set, names the repositories of the destination's
+	// registry that blobs can be mounted from, and learns where the
+	// package's blobs are once copied. Without it blobs are mounted only
+	// between two repositories of one registry.
+	Mounts Mounts
+}
+
+// Mounts are the repositories, per registry host, known to hold blobs.
+type Mounts interface {
+	// Sources are the repositories of host known to hold d, except the
+	// repository except.
+	Sources(host string, d digest.Digest, except string) []string
+	// Add records that repository of host holds the blobs ds.
+	Add(host, repository string, ds ...digest.Digest)
 }
 
 // Result is a copied package.
@@ -167,7 +181,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		},
 		// Between two repositories of one registry, blobs are mounted
 		// rather than downloaded and uploaded again.
-		MountFrom: mountFrom(src, dst),
+		MountFrom: mountFrom(src, dst, opts.Mounts),
 		OnMounted: func(context.Context, ocispec.Descriptor) error {
 			copied.Add(1)
 			return nil
@@ -180,12 +194,11 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			return nil
 		},
 	}
-	// The target itself, not its wrapper: oras-go mounts only into a
-	// registry.Mounter.
+	to := mountOrUpload(dst.GraphTarget)
 	if opts.Referrers {
-		err = oras.ExtendedCopyGraph(ctx, from, dst.GraphTarget, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
+		err = oras.ExtendedCopyGraph(ctx, from, to, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
 	} else {
-		err = oras.CopyGraph(ctx, from, dst.GraphTarget, desc, graph)
+		err = oras.CopyGraph(ctx, from, to, desc, graph)
 	}
 	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
 	if err != nil {
@@ -202,7 +215,29 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		}
 	}
 	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
+	recordMounts(opts.Mounts, src, dst, vetted)
 	return res, nil
+}
+
+// recordMounts records that the registries of src and dst hold the blobs
+// that vetted lists as the successors of the copied manifests.
+func recordMounts(m Mounts, src, dst *target.Target, vetted map[digest.Digest][]ocispec.Descriptor) {
+	if m == nil {
+		return
+	}
+	var ds []digest.Digest
+	for _, succ := range vetted {
+		for _, d := range succ {
+			if _, manifest := vetted[d.Digest]; !manifest {
+				ds = append(ds, d.Digest)
+			}
+		}
+	}
+	for _, t := range []*target.Target{src, dst} {
+		if t.Kind == target.KindRemote {
+			m.Add(t.Ref.Registry, t.Ref.Repository, ds...)
+		}
+	}
 }
 
 // digestTagSuffixes are the tags cosign puts its signatures, attestations
@@ -240,15 +275,30 @@ func copyDigestTags(ctx context.Context, from source, src, dst *target.Target, d
 	return nil
 }
 
-// mountFrom names the repository blobs of src can be mounted from in dst,
-// or is nil when there is none.
-func mountFrom(src, dst *target.Target) func(context.Context, ocispec.Descriptor) ([]string, error) {
-	if src.Kind != target.KindRemote || dst.Kind != target.KindRemote ||
-		src.Ref.Registry != dst.Ref.Registry || src.Ref.Repository == dst.Ref.Repository {
+// mountFrom names the repositories blobs can be mounted from in dst: src's
+// own, when it is another repository of the same registry, then those m
+// knows of. It is nil when dst is not a registry.
+func mountFrom(src, dst *target.Target, m Mounts) func(context.Context, ocispec.Descriptor) ([]string, error) {
+	if dst.Kind != target.KindRemote {
 		return nil
 	}
-	return func(context.Context, ocispec.Descriptor) ([]string, error) {
-		return []string{src.Ref.Repository}, nil
+	sameRegistry := src.Kind == target.KindRemote && src.Ref.Registry == dst.Ref.Registry && src.Ref.Repository != dst.Ref.Repository
+	if !sameRegistry && m == nil {
+		return nil
+	}
+	return func(_ context.Context, d ocispec.Descriptor) ([]string, error) {
+		var repos []string
+		if sameRegistry {
+			repos = append(repos, src.Ref.Repository)
+		}
+		if m != nil {
+			for _, r := range m.Sources(dst.Ref.Registry, d.Digest, dst.Ref.Repository) {
+				if !slices.Contains(repos, r) {
+					repos = append(repos, r)
+				}
+			}
+		}
+		return repos, nil
 	}
 }
 
