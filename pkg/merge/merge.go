@@ -175,3 +175,13 @@ func (r *Result) CaseWarnings() []string {
 	}
 	return out
 }
+
+// CaseError is CaseWarnings as one error, for callers that refuse to
+// materialize such a set; nil when no names collide.
+func (r *Result) CaseError() error {
+	warnings := r.CaseWarnings()
+	if len(warnings) == 0 {
+		return nil
+	}
+	return errdefs.Precondition(errors.New(strings.Join(warnings, "; ")))
+}
