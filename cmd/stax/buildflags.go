@@ -109,7 +109,12 @@ func (b *buildFlags) addBuild(cmd *cobra.Command, what, when string) {
 
 // addStrict registers --strict.
 func (b *buildFlags) addStrict(cmd *cobra.Command, when string) {
-	cmd.Flags().BoolVar(&b.Strict, "strict", false, when+"treat validation warnings as errors")
+	addStrictFlag(cmd, &b.Strict, when)
+}
+
+// addStrictFlag registers --strict into strict; when prefixes its help.
+func addStrictFlag(cmd *cobra.Command, strict *bool, when string) {
+	cmd.Flags().BoolVar(strict, "strict", false, when+"treat validation warnings as errors")
 }
 
 // options are the pack options the flags and the environment ask for:

@@ -64,7 +64,8 @@ func TestPackMissingOrEmptySkills(t *testing.T) {
 }
 
 // Skills whose names differ only in case: a warning from validate and
-// pull, an error under validate --strict.
+// pull, an error under validate --strict and pull --strict (exit 5, and
+// nothing written).
 func TestCaseCollidingSkills(t *testing.T) {
 	useHome(t)
 	src := t.TempDir()
@@ -85,5 +86,13 @@ func TestCaseCollidingSkills(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	if r := runStax(t, "pull", src, "-o", out); r.Code != 0 || !strings.Contains(r.Stderr, "differ only in letter case") {
 		t.Errorf("pull: exit %d %s", r.Code, r.Stderr)
+	}
+	strictOut := filepath.Join(t.TempDir(), "strict")
+	r := runStax(t, "pull", src, "-o", strictOut, "--strict")
+	if r.Code != 5 || !strings.Contains(r.Stderr, "skills PDF and pdf differ only in letter case") || !strings.Contains(r.Stderr, "--strict") {
+		t.Errorf("pull --strict: exit %d %s; want 5 naming both skills", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(strictOut); !os.IsNotExist(err) {
+		t.Errorf("pull --strict refused, yet %s exists (%v)", strictOut, err)
 	}
 }

@@ -20,6 +20,9 @@ type pullOptions struct {
 	Verify  verifyFlags
 	// MaxFiles is --max-files.
 	MaxFiles maxFilesFlag
+	// Strict is --strict: skills whose names differ only in letter case
+	// are an error, not a warning.
+	Strict bool
 }
 
 type pullResult struct {
@@ -46,7 +49,12 @@ dependencies below all the packages named; a winning skill replaces the
 whole directory of the skill it overrides, and each override is reported.
 Extraction goes through the safe layer reader into a staging directory that
 is renamed into place only when everything checked out: DIR must not exist
-or be empty, and nothing is written on failure.`,
+or be empty, and nothing is written on failure. A staging directory that a
+killed pull left beside DIR is removed by the next pull into that folder.
+
+Skills whose names differ only in letter case (A and a) overwrite each other
+on macOS and Windows: a warning, and with --strict an error (exit 5) before
+any layer is fetched.`,
 		Example: `  stax pull ghcr.io/acme/skills:1.0.0
   stax pull ghcr.io/acme/skills@sha256:… -o .claude/skills
   stax pull ghcr.io/org/skills:2.0.0 ghcr.io/team/skills:1.4.0 -o ./skills`,
@@ -62,6 +70,7 @@ or be empty, and nothing is written on failure.`,
 	cmd.Flags().StringVarP(&opts.Output, "output-dir", "o", "", "merge the skills into this directory")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	addMaxFilesFlag(cmd, &opts.MaxFiles)
+	addStrictFlag(cmd, &opts.Strict, "")
 	opts.Remote.addFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
@@ -89,17 +98,25 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		return err
 	}
 
+	// The merge needs only the configs: a set --strict refuses is refused
+	// before any layer is fetched.
+	merged := merge.Merge(graph.Order)
+	merged.MaxFiles = files
+	if opts.Strict {
+		if err := merged.CaseError(); err != nil {
+			return fmt.Errorf("%w: rename one of each pair, or pull without --strict", err)
+		}
+	}
+	for _, w := range merged.CaseWarnings() {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
+
 	copyOpts, done := opts.Remote.transferOptions(opts.IO)
 	copyOpts.MaxSize = maxSize
 	_, err = graph.Store(ctx, opener, copyOpts)
 	done()
 	if err != nil {
 		return err
-	}
-	merged := merge.Merge(graph.Order)
-	merged.MaxFiles = files
-	for _, w := range merged.CaseWarnings() {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
 	}
 	if opts.Output != "" {
 		if err := merged.Materialize(ctx, opts.Output, maxSize); err != nil {

@@ -28,7 +28,7 @@ type Fault struct {
 	method     string
 	path       *regexp.Regexp
 	query      *regexp.Regexp // nil matches any
-	left       int            // uses left; negative: unlimited
+	left       atomic.Int64   // uses left; negative: unlimited. Atomic: a test may call Times while a request is served
 	hits       atomic.Int64
 	status     int
 	retryAfter string
@@ -37,7 +37,9 @@ type Fault struct {
 }
 
 func newFault(kind, method, path string) *Fault {
-	return &Fault{kind: kind, method: method, path: regexp.MustCompile(path), left: 1}
+	f := &Fault{kind: kind, method: method, path: regexp.MustCompile(path)}
+	f.left.Store(1)
+	return f
 }
 
 // Fail answers matching requests with status and a registry-style JSON
@@ -80,7 +82,7 @@ func CorruptBlob(repo string, dgst digest.Digest) *Fault {
 // Times makes f take the first n matching requests; n < 0 takes all of
 // them. It returns f.
 func (f *Fault) Times(n int) *Fault {
-	f.left = n
+	f.left.Store(int64(n))
 	return f
 }
 
@@ -103,14 +105,15 @@ func (f *Fault) WithQuery(expr string) *Fault {
 func (f *Fault) Hits() int { return int(f.hits.Load()) }
 
 // take reports whether f claims req, and counts the use. The registry's lock
-// is held, which guards left; a Fault belongs to one registry.
+// is held, so no two takes race; a Fault belongs to one registry.
 func (f *Fault) take(req *http.Request) bool {
-	if f.left == 0 || (f.method != "" && f.method != req.Method) || !f.path.MatchString(req.URL.Path) ||
+	left := f.left.Load()
+	if left == 0 || (f.method != "" && f.method != req.Method) || !f.path.MatchString(req.URL.Path) ||
 		(f.query != nil && !f.query.MatchString(req.URL.RawQuery)) {
 		return false
 	}
-	if f.left > 0 {
-		f.left--
+	if left > 0 {
+		f.left.Add(-1)
 	}
 	f.hits.Add(1)
 	return true

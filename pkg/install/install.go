@@ -28,6 +28,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/substitute"
@@ -192,6 +193,9 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 			return nil, err
 		}
 		lockChange = lc
+		// Every folder's lock is held: a temporary file of the lock file's
+		// that is not fresh was left by a killed install.
+		atomicfile.RemoveStale(opts.Lock.Path)
 	}
 	out := &Outcome{}
 	for i, p := range plans {

@@ -19,6 +19,7 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/scratch"
 )
 
 // Skill is a skill of the merged set and where it came from.
@@ -70,6 +71,10 @@ func Merge(order []*resolve.Node) *Result {
 	return res
 }
 
+// stagingPrefix starts the name of the directory Materialize stages the
+// skills in, beside dest.
+const stagingPrefix = layers.StagingPrefix + "merge-"
+
 // Materialize writes the merged skills into dest, which must not exist or
 // be empty. Each contributing package's layer is extracted once, every
 // winning skill is checked against the digest its package's config records,
@@ -79,11 +84,13 @@ func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) er
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return errdefs.IO(err)
 	}
-	staging, err := os.MkdirTemp(parent, layers.StagingPrefix+"merge-")
+	// The staging directory is locked while this run lives, so the next
+	// run beside dest removes it if this one is killed, and only then.
+	staging, release, err := scratch.DirIn(parent, stagingPrefix)
 	if err != nil {
 		return errdefs.IO(fmt.Errorf("stage %s: %w", dest, err))
 	}
-	defer os.RemoveAll(staging)
+	defer release()
 
 	out := filepath.Join(staging, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
@@ -167,4 +174,14 @@ func (r *Result) CaseWarnings() []string {
 		out = append(out, fmt.Sprintf("skills %s and %s differ only in letter case: on macOS and Windows one overwrites the other", c[0], c[1]))
 	}
 	return out
+}
+
+// CaseError is CaseWarnings as one error, for callers that refuse to
+// materialize such a set; nil when no names collide.
+func (r *Result) CaseError() error {
+	warnings := r.CaseWarnings()
+	if len(warnings) == 0 {
+		return nil
+	}
+	return errdefs.Precondition(errors.New(strings.Join(warnings, "; ")))
 }

@@ -26,8 +26,22 @@ const minAge = 10 * time.Second
 // locked until release, which also removes it. It first removes the
 // directories of that name left by runs that died.
 func Dir(name string) (dir string, release func(), err error) {
-	Sweep(name)
-	dir, err = os.MkdirTemp("", "stax-"+name+"-*")
+	return DirIn(os.TempDir(), "stax-"+name+"-")
+}
+
+// Sweep removes the scratch directories named stax-<name>-* in the
+// temporary directory whose lock no live process holds.
+func Sweep(name string) {
+	SweepIn(os.TempDir(), "stax-"+name+"-")
+}
+
+// DirIn creates a directory named prefix* in parent, such as a staging
+// directory beside a target, locked until release, which also removes it.
+// It first removes the directories of that prefix in parent left by runs
+// that died.
+func DirIn(parent, prefix string) (dir string, release func(), err error) {
+	SweepIn(parent, prefix)
+	dir, err = os.MkdirTemp(parent, prefix+"*")
 	if err != nil {
 		return "", nil, err
 	}
@@ -42,25 +56,25 @@ func Dir(name string) (dir string, release func(), err error) {
 	}, nil
 }
 
-// Sweep removes the scratch directories named stax-<name>-* whose lock no
-// live process holds.
-func Sweep(name string) {
-	tmp := os.TempDir()
-	entries, err := os.ReadDir(tmp)
+// SweepIn removes the directories named prefix* in parent that DirIn made
+// and whose lock no live process holds. Anything else of that name, a
+// directory without a lock file or a symlink, is not stax's and stays.
+func SweepIn(parent, prefix string) {
+	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), "stax-"+name+"-") {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
-		dir := filepath.Join(tmp, e.Name())
+		dir := filepath.Join(parent, e.Name())
 		info, err := e.Info()
 		if err != nil || time.Since(info.ModTime()) < minAge {
 			continue
 		}
 		lockPath := filepath.Join(dir, lockFile)
-		if _, err := os.Lstat(lockPath); err != nil {
+		if fi, err := os.Lstat(lockPath); err != nil || !fi.Mode().IsRegular() {
 			continue // not a scratch directory of this kind
 		}
 		lock := flock.New(lockPath)
