@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/docker/go-units"
@@ -128,27 +127,4 @@ func (r *remoteOptions) transferOptions(streams *IOStreams) (opts transfer.Optio
 	bars := newProgressBars(streams.ErrOut)
 	opts.Progress = bars
 	return opts, bars.Wait
-}
-
-// optionalBool is a boolean flag that remembers whether it was given, so
-// that --plain-http=false can override the loopback default.
-type optionalBool struct{ set, v bool }
-
-func (b *optionalBool) String() string { return strconv.FormatBool(b.v) }
-func (b *optionalBool) Type() string   { return "bool" }
-func (b *optionalBool) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return err
-	}
-	b.set, b.v = true, v
-	return nil
-}
-
-// value is nil when the flag was not given.
-func (b *optionalBool) value() *bool {
-	if !b.set {
-		return nil
-	}
-	return &b.v
 }

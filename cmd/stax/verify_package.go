@@ -7,6 +7,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
 )
@@ -32,7 +33,7 @@ func runVerifyPackage(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := openSigned(ctx, opener, opts.Ref, opts.Local, store.ReadOnly)
+	src, err := source.OpenExact(ctx, opener, opts.Ref, opts.Local, store.ReadOnly)
 	if err != nil {
 		return err
 	}
