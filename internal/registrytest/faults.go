@@ -24,10 +24,12 @@ import (
 // `^/v2/skills/demo/blobs/uploads/.+`. The constructors panic on a bad
 // expression, as regexp.MustCompile does.
 type Fault struct {
-	kind       string
-	method     string
-	path       *regexp.Regexp
-	left       int // uses left; negative: unlimited
+	kind   string
+	method string
+	path   *regexp.Regexp
+	// left is the uses left, negative for unlimited: atomic, because a
+	// test may call Times while the server still answers a request.
+	left       atomic.Int64
 	hits       atomic.Int64
 	status     int
 	retryAfter string
@@ -36,7 +38,9 @@ type Fault struct {
 }
 
 func newFault(kind, method, path string) *Fault {
-	return &Fault{kind: kind, method: method, path: regexp.MustCompile(path), left: 1}
+	f := &Fault{kind: kind, method: method, path: regexp.MustCompile(path)}
+	f.left.Store(1)
+	return f
 }
 
 // Fail answers matching requests with status and a registry-style JSON
@@ -79,7 +83,7 @@ func CorruptBlob(repo string, dgst digest.Digest) *Fault {
 // Times makes f take the first n matching requests; n < 0 takes all of
 // them. It returns f.
 func (f *Fault) Times(n int) *Fault {
-	f.left = n
+	f.left.Store(int64(n))
 	return f
 }
 
@@ -95,13 +99,15 @@ func (f *Fault) RetryAfter(seconds int) *Fault {
 func (f *Fault) Hits() int { return int(f.hits.Load()) }
 
 // take reports whether f claims req, and counts the use. The registry's lock
-// is held, which guards left; a Fault belongs to one registry.
+// is held, so that two requests never take the last use; a Fault belongs to
+// one registry.
 func (f *Fault) take(req *http.Request) bool {
-	if f.left == 0 || (f.method != "" && f.method != req.Method) || !f.path.MatchString(req.URL.Path) {
+	left := f.left.Load()
+	if left == 0 || (f.method != "" && f.method != req.Method) || !f.path.MatchString(req.URL.Path) {
 		return false
 	}
-	if f.left > 0 {
-		f.left--
+	if left > 0 {
+		f.left.CompareAndSwap(left, left-1)
 	}
 	f.hits.Add(1)
 	return true
