@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/proposal"
 )
 
@@ -21,9 +21,9 @@ type applyOptions struct {
 	// Proposal is the proposal file; "-" reads stdin.
 	Proposal string
 	// SkillsDir is DIR; empty means the current package's skills directory.
-	SkillsDir           string
-	Patch, Minor, Major bool
-	DryRun              bool
+	SkillsDir string
+	partFlags
+	DryRun bool
 }
 
 func newApplyCmd(f *factory, runF func(context.Context, *applyOptions) error) *cobra.Command {
@@ -73,28 +73,21 @@ may be - for stdin.`,
 	}
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.DryRun, "dry-run", false, "check and show what would change, without writing")
-	flags.BoolVar(&opts.Patch, "patch", false, "bump the patch version, whatever the change")
-	flags.BoolVar(&opts.Minor, "minor", false, "bump the minor version, whatever the change")
-	flags.BoolVar(&opts.Major, "major", false, "bump the major version, whatever the change")
+	opts.partFlags.addFlags(cmd, "bump the %s version, whatever the change", "")
 	cmd.MarkFlagsMutuallyExclusive("patch", "minor", "major")
 	return cmd
 }
 
 func runApply(ctx context.Context, opts *applyOptions) error {
-	var part bump.Part
-	switch {
-	case opts.Patch:
-		part = bump.Patch
-	case opts.Minor:
-		part = bump.Minor
-	case opts.Major:
-		part = bump.Major
+	part, err := opts.partFlags.part()
+	if err != nil {
+		return err
 	}
 	dir, err := skillsDirOrPackage(opts.SkillsDir)
 	if err != nil {
 		return err
 	}
-	today, err := sourceDate(getenv)
+	today, err := pack.SourceDate(getenv)
 	if err != nil {
 		return err
 	}

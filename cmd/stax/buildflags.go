@@ -1,81 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
-	"time"
-
-	"github.com/docker/go-units"
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 )
-
-// byteSize is a size flag such as --max-size: 64MiB, 200MB, or 0 for no
-// limit. It is checked as the flag is parsed.
-type byteSize struct {
-	text string
-	n    int64
-}
-
-func newByteSize(text string) byteSize {
-	n, _ := units.RAMInBytes(text)
-	return byteSize{text: text, n: n}
-}
-
-func (b *byteSize) String() string { return b.text }
-func (b *byteSize) Type() string   { return "size" }
-func (b *byteSize) Set(s string) error {
-	n, err := units.RAMInBytes(s)
-	if err != nil || n < 0 {
-		return fmt.Errorf("want a size such as 64MiB, 200MB or 0 for no limit")
-	}
-	b.text, b.n = s, n
-	return nil
-}
-
-// Limit is the size as the libraries take it: negative for no limit.
-func (b *byteSize) Limit() int64 {
-	if b.n == 0 {
-		return -1
-	}
-	return b.n
-}
-
-// symlinkMode is --symlink-mode.
-type symlinkMode layers.SymlinkMode
-
-func (m *symlinkMode) String() string { return string(*m) }
-func (m *symlinkMode) Type() string   { return "mode" }
-func (m *symlinkMode) Set(s string) error {
-	switch v := layers.SymlinkMode(s); v {
-	case layers.SymlinkReject, layers.SymlinkFlatten:
-		*m = symlinkMode(v)
-		return nil
-	}
-	return fmt.Errorf("want %q or %q", layers.SymlinkReject, layers.SymlinkFlatten)
-}
-
-// rfc3339 is a time flag such as --created.
-type rfc3339 struct{ t *time.Time }
-
-func (r *rfc3339) String() string {
-	if r.t == nil {
-		return ""
-	}
-	return r.t.Format(time.RFC3339)
-}
-func (r *rfc3339) Type() string { return "time" }
-func (r *rfc3339) Set(s string) error {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return fmt.Errorf("want RFC 3339, such as 2026-01-02T15:04:05Z")
-	}
-	r.t = &t
-	return nil
-}
 
 // buildFlags are the flags that shape a package built from a directory
 // and bound what a command reads: every command that builds or reads
@@ -125,45 +55,9 @@ func (b *buildFlags) options(getenv func(string) string) (pack.Options, error) {
 		opts.Created = *b.Created.t
 		return opts, nil
 	}
-	when, err := sourceDate(getenv)
+	when, err := pack.SourceDate(getenv)
 	opts.Created = when
 	return opts, err
-}
-
-// sourceDate is SOURCE_DATE_EPOCH, else zero (the epoch).
-func sourceDate(getenv func(string) string) (time.Time, error) {
-	env := getenv("SOURCE_DATE_EPOCH")
-	if env == "" {
-		return time.Time{}, nil
-	}
-	secs, err := strconv.ParseInt(env, 10, 64)
-	if err != nil {
-		return time.Time{}, errdefs.Invalid(fmt.Errorf("SOURCE_DATE_EPOCH=%q: want a number of seconds since the Unix epoch", env))
-	}
-	return time.Unix(secs, 0), nil
-}
-
-// maxFilesFlag is --max-files: the most entries (files and directories) a
-// skills layer may hold.
-type maxFilesFlag int
-
-func (m *maxFilesFlag) String() string { return strconv.Itoa(int(*m)) }
-func (m *maxFilesFlag) Type() string   { return "int" }
-func (m *maxFilesFlag) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return fmt.Errorf("want a count, or 0 for no limit")
-	}
-	*m = maxFilesFlag(n)
-	return nil
-}
-
-// Limit is the layers.ReadOptions.MaxFiles of the flag.
-func (m *maxFilesFlag) Limit() int {
-	if *m == 0 {
-		return -1
-	}
-	return int(*m)
 }
 
 func addMaxFilesFlag(cmd *cobra.Command, value *maxFilesFlag) {

@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/bump"
-	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
 )
 
 type bumpOptions struct {
@@ -17,9 +16,9 @@ type bumpOptions struct {
 	Global *globalOptions
 	Skill  string
 	// SkillsDir is --dir: where a skill given by name is looked up.
-	SkillsDir           string
-	Patch, Minor, Major bool
-	DryRun              bool
+	SkillsDir string
+	partFlags
+	DryRun bool
 }
 
 func newBumpCmd(f *factory, runF func(context.Context, *bumpOptions) error) *cobra.Command {
@@ -50,35 +49,21 @@ skills directory (--dir, default: the current package's).`,
 	}
 	flags := cmd.Flags()
 	flags.StringVar(&opts.SkillsDir, "dir", "", "skills directory to find SKILL in by name (default: the current package's)")
-	flags.BoolVar(&opts.Patch, "patch", false, "raise the patch version (the default)")
-	flags.BoolVar(&opts.Minor, "minor", false, "raise the minor version")
-	flags.BoolVar(&opts.Major, "major", false, "raise the major version")
+	opts.partFlags.addFlags(cmd, "raise the %s version", bump.Patch)
 	flags.BoolVar(&opts.DryRun, "dry-run", false, "say what would change, without writing")
 	return cmd
 }
 
 func runBump(opts *bumpOptions) error {
-	n := 0
-	for _, set := range []bool{opts.Patch, opts.Minor, opts.Major} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
-		return errdefs.Invalid(errors.New("give one of --patch, --minor and --major"))
-	}
-	part := bump.Patch
-	switch {
-	case opts.Minor:
-		part = bump.Minor
-	case opts.Major:
-		part = bump.Major
+	part, err := opts.partFlags.part()
+	if err != nil {
+		return err
 	}
 	dir, err := resolveSkillDir(opts.Skill, opts.SkillsDir)
 	if err != nil {
 		return err
 	}
-	today, err := sourceDate(getenv)
+	today, err := pack.SourceDate(getenv)
 	if err != nil {
 		return err
 	}

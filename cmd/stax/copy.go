@@ -7,10 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/trust"
 )
 
 type copyOptions struct {
@@ -78,7 +80,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return errdefs.Invalid(err)
 	}
 	if srcRef.Tag == "" && srcRef.Digest == "" {
-		if err := defaultSelector(&srcRef); err != nil {
+		if err := target.DefaultSelector(&srcRef); err != nil {
 			return err
 		}
 	}
@@ -99,7 +101,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 			return err
 		}
 		defer graph.Close()
-		if _, err := opts.Verify.check(ctx, opts.IO, graphPackages(graph), nil, nil, maxSize); err != nil {
+		if _, err := trust.Enforce(ctx, install.TrustPackages(graph), opts.Verify.options(opts.IO, nil, nil, maxSize)); err != nil {
 			return err
 		}
 	} else if err := opts.Verify.checkTarget(ctx, opts.IO, src, maxSize); err != nil {
@@ -137,22 +139,4 @@ func copyDependencies(ctx context.Context, opts *copyOptions, opener *target.Ope
 		fmt.Fprintf(opts.IO.ErrOut, "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())
 	}
 	return err
-}
-
-// defaultSelector chooses what a source without a tag or digest names: the
-// one manifest of a layout that lists only one (ko and crane write such
-// layouts untagged), else the tag latest.
-func defaultSelector(ref *reference.Reference) error {
-	if ref.IsLayout() {
-		d, ok, err := target.SoleManifest(ref.Layout)
-		if err != nil {
-			return err
-		}
-		if ok {
-			ref.Digest = d
-			return nil
-		}
-	}
-	ref.Tag = "latest"
-	return nil
 }

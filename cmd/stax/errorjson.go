@@ -1,23 +1,9 @@
 package main
 
 import (
-	"context"
-	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"net"
-	"net/http"
-
-	"oras.land/oras-go/v2/registry/remote/auth"
-	"oras.land/oras-go/v2/registry/remote/errcode"
-
-	"github.com/stax-dev/stax/layers"
-	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/reference"
 )
 
 // jsonError is what --output json prints on stderr for a failure, inside
@@ -30,99 +16,6 @@ type jsonError struct {
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Hint    string `json:"hint,omitempty"`
-}
-
-// usageError marks a mistake in how stax was called, so its code is
-// "usage" whichever command found it.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// errorCode is one stable code: the first whose match accepts the error
-// names it. File and line come from where when it is set.
-type errorCode struct {
-	Code  string
-	Hint  string
-	match func(error) bool
-	where func(error) (string, int)
-}
-
-// errorCodes are tried in order, most specific first; the README lists
-// them (TestJSONErrorsCodesDocumented). An error none matches gets the
-// code of its exit code class, from exitClasses.
-var errorCodes = []errorCode{
-	{Code: "usage", Hint: "run the command with --help for its arguments and flags",
-		match: is[usageError]},
-	{Code: "interrupted", match: func(err error) bool { return errors.Is(err, context.Canceled) }},
-	{Code: "invalid-reference", Hint: "a reference is HOST/REPOSITORY[:TAG|@DIGEST] in lowercase, a Docker Hub name such as org/skills, or oci:PATH[:TAG]",
-		match: func(err error) bool { return errors.Is(err, reference.ErrInvalid) }},
-	{Code: "skills-invalid", Hint: "run stax validate to list every problem with its fix",
-		match: is[*pack.InvalidError], where: func(err error) (string, int) {
-			var e *pack.InvalidError
-			if errors.As(err, &e) && e.Report != nil && len(e.Report.Errors) > 0 {
-				return e.Report.Errors[0].File, e.Report.Errors[0].Line
-			}
-			return "", 0
-		}},
-	{Code: "size-limit", Hint: "raise the limit with --max-size",
-		match: is[*layers.SizeError]},
-	{Code: "digest-mismatch", Hint: "the content was altered after it was published; fetch it again or from another source",
-		match: is[*layers.DigestMismatchError]},
-	{Code: "unsafe-entry", Hint: "the package holds a path stax never writes; do not install it",
-		match: is[*layers.UnsafeEntryError]},
-	{Code: "install-conflict", Hint: "rename or remove those skills, or pass --force to replace them",
-		match: is[*install.ConflictError]},
-	{Code: "registry-unauthorized", Hint: "log in with stax login HOST",
-		match: func(err error) bool {
-			return registryStatus(err) == http.StatusUnauthorized || errors.Is(err, auth.ErrBasicCredentialNotFound)
-		}},
-	{Code: "registry-denied", Hint: "use credentials allowed to access the repository (for GHCR, a token with read:packages or write:packages)",
-		match: func(err error) bool { return registryStatus(err) == http.StatusForbidden }},
-	{Code: "registry-rate-limited", Hint: "wait, or log in for a higher limit",
-		match: func(err error) bool { return registryStatus(err) == http.StatusTooManyRequests }},
-	{Code: "tls-untrusted", Hint: "pass --ca-file with the registry's CA, or --insecure to skip verification",
-		match: func(err error) bool {
-			var ca x509.UnknownAuthorityError
-			var host x509.HostnameError
-			return errors.As(err, &ca) || errors.As(err, &host)
-		}},
-	{Code: "registry-unreachable", Hint: "check the host and port, and that the registry is running",
-		match: is[*net.OpError]},
-	{Code: "file-not-found", match: func(err error) bool { return errors.Is(err, fs.ErrNotExist) }, where: pathOf},
-	{Code: "permission-denied", match: func(err error) bool { return errors.Is(err, fs.ErrPermission) }, where: pathOf},
-}
-
-// exitClasses are the codes of errors no entry of errorCodes matches:
-// the class of their exit code.
-var exitClasses = map[int]string{
-	1: "invalid",
-	2: "filesystem",
-	3: "registry",
-	4: "resolution",
-	5: "materialization",
-	6: "verification",
-}
-
-func is[T error](err error) bool {
-	var target T
-	return errors.As(err, &target)
-}
-
-func registryStatus(err error) int {
-	var resp *errcode.ErrorResponse
-	if errors.As(err, &resp) {
-		return resp.StatusCode
-	}
-	return 0
-}
-
-func pathOf(err error) (string, int) {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Path, 0
-	}
-	return "", 0
 }
 
 // describeError is err as --output json reports it, exiting with exit.

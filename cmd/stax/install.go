@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/trust"
 )
 
 type installOptions struct {
@@ -121,8 +122,8 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		Sources: sources, ProjectDir: opts.Where.Dir, Opener: opener, MaxSize: maxSize, MaxFiles: opts.MaxFiles.Limit(),
 		Frozen: pinned, Copy: copyOpts, Placement: placement, Force: opts.Force, LockDir: lockDir,
 		Verify: func(g *resolve.Graph, require map[digest.Digest]bool) (map[digest.Digest]string, error) {
-			outcomes, err := opts.Verify.check(ctx, opts.IO, graphPackages(g), projectTrust(def, opts.Where.Dir), require, maxSize)
-			return verifiedSigners(outcomes), err
+			outcomes, err := trust.Enforce(ctx, install.TrustPackages(g), opts.Verify.options(opts.IO, def.TrustPolicy(opts.Where.Dir), require, maxSize))
+			return trust.Signers(outcomes), err
 		},
 	})
 	done()

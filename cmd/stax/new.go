@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/scaffold"
 )
 
@@ -65,7 +66,7 @@ func runNewSkill(opts *newSkillOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := sourceDate(getenv)
+	today, err := pack.SourceDate(getenv)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -53,4 +55,18 @@ func checkPublishable(ctx context.Context, src *source.Source) error {
 		return err
 	}
 	return pack.CheckPublishable(src.Name, pkg.Config.Packages)
+}
+
+// pushSigner loads the key of push --sign before anything is pushed, so
+// that a wrong key or password pushes nothing.
+func pushSigner(opts *pushOptions) (*signature.KeySigner, error) {
+	switch {
+	case opts.Sign && opts.SignKey == "":
+		return nil, errdefs.Invalid(errors.New("--sign needs --key KEY, the private key to sign with"))
+	case !opts.Sign && opts.SignKey != "":
+		return nil, errdefs.Invalid(errors.New("--key is the signing key of --sign: add --sign"))
+	case !opts.Sign:
+		return nil, nil
+	}
+	return loadSigner(opts.IO, opts.SignKey)
 }

@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/trust"
 )
 
 type pullOptions struct {
@@ -94,7 +96,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		return err
 	}
 	defer graph.Close()
-	if _, err := opts.Verify.check(ctx, opts.IO, graphPackages(graph), nil, nil, maxSize); err != nil {
+	if _, err := trust.Enforce(ctx, install.TrustPackages(graph), opts.Verify.options(opts.IO, nil, nil, maxSize)); err != nil {
 		return err
 	}
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -108,8 +107,6 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	}
 	if src.Built != nil {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
-	}
-	if src.Built != nil {
 		if err := release.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
 			return err
 		}
@@ -134,18 +131,4 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 		}
 	}
 	return printTransfer(opts.IO, opts.Global, "Pushed", dst.Ref, res, "")
-}
-
-// pushSigner loads the key of push --sign before anything is pushed, so
-// that a wrong key or password pushes nothing.
-func pushSigner(opts *pushOptions) (*signature.KeySigner, error) {
-	switch {
-	case opts.Sign && opts.SignKey == "":
-		return nil, errdefs.Invalid(errors.New("--sign needs --key KEY, the private key to sign with"))
-	case !opts.Sign && opts.SignKey != "":
-		return nil, errdefs.Invalid(errors.New("--key is the signing key of --sign: add --sign"))
-	case !opts.Sign:
-		return nil, nil
-	}
-	return loadSigner(opts.IO, opts.SignKey)
 }

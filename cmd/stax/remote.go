@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/docker/go-units"
@@ -14,7 +12,6 @@ import (
 	"github.com/stax-dev/stax/pkg/mounts"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/source"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -126,15 +123,15 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 // cross-repository mounts; call done when the copies are over.
 func (r *remoteOptions) transferOptions(streams *IOStreams) (opts transfer.Options, done func()) {
 	opts.Concurrency = r.Concurrency
-	record := loadMounts(streams)
-	if record != nil {
-		opts.Mounts = record
+	// A record that cannot be read or saved only costs uploads.
+	record, err := mounts.LoadHome()
+	if err != nil {
+		fmt.Fprintf(streams.ErrOut, "warning: ignoring the record of where blobs are: %v\n", err)
 	}
+	opts.Mounts = record
 	save := func() {
-		if record != nil {
-			if err := record.Save(); err != nil {
-				fmt.Fprintf(streams.ErrOut, "warning: could not record where blobs were copied, for later mounts: %v\n", err)
-			}
+		if err := record.Save(); err != nil {
+			fmt.Fprintf(streams.ErrOut, "warning: could not record where blobs were copied, for later mounts: %v\n", err)
 		}
 	}
 	if r.NoProgress || !streams.ErrTTY {
@@ -143,41 +140,4 @@ func (r *remoteOptions) transferOptions(streams *IOStreams) (opts transfer.Optio
 	bars := newProgressBars(streams.ErrOut)
 	opts.Progress = bars
 	return opts, func() { bars.Wait(); save() }
-}
-
-// loadMounts reads the record of which repositories hold which blobs from
-// $STAX_HOME; a record that cannot be read only costs uploads.
-func loadMounts(streams *IOStreams) *mounts.Record {
-	home, err := store.Home()
-	if err != nil {
-		return nil
-	}
-	record, err := mounts.Load(filepath.Join(home, mounts.FileName))
-	if err != nil {
-		fmt.Fprintf(streams.ErrOut, "warning: ignoring the record of where blobs are: %v\n", err)
-	}
-	return record
-}
-
-// optionalBool is a boolean flag that remembers whether it was given, so
-// that --plain-http=false can override the loopback default.
-type optionalBool struct{ set, v bool }
-
-func (b *optionalBool) String() string { return strconv.FormatBool(b.v) }
-func (b *optionalBool) Type() string   { return "bool" }
-func (b *optionalBool) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return err
-	}
-	b.set, b.v = true, v
-	return nil
-}
-
-// value is nil when the flag was not given.
-func (b *optionalBool) value() *bool {
-	if !b.set {
-		return nil
-	}
-	return &b.v
 }

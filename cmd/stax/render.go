@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,24 +27,6 @@ type renderOptions struct {
 	Workspace   string
 	SkillDir    string
 	MaxSize     byteSize
-}
-
-// renderResult is the JSON output of render.
-type renderResult struct {
-	Skill string `json:"skill"`
-	// Source is the skill directory, or REF#name.
-	Source string `json:"source"`
-	*render.Result
-	// Refused is set, instead of the rendering, when the SKILL.md body and
-	// CALIBRATION.md alone exceed the budget.
-	Refused *renderRefusal `json:"refused,omitempty"`
-}
-
-type renderRefusal struct {
-	Budget  render.Budget `json:"budget"`
-	Bytes   int64         `json:"bytes"`
-	Tokens  int64         `json:"tokens"`
-	Message string        `json:"message"`
 }
 
 func newRenderCmd(f *factory, runF func(context.Context, *renderOptions) error) *cobra.Command {
@@ -125,29 +106,7 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	budget := render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes}
 	res, err := render.Render(render.Skill{Name: name, SkillMD: files.SkillMD, Siblings: files.Siblings},
 		render.Options{Budget: budget, Substitute: sub})
-	var over *render.OverBudgetError
-	switch {
-	case errors.As(err, &over):
-		if opts.Global.json() {
-			if werr := writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Refused: &renderRefusal{
-				Budget: over.Budget, Bytes: over.Bytes, Tokens: over.Tokens, Message: over.Error(),
-			}}); werr != nil {
-				return werr
-			}
-			return errdefs.Invalid(errReported)
-		}
-		return errdefs.Invalid(err)
-	case err != nil:
-		return errdefs.Invalid(err)
-	}
-	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Result: res})
-	}
-	if _, err := io.WriteString(opts.IO.Out, res.Text); err != nil {
-		return err
-	}
-	printRenderSummary(opts.IO.ErrOut, name, res)
-	return nil
+	return printRendered(opts, name, source, res, err)
 }
 
 // loadRenderSkill reads the skill SKILL names: its files, its name for
@@ -155,11 +114,7 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 // skill inside a package, which has no directory until it is installed).
 func loadRenderSkill(ctx context.Context, opts *renderOptions) (*skillFiles, string, string, string, error) {
 	if ref, name, ok := splitPackaged(opts.Skill); ok {
-		maxSize, err := opts.MaxSize.Limit(), error(nil)
-		if err != nil {
-			return nil, "", "", "", err
-		}
-		files, err := readPackagedSkill(ctx, opts.Global, ref, name, maxSize)
+		files, err := readPackagedSkill(ctx, opts.Global, ref, name, opts.MaxSize.Limit())
 		return files, name, opts.Skill, "", err
 	}
 	dir, err := resolveSkillDir(opts.Skill, opts.SkillsDir)

@@ -1,14 +1,62 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 )
+
+// renderResult is the JSON output of render.
+type renderResult struct {
+	Skill string `json:"skill"`
+	// Source is the skill directory, or REF#name.
+	Source string `json:"source"`
+	*render.Result
+	// Refused is set, instead of the rendering, when the SKILL.md body and
+	// CALIBRATION.md alone exceed the budget.
+	Refused *renderRefusal `json:"refused,omitempty"`
+}
+
+type renderRefusal struct {
+	Budget  render.Budget `json:"budget"`
+	Bytes   int64         `json:"bytes"`
+	Tokens  int64         `json:"tokens"`
+	Message string        `json:"message"`
+}
+
+// printRendered writes the rendering, or the refusal err says, as text
+// or JSON.
+func printRendered(opts *renderOptions, name, source string, res *render.Result, err error) error {
+	var over *render.OverBudgetError
+	switch {
+	case errors.As(err, &over):
+		if opts.Global.json() {
+			if werr := writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Refused: &renderRefusal{
+				Budget: over.Budget, Bytes: over.Bytes, Tokens: over.Tokens, Message: over.Error(),
+			}}); werr != nil {
+				return werr
+			}
+			return errdefs.Invalid(errReported)
+		}
+		return errdefs.Invalid(err)
+	case err != nil:
+		return errdefs.Invalid(err)
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Result: res})
+	}
+	if _, err := io.WriteString(opts.IO.Out, res.Text); err != nil {
+		return err
+	}
+	printRenderSummary(opts.IO.ErrOut, name, res)
+	return nil
+}
 
 // printRenderSummary tells what went into the text, in load order, and
 // what was dropped to fit the budget.

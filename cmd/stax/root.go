@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -103,26 +102,6 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	registerCompletions(root, global)
 	flagErrorArgs(root)
 	return root, started
-}
-
-// flagError marks a mistake in how stax was called (a flag, the number of
-// arguments): invalid usage, exit 1, whichever command found it.
-func flagError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return errdefs.Invalid(usageError{err})
-}
-
-// flagErrorArgs makes the argument validators of cmd and its
-// subcommands return flag errors.
-func flagErrorArgs(cmd *cobra.Command) {
-	if check := cmd.Args; check != nil {
-		cmd.Args = func(c *cobra.Command, args []string) error { return flagError(check(c, args)) }
-	}
-	for _, sub := range cmd.Commands() {
-		flagErrorArgs(sub)
-	}
 }
 
 // unclassified is called with an error that reached the root without a

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
@@ -26,15 +24,6 @@ type signOptions struct {
 	Key     string
 	Local   bool
 	MaxSize byteSize
-}
-
-type signResult struct {
-	Reference string `json:"reference"`
-	Digest    string `json:"digest"`
-	Signature string `json:"signature"`
-	Signer    string `json:"signer"`
-	SignedAt  string `json:"signedAt"`
-	Algorithm string `json:"algorithm"`
 }
 
 func newSignCmd(f *factory, runF func(context.Context, *signOptions) error) *cobra.Command {
@@ -79,7 +68,7 @@ func runSign(ctx context.Context, opts *signOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := openSigned(ctx, opener, opts.Ref, opts.Local, store.ReadWrite)
+	src, err := source.OpenExact(ctx, opener, opts.Ref, opts.Local, store.ReadWrite)
 	if err != nil {
 		return err
 	}
@@ -89,19 +78,6 @@ func runSign(ctx context.Context, opts *signOptions) error {
 		return explainSignature(src.Target, err)
 	}
 	return printSigned(opts.IO, opts.Global, src.Ref, src.Descriptor.Digest.String(), signed)
-}
-
-func printSigned(streams *IOStreams, global *globalOptions, ref reference.Reference, dgst string, signed *signature.Signed) error {
-	out := signResult{
-		Reference: ref.Familiar(), Digest: dgst, Signature: signed.Descriptor.Digest.String(),
-		Signer: signed.Config.Signer, SignedAt: signed.Config.SignedAt, Algorithm: signed.Config.Algorithm,
-	}
-	if global.json() {
-		return writeJSON(streams.Out, out)
-	}
-	fmt.Fprintf(streams.ErrOut, "Signed %s@%s with key %s\n", out.Reference, out.Digest, out.Signer)
-	fmt.Fprintln(streams.Out, out.Signature)
-	return nil
 }
 
 // loadSigner reads a private key file and its password.
@@ -124,24 +100,6 @@ func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
 	return signer, nil
 }
 
-// openSigned opens the package that sign and verify work on: an OCI
-// layout, a registry repository, or with local the local store, opened in
-// mode. Unlike other read commands they never fall back from one place to
-// another: a signature is attached to, and looked for in, one place.
-func openSigned(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*source.Source, error) {
-	ref, err := reference.Parse(arg)
-	if err != nil {
-		return nil, errdefs.Invalid(err)
-	}
-	if ref.Tag == "" && ref.Digest == "" {
-		ref.Tag = "latest"
-	}
-	if local && !ref.IsLayout() {
-		return source.Lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
-	}
-	return source.Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
-}
-
 // explainSignature gives the errors of signing and verifying their exit
 // codes: a package that does not verify is a verification failure.
 func explainSignature(t *target.Target, err error) error {
@@ -152,12 +110,4 @@ func explainSignature(t *target.Target, err error) error {
 		return errdefs.Invalid(fmt.Errorf("%s: %w", t.Name(), err))
 	}
 	return t.Explain(err)
-}
-
-// signedAtText formats a signing time for messages.
-func signedAtText(t time.Time) string {
-	if t.IsZero() {
-		return "an unstated time"
-	}
-	return t.UTC().Format(time.RFC3339)
 }

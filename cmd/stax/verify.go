@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
 )
@@ -30,22 +31,6 @@ type verifyOptions struct {
 	Local   bool
 	Remote  remoteOptions
 	MaxSize byteSize
-}
-
-type verifyResult struct {
-	Verified bool           `json:"verified"`
-	Targets  []verifyTarget `json:"targets"`
-}
-
-type verifyTarget struct {
-	Runtimes []string        `json:"runtimes"`
-	Dir      string          `json:"dir"`
-	Drift    []install.Drift `json:"drift"`
-	// Unlocked are installed skills whose digest stax.lock does not pin.
-	Unlocked []string `json:"unlocked"`
-	// Unsigned are installed skills whose files differ from what their
-	// package's signature signs; checked when a key is trusted for it.
-	Unsigned []trust.SignedDrift `json:"unsigned,omitempty"`
 }
 
 func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) *cobra.Command {
@@ -114,40 +99,22 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	res := verifyResult{Verified: true, Targets: []verifyTarget{}}
 	lockDir, err := store.LockDir()
 	if err != nil {
 		return err
 	}
-	for _, t := range placement.Targets {
-		// An install a crash interrupted is finished or undone first, so
-		// that what is verified is an install, not half of one.
-		note, err := install.Recover(ctx, t.Dir, lockDir)
-		if err != nil {
-			return err
-		}
-		if note != "" {
-			fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", note)
-		}
-		drift, err := install.Check(t.Dir)
-		if err != nil {
-			return err
-		}
-		if drift == nil {
-			drift = []install.Drift{}
-		}
-		rec, err := install.ReadRecord(t.Dir)
-		if err != nil {
-			return err
-		}
-		vt := verifyTarget{Runtimes: install.Names(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: locked.Unlocked(rec.Digests())}
-		if vt.Unsigned, err = checkSignedInstall(ctx, opts, t.Dir, rec); err != nil {
-			return err
-		}
-		if len(vt.Drift) > 0 || len(vt.Unlocked) > 0 || len(vt.Unsigned) > 0 {
-			res.Verified = false
-		}
-		res.Targets = append(res.Targets, vt)
+	res, err := install.Verify(ctx, install.VerifyOptions{
+		Targets: placement.Targets, Locked: locked, LockDir: lockDir, Notes: opts.IO.ErrOut,
+		Signed: install.SignedOptions{Keys: opts.Keys, Policy: opts.Policy, Open: func() (trust.Source, int64, error) {
+			opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
+			if err != nil {
+				return nil, 0, err
+			}
+			return source.TrustSource(opener), maxSize, nil
+		}},
+	})
+	if err != nil {
+		return err
 	}
 	if opts.Global.json() {
 		if err := writeJSON(opts.IO.Out, res); err != nil {

@@ -5,10 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 )
 
-func printVerify(streams *IOStreams, res verifyResult) {
+func printVerify(streams *IOStreams, res install.VerifyResult) {
 	for _, t := range res.Targets {
 		where := strings.Join(t.Runtimes, ",") + ": " + t.Dir
 		if len(t.Drift) == 0 && len(t.Unlocked) == 0 && len(t.Unsigned) == 0 {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/trust"
@@ -33,7 +32,7 @@ func Admit(ctx context.Context, skillDir string, policy *trust.Policy, open trus
 	if !ok {
 		return nil
 	}
-	rule := policy.Rule(scopeName(installed.Package))
+	rule := policy.Rule(trust.ScopeName(installed.Package))
 	if rule.Mode != trust.ModeRequire {
 		return nil
 	}
@@ -63,13 +62,4 @@ func isStateful(dir string) bool {
 		}
 	}
 	return false
-}
-
-// scopeName is the full reference trust scopes match, e.g.
-// docker.io/acme/skills:1.0.0 for acme/skills:1.0.0.
-func scopeName(ref string) string {
-	if r, err := reference.Parse(ref); err == nil {
-		return r.String()
-	}
-	return ref
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -21,6 +22,7 @@ import (
 	"oras.land/oras-go/v2/registry"
 
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/pkg/store"
 )
 
 // FileName is the record in $STAX_HOME.
@@ -97,6 +99,15 @@ func Load(path string) (*Record, error) {
 	return r, nil
 }
 
+// LoadHome reads the record in $STAX_HOME, as Load does.
+func LoadHome() (*Record, error) {
+	home, err := store.Home()
+	if err != nil {
+		return &Record{registries: map[string]*blobs{}}, err
+	}
+	return Load(filepath.Join(home, FileName))
+}
+
 // Add records that repository of the registry host holds the blobs ds.
 // Names that are not a valid host, repository or digest are ignored.
 func (r *Record) Add(host, repository string, ds ...digest.Digest) {
@@ -150,7 +161,7 @@ func (r *Record) Sources(host string, d digest.Digest, except string) []string {
 func (r *Record) Save() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.changed {
+	if !r.changed || r.path == "" { // a record LoadHome could not place
 		return nil
 	}
 	out := file{Version: 1, Registries: map[string][]fileEntries{}}

@@ -198,3 +198,14 @@ func LoadDir(dir string) (*Definition, error) {
 	}
 	return def, err
 }
+
+// TrustPolicy is the project's trust section with its key paths relative
+// to dir, the project's directory; nil when there is none.
+func (d *Definition) TrustPolicy(dir string) *trust.Policy {
+	if d == nil || d.Trust == nil {
+		return nil
+	}
+	p := *d.Trust
+	p.Dir = dir
+	return &p
+}

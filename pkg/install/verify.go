@@ -1,0 +1,163 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/trust"
+)
+
+// TrustPackages are the packages of g that came from a registry or an OCI
+// layout; one built from a directory has no signature to check.
+func TrustPackages(g *resolve.Graph) []trust.Package {
+	var out []trust.Package
+	for _, n := range g.Order {
+		if n.Dir != "" {
+			continue
+		}
+		out = append(out, trust.Package{Ref: trust.ScopeName(n.Ref), Target: n.Target, Descriptor: n.Package.Descriptor})
+	}
+	return out
+}
+
+// VerifyOptions are the checks of the installed skills. The zero value of
+// each field but Targets is a usable default.
+type VerifyOptions struct {
+	Targets []Target
+	// Locked is the project's stax.lock; nil pins nothing.
+	Locked *lock.Lock
+	// LockDir holds the install locks (see store.LockDir).
+	LockDir string
+	// Notes receives what recovering an interrupted install did.
+	Notes io.Writer
+	// Signed compares installed files with their packages' signatures.
+	Signed SignedOptions
+}
+
+// SignedOptions say which keys to check installed skills against, and
+// where to find their packages.
+type SignedOptions struct {
+	// Keys are the trusted key files; none takes each package's keys from
+	// the trust policy at Policy (default: the user's), and a package no
+	// key is trusted for is not checked.
+	Keys   []string
+	Policy string
+	// Open gives the source of packages and the size limit of a read; it
+	// is called only when some skill came from a package.
+	Open func() (trust.Source, int64, error)
+}
+
+// VerifyResult is what Verify found; Verified when nothing differs.
+type VerifyResult struct {
+	Verified bool           `json:"verified"`
+	Targets  []VerifyTarget `json:"targets"`
+}
+
+// VerifyTarget is what Verify found in one folder.
+type VerifyTarget struct {
+	Runtimes []string `json:"runtimes"`
+	Dir      string   `json:"dir"`
+	Drift    []Drift  `json:"drift"`
+	// Unlocked are installed skills whose digest stax.lock does not pin.
+	Unlocked []string `json:"unlocked"`
+	// Unsigned are installed skills whose files differ from what their
+	// package's signature signs; checked when a key is trusted for it.
+	Unsigned []trust.SignedDrift `json:"unsigned,omitempty"`
+}
+
+// Verify compares the skills installed in each target with the files stax
+// wrote, with stax.lock, and with what their packages' signatures sign.
+// An install a crash interrupted is finished or undone first, so that what
+// is verified is an install, not half of one.
+func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
+	res := VerifyResult{Verified: true, Targets: []VerifyTarget{}}
+	for _, t := range opts.Targets {
+		note, err := Recover(ctx, t.Dir, opts.LockDir)
+		if err != nil {
+			return res, err
+		}
+		if note != "" && opts.Notes != nil {
+			fmt.Fprintf(opts.Notes, "note: %s\n", note)
+		}
+		drift, err := Check(t.Dir)
+		if err != nil {
+			return res, err
+		}
+		if drift == nil {
+			drift = []Drift{}
+		}
+		rec, err := ReadRecord(t.Dir)
+		if err != nil {
+			return res, err
+		}
+		vt := VerifyTarget{Runtimes: Names(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: opts.Locked.Unlocked(rec.Digests())}
+		if vt.Unsigned, err = CheckSigned(ctx, t.Dir, rec, opts.Signed); err != nil {
+			return res, err
+		}
+		if len(vt.Drift) > 0 || len(vt.Unlocked) > 0 || len(vt.Unsigned) > 0 {
+			res.Verified = false
+		}
+		res.Targets = append(res.Targets, vt)
+	}
+	return res, nil
+}
+
+// CheckSigned compares the skills installed in dir with the signed
+// statements of their packages, for the packages a key is trusted for.
+func CheckSigned(ctx context.Context, dir string, rec *Record, opts SignedOptions) ([]trust.SignedDrift, error) {
+	byPackage := map[string][]trust.InstalledSkill{}
+	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
+		s := rec.Skills[name]
+		if _, err := reference.Parse(s.Package); err != nil || isDir(s.Package) {
+			continue // built from a directory: nothing signed it
+		}
+		byPackage[s.Package] = append(byPackage[s.Package], trust.InstalledSkill{Dir: filepath.Join(dir, name), Path: name, Ref: s.Package, Digest: s.PackageDigest})
+	}
+	if len(byPackage) == 0 {
+		return nil, nil
+	}
+	open, maxSize, err := opts.Open()
+	if err != nil {
+		return nil, err
+	}
+	var out []trust.SignedDrift
+	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
+		keys := opts.Keys
+		if len(keys) == 0 {
+			if keys, err = trust.PolicyKeys(opts.Policy, trust.ScopeName(ref)); errdefs.Of(err) == errdefs.InvalidArgument {
+				continue // no key trusted for it: only the install record is checked
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		verifiers, err := trust.LoadVerifiers(keys)
+		if err != nil {
+			return nil, errdefs.Invalid(err)
+		}
+		drift, err := trust.CheckInstalled(ctx, byPackage[ref], open, verifiers, maxSize)
+		if errors.Is(err, signature.ErrNotVerified) {
+			return nil, errdefs.Corrupt(err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, drift...)
+	}
+	return out, nil
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}

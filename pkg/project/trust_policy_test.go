@@ -1,0 +1,29 @@
+package project_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/trust"
+)
+
+func TestTrustPolicyIsRelativeToTheProject(t *testing.T) {
+	section := &trust.Policy{Mode: trust.ModeRequire, Keys: []string{"acme.pub"}}
+	for _, c := range []struct {
+		name string
+		def  *project.Definition
+		want *trust.Policy
+	}{
+		{"no project", nil, nil},
+		{"no trust section", &project.Definition{}, nil},
+		{"section", &project.Definition{Trust: section}, &trust.Policy{Mode: trust.ModeRequire, Keys: []string{"acme.pub"}, Dir: "/proj"}},
+	} {
+		if got := c.def.TrustPolicy("/proj"); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+	if section.Dir != "" {
+		t.Fatalf("TrustPolicy changed the definition's section: %+v", section)
+	}
+}

@@ -1,0 +1,29 @@
+package source
+
+import (
+	"context"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+)
+
+// OpenExact opens the package arg names in one place only: an OCI
+// layout, a registry repository, or with local the local store, opened in
+// mode; a reference without tag or digest is :latest. Unlike Open it never
+// falls back from one place to another: a signature is attached to, and
+// looked for in, one place.
+func OpenExact(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*Source, error) {
+	ref, err := reference.Parse(arg)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	if ref.Tag == "" && ref.Digest == "" {
+		ref.Tag = "latest"
+	}
+	if local && !ref.IsLayout() {
+		return Lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
+	}
+	return Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
+}

@@ -1,0 +1,31 @@
+package source
+
+import (
+	"context"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/trust"
+)
+
+// TrustSource opens packages by reference and digest in the registries and
+// OCI layouts opener reaches, where their signatures are.
+func TrustSource(opener *target.Opener) trust.Source {
+	return func(ctx context.Context, ref string, d digest.Digest) (content.ReadOnlyGraphStorage, ocispec.Descriptor, func(), error) {
+		r, err := reference.Parse(ref)
+		if err != nil {
+			return nil, ocispec.Descriptor{}, nil, errdefs.Invalid(err)
+		}
+		r.Digest = d
+		src, err := Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)
+		if err != nil {
+			return nil, ocispec.Descriptor{}, nil, err
+		}
+		return src.Target, src.Descriptor, func() { src.Close() }, nil
+	}
+}

@@ -1,0 +1,123 @@
+package trust
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+// HomePolicyPath is the user's trust policy, $STAX_HOME/trust.yaml.
+func HomePolicyPath() (string, error) {
+	home, err := store.Home()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, FileName), nil
+}
+
+// LoadHome loads the user's trust policy; a missing file is the empty
+// policy.
+func LoadHome() (*Policy, error) {
+	path, err := HomePolicyPath()
+	if err != nil {
+		return nil, err
+	}
+	policy, err := Load(path)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	return policy, nil
+}
+
+// EnforceOptions are the checks of a command that brings packages in. The
+// zero value applies the user's trust policy as it is.
+type EnforceOptions struct {
+	// Mode, when set, overrides the policy's mode: none, warn or require.
+	Mode string
+	// Keys, when set, replace the policy's trusted keys.
+	Keys []string
+	// Project is the project's trust section, over the user's policy; nil
+	// for none.
+	Project *Policy
+	// Require are packages that must verify whatever the mode.
+	Require map[digest.Digest]bool
+	// Warnings receives what warn mode reports.
+	Warnings io.Writer
+	// MaxSize bounds every signature read; 0 is the default.
+	MaxSize int64
+}
+
+// Enforce applies the user's trust policy, then the project's section, then
+// opts to pkgs, before anything is written. A package that must verify
+// and does not is a data-loss class error.
+func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcome, error) {
+	policy, err := LoadHome()
+	if err != nil {
+		return nil, err
+	}
+	check := Options{Policy: Merge(policy, opts.Project), Keys: opts.Keys, Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize}
+	if opts.Mode != "" {
+		if check.Mode, err = ParseMode(opts.Mode); err != nil {
+			return nil, errdefs.Invalid(err)
+		}
+	}
+	out, err := Check(ctx, pkgs, check)
+	switch {
+	case errors.Is(err, signature.ErrNotVerified):
+		return nil, errdefs.Corrupt(err)
+	case err != nil:
+		return nil, errdefs.Invalid(err)
+	}
+	return out, nil
+}
+
+// Signers are the packages a trusted signature verified, by digest, with
+// their signer.
+func Signers(outcomes []Outcome) map[digest.Digest]string {
+	out := map[digest.Digest]string{}
+	for _, o := range outcomes {
+		if o.Verified != nil {
+			out[o.Digest] = o.Verified.Signer
+		}
+	}
+	return out
+}
+
+// ScopeName is the full reference trust scopes match, e.g.
+// docker.io/acme/skills:1.0.0 for acme/skills:1.0.0; a string that is not
+// a reference is itself.
+func ScopeName(ref string) string {
+	if r, err := reference.Parse(ref); err == nil {
+		return r.String()
+	}
+	return ref
+}
+
+// PolicyKeys are the keys the trust policy at path (default: the user's)
+// trusts for ref. No key is an invalid-argument error naming the fix.
+func PolicyKeys(path, ref string) ([]string, error) {
+	if path == "" {
+		var err error
+		if path, err = HomePolicyPath(); err != nil {
+			return nil, err
+		}
+	}
+	policy, err := Load(path)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	keys := policy.Rule(ref).Keys
+	if len(keys) == 0 {
+		return nil, errdefs.Invalid(fmt.Errorf("no key to verify %s with: pass --key PUB, or list keys for it in %s", ref, path))
+	}
+	return keys, nil
+}
