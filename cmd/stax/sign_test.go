@@ -133,3 +133,24 @@ func TestSignInLocalStore(t *testing.T) {
 		t.Fatalf("verify: %d %s", r.Code, r.Stderr)
 	}
 }
+
+// TestVerifyMissingLayoutCreatesNothing checks that verify and sign of a
+// package in an OCI layout that does not exist say so, as inspect and
+// pull do, and leave no empty layout behind.
+func TestVerifyMissingLayoutCreatesNothing(t *testing.T) {
+	useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	layout := filepath.Join(t.TempDir(), "absent")
+	for _, args := range [][]string{
+		{"verify", "oci:" + layout + ":1.0.0", "--key", pub},
+		{"sign", "oci:" + layout + ":1.0.0", "--key", priv},
+	} {
+		r := runStax(t, args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "OCI layout "+layout) {
+			t.Errorf("%s: exit %d, %s", args[0], r.Code, r.Stderr)
+		}
+		if _, err := os.Stat(layout); !os.IsNotExist(err) {
+			t.Fatalf("%s created %s (%v)", args[0], layout, err)
+		}
+	}
+}

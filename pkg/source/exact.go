@@ -22,6 +22,11 @@ func OpenExact(ctx context.Context, opener *target.Opener, arg string, local boo
 	if ref.Tag == "" && ref.Digest == "" {
 		ref.Tag = "latest"
 	}
+	if ref.IsLayout() {
+		if err := layoutExists(ref); err != nil {
+			return nil, err
+		}
+	}
 	if local && !ref.IsLayout() {
 		return Lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
 	}

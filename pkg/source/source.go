@@ -122,6 +122,15 @@ func Declaration(arg, base string) (string, error) {
 	return "./" + rel, nil
 }
 
+// layoutExists refuses a layout that is not there before it is opened,
+// since opening one creates it: reading a package creates nothing.
+func layoutExists(ref reference.Reference) error {
+	if _, err := os.Stat(ref.Layout); err != nil {
+		return errdefs.Invalid(fmt.Errorf("OCI layout %s: %w", ref.Layout, err))
+	}
+	return nil
+}
+
 // Open finds the package arg names: a package directory (see IsDirectory),
 // built into a temporary layout that Close removes; an oci: layout; or a
 // reference in the local store or a registry, as opts.Scope allows.
@@ -139,8 +148,8 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 		ref.Tag = "latest"
 	}
 	if ref.IsLayout() {
-		if _, err := os.Stat(ref.Layout); err != nil {
-			return nil, errdefs.Invalid(fmt.Errorf("OCI layout %s: %w", ref.Layout, err))
+		if err := layoutExists(ref); err != nil {
+			return nil, err
 		}
 		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
 	}
