@@ -103,8 +103,25 @@ func extractInto(r io.Reader, staging string, opts ReadOptions) ([]FileDigest, e
 		return nil, err
 	}
 	defer root.Close()
+	return ExtractTo(r, root, opts, nil)
+}
+
+// ExtractTo writes the entries of a layer that keep accepts (all of them
+// when keep is nil) into root, a staging directory of the caller's that
+// holds nothing else under the kept paths; the caller moves it into place,
+// or removes it, once ExtractTo has returned, as the layer's digest is
+// only verified at its end. Every entry is read and checked as Walk does,
+// the skipped ones too. It returns the files written, in archive order,
+// with modes set as Extract sets them.
+func ExtractTo(r io.Reader, root *os.Root, opts ReadOptions, keep func(Header) bool) ([]FileDigest, error) {
 	sw := &stagingWriter{root: root, dirs: map[string]bool{".": true}, buf: make([]byte, copyBufferSize)}
-	if err := Walk(r, opts, sw.entry); err != nil {
+	err := Walk(r, opts, func(h Header, content io.Reader) error {
+		if keep != nil && !keep(h) {
+			return nil
+		}
+		return sw.entry(h, content)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return sw.files, nil
