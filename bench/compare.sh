@@ -9,7 +9,8 @@
 # packages of PKG_SKILLS skills each (overlapping by half) fresh on tmpfs
 # (/dev/shm) and on the disk of BENCH_DIR vs tar -xzf of each package in
 # order; an unchanged re-install; peak RSS of validate, pack and install;
-# pull -o vs crane blob | tar -xzf when crane is installed.
+# pull -o of the SKILLS-skill package vs crane blob | tar -xzf (crane built
+# from the go-containerregistry module in go.mod) from docker-registry.
 set -euo pipefail
 
 STAX=${STAX:-bin/stax}
@@ -92,10 +93,37 @@ row "peak RSS pack $SKILLS skills (MiB)" "$(peak "$STAX" pack --max-size 0 "$BEN
 row "peak RSS install ${PKGS}x$PKG_SKILLS (MiB)" "$(peak "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}")" "-" "-"
 rm -rf "$proj"
 
-# pull -o against crane, when crane is here and a registry can be started
-if command -v crane >/dev/null && command -v docker-registry >/dev/null; then
-	echo "pull: see bench/README (crane found; not automated in this version)"
+# pull -o of the SKILLS-skill package against crane blob | tar -xzf, from
+# docker-registry on loopback; crane is built from the module stax requires.
+# Each stax run has a new local store, so that the layer is fetched.
+pull_row() {
+	local work=$BENCH_DIR/registry ref digest
+	fail() { echo "compare.sh: $*" >&2; exit 1; }
+	# shellcheck source=../test/e2e/lib/registry.sh
+	source "$here/../test/e2e/lib/registry.sh"
+	mkdir -p "$work"
+	(cd "$here/.." && go build -o "$BENCH_DIR/crane" github.com/google/go-containerregistry/cmd/crane)
+	start_registry >/dev/null
+	trap stop_registry EXIT
+	ref=127.0.0.1:$port/bench/lib:1.0.0
+	rm -rf "$BENCH_DIR/pull-layout"
+	"$STAX" pack --max-size 0 "$BENCH_DIR/lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/pull-layout:1.0.0" >/dev/null 2>&1
+	digest=$("$STAX" push --max-size 0 "oci:$BENCH_DIR/pull-layout:1.0.0" "$ref" --output json | tr -d ' \n' |
+		sed -n 's/.*"layers":\[{[^}]*"digest":"\(sha256:[0-9a-f]*\)".*/\1/p')
+	[ -n "$digest" ] || fail "no layer digest in the output of stax push"
+	local out=$BENCH_DIR/pull-out
+	stax_pull() { rm -rf "$BENCH_DIR/pull-home" "$out"; STAX_HOME=$BENCH_DIR/pull-home "$STAX" pull --max-size 0 "$ref" -o "$out"; }
+	crane_pull() { rm -rf "$out"; mkdir -p "$out"; "$BENCH_DIR/crane" blob "${ref%:*}@$digest" | tar -xzf - -C "$out"; }
+	local a=() b=() sa sb
+	for ((r = 0; r < RUNS; r++)); do a+=("$(seconds stax_pull)"); b+=("$(seconds crane_pull)"); done
+	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
+	row "pull -o $SKILLS skills (s) vs crane blob|tar -xzf" "$sa" "$sb" "$(ratio "$sa" "$sb")"
+	rm -rf "$out" "$BENCH_DIR/pull-home"
+	stop_registry
+}
+if command -v docker-registry >/dev/null || [ -x "${DOCKER_REGISTRY:-/usr/bin/docker-registry}" ]; then
+	pull_row
 else
-	echo "pull -o vs crane: skipped (crane or docker-registry not installed)"
+	echo "pull -o vs crane: skipped (docker-registry not installed)"
 fi
 echo "data: $BENCH_DIR (remove it when done)"
