@@ -9,8 +9,9 @@
 # packages of PKG_SKILLS skills each (overlapping by half) fresh on tmpfs
 # (/dev/shm) and on the disk of BENCH_DIR vs tar -xzf of each package in
 # order; an unchanged re-install; peak RSS of validate, pack and install;
-# pull -o of the SKILLS-skill package vs crane blob | tar -xzf (crane built
-# from the go-containerregistry module in go.mod) from docker-registry.
+# pull -o of the SKILLS-skill package from docker-registry, on tmpfs and on
+# disk, vs crane blob | tar -xzf (crane built from the go-containerregistry
+# module in go.mod).
 set -euo pipefail
 
 STAX=${STAX:-bin/stax}
@@ -94,9 +95,10 @@ row "peak RSS install ${PKGS}x$PKG_SKILLS (MiB)" "$(peak "$STAX" install --max-s
 rm -rf "$proj"
 
 # pull -o of the SKILLS-skill package against crane blob | tar -xzf, from
-# docker-registry on loopback; crane is built from the module stax requires.
-# Each stax run has a new local store, so that the layer is fetched.
-pull_row() {
+# docker-registry on loopback, into tmpfs and onto the disk of BENCH_DIR;
+# crane is built from the module stax requires. Each stax run has a new
+# local store (beside its output), so that the layer is fetched.
+pull_rows() {
 	local work=$BENCH_DIR/registry ref digest
 	fail() { echo "compare.sh: $*" >&2; exit 1; }
 	# shellcheck source=../test/e2e/lib/registry.sh
@@ -111,18 +113,27 @@ pull_row() {
 	digest=$("$STAX" push --max-size 0 "oci:$BENCH_DIR/pull-layout:1.0.0" "$ref" --output json | tr -d ' \n' |
 		sed -n 's/.*"layers":\[{[^}]*"digest":"\(sha256:[0-9a-f]*\)".*/\1/p')
 	[ -n "$digest" ] || fail "no layer digest in the output of stax push"
-	local out=$BENCH_DIR/pull-out
-	stax_pull() { rm -rf "$BENCH_DIR/pull-home" "$out"; STAX_HOME=$BENCH_DIR/pull-home "$STAX" pull --max-size 0 "$ref" -o "$out"; }
-	crane_pull() { rm -rf "$out"; mkdir -p "$out"; "$BENCH_DIR/crane" blob "${ref%:*}@$digest" | tar -xzf - -C "$out"; }
-	local a=() b=() sa sb
-	for ((r = 0; r < RUNS; r++)); do a+=("$(seconds stax_pull)"); b+=("$(seconds crane_pull)"); done
-	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
-	row "pull -o $SKILLS skills (s) vs crane blob|tar -xzf" "$sa" "$sb" "$(ratio "$sa" "$sb")"
-	rm -rf "$out" "$BENCH_DIR/pull-home"
+	if [ -d "$SHM" ] && [ -w "$SHM" ]; then pull_row "$SHM" tmpfs; fi
+	pull_row "$BENCH_DIR" disk
 	stop_registry
 }
+pull_row() {
+	local out=$1/stax-bench-pull home=$1/stax-bench-pull-home a=() b=() sa sb
+	# Each run starts from nothing, with no dirty pages of the run before
+	# left to slow it down.
+	clean() { rm -rf "$home" "$out"; sync; }
+	stax_pull() { STAX_HOME=$home "$STAX" pull --max-size 0 "$ref" -o "$out"; }
+	crane_pull() { mkdir "$out" && "$BENCH_DIR/crane" blob "${ref%:*}@$digest" | tar -xzf - -C "$out"; }
+	for ((r = 0; r < RUNS; r++)); do
+		clean; a+=("$(seconds stax_pull)")
+		clean; b+=("$(seconds crane_pull)")
+	done
+	clean
+	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
+	row "pull -o $SKILLS skills, $2 (s) vs crane|tar" "$sa" "$sb" "$(ratio "$sa" "$sb")"
+}
 if command -v docker-registry >/dev/null || [ -x "${DOCKER_REGISTRY:-/usr/bin/docker-registry}" ]; then
-	pull_row
+	pull_rows
 else
 	echo "pull -o vs crane: skipped (docker-registry not installed)"
 fi
