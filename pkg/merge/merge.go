@@ -149,7 +149,8 @@ func (r *Result) Materialize(ctx context.Context, dest string, opts Options) err
 // winners are the skills one package won.
 type winners struct {
 	from   *resolve.Node
-	skills map[string]Skill
+	skills []Skill
+	paths  map[string]bool
 }
 
 // byPackage groups the merged skills by the package they come from, in
@@ -160,11 +161,11 @@ func (r *Result) byPackage() []*winners {
 	for _, s := range r.Skills {
 		w := index[s.From]
 		if w == nil {
-			w = &winners{from: s.From, skills: map[string]Skill{}}
+			w = &winners{from: s.From, paths: map[string]bool{}}
 			index[s.From] = w
 			order = append(order, w)
 		}
-		w.skills[s.Path] = s
+		w.skills, w.paths[s.Path] = append(w.skills, s), true
 	}
 	return order
 }
@@ -180,8 +181,7 @@ func extractWinners(ctx context.Context, read Layers, w *winners, root *os.Root,
 	// to no skill.
 	won := func(h layers.Header) bool {
 		top, rest, _ := strings.Cut(h.Path, "/")
-		_, ok := w.skills[top]
-		return ok && (h.Dir || rest != "")
+		return w.paths[top] && (h.Dir || rest != "")
 	}
 	var files []layers.FileDigest
 	err := read.ReadLayer(ctx, n, func(r io.Reader) error {
