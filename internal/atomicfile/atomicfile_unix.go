@@ -3,6 +3,8 @@
 package atomicfile
 
 import (
+	"bufio"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,4 +22,22 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // temporary file nor the result can leave root.
 func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	return renameio.WriteFile(name, data, perm, renameio.WithRoot(root))
+}
+
+// WriteIn replaces name, relative to root, with what write writes, as
+// WriteFileIn does with data: for content too large to hold in memory.
+func WriteIn(root *os.Root, name string, perm fs.FileMode, write func(io.Writer) error) error {
+	t, err := renameio.NewPendingFile(name, renameio.WithPermissions(perm), renameio.WithExistingPermissions(), renameio.WithRoot(root))
+	if err != nil {
+		return err
+	}
+	defer t.Cleanup()
+	w := bufio.NewWriterSize(t, 64<<10)
+	if err := write(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return t.CloseAtomicallyReplace()
 }
