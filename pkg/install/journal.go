@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,10 +35,13 @@ type journalData struct {
 	Staging string `json:"staging"`
 	// Moves are the renames of the install, in order.
 	Moves [][2]string `json:"moves"`
-	// HadRecord and Record are the folder's record as it was.
-	HadRecord bool        `json:"hadRecord"`
-	Record    string      `json:"record"`
-	Lock      *lockChange `json:"lock,omitempty"`
+	// HadRecord says whether the folder had a record. RecordCopied says
+	// that a copy of it is in the staging directory (previousRecord);
+	// journals of older installs held it in Record instead.
+	HadRecord    bool        `json:"hadRecord"`
+	RecordCopied bool        `json:"recordCopied,omitempty"`
+	Record       string      `json:"record,omitempty"`
+	Lock         *lockChange `json:"lock,omitempty"`
 }
 
 // lockChange is a file written with an install, as it was and as it will
@@ -166,7 +170,7 @@ func recoverJournal(path, lockDir string) (string, error) {
 		os.Remove(path)
 		return fmt.Sprintf("an install into %s was interrupted after it was committed; it is now complete", dir), nil
 	}
-	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, j.HadRecord, []byte(j.Record))); err != nil {
+	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, j.HadRecord, copiedRecord(&j), []byte(j.Record))); err != nil {
 		// The journal stays, so that the next run tries again.
 		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
 	}
@@ -221,20 +225,64 @@ func undoMoves(base *os.Root, moves [][2]string) error {
 	return errors.Join(errs...)
 }
 
-func restoreRecord(folder *os.Root, had bool, data []byte) error {
+// restoreRecord puts the folder's record back as it was: removed if
+// there was none, else from the copy in the staging directory, or from
+// data (an older install's journal); without either it was not touched.
+func restoreRecord(folder *os.Root, had bool, copied string, data []byte) error {
 	if !had {
 		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", RecordFile, err)
 		}
 		return nil
 	}
-	if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
+	write := func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
+	switch {
+	case copied != "":
+		want, err := fileDigest(folder, copied)
+		if err != nil {
+			return fmt.Errorf("restore %s: %w", RecordFile, err)
+		}
+		if now, err := fileDigest(folder, RecordFile); err == nil && now == want {
+			return nil
+		}
+		write = func(w io.Writer) error {
+			f, err := folder.Open(copied)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = io.Copy(w, f)
+			return err
+		}
+	case data != nil:
+		if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
+			return nil
+		}
+	default:
 		return nil
 	}
-	if err := atomicfile.WriteFileIn(folder, RecordFile, data, 0o644); err != nil {
+	if err := atomicfile.WriteIn(folder, RecordFile, 0o644, write); err != nil {
 		return fmt.Errorf("restore %s: %w", RecordFile, err)
 	}
 	return nil
+}
+
+// previousRecord is where, in the staging directory, an install keeps the
+// record as it was: no skill has the name, names starting with a dot are
+// refused.
+func previousRecord(staging string) string {
+	return filepath.Join(staging, ".previous-record")
+}
+
+// copiedRecord is the copy of the record j kept, if it did.
+func copiedRecord(j *journalData) string {
+	if !j.RecordCopied {
+		return ""
+	}
+	return previousRecord(j.Staging)
 }
 
 // step is called before each step of a commit; tests make it fail, or

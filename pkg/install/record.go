@@ -2,9 +2,7 @@ package install
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -15,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 
 	"github.com/stax-dev/stax/layers"
@@ -60,36 +57,28 @@ type InstalledSkill struct {
 	Vars string `json:"vars,omitempty"`
 }
 
-// readRecord reads the folder's record, and its bytes (nil when there is
-// none). The record is a file in the project, which anyone who can change
-// the project can write: every skill name in it must pass the name rule
+// readRecord reads the folder's record; an empty one when there is none.
+// The record is a file in the project, which anyone who can change the
+// project can write: every skill name in it must pass the name rule
 // before stax uses it as a path, or nothing is done (exit 2).
-func readRecord(folder *os.Root, where string) (*Record, []byte, error) {
-	data, err := folder.ReadFile(RecordFile)
+func readRecord(folder *os.Root, where string) (*Record, error) {
+	r := &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}
+	f, err := folder.Open(RecordFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil, nil
+		return r, nil
 	}
 	if err != nil {
-		return nil, nil, errdefs.IO(err)
+		return nil, errdefs.IO(err)
 	}
-	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, nil, errdefs.Precondition(fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", where, err))
+	defer f.Close()
+	err = scanRecord(f, where, func(name string, s *InstalledSkill) error {
+		r.Skills[name] = *s
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if r.Skills == nil {
-		r.Skills = map[string]InstalledSkill{}
-	}
-	for _, name := range slices.Sorted(maps.Keys(r.Skills)) {
-		if err := layers.CheckName(name); err != nil {
-			return nil, nil, errdefs.IO(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
-		}
-		for f := range r.Skills[name].Files {
-			if layers.CheckPath(f) != nil {
-				return nil, nil, errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
-			}
-		}
-	}
-	return &r, data, nil
+	return r, nil
 }
 
 // ReadRecord returns what stax installed in dir; an empty record when
@@ -103,33 +92,7 @@ func ReadRecord(dir string) (*Record, error) {
 		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
-	r, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
-	return r, err
-}
-
-// encode is the record as written; nil for an empty record, which is no
-// record.
-func (r *Record) encode() ([]byte, error) {
-	if len(r.Skills) == 0 {
-		return nil, nil
-	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(data, '\n'), nil
-}
-
-// writeRecord replaces the record with data (encode's) atomically and
-// durably; nil removes it.
-func writeRecord(folder *os.Root, data []byte) error {
-	if data == nil {
-		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return errdefs.IO(err)
-		}
-		return nil
-	}
-	return errdefs.IO(atomicfile.WriteFileIn(folder, RecordFile, data, 0o644))
+	return readRecord(folder, filepath.Join(dir, RecordFile))
 }
 
 // hashTree lists the files under root in fsys as InstalledSkill.Files
@@ -273,7 +236,7 @@ func Check(dir string) ([]Drift, error) {
 		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
-	rec, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
+	rec, err := readRecord(folder, filepath.Join(dir, RecordFile))
 	if err != nil {
 		return nil, err
 	}
