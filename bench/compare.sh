@@ -9,6 +9,8 @@
 # packages of PKG_SKILLS skills each (overlapping by half) fresh on tmpfs
 # (/dev/shm) and on the disk of BENCH_DIR vs tar -xzf of each package in
 # order; an unchanged re-install; peak RSS of validate, pack and install;
+# peak RSS of a first push DIR (to Debian's docker-registry on loopback when
+# it is installed, else to an OCI layout);
 # pull -o vs crane blob | tar -xzf when crane is installed.
 set -euo pipefail
 
@@ -91,6 +93,22 @@ rm -rf "$BENCH_DIR/packout"
 row "peak RSS pack $SKILLS skills (MiB)" "$(peak "$STAX" pack --max-size 0 "$BENCH_DIR/lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/packout:1")" "-" "-"
 row "peak RSS install ${PKGS}x$PKG_SKILLS (MiB)" "$(peak "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}")" "-" "-"
 rm -rf "$proj"
+
+# peak memory of a first push of the library, to a new repository
+if [ -x "${DOCKER_REGISTRY:-/usr/bin/docker-registry}" ]; then
+	work=$BENCH_DIR/registry
+	mkdir -p "$work"
+	fail() { echo "compare.sh: $*" >&2; exit 1; }
+	# shellcheck source=../test/e2e/lib/registry.sh
+	. "$here/../test/e2e/lib/registry.sh"
+	start_registry >/dev/null
+	trap stop_registry EXIT
+	push_to=127.0.0.1:$port/bench/lib$(date +%s) push_label=registry
+else
+	rm -rf "$BENCH_DIR/pushout"
+	push_to=oci:$BENCH_DIR/pushout push_label="OCI layout"
+fi
+row "peak RSS push DIR $SKILLS skills, $push_label (MiB)" "$(peak "$STAX" push --max-size 0 "$BENCH_DIR/lib" "$push_to:1.0.0")" "-" "-"
 
 # pull -o against crane, when crane is here and a registry can be started
 if command -v crane >/dev/null && command -v docker-registry >/dev/null; then
