@@ -22,10 +22,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
 	"github.com/opencontainers/go-digest"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/layers"
@@ -314,38 +316,55 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	for i := range skills {
 		want[skills[i].Path] = &skills[i]
 	}
-	// What the user changed in a skill stax installed is theirs: it is
-	// only replaced or removed with --force, and then kept in a backup.
-	// A file whose size and modification time are as recorded is taken
-	// as recorded, unread. A skill the folder holds as recorded, from the
-	// same package digest and with the same paths substituted, stays as
-	// it is: neither its layer nor its files are read, and its entry goes
-	// to the next record as it was.
+	// Each skill of the record is compared with the folder; a file whose
+	// size and modification time are as recorded is taken as recorded,
+	// unread.
 	prevs := map[string]recorded{}
 	var modified []Drift
 	kept := map[string]bool{}
+	// Comparing a skill with the folder is mostly waiting on the file
+	// system: several are compared at once while the record is read.
+	g, gctx := errgroup.WithContext(ctx)
+	type entry struct {
+		name string
+		s    *InstalledSkill
+	}
+	entries := make(chan entry, 64)
+	var mu sync.Mutex
+	for range driftWorkers {
+		g.Go(func() error {
+			for e := range entries {
+				d, err := drift(p.folder, e.name, *e.s, true)
+				if err != nil {
+					return errdefs.IO(err)
+				}
+				mu.Lock()
+				err = p.compared(e.name, e.s, d, want[e.name], &modified, kept)
+				mu.Unlock()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	err = p.readPrevious(func(name string, s *InstalledSkill) error {
 		prevs[name] = recorded{digest: s.Digest, files: filesKey(s.Files)}
 		if slices.Contains(opts.Keep, name) {
 			p.keep = append(p.keep, name)
 			return nil
 		}
-		d, err := drift(p.folder, name, *s, true)
-		if err != nil {
-			return errdefs.IO(err)
-		}
-		if d != nil && !d.Missing {
-			modified = append(modified, *d)
-			p.backups[name] = true
-		}
-		sk := want[name]
-		if sk == nil || d != nil || s.Digest != sk.Digest || s.Vars != varsKey(p.vars(sk)) || s.Stat == nil {
+		select {
+		case entries <- entry{name, s}:
 			return nil
+		case <-gctx.Done():
+			return gctx.Err()
 		}
-		s.Package, s.PackageDigest = sk.Package, sk.PackageDigest
-		kept[name] = true
-		return p.spool.add(name, s)
 	})
+	close(entries)
+	if werr := g.Wait(); werr != nil {
+		return nil, werr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -401,6 +420,29 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	p.result.Removed = append(p.result.Removed, p.prune...)
 	p.result.Kept = append(p.result.Kept, p.keep...)
 	return p, nil
+}
+
+// driftWorkers is how many skills of the record are compared with the
+// folder at once.
+const driftWorkers = 4
+
+// compared takes in how the folder holds a skill of its record. What the
+// user changed in a skill stax installed is theirs: it is only replaced
+// or removed with --force, and then kept in a backup. A skill the folder
+// holds as recorded, from the same package digest and with the same paths
+// substituted, stays as it is: neither its layer nor its files are read,
+// and its entry goes to the next record as it was.
+func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, modified *[]Drift, kept map[string]bool) error {
+	if d != nil && !d.Missing {
+		*modified = append(*modified, *d)
+		p.backups[name] = true
+	}
+	if sk == nil || d != nil || s.Digest != sk.Digest || s.Vars != varsKey(p.vars(sk)) || s.Stat == nil {
+		return nil
+	}
+	s.Package, s.PackageDigest = sk.Package, sk.PackageDigest
+	kept[name] = true
+	return errdefs.IO(p.spool.add(name, s))
 }
 
 // recorded is what an install keeps of a skill of the folder's record.
