@@ -15,11 +15,16 @@ import (
 // WriteFile replaces path with data, the temporary file beside it so the
 // rename never crosses volumes.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return Write(path, perm, writeData(data))
+}
+
+// Write replaces path with what write writes, as WriteFile does with data.
+func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"*")
 	if err != nil {
 		return err
 	}
-	return finish(f, writeData(data), perm, f.Name(), func() error { return os.Rename(f.Name(), path) }, os.Remove)
+	return finish(f, write, perm, f.Name(), func() error { return os.Rename(f.Name(), path) }, os.Remove)
 }
 
 // WriteFileIn replaces name, relative to root, with data; neither the

@@ -13,6 +13,7 @@ package install
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -82,7 +83,9 @@ type Options struct {
 // LockFile is a file written with an install, such as stax.lock.
 type LockFile struct {
 	Path string
-	Data []byte
+	// Write writes the file's content. It is called more than once (to
+	// hash the content, and to write it) and writes the same each time.
+	Write func(io.Writer) error
 }
 
 // BackupDir is where, under Options.Root, replaced skills are kept.
@@ -208,7 +211,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	if lockChange != nil && lockChange.changes() {
 		err := step("lock")
 		if err == nil {
-			err = lockChange.write()
+			err = lockChange.writeFile()
 		}
 		if err != nil {
 			return nil, rollbackAll(plans, errdefs.IO(fmt.Errorf("write %s: %w", opts.Lock.Path, err)), true)
@@ -224,7 +227,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	if err != nil {
 		err = rollbackAll(plans, errdefs.IO(fmt.Errorf("commit the install: %w", err)), true)
 		if out.LockChanged {
-			if rerr := lockChange.restore(); rerr != nil {
+			if rerr := lockChange.restore(plans[0].folder, plans[0].staging); rerr != nil {
 				err = fmt.Errorf("%w; and %s could not be put back: %w", err, opts.Lock.Path, rerr)
 			}
 		}
@@ -448,7 +451,7 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 // recorded is what an install keeps of a skill of the folder's record.
 type recorded struct {
 	digest digest.Digest
-	files  digest.Digest // filesKey of its files
+	files  [sha256.Size]byte // filesKey of its files
 }
 
 // readPrevious hands each skill of the folder's record to each, and notes
@@ -591,6 +594,11 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		// Nothing in the folder changes, nor the lock file: no journal,
 		// nothing to undo.
 		return nil
+	}
+	if lc != nil && lc.changes() {
+		if err := lc.keep(p.folder, p.staging); err != nil {
+			return errdefs.IO(fmt.Errorf("keep a copy of %s: %w", lc.Path, err))
+		}
 	}
 	if p.hadRecord {
 		// The record as it was, for a rollback to put back.

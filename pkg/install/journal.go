@@ -45,21 +45,30 @@ type journalData struct {
 }
 
 // lockChange is a file written with an install, as it was and as it will
-// be.
+// be. Neither is held in memory: the lock of a large install lists every
+// skill. A copy of the file as it was is kept in the staging directory of
+// each folder, for a rollback to put back.
 type lockChange struct {
-	Path     string        `json:"path"`
-	Existed  bool          `json:"existed"`
-	Previous string        `json:"previous"`
-	New      digest.Digest `json:"new"`
-	data     []byte
+	Path    string        `json:"path"`
+	Existed bool          `json:"existed"`
+	Old     digest.Digest `json:"old,omitempty"`
+	New     digest.Digest `json:"new"`
+	// Previous is the file as it was, in the journals of older installs,
+	// which kept it there rather than a copy (they have no Old).
+	Previous string `json:"previous,omitempty"`
+	write    func(io.Writer) error
 }
 
 func newLockChange(l LockFile) (*lockChange, error) {
-	lc := &lockChange{Path: l.Path, New: digest.FromBytes(l.Data), data: l.Data}
-	old, err := os.ReadFile(l.Path)
+	h := digest.SHA256.Digester()
+	if err := l.Write(h.Hash()); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", l.Path, err)
+	}
+	lc := &lockChange{Path: l.Path, New: h.Digest(), write: l.Write}
+	old, err := digestOf(l.Path)
 	switch {
 	case err == nil:
-		lc.Existed, lc.Previous = true, string(old)
+		lc.Existed, lc.Old = true, old
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, errdefs.IO(fmt.Errorf("read %s: %w", l.Path, err))
 	}
@@ -67,24 +76,80 @@ func newLockChange(l LockFile) (*lockChange, error) {
 }
 
 func (lc *lockChange) changes() bool {
-	return !lc.Existed || lc.Previous != string(lc.data)
+	return !lc.Existed || lc.Old != lc.New
 }
 
-func (lc *lockChange) write() error {
-	return atomicfile.WriteFile(lc.Path, lc.data, 0o644)
+func (lc *lockChange) writeFile() error {
+	return atomicfile.Write(lc.Path, 0o644, lc.write)
 }
 
-// restore puts the file back as it was, unless something other than this
-// install has written it since.
-func (lc *lockChange) restore() error {
-	now, err := os.ReadFile(lc.Path)
-	if err != nil || digest.FromBytes(now) != lc.New || (lc.Existed && lc.Previous == string(now)) {
+// keep copies the file as it is into the staging directory of folder,
+// and checks that it is still the file as it was.
+func (lc *lockChange) keep(folder *os.Root, staging string) error {
+	if !lc.Existed {
+		return nil
+	}
+	in, err := os.Open(lc.Path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := folder.OpenFile(previousLock(staging), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	h := digest.SHA256.Digester()
+	_, err = io.Copy(io.MultiWriter(out, h.Hash()), in)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && h.Digest() != lc.Old {
+		err = fmt.Errorf("%s changed while stax was installing", lc.Path)
+	}
+	return err
+}
+
+// restore puts the file back as it was, from the copy kept in the
+// staging directory of folder (or an older journal's Previous), unless
+// something other than this install has written it since.
+func (lc *lockChange) restore(folder *os.Root, staging string) error {
+	now, err := digestOf(lc.Path)
+	if err != nil || now != lc.New || (lc.Existed && now == lc.Old) {
 		return nil
 	}
 	if !lc.Existed {
 		return os.Remove(lc.Path)
 	}
-	return atomicfile.WriteFile(lc.Path, []byte(lc.Previous), 0o644)
+	if lc.Old == "" {
+		return atomicfile.WriteFile(lc.Path, []byte(lc.Previous), 0o644)
+	}
+	return atomicfile.Write(lc.Path, 0o644, func(w io.Writer) error {
+		f, err := folder.Open(previousLock(staging))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
+}
+
+// previousLock is where, in the staging directory, an install keeps the
+// lock file as it was; no skill can have the name.
+func previousLock(staging string) string {
+	return filepath.Join(staging, ".previous-lock")
+}
+
+func digestOf(path string) (digest.Digest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return digest.SHA256.FromReader(f)
 }
 
 // transaction ties the folders of one install together: it is committed,
@@ -175,7 +240,7 @@ func recoverJournal(path, lockDir string) (string, error) {
 		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
 	}
 	if j.Lock != nil {
-		if err := j.Lock.restore(); err != nil {
+		if err := j.Lock.restore(folder, j.Staging); err != nil {
 			return "", errdefs.IO(fmt.Errorf("restore %s: %w", j.Lock.Path, err))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,51 +91,56 @@ func TestRecordNamingASkillTwiceIsRefused(t *testing.T) {
 	}
 }
 
-// A journal written by an older stax holds the record in itself, not a
-// copy beside it: a crash it describes is still rolled back.
+// A journal written by an older stax holds the record and the lock file
+// in itself, not copies beside it: a crash it describes is still rolled
+// back.
 func TestRecoverFromAnOlderJournal(t *testing.T) {
 	steps := countSteps(t)
-	k := -1
-	for i := len(steps) - 1; i >= 0; i-- {
-		if steps[i] == "journal" {
-			k = i // the second folder's: the first's record is written by then
-			break
-		}
-	}
+	k := slices.Index(steps, "commit") // the records and the lock file are written by then
 	w := newCrashWorld(t)
 	old := w.state(t)
 	func() {
 		defer func() { recover() }()
 		atStep(k, func() error { panic(errInjected) }, func() error { return w.next(t) })
 	}()
-	unlock, journal, err := lockFolder(context.Background(), w.locks, w.dirs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock()
-	var j journalData
-	data, err := os.ReadFile(journal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &j); err != nil || !j.RecordCopied {
-		t.Fatalf("journal %s: %v, recordCopied %v", data, err, j.RecordCopied)
-	}
-	copied := filepath.Join(w.dirs[0], previousRecord(j.Staging))
-	record, err := os.ReadFile(copied)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if now, _ := os.ReadFile(filepath.Join(w.dirs[0], RecordFile)); bytes.Equal(now, record) {
-		t.Fatal("the crash came before the record was written: nothing to restore")
-	}
-	j.RecordCopied, j.Record = false, string(record)
-	os.Remove(copied)
-	if data, err = json.Marshal(j); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(journal, data, 0o600); err != nil {
-		t.Fatal(err)
+	for _, dir := range w.dirs {
+		unlock, journal, err := lockFolder(context.Background(), w.locks, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlock()
+		var j journalData
+		data, err := os.ReadFile(journal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &j); err != nil || !j.RecordCopied || j.Lock == nil || j.Lock.Old == "" {
+			t.Fatalf("journal %s: %v", data, err)
+		}
+		for _, kept := range []struct {
+			copy, now string
+			into      *string
+		}{
+			{previousRecord(j.Staging), filepath.Join(dir, RecordFile), &j.Record},
+			{previousLock(j.Staging), w.lockPath, &j.Lock.Previous},
+		} {
+			was, err := os.ReadFile(filepath.Join(dir, kept.copy))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if now, _ := os.ReadFile(kept.now); bytes.Equal(now, was) {
+				t.Fatalf("%s was not written before the crash: nothing to restore", kept.now)
+			}
+			*kept.into = string(was)
+			os.Remove(filepath.Join(dir, kept.copy))
+		}
+		j.RecordCopied, j.Lock.Old = false, ""
+		if data, err = json.Marshal(j); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(journal, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, dir := range w.dirs {
 		if _, err := Recover(context.Background(), dir, w.locks); err != nil {

@@ -103,12 +103,12 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 
 // filesKey identifies a skill's files as written: two skills with the
 // same key hold the same paths, modes and contents.
-func filesKey(files map[string]string) digest.Digest {
+func filesKey(files map[string]string) [sha256.Size]byte {
 	h := sha256.New()
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(h, "%s\x00%s\n", p, files[p])
 	}
-	return digest.NewDigest(digest.SHA256, h)
+	return [sha256.Size]byte(h.Sum(nil))
 }
 
 // spool holds the entries of the record an install will write, each

@@ -6,9 +6,11 @@
 package lock
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
@@ -234,22 +236,34 @@ func Read(path string) (*Lock, error) {
 	return &l, nil
 }
 
-// Marshal encodes l in its canonical form: the bytes yaml gives for the
-// whole lock, built one package head and one skill at a time and indented
-// into place, so that no document tree of every skill is held at once.
+// Marshal encodes l in its canonical form (see Encode).
 func (l *Lock) Marshal() ([]byte, error) {
 	var b bytes.Buffer
+	if err := l.Encode(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Encode writes l in its canonical form: the bytes yaml gives for the
+// whole lock, written one package head and one skill at a time and
+// indented into place, so that neither a document tree of every skill
+// nor the encoded lock is held at once.
+func (l *Lock) Encode(w io.Writer) error {
+	b := bufio.NewWriter(w)
 	b.WriteString("# stax.lock: written by stax install; commit it, do not edit it.\n")
 	if len(l.Packages) == 0 {
-		err := encodeYAML(&b, "", l)
-		return b.Bytes(), err
+		if err := encodeYAML(b, "", l); err != nil {
+			return err
+		}
+		return b.Flush()
 	}
 	head := struct {
 		LockVersion int      `yaml:"lockVersion"`
 		Sources     []string `yaml:"sources"`
 	}{l.LockVersion, l.Sources}
-	if err := encodeYAML(&b, "", head); err != nil {
-		return nil, err
+	if err := encodeYAML(b, "", head); err != nil {
+		return err
 	}
 	b.WriteString("packages:\n")
 	type packageHead struct {
@@ -260,8 +274,8 @@ func (l *Lock) Marshal() ([]byte, error) {
 		Verified *Verified `yaml:"verified"`
 	}
 	for _, p := range l.Packages {
-		if err := encodeYAML(&b, "  ", []packageHead{{p.Ref, p.Digest}}); err != nil {
-			return nil, err
+		if err := encodeYAML(b, "  ", []packageHead{{p.Ref, p.Digest}}); err != nil {
+			return err
 		}
 		if len(p.Skills) > 0 {
 			b.WriteString("    skills:\n")
@@ -272,26 +286,26 @@ func (l *Lock) Marshal() ([]byte, error) {
 				b.WriteString("      - path: " + s.Path + "\n        digest: " + string(s.Digest) + "\n")
 				continue
 			}
-			if err := encodeYAML(&b, "      ", []Skill{s}); err != nil {
-				return nil, err
+			if err := encodeYAML(b, "      ", []Skill{s}); err != nil {
+				return err
 			}
 		}
 		if p.Verified != nil {
-			if err := encodeYAML(&b, "    ", verified{p.Verified}); err != nil {
-				return nil, err
+			if err := encodeYAML(b, "    ", verified{p.Verified}); err != nil {
+				return err
 			}
 		}
 	}
-	return b.Bytes(), nil
+	return b.Flush()
 }
 
 // plainName matches the skill names yaml writes unquoted: with a letter
 // first and a hyphen, no name is a number, a boolean or null.
 var plainName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)+$`)
 
-// encodeYAML appends v to b as a document of its own, each line indented
+// encodeYAML writes v to b as a document of its own, each line indented
 // by indent.
-func encodeYAML(b *bytes.Buffer, indent string, v any) error {
+func encodeYAML(b *bufio.Writer, indent string, v any) error {
 	var doc bytes.Buffer
 	enc := yaml.NewEncoder(&doc)
 	enc.SetIndent(2)
