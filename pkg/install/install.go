@@ -263,12 +263,16 @@ type plan struct {
 	previous     digest.Digest
 	hadRecord    bool
 	recordCopied bool
-	moves        [][2]string // done, relative to base
-	committing   bool
-	finished     bool
-	created      bool
-	unlock       func()
-	backupRel    string
+	// verbatim are the skills whose entries the next record keeps as
+	// they are; sameRecord is set when it is the record as it was.
+	verbatim   map[string]bool
+	sameRecord bool
+	moves      [][2]string // done, relative to base
+	committing bool
+	finished   bool
+	created    bool
+	unlock     func()
+	backupRel  string
 }
 
 func emptyResult(dir string) *Result {
@@ -290,7 +294,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}}
+	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -412,8 +416,13 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		return nil, err
 	}
 	for name := range prevs {
-		if !p.spool.has(name) && !slices.Contains(p.keep, name) {
+		if !p.spool.has(name) && !p.verbatim[name] && !slices.Contains(p.keep, name) {
 			p.prune = append(p.prune, name)
+		}
+	}
+	if p.sameRecord = len(p.verbatim) == len(prevs) && p.spool.len() == 0; !p.sameRecord {
+		if err := p.spoolVerbatim(); err != nil {
+			return nil, err
 		}
 	}
 	slices.Sort(p.prune)
@@ -443,9 +452,46 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 	if sk == nil || d != nil || s.Digest != sk.Digest || s.Vars != varsKey(p.vars(sk)) || s.Stat == nil {
 		return nil
 	}
-	s.Package, s.PackageDigest = sk.Package, sk.PackageDigest
 	kept[name] = true
+	if s.Package == sk.Package && s.PackageDigest == sk.PackageDigest {
+		// Spooled only if the record changes at all (see spoolVerbatim).
+		p.verbatim[name] = true
+		return nil
+	}
+	s.Package, s.PackageDigest = sk.Package, sk.PackageDigest
 	return errdefs.IO(p.spool.add(name, s))
+}
+
+// spoolVerbatim spools the entries the next record keeps as they are,
+// read again from the record: an unchanged re-install, the most common
+// install of all, then encodes no entry, and a changed one holds none of
+// them in memory.
+func (p *plan) spoolVerbatim() error {
+	if len(p.verbatim) == 0 {
+		return nil
+	}
+	f, err := p.folder.Open(RecordFile)
+	if err != nil {
+		return errdefs.IO(err)
+	}
+	defer f.Close()
+	h := digest.SHA256.Digester()
+	err = scanRecord(io.TeeReader(f, h.Hash()), filepath.Join(p.opts.Dir, RecordFile), func(name string, s *InstalledSkill) error {
+		if !p.verbatim[name] {
+			return nil
+		}
+		return errdefs.IO(p.spool.add(name, s))
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(h.Hash(), f); err != nil {
+		return errdefs.IO(err)
+	}
+	if h.Digest() != p.previous {
+		return errdefs.IO(fmt.Errorf("%s changed while stax was installing: run the install again", filepath.Join(p.opts.Dir, RecordFile)))
+	}
+	return nil
 }
 
 // recorded is what an install keeps of a skill of the folder's record.
@@ -584,11 +630,14 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
 		Moves: moves, HadRecord: p.hadRecord, Lock: lc,
 	}
-	record, err := p.spool.digest()
-	if err != nil {
-		return errdefs.IO(fmt.Errorf("encode the record: %w", err))
+	sameRecord := p.sameRecord
+	if !sameRecord {
+		record, err := p.spool.digest()
+		if err != nil {
+			return errdefs.IO(fmt.Errorf("encode the record: %w", err))
+		}
+		sameRecord = record == p.previous
 	}
-	sameRecord := record == p.previous
 	p.committing = true
 	if len(moves) == 0 && sameRecord && (lc == nil || !lc.changes()) {
 		// Nothing in the folder changes, nor the lock file: no journal,

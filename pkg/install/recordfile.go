@@ -146,6 +146,8 @@ func (sp *spool) add(name string, s *InstalledSkill) error {
 	return nil
 }
 
+func (sp *spool) len() int { return len(sp.entries) }
+
 func (sp *spool) has(name string) bool {
 	_, ok := sp.entries[name]
 	return ok
