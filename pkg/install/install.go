@@ -20,6 +20,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -345,8 +346,16 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 				if err != nil {
 					return errdefs.IO(err)
 				}
+				_, withDirs := e.s.Stat["./"]
+				if d == nil && !withDirs && e.s.Stat != nil {
+					// Recorded by an older stax: with its directories'
+					// stat, the next install lists none of them again.
+					if err := statDirs(p.folder, e.name, e.s.Stat); err != nil {
+						return errdefs.IO(err)
+					}
+				}
 				mu.Lock()
-				err = p.compared(e.name, e.s, d, want[e.name], &modified, kept)
+				err = p.compared(e.name, e.s, d, want[e.name], &modified, kept, withDirs)
 				mu.Unlock()
 				if err != nil {
 					return err
@@ -443,8 +452,9 @@ const driftWorkers = 4
 // or removed with --force, and then kept in a backup. A skill the folder
 // holds as recorded, from the same package digest and with the same paths
 // substituted, stays as it is: neither its layer nor its files are read,
-// and its entry goes to the next record as it was.
-func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, modified *[]Drift, kept map[string]bool) error {
+// and its entry goes to the next record as it was, or with the stat of
+// its directories added when it had none (asRecorded false).
+func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, modified *[]Drift, kept map[string]bool, asRecorded bool) error {
 	if d != nil && !d.Missing {
 		*modified = append(*modified, *d)
 		p.backups[name] = true
@@ -453,7 +463,7 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 		return nil
 	}
 	kept[name] = true
-	if s.Package == sk.Package && s.PackageDigest == sk.PackageDigest {
+	if asRecorded && s.Package == sk.Package && s.PackageDigest == sk.PackageDigest {
 		// Spooled only if the record changes at all (see spoolVerbatim).
 		p.verbatim[name] = true
 		return nil
@@ -537,6 +547,7 @@ func (p *plan) vars(s *Skill) substitute.Options {
 // next record entry.
 func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 	s := sk.skill
+	where := path.Join(p.staging, s.Path) // a slash path, as fs.FS takes
 	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s))}
 	switch {
 	case conflict:
@@ -549,9 +560,19 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 		// The files on disk are the ones recorded: keep their stat.
 		entry.Stat = statTree(p.folder, s.Path, sk.files)
 		p.result.Unchanged = append(p.result.Unchanged, s.Path)
+		where = s.Path
 	default:
 		p.result.Updated = append(p.result.Updated, s.Path)
 		p.swaps = append(p.swaps, s.Path)
+	}
+	// The skill's directories as this install leaves them (a rename
+	// keeps a directory's time): the next install lists only those that
+	// changed.
+	if entry.Stat == nil {
+		entry.Stat = map[string]string{}
+	}
+	if err := statDirs(p.folder, where, entry.Stat); err != nil {
+		return errdefs.IO(err)
 	}
 	sk.files, sk.stat = nil, nil
 	return errdefs.IO(p.spool.add(s.Path, &entry))

@@ -95,49 +95,144 @@ func ReadRecord(dir string) (*Record, error) {
 	return readRecord(folder, filepath.Join(dir, RecordFile))
 }
 
-// hashTree lists the files under root in fsys as InstalledSkill.Files
-// does. A file that known records with the size and modification time it
-// has now is taken as known records it, unread.
-func hashTree(fsys fs.FS, root string, known *InstalledSkill) (map[string]string, error) {
+// hashTree lists the files of the skill directory name in folder as
+// InstalledSkill.Files does. With known, a file it records with the size
+// and modification time the file has now is taken as recorded, unread;
+// and a directory it records with the modification time it has now holds
+// the entries it recorded (adding, removing or renaming an entry changes
+// a directory's time), so it is not listed again: an unchanged re-install
+// then costs a stat a file and a directory.
+func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]string, error) {
 	files := map[string]string{}
-	var buf []byte
-	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	var recorded map[string][]string // directory → the names recorded in it
+	if known != nil {
+		recorded = map[string][]string{}
+		for f := range known.Files {
+			dir, base := splitPath(f)
+			recorded[dir] = append(recorded[dir], base)
 		}
-		rel := strings.TrimPrefix(p, root+"/")
-		if !d.Type().IsRegular() {
-			files[rel] = "not a regular file"
-			return nil
-		}
-		if known != nil {
-			if info, err := d.Info(); err == nil && known.Stat[rel] != "" && known.Stat[rel] == statKey(info) {
-				if want := known.Files[rel]; want != "" && strings.HasPrefix(want, fileEntry(info.Mode(), "")) {
-					files[rel] = want
-					return nil
-				}
+		for k := range known.Stat {
+			if d, ok := strings.CutSuffix(k, "/"); ok && d != "." {
+				dir, base := splitPath(d)
+				recorded[dir] = append(recorded[dir], base)
 			}
 		}
-		f, err := fsys.Open(p)
+	}
+	var buf []byte
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		full := path.Join(name, dir)
+		var names []string
+		listed := false
+		if want, ok := known.statOf(dir + "/"); ok {
+			if info, err := folder.Lstat(filepath.FromSlash(full)); err == nil && info.IsDir() && statKey(info) == want {
+				names, listed = recorded[dir], true
+			}
+		}
+		if !listed {
+			entries, err := fs.ReadDir(folder.FS(), full)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+		}
+		for _, n := range names {
+			rel := path.Join(dir, n)
+			info, err := folder.Lstat(filepath.FromSlash(path.Join(full, n)))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case info.IsDir():
+				if err := walk(rel); err != nil {
+					return err
+				}
+				continue
+			case !info.Mode().IsRegular():
+				files[rel] = "not a regular file"
+				continue
+			}
+			if want, ok := known.statOf(rel); ok && want == statKey(info) {
+				if entry := known.Files[rel]; entry != "" && strings.HasPrefix(entry, fileEntry(info.Mode(), "")) {
+					files[rel] = entry
+					continue
+				}
+			}
+			if buf == nil {
+				buf = make([]byte, 64<<10)
+			}
+			entry, err := hashFile(folder, path.Join(full, n), buf)
+			if err != nil {
+				return err
+			}
+			files[rel] = entry
+		}
+		return nil
+	}
+	return files, walk(".")
+}
+
+// statOf is the recorded stat of a file, or of a directory with its
+// slash; none without a record.
+func (s *InstalledSkill) statOf(key string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	v, ok := s.Stat[key]
+	return v, ok && v != ""
+}
+
+// splitPath splits a slash path inside a skill into its directory ("."
+// at the top) and last element.
+func splitPath(p string) (dir, base string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ".", p
+	}
+	return p[:i], p[i+1:]
+}
+
+// hashFile is the Files entry of the file at the slash path name.
+func hashFile(folder *os.Root, name string, buf []byte) (string, error) {
+	f, err := folder.Open(filepath.FromSlash(name))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, f, buf); err != nil {
+		return "", err
+	}
+	return fileEntry(info.Mode(), digest.NewDigest(digest.SHA256, h)), nil
+}
+
+// statDirs adds to stat the stat of every directory of the skill name in
+// folder, the skill's own as "./", each under its slash path and a slash.
+func statDirs(folder *os.Root, name string, stat map[string]string) error {
+	return fs.WalkDir(folder.FS(), name, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil {
-			return err
+		rel := "."
+		if p != name {
+			rel = strings.TrimPrefix(p, name+"/")
 		}
-		if buf == nil {
-			buf = make([]byte, 64<<10)
-		}
-		h := sha256.New()
-		if _, err := io.CopyBuffer(h, f, buf); err != nil {
-			return err
-		}
-		files[rel] = fileEntry(info.Mode(), digest.NewDigest(digest.SHA256, h))
+		stat[rel+"/"] = statKey(info)
 		return nil
 	})
-	return files, err
 }
 
 // statTree is InstalledSkill.Stat of the files of a skill in the folder.
@@ -202,7 +297,7 @@ func drift(folder *os.Root, name string, want InstalledSkill, trustStat bool) (*
 	if trustStat {
 		known = &want
 	}
-	got, err := hashTree(folder.FS(), name, known)
+	got, err := hashTree(folder, name, known)
 	if err != nil {
 		return nil, err
 	}

@@ -192,3 +192,65 @@ func sum(s string) []byte {
 	h := sha256.Sum256([]byte(s))
 	return h[:]
 }
+
+// A re-install lists again only the directories whose time changed, so a
+// file added anywhere in an installed skill changes the time of the
+// directory that holds it, and is found: in a subdirectory, in an empty
+// one, and at the top; as is one removed.
+func TestReinstallFindsChangesInEveryDirectory(t *testing.T) {
+	for _, change := range []struct {
+		name string
+		do   func(skill string) error
+		want string
+	}{
+		{"added in a subdirectory", func(skill string) error {
+			return os.WriteFile(filepath.Join(skill, "scripts", "new.sh"), []byte("x"), 0o644)
+		}, "added scripts/new.sh"},
+		{"added in an empty directory", func(skill string) error {
+			return os.WriteFile(filepath.Join(skill, "assets", "empty", "x.txt"), []byte("x"), 0o644)
+		}, "added assets/empty/x.txt"},
+		{"added at the top", func(skill string) error {
+			return os.WriteFile(filepath.Join(skill, "MEMORY.md"), []byte("x"), 0o644)
+		}, "added MEMORY.md"},
+		{"removed", func(skill string) error {
+			return os.Remove(filepath.Join(skill, "scripts", "run.sh"))
+		}, "removed scripts/run.sh"},
+		{"a directory in a file's place", func(skill string) error {
+			p := filepath.Join(skill, "scripts", "run.sh")
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return os.MkdirAll(filepath.Join(p, "deeper"), 0o755)
+		}, "removed scripts/run.sh"},
+	} {
+		t.Run(change.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "s")
+			for _, d := range []string{"scripts", filepath.Join("assets", "empty")} {
+				if err := os.MkdirAll(filepath.Join(src, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for f, body := range map[string]string{"SKILL.md": "s\n", "scripts/run.sh": "#!/bin/sh\n"} {
+				if err := os.WriteFile(filepath.Join(src, filepath.FromSlash(f)), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			skills := []Skill{{Path: "s", Source: src, Package: "p", Digest: digest.FromString("s")}}
+			opts := Options{Dir: filepath.Join(t.TempDir(), "skills"), LockDir: t.TempDir()}
+			for range 2 { // the second records the stat the first left
+				if _, err := Install(context.Background(), skills, opts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := change.do(filepath.Join(opts.Dir, "s")); err != nil {
+				t.Fatal(err)
+			}
+			skills[0].Digest = digest.FromString("s2") // an update, which would replace the skill
+			_, err := Install(context.Background(), skills, opts)
+			var modified *ModifiedError
+			if !errors.As(err, &modified) || !strings.Contains(err.Error(), change.want) {
+				t.Fatalf("err = %v, want the change (%s) named", err, change.want)
+			}
+		})
+	}
+}
