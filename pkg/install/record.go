@@ -119,18 +119,19 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 		}
 	}
 	var buf []byte
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		full := path.Join(name, dir)
+	// Each directory is opened as a root of its own, so that a stat in it
+	// is one call, not one for every directory of its path.
+	var walk func(in *os.Root, dir string) error
+	walk = func(in *os.Root, dir string) error {
 		var names []string
 		listed := false
 		if want, ok := known.statOf(dir + "/"); ok {
-			if info, err := folder.Lstat(filepath.FromSlash(full)); err == nil && info.IsDir() && statKey(info) == want {
+			if info, err := in.Lstat("."); err == nil && statKey(info) == want {
 				names, listed = recorded[dir], true
 			}
 		}
 		if !listed {
-			entries, err := fs.ReadDir(folder.FS(), full)
+			entries, err := fs.ReadDir(in.FS(), ".")
 			if err != nil {
 				return err
 			}
@@ -140,7 +141,7 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 		}
 		for _, n := range names {
 			rel := path.Join(dir, n)
-			info, err := folder.Lstat(filepath.FromSlash(path.Join(full, n)))
+			info, err := in.Lstat(n)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
@@ -149,7 +150,13 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 			}
 			switch {
 			case info.IsDir():
-				if err := walk(rel); err != nil {
+				sub, err := in.OpenRoot(n)
+				if err != nil {
+					return err
+				}
+				err = walk(sub, rel)
+				sub.Close()
+				if err != nil {
 					return err
 				}
 				continue
@@ -166,7 +173,7 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 			if buf == nil {
 				buf = make([]byte, 64<<10)
 			}
-			entry, err := hashFile(folder, path.Join(full, n), buf)
+			entry, err := hashFile(in, n, buf)
 			if err != nil {
 				return err
 			}
@@ -174,7 +181,12 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 		}
 		return nil
 	}
-	return files, walk(".")
+	root, err := folder.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return files, walk(root, ".")
 }
 
 // statOf is the recorded stat of a file, or of a directory with its
@@ -197,9 +209,9 @@ func splitPath(p string) (dir, base string) {
 	return p[:i], p[i+1:]
 }
 
-// hashFile is the Files entry of the file at the slash path name.
-func hashFile(folder *os.Root, name string, buf []byte) (string, error) {
-	f, err := folder.Open(filepath.FromSlash(name))
+// hashFile is the Files entry of the file name in dir.
+func hashFile(dir *os.Root, name string, buf []byte) (string, error) {
+	f, err := dir.Open(name)
 	if err != nil {
 		return "", err
 	}
