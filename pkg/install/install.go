@@ -20,7 +20,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -547,7 +546,6 @@ func (p *plan) vars(s *Skill) substitute.Options {
 // next record entry.
 func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 	s := sk.skill
-	where := path.Join(p.staging, s.Path) // a slash path, as fs.FS takes
 	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s))}
 	switch {
 	case conflict:
@@ -559,20 +557,13 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 	case prev.digest == s.Digest && prev.files == filesKey(sk.files) && !p.backups[s.Path] && present(p.folder, s.Path):
 		// The files on disk are the ones recorded: keep their stat.
 		entry.Stat = statTree(p.folder, s.Path, sk.files)
+		if err := statDirs(p.folder, s.Path, entry.Stat); err != nil {
+			return errdefs.IO(err)
+		}
 		p.result.Unchanged = append(p.result.Unchanged, s.Path)
-		where = s.Path
 	default:
 		p.result.Updated = append(p.result.Updated, s.Path)
 		p.swaps = append(p.swaps, s.Path)
-	}
-	// The skill's directories as this install leaves them (a rename
-	// keeps a directory's time): the next install lists only those that
-	// changed.
-	if entry.Stat == nil {
-		entry.Stat = map[string]string{}
-	}
-	if err := statDirs(p.folder, where, entry.Stat); err != nil {
-		return errdefs.IO(err)
 	}
 	sk.files, sk.stat = nil, nil
 	return errdefs.IO(p.spool.add(s.Path, &entry))

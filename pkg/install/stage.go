@@ -105,10 +105,26 @@ func (st *stager) dir(sk *staged) string {
 	return filepath.Join(st.staging, sk.skill.Path)
 }
 
-// done drops what only writing the skill needed, so that staging many
-// skills keeps little of each.
-func (sk *staged) done() {
+// finish records the stat of the skill's directories, now that all of it
+// is written, drops what only writing it needed, so that staging many
+// skills keeps little of each, and hands it to done.
+func (st *stager) finish(sk *staged) error {
+	root, err := st.in(sk)
+	if err != nil {
+		return err
+	}
+	if sk.stat == nil {
+		sk.files, sk.stat = map[string]string{}, map[string]string{}
+	}
+	for rel := range sk.dirs {
+		info, err := root.Lstat(filepath.FromSlash(rel))
+		if err != nil {
+			return err
+		}
+		sk.stat[rel+"/"] = statKey(info)
+	}
 	sk.orig, sk.dirs = nil, nil
+	return st.done(sk)
 }
 
 // mkdirs makes a directory of the skill and its missing parents, 0755
@@ -259,8 +275,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", sk.skill.Path, l.Name, got, sk.skill.Digest))
 			return nil
 		}
-		sk.done()
-		return st.done(sk)
+		return st.finish(sk)
 	}
 	err = layers.Walk(rc, l.Read, func(h layers.Header, content io.Reader) error {
 		top, rest, _ := strings.Cut(h.Path, "/")
@@ -320,9 +335,8 @@ func (st *stager) stage(ctx context.Context, todo []*staged) error {
 			if err := st.copyDir(sk); err != nil {
 				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
-			sk.done()
-			if err := st.done(sk); err != nil {
-				return err
+			if err := st.finish(sk); err != nil {
+				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
 			continue
 		}
