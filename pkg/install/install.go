@@ -479,28 +479,16 @@ func (p *plan) spoolVerbatim() error {
 	if len(p.verbatim) == 0 {
 		return nil
 	}
-	f, err := p.folder.Open(RecordFile)
-	if err != nil {
-		return errdefs.IO(err)
-	}
-	defer f.Close()
-	h := digest.SHA256.Digester()
-	err = scanRecord(io.TeeReader(f, h.Hash()), filepath.Join(p.opts.Dir, RecordFile), func(name string, s *InstalledSkill) error {
+	d, err := p.scanRecordFile(func(name string, s *InstalledSkill) error {
 		if !p.verbatim[name] {
 			return nil
 		}
 		return errdefs.IO(p.spool.add(name, s))
 	})
-	if err != nil {
-		return err
+	if err == nil && d != p.previous {
+		err = fmt.Errorf("%s changed while stax was installing: run the install again", filepath.Join(p.opts.Dir, RecordFile))
 	}
-	if _, err := io.Copy(h.Hash(), f); err != nil {
-		return errdefs.IO(err)
-	}
-	if h.Digest() != p.previous {
-		return errdefs.IO(fmt.Errorf("%s changed while stax was installing: run the install again", filepath.Join(p.opts.Dir, RecordFile)))
-	}
-	return nil
+	return errdefs.IO(err) // a record's own errors keep their class
 }
 
 // recorded is what an install keeps of a skill of the folder's record.
@@ -512,24 +500,37 @@ type recorded struct {
 // readPrevious hands each skill of the folder's record to each, and notes
 // whether there was a record and its digest.
 func (p *plan) readPrevious(each func(name string, s *InstalledSkill) error) error {
-	f, err := p.folder.Open(RecordFile)
+	d, err := p.scanRecordFile(each)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return errdefs.IO(err)
+		return err
+	}
+	p.hadRecord, p.previous = true, d
+	return nil
+}
+
+// scanRecordFile scans the folder's record (see scanRecord), and returns
+// the digest of the whole file.
+func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (digest.Digest, error) {
+	f, err := p.folder.Open(RecordFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if err != nil {
+		return "", errdefs.IO(err)
 	}
 	defer f.Close()
 	h := digest.SHA256.Digester()
 	if err := scanRecord(io.TeeReader(f, h.Hash()), filepath.Join(p.opts.Dir, RecordFile), each); err != nil {
-		return err
+		return "", err
 	}
 	// The decoder stops at the record's closing brace: what follows counts.
 	if _, err := io.Copy(h.Hash(), f); err != nil {
-		return errdefs.IO(err)
+		return "", errdefs.IO(err)
 	}
-	p.hadRecord, p.previous = true, h.Digest()
-	return nil
+	return h.Digest(), nil
 }
 
 // vars are the values substituted into s's SKILL.md in this folder.
