@@ -664,7 +664,7 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	}
 	if p.hadRecord {
 		// The record as it was, for a rollback to put back.
-		if err := copyFile(p.folder, RecordFile, previousRecord(p.staging)); err != nil {
+		if err := p.keepRecord(); err != nil {
 			return errdefs.IO(fmt.Errorf("keep a copy of %s: %w", RecordFile, err))
 		}
 		p.recordCopied, j.RecordCopied = true, true
@@ -692,6 +692,21 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		return nil
 	}
 	return p.spool.write(p.folder)
+}
+
+// keepRecord copies the folder's record into the staging directory, and
+// checks that it is still the record as it was read.
+func (p *plan) keepRecord() error {
+	f, err := p.folder.Open(RecordFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	d, err := keepCopy(p.folder, previousRecord(p.staging), f)
+	if err == nil && d != p.previous {
+		err = fmt.Errorf("it changed while stax was installing")
+	}
+	return err
 }
 
 // rollback puts back what commit changed: the skills it moved, and the

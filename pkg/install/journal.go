@@ -94,19 +94,8 @@ func (lc *lockChange) keep(folder *os.Root, staging string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := folder.OpenFile(previousLock(staging), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	h := digest.SHA256.Digester()
-	_, err = io.Copy(io.MultiWriter(out, h.Hash()), in)
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && h.Digest() != lc.Old {
+	d, err := keepCopy(folder, previousLock(staging), in)
+	if err == nil && d != lc.Old {
 		err = fmt.Errorf("%s changed while stax was installing", lc.Path)
 	}
 	return err

@@ -225,23 +225,20 @@ func fileDigest(folder *os.Root, name string) (digest.Digest, error) {
 	return digest.SHA256.FromReader(f)
 }
 
-// copyFile copies from to to in folder, durably; to must not exist.
-func copyFile(folder *os.Root, from, to string) error {
-	in, err := folder.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
+// keepCopy copies what r reads into the new file to in folder, durably,
+// and returns its digest: the copy a rollback puts back.
+func keepCopy(folder *os.Root, to string, r io.Reader) (digest.Digest, error) {
 	out, err := folder.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		return "", err
 	}
-	_, err = io.Copy(out, in)
+	h := digest.SHA256.Digester()
+	_, err = io.Copy(io.MultiWriter(out, h.Hash()), r)
 	if err == nil {
 		err = out.Sync()
 	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	return h.Digest(), err
 }
