@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,11 +122,11 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	var layerDescs []ocispec.Descriptor
 	if report != nil && len(report.Skills) > 0 {
-		written, err := pushSkillsLayer(ctx, pusher, report.Tree, opts.MaxSize)
+		written, digests, err := pushSkillsLayer(ctx, pusher, report.Layer, opts.MaxSize)
 		if err != nil {
 			return res, err
 		}
-		cfg.Skills = skillRecords(report, written)
+		cfg.Skills = skillRecords(report, digests)
 		desc := artifact.SkillsLayer(written, len(cfg.Skills))
 		layerDescs = append(layerDescs, desc)
 	}
@@ -187,56 +188,64 @@ type layoutTarget interface {
 }
 
 // pushSkillsLayer streams the layer into pusher, hashing it as it is
-// written. Into a local store or layout it goes straight to the layout's
-// ingest directory, then into place. Elsewhere it goes to a temporary
-// file first: a content store needs the digest before the bytes.
-func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tree, maxSize int64) (layers.WriteResult, error) {
+// written, and returns the digest of each skill. Into a local store or
+// layout it goes straight to the layout's ingest directory, then into
+// place. Elsewhere it goes to a temporary file first: a content store
+// needs the digest before the bytes.
+func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.Outline, maxSize int64) (layers.WriteResult, map[string]digest.Digest, error) {
+	digests := map[string]digest.Digest{}
+	write := func(w io.Writer) (layers.WriteResult, error) {
+		return layer.Write(w, layers.WriteOptions{MaxSize: maxSize}, func(files []layers.FileDigest) error {
+			maps.Copy(digests, layers.SkillDigests(files))
+			return nil
+		})
+	}
 	if lt, ok := pusher.(layoutTarget); ok && lt.LayoutDir() != "" {
 		var written layers.WriteResult
 		var writeErr error
 		err := store.WriteBlob(lt.LayoutDir(), func(w io.Writer) (digest.Digest, error) {
-			written, writeErr = layers.Write(w, tree, layers.WriteOptions{MaxSize: maxSize})
+			written, writeErr = write(w)
 			return written.Digest, writeErr
 		})
 		switch {
 		case writeErr != nil:
-			return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", writeErr))
+			return written, nil, errdefs.Invalid(fmt.Errorf("write skills layer: %w", writeErr))
 		case err != nil:
-			return written, errdefs.IO(fmt.Errorf("store skills layer: %w", err))
+			return written, nil, errdefs.IO(fmt.Errorf("store skills layer: %w", err))
 		}
-		return written, nil
+		return written, digests, nil
 	}
 
 	// In a scratch directory, which the next run removes if this one is
 	// killed.
 	dir, release, err := scratch.Dir("layer")
 	if err != nil {
-		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, nil, errdefs.IO(fmt.Errorf("create layer file: %w", err))
 	}
 	defer release()
 	tmp, err := os.Create(filepath.Join(dir, "skills.tar.gz"))
 	if err != nil {
-		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, nil, errdefs.IO(fmt.Errorf("create layer file: %w", err))
 	}
 	defer tmp.Close()
 
-	written, err := layers.Write(tmp, tree, layers.WriteOptions{MaxSize: maxSize})
+	written, err := write(tmp)
 	if err != nil {
-		return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", err))
+		return written, nil, errdefs.Invalid(fmt.Errorf("write skills layer: %w", err))
 	}
 	if _, err := tmp.Seek(0, 0); err != nil {
-		return written, errdefs.IO(fmt.Errorf("rewind layer file: %w", err))
+		return written, nil, errdefs.IO(fmt.Errorf("rewind layer file: %w", err))
 	}
 	desc := ocispec.Descriptor{MediaType: layers.MediaTypeSkills, Digest: written.Digest, Size: written.Size}
 	if storage, ok := pusher.(content.ReadOnlyStorage); ok {
 		if exists, err := storage.Exists(ctx, desc); err == nil && exists {
-			return written, nil
+			return written, digests, nil
 		}
 	}
 	if err := pusher.Push(ctx, desc, tmp); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return written, errdefs.IO(fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
+		return written, nil, errdefs.IO(fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
 	}
-	return written, nil
+	return written, digests, nil
 }
 
 // emptyReport is the report of a package with no skills and no
@@ -251,8 +260,7 @@ func emptyReport(dir string, strict bool) *validate.Report {
 	return r
 }
 
-func skillRecords(report *validate.Report, written layers.WriteResult) []artifact.SkillRecord {
-	digests := layers.SkillDigests(written.Files)
+func skillRecords(report *validate.Report, digests map[string]digest.Digest) []artifact.SkillRecord {
 	records := make([]artifact.SkillRecord, 0, len(report.Skills))
 	for _, s := range report.Skills {
 		records = append(records, artifact.SkillRecord{

@@ -46,3 +46,45 @@ func TestReportKeepsNoSkillText(t *testing.T) {
 	}
 	runtime.KeepAlive(r)
 }
+
+// Nor does it keep the scan's entries: a library of many files per skill
+// costs what a library of one file per skill costs. The packer scans the
+// tree again, part by part, through the report's outline.
+func TestReportKeepsNoPerFileData(t *testing.T) {
+	root := t.TempDir()
+	const skills, filesPerSkill = 100, 50
+	for i := range skills {
+		name := fmt.Sprintf("skill-%03d", i)
+		md := "---\nname: " + name + "\ndescription: Skill " + name + " for the memory test. Use when testing.\n---\nRead the notes.\n"
+		if err := os.MkdirAll(filepath.Join(root, name, "notes"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for j := range filesPerSkill {
+			if err := os.WriteFile(filepath.Join(root, name, "notes", fmt.Sprintf("a-note-with-a-long-name-%02d.md", j)), []byte("note\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := Dir(Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if !r.Valid || len(r.Warnings) > 0 {
+		t.Fatalf("errors %v, warnings %v", r.Errors, r.Warnings)
+	}
+	perSkill := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / skills
+	// The summary of a skill takes a few hundred bytes; 50 entries of the
+	// scan, over 6 KiB.
+	if perSkill > 1<<10 {
+		t.Errorf("the report keeps %d bytes a skill of %d files, want under 1 KiB: are the scan's entries kept?", perSkill, filesPerSkill)
+	}
+	runtime.KeepAlive(r)
+}

@@ -31,8 +31,8 @@ func TestValidReport(t *testing.T) {
 	if !reflect.DeepEqual(r.Skills, want) {
 		t.Errorf("Skills =\n%+v\nwant\n%+v", r.Skills, want)
 	}
-	if r.Tree == nil || len(r.Tree.Entries) == 0 {
-		t.Fatalf("Tree = %+v, want the scan", r.Tree)
+	if r.Layer == nil || r.Layer.Entries == 0 {
+		t.Fatalf("Layer = %+v, want the outline of the scan", r.Layer)
 	}
 	if len(r.lines) != len(r.Skills) {
 		t.Fatalf("len(lines) = %d, want %d", len(r.lines), len(r.Skills))
