@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,11 +121,11 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	var layerDescs []ocispec.Descriptor
 	if report != nil && len(report.Skills) > 0 {
-		written, digests, err := pushSkillsLayer(ctx, pusher, report.Layer, opts.MaxSize)
+		cfg.Skills = skillRecords(report)
+		written, err := pushSkillsLayer(ctx, pusher, report.Layer, opts.MaxSize, cfg.Skills)
 		if err != nil {
 			return res, err
 		}
-		cfg.Skills = skillRecords(report, digests)
 		desc := artifact.SkillsLayer(written, len(cfg.Skills))
 		layerDescs = append(layerDescs, desc)
 	}
@@ -188,17 +187,13 @@ type layoutTarget interface {
 }
 
 // pushSkillsLayer streams the layer into pusher, hashing it as it is
-// written, and returns the digest of each skill. Into a local store or
+// written, and sets the digest of each skill in records. Into a local store or
 // layout it goes straight to the layout's ingest directory, then into
 // place. Elsewhere it goes to a temporary file first: a content store
 // needs the digest before the bytes.
-func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.Outline, maxSize int64) (layers.WriteResult, map[string]digest.Digest, error) {
-	digests := map[string]digest.Digest{}
+func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.Outline, maxSize int64, records []artifact.SkillRecord) (layers.WriteResult, error) {
 	write := func(w io.Writer) (layers.WriteResult, error) {
-		return layer.Write(w, layers.WriteOptions{MaxSize: maxSize}, func(files []layers.FileDigest) error {
-			maps.Copy(digests, layers.SkillDigests(files))
-			return nil
-		})
+		return layer.Write(w, layers.WriteOptions{MaxSize: maxSize}, recordDigests(records))
 	}
 	if lt, ok := pusher.(layoutTarget); ok && lt.LayoutDir() != "" {
 		var written layers.WriteResult
@@ -209,43 +204,43 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.O
 		})
 		switch {
 		case writeErr != nil:
-			return written, nil, errdefs.Invalid(fmt.Errorf("write skills layer: %w", writeErr))
+			return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", writeErr))
 		case err != nil:
-			return written, nil, errdefs.IO(fmt.Errorf("store skills layer: %w", err))
+			return written, errdefs.IO(fmt.Errorf("store skills layer: %w", err))
 		}
-		return written, digests, nil
+		return written, nil
 	}
 
 	// In a scratch directory, which the next run removes if this one is
 	// killed.
 	dir, release, err := scratch.Dir("layer")
 	if err != nil {
-		return layers.WriteResult{}, nil, errdefs.IO(fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
 	}
 	defer release()
 	tmp, err := os.Create(filepath.Join(dir, "skills.tar.gz"))
 	if err != nil {
-		return layers.WriteResult{}, nil, errdefs.IO(fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
 	}
 	defer tmp.Close()
 
 	written, err := write(tmp)
 	if err != nil {
-		return written, nil, errdefs.Invalid(fmt.Errorf("write skills layer: %w", err))
+		return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", err))
 	}
 	if _, err := tmp.Seek(0, 0); err != nil {
-		return written, nil, errdefs.IO(fmt.Errorf("rewind layer file: %w", err))
+		return written, errdefs.IO(fmt.Errorf("rewind layer file: %w", err))
 	}
 	desc := ocispec.Descriptor{MediaType: layers.MediaTypeSkills, Digest: written.Digest, Size: written.Size}
 	if storage, ok := pusher.(content.ReadOnlyStorage); ok {
 		if exists, err := storage.Exists(ctx, desc); err == nil && exists {
-			return written, digests, nil
+			return written, nil
 		}
 	}
 	if err := pusher.Push(ctx, desc, tmp); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return written, nil, errdefs.IO(fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
+		return written, errdefs.IO(fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
 	}
-	return written, digests, nil
+	return written, nil
 }
 
 // emptyReport is the report of a package with no skills and no
@@ -260,7 +255,9 @@ func emptyReport(dir string, strict bool) *validate.Report {
 	return r
 }
 
-func skillRecords(report *validate.Report, digests map[string]digest.Digest) []artifact.SkillRecord {
+// skillRecords are the records of the report's skills, without their
+// digests: recordDigests sets them as the layer is written.
+func skillRecords(report *validate.Report) []artifact.SkillRecord {
 	records := make([]artifact.SkillRecord, 0, len(report.Skills))
 	for _, s := range report.Skills {
 		records = append(records, artifact.SkillRecord{
@@ -268,10 +265,28 @@ func skillRecords(report *validate.Report, digests map[string]digest.Digest) []a
 			Description: s.Description,
 			Version:     s.Version,
 			Path:        s.Dir,
-			Digest:      digests[s.Dir],
 		})
 	}
 	return records
+}
+
+// recordDigests is the callback of layers.Outline.Write that sets the
+// digest of each skill in records as the layer is written: the parts of
+// the layer and the records are both in layer order.
+func recordDigests(records []artifact.SkillRecord) func([]layers.FileDigest) error {
+	next := 0
+	return func(files []layers.FileDigest) error {
+		for dir, d := range layers.SkillDigests(files) {
+			for next < len(records) && records[next].Path != dir {
+				next++
+			}
+			if next == len(records) {
+				return fmt.Errorf("skill directory %s is not among the validated skills", dir)
+			}
+			records[next].Digest = d
+		}
+		return nil
+	}
 }
 
 // effectiveDefinition layers flags over stax.yaml over defaults.
