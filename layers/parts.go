@@ -2,6 +2,7 @@ package layers
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"io/fs"
@@ -74,16 +75,31 @@ func (o *Outline) add(part *Tree) {
 }
 
 // fingerprint covers everything about a part that the layer or the
-// checks before it depend on, except the bytes of its files.
+// checks before it depend on, except the bytes of its files. Paths hold no
+// NUL byte, so NUL ends each field unambiguously.
 func fingerprint(part *Tree) partPrint {
-	h := sha256.New()
+	b := binary.AppendUvarint(nil, uint64(len(part.Entries)))
 	for _, e := range part.Entries {
-		fmt.Fprintf(h, "%q %t %t %d %q\n", e.Path, e.Dir, e.Executable, e.Size, e.Source)
+		b = append(b, e.Path...)
+		b = append(b, 0, flagByte(e.Dir), flagByte(e.Executable))
+		b = binary.AppendVarint(b, e.Size)
+		b = append(b, e.Source...)
+		b = append(b, 0)
 	}
 	for _, p := range part.Problems {
-		fmt.Fprintf(h, "problem %q %s\n", p.Path, p.Kind)
+		b = append(b, p.Path...)
+		b = append(b, 0)
+		b = append(b, p.Kind...)
+		b = append(b, 0)
 	}
-	return partPrint(h.Sum(nil))
+	return sha256.Sum256(b)
+}
+
+func flagByte(set bool) byte {
+	if set {
+		return 1
+	}
+	return 0
 }
 
 // Write streams the tree o outlines as the package Write streams a Tree,
