@@ -4,17 +4,20 @@
 #
 #   STAX=bin/stax bash bench/compare.sh            # the issue's full sizes
 #   STAX=bin/stax SKILLS=500 PKGS=4 PKG_SKILLS=250 RUNS=3 bash bench/compare.sh
+#   SKILLS_SMALL=0 ...                             # without the memory ratio rows
 #
 # Rows: pack SKILLS skills vs tar --sort=name | gzip -6; install PKGS
 # packages of PKG_SKILLS skills each (overlapping by half) fresh on tmpfs
 # (/dev/shm) and on the disk of BENCH_DIR vs tar -xzf of each package in
 # order; an unchanged re-install; peak RSS of validate, pack and install;
+# peak RSS of validate and pack at SKILLS against SKILLS_SMALL skills;
 # pull -o vs crane blob | tar -xzf when crane is installed.
 set -euo pipefail
 
 STAX=${STAX:-bin/stax}
 STAX=$(realpath "$STAX")
 SKILLS=${SKILLS:-5000}
+SKILLS_SMALL=${SKILLS_SMALL:-500}
 PKGS=${PKGS:-20}
 PKG_SKILLS=${PKG_SKILLS:-1000}
 RUNS=${RUNS:-5}
@@ -31,6 +34,9 @@ if [ ! -d "$BENCH_DIR/lib" ]; then
 	for ((i = 0; i < PKGS; i++)); do
 		gen -dir "$BENCH_DIR/pkgsrc/p$i" -first $((i * PKG_SKILLS / 2)) -count "$PKG_SKILLS" -variant "$i"
 	done
+fi
+if ((SKILLS_SMALL > 0)) && [ ! -d "$BENCH_DIR/lib-small" ]; then
+	gen -dir "$BENCH_DIR/lib-small" -count "$SKILLS_SMALL"
 fi
 sources=()
 for ((i = 0; i < PKGS; i++)); do
@@ -89,6 +95,23 @@ rm -rf "$proj" && mkdir -p "$proj"
 row "peak RSS validate $SKILLS skills (MiB)" "$(peak "$STAX" validate "$BENCH_DIR/lib")" "-" "-"
 rm -rf "$BENCH_DIR/packout"
 row "peak RSS pack $SKILLS skills (MiB)" "$(peak "$STAX" pack --max-size 0 "$BENCH_DIR/lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/packout:1")" "-" "-"
+# Memory flat in the number of skills: medians of RUNS runs at each size,
+# in alternation; the ratio is SKILLS's peak over SKILLS_SMALL's.
+if ((SKILLS_SMALL > 0)); then
+	for op in validate pack; do
+		a=(); b=()
+		for ((r = 0; r < RUNS; r++)); do
+			for lib in lib lib-small; do
+				rm -rf "$BENCH_DIR/packout"
+				args=(validate "$BENCH_DIR/$lib")
+				[ "$op" = pack ] && args=(pack --max-size 0 "$BENCH_DIR/$lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/packout:1")
+				if [ "$lib" = lib ]; then a+=("$(peak "$STAX" "${args[@]}")"); else b+=("$(peak "$STAX" "${args[@]}")"); fi
+			done
+		done
+		sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
+		row "peak RSS $op $SKILLS vs $SKILLS_SMALL skills (MiB)" "$sa" "$sb" "$(ratio "$sa" "$sb")"
+	done
+fi
 row "peak RSS install ${PKGS}x$PKG_SKILLS (MiB)" "$(peak "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}")" "-" "-"
 rm -rf "$proj"
 
