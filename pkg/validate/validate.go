@@ -116,36 +116,6 @@ func Dir(opts Options) (*Report, error) {
 	return v.report, nil
 }
 
-// check validates a whole scanned tree, one top-level entry at a time as
-// Dir does; the report has no Layer.
-func check(opts Options, tree *layers.Tree) *Report {
-	v := newValidator(opts)
-	entries, problems := tree.Entries, tree.Problems
-	for len(entries) > 0 || len(problems) > 0 {
-		var top string
-		switch {
-		case len(problems) == 0 || len(entries) > 0 && entries[0].Path < problems[0].Path:
-			top, _, _ = strings.Cut(entries[0].Path, "/")
-		default:
-			top, _, _ = strings.Cut(problems[0].Path, "/")
-		}
-		in := func(p string) bool { return p == top || strings.HasPrefix(p, top+"/") }
-		part := &layers.Tree{Root: tree.Root}
-		for len(entries) > 0 && in(entries[0].Path) {
-			part.Entries, entries = append(part.Entries, entries[0]), entries[1:]
-		}
-		for _, p := range problems {
-			if in(p.Path) {
-				part.Problems = append(part.Problems, p)
-			}
-		}
-		problems = slices.DeleteFunc(problems, func(p layers.Problem) bool { return in(p.Path) })
-		v.part(part)
-	}
-	v.finish()
-	return v.report
-}
-
 func newValidator(opts Options) *validator {
 	return &validator{
 		opts: opts,
