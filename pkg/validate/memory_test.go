@@ -26,25 +26,13 @@ func TestReportKeepsNoSkillText(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	r, err := Dir(Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	if !r.Valid {
-		t.Fatalf("errors: %v", r.Errors)
-	}
-	perSkill := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / skills
+	cost, _ := reportCost(t, root)
+	perSkill := cost / skills
 	// The scan's entries and the summary take well under 2 KiB a skill; a
 	// kept SKILL.md alone is over 20 KiB.
 	if perSkill > 4<<10 {
 		t.Errorf("the report keeps %d bytes a skill, want under 4 KiB: is the SKILL.md text kept?", perSkill)
 	}
-	runtime.KeepAlive(r)
 }
 
 // Nor does it keep the scan's entries: a library of many files per skill
@@ -68,6 +56,21 @@ func TestReportKeepsNoPerFileData(t *testing.T) {
 			}
 		}
 	}
+	cost, r := reportCost(t, root)
+	if len(r.Warnings) > 0 {
+		t.Fatalf("warnings: %v", r.Warnings)
+	}
+	perSkill := cost / skills
+	// The summary of a skill takes a few hundred bytes; 50 entries of the
+	// scan, over 6 KiB.
+	if perSkill > 1<<10 {
+		t.Errorf("the report keeps %d bytes a skill of %d files, want under 1 KiB: are the scan's entries kept?", perSkill, filesPerSkill)
+	}
+}
+
+// reportCost is the heap the report of root takes; root must be valid.
+func reportCost(t *testing.T, root string) (int64, *Report) {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -77,14 +80,9 @@ func TestReportKeepsNoPerFileData(t *testing.T) {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if !r.Valid || len(r.Warnings) > 0 {
-		t.Fatalf("errors %v, warnings %v", r.Errors, r.Warnings)
-	}
-	perSkill := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / skills
-	// The summary of a skill takes a few hundred bytes; 50 entries of the
-	// scan, over 6 KiB.
-	if perSkill > 1<<10 {
-		t.Errorf("the report keeps %d bytes a skill of %d files, want under 1 KiB: are the scan's entries kept?", perSkill, filesPerSkill)
+	if !r.Valid {
+		t.Fatalf("errors: %v", r.Errors)
 	}
 	runtime.KeepAlive(r)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc), r
 }
