@@ -40,7 +40,7 @@ func TestReportKeepsNoSkillText(t *testing.T) {
 // tree again, part by part, through the report's outline.
 func TestReportKeepsNoPerFileData(t *testing.T) {
 	root := t.TempDir()
-	const skills, filesPerSkill = 100, 50
+	const skills, filesPerSkill = 200, 50
 	for i := range skills {
 		name := fmt.Sprintf("skill-%03d", i)
 		md := "---\nname: " + name + "\ndescription: Skill " + name + " for the memory test. Use when testing.\n---\nRead the notes.\n"
@@ -62,9 +62,9 @@ func TestReportKeepsNoPerFileData(t *testing.T) {
 	}
 	perSkill := cost / skills
 	// The summary of a skill takes a few hundred bytes; 50 entries of the
-	// scan, over 6 KiB.
-	if perSkill > 1<<10 {
-		t.Errorf("the report keeps %d bytes a skill of %d files, want under 1 KiB: are the scan's entries kept?", perSkill, filesPerSkill)
+	// scan, over 6 KiB (the slack is for what other tests allocate meanwhile).
+	if perSkill > 2<<10 {
+		t.Errorf("the report keeps %d bytes a skill of %d files, want under 2 KiB: are the scan's entries kept?", perSkill, filesPerSkill)
 	}
 }
 
