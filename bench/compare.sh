@@ -4,19 +4,22 @@
 #
 #   STAX=bin/stax bash bench/compare.sh            # the issue's full sizes
 #   STAX=bin/stax SKILLS=500 PKGS=4 PKG_SKILLS=250 RUNS=3 bash bench/compare.sh
+#   SKILLS_SMALL=0 ...                             # without the memory ratio rows
 #
 # Rows: pack SKILLS skills vs tar --sort=name | gzip -6; install PKGS
 # packages of PKG_SKILLS skills each (overlapping by half) fresh on tmpfs
 # (/dev/shm) and on the disk of BENCH_DIR vs tar -xzf of each package in
-# order; an unchanged re-install; peak RSS of validate, pack and install;
-# peak RSS of a first push DIR (to Debian's docker-registry on loopback when
-# it is installed, else to an OCI layout);
+# order; an unchanged re-install; peak RSS of validate, pack, install and
+# a first push DIR (to Debian's docker-registry on loopback when it is
+# installed, else to an OCI layout) at SKILLS against SKILLS_SMALL skills,
+# and of the layered install;
 # pull -o vs crane blob | tar -xzf when crane is installed.
 set -euo pipefail
 
 STAX=${STAX:-bin/stax}
 STAX=$(realpath "$STAX")
 SKILLS=${SKILLS:-5000}
+SKILLS_SMALL=${SKILLS_SMALL:-500}
 PKGS=${PKGS:-20}
 PKG_SKILLS=${PKG_SKILLS:-1000}
 RUNS=${RUNS:-5}
@@ -33,6 +36,9 @@ if [ ! -d "$BENCH_DIR/lib" ]; then
 	for ((i = 0; i < PKGS; i++)); do
 		gen -dir "$BENCH_DIR/pkgsrc/p$i" -first $((i * PKG_SKILLS / 2)) -count "$PKG_SKILLS" -variant "$i"
 	done
+fi
+if ((SKILLS_SMALL > 0)) && [ ! -d "$BENCH_DIR/lib-small" ]; then
+	gen -dir "$BENCH_DIR/lib-small" -count "$SKILLS_SMALL"
 fi
 sources=()
 for ((i = 0; i < PKGS; i++)); do
@@ -86,15 +92,8 @@ if [ -d "$SHM" ] && [ -w "$SHM" ]; then install_rows "$SHM" tmpfs; fi
 install_rows "$BENCH_DIR" disk
 
 # peak memory
-proj="$BENCH_DIR/stax-bench-proj"
-rm -rf "$proj" && mkdir -p "$proj"
-row "peak RSS validate $SKILLS skills (MiB)" "$(peak "$STAX" validate "$BENCH_DIR/lib")" "-" "-"
-rm -rf "$BENCH_DIR/packout"
-row "peak RSS pack $SKILLS skills (MiB)" "$(peak "$STAX" pack --max-size 0 "$BENCH_DIR/lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/packout:1")" "-" "-"
-row "peak RSS install ${PKGS}x$PKG_SKILLS (MiB)" "$(peak "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}")" "-" "-"
-rm -rf "$proj"
-
-# peak memory of a first push of the library, to a new repository
+# A push goes to Debian's docker-registry on loopback when it is
+# installed, each to a new repository; else to an OCI layout.
 if [ -x "${DOCKER_REGISTRY:-/usr/bin/docker-registry}" ]; then
 	work=$BENCH_DIR/registry
 	mkdir -p "$work"
@@ -103,12 +102,52 @@ if [ -x "${DOCKER_REGISTRY:-/usr/bin/docker-registry}" ]; then
 	. "$here/../test/e2e/lib/registry.sh"
 	start_registry >/dev/null
 	trap stop_registry EXIT
-	push_to=127.0.0.1:$port/bench/lib$(date +%s) push_label=registry
+	push_label=registry
+	push_target() { echo "127.0.0.1:$port/bench/$1-$(date +%s%N):1.0.0"; }
 else
-	rm -rf "$BENCH_DIR/pushout"
-	push_to=oci:$BENCH_DIR/pushout push_label="OCI layout"
+	push_label="OCI layout"
+	push_target() { rm -rf "$BENCH_DIR/pushout"; echo "oci:$BENCH_DIR/pushout:1.0.0"; }
 fi
-row "peak RSS push DIR $SKILLS skills, $push_label (MiB)" "$(peak "$STAX" push --max-size 0 "$BENCH_DIR/lib" "$push_to:1.0.0")" "-" "-"
+proj="$BENCH_DIR/stax-bench-proj"
+libs=(lib)
+if ((SKILLS_SMALL > 0)); then libs+=(lib-small); fi
+for lib in "${libs[@]}"; do
+	if [ ! -d "$BENCH_DIR/layouts/$lib" ]; then
+		"$STAX" pack --max-size 0 "$BENCH_DIR/$lib" --name "$lib" --version 1.0.0 -t "oci:$BENCH_DIR/layouts/$lib:1.0.0" >/dev/null
+	fi
+done
+# peak_of OP LIB: the peak RSS of one run of OP on LIB, from a clean state.
+peak_of() {
+	local lib=$BENCH_DIR/$2
+	case $1 in
+	validate) peak "$STAX" validate "$lib" ;;
+	pack) rm -rf "$BENCH_DIR/packout" && peak "$STAX" pack --max-size 0 "$lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/packout:1" ;;
+	install) rm -rf "$proj" && mkdir -p "$proj" && peak "$STAX" install --max-size 0 --dir "$proj" "oci:$BENCH_DIR/layouts/$2:1.0.0" ;;
+	push) peak "$STAX" push --max-size 0 "$lib" "$(push_target "$2")" ;;
+	esac
+}
+# Memory flat in the number of skills: each operation on SKILLS skills,
+# and on SKILLS_SMALL, RUNS times in alternation; the ratio is SKILLS's
+# median peak over SKILLS_SMALL's.
+for op in validate pack install push; do
+	a=(); b=()
+	for ((r = 0; r < RUNS; r++)); do
+		a+=("$(peak_of "$op" lib)")
+		if ((SKILLS_SMALL > 0)); then b+=("$(peak_of "$op" lib-small)"); fi
+	done
+	label="peak RSS $op $SKILLS skills"
+	[ "$op" = push ] && label="peak RSS push DIR $SKILLS skills, $push_label"
+	sa=$(printf '%s\n' "${a[@]}" | median)
+	if ((SKILLS_SMALL > 0)); then
+		sb=$(printf '%s\n' "${b[@]}" | median)
+		row "$label vs $SKILLS_SMALL (MiB)" "$sa" "$sb" "$(ratio "$sa" "$sb")"
+	else
+		row "$label (MiB)" "$sa" "-" "-"
+	fi
+done
+rm -rf "$proj" && mkdir -p "$proj"
+row "peak RSS install ${PKGS}x$PKG_SKILLS (MiB)" "$(peak "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}")" "-" "-"
+rm -rf "$proj"
 
 # pull -o against crane, when crane is here and a registry can be started
 if command -v crane >/dev/null && command -v docker-registry >/dev/null; then
