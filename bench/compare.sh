@@ -57,7 +57,7 @@ ratio() { printf '%.2f' "$(echo "scale=4; $1 / $2" | bc)"; }
 # peak CMD...: peak resident set of one run, in MiB.
 peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1/1024}'; }
 
-row() { printf '%-44s %10s %10s %8s\n' "$@"; }
+row() { printf '%-56s %10s %10s %8s\n' "$@"; }
 row metric "stax" "baseline" "ratio"
 
 # pack
