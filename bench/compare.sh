@@ -4,11 +4,15 @@
 #
 #   STAX=bin/stax bash bench/compare.sh            # the issue's full sizes
 #   STAX=bin/stax SKILLS=500 PKGS=4 PKG_SKILLS=250 RUNS=3 bash bench/compare.sh
+#   SKILLS_SMALL=0 ...                             # without the memory ratio rows
 #
 # Rows: pack SKILLS skills vs tar --sort=name | gzip -6; install PKGS
 # packages of PKG_SKILLS skills each (overlapping by half) fresh on tmpfs
 # (/dev/shm) and on the disk of BENCH_DIR vs tar -xzf of each package in
-# order; an unchanged re-install; peak RSS of validate, pack and install;
+# order; an unchanged re-install; peak RSS of validate, pack, install and
+# a first push DIR (to Debian's docker-registry on loopback when it is
+# installed, else to an OCI layout) at SKILLS against SKILLS_SMALL skills,
+# and of the layered install;
 # pull -o of the SKILLS-skill package from docker-registry, on tmpfs and on
 # disk, vs crane blob | tar -xzf (crane built from the go-containerregistry
 # module in go.mod).
@@ -17,6 +21,7 @@ set -euo pipefail
 STAX=${STAX:-bin/stax}
 STAX=$(realpath "$STAX")
 SKILLS=${SKILLS:-5000}
+SKILLS_SMALL=${SKILLS_SMALL:-500}
 PKGS=${PKGS:-20}
 PKG_SKILLS=${PKG_SKILLS:-1000}
 RUNS=${RUNS:-5}
@@ -33,6 +38,9 @@ if [ ! -d "$BENCH_DIR/lib" ]; then
 	for ((i = 0; i < PKGS; i++)); do
 		gen -dir "$BENCH_DIR/pkgsrc/p$i" -first $((i * PKG_SKILLS / 2)) -count "$PKG_SKILLS" -variant "$i"
 	done
+fi
+if ((SKILLS_SMALL > 0)) && [ ! -d "$BENCH_DIR/lib-small" ]; then
+	gen -dir "$BENCH_DIR/lib-small" -count "$SKILLS_SMALL"
 fi
 sources=()
 for ((i = 0; i < PKGS; i++)); do
@@ -51,7 +59,7 @@ ratio() { printf '%.2f' "$(echo "scale=4; $1 / $2" | bc)"; }
 # peak CMD...: peak resident set of one run, in MiB.
 peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1/1024}'; }
 
-row() { printf '%-44s %10s %10s %8s\n' "$@"; }
+row() { printf '%-56s %10s %10s %8s\n' "$@"; }
 row metric "stax" "baseline" "ratio"
 
 # pack
@@ -86,36 +94,75 @@ if [ -d "$SHM" ] && [ -w "$SHM" ]; then install_rows "$SHM" tmpfs; fi
 install_rows "$BENCH_DIR" disk
 
 # peak memory
+# A push goes to Debian's docker-registry on loopback when it is
+# installed, each to a new repository; else to an OCI layout.
+if [ -x "${DOCKER_REGISTRY:-/usr/bin/docker-registry}" ]; then
+	work=$BENCH_DIR/registry
+	mkdir -p "$work"
+	fail() { echo "compare.sh: $*" >&2; exit 1; }
+	# shellcheck source=../test/e2e/lib/registry.sh
+	. "$here/../test/e2e/lib/registry.sh"
+	start_registry >/dev/null
+	trap stop_registry EXIT
+	push_label=registry
+	push_target() { echo "127.0.0.1:$port/bench/$1-$(date +%s%N):1.0.0"; }
+else
+	push_label="OCI layout"
+	push_target() { rm -rf "$BENCH_DIR/pushout"; echo "oci:$BENCH_DIR/pushout:1.0.0"; }
+fi
 proj="$BENCH_DIR/stax-bench-proj"
+libs=(lib)
+if ((SKILLS_SMALL > 0)); then libs+=(lib-small); fi
+for lib in "${libs[@]}"; do
+	if [ ! -d "$BENCH_DIR/layouts/$lib" ]; then
+		"$STAX" pack --max-size 0 "$BENCH_DIR/$lib" --name "$lib" --version 1.0.0 -t "oci:$BENCH_DIR/layouts/$lib:1.0.0" >/dev/null
+	fi
+done
+# peak_of OP LIB: the peak RSS of one run of OP on LIB, from a clean state.
+peak_of() {
+	local lib=$BENCH_DIR/$2
+	case $1 in
+	validate) peak "$STAX" validate "$lib" ;;
+	pack) rm -rf "$BENCH_DIR/packout" && peak "$STAX" pack --max-size 0 "$lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/packout:1" ;;
+	install) rm -rf "$proj" && mkdir -p "$proj" && peak "$STAX" install --max-size 0 --dir "$proj" "oci:$BENCH_DIR/layouts/$2:1.0.0" ;;
+	push) peak "$STAX" push --max-size 0 "$lib" "$(push_target "$2")" ;;
+	esac
+}
+# Memory flat in the number of skills: each operation on SKILLS skills,
+# and on SKILLS_SMALL, RUNS times in alternation; the ratio is SKILLS's
+# median peak over SKILLS_SMALL's.
+for op in validate pack install push; do
+	a=(); b=()
+	for ((r = 0; r < RUNS; r++)); do
+		a+=("$(peak_of "$op" lib)")
+		if ((SKILLS_SMALL > 0)); then b+=("$(peak_of "$op" lib-small)"); fi
+	done
+	label="peak RSS $op $SKILLS skills"
+	[ "$op" = push ] && label="peak RSS push DIR $SKILLS skills, $push_label"
+	sa=$(printf '%s\n' "${a[@]}" | median)
+	if ((SKILLS_SMALL > 0)); then
+		sb=$(printf '%s\n' "${b[@]}" | median)
+		row "$label vs $SKILLS_SMALL (MiB)" "$sa" "$sb" "$(ratio "$sa" "$sb")"
+	else
+		row "$label (MiB)" "$sa" "-" "-"
+	fi
+done
 rm -rf "$proj" && mkdir -p "$proj"
-row "peak RSS validate $SKILLS skills (MiB)" "$(peak "$STAX" validate "$BENCH_DIR/lib")" "-" "-"
-rm -rf "$BENCH_DIR/packout"
-row "peak RSS pack $SKILLS skills (MiB)" "$(peak "$STAX" pack --max-size 0 "$BENCH_DIR/lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/packout:1")" "-" "-"
 row "peak RSS install ${PKGS}x$PKG_SKILLS (MiB)" "$(peak "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}")" "-" "-"
 rm -rf "$proj"
 
 # pull -o of the SKILLS-skill package against crane blob | tar -xzf, from
-# docker-registry on loopback, into tmpfs and onto the disk of BENCH_DIR;
-# crane is built from the module stax requires. Each stax run has a new
-# local store (beside its output), so that the layer is fetched.
+# the docker-registry of the push rows, into tmpfs and onto the disk of
+# BENCH_DIR; crane is built from the module stax requires. Each stax run
+# has a new local store (beside its output), so that the layer is fetched.
 pull_rows() {
-	local work=$BENCH_DIR/registry ref digest
-	fail() { echo "compare.sh: $*" >&2; exit 1; }
-	# shellcheck source=../test/e2e/lib/registry.sh
-	source "$here/../test/e2e/lib/registry.sh"
-	mkdir -p "$work"
+	local ref=127.0.0.1:$port/bench/pull:1.0.0 digest
 	(cd "$here/.." && go build -o "$BENCH_DIR/crane" github.com/google/go-containerregistry/cmd/crane)
-	start_registry >/dev/null
-	trap stop_registry EXIT
-	ref=127.0.0.1:$port/bench/lib:1.0.0
-	rm -rf "$BENCH_DIR/pull-layout"
-	"$STAX" pack --max-size 0 "$BENCH_DIR/lib" --name lib --version 1.0.0 -t "oci:$BENCH_DIR/pull-layout:1.0.0" >/dev/null 2>&1
-	digest=$("$STAX" push --max-size 0 "oci:$BENCH_DIR/pull-layout:1.0.0" "$ref" --output json | tr -d ' \n' |
+	digest=$("$STAX" push --max-size 0 "oci:$BENCH_DIR/layouts/lib:1.0.0" "$ref" --output json | tr -d ' \n' |
 		sed -n 's/.*"layers":\[{[^}]*"digest":"\(sha256:[0-9a-f]*\)".*/\1/p')
 	[ -n "$digest" ] || fail "no layer digest in the output of stax push"
 	if [ -d "$SHM" ] && [ -w "$SHM" ]; then pull_row "$SHM" tmpfs; fi
 	pull_row "$BENCH_DIR" disk
-	stop_registry
 }
 pull_row() {
 	local out=$1/stax-bench-pull home=$1/stax-bench-pull-home a=() b=() sa sb
@@ -132,7 +179,7 @@ pull_row() {
 	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
 	row "pull -o $SKILLS skills, $2 (s) vs crane|tar" "$sa" "$sb" "$(ratio "$sa" "$sb")"
 }
-if command -v docker-registry >/dev/null || [ -x "${DOCKER_REGISTRY:-/usr/bin/docker-registry}" ]; then
+if [ "$push_label" = registry ]; then
 	pull_rows
 else
 	echo "pull -o vs crane: skipped (docker-registry not installed)"

@@ -2,6 +2,7 @@ package layers
 
 import (
 	"archive/tar"
+	"hash/maphash"
 	// Registers sha512 with go-digest: OCI descriptors may use it.
 	_ "crypto/sha512"
 	"errors"
@@ -47,7 +48,7 @@ func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error
 		return corrupt(err)
 	}
 	defer zr.Close()
-	w := &walker{limit: effectiveLimit(opts.MaxSize), maxEntries: effectiveCount(opts.MaxFiles), seen: map[string]seenKind{}}
+	w := &walker{limit: effectiveLimit(opts.MaxSize), maxEntries: effectiveCount(opts.MaxFiles), seen: map[uint64]seenKind{}, seed: maphash.MakeSeed()}
 	if err := w.walk(tar.NewReader(zr), fn); err != nil {
 		return err
 	}
@@ -98,7 +99,12 @@ type walker struct {
 	entries    int
 	total      int64 // declared sizes of the files so far
 	actual     int64 // content bytes actually read
-	seen       map[string]seenKind
+	// seen holds every path of the layer by a hash of it, not the path:
+	// a layer of many skills is read in flat memory. Two paths with one
+	// hash (odds of 1 in 2^64 per pair, under a seed an archive cannot
+	// know) can only make a layer refused, never a bad one accepted.
+	seen map[uint64]seenKind
+	seed maphash.Seed
 }
 
 func (w *walker) walk(tr *tar.Reader, fn func(Header, io.Reader) error) error {
@@ -190,24 +196,25 @@ func unsupportedType(flag byte) string {
 // record notes a path and its parents, refusing duplicates and paths whose
 // parent is a file: both would make extraction depend on entry order.
 func (w *walker) record(name string, isDir bool) string {
-	switch prev := w.seen[name]; {
+	switch prev := w.seen[maphash.String(w.seed, name)]; {
 	case prev == regularFile || prev == explicitDir:
 		return "duplicate entry"
 	case prev == impliedDir && !isDir:
 		return "file where the archive has a directory"
 	}
 	if isDir {
-		w.seen[name] = explicitDir
+		w.seen[maphash.String(w.seed, name)] = explicitDir
 	} else {
-		w.seen[name] = regularFile
+		w.seen[maphash.String(w.seed, name)] = regularFile
 	}
 	for i := strings.LastIndexByte(name, '/'); i > 0; i = strings.LastIndexByte(name[:i], '/') {
 		parent := name[:i]
-		switch w.seen[parent] {
+		key := maphash.String(w.seed, parent)
+		switch w.seen[key] {
 		case regularFile:
 			return "parent " + parent + " is a file"
 		case 0:
-			w.seen[parent] = impliedDir
+			w.seen[key] = impliedDir
 		}
 	}
 	return ""

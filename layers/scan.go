@@ -27,16 +27,19 @@ const (
 // an ignored directory is not descended. .git and .stax directories are
 // never packaged, nor is the package root's .staxignore itself.
 func Scan(opts ScanOptions) (*Tree, error) {
-	s, err := newScanner(opts)
+	t := &Tree{}
+	outline, err := ScanParts(opts, func(part *Tree) error {
+		t.Entries = append(t.Entries, part.Entries...)
+		t.Problems = append(t.Problems, part.Problems...)
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", opts.Root, err)
+		return nil, err
 	}
-	if err := s.walkDir(s.root, "", []string{s.realRoot}); err != nil {
-		return nil, fmt.Errorf("scan %s: %w", opts.Root, err)
-	}
-	slices.SortFunc(s.entries, func(a, b Entry) int { return strings.Compare(layerKey(a), layerKey(b)) })
-	slices.SortStableFunc(s.problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
-	return &Tree{Root: s.root, Entries: s.entries, Problems: s.problems}, nil
+	t.Root = outline.Root
+	slices.SortFunc(t.Entries, func(a, b Entry) int { return strings.Compare(layerKey(a), layerKey(b)) })
+	slices.SortStableFunc(t.Problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	return t, nil
 }
 
 // Size is the uncompressed size of the tree: the sum of its file sizes.

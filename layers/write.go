@@ -32,56 +32,58 @@ const (
 // A file whose size changed since Scan fails the write; the stream written
 // so far then ends without a gzip trailer, so no reader accepts it.
 func Write(w io.Writer, t *Tree, opts WriteOptions) (WriteResult, error) {
-	if err := checkWritable(t, opts); err != nil {
+	if err := checkTotals(t.Problems, t.Size(), len(t.Entries), opts); err != nil {
 		return WriteResult{}, err
 	}
-	sum := sha256.New()
-	counter := &countingWriter{}
-	zw, err := gzip.NewWriterLevel(io.MultiWriter(w, sum, counter), gzipLevel)
-	if err != nil {
-		return WriteResult{}, fmt.Errorf("write layer: %w", err)
+	if _, err := checkEntries(t.Entries, ""); err != nil {
+		return WriteResult{}, err
 	}
-	// The zero time.Time would be encoded as year 1, not as 0.
-	zw.ModTime = time.Unix(0, 0)
-	zw.OS = gzipOSUnknown
-
-	files, err := writeEntries(&tarWriter{w: zw}, t.Entries)
+	lw, err := newLayerWriter(w)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	if err := zw.Close(); err != nil {
-		return WriteResult{}, fmt.Errorf("write layer: %w", err)
+	files, err := lw.write(t.Entries)
+	if err != nil {
+		return WriteResult{}, err
 	}
-	return WriteResult{Digest: digest.NewDigest(digest.SHA256, sum), Size: counter.n, Files: files}, nil
+	res, err := lw.close()
+	res.Files = files
+	return res, err
 }
 
-// checkWritable holds every reason to refuse a tree, so that nothing is
-// written for a tree that would fail halfway for a reason known upfront.
-func checkWritable(t *Tree, opts WriteOptions) error {
-	if len(t.Problems) > 0 {
-		return &ProblemsError{Problems: t.Problems}
+// checkTotals and checkEntries hold every reason to refuse a tree, so
+// that nothing is written for a tree that would fail halfway for a reason
+// known upfront.
+func checkTotals(problems []Problem, size int64, count int, opts WriteOptions) error {
+	if len(problems) > 0 {
+		return &ProblemsError{Problems: problems}
 	}
-	if limit := effectiveLimit(opts.MaxSize); limit >= 0 && t.Size() > limit {
-		return &SizeError{Size: t.Size(), Limit: limit}
+	if limit := effectiveLimit(opts.MaxSize); limit >= 0 && size > limit {
+		return &SizeError{Size: size, Limit: limit}
 	}
-	if limit := effectiveCount(opts.MaxFiles); limit >= 0 && len(t.Entries) > limit {
-		return &CountError{Count: len(t.Entries), Limit: limit}
+	if limit := effectiveCount(opts.MaxFiles); limit >= 0 && count > limit {
+		return &CountError{Count: count, Limit: limit}
 	}
-	prev := ""
-	for i, e := range t.Entries {
+	return nil
+}
+
+// checkEntries checks entries that follow the entry of layer order key
+// prev ("" for none), and returns the key of the last one.
+func checkEntries(entries []Entry, prev string) (string, error) {
+	for _, e := range entries {
 		if reason := unsafeName(e.Path); reason != "" {
-			return fmt.Errorf("write layer: entry %q: %s", e.Path, reason)
+			return prev, fmt.Errorf("write layer: entry %q: %s", e.Path, reason)
 		}
 		key := layerKey(e)
-		if i > 0 && strings.Compare(prev, key) >= 0 {
-			return fmt.Errorf("write layer: entry %q is out of layer order or duplicated", e.Path)
+		if prev != "" && strings.Compare(prev, key) >= 0 {
+			return prev, fmt.Errorf("write layer: entry %q is out of layer order or duplicated", e.Path)
 		}
 		if !e.Dir && e.Size > maxOctalSize {
-			return fmt.Errorf("write layer: %s: %w", e.Path, errFileTooLarge)
+			return prev, fmt.Errorf("write layer: %s: %w", e.Path, errFileTooLarge)
 		}
 		prev = key
 	}
-	return nil
+	return prev, nil
 }
 
 func effectiveCount(maxFiles int) int {
@@ -98,26 +100,58 @@ func effectiveLimit(maxSize int64) int64 {
 	return maxSize
 }
 
-func writeEntries(tw *tarWriter, entries []Entry) ([]FileDigest, error) {
-	buf := make([]byte, copyBufferSize)
+// layerWriter is the tar+gzip stream of a layer being written, fed
+// entries in layer order.
+type layerWriter struct {
+	zw      *gzip.Writer
+	tw      *tarWriter
+	sum     hash.Hash
+	counter *countingWriter
+	buf     []byte
+}
+
+func newLayerWriter(w io.Writer) (*layerWriter, error) {
+	lw := &layerWriter{sum: sha256.New(), counter: &countingWriter{}, buf: make([]byte, copyBufferSize)}
+	zw, err := gzip.NewWriterLevel(io.MultiWriter(w, lw.sum, lw.counter), gzipLevel)
+	if err != nil {
+		return nil, fmt.Errorf("write layer: %w", err)
+	}
+	// The zero time.Time would be encoded as year 1, not as 0.
+	zw.ModTime = time.Unix(0, 0)
+	zw.OS = gzipOSUnknown
+	lw.zw, lw.tw = zw, &tarWriter{w: zw}
+	return lw, nil
+}
+
+// write appends entries to the archive and returns the digests of its
+// files.
+func (lw *layerWriter) write(entries []Entry) ([]FileDigest, error) {
 	var files []FileDigest
 	for _, e := range entries {
 		if e.Dir {
-			if err := tw.writeHeader(e.Path+"/", 0o755, 0, typeDir); err != nil {
+			if err := lw.tw.writeHeader(e.Path+"/", 0o755, 0, typeDir); err != nil {
 				return nil, fmt.Errorf("write layer: %s: %w", e.Path, err)
 			}
 			continue
 		}
-		fd, err := writeFile(tw, e, buf)
+		fd, err := writeFile(lw.tw, e, lw.buf)
 		if err != nil {
 			return nil, fmt.Errorf("write layer: %s: %w", e.Path, err)
 		}
 		files = append(files, fd)
 	}
-	if err := tw.close(); err != nil {
-		return nil, fmt.Errorf("write layer: %w", err)
-	}
 	return files, nil
+}
+
+// close ends the archive and the gzip stream.
+func (lw *layerWriter) close() (WriteResult, error) {
+	if err := lw.tw.close(); err != nil {
+		return WriteResult{}, fmt.Errorf("write layer: %w", err)
+	}
+	if err := lw.zw.Close(); err != nil {
+		return WriteResult{}, fmt.Errorf("write layer: %w", err)
+	}
+	return WriteResult{Digest: digest.NewDigest(digest.SHA256, lw.sum), Size: lw.counter.n}, nil
 }
 
 // writeFile copies one file into the archive, hashing its bytes on the way.

@@ -105,9 +105,10 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err := checkPublishable(ctx, src); err != nil {
 		return err
 	}
+	var seen release.Seen
 	if src.Built != nil {
 		printBuildNotes(opts.IO, opts.Global, src.Built)
-		if err := release.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
+		if seen, err = release.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
 			return err
 		}
 	}
@@ -117,7 +118,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	}
 	defer dst.Close()
 
-	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize})
+	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, NewTag: seen.NewTag})
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,10 @@
 package atomicfile
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,16 +15,34 @@ import (
 // WriteFile replaces path with data, the temporary file beside it so the
 // rename never crosses volumes.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return Write(path, perm, writeData(data))
+}
+
+// Write replaces path with what write writes, as WriteFile does with data.
+func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"*")
 	if err != nil {
 		return err
 	}
-	return finish(f, data, perm, f.Name(), func() error { return os.Rename(f.Name(), path) }, os.Remove)
+	return finish(f, write, perm, f.Name(), func() error { return os.Rename(f.Name(), path) }, os.Remove)
 }
 
 // WriteFileIn replaces name, relative to root, with data; neither the
 // temporary file nor the result can leave root.
 func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	return WriteIn(root, name, perm, writeData(data))
+}
+
+func writeData(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
+}
+
+// WriteIn replaces name, relative to root, with what write writes, as
+// WriteFileIn does with data: for content too large to hold in memory.
+func WriteIn(root *os.Root, name string, perm fs.FileMode, write func(io.Writer) error) error {
 	suffix := make([]byte, 8)
 	rand.Read(suffix)
 	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+hex.EncodeToString(suffix))
@@ -30,15 +50,18 @@ func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) erro
 	if err != nil {
 		return err
 	}
-	return finish(f, data, perm, tmp, func() error { return root.Rename(tmp, name) }, root.Remove)
+	return finish(f, write, perm, tmp, func() error { return root.Rename(tmp, name) }, root.Remove)
 }
 
-// finish writes data to f, syncs and closes it, and renames it into
+// finish writes to f with write, syncs and closes it, and renames it into
 // place; on any failure the temporary file is removed.
-func finish(f *os.File, data []byte, perm fs.FileMode, tmp string, rename func() error, remove func(string) error) error {
+func finish(f *os.File, write func(io.Writer) error, perm fs.FileMode, tmp string, rename func() error, remove func(string) error) error {
 	err := f.Chmod(perm)
 	if err == nil {
-		_, err = f.Write(data)
+		w := bufio.NewWriterSize(f, 64<<10)
+		if err = write(w); err == nil {
+			err = w.Flush()
+		}
 	}
 	if err == nil {
 		err = f.Sync()

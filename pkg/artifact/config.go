@@ -66,30 +66,43 @@ func (c *Config) MarshalCanonical() ([]byte, error) {
 	if c.Skills == nil {
 		c.Skills = []SkillRecord{}
 	}
-	return Canonical(c)
-}
-
-// Canonical re-encodes v with sorted keys and no whitespace. Struct field
-// order is a property of the Go source, so v goes through a generic value
-// whose maps encoding/json always writes sorted.
-func Canonical(v any) ([]byte, error) {
-	raw, err := json.Marshal(v)
+	// The skill records are most of a config, thousands in a large
+	// library: encoded one at a time into the canonical config without
+	// them, they cost no more memory than the bytes written.
+	rest := *c
+	rest.Skills = []SkillRecord{}
+	head, err := Canonical(&rest)
 	if err != nil {
-		return nil, fmt.Errorf("encode canonical JSON: %w", err)
+		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var generic any
-	if err := dec.Decode(&generic); err != nil {
-		return nil, fmt.Errorf("encode canonical JSON: %w", err)
+	start, end, err := memberValue(head, "skills")
+	if err != nil || start < 0 {
+		return nil, fmt.Errorf("encode canonical JSON: no skills in %s (%v)", head, err)
 	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(generic); err != nil {
-		return nil, fmt.Errorf("encode canonical JSON: %w", err)
+	size := len(head)
+	for _, s := range c.Skills {
+		size += len(`{"description":"","digest":"","name":"","path":"","version":""},`) +
+			len(s.Description) + len(s.Digest) + len(s.Name) + len(s.Path) + len(s.Version)
 	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+	out := bytes.NewBuffer(make([]byte, 0, size))
+	out.Write(head[:start])
+	out.WriteByte('[')
+	enc := canonicalizer{out: out}
+	for i, s := range c.Skills {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		raw, err := json.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("encode canonical JSON: %w", err)
+		}
+		if err := enc.whole(raw); err != nil {
+			return nil, err
+		}
+	}
+	out.WriteByte(']')
+	out.Write(head[end:])
+	return out.Bytes(), nil
 }
 
 // ParseConfig decodes a config blob and checks what every reader relies on.

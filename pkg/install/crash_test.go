@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func newCrashWorld(t *testing.T) *crashWorld {
 }
 
 func (w *crashWorld) options(lock []byte) Options {
-	return Options{Root: w.root, LockDir: w.locks, Lock: &LockFile{Path: w.lockPath, Data: lock}, Force: true}
+	return Options{Root: w.root, LockDir: w.locks, Lock: &LockFile{Path: w.lockPath, Write: func(out io.Writer) error { _, err := out.Write(lock); return err }}, Force: true}
 }
 
 func (w *crashWorld) next(t *testing.T) error {

@@ -11,22 +11,24 @@
 package install
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
 	"github.com/opencontainers/go-digest"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/layers"
@@ -81,7 +83,9 @@ type Options struct {
 // LockFile is a file written with an install, such as stax.lock.
 type LockFile struct {
 	Path string
-	Data []byte
+	// Write writes the file's content. It is called more than once (to
+	// hash the content, and to write it) and writes the same each time.
+	Write func(io.Writer) error
 }
 
 // BackupDir is where, under Options.Root, replaced skills are kept.
@@ -207,7 +211,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	if lockChange != nil && lockChange.changes() {
 		err := step("lock")
 		if err == nil {
-			err = lockChange.write()
+			err = lockChange.writeFile()
 		}
 		if err != nil {
 			return nil, rollbackAll(plans, errdefs.IO(fmt.Errorf("write %s: %w", opts.Lock.Path, err)), true)
@@ -223,7 +227,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	if err != nil {
 		err = rollbackAll(plans, errdefs.IO(fmt.Errorf("commit the install: %w", err)), true)
 		if out.LockChanged {
-			if rerr := lockChange.restore(); rerr != nil {
+			if rerr := lockChange.restore(plans[0].folder, plans[0].staging); rerr != nil {
 				err = fmt.Errorf("%w; and %s could not be put back: %w", err, opts.Lock.Path, rerr)
 			}
 		}
@@ -243,19 +247,26 @@ type plan struct {
 	opts   Options
 	// base confines every change; folder is the folder inside it, as a
 	// path relative to base and as its own root.
-	base       *os.Root
-	basePath   string
-	folderRel  string
-	folder     *os.Root
-	journal    string
-	staging    string // name in folder
-	swaps      []string
-	prune      []string
-	backups    map[string]bool // names moved to a backup rather than aside
-	keep       []string
-	next       *Record
-	previous   []byte // the record as it was; nil when there was none
-	hadRecord  bool
+	base      *os.Root
+	basePath  string
+	folderRel string
+	folder    *os.Root
+	journal   string
+	staging   string // name in folder
+	swaps     []string
+	prune     []string
+	backups   map[string]bool // names moved to a backup rather than aside
+	keep      []string
+	// spool holds the record the install writes; previous is the digest
+	// of the record as it was.
+	spool        *spool
+	previous     digest.Digest
+	hadRecord    bool
+	recordCopied bool
+	// verbatim are the skills whose entries the next record keeps as
+	// they are; sameRecord is set when it is the record as it was.
+	verbatim   map[string]bool
+	sameRecord bool
 	moves      [][2]string // done, relative to base
 	committing bool
 	finished   bool
@@ -283,7 +294,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}}
+	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -297,58 +308,6 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	}
 	removeLeftovers(p.folder)
 
-	where := filepath.Join(opts.Dir, RecordFile)
-	rec, raw, err := readRecord(p.folder, where)
-	if err != nil {
-		return nil, err
-	}
-	p.previous, p.hadRecord = raw, raw != nil
-
-	var conflicts []string
-	for _, s := range skills {
-		if _, ours := rec.Skills[s.Path]; ours {
-			continue
-		}
-		if _, err := p.folder.Lstat(s.Path); err == nil {
-			conflicts = append(conflicts, s.Path)
-		}
-	}
-	if len(conflicts) > 0 && !opts.Force {
-		return nil, errdefs.Precondition(&ConflictError{Dir: opts.Dir, Skills: conflicts})
-	}
-	for _, name := range opts.Keep {
-		if _, ok := rec.Skills[name]; ok {
-			p.keep = append(p.keep, name)
-		}
-	}
-
-	// What the user changed in a skill stax installed is theirs: it is
-	// only replaced or removed with --force, and then kept in a backup.
-	// A file whose size and modification time are as recorded is taken
-	// as recorded, unread.
-	var modified []Drift
-	clean := map[string]bool{}
-	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
-		if slices.Contains(p.keep, name) {
-			continue
-		}
-		d, err := drift(p.folder, name, rec.Skills[name], true)
-		if err != nil {
-			return nil, errdefs.IO(err)
-		}
-		clean[name] = d == nil
-		if d != nil && !d.Missing {
-			modified = append(modified, *d)
-			p.backups[name] = true
-		}
-	}
-	if len(modified) > 0 && !opts.Force {
-		return nil, errdefs.Precondition(&ModifiedError{Dir: opts.Dir, Skills: modified})
-	}
-	for _, name := range conflicts {
-		p.backups[name] = true
-	}
-
 	p.staging = layers.StagingPrefix + randomID()
 	if err := p.folder.Mkdir(p.staging, 0o700); err != nil {
 		return nil, errdefs.IO(err)
@@ -356,70 +315,259 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if err := p.folder.Mkdir(filepath.Join(p.staging, previousDir), 0o700); err != nil {
 		return nil, errdefs.IO(err)
 	}
-
-	// A skill the folder holds as recorded, from the same package digest
-	// and with the same paths substituted, stays as it is: neither its
-	// layer nor its files are read. The others are staged.
-	p.next = &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}
-	kept := map[string]bool{}
-	var todo []*staged
-	for _, s := range skills {
-		absDir, err := filepath.Abs(filepath.Join(opts.Dir, s.Path))
-		if err != nil {
-			return nil, errdefs.IO(err)
-		}
-		vars := substitute.Options{SkillDir: absDir, Workspace: opts.Workspace, KeepArguments: true}
-		prev, ours := rec.Skills[s.Path]
-		if ours && clean[s.Path] && prev.Digest == s.Digest && prev.Vars == varsKey(vars) && prev.Stat != nil && !p.backups[s.Path] {
-			prev.Package, prev.PackageDigest = s.Package, s.PackageDigest
-			p.next.Skills[s.Path] = prev
-			kept[s.Path] = true
-			continue
-		}
-		todo = append(todo, newStaged(s, filepath.Join(p.staging, s.Path), vars))
+	if p.spool, err = newSpool(p.folder, p.staging); err != nil {
+		return nil, errdefs.IO(err)
 	}
-	st := &stager{folder: p.folder, buf: make([]byte, 256<<10)}
-	if err := st.stage(ctx, todo); err != nil {
+
+	want := make(map[string]*Skill, len(skills))
+	for i := range skills {
+		want[skills[i].Path] = &skills[i]
+	}
+	// Each skill of the record is compared with the folder; a file whose
+	// size and modification time are as recorded is taken as recorded,
+	// unread.
+	prevs := map[string]recorded{}
+	var modified []Drift
+	kept := map[string]bool{}
+	// Comparing a skill with the folder is mostly waiting on the file
+	// system: several are compared at once while the record is read.
+	g, gctx := errgroup.WithContext(ctx)
+	type entry struct {
+		name string
+		s    *InstalledSkill
+	}
+	entries := make(chan entry, 64)
+	var mu sync.Mutex
+	for range driftWorkers {
+		g.Go(func() error {
+			for e := range entries {
+				d, err := drift(p.folder, e.name, *e.s, true)
+				if err != nil {
+					return errdefs.IO(err)
+				}
+				_, withDirs := e.s.Stat["./"]
+				if d == nil && !withDirs && e.s.Stat != nil {
+					// Recorded by an older stax: with its directories'
+					// stat, the next install lists none of them again.
+					if err := statDirs(p.folder, e.name, e.s.Stat); err != nil {
+						return errdefs.IO(err)
+					}
+				}
+				mu.Lock()
+				err = p.compared(e.name, e.s, d, want[e.name], &modified, kept, withDirs)
+				mu.Unlock()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	err = p.readPrevious(func(name string, s *InstalledSkill) error {
+		prevs[name] = recorded{digest: s.Digest, files: filesKey(s.Files)}
+		if slices.Contains(opts.Keep, name) {
+			p.keep = append(p.keep, name)
+			return nil
+		}
+		select {
+		case entries <- entry{name, s}:
+			return nil
+		case <-gctx.Done():
+			return gctx.Err()
+		}
+	})
+	close(entries)
+	if werr := g.Wait(); werr != nil {
+		return nil, werr
+	}
+	if err != nil {
 		return nil, err
 	}
-	staging := map[string]*staged{}
-	for _, sk := range todo {
-		staging[sk.skill.Path] = sk
-	}
+
+	var conflicts []string
+	conflict := map[string]bool{}
 	for _, s := range skills {
+		if _, ours := prevs[s.Path]; ours {
+			continue
+		}
+		if _, err := p.folder.Lstat(s.Path); err == nil {
+			conflicts = append(conflicts, s.Path)
+			conflict[s.Path] = true
+		}
+	}
+	if len(conflicts) > 0 && !opts.Force {
+		return nil, errdefs.Precondition(&ConflictError{Dir: opts.Dir, Skills: conflicts})
+	}
+	slices.SortFunc(modified, func(a, b Drift) int { return strings.Compare(a.Skill, b.Skill) })
+	if len(modified) > 0 && !opts.Force {
+		return nil, errdefs.Precondition(&ModifiedError{Dir: opts.Dir, Skills: modified})
+	}
+	for _, name := range conflicts {
+		p.backups[name] = true
+	}
+
+	var todo []*staged
+	for i, s := range skills {
 		if kept[s.Path] {
 			p.result.Unchanged = append(p.result.Unchanged, s.Path)
 			continue
 		}
-		sk := staging[s.Path]
-		files := sk.files
-		p.next.Skills[s.Path] = InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files, Stat: sk.stat, Vars: varsKey(sk.vars)}
-		prev, ours := rec.Skills[s.Path]
-		switch {
-		case slices.Contains(conflicts, s.Path):
-			p.result.Replaced = append(p.result.Replaced, s.Path)
-			p.swaps = append(p.swaps, s.Path)
-		case !ours:
-			p.result.Installed = append(p.result.Installed, s.Path)
-			p.swaps = append(p.swaps, s.Path)
-		case prev.Digest == s.Digest && maps.Equal(prev.Files, files) && !p.backups[s.Path] && present(p.folder, s.Path):
-			// The files on disk are the ones recorded: keep their stat.
-			p.next.Skills[s.Path] = InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: files, Stat: statTree(p.folder, s.Path, files), Vars: varsKey(sk.vars)}
-			p.result.Unchanged = append(p.result.Unchanged, s.Path)
-		default:
-			p.result.Updated = append(p.result.Updated, s.Path)
-			p.swaps = append(p.swaps, s.Path)
-		}
+		todo = append(todo, newStaged(&skills[i]))
 	}
-	for name := range rec.Skills {
-		if _, keep := p.next.Skills[name]; !keep && !slices.Contains(p.keep, name) {
+	// Each staged skill's entry is settled as soon as it is written, and
+	// its file list dropped: memory does not grow with the files staged.
+	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, 256<<10), done: func(sk *staged) error {
+		prev, ours := prevs[sk.skill.Path]
+		return p.settle(sk, prev, ours, conflict[sk.skill.Path])
+	}}
+	if err := st.stage(ctx, todo); err != nil {
+		return nil, err
+	}
+	for name := range prevs {
+		if !p.spool.has(name) && !p.verbatim[name] && !slices.Contains(p.keep, name) {
 			p.prune = append(p.prune, name)
 		}
 	}
+	if p.sameRecord = len(p.verbatim) == len(prevs) && p.spool.len() == 0; !p.sameRecord {
+		if err := p.spoolVerbatim(); err != nil {
+			return nil, err
+		}
+	}
 	slices.Sort(p.prune)
+	for _, names := range [][]string{p.swaps, p.result.Installed, p.result.Updated, p.result.Unchanged, p.result.Replaced} {
+		slices.Sort(names)
+	}
 	p.result.Removed = append(p.result.Removed, p.prune...)
 	p.result.Kept = append(p.result.Kept, p.keep...)
 	return p, nil
+}
+
+// driftWorkers is how many skills of the record are compared with the
+// folder at once.
+const driftWorkers = 4
+
+// compared takes in how the folder holds a skill of its record. What the
+// user changed in a skill stax installed is theirs: it is only replaced
+// or removed with --force, and then kept in a backup. A skill the folder
+// holds as recorded, from the same package digest and with the same paths
+// substituted, stays as it is: neither its layer nor its files are read,
+// and its entry goes to the next record as it was, or with the stat of
+// its directories added when it had none (asRecorded false).
+func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, modified *[]Drift, kept map[string]bool, asRecorded bool) error {
+	if d != nil && !d.Missing {
+		*modified = append(*modified, *d)
+		p.backups[name] = true
+	}
+	if sk == nil || d != nil || s.Digest != sk.Digest || s.Vars != varsKey(p.vars(sk)) || s.Stat == nil {
+		return nil
+	}
+	kept[name] = true
+	if asRecorded && s.Package == sk.Package && s.PackageDigest == sk.PackageDigest {
+		// Spooled only if the record changes at all (see spoolVerbatim).
+		p.verbatim[name] = true
+		return nil
+	}
+	s.Package, s.PackageDigest = sk.Package, sk.PackageDigest
+	return errdefs.IO(p.spool.add(name, s))
+}
+
+// spoolVerbatim spools the entries the next record keeps as they are,
+// read again from the record: an unchanged re-install, the most common
+// install of all, then encodes no entry, and a changed one holds none of
+// them in memory.
+func (p *plan) spoolVerbatim() error {
+	if len(p.verbatim) == 0 {
+		return nil
+	}
+	d, err := p.scanRecordFile(func(name string, s *InstalledSkill) error {
+		if !p.verbatim[name] {
+			return nil
+		}
+		return errdefs.IO(p.spool.add(name, s))
+	})
+	if err == nil && d != p.previous {
+		err = fmt.Errorf("%s changed while stax was installing: run the install again", filepath.Join(p.opts.Dir, RecordFile))
+	}
+	return errdefs.IO(err) // a record's own errors keep their class
+}
+
+// recorded is what an install keeps of a skill of the folder's record.
+type recorded struct {
+	digest digest.Digest
+	files  [sha256.Size]byte // filesKey of its files
+}
+
+// readPrevious hands each skill of the folder's record to each, and notes
+// whether there was a record and its digest.
+func (p *plan) readPrevious(each func(name string, s *InstalledSkill) error) error {
+	d, err := p.scanRecordFile(each)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p.hadRecord, p.previous = true, d
+	return nil
+}
+
+// scanRecordFile scans the folder's record (see scanRecord), and returns
+// the digest of the whole file.
+func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (digest.Digest, error) {
+	f, err := p.folder.Open(RecordFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if err != nil {
+		return "", errdefs.IO(err)
+	}
+	defer f.Close()
+	h := digest.SHA256.Digester()
+	if err := scanRecord(io.TeeReader(f, h.Hash()), filepath.Join(p.opts.Dir, RecordFile), each); err != nil {
+		return "", err
+	}
+	// The decoder stops at the record's closing brace: what follows counts.
+	if _, err := io.Copy(h.Hash(), f); err != nil {
+		return "", errdefs.IO(err)
+	}
+	return h.Digest(), nil
+}
+
+// vars are the values substituted into s's SKILL.md in this folder.
+func (p *plan) vars(s *Skill) substitute.Options {
+	absDir, err := filepath.Abs(filepath.Join(p.opts.Dir, s.Path))
+	if err != nil {
+		absDir = filepath.Join(p.opts.Dir, s.Path)
+	}
+	return substitute.Options{SkillDir: absDir, Workspace: p.opts.Workspace, KeepArguments: true}
+}
+
+// settle decides what a staged skill is to the folder (new, replacing a
+// skill of the user's, updated, or unchanged after all), and spools its
+// next record entry.
+func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
+	s := sk.skill
+	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s))}
+	switch {
+	case conflict:
+		p.result.Replaced = append(p.result.Replaced, s.Path)
+		p.swaps = append(p.swaps, s.Path)
+	case !ours:
+		p.result.Installed = append(p.result.Installed, s.Path)
+		p.swaps = append(p.swaps, s.Path)
+	case prev.digest == s.Digest && prev.files == filesKey(sk.files) && !p.backups[s.Path] && present(p.folder, s.Path):
+		// The files on disk are the ones recorded: keep their stat.
+		entry.Stat = statTree(p.folder, s.Path, sk.files)
+		if err := statDirs(p.folder, s.Path, entry.Stat); err != nil {
+			return errdefs.IO(err)
+		}
+		p.result.Unchanged = append(p.result.Unchanged, s.Path)
+	default:
+		p.result.Updated = append(p.result.Updated, s.Path)
+		p.swaps = append(p.swaps, s.Path)
+	}
+	sk.files, sk.stat = nil, nil
+	return errdefs.IO(p.spool.add(s.Path, &entry))
 }
 
 // previousDir holds, in the staging directory, what an install replaces
@@ -493,17 +641,33 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	}
 	j := &journalData{
 		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
-		Moves: moves, HadRecord: p.hadRecord, Record: string(p.previous), Lock: lc,
+		Moves: moves, HadRecord: p.hadRecord, Lock: lc,
 	}
-	record, err := p.next.encode()
-	if err != nil {
-		return err
+	sameRecord := p.sameRecord
+	if !sameRecord {
+		record, err := p.spool.digest()
+		if err != nil {
+			return errdefs.IO(fmt.Errorf("encode the record: %w", err))
+		}
+		sameRecord = record == p.previous
 	}
 	p.committing = true
-	if len(moves) == 0 && bytes.Equal(record, p.previous) && (lc == nil || !lc.changes()) {
+	if len(moves) == 0 && sameRecord && (lc == nil || !lc.changes()) {
 		// Nothing in the folder changes, nor the lock file: no journal,
 		// nothing to undo.
 		return nil
+	}
+	if lc != nil && lc.changes() {
+		if err := lc.keep(p.folder, p.staging); err != nil {
+			return errdefs.IO(fmt.Errorf("keep a copy of %s: %w", lc.Path, err))
+		}
+	}
+	if p.hadRecord {
+		// The record as it was, for a rollback to put back.
+		if err := p.keepRecord(); err != nil {
+			return errdefs.IO(fmt.Errorf("keep a copy of %s: %w", RecordFile, err))
+		}
+		p.recordCopied, j.RecordCopied = true, true
 	}
 	if err := step("journal"); err != nil {
 		return errdefs.IO(err)
@@ -524,10 +688,25 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	if err := step("record " + p.opts.Dir); err != nil {
 		return errdefs.IO(err)
 	}
-	if bytes.Equal(record, p.previous) {
+	if sameRecord {
 		return nil
 	}
-	return writeRecord(p.folder, record)
+	return p.spool.write(p.folder)
+}
+
+// keepRecord copies the folder's record into the staging directory, and
+// checks that it is still the record as it was read.
+func (p *plan) keepRecord() error {
+	f, err := p.folder.Open(RecordFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	d, err := keepCopy(p.folder, previousRecord(p.staging), f)
+	if err == nil && d != p.previous {
+		err = fmt.Errorf("it changed while stax was installing")
+	}
+	return err
 }
 
 // rollback puts back what commit changed: the skills it moved, and the
@@ -544,7 +723,9 @@ func (p *plan) rollback() error {
 		for dir := p.backupRel; dir != BackupDir && dir != "." && p.base.Remove(dir) == nil; dir = filepath.Dir(dir) {
 		}
 	}
-	err = errors.Join(err, restoreRecord(p.folder, p.hadRecord, p.previous))
+	if p.recordCopied || !p.hadRecord {
+		err = errors.Join(err, restoreRecord(p.folder, p.hadRecord, previousRecord(p.staging), nil))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.opts.Dir, err)
 	}
@@ -584,6 +765,7 @@ func (p *plan) finish() {
 // A transaction neither finished nor rolled back (a panic) is left to the
 // journal, as a crash would be.
 func (p *plan) close() {
+	p.spool.close()
 	if p.folder != nil && !p.committing {
 		if p.staging != "" && !p.finished {
 			p.folder.RemoveAll(p.staging)

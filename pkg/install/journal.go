@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,28 +35,40 @@ type journalData struct {
 	Staging string `json:"staging"`
 	// Moves are the renames of the install, in order.
 	Moves [][2]string `json:"moves"`
-	// HadRecord and Record are the folder's record as it was.
-	HadRecord bool        `json:"hadRecord"`
-	Record    string      `json:"record"`
-	Lock      *lockChange `json:"lock,omitempty"`
+	// HadRecord says whether the folder had a record. RecordCopied says
+	// that a copy of it is in the staging directory (previousRecord);
+	// journals of older installs held it in Record instead.
+	HadRecord    bool        `json:"hadRecord"`
+	RecordCopied bool        `json:"recordCopied,omitempty"`
+	Record       string      `json:"record,omitempty"`
+	Lock         *lockChange `json:"lock,omitempty"`
 }
 
 // lockChange is a file written with an install, as it was and as it will
-// be.
+// be. Neither is held in memory: the lock of a large install lists every
+// skill. A copy of the file as it was is kept in the staging directory of
+// each folder, for a rollback to put back.
 type lockChange struct {
-	Path     string        `json:"path"`
-	Existed  bool          `json:"existed"`
-	Previous string        `json:"previous"`
-	New      digest.Digest `json:"new"`
-	data     []byte
+	Path    string        `json:"path"`
+	Existed bool          `json:"existed"`
+	Old     digest.Digest `json:"old,omitempty"`
+	New     digest.Digest `json:"new"`
+	// Previous is the file as it was, in the journals of older installs,
+	// which kept it there rather than a copy (they have no Old).
+	Previous string `json:"previous,omitempty"`
+	write    func(io.Writer) error
 }
 
 func newLockChange(l LockFile) (*lockChange, error) {
-	lc := &lockChange{Path: l.Path, New: digest.FromBytes(l.Data), data: l.Data}
-	old, err := os.ReadFile(l.Path)
+	h := digest.SHA256.Digester()
+	if err := l.Write(h.Hash()); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", l.Path, err)
+	}
+	lc := &lockChange{Path: l.Path, New: h.Digest(), write: l.Write}
+	old, err := digestOf(l.Path)
 	switch {
 	case err == nil:
-		lc.Existed, lc.Previous = true, string(old)
+		lc.Existed, lc.Old = true, old
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, errdefs.IO(fmt.Errorf("read %s: %w", l.Path, err))
 	}
@@ -63,24 +76,69 @@ func newLockChange(l LockFile) (*lockChange, error) {
 }
 
 func (lc *lockChange) changes() bool {
-	return !lc.Existed || lc.Previous != string(lc.data)
+	return !lc.Existed || lc.Old != lc.New
 }
 
-func (lc *lockChange) write() error {
-	return atomicfile.WriteFile(lc.Path, lc.data, 0o644)
+func (lc *lockChange) writeFile() error {
+	return atomicfile.Write(lc.Path, 0o644, lc.write)
 }
 
-// restore puts the file back as it was, unless something other than this
-// install has written it since.
-func (lc *lockChange) restore() error {
-	now, err := os.ReadFile(lc.Path)
-	if err != nil || digest.FromBytes(now) != lc.New || (lc.Existed && lc.Previous == string(now)) {
+// keep copies the file as it is into the staging directory of folder,
+// and checks that it is still the file as it was.
+func (lc *lockChange) keep(folder *os.Root, staging string) error {
+	if !lc.Existed {
+		return nil
+	}
+	in, err := os.Open(lc.Path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	d, err := keepCopy(folder, previousLock(staging), in)
+	if err == nil && d != lc.Old {
+		err = fmt.Errorf("%s changed while stax was installing", lc.Path)
+	}
+	return err
+}
+
+// restore puts the file back as it was, from the copy kept in the
+// staging directory of folder (or an older journal's Previous), unless
+// something other than this install has written it since.
+func (lc *lockChange) restore(folder *os.Root, staging string) error {
+	now, err := digestOf(lc.Path)
+	if err != nil || now != lc.New || (lc.Existed && now == lc.Old) {
 		return nil
 	}
 	if !lc.Existed {
 		return os.Remove(lc.Path)
 	}
-	return atomicfile.WriteFile(lc.Path, []byte(lc.Previous), 0o644)
+	if lc.Old == "" {
+		return atomicfile.WriteFile(lc.Path, []byte(lc.Previous), 0o644)
+	}
+	return atomicfile.Write(lc.Path, 0o644, func(w io.Writer) error {
+		f, err := folder.Open(previousLock(staging))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
+}
+
+// previousLock is where, in the staging directory, an install keeps the
+// lock file as it was; no skill can have the name.
+func previousLock(staging string) string {
+	return filepath.Join(staging, ".previous-lock")
+}
+
+func digestOf(path string) (digest.Digest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return digest.SHA256.FromReader(f)
 }
 
 // transaction ties the folders of one install together: it is committed,
@@ -166,12 +224,12 @@ func recoverJournal(path, lockDir string) (string, error) {
 		os.Remove(path)
 		return fmt.Sprintf("an install into %s was interrupted after it was committed; it is now complete", dir), nil
 	}
-	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, j.HadRecord, []byte(j.Record))); err != nil {
+	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, j.HadRecord, copiedRecord(&j), []byte(j.Record))); err != nil {
 		// The journal stays, so that the next run tries again.
 		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
 	}
 	if j.Lock != nil {
-		if err := j.Lock.restore(); err != nil {
+		if err := j.Lock.restore(folder, j.Staging); err != nil {
 			return "", errdefs.IO(fmt.Errorf("restore %s: %w", j.Lock.Path, err))
 		}
 	}
@@ -221,20 +279,64 @@ func undoMoves(base *os.Root, moves [][2]string) error {
 	return errors.Join(errs...)
 }
 
-func restoreRecord(folder *os.Root, had bool, data []byte) error {
+// restoreRecord puts the folder's record back as it was: removed if
+// there was none, else from the copy in the staging directory, or from
+// data (an older install's journal); without either it was not touched.
+func restoreRecord(folder *os.Root, had bool, copied string, data []byte) error {
 	if !had {
 		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", RecordFile, err)
 		}
 		return nil
 	}
-	if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
+	write := func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
+	switch {
+	case copied != "":
+		want, err := fileDigest(folder, copied)
+		if err != nil {
+			return fmt.Errorf("restore %s: %w", RecordFile, err)
+		}
+		if now, err := fileDigest(folder, RecordFile); err == nil && now == want {
+			return nil
+		}
+		write = func(w io.Writer) error {
+			f, err := folder.Open(copied)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = io.Copy(w, f)
+			return err
+		}
+	case data != nil:
+		if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
+			return nil
+		}
+	default:
 		return nil
 	}
-	if err := atomicfile.WriteFileIn(folder, RecordFile, data, 0o644); err != nil {
+	if err := atomicfile.WriteIn(folder, RecordFile, 0o644, write); err != nil {
 		return fmt.Errorf("restore %s: %w", RecordFile, err)
 	}
 	return nil
+}
+
+// previousRecord is where, in the staging directory, an install keeps the
+// record as it was: no skill has the name, names starting with a dot are
+// refused.
+func previousRecord(staging string) string {
+	return filepath.Join(staging, ".previous-record")
+}
+
+// copiedRecord is the copy of the record j kept, if it did.
+func copiedRecord(j *journalData) string {
+	if !j.RecordCopied {
+		return ""
+	}
+	return previousRecord(j.Staging)
 }
 
 // step is called before each step of a commit; tests make it fail, or

@@ -2,9 +2,7 @@ package install
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -15,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 
 	"github.com/stax-dev/stax/layers"
@@ -60,36 +57,28 @@ type InstalledSkill struct {
 	Vars string `json:"vars,omitempty"`
 }
 
-// readRecord reads the folder's record, and its bytes (nil when there is
-// none). The record is a file in the project, which anyone who can change
-// the project can write: every skill name in it must pass the name rule
+// readRecord reads the folder's record; an empty one when there is none.
+// The record is a file in the project, which anyone who can change the
+// project can write: every skill name in it must pass the name rule
 // before stax uses it as a path, or nothing is done (exit 2).
-func readRecord(folder *os.Root, where string) (*Record, []byte, error) {
-	data, err := folder.ReadFile(RecordFile)
+func readRecord(folder *os.Root, where string) (*Record, error) {
+	r := &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}
+	f, err := folder.Open(RecordFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil, nil
+		return r, nil
 	}
 	if err != nil {
-		return nil, nil, errdefs.IO(err)
+		return nil, errdefs.IO(err)
 	}
-	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, nil, errdefs.Precondition(fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", where, err))
+	defer f.Close()
+	err = scanRecord(f, where, func(name string, s *InstalledSkill) error {
+		r.Skills[name] = *s
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if r.Skills == nil {
-		r.Skills = map[string]InstalledSkill{}
-	}
-	for _, name := range slices.Sorted(maps.Keys(r.Skills)) {
-		if err := layers.CheckName(name); err != nil {
-			return nil, nil, errdefs.IO(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
-		}
-		for f := range r.Skills[name].Files {
-			if layers.CheckPath(f) != nil {
-				return nil, nil, errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
-			}
-		}
-	}
-	return &r, data, nil
+	return r, nil
 }
 
 // ReadRecord returns what stax installed in dir; an empty record when
@@ -103,78 +92,159 @@ func ReadRecord(dir string) (*Record, error) {
 		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
-	r, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
-	return r, err
+	return readRecord(folder, filepath.Join(dir, RecordFile))
 }
 
-// encode is the record as written; nil for an empty record, which is no
-// record.
-func (r *Record) encode() ([]byte, error) {
-	if len(r.Skills) == 0 {
-		return nil, nil
+// hashTree lists the files of the skill directory name in folder as
+// InstalledSkill.Files does. With known, a file it records with the size
+// and modification time the file has now is taken as recorded, unread;
+// and a directory it records with the modification time it has now holds
+// the entries it recorded (adding, removing or renaming an entry changes
+// a directory's time), so it is not listed again: an unchanged re-install
+// then costs a stat a file and a directory.
+func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]string, error) {
+	files := map[string]string{}
+	var recorded map[string][]string // directory → the names recorded in it
+	if known != nil {
+		recorded = map[string][]string{}
+		for f := range known.Files {
+			dir, base := splitPath(f)
+			recorded[dir] = append(recorded[dir], base)
+		}
+		for k := range known.Stat {
+			if d, ok := strings.CutSuffix(k, "/"); ok && d != "." {
+				dir, base := splitPath(d)
+				recorded[dir] = append(recorded[dir], base)
+			}
+		}
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
+	var buf []byte
+	// Each directory is opened as a root of its own, so that a stat in it
+	// is one call, not one for every directory of its path.
+	var walk func(in *os.Root, dir string) error
+	walk = func(in *os.Root, dir string) error {
+		var names []string
+		listed := false
+		if want, ok := known.statOf(dir + "/"); ok {
+			if info, err := in.Lstat("."); err == nil && statKey(info) == want {
+				names, listed = recorded[dir], true
+			}
+		}
+		if !listed {
+			entries, err := fs.ReadDir(in.FS(), ".")
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+		}
+		for _, n := range names {
+			rel := path.Join(dir, n)
+			info, err := in.Lstat(n)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case info.IsDir():
+				sub, err := in.OpenRoot(n)
+				if err != nil {
+					return err
+				}
+				err = walk(sub, rel)
+				sub.Close()
+				if err != nil {
+					return err
+				}
+				continue
+			case !info.Mode().IsRegular():
+				files[rel] = "not a regular file"
+				continue
+			}
+			if want, ok := known.statOf(rel); ok && want == statKey(info) {
+				if entry := known.Files[rel]; entry != "" && strings.HasPrefix(entry, fileEntry(info.Mode(), "")) {
+					files[rel] = entry
+					continue
+				}
+			}
+			if buf == nil {
+				buf = make([]byte, 64<<10)
+			}
+			entry, err := hashFile(in, n, buf)
+			if err != nil {
+				return err
+			}
+			files[rel] = entry
+		}
+		return nil
+	}
+	root, err := folder.OpenRoot(name)
 	if err != nil {
 		return nil, err
 	}
-	return append(data, '\n'), nil
+	defer root.Close()
+	return files, walk(root, ".")
 }
 
-// writeRecord replaces the record with data (encode's) atomically and
-// durably; nil removes it.
-func writeRecord(folder *os.Root, data []byte) error {
-	if data == nil {
-		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return errdefs.IO(err)
-		}
-		return nil
+// statOf is the recorded stat of a file, or of a directory with its
+// slash; none without a record.
+func (s *InstalledSkill) statOf(key string) (string, bool) {
+	if s == nil {
+		return "", false
 	}
-	return errdefs.IO(atomicfile.WriteFileIn(folder, RecordFile, data, 0o644))
+	v, ok := s.Stat[key]
+	return v, ok && v != ""
 }
 
-// hashTree lists the files under root in fsys as InstalledSkill.Files
-// does. A file that known records with the size and modification time it
-// has now is taken as known records it, unread.
-func hashTree(fsys fs.FS, root string, known *InstalledSkill) (map[string]string, error) {
-	files := map[string]string{}
-	var buf []byte
-	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+// splitPath splits a slash path inside a skill into its directory ("."
+// at the top) and last element.
+func splitPath(p string) (dir, base string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ".", p
+	}
+	return p[:i], p[i+1:]
+}
+
+// hashFile is the Files entry of the file name in dir.
+func hashFile(dir *os.Root, name string, buf []byte) (string, error) {
+	f, err := dir.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, f, buf); err != nil {
+		return "", err
+	}
+	return fileEntry(info.Mode(), digest.NewDigest(digest.SHA256, h)), nil
+}
+
+// statDirs adds to stat the stat of every directory of the skill name in
+// folder, the skill's own as "./", each under its slash path and a slash.
+func statDirs(folder *os.Root, name string, stat map[string]string) error {
+	return fs.WalkDir(folder.FS(), name, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
 			return err
 		}
-		rel := strings.TrimPrefix(p, root+"/")
-		if !d.Type().IsRegular() {
-			files[rel] = "not a regular file"
-			return nil
-		}
-		if known != nil {
-			if info, err := d.Info(); err == nil && known.Stat[rel] != "" && known.Stat[rel] == statKey(info) {
-				if want := known.Files[rel]; want != "" && strings.HasPrefix(want, fileEntry(info.Mode(), "")) {
-					files[rel] = want
-					return nil
-				}
-			}
-		}
-		f, err := fsys.Open(p)
+		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil {
-			return err
+		rel := "."
+		if p != name {
+			rel = strings.TrimPrefix(p, name+"/")
 		}
-		if buf == nil {
-			buf = make([]byte, 64<<10)
-		}
-		h := sha256.New()
-		if _, err := io.CopyBuffer(h, f, buf); err != nil {
-			return err
-		}
-		files[rel] = fileEntry(info.Mode(), digest.NewDigest(digest.SHA256, h))
+		stat[rel+"/"] = statKey(info)
 		return nil
 	})
-	return files, err
 }
 
 // statTree is InstalledSkill.Stat of the files of a skill in the folder.
@@ -239,7 +309,7 @@ func drift(folder *os.Root, name string, want InstalledSkill, trustStat bool) (*
 	if trustStat {
 		known = &want
 	}
-	got, err := hashTree(folder.FS(), name, known)
+	got, err := hashTree(folder, name, known)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +343,7 @@ func Check(dir string) ([]Drift, error) {
 		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
-	rec, _, err := readRecord(folder, filepath.Join(dir, RecordFile))
+	rec, err := readRecord(folder, filepath.Join(dir, RecordFile))
 	if err != nil {
 		return nil, err
 	}

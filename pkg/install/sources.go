@@ -121,11 +121,7 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		for d, signer := range verified {
 			l.RecordVerified(d, signer)
 		}
-		data, err := l.Marshal()
-		if err != nil {
-			return nil, err
-		}
-		iopts.Lock = &LockFile{Path: out.LockPath, Data: data}
+		iopts.Lock = &LockFile{Path: out.LockPath, Write: l.Encode}
 	}
 	var err error
 	if out.Outcome, err = InstallAll(ctx, req.Placement.Dirs(), skills, iopts); err != nil {

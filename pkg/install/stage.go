@@ -7,9 +7,11 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,9 +41,7 @@ type Layer struct {
 // entries as written, and the digest of its files as the package had
 // them (before variable substitution), to check against Skill.Digest.
 type staged struct {
-	skill Skill
-	dir   string // in the folder
-	vars  substitute.Options
+	skill *Skill
 	files map[string]string
 	stat  map[string]string
 	orig  []layers.FileDigest
@@ -52,7 +52,11 @@ type staged struct {
 // it is written, through one reusable buffer.
 type stager struct {
 	folder *os.Root
-	buf    []byte
+	// staging is the staging directory's name in folder.
+	staging string
+	// vars are the values substituted into a skill's SKILL.md.
+	vars func(*Skill) substitute.Options
+	buf  []byte
 	// umaskFree is set once a directory made 0755 came out 0755: the
 	// umask takes no bit of 0755 or 0644, and modes need no fixing.
 	umaskFree bool
@@ -61,6 +65,9 @@ type stager struct {
 	// two steps, not through the staging directory each time.
 	current *staged
 	root    *os.Root
+	// done is called with each skill once all of it is staged; the
+	// skill's files and stat are not used after.
+	done func(*staged) error
 }
 
 // in returns the root of sk's directory, made if needed.
@@ -72,7 +79,7 @@ func (st *stager) in(sk *staged) (*os.Root, error) {
 	if err := st.mkdirs(sk, "."); err != nil {
 		return nil, err
 	}
-	root, err := st.folder.OpenRoot(sk.dir)
+	root, err := st.folder.OpenRoot(st.dir(sk))
 	if err != nil {
 		return nil, err
 	}
@@ -87,14 +94,37 @@ func (st *stager) close() {
 	st.current, st.root = nil, nil
 }
 
-func newStaged(s Skill, dir string, vars substitute.Options) *staged {
-	return &staged{skill: s, dir: dir, vars: vars, files: map[string]string{}, stat: map[string]string{}, dirs: map[string]bool{}}
+// newStaged is a skill to stage; its maps are made as it is written, so
+// that the skills waiting for their layer take little each.
+func newStaged(s *Skill) *staged {
+	return &staged{skill: s}
 }
 
-// done drops what only writing the skill needed, so that staging many
-// skills keeps little of each.
-func (sk *staged) done() {
+// dir is where sk is staged, in the folder.
+func (st *stager) dir(sk *staged) string {
+	return filepath.Join(st.staging, sk.skill.Path)
+}
+
+// finish records the stat of the skill's directories, now that all of it
+// is written, drops what only writing it needed, so that staging many
+// skills keeps little of each, and hands it to done.
+func (st *stager) finish(sk *staged) error {
+	root, err := st.in(sk)
+	if err != nil {
+		return err
+	}
+	if sk.stat == nil {
+		sk.files, sk.stat = map[string]string{}, map[string]string{}
+	}
+	for rel := range sk.dirs {
+		info, err := root.Lstat(filepath.FromSlash(rel))
+		if err != nil {
+			return err
+		}
+		sk.stat[rel+"/"] = statKey(info)
+	}
 	sk.orig, sk.dirs = nil, nil
+	return st.done(sk)
 }
 
 // mkdirs makes a directory of the skill and its missing parents, 0755
@@ -103,7 +133,7 @@ func (st *stager) mkdirs(sk *staged, rel string) error {
 	if sk.dirs[rel] {
 		return nil
 	}
-	in, name := st.folder, sk.dir
+	in, name := st.folder, st.dir(sk)
 	if rel != "." {
 		if err := st.mkdirs(sk, path.Dir(rel)); err != nil {
 			return err
@@ -116,6 +146,9 @@ func (st *stager) mkdirs(sk *staged, rel string) error {
 	}
 	if err := in.Mkdir(name, 0o755); err != nil {
 		return err
+	}
+	if sk.dirs == nil {
+		sk.dirs = map[string]bool{}
 	}
 	if !st.umaskFree {
 		info, err := in.Lstat(name)
@@ -159,7 +192,7 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 		if err != nil {
 			return err
 		}
-		r = strings.NewReader(substitute.Apply(string(data), sk.vars))
+		r = strings.NewReader(substitute.Apply(string(data), st.vars(sk.skill)))
 	}
 	if _, err := io.CopyBuffer(io.MultiWriter(f, written), r, st.buf); err != nil {
 		return err
@@ -174,6 +207,9 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 		return err
 	}
 	d := digest.NewDigest(digest.SHA256, written)
+	if sk.files == nil {
+		sk.files, sk.stat = map[string]string{}, map[string]string{}
+	}
 	sk.files[rel] = fileEntry(mode, d)
 	sk.stat[rel] = statKey(info)
 	if orig != nil {
@@ -215,18 +251,46 @@ func (st *stager) copyDir(sk *staged) error {
 
 // extract stages the skills of want from one layer, read once; entries
 // of other skills are skipped. Each skill's files must hash to the digest
-// its package records, and the whole layer to its descriptor's.
+// its package records, and the whole layer to its descriptor's. A skill
+// is done when the layer moves on to the next one: writers put the
+// entries of a skill together, and a layer whose skills are split is
+// refused.
 func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged) error {
 	rc, err := l.Open(ctx)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
+	var open *staged
+	finished := map[string]bool{}
+	var mismatch []error
+	finish := func() error {
+		if open == nil {
+			return nil
+		}
+		sk := open
+		open, finished[sk.skill.Path] = nil, true
+		if got := layers.TreeDigest(sk.orig); len(sk.orig) == 0 || got != sk.skill.Digest {
+			// Reported once the layer is read: a split skill is said as such.
+			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", sk.skill.Path, l.Name, got, sk.skill.Digest))
+			return nil
+		}
+		return st.finish(sk)
+	}
 	err = layers.Walk(rc, l.Read, func(h layers.Header, content io.Reader) error {
 		top, rest, _ := strings.Cut(h.Path, "/")
 		sk := want[top]
 		if sk == nil {
 			return nil
+		}
+		if sk != open {
+			if finished[top] {
+				return &layers.UnsafeEntryError{Path: h.Path, Reason: "the entries of skill " + top + " are not together: stax reads layers whose skills are written one after the other"}
+			}
+			if err := finish(); err != nil {
+				return err
+			}
+			open = sk
 		}
 		if h.Dir {
 			if rest == "" {
@@ -239,14 +303,19 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 		}
 		return st.file(sk, rest, h.Executable, content)
 	})
+	if err == nil {
+		err = finish()
+	}
 	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s: %w", l.Name, err))
 	}
-	for name, sk := range want {
-		if got := layers.TreeDigest(sk.orig); len(sk.orig) == 0 || got != sk.skill.Digest {
-			return errdefs.Corrupt(fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", name, l.Name, got, sk.skill.Digest))
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if !finished[name] {
+			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: the layer holds none of its files, but the package config records %s", name, l.Name, want[name].skill.Digest))
 		}
-		sk.done()
+	}
+	if len(mismatch) > 0 {
+		return errdefs.Corrupt(mismatch[0])
 	}
 	return nil
 }
@@ -266,7 +335,9 @@ func (st *stager) stage(ctx context.Context, todo []*staged) error {
 			if err := st.copyDir(sk); err != nil {
 				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
-			sk.done()
+			if err := st.finish(sk); err != nil {
+				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
+			}
 			continue
 		}
 		want := byLayer[sk.skill.Layer]

@@ -6,11 +6,14 @@
 package lock
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -233,16 +236,90 @@ func Read(path string) (*Lock, error) {
 	return &l, nil
 }
 
-// Marshal encodes l in its canonical form.
+// Marshal encodes l in its canonical form (see Encode).
 func (l *Lock) Marshal() ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteString("# stax.lock: written by stax install; commit it, do not edit it.\n")
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(l); err != nil {
+	if err := l.Encode(&b); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), enc.Close()
+	return b.Bytes(), nil
+}
+
+// Encode writes l in its canonical form: the bytes yaml gives for the
+// whole lock, written one package head and one skill at a time and
+// indented into place, so that neither a document tree of every skill
+// nor the encoded lock is held at once.
+func (l *Lock) Encode(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	b.WriteString("# stax.lock: written by stax install; commit it, do not edit it.\n")
+	if len(l.Packages) == 0 {
+		if err := encodeYAML(b, "", l); err != nil {
+			return err
+		}
+		return b.Flush()
+	}
+	head := struct {
+		LockVersion int      `yaml:"lockVersion"`
+		Sources     []string `yaml:"sources"`
+	}{l.LockVersion, l.Sources}
+	if err := encodeYAML(b, "", head); err != nil {
+		return err
+	}
+	b.WriteString("packages:\n")
+	type packageHead struct {
+		Ref    string        `yaml:"ref"`
+		Digest digest.Digest `yaml:"digest"`
+	}
+	type verified struct {
+		Verified *Verified `yaml:"verified"`
+	}
+	for _, p := range l.Packages {
+		if err := encodeYAML(b, "  ", []packageHead{{p.Ref, p.Digest}}); err != nil {
+			return err
+		}
+		if len(p.Skills) > 0 {
+			b.WriteString("    skills:\n")
+		}
+		for _, s := range p.Skills {
+			if plainName.MatchString(s.Path) && s.Digest.Validate() == nil {
+				// What yaml writes for these, without an encoder per skill.
+				b.WriteString("      - path: " + s.Path + "\n        digest: " + string(s.Digest) + "\n")
+				continue
+			}
+			if err := encodeYAML(b, "      ", []Skill{s}); err != nil {
+				return err
+			}
+		}
+		if p.Verified != nil {
+			if err := encodeYAML(b, "    ", verified{p.Verified}); err != nil {
+				return err
+			}
+		}
+	}
+	return b.Flush()
+}
+
+// plainName matches the skill names yaml writes unquoted: with a letter
+// first and a hyphen, no name is a number, a boolean or null.
+var plainName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)+$`)
+
+// encodeYAML writes v to b as a document of its own, each line indented
+// by indent.
+func encodeYAML(b *bufio.Writer, indent string, v any) error {
+	var doc bytes.Buffer
+	enc := yaml.NewEncoder(&doc)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	for line := range bytes.Lines(doc.Bytes()) {
+		b.WriteString(indent)
+		b.Write(line)
+	}
+	return nil
 }
 
 // Write saves l at path unless the file already holds these bytes, so a

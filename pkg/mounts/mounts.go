@@ -174,6 +174,10 @@ func (r *Record) Save() error {
 	if err != nil {
 		return err
 	}
+	// A push to a registry may be the first thing stax writes in its home.
+	if err := os.MkdirAll(filepath.Dir(r.path), 0o755); err != nil {
+		return err
+	}
 	if err := atomicfile.WriteFile(r.path, data, 0o644); err != nil {
 		return err
 	}

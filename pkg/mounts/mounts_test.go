@@ -69,3 +69,20 @@ func TestRecordDropsHostileEntries(t *testing.T) {
 		}
 	}
 }
+
+// A push may be the first thing stax writes in a home that does not exist
+// yet: the record is saved there all the same.
+func TestRecordSavesIntoANewHome(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new-home", FileName)
+	r, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Add("registry.example:5000", "a/one", digest.FromString("layer"))
+	if err := r.Save(); err != nil {
+		t.Fatalf("save into a home not made yet: %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -121,11 +121,11 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	var layerDescs []ocispec.Descriptor
 	if report != nil && len(report.Skills) > 0 {
-		written, err := pushSkillsLayer(ctx, pusher, report.Tree, opts.MaxSize)
+		cfg.Skills = skillRecords(report)
+		written, err := pushSkillsLayer(ctx, pusher, report.Layer, opts.MaxSize, cfg.Skills)
 		if err != nil {
 			return res, err
 		}
-		cfg.Skills = skillRecords(report, written)
 		desc := artifact.SkillsLayer(written, len(cfg.Skills))
 		layerDescs = append(layerDescs, desc)
 	}
@@ -187,15 +187,19 @@ type layoutTarget interface {
 }
 
 // pushSkillsLayer streams the layer into pusher, hashing it as it is
-// written. Into a local store or layout it goes straight to the layout's
-// ingest directory, then into place. Elsewhere it goes to a temporary
-// file first: a content store needs the digest before the bytes.
-func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tree, maxSize int64) (layers.WriteResult, error) {
+// written, and sets the digest of each skill in records. Into a local store or
+// layout it goes straight to the layout's ingest directory, then into
+// place. Elsewhere it goes to a temporary file first: a content store
+// needs the digest before the bytes.
+func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.Outline, maxSize int64, records []artifact.SkillRecord) (layers.WriteResult, error) {
+	write := func(w io.Writer) (layers.WriteResult, error) {
+		return layer.Write(w, layers.WriteOptions{MaxSize: maxSize}, recordDigests(records))
+	}
 	if lt, ok := pusher.(layoutTarget); ok && lt.LayoutDir() != "" {
 		var written layers.WriteResult
 		var writeErr error
 		err := store.WriteBlob(lt.LayoutDir(), func(w io.Writer) (digest.Digest, error) {
-			written, writeErr = layers.Write(w, tree, layers.WriteOptions{MaxSize: maxSize})
+			written, writeErr = write(w)
 			return written.Digest, writeErr
 		})
 		switch {
@@ -220,7 +224,7 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, tree *layers.Tr
 	}
 	defer tmp.Close()
 
-	written, err := layers.Write(tmp, tree, layers.WriteOptions{MaxSize: maxSize})
+	written, err := write(tmp)
 	if err != nil {
 		return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", err))
 	}
@@ -251,8 +255,9 @@ func emptyReport(dir string, strict bool) *validate.Report {
 	return r
 }
 
-func skillRecords(report *validate.Report, written layers.WriteResult) []artifact.SkillRecord {
-	digests := layers.SkillDigests(written.Files)
+// skillRecords are the records of the report's skills, without their
+// digests: recordDigests sets them as the layer is written.
+func skillRecords(report *validate.Report) []artifact.SkillRecord {
 	records := make([]artifact.SkillRecord, 0, len(report.Skills))
 	for _, s := range report.Skills {
 		records = append(records, artifact.SkillRecord{
@@ -260,10 +265,28 @@ func skillRecords(report *validate.Report, written layers.WriteResult) []artifac
 			Description: s.Description,
 			Version:     s.Version,
 			Path:        s.Dir,
-			Digest:      digests[s.Dir],
 		})
 	}
 	return records
+}
+
+// recordDigests is the callback of layers.Outline.Write that sets the
+// digest of each skill in records as the layer is written: the parts of
+// the layer and the records are both in layer order.
+func recordDigests(records []artifact.SkillRecord) func([]layers.FileDigest) error {
+	next := 0
+	return func(files []layers.FileDigest) error {
+		for dir, d := range layers.SkillDigests(files) {
+			for next < len(records) && records[next].Path != dir {
+				next++
+			}
+			if next == len(records) {
+				return fmt.Errorf("skill directory %s is not among the validated skills", dir)
+			}
+			records[next].Digest = d
+		}
+		return nil
+	}
 }
 
 // effectiveDefinition layers flags over stax.yaml over defaults.

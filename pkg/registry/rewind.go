@@ -3,6 +3,7 @@ package registry
 import (
 	"io"
 	"net/http"
+	"syscall"
 )
 
 // rewindableBodies lets the retry transport resend a request whose body is
@@ -29,12 +30,31 @@ func (t rewindableBodies) RoundTrip(req *http.Request) (*http.Response, error) {
 	clone := req.Clone(req.Context())
 	// The transport closes a request body once sent; the file must stay
 	// open for a retry, and its owner closes it.
-	clone.Body = io.NopCloser(seeker)
+	clone.Body = keepOpen(seeker)
 	clone.GetBody = func() (io.ReadCloser, error) {
 		if _, err := seeker.Seek(start, io.SeekStart); err != nil {
 			return nil, err
 		}
-		return io.NopCloser(seeker), nil
+		return keepOpen(seeker), nil
 	}
 	return t.next.RoundTrip(clone)
 }
+
+// keepOpen is r with a Close that does nothing. A file stays one to the
+// transport (syscall.Conn), which then sends it with sendfile on a plain
+// TCP connection; io.NopCloser would hide that.
+func keepOpen(r io.ReadSeeker) io.ReadCloser {
+	if f, ok := r.(file); ok {
+		return openFile{f}
+	}
+	return io.NopCloser(r)
+}
+
+type file interface {
+	io.ReadSeeker
+	syscall.Conn
+}
+
+type openFile struct{ file }
+
+func (openFile) Close() error { return nil }

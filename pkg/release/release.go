@@ -28,22 +28,24 @@ import (
 // package is against when it is set, or else the one the destination's tags say came
 // before: the same tag if it exists, else the highest semantic version
 // below it. A repository with nothing before has nothing to compare with.
-func Check(ctx context.Context, opts source.Options, against string, dst reference.Reference, built *pack.Result) error {
+func Check(ctx context.Context, opts source.Options, against string, dst reference.Reference, built *pack.Result) (Seen, error) {
+	var seen Seen
 	if built.Report == nil {
-		return nil
+		return seen, nil
 	}
 	ref := against
 	opts.Scope = source.LocalThenRemote
 	if ref == "" {
-		prev, err := Previous(ctx, opts.Opener, dst, built.Definition.Version)
+		prev, newTag, err := Previous(ctx, opts.Opener, dst, built.Definition.Version)
+		seen.NewTag = newTag
 		if err != nil || prev == nil {
-			return err
+			return seen, err
 		}
 		ref, opts.Scope = prev.String(), source.RemoteOnly
 	}
 	src, pkg, err := source.OpenPackage(ctx, ref, opts)
 	if err != nil {
-		return err
+		return seen, err
 	}
 	defer src.Close()
 	// The configs' skill digests cover every file of a skill: only a skill
@@ -51,13 +53,21 @@ func Check(ctx context.Context, opts source.Options, against string, dst referen
 	// published layer worth downloading.
 	if changedSkills(built.Config, pkg.Config) {
 		if err := compare(ctx, src, pkg, built.Report); err != nil {
-			return err
+			return seen, err
 		}
 	}
 	if !built.Report.Valid {
-		return errdefs.Invalid(&pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
+		return seen, errdefs.Invalid(&pack.InvalidError{Dir: built.Definition.Name + " (compared with " + ref + ")", Report: built.Report})
 	}
-	return nil
+	return seen, nil
+}
+
+// Seen is what Check learnt of the destination on the way, which spares
+// the push asking again.
+type Seen struct {
+	// NewTag is set when Check listed the destination's tags and the tag
+	// the push goes to was not among them.
+	NewTag bool
 }
 
 // changedSkills reports whether a skill of built is in published with
@@ -75,33 +85,36 @@ func changedSkills(built, published *artifact.Config) bool {
 	return false
 }
 
-// Previous is the reference of the package a push to dst follows,
-// or nil when the destination holds none.
-func Previous(ctx context.Context, opener *target.Opener, dst reference.Reference, version string) (*reference.Reference, error) {
+// Previous is the reference of the package a push to dst follows, or nil
+// when the destination holds none. newTag reports that the destination's
+// tags were listed and dst's tag (version, when dst has none) is not
+// among them.
+func Previous(ctx context.Context, opener *target.Opener, dst reference.Reference, version string) (prev *reference.Reference, newTag bool, err error) {
 	if dst.Digest != "" {
-		return nil, nil
+		return nil, false, nil
 	}
 	if dst.Tag == "" {
 		dst.Tag = version
 	}
 	if info, err := os.Stat(dst.Layout); dst.IsLayout() && (err != nil || !info.IsDir()) {
-		return nil, nil
+		return nil, false, nil
 	}
 	t, err := opener.Open(ctx, dst)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer t.Close()
 	tags, err := t.Tags(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	prev, ok := PrecedingTag(tags, dst.Tag)
+	newTag = !slices.Contains(tags, dst.Tag)
+	tag, ok := PrecedingTag(tags, dst.Tag)
 	if !ok {
-		return nil, nil
+		return nil, newTag, nil
 	}
-	dst.Tag = prev
-	return &dst, nil
+	dst.Tag = tag
+	return &dst, newTag, nil
 }
 
 // PrecedingTag picks from tags the one a release tagged tag follows.

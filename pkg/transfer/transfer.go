@@ -59,6 +59,12 @@ type Options struct {
 	// package's blobs are once copied. Without it blobs are mounted only
 	// between two repositories of one registry.
 	Mounts Mounts
+	// NewTag says the caller has just seen that the destination's tag
+	// does not exist (it listed the repository's tags). A push by tag then
+	// PUTs the package's manifest under the tag without first asking the
+	// registry whether it holds it by digest: the PUT is due either way.
+	// Every blob is still looked up before it is uploaded.
+	NewTag bool
 }
 
 // Mounts are the repositories, per registry host, known to hold blobs.
@@ -195,6 +201,9 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		},
 	}
 	to := mountOrUpload(dst.GraphTarget)
+	if pushByTag && opts.NewTag {
+		to = withoutRootLookup(to, desc.Digest)
+	}
 	if opts.Referrers {
 		err = oras.ExtendedCopyGraph(ctx, from, to, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
 	} else {
@@ -310,6 +319,31 @@ func pushReference(ctx context.Context, src content.Fetcher, dst *target.Target,
 	}
 	defer rc.Close()
 	return dst.GraphTarget.(registry.ReferencePusher).PushReference(ctx, d, rc, dst.Ref.Tag)
+}
+
+// withoutRootLookup returns dst answering, without a request, that it
+// does not hold the manifest root; it keeps dst's Mount.
+func withoutRootLookup(dst oras.GraphTarget, root digest.Digest) oras.GraphTarget {
+	t := rootNotHeld{GraphTarget: dst, root: root}
+	if m, ok := dst.(registry.Mounter); ok {
+		return struct {
+			rootNotHeld
+			registry.Mounter
+		}{t, m}
+	}
+	return t
+}
+
+type rootNotHeld struct {
+	oras.GraphTarget
+	root digest.Digest
+}
+
+func (r rootNotHeld) Exists(ctx context.Context, d ocispec.Descriptor) (bool, error) {
+	if d.Digest == r.root {
+		return false, nil
+	}
+	return r.GraphTarget.Exists(ctx, d)
 }
 
 // tagUnlessTagged tags desc in dst, unless dst is a registry whose tag

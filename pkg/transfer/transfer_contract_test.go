@@ -5,16 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -309,4 +313,70 @@ func TestPullVetsSizesFirst(t *testing.T) {
 	if tags, _ := store.Tags(ctx, f.opener.StoreDir); len(tags) != 0 {
 		t.Errorf("the refused package was tagged in the local store: %v", tags)
 	}
+}
+
+// bodyRecorder is the innermost transport of a registry client: it notes
+// whether each blob upload's body is still a file, which net/http sends
+// with sendfile on a plain TCP connection.
+type bodyRecorder struct {
+	next    http.RoundTripper
+	mu      sync.Mutex
+	uploads []bool
+}
+
+func (r *bodyRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPut && strings.Contains(req.URL.Path, "/blobs/uploads/") {
+		_, isFile := req.Body.(syscall.Conn)
+		r.mu.Lock()
+		r.uploads = append(r.uploads, isFile)
+		r.mu.Unlock()
+	}
+	return r.next.RoundTrip(req)
+}
+
+// A blob pushed from a file (an OCI layout, the local store) reaches the
+// HTTP transport as the file, so that the kernel can send it; a blob
+// altered in the layout is refused before its upload starts.
+func TestUploadsFromAFileCanUseSendfile(t *testing.T) {
+	f := newFixture(t)
+	recorder := &bodyRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}
+	client, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json"), Transport: recorder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.opener.Registry = client
+	if _, err := transfer.Copy(context.Background(), f.open(t, "oci:"+f.layout+":good"), f.open(t, f.reg.Host+"/acme/skills:1"), transfer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(recorder.uploads) != 2 || !recorder.uploads[0] || !recorder.uploads[1] {
+		t.Errorf("blob uploads whose body is a file: %v; want two, both files", recorder.uploads)
+	}
+
+	layer := f.manifest.Layers[0].Digest
+	blob := filepath.Join(f.layout, "blobs", layer.Algorithm().String(), layer.Encoded())
+	data, err := os.ReadFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(blob, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.reg.ResetRequests()
+	_, err = transfer.Copy(context.Background(), f.open(t, "oci:"+f.layout+":good"), f.open(t, f.reg.Host+"/acme/other:1"), transfer.Options{})
+	if errdefs.Of(err) != errdefs.DataLoss || !strings.Contains(err.Error(), "does not match its digest") {
+		t.Errorf("copy of an altered blob: %v; want the layout's content named corrupt", err)
+	}
+	// Two blobs are missing, the config and the altered layer: only the
+	// config's upload may have started.
+	starts := 0
+	for _, q := range f.reg.Requests() {
+		if q.Method == http.MethodPost && strings.Contains(q.Path, "/blobs/uploads/") {
+			starts++
+		}
+	}
+	if starts > 1 {
+		t.Errorf("%d uploads were started; the altered blob's should not have been", starts)
+	}
+
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -14,7 +15,9 @@ import (
 
 // source wraps the source of a copy: every blob is verified as it is read,
 // so a mismatch names the blob, and reported to the progress when there is
-// one.
+// one. A blob in a file (the local store, an OCI layout) is verified
+// before it is handed on, as the file itself: an upload then goes out with
+// sendfile rather than through read and write calls.
 type source struct {
 	oras.ReadOnlyGraphTarget
 	progress Progress
@@ -48,11 +51,36 @@ func (s source) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadClos
 	if err != nil {
 		return nil, err
 	}
+	// Progress bars count the bytes read; sendfile reads none.
+	if f, ok := rc.(*os.File); ok && s.progress == nil {
+		if err := verifyFile(f, desc); err != nil {
+			f.Close()
+			s.failed.set(err)
+			return nil, err
+		}
+		return f, nil
+	}
 	rc = &errorKeeper{ReadCloser: artifact.VerifyReader(rc, desc), failed: s.failed}
 	if s.progress != nil {
 		rc = s.progress.Track(desc, rc)
 	}
 	return rc, nil
+}
+
+// verifyFile reads the blob in f through once to check it against desc,
+// and rewinds f.
+func verifyFile(f *os.File, desc ocispec.Descriptor) error {
+	start, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	// The struct hides io.Discard's ReaderFrom, which would read in small
+	// pieces, for the buffer to be used.
+	if _, err := io.CopyBuffer(struct{ io.Writer }{io.Discard}, artifact.VerifyReader(io.NopCloser(f), desc), make([]byte, 256<<10)); err != nil {
+		return err
+	}
+	_, err = f.Seek(start, io.SeekStart)
+	return err
 }
 
 // errorKeeper keeps the first error of reading a source blob, other than

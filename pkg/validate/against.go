@@ -72,12 +72,6 @@ func (r *Report) CheckAgainst(pub *Published) error {
 	for _, f := range pub.Files {
 		published[f.Path] = f.Digest
 	}
-	local := map[string]layers.Entry{}
-	for _, e := range r.Tree.Entries {
-		if !e.Dir {
-			local[e.Path] = e
-		}
-	}
 	for i, s := range r.Skills {
 		old, ok := pub.Versions[s.Dir]
 		if !ok || bumped(s.Version, old) {
@@ -86,7 +80,7 @@ func (r *Report) CheckAgainst(pub *Published) error {
 		for _, name := range stateful.Files {
 			rel := s.Dir + "/" + name
 			before, had := published[rel]
-			e, has := local[rel]
+			e, has := r.siblings[rel]
 			var change string
 			switch {
 			case !had && !has:

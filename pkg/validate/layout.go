@@ -69,10 +69,6 @@ func (v *validator) layout(tree *layers.Tree) []*skillDir {
 			d.skillMDProblem = true
 		}
 	}
-	if len(dirs) == 0 {
-		v.warnf("", 0, CodeNoSkills,
-			"no skills found; a skills directory holds one directory per skill, each with a %s", skill.FileName)
-	}
 	return dirs
 }
 

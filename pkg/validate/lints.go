@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -90,11 +91,14 @@ func (v *validator) citations(d *skillDir, text string) {
 		if !cited[r] || !isMarkdown(r) || v.unreadable[e.Path] {
 			continue
 		}
-		data, err := readFile(e.Source, e.Size, maxSkillMDSize)
+		data, err := readFileInto(v.text[:0], e.Source, e.Size, maxSkillMDSize)
 		if err != nil {
 			continue // reported by the encoding check
 		}
-		content := string(data)
+		v.text = data
+		// content aliases the buffer, which only the next read changes:
+		// a copy of every cited file was most of what validation allocated.
+		content := unsafe.String(unsafe.SliceData(data), len(data))
 		for _, t := range files {
 			tr := rel(t)
 			if tr == r || tr == skill.FileName || stateful.IsSibling(tr) || cited[tr] {
@@ -155,14 +159,18 @@ func citationLine(content, target, dir string) int {
 			forms = append(forms, r)
 		}
 	}
-	for i, line := range strings.Split(content, "\n") {
+	for n, rest := 1, content; ; n++ {
+		line, after, more := strings.Cut(rest, "\n")
 		for _, f := range forms {
 			if cites(line, f, "") {
-				return i + 1
+				return n
 			}
 		}
+		if !more {
+			return 0
+		}
+		rest = after
 	}
-	return 0
 }
 
 // cites reports whether text names the relative path p as a path of its

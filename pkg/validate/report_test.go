@@ -31,8 +31,8 @@ func TestValidReport(t *testing.T) {
 	if !reflect.DeepEqual(r.Skills, want) {
 		t.Errorf("Skills =\n%+v\nwant\n%+v", r.Skills, want)
 	}
-	if r.Tree == nil || len(r.Tree.Entries) == 0 {
-		t.Fatalf("Tree = %+v, want the scan", r.Tree)
+	if r.Layer == nil || r.Layer.Entries == 0 {
+		t.Fatalf("Layer = %+v, want the outline of the scan", r.Layer)
 	}
 	if len(r.lines) != len(r.Skills) {
 		t.Fatalf("len(lines) = %d, want %d", len(r.lines), len(r.Skills))
@@ -223,6 +223,36 @@ func TestSkillMDTooLarge(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n%s\nwant\n%s", list(got), list(want))
 	}
+}
+
+// check validates a tree scanned beforehand, one top-level entry at a time
+// as Dir does; the report has no Layer.
+func check(opts Options, tree *layers.Tree) *Report {
+	v := newValidator(opts)
+	entries, problems := tree.Entries, tree.Problems
+	for len(entries) > 0 || len(problems) > 0 {
+		var top string
+		switch {
+		case len(problems) == 0 || len(entries) > 0 && entries[0].Path < problems[0].Path:
+			top, _, _ = strings.Cut(entries[0].Path, "/")
+		default:
+			top, _, _ = strings.Cut(problems[0].Path, "/")
+		}
+		in := func(p string) bool { return p == top || strings.HasPrefix(p, top+"/") }
+		part := &layers.Tree{Root: tree.Root}
+		for len(entries) > 0 && in(entries[0].Path) {
+			part.Entries, entries = append(part.Entries, entries[0]), entries[1:]
+		}
+		for _, p := range problems {
+			if in(p.Path) {
+				part.Problems = append(part.Problems, p)
+			}
+		}
+		problems = slices.DeleteFunc(problems, func(p layers.Problem) bool { return in(p.Path) })
+		v.part(part)
+	}
+	v.finish()
+	return v.report
 }
 
 func TestReadError(t *testing.T) {

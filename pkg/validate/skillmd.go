@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -90,13 +91,19 @@ func (v *validator) parse(e *layers.Entry) (*skill.Document, string) {
 // readFile reads a file the scan found size bytes long, in one
 // allocation when it has not grown since.
 func readFile(name string, size, limit int64) ([]byte, error) {
+	return readFileInto(nil, name, size, limit)
+}
+
+// readFileInto is readFile reading into buf, which it grows as needed, so
+// that a buffer can serve file after file.
+func readFileInto(buf []byte, name string, size, limit int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	// The file may have grown since the scan; never read past the limit.
-	data := make([]byte, 0, min(size, limit)+1)
+	data := slices.Grow(buf[:0], int(min(size, limit)+1))
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]

@@ -2,18 +2,24 @@
 // skills layer and the Agent Skills specification, and reports every
 // problem at once, each with the file (and line) to fix.
 //
-// Validation scans the tree once, with layers.Scan, and hands the scan to
-// its caller in the Report so that the packer writes exactly the tree that
-// was validated.
+// Validation scans the tree one skill at a time, with layers.ScanParts,
+// and keeps of each skill only what the report needs, so that its memory
+// stays flat in the number of skills and files. The Report hands the scan's
+// outline to its caller, so that the packer writes the tree that was
+// validated or nothing: the layer writer refuses a skill that changed since.
 package validate
 
 import (
 	"cmp"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 )
 
 // Diagnostic is one problem found in the skills directory.
@@ -61,12 +67,16 @@ type Report struct {
 	Errors   []Diagnostic `json:"errors"`
 	Warnings []Diagnostic `json:"warnings"`
 
-	// Tree is the scan, for the packer to write without walking again.
-	Tree *layers.Tree `json:"-"`
+	// Layer is the outline of the scan, for the packer to write the tree
+	// that was validated (see layers.Outline.Write).
+	Layer *layers.Outline `json:"-"`
 	// lines[i] are the lines of Skills[i]'s SKILL.md that later checks
 	// point at: a parsed SKILL.md is dropped once checked, so that a
 	// report costs little per skill.
 	lines []fieldLines
+	// siblings are the stateful files of the skills (MEMORY.md, ...), by
+	// path, for CheckAgainst.
+	siblings map[string]layers.Entry
 
 	// opts are the options the report was made with, for checks added to
 	// it later (CheckAgainst).
@@ -89,40 +99,56 @@ type Options struct {
 // Dir validates the skills directory opts.Root. The error is for a
 // directory that cannot be read at all; everything else is a Diagnostic.
 func Dir(opts Options) (*Report, error) {
-	tree, err := layers.Scan(layers.ScanOptions{
+	v := newValidator(opts)
+	outline, err := layers.ScanParts(layers.ScanOptions{
 		Root:        opts.Root,
 		PackageRoot: opts.PackageRoot,
 		Symlinks:    opts.Symlinks,
+	}, func(part *layers.Tree) error {
+		v.part(part)
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("validating skills: %w", err)
 	}
-	return check(opts, tree), nil
+	v.report.Layer = outline
+	v.finish()
+	return v.report, nil
 }
 
-// check validates a scanned tree.
-func check(opts Options, tree *layers.Tree) *Report {
-	v := &validator{
-		opts:       opts,
-		unreadable: map[string]bool{},
-		buf:        make([]byte, 32<<10),
+func newValidator(opts Options) *validator {
+	return &validator{
+		opts: opts,
+		buf:  make([]byte, 32<<10),
+		tops: map[string]string{},
 		report: &Report{
 			Skills:   []Skill{},
 			Errors:   []Diagnostic{},
 			Warnings: []Diagnostic{},
-			Tree:     tree,
+			siblings: map[string]layers.Entry{},
 			opts:     opts,
 		},
 	}
-	v.problems(tree.Problems)
-	for _, d := range v.layout(tree) {
+}
+
+// part checks one top-level entry of the tree and what is under it: a
+// skill, or a stray file. Nothing of its entries is kept but the
+// stateful files, for CheckAgainst.
+func (v *validator) part(t *layers.Tree) {
+	v.unreadable = map[string]bool{}
+	v.problems(t.Problems)
+	dirs := v.layout(t)
+	v.skillDirs += len(dirs)
+	for _, d := range dirs {
 		v.skillDir(d)
 	}
-	v.duplicateNames()
-	v.caseCollisions(tree.Entries)
-	v.files(tree.Entries)
-	v.finish()
-	return v.report
+	v.caseCollisions(t.Entries)
+	v.files(t.Entries)
+	for _, e := range t.Entries {
+		if dir, base := path.Split(e.Path); !e.Dir && strings.Count(dir, "/") == 1 && slices.Contains(stateful.Files, base) {
+			v.report.siblings[e.Path] = e
+		}
+	}
 }
 
 type validator struct {
@@ -131,8 +157,14 @@ type validator struct {
 	// unreadable holds the paths already reported as unreadable, so that
 	// a second read of the same file does not report it twice.
 	unreadable map[string]bool
-	// buf is the one buffer files are read through.
-	buf []byte
+	// buf is the one buffer files are read through; text the one that
+	// holds a whole file (the cited Markdown files).
+	buf, text []byte
+	// skillDirs counts the skill directories met so far.
+	skillDirs int
+	// tops are the top-level paths met so far, by their lower case, for
+	// the case collisions between parts.
+	tops map[string]string
 }
 
 // fieldLines are where, in a SKILL.md, its name and version are; 0 when
@@ -159,9 +191,14 @@ func (v *validator) warnf(rel string, line int, code, format string, args ...any
 	})
 }
 
-// finish applies Strict and sorts, so that reports of the same tree are
+// finish makes the checks across skills, applies Strict and sorts, so that reports of the same tree are
 // identical byte for byte.
 func (v *validator) finish() {
+	if v.skillDirs == 0 {
+		v.warnf("", 0, CodeNoSkills,
+			"no skills found; a skills directory holds one directory per skill, each with a %s", skill.FileName)
+	}
+	v.duplicateNames()
 	r := v.report
 	if v.opts.Strict {
 		r.Errors = append(r.Errors, r.Warnings...)

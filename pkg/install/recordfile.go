@@ -1,0 +1,244 @@
+package install
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/errdefs"
+)
+
+// A record lists every file of every skill it holds, so it grows with the
+// files installed; an install reads and writes it one skill at a time, to
+// keep its memory flat in the number of skills.
+
+// scanRecord reads a record from r, checks every name in it against the
+// name rule, and hands each skill to each in the order of the file. where
+// names the file in messages.
+func scanRecord(r io.Reader, where string, each func(name string, s *InstalledSkill) error) error {
+	dec := json.NewDecoder(r)
+	invalid := func(err error) error {
+		return errdefs.Precondition(fmt.Errorf("%s: %w (stax cannot tell what it installed; remove the skills it installed and this file by hand)", where, err))
+	}
+	if err := expectDelim(dec, '{'); err != nil {
+		return invalid(err)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return invalid(err)
+		}
+		if key != "skills" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return invalid(err)
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil {
+			return invalid(err)
+		} else if t == nil {
+			continue // "skills": null
+		} else if t != json.Delim('{') {
+			return invalid(fmt.Errorf("skills is not an object"))
+		}
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return invalid(err)
+			}
+			name, _ := t.(string)
+			var s InstalledSkill
+			if err := dec.Decode(&s); err != nil {
+				return invalid(err)
+			}
+			if err := layers.CheckName(name); err != nil {
+				return errdefs.IO(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
+			}
+			if seen[name] {
+				return errdefs.IO(fmt.Errorf("%s lists skill %s twice; stax did not write this record and changed nothing: remove an entry, or the file", where, name))
+			}
+			seen[name] = true
+			for _, f := range slices.Sorted(maps.Keys(s.Files)) {
+				if layers.CheckPath(f) != nil {
+					return errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
+				}
+			}
+			if err := each(name, &s); err != nil {
+				return err
+			}
+		}
+		if err := expectDelim(dec, '}'); err != nil {
+			return invalid(err)
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return invalid(err)
+	}
+	return nil
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t != want {
+		return fmt.Errorf("found %v where %q was expected", t, want)
+	}
+	return nil
+}
+
+// filesKey identifies a skill's files as written: two skills with the
+// same key hold the same paths, modes and contents.
+func filesKey(files map[string]string) [sha256.Size]byte {
+	h := sha256.New()
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%s\x00%s\n", p, files[p])
+	}
+	return [sha256.Size]byte(h.Sum(nil))
+}
+
+// spool holds the entries of the record an install will write, each
+// encoded as it appears in the record, in a file of the staging
+// directory; only where each one lies is kept in memory.
+type spool struct {
+	f       *os.File
+	size    int64
+	entries map[string][2]int64 // name → offset and length
+}
+
+// spoolName is the spool's name in the staging directory: no skill can
+// have it, names starting with a dot are refused.
+const spoolName = ".record"
+
+func newSpool(folder *os.Root, staging string) (*spool, error) {
+	f, err := folder.OpenFile(filepath.Join(staging, spoolName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &spool{f: f, entries: map[string][2]int64{}}, nil
+}
+
+// add records s as the entry of name, replacing one added before.
+func (sp *spool) add(name string, s *InstalledSkill) error {
+	data, err := json.MarshalIndent(s, "    ", "  ")
+	if err != nil {
+		return err
+	}
+	if _, err := sp.f.WriteAt(data, sp.size); err != nil {
+		return err
+	}
+	sp.entries[name] = [2]int64{sp.size, int64(len(data))}
+	sp.size += int64(len(data))
+	return nil
+}
+
+func (sp *spool) len() int { return len(sp.entries) }
+
+func (sp *spool) has(name string) bool {
+	_, ok := sp.entries[name]
+	return ok
+}
+
+// writeTo writes the record: what json.MarshalIndent(record, "", "  ")
+// and a newline give, skills in name order. Nothing for no skills.
+func (sp *spool) writeTo(w io.Writer) error {
+	if len(sp.entries) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.WriteString("{\n  \"installedBy\": \"stax\",\n  \"skills\": {\n")
+	for i, name := range slices.Sorted(maps.Keys(sp.entries)) {
+		if i > 0 {
+			buf.WriteString(",\n")
+		}
+		key, err := json.Marshal(name)
+		if err != nil {
+			return err
+		}
+		buf.WriteString("    ")
+		buf.Write(key)
+		buf.WriteString(": ")
+		at := sp.entries[name]
+		if _, err := io.Copy(&buf, io.NewSectionReader(sp.f, at[0], at[1])); err != nil {
+			return err
+		}
+		if _, err := buf.WriteTo(w); err != nil {
+			return err
+		}
+	}
+	buf.WriteString("\n  }\n}\n")
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+// digest is the digest of the record writeTo writes; "" for none.
+func (sp *spool) digest() (digest.Digest, error) {
+	if len(sp.entries) == 0 {
+		return "", nil
+	}
+	h := sha256.New()
+	if err := sp.writeTo(h); err != nil {
+		return "", err
+	}
+	return digest.NewDigest(digest.SHA256, h), nil
+}
+
+// write replaces the folder's record with the spool's, atomically and
+// durably; with no skills, the record is removed.
+func (sp *spool) write(folder *os.Root) error {
+	if len(sp.entries) == 0 {
+		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return errdefs.IO(err)
+		}
+		return nil
+	}
+	return errdefs.IO(atomicfile.WriteIn(folder, RecordFile, 0o644, sp.writeTo))
+}
+
+func (sp *spool) close() {
+	if sp != nil && sp.f != nil {
+		sp.f.Close()
+	}
+}
+
+// fileDigest is the digest of the named file in folder.
+func fileDigest(folder *os.Root, name string) (digest.Digest, error) {
+	f, err := folder.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return digest.SHA256.FromReader(f)
+}
+
+// keepCopy copies what r reads into the new file to in folder, durably,
+// and returns its digest: the copy a rollback puts back.
+func keepCopy(folder *os.Root, to string, r io.Reader) (digest.Digest, error) {
+	out, err := folder.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	h := digest.SHA256.Digester()
+	_, err = io.Copy(io.MultiWriter(out, h.Hash()), r)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return h.Digest(), err
+}
