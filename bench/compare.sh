@@ -13,7 +13,9 @@
 # a first push DIR (to Debian's docker-registry on loopback when it is
 # installed, else to an OCI layout) at SKILLS against SKILLS_SMALL skills,
 # and of the layered install;
-# pull -o vs crane blob | tar -xzf when crane is installed.
+# pull -o of the SKILLS-skill package from docker-registry, on tmpfs and on
+# disk, vs crane blob | tar -xzf (crane built from the go-containerregistry
+# module in go.mod).
 set -euo pipefail
 
 STAX=${STAX:-bin/stax}
@@ -149,10 +151,37 @@ rm -rf "$proj" && mkdir -p "$proj"
 row "peak RSS install ${PKGS}x$PKG_SKILLS (MiB)" "$(peak "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}")" "-" "-"
 rm -rf "$proj"
 
-# pull -o against crane, when crane is here and a registry can be started
-if command -v crane >/dev/null && command -v docker-registry >/dev/null; then
-	echo "pull: see bench/README (crane found; not automated in this version)"
+# pull -o of the SKILLS-skill package against crane blob | tar -xzf, from
+# the docker-registry of the push rows, into tmpfs and onto the disk of
+# BENCH_DIR; crane is built from the module stax requires. Each stax run
+# has a new local store (beside its output), so that the layer is fetched.
+pull_rows() {
+	local ref=127.0.0.1:$port/bench/pull:1.0.0 digest
+	(cd "$here/.." && go build -o "$BENCH_DIR/crane" github.com/google/go-containerregistry/cmd/crane)
+	digest=$("$STAX" push --max-size 0 "oci:$BENCH_DIR/layouts/lib:1.0.0" "$ref" --output json | tr -d ' \n' |
+		sed -n 's/.*"layers":\[{[^}]*"digest":"\(sha256:[0-9a-f]*\)".*/\1/p')
+	[ -n "$digest" ] || fail "no layer digest in the output of stax push"
+	if [ -d "$SHM" ] && [ -w "$SHM" ]; then pull_row "$SHM" tmpfs; fi
+	pull_row "$BENCH_DIR" disk
+}
+pull_row() {
+	local out=$1/stax-bench-pull home=$1/stax-bench-pull-home a=() b=() sa sb
+	# Each run starts from nothing, with no dirty pages of the run before
+	# left to slow it down.
+	clean() { rm -rf "$home" "$out"; sync; }
+	stax_pull() { STAX_HOME=$home "$STAX" pull --max-size 0 "$ref" -o "$out"; }
+	crane_pull() { mkdir "$out" && "$BENCH_DIR/crane" blob "${ref%:*}@$digest" | tar -xzf - -C "$out"; }
+	for ((r = 0; r < RUNS; r++)); do
+		clean; a+=("$(seconds stax_pull)")
+		clean; b+=("$(seconds crane_pull)")
+	done
+	clean
+	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
+	row "pull -o $SKILLS skills, $2 (s) vs crane|tar" "$sa" "$sb" "$(ratio "$sa" "$sb")"
+}
+if [ "$push_label" = registry ]; then
+	pull_rows
 else
-	echo "pull -o vs crane: skipped (crane or docker-registry not installed)"
+	echo "pull -o vs crane: skipped (docker-registry not installed)"
 fi
 echo "data: $BENCH_DIR (remove it when done)"

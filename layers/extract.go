@@ -95,6 +95,14 @@ type stagingWriter struct {
 	dirs  map[string]bool // slash paths already created
 	buf   []byte
 	files []FileDigest
+	// umaskFree is set once a directory made 0755 came out 0755: modes
+	// then need no chmod.
+	umaskFree bool
+	// dir is the directory of the last file written, opened, and dirPath
+	// its slash path: a layer holds the files of a directory together, so
+	// each is created with one openat rather than one per path element.
+	dir     *os.Root
+	dirPath string
 }
 
 func extractInto(r io.Reader, staging string, opts ReadOptions) ([]FileDigest, error) {
@@ -103,8 +111,26 @@ func extractInto(r io.Reader, staging string, opts ReadOptions) ([]FileDigest, e
 		return nil, err
 	}
 	defer root.Close()
-	sw := &stagingWriter{root: root, dirs: map[string]bool{".": true}, buf: make([]byte, copyBufferSize)}
-	if err := Walk(r, opts, sw.entry); err != nil {
+	return ExtractTo(r, root, opts, nil)
+}
+
+// ExtractTo writes the entries of a layer that keep accepts (all of them
+// when keep is nil) into root, a staging directory of the caller's that
+// holds nothing else under the kept paths; the caller moves it into place,
+// or removes it, once ExtractTo has returned, as the layer's digest is
+// only verified at its end. Every entry is read and checked as Walk does,
+// the skipped ones too. It returns the files written, in archive order,
+// with modes set as Extract sets them.
+func ExtractTo(r io.Reader, root *os.Root, opts ReadOptions, keep func(Header) bool) ([]FileDigest, error) {
+	sw := &stagingWriter{root: root, dirs: map[string]bool{".": true}, buf: make([]byte, copyBufferSize), dir: root, dirPath: "."}
+	defer sw.closeDir()
+	err := Walk(r, opts, func(h Header, content io.Reader) error {
+		if keep != nil && !keep(h) {
+			return nil
+		}
+		return sw.entry(h, content)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return sw.files, nil
@@ -140,22 +166,60 @@ func (sw *stagingWriter) mkdirs(rel string) error {
 	if err := sw.root.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
-	if err := sw.root.Chmod(dir, 0o755); err != nil {
-		return err
+	if !sw.umaskFree {
+		info, err := sw.root.Lstat(dir)
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm() == 0o755 {
+			// The umask clears no bit of 0755, so none of 0644 either.
+			sw.umaskFree = true
+		} else if err := sw.root.Chmod(dir, 0o755); err != nil {
+			return err
+		}
 	}
 	sw.dirs[rel] = true
 	return nil
 }
 
+// openDir makes rel, a directory already created, the one files are
+// created in.
+func (sw *stagingWriter) openDir(rel string) error {
+	if rel == sw.dirPath {
+		return nil
+	}
+	sw.closeDir()
+	if rel == "." {
+		sw.dir, sw.dirPath = sw.root, rel
+		return nil
+	}
+	dir, err := sw.root.OpenRoot(filepath.FromSlash(rel))
+	if err != nil {
+		return err
+	}
+	sw.dir, sw.dirPath = dir, rel
+	return nil
+}
+
+func (sw *stagingWriter) closeDir() {
+	if sw.dir != sw.root {
+		sw.dir.Close()
+	}
+	sw.dir, sw.dirPath = sw.root, "."
+}
+
 func (sw *stagingWriter) writeFile(h Header, content io.Reader) (FileDigest, error) {
 	mode := fs.FileMode(fileMode(h.Executable))
-	f, err := sw.root.OpenFile(filepath.FromSlash(h.Path), os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	if err := sw.openDir(path.Dir(h.Path)); err != nil {
+		return FileDigest{}, err
+	}
+	f, err := sw.dir.OpenFile(path.Base(h.Path), os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if err != nil {
 		return FileDigest{}, err
 	}
 	hash := sha256.New()
 	n, err := io.CopyBuffer(io.MultiWriter(f, hash), content, sw.buf)
-	if err == nil {
+	if err == nil && !sw.umaskFree {
 		err = f.Chmod(mode)
 	}
 	if closeErr := f.Close(); err == nil {

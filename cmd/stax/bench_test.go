@@ -1,14 +1,22 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/internal/skillgen"
 )
 
@@ -114,4 +122,104 @@ func BenchmarkReinstall(b *testing.B) {
 		mustRun(b, "install", "oci:"+layout+":1.0.0", "--dir", project)
 		return func() { mustRun(b, "install", "oci:"+layout+":1.0.0", "--dir", project) }
 	})
+}
+
+// BenchmarkPull pulls a package of n skills from an in-process registry
+// into a new folder, each time with a new local store, so that the layer
+// is fetched. Every iteration also runs the baseline, what `crane blob
+// REF | tar -xzf -` does: fetch the same blob and untar it, with the
+// same gzip decoder and no checks. ratio is stax's time over the
+// baseline's, in alternating runs.
+func BenchmarkPull(b *testing.B) {
+	benchHome(b)
+	reg := registrytest.New(b)
+	for _, n := range benchSizes {
+		lib := filepath.Join(b.TempDir(), "skills")
+		if err := skillgen.Write(lib, 0, n, 0, benchSkillBytes); err != nil {
+			b.Fatal(err)
+		}
+		layout := filepath.Join(b.TempDir(), "layout")
+		mustRun(b, "pack", lib, "--name", "bench", "--version", "1.0.0", "-t", "oci:"+layout+":1.0.0")
+		ref := fmt.Sprintf("%s/bench/s%d:1.0.0", reg.Host, n)
+		var pushed transferResult
+		if err := json.Unmarshal(mustOutput(b, "push", "oci:"+layout+":1.0.0", ref, "--output", "json"), &pushed); err != nil {
+			b.Fatal(err)
+		}
+		blobURL := fmt.Sprintf("http://%s/v2/bench/s%d/blobs/%s", reg.Host, n, pushed.Layers[0].Digest)
+		b.Run(fmt.Sprintf("%dskills", n), func(b *testing.B) {
+			out := filepath.Join(b.TempDir(), "out")
+			var stax, baseline time.Duration
+			for b.Loop() {
+				b.Setenv("STAX_HOME", b.TempDir())
+				start := time.Now()
+				mustRun(b, "pull", ref, "-o", out)
+				stax += time.Since(start)
+				os.RemoveAll(out)
+
+				start = time.Now()
+				fetchAndUntar(b, blobURL, out)
+				baseline += time.Since(start)
+				os.RemoveAll(out)
+			}
+			b.ReportMetric(float64(stax.Nanoseconds())/float64(b.N)/1e6, "stax-ms/op")
+			b.ReportMetric(float64(baseline.Nanoseconds())/float64(b.N)/1e6, "fetch+untar-ms/op")
+			b.ReportMetric(float64(stax)/float64(baseline), "ratio")
+		})
+	}
+}
+
+// mustOutput runs the CLI and returns its standard output, failing the
+// benchmark unless it exits 0.
+func mustOutput(b *testing.B, args ...string) []byte {
+	b.Helper()
+	var out bytes.Buffer
+	if code := Execute(b.Context(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard}); code != 0 {
+		b.Fatalf("stax %v: exit %d", args, code)
+	}
+	return out.Bytes()
+}
+
+// fetchAndUntar is the pull baseline: GET the blob, gunzip and untar it
+// into dir, trusting every byte.
+func fetchAndUntar(b *testing.B, url, dir string) {
+	b.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := filepath.Join(dir, h.Name)
+		if h.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o755)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(f, tr); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -13,14 +13,13 @@ import (
 )
 
 type pullOptions struct {
-	IO      *IOStreams
-	Global  *globalOptions
-	Remote  remoteOptions
-	Refs    []string
-	Output  string
-	MaxSize byteSize
-	Verify  verifyFlags
-	// MaxFiles is --max-files.
+	IO       *IOStreams
+	Global   *globalOptions
+	Remote   remoteOptions
+	Refs     []string
+	Output   string
+	MaxSize  byteSize
+	Verify   verifyFlags
 	MaxFiles maxFilesFlag
 	// Strict is --strict: skills whose names differ only in letter case
 	// are an error, not a warning.
@@ -49,9 +48,10 @@ With -o DIR the skills are merged and extracted into DIR. Packages are
 layered in the order given, later ones winning, with every package's
 dependencies below all the packages named; a winning skill replaces the
 whole directory of the skill it overrides, and each override is reported.
-Extraction goes through the safe layer reader into a staging directory that
-is renamed into place only when everything checked out: DIR must not exist
-or be empty, and nothing is written on failure. A staging directory that a
+Only winning skills are extracted, each layer as it streams into the store,
+in one pass, through the safe layer reader into a staging directory that is
+renamed into place only when everything checked out: DIR must not exist or
+be empty, and nothing is written on failure. A staging directory that a
 killed pull left beside DIR is removed by the next pull into that folder.
 
 Skills whose names differ only in letter case (A and a) overwrite each other
@@ -115,15 +115,17 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 
 	copyOpts, done := opts.Remote.transferOptions(opts.IO)
 	copyOpts.MaxSize = maxSize
-	_, err = graph.Store(ctx, opener, copyOpts)
+	store := func() error { _, err := graph.Store(ctx, opener, copyOpts); return err }
+	if opts.Output == "" {
+		err = store()
+	} else {
+		// Winning layers are extracted as they stream into the store.
+		layers := resolve.StoreLayers{Graph: graph, Opener: opener, Progress: copyOpts.Progress}
+		err = merged.Materialize(ctx, opts.Output, merge.Options{MaxSize: maxSize, Layers: layers, BeforeCommit: store})
+	}
 	done()
 	if err != nil {
 		return err
-	}
-	if opts.Output != "" {
-		if err := merged.Materialize(ctx, opts.Output, maxSize); err != nil {
-			return err
-		}
 	}
 	out := pullResult{
 		Packages:  describeGraph(graph),

@@ -34,6 +34,8 @@ type Fault struct {
 	retryAfter string
 	// streamBytes is how much a Stream fault sends.
 	streamBytes int64
+	// at is the offset of the body byte a corrupt fault flips.
+	at int64
 }
 
 func newFault(kind, method, path string) *Fault {
@@ -77,6 +79,14 @@ func CorruptBody(method, path string) *Fault {
 func CorruptBlob(repo string, dgst digest.Digest) *Fault {
 	return CorruptBody(http.MethodGet,
 		"^/v2/"+regexp.QuoteMeta(repo)+"/blobs/"+regexp.QuoteMeta(dgst.String())+"$")
+}
+
+// AtByte makes a CorruptBody or CorruptBlob fault flip the body byte at
+// offset n rather than the first, e.g. the last byte of a blob, which a
+// client can only notice once it has read the rest. It returns f.
+func (f *Fault) AtByte(n int64) *Fault {
+	f.at = n
+	return f
 }
 
 // Times makes f take the first n matching requests; n < 0 takes all of
@@ -137,7 +147,7 @@ func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler, quit <-
 	case "reset":
 		resetConn(w)
 	case "corrupt":
-		next.ServeHTTP(&corrupter{recorder: w}, req)
+		next.ServeHTTP(&corrupter{recorder: w, at: f.at}, req)
 	default:
 		panic("registrytest: unknown fault kind " + f.kind)
 	}
@@ -175,18 +185,20 @@ func resetConn(w *recorder) {
 	_ = conn.Close()
 }
 
-// corrupter flips the first body byte of a 2xx response.
+// corrupter flips the body byte at offset at of a 2xx response.
 type corrupter struct {
 	*recorder
+	at   int64
 	done bool
 }
 
 func (c *corrupter) Write(p []byte) (int, error) {
-	if c.done || len(p) == 0 || c.status/100 != 2 && c.status != 0 {
+	i := c.at - c.written
+	if c.done || i < 0 || i >= int64(len(p)) || c.status/100 != 2 && c.status != 0 {
 		return c.recorder.Write(p)
 	}
 	c.done = true
 	q := append([]byte(nil), p...)
-	q[0] ^= 0xff
+	q[i] ^= 0xff
 	return c.recorder.Write(q)
 }

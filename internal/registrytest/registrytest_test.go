@@ -298,6 +298,19 @@ func TestCorruptBlob(t *testing.T) {
 	if got, err := content.FetchAll(ctx, repo, desc); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("second fetch: %q, %v", got, err)
 	}
+
+	// The last byte instead of the first: everything before it arrives intact.
+	last := int64(len(data) - 1)
+	reg.AddFaults(registrytest.CorruptBlob(repoName, desc.Digest).AtByte(last))
+	rc, err := repo.Fetch(ctx, desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	got, _ := io.ReadAll(rc)
+	if !bytes.Equal(got[:last], data[:last]) || got[last] != data[last]^0xff {
+		t.Fatalf("fetched %q with its last byte flipped, want it from %q", got, data)
+	}
 }
 
 func TestStop(t *testing.T) {

@@ -49,7 +49,7 @@ func TestMaterializeRemovesDeadRunsStaging(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := merge.Merge(g.Order).Materialize(context.Background(), filepath.Join(parent, "skills"), 0); err != nil {
+	if err := merge.Merge(g.Order).Materialize(context.Background(), filepath.Join(parent, "skills"), merge.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {

@@ -8,12 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
@@ -75,11 +74,34 @@ func Merge(order []*resolve.Node) *Result {
 // skills in, beside dest.
 const stagingPrefix = layers.StagingPrefix + "merge-"
 
+// Options control Materialize.
+type Options struct {
+	// MaxSize bounds the uncompressed size of each layer; 0 means
+	// layers.DefaultMaxSize, negative no limit.
+	MaxSize int64
+	// Layers reads the skills layers; nil reads each package's from its
+	// Target.
+	Layers Layers
+	// BeforeCommit, when set, runs once every skill is staged, before dest
+	// is touched: an error from it leaves dest as it was.
+	BeforeCommit func() error
+}
+
+// Layers reads the skills layers of packages.
+type Layers interface {
+	// ReadLayer calls read with the stream of n's skills layer and
+	// returns nil only when read did and the stream matched the layer's
+	// size and digest, which may be known only once read has returned:
+	// what read made of the stream is to be undone on any error.
+	ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error
+}
+
 // Materialize writes the merged skills into dest, which must not exist or
-// be empty. Each contributing package's layer is extracted once, every
-// winning skill is checked against the digest its package's config records,
-// and dest appears only when all of it is in place.
-func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) error {
+// be empty. Only the winning skills are extracted, each layer that has
+// any is read once, every one is checked against the digest its
+// package's config records, and dest appears only when all of it is in
+// place.
+func (r *Result) Materialize(ctx context.Context, dest string, opts Options) error {
 	parent := filepath.Dir(dest)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return errdefs.IO(err)
@@ -96,23 +118,23 @@ func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) er
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return errdefs.IO(err)
 	}
-	extracted := map[*resolve.Node]string{}
-	digests := map[*resolve.Node]map[string]digest.Digest{}
-	for _, s := range r.Skills {
-		dir, ok := extracted[s.From]
-		if !ok {
-			dir = filepath.Join(staging, fmt.Sprintf("pkg%d", len(extracted)))
-			files, err := extractLayer(ctx, s.From, dir, maxSize, r.MaxFiles)
-			if err != nil {
-				return err
-			}
-			extracted[s.From], digests[s.From] = dir, layers.SkillDigests(files)
+	root, err := os.OpenRoot(out)
+	if err != nil {
+		return errdefs.IO(err)
+	}
+	defer root.Close()
+	read := opts.Layers
+	if read == nil {
+		read = targetLayers{}
+	}
+	for _, w := range r.byPackage() {
+		if err := extractWinners(ctx, read, w, root, layers.ReadOptions{MaxSize: opts.MaxSize, MaxFiles: r.MaxFiles}); err != nil {
+			return err
 		}
-		if got := digests[s.From][s.Path]; got != s.Digest {
-			return errdefs.Corrupt(fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", s.Path, s.From.Ref, got, s.Digest))
-		}
-		if err := os.Rename(filepath.Join(dir, s.Path), filepath.Join(out, s.Path)); err != nil {
-			return errdefs.IO(fmt.Errorf("stage skill %s: %w", s.Path, err))
+	}
+	if opts.BeforeCommit != nil {
+		if err := opts.BeforeCommit(); err != nil {
+			return err
 		}
 	}
 	if err := removeEmptyDir(dest); err != nil {
@@ -124,21 +146,66 @@ func (r *Result) Materialize(ctx context.Context, dest string, maxSize int64) er
 	return nil
 }
 
-func extractLayer(ctx context.Context, n *resolve.Node, dir string, maxSize int64, maxFiles int) ([]layers.FileDigest, error) {
-	layer := n.Package.Skills
-	if layer == nil {
-		return nil, errdefs.Precondition(fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
+// winners are the skills one package won.
+type winners struct {
+	from   *resolve.Node
+	skills []Skill
+	paths  map[string]bool
+}
+
+// byPackage groups the merged skills by the package they come from, in
+// the order of their first skill.
+func (r *Result) byPackage() []*winners {
+	var order []*winners
+	index := map[*resolve.Node]*winners{}
+	for _, s := range r.Skills {
+		w := index[s.From]
+		if w == nil {
+			w = &winners{from: s.From, paths: map[string]bool{}}
+			index[s.From] = w
+			order = append(order, w)
+		}
+		w.skills, w.paths[s.Path] = append(w.skills, s), true
 	}
-	rc, err := n.Package.OpenSkills(ctx, n.Target)
+	return order
+}
+
+// extractWinners extracts the skills w won from their package's layer into
+// root, and checks each against its recorded digest.
+func extractWinners(ctx context.Context, read Layers, w *winners, root *os.Root, opts layers.ReadOptions) error {
+	n := w.from
+	if n.Package.Skills == nil {
+		return errdefs.Precondition(fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
+	}
+	// Entries of a skill's directory; a file at the top of a layer belongs
+	// to no skill.
+	won := func(h layers.Header) bool {
+		top, rest, _ := strings.Cut(h.Path, "/")
+		return w.paths[top] && (h.Dir || rest != "")
+	}
+	var files []layers.FileDigest
+	err := read.ReadLayer(ctx, n, func(r io.Reader) error {
+		var err error
+		files, err = layers.ExtractTo(r, root, opts, won)
+		return err
+	})
 	if err != nil {
-		return nil, n.Target.Explain(err)
+		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s (layer %s): %w", n.Ref, n.Package.Skills.Digest, err))
 	}
-	defer rc.Close()
-	files, err := layers.Extract(rc, dir, layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles, Digest: layer.Digest})
-	if err != nil {
-		return nil, errdefs.With(layers.Class(err), fmt.Errorf("extract %s (layer %s): %w", n.Ref, layer.Digest, err))
+	digests := layers.SkillDigests(files)
+	for _, s := range w.skills {
+		if got := digests[s.Path]; got != s.Digest {
+			return errdefs.Corrupt(fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", s.Path, n.Ref, got, s.Digest))
+		}
 	}
-	return files, nil
+	return nil
+}
+
+// targetLayers reads each package's layer from its Target.
+type targetLayers struct{}
+
+func (targetLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
+	return resolve.ReadLayer(ctx, n, n.Target, read)
 }
 
 // removeEmptyDir makes way for dest: nothing there, or an empty directory.

@@ -83,7 +83,7 @@ func TestMergeWholeDirectoryPrecedence(t *testing.T) {
 			}
 
 			dest := filepath.Join(t.TempDir(), "skills")
-			if err := res.Materialize(context.Background(), dest, 0); err != nil {
+			if err := res.Materialize(context.Background(), dest, merge.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			body, err := os.ReadFile(filepath.Join(dest, "shared", "SKILL.md"))
@@ -119,7 +119,7 @@ func TestMaterializeDestination(t *testing.T) {
 			parent := t.TempDir()
 			dest := filepath.Join(parent, "skills")
 			tt.prepare(t, dest)
-			err := merge.Merge(g.Order).Materialize(context.Background(), dest, 0)
+			err := merge.Merge(g.Order).Materialize(context.Background(), dest, merge.Options{})
 			if tt.wantErr == "" && err != nil {
 				t.Fatalf("Materialize: %v", err)
 			}
@@ -154,7 +154,7 @@ func TestMaterializeChecksSkillDigests(t *testing.T) {
 		}
 	}
 	dest := filepath.Join(t.TempDir(), "skills")
-	err := res.Materialize(context.Background(), dest, 0)
+	err := res.Materialize(context.Background(), dest, merge.Options{})
 	if err == nil || !strings.Contains(err.Error(), "skill team-own of ./team: its files hash to") {
 		t.Fatalf("Materialize of a skill whose files do not match its recorded digest: %v", err)
 	}
@@ -183,7 +183,7 @@ func TestMaterializeLimits(t *testing.T) {
 			res := merge.Merge(g.Order)
 			res.MaxFiles = tt.maxFiles
 			dest := filepath.Join(t.TempDir(), "skills")
-			err := res.Materialize(context.Background(), dest, tt.maxSize)
+			err := res.Materialize(context.Background(), dest, merge.Options{MaxSize: tt.maxSize})
 			if (err == nil) != tt.ok {
 				t.Fatalf("Materialize: %v, want success %v", err, tt.ok)
 			}

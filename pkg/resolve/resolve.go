@@ -85,6 +85,8 @@ type Graph struct {
 	// Order is every package, lowest precedence first; see layOut.
 	Order   []*Node
 	targets []*target.Target
+	// store is the local store, once opened for writing.
+	store *target.Target
 }
 
 // Close releases every target the graph opened.
@@ -407,18 +409,14 @@ func resolutionError(path []string, err error) error {
 // cannot leave a materialization half done. The store stays locked until
 // the graph is closed.
 func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.Options) ([]*transfer.Result, error) {
-	var local *target.Target
 	var results []*transfer.Result
 	for _, n := range g.Order {
 		if n.Target.Kind != target.KindRemote {
 			continue
 		}
-		if local == nil {
-			var err error
-			if local, err = opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite); err != nil {
-				return nil, err
-			}
-			g.targets = append(g.targets, local)
+		local, err := g.local(ctx, opener)
+		if err != nil {
+			return nil, err
 		}
 		ref, err := reference.Parse(n.Key)
 		if err != nil {
