@@ -48,11 +48,13 @@ func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error
 		return corrupt(err)
 	}
 	defer zr.Close()
+	ra := newReadAhead(zr, 64<<10, 4)
+	defer ra.Close()
 	w := &walker{limit: effectiveLimit(opts.MaxSize), maxEntries: effectiveCount(opts.MaxFiles), seen: map[uint64]seenKind{}, seed: maphash.MakeSeed()}
-	if err := w.walk(tar.NewReader(zr), fn); err != nil {
+	if err := w.walk(tar.NewReader(ra), fn); err != nil {
 		return err
 	}
-	if err := drainTrailer(zr); err != nil {
+	if err := drainTrailer(ra); err != nil {
 		return err
 	}
 	if sum != nil {

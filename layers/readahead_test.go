@@ -1,0 +1,76 @@
+package layers
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+// What is read ahead is what r holds, in order, whatever the sizes of the
+// reads on either side; and r's error comes after its data, unchanged: a
+// truncated stream stays io.ErrUnexpectedEOF.
+func TestReadAheadPassesDataAndErrorThrough(t *testing.T) {
+	data := make([]byte, 1<<20+123)
+	for i := range data {
+		data[i] = byte(rand.IntN(256))
+	}
+	for _, tc := range []struct {
+		name string
+		r    io.Reader
+		err  error
+	}{
+		{"whole", bytes.NewReader(data), io.EOF},
+		{"one byte a read", iotest.OneByteReader(bytes.NewReader(data)), io.EOF},
+		{"truncated", io.MultiReader(bytes.NewReader(data), iotest.ErrReader(io.ErrUnexpectedEOF)), io.ErrUnexpectedEOF},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ra := newReadAhead(tc.r, 4096, 3)
+			defer ra.Close()
+			var got bytes.Buffer
+			buf := make([]byte, 777)
+			var err error
+			for err == nil {
+				var n int
+				n, err = ra.Read(buf[:1+rand.IntN(len(buf))])
+				got.Write(buf[:n])
+			}
+			if !errors.Is(err, tc.err) {
+				t.Errorf("err = %v, want %v", err, tc.err)
+			}
+			if !bytes.Equal(got.Bytes(), data) {
+				t.Errorf("read %d bytes, not the %d written", got.Len(), len(data))
+			}
+		})
+	}
+}
+
+// A reader that stops early closes the read-ahead, which stops reading r:
+// nothing reads r once Close has returned.
+func TestReadAheadStopsOnClose(t *testing.T) {
+	var reads atomic.Int64
+	r := readerFunc(func(p []byte) (int, error) {
+		reads.Add(1)
+		return len(p), nil // endless
+	})
+	ra := newReadAhead(r, 1024, 2)
+	if _, err := ra.Read(make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	ra.Close()
+	ra.Close()
+	n := reads.Load()
+	// A goroutine still reading an endless r would read it again at once.
+	time.Sleep(20 * time.Millisecond)
+	if got := reads.Load(); got != n {
+		t.Fatalf("r was read %d times after Close returned", got-n)
+	}
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
