@@ -41,11 +41,12 @@ type Layer struct {
 // entries as written, and the digest of its files as the package had
 // them (before variable substitution), to check against Skill.Digest.
 type staged struct {
-	skill *Skill
-	files map[string]string
-	stat  map[string]string
-	orig  []layers.FileDigest
-	dirs  map[string]bool // slash paths under dir already made
+	skill    *Skill
+	finished bool // read whole from its layer
+	files    map[string]string
+	stat     map[string]string
+	orig     []layers.FileDigest
+	dirs     map[string]bool // slash paths under dir already made
 }
 
 // stager writes skills into the staging directory, hashing each file as
@@ -262,14 +263,13 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 	}
 	defer rc.Close()
 	var open *staged
-	finished := map[string]bool{}
 	var mismatch []error
 	finish := func() error {
 		if open == nil {
 			return nil
 		}
 		sk := open
-		open, finished[sk.skill.Path] = nil, true
+		open, sk.finished = nil, true
 		if got := layers.TreeDigest(sk.orig); len(sk.orig) == 0 || got != sk.skill.Digest {
 			// Reported once the layer is read: a split skill is said as such.
 			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", sk.skill.Path, l.Name, got, sk.skill.Digest))
@@ -284,7 +284,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 			return nil
 		}
 		if sk != open {
-			if finished[top] {
+			if sk.finished {
 				return &layers.UnsafeEntryError{Path: h.Path, Reason: "the entries of skill " + top + " are not together: stax reads layers whose skills are written one after the other"}
 			}
 			if err := finish(); err != nil {
@@ -310,7 +310,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s: %w", l.Name, err))
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
-		if !finished[name] {
+		if !want[name].finished {
 			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: the layer holds none of its files, but the package config records %s", name, l.Name, want[name].skill.Digest))
 		}
 	}
