@@ -254,3 +254,29 @@ func TestReinstallFindsChangesInEveryDirectory(t *testing.T) {
 		})
 	}
 }
+
+// The stat keys of a record name directories a re-install opens: one that
+// is not a path inside a skill is refused with the record named, and
+// nothing is changed (exit 2).
+func TestRecordWithAHostileDirectoryKeyIsRefused(t *testing.T) {
+	for _, key := range []string{"../", "a/../../", "/etc/", "x\x00/"} {
+		t.Run(fmt.Sprintf("%q", key), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "skills")
+			if err := os.MkdirAll(filepath.Join(dir, "s"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			rec, _ := json.Marshal(Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{"s": {
+				Digest: "sha256:1", Files: map[string]string{}, Stat: map[string]string{"./": "0 0", key: "0 0"}}}})
+			if err := os.WriteFile(filepath.Join(dir, RecordFile), rec, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Install(context.Background(), nil, Options{Dir: dir, LockDir: t.TempDir()})
+			if errdefs.Of(err) != errdefs.Local || !strings.Contains(err.Error(), RecordFile) || !strings.Contains(err.Error(), "cannot be in a skill") {
+				t.Fatalf("err = %v (%v), want the record and the entry named", err, errdefs.Of(err))
+			}
+			if _, err := os.Stat(filepath.Join(dir, "s")); err != nil {
+				t.Errorf("the skill was removed: %v", err)
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
 
@@ -74,6 +75,13 @@ func scanRecord(r io.Reader, where string, each func(name string, s *InstalledSk
 			for _, f := range slices.Sorted(maps.Keys(s.Files)) {
 				if layers.CheckPath(f) != nil {
 					return errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
+				}
+			}
+			// Stat keys are files, and directories with a slash ("./" the
+			// skill's own): a re-install opens the directories by them.
+			for _, k := range slices.Sorted(maps.Keys(s.Stat)) {
+				if p := strings.TrimSuffix(k, "/"); k != "./" && layers.CheckPath(p) != nil {
+					return errdefs.IO(fmt.Errorf("%s: skill %s lists the path %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, k))
 				}
 			}
 			if err := each(name, &s); err != nil {
