@@ -5,6 +5,10 @@
 #   STAX=bin/stax bash bench/compare.sh            # the full sizes
 #   STAX=bin/stax SKILLS=500 PKGS=4 PKG_SKILLS=250 RUNS=3 bash bench/compare.sh
 #   SKILLS_SMALL=0 ...                             # without the memory ratio rows
+#   PKG_SIZE=7000 ...                              # smaller skills in the packages
+#
+# A BENCH_DIR keeps the data it was first given: change SKILLS, PKGS,
+# PKG_SKILLS or PKG_SIZE with a new one.
 #
 # Rows: pack SKILLS skills vs tar --sort=name | gzip -6; install PKGS
 # packages of PKG_SKILLS skills each (overlapping by half) fresh on tmpfs
@@ -24,6 +28,7 @@ SKILLS=${SKILLS:-5000}
 SKILLS_SMALL=${SKILLS_SMALL:-500}
 PKGS=${PKGS:-20}
 PKG_SKILLS=${PKG_SKILLS:-1000}
+PKG_SIZE=${PKG_SIZE:-0} # bytes per skill in the packages; 0 is the generator's 70 KB
 RUNS=${RUNS:-5}
 BENCH_DIR=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/stax-bench.XXXXXX")}
 SHM=${SHM:-/dev/shm}
@@ -36,7 +41,7 @@ gen() { (cd "$here/.." && go run ./bench/gen "$@"); }
 if [ ! -d "$BENCH_DIR/lib" ]; then
 	gen -dir "$BENCH_DIR/lib" -count "$SKILLS"
 	for ((i = 0; i < PKGS; i++)); do
-		gen -dir "$BENCH_DIR/pkgsrc/p$i" -first $((i * PKG_SKILLS / 2)) -count "$PKG_SKILLS" -variant "$i"
+		gen -dir "$BENCH_DIR/pkgsrc/p$i" -first $((i * PKG_SKILLS / 2)) -count "$PKG_SKILLS" -variant "$i" -size "$PKG_SIZE"
 	done
 fi
 if ((SKILLS_SMALL > 0)) && [ ! -d "$BENCH_DIR/lib-small" ]; then
