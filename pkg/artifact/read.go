@@ -39,6 +39,42 @@ type Package struct {
 
 // Fetch reads and checks the manifest and config of the package at desc.
 func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) (*Package, error) {
+	pkg, err := fetchManifest(ctx, fetcher, desc)
+	if err != nil {
+		return nil, err
+	}
+	cfg := pkg.Manifest.Config
+	cfgBytes, err := fetchSmall(ctx, fetcher, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fetch config %s: %w", cfg.Digest, err)
+	}
+	if pkg.Config, err = ParseConfig(cfgBytes); err != nil {
+		return nil, invalid("config %s: %w", cfg.Digest, err)
+	}
+	return pkg.withConfig()
+}
+
+// FetchBuilt is Fetch for a package the caller has just built, whose
+// config is cfg, encoded as the blob cfgDesc: the manifest is read, and cfg
+// is checked as Fetch checks the config it reads, rather than read back and
+// decoded a second time (the config of a large library is megabytes).
+func FetchBuilt(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor, cfg *Config, cfgDesc ocispec.Descriptor) (*Package, error) {
+	pkg, err := fetchManifest(ctx, fetcher, desc)
+	if err != nil {
+		return nil, err
+	}
+	if got := pkg.Manifest.Config; got.Digest != cfgDesc.Digest || got.Size != cfgDesc.Size {
+		return nil, invalid("%s names config %s (%d bytes), not the one built, %s (%d bytes)", desc.Digest, got.Digest, got.Size, cfgDesc.Digest, cfgDesc.Size)
+	}
+	if err := cfg.check(); err != nil {
+		return nil, invalid("config %s: %w", cfgDesc.Digest, err)
+	}
+	pkg.Config = cfg
+	return pkg.withConfig()
+}
+
+// fetchManifest reads and checks the manifest of the package at desc.
+func fetchManifest(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) (*Package, error) {
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
 		return nil, invalid("%s is a %q, not an OCI image manifest", desc.Digest, desc.MediaType)
 	}
@@ -67,29 +103,29 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	if m.Config.MediaType != MediaTypeConfig {
 		return nil, invalid("%s has config media type %q, want %s", desc.Digest, m.Config.MediaType, MediaTypeConfig)
 	}
-	cfgBytes, err := fetchSmall(ctx, fetcher, m.Config)
-	if err != nil {
-		return nil, fmt.Errorf("fetch config %s: %w", m.Config.Digest, err)
-	}
-	if pkg.Config, err = ParseConfig(cfgBytes); err != nil {
-		return nil, invalid("config %s: %w", m.Config.Digest, err)
-	}
-	if pkg.Config.Kind == KindAgent {
-		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))
+	return pkg, nil
+}
+
+// withConfig checks the manifest's layers against the config, checked
+// already, and finds the skills layer.
+func (p *Package) withConfig() (*Package, error) {
+	desc, m := p.Descriptor, &p.Manifest
+	if p.Config.Kind == KindAgent {
+		p.Notices = append(p.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))
 	}
 	for i := range m.Layers {
 		if m.Layers[i].MediaType != layers.MediaTypeSkills {
 			continue
 		}
-		if pkg.Skills != nil {
+		if p.Skills != nil {
 			return nil, invalid("%s has more than one skills layer", desc.Digest)
 		}
-		pkg.Skills = &m.Layers[i]
+		p.Skills = &m.Layers[i]
 	}
-	if pkg.Skills == nil && len(pkg.Config.Skills) > 0 {
-		return nil, invalid("%s lists %d skills in its config but has no skills layer", desc.Digest, len(pkg.Config.Skills))
+	if p.Skills == nil && len(p.Config.Skills) > 0 {
+		return nil, invalid("%s lists %d skills in its config but has no skills layer", desc.Digest, len(p.Config.Skills))
 	}
-	return pkg, nil
+	return p, nil
 }
 
 // fetchSmall reads a blob that must fit in memory, verifying size and digest.

@@ -59,6 +59,11 @@ type Options struct {
 	// package's blobs are once copied. Without it blobs are mounted only
 	// between two repositories of one registry.
 	Mounts Mounts
+	// Package is the package src names, read and checked already by the
+	// caller (with Check or CheckBuilt), which Copy does not read again;
+	// nil means Copy reads and checks it. Its layers still count against
+	// MaxSize.
+	Package *artifact.Package
 	// NewTag says the caller has just seen that the destination's tag
 	// does not exist (it listed the repository's tags). A push by tag then
 	// PUTs the package's manifest under the tag without first asking the
@@ -101,7 +106,13 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	// graph; leaves are the blobs they list.
 	vetted := map[digest.Digest][]ocispec.Descriptor{}
 	var budget *sizeBudget
-	pkg, total, err := check(ctx, src, desc, opts.MaxSize)
+	pkg, total, err := opts.Package, int64(0), error(nil)
+	if pkg == nil {
+		pkg, err = artifact.Fetch(ctx, src, desc)
+	} else if pkg.Descriptor.Digest != desc.Digest {
+		return nil, fmt.Errorf("%s: the package checked is %s, not %s", src.Name(), pkg.Descriptor.Digest, desc.Digest)
+	}
+	pkg, total, err = checked(src, pkg, err, opts.MaxSize)
 	switch {
 	case err == nil:
 		res.Package = pkg
@@ -361,13 +372,23 @@ func tagUnlessTagged(ctx context.Context, dst *target.Target, desc ocispec.Descr
 // refuses a package whose blobs add up to more than maxSize (0: the
 // default limit, negative: none) or past the 64-bit maximum.
 func Check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, error) {
-	pkg, _, err := check(ctx, src, desc, maxSize)
+	pkg, err := artifact.Fetch(ctx, src, desc)
+	pkg, _, err = checked(src, pkg, err, maxSize)
 	return pkg, err
 }
 
-// check is Check, also returning the sum of the layer sizes.
-func check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, int64, error) {
-	pkg, err := artifact.Fetch(ctx, src, desc)
+// CheckBuilt is Check for a package just built into src from a directory,
+// whose config is cfg, encoded as the blob cfgDesc: cfg is vetted in
+// memory rather than read back (see artifact.FetchBuilt).
+func CheckBuilt(ctx context.Context, src *target.Target, desc ocispec.Descriptor, cfg *artifact.Config, cfgDesc ocispec.Descriptor, maxSize int64) (*artifact.Package, error) {
+	pkg, err := artifact.FetchBuilt(ctx, src, desc, cfg, cfgDesc)
+	pkg, _, err = checked(src, pkg, err, maxSize)
+	return pkg, err
+}
+
+// checked explains the error of reading the package pkg from src and
+// checks its layers' sizes, returning their sum.
+func checked(src *target.Target, pkg *artifact.Package, err error, maxSize int64) (*artifact.Package, int64, error) {
 	if errors.Is(err, artifact.ErrInvalidPackage) {
 		return nil, 0, errdefs.Invalid(fmt.Errorf("%s: %w", src.Name(), err))
 	}
