@@ -70,6 +70,13 @@ type Options struct {
 	// registry whether it holds it by digest: the PUT is due either way.
 	// Every blob is still looked up before it is uploaded.
 	NewTag bool
+	// Tagged is the digest the caller has just seen the destination's tag
+	// name (it looked the tag up); empty when it did not look. A push by
+	// tag of the package it names reads and writes nothing more: the
+	// registry holds the manifest under the tag, and with it every blob
+	// the manifest lists, as a registry that answers a manifest lookup
+	// does for any copy.
+	Tagged digest.Digest
 }
 
 // Mounts are the repositories, per registry host, known to hold blobs.
@@ -142,6 +149,14 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
 	_, isPusher := dst.GraphTarget.(registry.ReferencePusher)
 	pushByTag := dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" && isPusher
+	if pushByTag && !opts.Referrers && opts.Tagged == desc.Digest {
+		res.Skipped = 1
+		if opts.Progress != nil {
+			opts.Progress.Skipped(desc)
+		}
+		recordMounts(opts.Mounts, src, dst, vetted)
+		return res, nil
+	}
 	leaves := map[digest.Digest]bool{}
 	for _, succ := range vetted {
 		for _, d := range succ {
