@@ -39,19 +39,7 @@ type Package struct {
 
 // Fetch reads and checks the manifest and config of the package at desc.
 func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) (*Package, error) {
-	pkg, err := fetchManifest(ctx, fetcher, desc)
-	if err != nil {
-		return nil, err
-	}
-	cfg := pkg.Manifest.Config
-	cfgBytes, err := fetchSmall(ctx, fetcher, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("fetch config %s: %w", cfg.Digest, err)
-	}
-	if pkg.Config, err = ParseConfig(cfgBytes); err != nil {
-		return nil, invalid("config %s: %w", cfg.Digest, err)
-	}
-	return pkg.withConfig()
+	return fetch(ctx, fetcher, desc, nil, ocispec.Descriptor{})
 }
 
 // FetchBuilt is Fetch for a package the caller has just built, whose
@@ -59,22 +47,11 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 // is checked as Fetch checks the config it reads, rather than read back and
 // decoded a second time (the config of a large library is megabytes).
 func FetchBuilt(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor, cfg *Config, cfgDesc ocispec.Descriptor) (*Package, error) {
-	pkg, err := fetchManifest(ctx, fetcher, desc)
-	if err != nil {
-		return nil, err
-	}
-	if got := pkg.Manifest.Config; got.Digest != cfgDesc.Digest || got.Size != cfgDesc.Size {
-		return nil, invalid("%s names config %s (%d bytes), not the one built, %s (%d bytes)", desc.Digest, got.Digest, got.Size, cfgDesc.Digest, cfgDesc.Size)
-	}
-	if err := cfg.check(); err != nil {
-		return nil, invalid("config %s: %w", cfgDesc.Digest, err)
-	}
-	pkg.Config = cfg
-	return pkg.withConfig()
+	return fetch(ctx, fetcher, desc, cfg, cfgDesc)
 }
 
-// fetchManifest reads and checks the manifest of the package at desc.
-func fetchManifest(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) (*Package, error) {
+// fetch is Fetch, or FetchBuilt when built is set.
+func fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor, built *Config, builtDesc ocispec.Descriptor) (*Package, error) {
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
 		return nil, invalid("%s is a %q, not an OCI image manifest", desc.Digest, desc.MediaType)
 	}
@@ -103,29 +80,39 @@ func fetchManifest(ctx context.Context, fetcher content.Fetcher, desc ocispec.De
 	if m.Config.MediaType != MediaTypeConfig {
 		return nil, invalid("%s has config media type %q, want %s", desc.Digest, m.Config.MediaType, MediaTypeConfig)
 	}
-	return pkg, nil
-}
-
-// withConfig checks the manifest's layers against the config, checked
-// already, and finds the skills layer.
-func (p *Package) withConfig() (*Package, error) {
-	desc, m := p.Descriptor, &p.Manifest
-	if p.Config.Kind == KindAgent {
-		p.Notices = append(p.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))
+	if built != nil {
+		if m.Config.Digest != builtDesc.Digest || m.Config.Size != builtDesc.Size {
+			return nil, invalid("%s names config %s (%d bytes), not the one built, %s (%d bytes)", desc.Digest, m.Config.Digest, m.Config.Size, builtDesc.Digest, builtDesc.Size)
+		}
+		if err := built.check(); err != nil {
+			return nil, invalid("config %s: %w", m.Config.Digest, err)
+		}
+		pkg.Config = built
+	} else {
+		cfgBytes, err := fetchSmall(ctx, fetcher, m.Config)
+		if err != nil {
+			return nil, fmt.Errorf("fetch config %s: %w", m.Config.Digest, err)
+		}
+		if pkg.Config, err = ParseConfig(cfgBytes); err != nil {
+			return nil, invalid("config %s: %w", m.Config.Digest, err)
+		}
+	}
+	if pkg.Config.Kind == KindAgent {
+		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))
 	}
 	for i := range m.Layers {
 		if m.Layers[i].MediaType != layers.MediaTypeSkills {
 			continue
 		}
-		if p.Skills != nil {
+		if pkg.Skills != nil {
 			return nil, invalid("%s has more than one skills layer", desc.Digest)
 		}
-		p.Skills = &m.Layers[i]
+		pkg.Skills = &m.Layers[i]
 	}
-	if p.Skills == nil && len(p.Config.Skills) > 0 {
-		return nil, invalid("%s lists %d skills in its config but has no skills layer", desc.Digest, len(p.Config.Skills))
+	if pkg.Skills == nil && len(pkg.Config.Skills) > 0 {
+		return nil, invalid("%s lists %d skills in its config but has no skills layer", desc.Digest, len(pkg.Config.Skills))
 	}
-	return p, nil
+	return pkg, nil
 }
 
 // fetchSmall reads a blob that must fit in memory, verifying size and digest.
