@@ -113,13 +113,14 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	// graph; leaves are the blobs they list.
 	vetted := map[digest.Digest][]ocispec.Descriptor{}
 	var budget *sizeBudget
-	pkg, total, err := opts.Package, int64(0), error(nil)
-	if pkg == nil {
+	pkg, err := opts.Package, error(nil)
+	switch {
+	case pkg == nil:
 		pkg, err = artifact.Fetch(ctx, src, desc)
-	} else if pkg.Descriptor.Digest != desc.Digest {
+	case pkg.Descriptor.Digest != desc.Digest:
 		return nil, fmt.Errorf("%s: the package checked is %s, not %s", src.Name(), pkg.Descriptor.Digest, desc.Digest)
 	}
-	pkg, total, err = checked(src, pkg, err, opts.MaxSize)
+	pkg, total, err := checked(src, pkg, err, opts.MaxSize)
 	switch {
 	case err == nil:
 		res.Package = pkg
