@@ -94,6 +94,20 @@ func BenchmarkPack(b *testing.B) {
 	})
 }
 
+// BenchmarkPushDir pushes a package directory of n skills, built on the
+// way, to a new OCI layout: an OCI layout rather than a registry in this
+// process, whose memory would count in the peak.
+func BenchmarkPushDir(b *testing.B) {
+	benchHome(b)
+	scaling(b, func(b *testing.B, lib string, n int) func() {
+		out := filepath.Join(b.TempDir(), "layout")
+		return func() {
+			os.RemoveAll(out)
+			mustRun(b, "push", lib, "oci:"+out+":1.0.0")
+		}
+	})
+}
+
 // BenchmarkInstall installs a package of n skills into a new folder.
 func BenchmarkInstall(b *testing.B) {
 	benchHome(b)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
@@ -46,13 +47,9 @@ func preparePublish(ctx context.Context, opts *pushOptions, opener *target.Opene
 // checkPublishable refuses a stored package that depends on a directory
 // (one built by pack in a source checkout): nobody could install it. A
 // package built for the push was checked as it was built.
-func checkPublishable(ctx context.Context, src *source.Source) error {
+func checkPublishable(src *source.Source, pkg *artifact.Package) error {
 	if src.Built != nil {
 		return nil
-	}
-	pkg, err := src.Package(ctx)
-	if err != nil {
-		return err
 	}
 	return pack.CheckPublishable(src.Name, pkg.Config.Packages)
 }

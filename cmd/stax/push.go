@@ -102,7 +102,12 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 		return err
 	}
 	defer src.Close()
-	if err := checkPublishable(ctx, src); err != nil {
+	// Read and checked once, for the checks here and for the copy.
+	pkg, err := src.Package(ctx)
+	if err != nil {
+		return err
+	}
+	if err := checkPublishable(src, pkg); err != nil {
 		return err
 	}
 	var seen release.Seen
@@ -118,7 +123,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	}
 	defer dst.Close()
 
-	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, NewTag: seen.NewTag})
+	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/oci"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -64,5 +66,45 @@ func TestPushNewTagOfAPackagePushedByDigest(t *testing.T) {
 	}
 	if r := runStax(t, "resolve", "--remote", repo+":1.0.0"); strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
 		t.Errorf("resolve of the new tag: %q %s", r.Stdout, r.Stderr)
+	}
+}
+
+// A push to a tag that names another package reads what the tag names, as
+// the stateful-file rule needs, and moves the tag: only a tag that names
+// the very package being pushed spares the reads.
+func TestRepushOfAChangedPackageMovesTheTag(t *testing.T) {
+	for _, backend := range referrerRegistries {
+		t.Run(backend.name, func(t *testing.T) {
+			reg := registrytest.New(t, backend.opts...)
+			useHome(t)
+			ref := reg.Host + "/acme/skills:1.0.0"
+			first := pushExamples(t, ref)
+
+			dir := copyExamples(t)
+			skill := filepath.Join(dir, "skills", "review-pr", "SKILL.md")
+			filetest.WriteFile(t, skill, readText(t, skill)+"\nLook at the tests first.\n")
+			reg.ResetRequests()
+			r := runStax(t, "push", dir, ref, "--output", "json")
+			if r.Code != 0 {
+				t.Fatalf("push of the changed package: exit %d %s", r.Code, r.Stderr)
+			}
+			var second transferResult
+			decodeJSON(t, r.Stdout, &second)
+			if second.Digest == first.Digest || second.Copied == 0 {
+				t.Errorf("push of the changed package: %+v", second)
+			}
+			read := false
+			for _, q := range reg.Requests() {
+				if q.Method == http.MethodGet && strings.HasSuffix(q.Path, "/manifests/"+first.Digest) {
+					read = true
+				}
+			}
+			if !read {
+				t.Errorf("the push did not read the package the tag named")
+			}
+			if r := runStax(t, "resolve", "--remote", ref); strings.TrimSpace(r.Stdout) != second.Digest {
+				t.Errorf("the tag names %q, want %s", r.Stdout, second.Digest)
+			}
+		})
 	}
 }

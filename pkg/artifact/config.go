@@ -111,20 +111,25 @@ func ParseConfig(data []byte) (*Config, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("config is not valid JSON: %w", err)
 	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// check is what ParseConfig checks of a decoded config.
+func (c *Config) check() error {
 	if c.SpecVersion == "" {
-		return nil, fmt.Errorf("config has no specVersion")
+		return fmt.Errorf("config has no specVersion")
 	}
 	switch c.Kind {
 	case KindPackage, KindAgent:
 	case "":
-		return nil, fmt.Errorf("config has no kind")
+		return fmt.Errorf("config has no kind")
 	default:
-		return nil, fmt.Errorf("config kind %q is not a package (want %q)", c.Kind, KindPackage)
+		return fmt.Errorf("config kind %q is not a package (want %q)", c.Kind, KindPackage)
 	}
-	if err := c.checkRecords(); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	return c.checkRecords()
 }
 
 // checkRecords refuses skill and package records that consumers could not

@@ -44,16 +44,16 @@ func PushPackagesLayer(ctx context.Context, pusher content.Pusher, deps []Packag
 }
 
 // PackManifest pushes cfg and the manifest of a package whose layers are
-// already in pusher, and returns the manifest descriptor. The same inputs
-// always give the same manifest digest.
-func PackManifest(ctx context.Context, pusher content.Pusher, cfg *Config, layerDescs []ocispec.Descriptor, created time.Time) (ocispec.Descriptor, error) {
+// already in pusher, and returns the descriptors of the manifest and of
+// the config. The same inputs always give the same manifest digest.
+func PackManifest(ctx context.Context, pusher content.Pusher, cfg *Config, layerDescs []ocispec.Descriptor, created time.Time) (manifest, config ocispec.Descriptor, err error) {
 	cfgBytes, err := cfg.MarshalCanonical()
 	if err != nil {
-		return ocispec.Descriptor{}, err
+		return ocispec.Descriptor{}, ocispec.Descriptor{}, err
 	}
 	cfgDesc := content.NewDescriptorFromBytes(MediaTypeConfig, cfgBytes)
 	if err := pushBytes(ctx, pusher, cfgDesc, cfgBytes); err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("push config: %w", err)
+		return ocispec.Descriptor{}, ocispec.Descriptor{}, fmt.Errorf("push config: %w", err)
 	}
 	annotations := map[string]string{
 		AnnotationCreated:     created.UTC().Format(time.RFC3339),
@@ -75,9 +75,9 @@ func PackManifest(ctx context.Context, pusher content.Pusher, cfg *Config, layer
 		ManifestAnnotations: annotations,
 	})
 	if err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("pack manifest: %w", err)
+		return ocispec.Descriptor{}, ocispec.Descriptor{}, fmt.Errorf("pack manifest: %w", err)
 	}
-	return desc, nil
+	return desc, cfgDesc, nil
 }
 
 func pushBytes(ctx context.Context, pusher content.Pusher, desc ocispec.Descriptor, data []byte) error {

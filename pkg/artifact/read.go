@@ -39,6 +39,19 @@ type Package struct {
 
 // Fetch reads and checks the manifest and config of the package at desc.
 func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor) (*Package, error) {
+	return fetch(ctx, fetcher, desc, nil, ocispec.Descriptor{})
+}
+
+// FetchBuilt is Fetch for a package the caller has just built, whose
+// config is cfg, encoded as the blob cfgDesc: the manifest is read, and cfg
+// is checked as Fetch checks the config it reads, rather than read back and
+// decoded a second time (the config of a large library is megabytes).
+func FetchBuilt(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor, cfg *Config, cfgDesc ocispec.Descriptor) (*Package, error) {
+	return fetch(ctx, fetcher, desc, cfg, cfgDesc)
+}
+
+// fetch is Fetch, or FetchBuilt when built is set.
+func fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor, built *Config, builtDesc ocispec.Descriptor) (*Package, error) {
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
 		return nil, invalid("%s is a %q, not an OCI image manifest", desc.Digest, desc.MediaType)
 	}
@@ -67,12 +80,22 @@ func Fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	if m.Config.MediaType != MediaTypeConfig {
 		return nil, invalid("%s has config media type %q, want %s", desc.Digest, m.Config.MediaType, MediaTypeConfig)
 	}
-	cfgBytes, err := fetchSmall(ctx, fetcher, m.Config)
-	if err != nil {
-		return nil, fmt.Errorf("fetch config %s: %w", m.Config.Digest, err)
-	}
-	if pkg.Config, err = ParseConfig(cfgBytes); err != nil {
-		return nil, invalid("config %s: %w", m.Config.Digest, err)
+	if built != nil {
+		if m.Config.Digest != builtDesc.Digest || m.Config.Size != builtDesc.Size {
+			return nil, invalid("%s names config %s (%d bytes), not the one built, %s (%d bytes)", desc.Digest, m.Config.Digest, m.Config.Size, builtDesc.Digest, builtDesc.Size)
+		}
+		if err := built.check(); err != nil {
+			return nil, invalid("config %s: %w", m.Config.Digest, err)
+		}
+		pkg.Config = built
+	} else {
+		cfgBytes, err := fetchSmall(ctx, fetcher, m.Config)
+		if err != nil {
+			return nil, fmt.Errorf("fetch config %s: %w", m.Config.Digest, err)
+		}
+		if pkg.Config, err = ParseConfig(cfgBytes); err != nil {
+			return nil, invalid("config %s: %w", m.Config.Digest, err)
+		}
 	}
 	if pkg.Config.Kind == KindAgent {
 		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))

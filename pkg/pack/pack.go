@@ -56,6 +56,8 @@ type Result struct {
 	Descriptor ocispec.Descriptor
 	Definition project.Definition
 	Config     *artifact.Config
+	// ConfigDescriptor is the config blob Config was encoded into.
+	ConfigDescriptor ocispec.Descriptor
 	// Layers are all the manifest's layers, as written.
 	Layers []ocispec.Descriptor
 	Report *validate.Report
@@ -140,7 +142,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	if created.IsZero() {
 		created = time.Unix(0, 0)
 	}
-	res.Descriptor, err = artifact.PackManifest(ctx, pusher, cfg, layerDescs, created)
+	res.Descriptor, res.ConfigDescriptor, err = artifact.PackManifest(ctx, pusher, cfg, layerDescs, created)
 	if err != nil {
 		return res, errdefs.IO(err)
 	}

@@ -35,25 +35,37 @@ func Check(ctx context.Context, opts source.Options, against string, dst referen
 	}
 	ref := against
 	opts.Scope = source.LocalThenRemote
+	ownTag := false
 	if ref == "" {
 		prev, newTag, err := Previous(ctx, opts.Opener, dst, built.Definition.Version)
 		seen.NewTag = newTag
 		if err != nil || prev == nil {
 			return seen, err
 		}
-		ref, opts.Scope = prev.String(), source.RemoteOnly
+		ref, opts.Scope, ownTag = prev.String(), source.RemoteOnly, !newTag
 	}
-	src, pkg, err := source.OpenPackage(ctx, ref, opts)
+	src, err := source.Open(ctx, ref, opts)
 	if err != nil {
 		return seen, err
 	}
 	defer src.Close()
-	// The configs' skill digests cover every file of a skill: only a skill
-	// that changed can have changed stateful files, and only then is the
-	// published layer worth downloading.
-	if changedSkills(built.Config, pkg.Config) {
-		if err := compare(ctx, src, pkg, built.Report); err != nil {
+	if ownTag {
+		seen.Tagged = src.Descriptor.Digest
+	}
+	// The published package may be the very one built (an unchanged
+	// re-push): nothing changed, and nothing of it needs reading.
+	if src.Descriptor.Digest != built.Descriptor.Digest {
+		pkg, err := src.Package(ctx)
+		if err != nil {
 			return seen, err
+		}
+		// The configs' skill digests cover every file of a skill: only a
+		// skill that changed can have changed stateful files, and only
+		// then is the published layer worth downloading.
+		if changedSkills(built.Config, pkg.Config) {
+			if err := compare(ctx, src, pkg, built.Report); err != nil {
+				return seen, err
+			}
 		}
 	}
 	if !built.Report.Valid {
@@ -68,6 +80,9 @@ type Seen struct {
 	// NewTag is set when Check listed the destination's tags and the tag
 	// the push goes to was not among them.
 	NewTag bool
+	// Tagged is the digest the destination's tag names, when Check looked
+	// it up (the tag existed and no --against was given); empty otherwise.
+	Tagged digest.Digest
 }
 
 // changedSkills reports whether a skill of built is in published with

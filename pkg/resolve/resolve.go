@@ -335,7 +335,7 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 	if n, done, err := r.seen(key, res.Descriptor.Digest, path); done || err != nil {
 		return n, err
 	}
-	pkg, err := transfer.Check(r.ctx, t, res.Descriptor, r.opts.MaxSize)
+	pkg, err := transfer.CheckBuilt(r.ctx, t, res.Descriptor, res.Config, res.ConfigDescriptor, r.opts.MaxSize)
 	if err != nil {
 		return nil, err
 	}

@@ -182,8 +182,13 @@ func OpenPackage(ctx context.Context, arg string, opts Options) (*Source, *artif
 	return src, pkg, nil
 }
 
-// Package fetches and checks the manifest and config, within MaxSize.
+// Package fetches and checks the manifest and config, within MaxSize. The
+// config of a package built from a directory is checked as it was built,
+// in memory, rather than read back.
 func (s *Source) Package(ctx context.Context) (*artifact.Package, error) {
+	if s.Built != nil {
+		return transfer.CheckBuilt(ctx, s.Target, s.Descriptor, s.Built.Config, s.Built.ConfigDescriptor, s.opts.MaxSize)
+	}
 	return transfer.Check(ctx, s.Target, s.Descriptor, s.opts.MaxSize)
 }
 

@@ -59,12 +59,24 @@ type Options struct {
 	// package's blobs are once copied. Without it blobs are mounted only
 	// between two repositories of one registry.
 	Mounts Mounts
+	// Package is the package src names, read and checked already by the
+	// caller (with Check or CheckBuilt), which Copy does not read again;
+	// nil means Copy reads and checks it. Its layers still count against
+	// MaxSize.
+	Package *artifact.Package
 	// NewTag says the caller has just seen that the destination's tag
 	// does not exist (it listed the repository's tags). A push by tag then
 	// PUTs the package's manifest under the tag without first asking the
 	// registry whether it holds it by digest: the PUT is due either way.
 	// Every blob is still looked up before it is uploaded.
 	NewTag bool
+	// Tagged is the digest the caller has just seen the destination's tag
+	// name (it looked the tag up); empty when it did not look. A push by
+	// tag of the package it names reads and writes nothing more: the
+	// registry holds the manifest under the tag, and with it every blob
+	// the manifest lists, as a registry that answers a manifest lookup
+	// does for any copy.
+	Tagged digest.Digest
 }
 
 // Mounts are the repositories, per registry host, known to hold blobs.
@@ -101,7 +113,14 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	// graph; leaves are the blobs they list.
 	vetted := map[digest.Digest][]ocispec.Descriptor{}
 	var budget *sizeBudget
-	pkg, total, err := check(ctx, src, desc, opts.MaxSize)
+	pkg, err := opts.Package, error(nil)
+	switch {
+	case pkg == nil:
+		pkg, err = artifact.Fetch(ctx, src, desc)
+	case pkg.Descriptor.Digest != desc.Digest:
+		return nil, fmt.Errorf("%s: the package checked is %s, not %s", src.Name(), pkg.Descriptor.Digest, desc.Digest)
+	}
+	pkg, total, err := checked(src, pkg, err, opts.MaxSize)
 	switch {
 	case err == nil:
 		res.Package = pkg
@@ -131,6 +150,14 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
 	_, isPusher := dst.GraphTarget.(registry.ReferencePusher)
 	pushByTag := dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" && isPusher
+	if pushByTag && !opts.Referrers && opts.Tagged == desc.Digest {
+		res.Skipped = 1
+		if opts.Progress != nil {
+			opts.Progress.Skipped(desc)
+		}
+		recordMounts(opts.Mounts, src, dst, vetted)
+		return res, nil
+	}
 	leaves := map[digest.Digest]bool{}
 	for _, succ := range vetted {
 		for _, d := range succ {
@@ -361,13 +388,23 @@ func tagUnlessTagged(ctx context.Context, dst *target.Target, desc ocispec.Descr
 // refuses a package whose blobs add up to more than maxSize (0: the
 // default limit, negative: none) or past the 64-bit maximum.
 func Check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, error) {
-	pkg, _, err := check(ctx, src, desc, maxSize)
+	pkg, err := artifact.Fetch(ctx, src, desc)
+	pkg, _, err = checked(src, pkg, err, maxSize)
 	return pkg, err
 }
 
-// check is Check, also returning the sum of the layer sizes.
-func check(ctx context.Context, src *target.Target, desc ocispec.Descriptor, maxSize int64) (*artifact.Package, int64, error) {
-	pkg, err := artifact.Fetch(ctx, src, desc)
+// CheckBuilt is Check for a package just built into src from a directory,
+// whose config is cfg, encoded as the blob cfgDesc: cfg is vetted in
+// memory rather than read back (see artifact.FetchBuilt).
+func CheckBuilt(ctx context.Context, src *target.Target, desc ocispec.Descriptor, cfg *artifact.Config, cfgDesc ocispec.Descriptor, maxSize int64) (*artifact.Package, error) {
+	pkg, err := artifact.FetchBuilt(ctx, src, desc, cfg, cfgDesc)
+	pkg, _, err = checked(src, pkg, err, maxSize)
+	return pkg, err
+}
+
+// checked explains the error of reading the package pkg from src and
+// checks its layers' sizes, returning their sum.
+func checked(src *target.Target, pkg *artifact.Package, err error, maxSize int64) (*artifact.Package, int64, error) {
 	if errors.Is(err, artifact.ErrInvalidPackage) {
 		return nil, 0, errdefs.Invalid(fmt.Errorf("%s: %w", src.Name(), err))
 	}
