@@ -105,6 +105,16 @@ func (c *Config) MarshalCanonical() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// DropDescriptions forgets the description of every skill record: a
+// reader that has no use for them (an install) holds a third less of a
+// config, which in a library of thousands of skills is most of what it
+// holds a skill.
+func (c *Config) DropDescriptions() {
+	for i := range c.Skills {
+		c.Skills[i].Description = ""
+	}
+}
+
 // ParseConfig decodes a config blob and checks what every reader relies on.
 func ParseConfig(data []byte) (*Config, error) {
 	var c Config

@@ -319,10 +319,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		return nil, errdefs.IO(err)
 	}
 
-	want := make(map[string]*Skill, len(skills))
-	for i := range skills {
-		want[skills[i].Path] = &skills[i]
-	}
+	want := newPathIndex(len(skills), func(i int) *Skill { return &skills[i] }, func(s *Skill) string { return s.Path })
 	// Each skill of the record is compared with the folder; a file whose
 	// size and modification time are as recorded is taken as recorded,
 	// unread.
@@ -354,7 +351,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 					}
 				}
 				mu.Lock()
-				err = p.compared(e.name, e.s, d, want[e.name], &modified, kept, withDirs)
+				err = p.compared(e.name, e.s, d, want.get(e.name), &modified, kept, withDirs)
 				mu.Unlock()
 				if err != nil {
 					return err

@@ -7,11 +7,9 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -256,7 +254,7 @@ func (st *stager) copyDir(sk *staged) error {
 // is done when the layer moves on to the next one: writers put the
 // entries of a skill together, and a layer whose skills are split is
 // refused.
-func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged) error {
+func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]) error {
 	rc, err := l.Open(ctx)
 	if err != nil {
 		return err
@@ -279,7 +277,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 	}
 	err = layers.Walk(rc, l.Read, func(h layers.Header, content io.Reader) error {
 		top, rest, _ := strings.Cut(h.Path, "/")
-		sk := want[top]
+		sk := want.get(top)
 		if sk == nil {
 			return nil
 		}
@@ -309,9 +307,9 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s: %w", l.Name, err))
 	}
-	for _, name := range slices.Sorted(maps.Keys(want)) {
-		if !want[name].finished {
-			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: the layer holds none of its files, but the package config records %s", name, l.Name, want[name].skill.Digest))
+	for _, sk := range want.items {
+		if !sk.finished {
+			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: the layer holds none of its files, but the package config records %s", sk.skill.Path, l.Name, sk.skill.Digest))
 		}
 	}
 	if len(mismatch) > 0 {
@@ -326,7 +324,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 func (st *stager) stage(ctx context.Context, todo []*staged) error {
 	defer st.close()
 	var order []*Layer
-	byLayer := map[*Layer]map[string]*staged{}
+	byLayer := map[*Layer][]*staged{}
 	for _, sk := range todo {
 		if sk.skill.Layer == nil {
 			if err := st.mkdirs(sk, "."); err != nil {
@@ -340,19 +338,19 @@ func (st *stager) stage(ctx context.Context, todo []*staged) error {
 			}
 			continue
 		}
-		want := byLayer[sk.skill.Layer]
-		if want == nil {
-			want = map[string]*staged{}
-			byLayer[sk.skill.Layer] = want
+		if byLayer[sk.skill.Layer] == nil {
 			order = append(order, sk.skill.Layer)
 		}
-		want[sk.skill.Path] = sk
+		byLayer[sk.skill.Layer] = append(byLayer[sk.skill.Layer], sk)
 	}
 	for _, l := range order {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := st.extract(ctx, l, byLayer[l]); err != nil {
+		of := byLayer[l]
+		want := newPathIndex(len(of), func(i int) *staged { return of[i] }, func(sk *staged) string { return sk.skill.Path })
+		delete(byLayer, l)
+		if err := st.extract(ctx, l, want); err != nil {
 			return err
 		}
 	}

@@ -63,6 +63,7 @@ func Merge(order []*resolve.Node) *Result {
 			winners[rec.Path] = Skill{SkillRecord: rec, From: n}
 		}
 	}
+	res.Skills = make([]Skill, 0, len(winners))
 	for _, s := range winners {
 		res.Skills = append(res.Skills, s)
 	}
