@@ -563,7 +563,7 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 		p.result.Updated = append(p.result.Updated, s.Path)
 		p.swaps = append(p.swaps, s.Path)
 	}
-	sk.files, sk.stat = nil, nil
+	sk.writing = nil
 	return errdefs.IO(p.spool.add(s.Path, &entry))
 }
 

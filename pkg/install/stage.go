@@ -41,10 +41,16 @@ type Layer struct {
 type staged struct {
 	skill    *Skill
 	finished bool // read whole from its layer
-	files    map[string]string
-	stat     map[string]string
-	orig     []layers.FileDigest
-	dirs     map[string]bool // slash paths under dir already made
+	// *writing is set from the skill's first directory made until its
+	// entry is settled: only the skills being written hold their files.
+	*writing
+}
+
+type writing struct {
+	files map[string]string
+	stat  map[string]string
+	orig  []layers.FileDigest
+	dirs  map[string]bool // slash paths under dir already made
 }
 
 // stager writes skills into the staging directory, hashing each file as
@@ -129,6 +135,9 @@ func (st *stager) finish(sk *staged) error {
 // mkdirs makes a directory of the skill and its missing parents, 0755
 // past the umask.
 func (st *stager) mkdirs(sk *staged, rel string) error {
+	if sk.writing == nil {
+		sk.writing = &writing{}
+	}
 	if sk.dirs[rel] {
 		return nil
 	}
