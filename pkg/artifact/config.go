@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
 
@@ -115,6 +116,16 @@ func (c *Config) DropDescriptions() {
 	}
 }
 
+// validateDigest is d.Validate, without go-digest's regular expression
+// for the sha256 digests of every skill record of every config read.
+func validateDigest(d digest.Digest) error {
+	if hex, ok := strings.CutPrefix(string(d), "sha256:"); ok && len(hex) == 64 &&
+		!strings.ContainsFunc(hex, func(r rune) bool { return (r < '0' || r > '9') && (r < 'a' || r > 'f') }) {
+		return nil
+	}
+	return d.Validate()
+}
+
 // ParseConfig decodes a config blob and checks what every reader relies on.
 func ParseConfig(data []byte) (*Config, error) {
 	var c Config
@@ -152,7 +163,7 @@ func (c *Config) checkRecords() error {
 			return fmt.Errorf("skill path %q is listed twice", s.Path)
 		}
 		seen[s.Path] = true
-		if err := s.Digest.Validate(); err != nil {
+		if err := validateDigest(s.Digest); err != nil {
 			return fmt.Errorf("skill %s: digest %q: %v", s.Path, s.Digest, err)
 		}
 	}

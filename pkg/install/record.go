@@ -126,7 +126,7 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 		var names []string
 		listed := false
 		if want, ok := known.statOf(dir + "/"); ok {
-			if info, err := in.Lstat("."); err == nil && statKey(info) == want {
+			if info, err := in.Lstat("."); err == nil && hasStatKey(info, want) {
 				names, listed = recorded[dir], true
 			}
 		}
@@ -164,8 +164,9 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 				files[rel] = "not a regular file"
 				continue
 			}
-			if want, ok := known.statOf(rel); ok && want == statKey(info) {
-				if entry := known.Files[rel]; entry != "" && strings.HasPrefix(entry, fileEntry(info.Mode(), "")) {
+			if want, ok := known.statOf(rel); ok && hasStatKey(info, want) {
+				mode := layers.FileDigest{Executable: info.Mode()&0o111 != 0}.Mode()
+				if entry := known.Files[rel]; len(entry) > len(mode) && entry[:len(mode)] == mode && entry[len(mode)] == ' ' {
 					files[rel] = entry
 					continue
 				}

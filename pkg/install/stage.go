@@ -372,6 +372,16 @@ func statKey(info fs.FileInfo) string {
 	return strconv.FormatInt(info.Size(), 10) + " " + strconv.FormatInt(info.ModTime().UnixNano(), 10)
 }
 
+// hasStatKey reports whether info's statKey is want, without making it:
+// a re-install compares every installed file's.
+func hasStatKey(info fs.FileInfo, want string) bool {
+	var buf [48]byte
+	b := strconv.AppendInt(buf[:0], info.Size(), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, info.ModTime().UnixNano(), 10)
+	return string(b) == want
+}
+
 // varsKey identifies the values substituted into a skill's SKILL.md: a
 // skill installed with other values must be written again.
 func varsKey(vars substitute.Options) string {
