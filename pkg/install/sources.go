@@ -44,6 +44,8 @@ type Request struct {
 
 // Installed is what Sources did.
 type Installed struct {
+	// Graph is the resolved packages; their configs' skill records have
+	// no descriptions, which an install drops.
 	Graph  *resolve.Graph
 	Merged *merge.Result
 	*Outcome
