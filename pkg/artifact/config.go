@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
@@ -129,7 +130,9 @@ func validateDigest(d digest.Digest) error {
 // ParseConfig decodes a config blob and checks what every reader relies on.
 func ParseConfig(data []byte) (*Config, error) {
 	var c Config
-	if err := json.Unmarshal(data, &c); err != nil {
+	// With encoding/json's semantics, in the decoder of encoding/json/v2,
+	// which reads a config of thousands of skill records in one pass.
+	if err := jsonv1.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("config is not valid JSON: %w", err)
 	}
 	if c.SpecVersion == "" {
