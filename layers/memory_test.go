@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -179,13 +181,19 @@ func heldPerEntry(t *testing.T, skills int, interleave bool) float64 {
 	t.Helper()
 	var entries []rawEntry
 	for i := range skills {
-		s := fmt.Sprintf("skill-%05d/", i)
+		// Names where one is the start of another, in the order stax
+		// writes them: "s-0-x/" before "s-0/".
+		s := fmt.Sprintf("s-%d/", i/2)
+		if i%2 == 0 {
+			s = fmt.Sprintf("s-%d-x/", i/2)
+		}
 		entries = append(entries, dir(s), file(s+"SKILL.md", ""), dir(s+"scripts/"), file(s+"scripts/run.sh", ""),
 			dir(s+"references/"), file(s+"references/notes.md", ""))
 	}
+	slices.SortStableFunc(entries, func(a, b rawEntry) int { return strings.Compare(a.hdr.Name, b.hdr.Name) })
 	if interleave {
 		// Another writer's order: back to the first directory.
-		entries = append(entries, file("skill-00000/late.md", ""))
+		entries = append(entries, file(entries[0].hdr.Name+"late.md", ""))
 	}
 	data := rawArchive(t, entries...)
 	heap := func() uint64 {

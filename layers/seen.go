@@ -22,12 +22,12 @@ const kindBits = 3
 // only make a layer refused, never a bad one accepted.
 //
 // A path can only repeat, or be the parent of, a path of its own
-// top-level directory, and stax (as `tar --sort=name`) writes the
-// top-level directories one after the other, in order: so only the one
-// being read is a map, and those before it a list of their keys, eight
-// bytes a path. An archive in another order (a directory again, or one
-// that sorts before the last) turns the list into one map of every path
-// for the rest of the layer, once.
+// top-level directory, and stax writes the top-level directories one
+// after the other, in the order of their names with a slash ("a-b/"
+// before "a/"): so only the one being read is a map, and those before it
+// a list of their keys, eight bytes a path. An archive in another order
+// (a directory again, or one that sorts before the last) turns the list
+// into one map of every path for the rest of the layer, once.
 type pathSet struct {
 	seed maphash.Seed
 	// top is the top-level directory of the paths in current, unless
@@ -79,7 +79,7 @@ func (s *pathSet) record(name string, isDir bool) string {
 
 // enter leaves the current top-level directory for top.
 func (s *pathSet) enter(top string) {
-	if top > s.top {
+	if s.top == "" || sortsAfter(top, s.top) {
 		for k, kind := range s.current {
 			s.before = append(s.before, k|uint64(kind))
 		}
@@ -91,4 +91,20 @@ func (s *pathSet) enter(top string) {
 		s.current[k&^kindBits] = seenKind(k & kindBits)
 	}
 	s.all, s.before = true, nil
+}
+
+// sortsAfter reports whether a+"/" sorts after b+"/", as stax orders the
+// top-level directories of a layer.
+func sortsAfter(a, b string) bool {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c > 0
+	}
+	switch {
+	case len(a) > n:
+		return a[n] > '/'
+	case len(b) > n:
+		return '/' > b[n]
+	}
+	return false
 }
