@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -169,5 +171,65 @@ func BenchmarkExtract(b *testing.B) {
 			b.ReportMetric(perOp/float64(size/mib), "allocB/inMiB")
 			b.ReportMetric(perOp/baseline, "alloc/4MiB-alloc")
 		})
+	}
+}
+
+// heldPerEntry walks an archive of skills, each a directory of six
+// entries, and returns the heap the walk holds at its last entry over
+// what it held at its first, per entry: what Walk keeps of each path.
+func heldPerEntry(t *testing.T, skills int, interleave bool) float64 {
+	t.Helper()
+	var entries []rawEntry
+	for i := range skills {
+		// Names where one is the start of another, in the order stax
+		// writes them: "s-0-x/" before "s-0/".
+		s := fmt.Sprintf("s-%d/", i/2)
+		if i%2 == 0 {
+			s = fmt.Sprintf("s-%d-x/", i/2)
+		}
+		entries = append(entries, dir(s), file(s+"SKILL.md", ""), dir(s+"scripts/"), file(s+"scripts/run.sh", ""),
+			dir(s+"references/"), file(s+"references/notes.md", ""))
+	}
+	slices.SortStableFunc(entries, func(a, b rawEntry) int { return strings.Compare(a.hdr.Name, b.hdr.Name) })
+	if interleave {
+		// Another writer's order: back to the first directory.
+		entries = append(entries, file(entries[0].hdr.Name+"late.md", ""))
+	}
+	data := rawArchive(t, entries...)
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var first, last uint64
+	n := 0
+	err := Walk(bytesReader(data), ReadOptions{MaxSize: -1, MaxFiles: -1}, func(h Header, r io.Reader) error {
+		if n++; n == 1 {
+			first = heap()
+		} else if n == len(entries) {
+			last = heap()
+		}
+		return nil
+	})
+	must(t, err)
+	return float64(int64(last)-int64(first)) / float64(len(entries))
+}
+
+// TestWalkHoldsLittlePerPath checks what reading a layer keeps of each
+// path to refuse duplicates: a layer written one skill directory after
+// the other, in order, as stax writes it, costs about 10 bytes a path (a
+// map of every path's hash cost 33). An archive in another order is
+// still checked whole (see the hostile cases) and may cost more.
+func TestWalkHoldsLittlePerPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("walks a layer of 36,000 entries")
+	}
+	got := heldPerEntry(t, 6000, false)
+	if got > 16 {
+		t.Errorf("Walk holds %.1f bytes a path of a layer written in order, want at most 16", got)
+	}
+	if got = heldPerEntry(t, 6000, true); got > 64 {
+		t.Errorf("Walk holds %.1f bytes a path of a layer that goes back to a directory, want at most 64", got)
 	}
 }

@@ -2,7 +2,6 @@ package layers
 
 import (
 	"archive/tar"
-	"hash/maphash"
 	// Registers sha512 with go-digest: OCI descriptors may use it.
 	_ "crypto/sha512"
 	"errors"
@@ -50,7 +49,7 @@ func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error
 	defer zr.Close()
 	ra := newReadAhead(zr, 64<<10, 4)
 	defer ra.Close()
-	w := &walker{limit: effectiveLimit(opts.MaxSize), maxEntries: effectiveCount(opts.MaxFiles), seen: map[uint64]seenKind{}, seed: maphash.MakeSeed()}
+	w := &walker{limit: effectiveLimit(opts.MaxSize), maxEntries: effectiveCount(opts.MaxFiles), seen: newPathSet()}
 	if err := w.walk(tar.NewReader(ra), fn); err != nil {
 		return err
 	}
@@ -87,26 +86,13 @@ func drainTrailer(zr io.Reader) error {
 	return nil
 }
 
-type seenKind uint8
-
-const (
-	impliedDir seenKind = iota + 1 // parent of an entry, without its own entry yet
-	explicitDir
-	regularFile
-)
-
 type walker struct {
 	limit      int64
 	maxEntries int
 	entries    int
 	total      int64 // declared sizes of the files so far
 	actual     int64 // content bytes actually read
-	// seen holds every path of the layer by a hash of it, not the path:
-	// a layer of many skills is read in flat memory. Two paths with one
-	// hash (odds of 1 in 2^64 per pair, under a seed an archive cannot
-	// know) can only make a layer refused, never a bad one accepted.
-	seen map[uint64]seenKind
-	seed maphash.Seed
+	seen       *pathSet
 }
 
 func (w *walker) walk(tr *tar.Reader, fn func(Header, io.Reader) error) error {
@@ -164,7 +150,7 @@ func (w *walker) check(hdr *tar.Header) (Header, error) {
 	if reason := unsupportedType(hdr.Typeflag); reason != "" {
 		return unsafe(reason)
 	}
-	if reason := w.record(name, isDir); reason != "" {
+	if reason := w.seen.record(name, isDir); reason != "" {
 		return unsafe(reason)
 	}
 	if isDir {
@@ -193,33 +179,6 @@ func unsupportedType(flag byte) string {
 		return "FIFO"
 	}
 	return fmt.Sprintf("unsupported entry type %q", flag)
-}
-
-// record notes a path and its parents, refusing duplicates and paths whose
-// parent is a file: both would make extraction depend on entry order.
-func (w *walker) record(name string, isDir bool) string {
-	switch prev := w.seen[maphash.String(w.seed, name)]; {
-	case prev == regularFile || prev == explicitDir:
-		return "duplicate entry"
-	case prev == impliedDir && !isDir:
-		return "file where the archive has a directory"
-	}
-	if isDir {
-		w.seen[maphash.String(w.seed, name)] = explicitDir
-	} else {
-		w.seen[maphash.String(w.seed, name)] = regularFile
-	}
-	for i := strings.LastIndexByte(name, '/'); i > 0; i = strings.LastIndexByte(name[:i], '/') {
-		parent := name[:i]
-		key := maphash.String(w.seed, parent)
-		switch w.seen[key] {
-		case regularFile:
-			return "parent " + parent + " is a file"
-		case 0:
-			w.seen[key] = impliedDir
-		}
-	}
-	return ""
 }
 
 // contentReader hands an entry's bytes to fn. It counts what is actually

@@ -84,6 +84,11 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("staging-like skill", file(".stax-staging-x/SKILL.md", "x")),
 		unsafe("record-named skill", file(".stax-install.json/SKILL.md", "x")),
 		unsafe("implied directory then file", file("s/a/b", "y"), file("s/a", "x")),
+		// Back in a directory after another one, as other writers may be.
+		unsafe("duplicate file, another directory between", file("s/a", "one"), file("t/b", "x"), file("s/a", "two")),
+		unsafe("file under a file, another directory between", file("s/a", "x"), dir("t/"), file("s/a/b", "y")),
+		unsafe("implied directory then file, another directory between", file("s/a/b", "y"), file("r/x", "x"), file("s/a", "x")),
+		unsafe("duplicate after directories out of order", file("t/a", "x"), file("s/a", "x"), file("u/a", "x"), file("s/a", "x")),
 		{
 			name: "declared size over limit",
 			data: rawArchive(t, rawEntry{hdr: tar.Header{Name: "big", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1 << 40}, cut: true}),

@@ -189,3 +189,29 @@ func TestCrashAtEveryStepIsRecovered(t *testing.T) {
 		})
 	}
 }
+
+// An install that changes nothing, in any folder nor the lock file, has
+// nothing to commit: it writes no journal and no commit marker, nor
+// anything else in the lock directory.
+func TestUnchangedReinstallWritesNothing(t *testing.T) {
+	w := newCrashWorld(t)
+	if err := w.next(t); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(w.locks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	step = func(s string) error { steps = append(steps, s); return nil }
+	defer func() { step = func(string) error { return nil } }()
+	if err := w.next(t); err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) > 0 {
+		t.Errorf("an unchanged re-install took the steps %q, want none", steps)
+	}
+	if after, err := os.Stat(w.locks); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("an unchanged re-install wrote in the lock directory (%v)", err)
+	}
+}

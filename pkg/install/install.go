@@ -218,6 +218,14 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		}
 		out.LockChanged = true
 	}
+	if !slices.ContainsFunc(plans, func(p *plan) bool { return p.journaled }) {
+		// Nothing changed, in any folder nor the lock file: no journal
+		// to complete or roll back, so no marker to write.
+		for _, p := range plans {
+			p.finish()
+		}
+		return out, nil
+	}
 	// The transaction is done once the marker is written: from there on a
 	// crash is completed, not rolled back.
 	err := step("commit")
@@ -269,10 +277,13 @@ type plan struct {
 	sameRecord bool
 	moves      [][2]string // done, relative to base
 	committing bool
-	finished   bool
-	created    bool
-	unlock     func()
-	backupRel  string
+	// journaled is set once the journal is written: the folder or the
+	// lock file is about to change.
+	journaled bool
+	finished  bool
+	created   bool
+	unlock    func()
+	backupRel string
 }
 
 func emptyResult(dir string) *Result {
@@ -319,10 +330,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		return nil, errdefs.IO(err)
 	}
 
-	want := make(map[string]*Skill, len(skills))
-	for i := range skills {
-		want[skills[i].Path] = &skills[i]
-	}
+	want := newPathIndex(len(skills), func(i int) *Skill { return &skills[i] }, func(s *Skill) string { return s.Path })
 	// Each skill of the record is compared with the folder; a file whose
 	// size and modification time are as recorded is taken as recorded,
 	// unread.
@@ -354,7 +362,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 					}
 				}
 				mu.Lock()
-				err = p.compared(e.name, e.s, d, want[e.name], &modified, kept, withDirs)
+				err = p.compared(e.name, e.s, d, want.get(e.name), &modified, kept, withDirs)
 				mu.Unlock()
 				if err != nil {
 					return err
@@ -566,7 +574,7 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 		p.result.Updated = append(p.result.Updated, s.Path)
 		p.swaps = append(p.swaps, s.Path)
 	}
-	sk.files, sk.stat = nil, nil
+	sk.writing = nil
 	return errdefs.IO(p.spool.add(s.Path, &entry))
 }
 
@@ -675,6 +683,7 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	if err := writeJournal(p.journal, j); err != nil {
 		return errdefs.IO(fmt.Errorf("write the install journal: %w", err))
 	}
+	p.journaled = true
 	for _, m := range moves {
 		err := step("move " + m[1])
 		if err == nil {

@@ -101,8 +101,9 @@ func ReadRecord(dir string) (*Record, error) {
 // and a directory it records with the modification time it has now holds
 // the entries it recorded (adding, removing or renaming an entry changes
 // a directory's time), so it is not listed again: an unchanged re-install
-// then costs a stat a file and a directory.
-func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]string, error) {
+// then costs a stat a file and a directory. info is the skill directory's
+// own stat, which the caller took.
+func hashTree(folder *os.Root, name string, info fs.FileInfo, known *InstalledSkill) (map[string]string, error) {
 	files := map[string]string{}
 	var recorded map[string][]string // directory → the names recorded in it
 	if known != nil {
@@ -120,15 +121,14 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 	}
 	var buf []byte
 	// Each directory is opened as a root of its own, so that a stat in it
-	// is one call, not one for every directory of its path.
-	var walk func(in *os.Root, dir string) error
-	walk = func(in *os.Root, dir string) error {
+	// is one call, not one for every directory of its path; its own stat
+	// is the one its parent took of it just before it was opened.
+	var walk func(in *os.Root, dir string, self fs.FileInfo) error
+	walk = func(in *os.Root, dir string, self fs.FileInfo) error {
 		var names []string
 		listed := false
-		if want, ok := known.statOf(dir + "/"); ok {
-			if info, err := in.Lstat("."); err == nil && statKey(info) == want {
-				names, listed = recorded[dir], true
-			}
+		if want, ok := known.statOf(dir + "/"); ok && hasStatKey(self, want) {
+			names, listed = recorded[dir], true
 		}
 		if !listed {
 			entries, err := fs.ReadDir(in.FS(), ".")
@@ -154,7 +154,7 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 				if err != nil {
 					return err
 				}
-				err = walk(sub, rel)
+				err = walk(sub, rel, info)
 				sub.Close()
 				if err != nil {
 					return err
@@ -164,8 +164,9 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 				files[rel] = "not a regular file"
 				continue
 			}
-			if want, ok := known.statOf(rel); ok && want == statKey(info) {
-				if entry := known.Files[rel]; entry != "" && strings.HasPrefix(entry, fileEntry(info.Mode(), "")) {
+			if want, ok := known.statOf(rel); ok && hasStatKey(info, want) {
+				mode := layers.FileDigest{Executable: info.Mode()&0o111 != 0}.Mode()
+				if entry := known.Files[rel]; len(entry) > len(mode) && entry[:len(mode)] == mode && entry[len(mode)] == ' ' {
 					files[rel] = entry
 					continue
 				}
@@ -186,7 +187,7 @@ func hashTree(folder *os.Root, name string, known *InstalledSkill) (map[string]s
 		return nil, err
 	}
 	defer root.Close()
-	return files, walk(root, ".")
+	return files, walk(root, ".", info)
 }
 
 // statOf is the recorded stat of a file, or of a directory with its
@@ -309,9 +310,12 @@ func drift(folder *os.Root, name string, want InstalledSkill, trustStat bool) (*
 	if trustStat {
 		known = &want
 	}
-	got, err := hashTree(folder, name, known)
+	got, err := hashTree(folder, name, info, known)
 	if err != nil {
 		return nil, err
+	}
+	if maps.Equal(got, want.Files) {
+		return nil, nil
 	}
 	for _, f := range slices.Sorted(maps.Keys(want.Files)) {
 		g, ok := got[f]

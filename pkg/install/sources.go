@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
@@ -43,6 +44,8 @@ type Request struct {
 
 // Installed is what Sources did.
 type Installed struct {
+	// Graph is the resolved packages; their configs' skill records have
+	// no descriptions, which an install drops.
 	Graph  *resolve.Graph
 	Merged *merge.Result
 	*Outcome
@@ -99,6 +102,11 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 	// The winners are known from the packages' configs: each skill is
 	// read from its layer straight into the folder's staging directory,
 	// and only if the folder does not hold it already.
+	// Nothing an install does or says uses a skill's description, and in
+	// a large library they are a third of what it holds a skill.
+	for _, n := range graph.Order {
+		n.Package.Config.DropDescriptions()
+	}
 	merged := merge.Merge(graph.Order)
 	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
 	skills := make([]Skill, 0, len(merged.Skills))
@@ -117,11 +125,16 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 	out := &Installed{Graph: graph, Merged: merged, Warnings: merged.CaseWarnings(), LockPath: filepath.Join(req.ProjectDir, lock.FileName)}
 	iopts := Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Force: req.Force, LockDir: req.LockDir}
 	if !frozen {
-		l := lock.New(req.Sources, graph, merged)
-		for d, signer := range verified {
-			l.RecordVerified(d, signer)
+		// Made each time it is written rather than held while the skills
+		// are: it lists every skill.
+		write := func(w io.Writer) error {
+			l := lock.New(req.Sources, graph, merged)
+			for d, signer := range verified {
+				l.RecordVerified(d, signer)
+			}
+			return l.Encode(w)
 		}
-		iopts.Lock = &LockFile{Path: out.LockPath, Write: l.Encode}
+		iopts.Lock = &LockFile{Path: out.LockPath, Write: write}
 	}
 	var err error
 	if out.Outcome, err = InstallAll(ctx, req.Placement.Dirs(), skills, iopts); err != nil {

@@ -7,11 +7,9 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -43,10 +41,16 @@ type Layer struct {
 type staged struct {
 	skill    *Skill
 	finished bool // read whole from its layer
-	files    map[string]string
-	stat     map[string]string
-	orig     []layers.FileDigest
-	dirs     map[string]bool // slash paths under dir already made
+	// *writing is set from the skill's first directory made until its
+	// entry is settled: only the skills being written hold their files.
+	*writing
+}
+
+type writing struct {
+	files map[string]string
+	stat  map[string]string
+	orig  []layers.FileDigest
+	dirs  map[string]bool // slash paths under dir already made
 }
 
 // stager writes skills into the staging directory, hashing each file as
@@ -131,6 +135,9 @@ func (st *stager) finish(sk *staged) error {
 // mkdirs makes a directory of the skill and its missing parents, 0755
 // past the umask.
 func (st *stager) mkdirs(sk *staged, rel string) error {
+	if sk.writing == nil {
+		sk.writing = &writing{}
+	}
 	if sk.dirs[rel] {
 		return nil
 	}
@@ -256,7 +263,7 @@ func (st *stager) copyDir(sk *staged) error {
 // is done when the layer moves on to the next one: writers put the
 // entries of a skill together, and a layer whose skills are split is
 // refused.
-func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged) error {
+func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]) error {
 	rc, err := l.Open(ctx)
 	if err != nil {
 		return err
@@ -279,7 +286,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 	}
 	err = layers.Walk(rc, l.Read, func(h layers.Header, content io.Reader) error {
 		top, rest, _ := strings.Cut(h.Path, "/")
-		sk := want[top]
+		sk := want.get(top)
 		if sk == nil {
 			return nil
 		}
@@ -309,9 +316,9 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s: %w", l.Name, err))
 	}
-	for _, name := range slices.Sorted(maps.Keys(want)) {
-		if !want[name].finished {
-			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: the layer holds none of its files, but the package config records %s", name, l.Name, want[name].skill.Digest))
+	for _, sk := range want.items {
+		if !sk.finished {
+			mismatch = append(mismatch, fmt.Errorf("skill %s of %s: the layer holds none of its files, but the package config records %s", sk.skill.Path, l.Name, sk.skill.Digest))
 		}
 	}
 	if len(mismatch) > 0 {
@@ -326,7 +333,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want map[string]*staged
 func (st *stager) stage(ctx context.Context, todo []*staged) error {
 	defer st.close()
 	var order []*Layer
-	byLayer := map[*Layer]map[string]*staged{}
+	byLayer := map[*Layer][]*staged{}
 	for _, sk := range todo {
 		if sk.skill.Layer == nil {
 			if err := st.mkdirs(sk, "."); err != nil {
@@ -340,19 +347,19 @@ func (st *stager) stage(ctx context.Context, todo []*staged) error {
 			}
 			continue
 		}
-		want := byLayer[sk.skill.Layer]
-		if want == nil {
-			want = map[string]*staged{}
-			byLayer[sk.skill.Layer] = want
+		if byLayer[sk.skill.Layer] == nil {
 			order = append(order, sk.skill.Layer)
 		}
-		want[sk.skill.Path] = sk
+		byLayer[sk.skill.Layer] = append(byLayer[sk.skill.Layer], sk)
 	}
 	for _, l := range order {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := st.extract(ctx, l, byLayer[l]); err != nil {
+		of := byLayer[l]
+		want := newPathIndex(len(of), func(i int) *staged { return of[i] }, func(sk *staged) string { return sk.skill.Path })
+		delete(byLayer, l)
+		if err := st.extract(ctx, l, want); err != nil {
 			return err
 		}
 	}
@@ -363,6 +370,16 @@ func (st *stager) stage(ctx context.Context, todo []*staged) error {
 // and modification time as written.
 func statKey(info fs.FileInfo) string {
 	return strconv.FormatInt(info.Size(), 10) + " " + strconv.FormatInt(info.ModTime().UnixNano(), 10)
+}
+
+// hasStatKey reports whether info's statKey is want, without making it:
+// a re-install compares every installed file's.
+func hasStatKey(info fs.FileInfo, want string) bool {
+	var buf [48]byte
+	b := strconv.AppendInt(buf[:0], info.Size(), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, info.ModTime().UnixNano(), 10)
+	return string(b) == want
 }
 
 // varsKey identifies the values substituted into a skill's SKILL.md: a

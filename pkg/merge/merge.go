@@ -23,7 +23,10 @@ import (
 
 // Skill is a skill of the merged set and where it came from.
 type Skill struct {
-	artifact.SkillRecord
+	// SkillRecord is the winning package's record of the skill, in its
+	// config: not a copy, a merged set of thousands of skills holds
+	// little more than the configs.
+	*artifact.SkillRecord
 	// From is the package that won the skill's directory.
 	From *resolve.Node
 }
@@ -56,13 +59,15 @@ func Merge(order []*resolve.Node) *Result {
 	winners := map[string]Skill{}
 	res := &Result{}
 	for _, n := range order {
-		for _, rec := range n.Package.Config.Skills {
+		for i := range n.Package.Config.Skills {
+			rec := &n.Package.Config.Skills[i]
 			if prev, ok := winners[rec.Path]; ok {
 				res.Overrides = append(res.Overrides, Override{Skill: rec.Path, Winner: n, Loser: prev.From})
 			}
 			winners[rec.Path] = Skill{SkillRecord: rec, From: n}
 		}
 	}
+	res.Skills = make([]Skill, 0, len(winners))
 	for _, s := range winners {
 		res.Skills = append(res.Skills, s)
 	}

@@ -11,7 +11,7 @@ func TestCaseWarnings(t *testing.T) {
 	result := func(paths ...string) *Result {
 		r := &Result{}
 		for _, p := range paths {
-			r.Skills = append(r.Skills, Skill{SkillRecord: artifact.SkillRecord{Path: p}})
+			r.Skills = append(r.Skills, Skill{SkillRecord: &artifact.SkillRecord{Path: p}})
 		}
 		return r
 	}
