@@ -1,7 +1,6 @@
 package layers
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -92,8 +91,10 @@ func moveIntoPlace(staging, dest string, existed bool) error {
 // which holds nothing but what it creates. It writes through an *os.Root,
 // so even a path that got past the checks could not leave it.
 type stagingWriter struct {
-	dirs  map[string]bool // slash paths already created
-	buf   []byte
+	dirs map[string]bool // slash paths already created
+	// hash hashes the files written, beside the writing; their digests
+	// are filled in at the end.
+	hash  *fileHasher
 	files []FileDigest
 	// umaskFree is set once a directory made 0755 came out 0755: modes
 	// then need no chmod.
@@ -128,7 +129,7 @@ func extractInto(r io.Reader, staging string, opts ReadOptions) ([]FileDigest, e
 // the skipped ones too. It returns the files written, in archive order,
 // with modes set as Extract sets them.
 func ExtractTo(r io.Reader, root *os.Root, opts ReadOptions, keep func(Header) bool) ([]FileDigest, error) {
-	sw := &stagingWriter{dirs: map[string]bool{".": true}, buf: make([]byte, copyBufferSize), open: []openDir{{".", root}}}
+	sw := &stagingWriter{dirs: map[string]bool{".": true}, hash: newFileHasher(), open: []openDir{{".", root}}}
 	defer sw.closeDirs(1)
 	err := Walk(r, opts, func(h Header, content io.Reader) error {
 		if keep != nil && !keep(h) {
@@ -136,8 +137,12 @@ func ExtractTo(r io.Reader, root *os.Root, opts ReadOptions, keep func(Header) b
 		}
 		return sw.entry(h, content)
 	})
+	digests := sw.hash.close()
 	if err != nil {
 		return nil, err
+	}
+	for i := range sw.files {
+		sw.files[i].Digest = digests[i]
 	}
 	return sw.files, nil
 }
@@ -233,8 +238,7 @@ func (sw *stagingWriter) writeFile(dir *os.Root, h Header, content io.Reader) (F
 	if err != nil {
 		return FileDigest{}, err
 	}
-	hash := sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(f, hash), content, sw.buf)
+	n, err := sw.copyFile(f, content)
 	if err == nil && !sw.umaskFree {
 		err = f.Chmod(mode)
 	}
@@ -244,5 +248,28 @@ func (sw *stagingWriter) writeFile(dir *os.Root, h Header, content io.Reader) (F
 	if err != nil {
 		return FileDigest{}, err
 	}
-	return FileDigest{Path: h.Path, Executable: h.Executable, Size: n, Digest: newDigest(hash)}, nil
+	sw.hash.endFile()
+	return FileDigest{Path: h.Path, Executable: h.Executable, Size: n}, nil
+}
+
+// copyFile writes content into f through the hasher's chunks.
+func (sw *stagingWriter) copyFile(f *os.File, content io.Reader) (int64, error) {
+	var n int64
+	for {
+		buf := sw.hash.space()
+		m, err := content.Read(buf)
+		if m > 0 {
+			if _, werr := f.Write(buf[:m]); werr != nil {
+				return n, werr
+			}
+			sw.hash.add(m)
+			n += int64(m)
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
