@@ -170,17 +170,24 @@ pull_rows() {
 	pull_row "$BENCH_DIR" disk
 }
 pull_row() {
-	local out=$1/stax-bench-pull home=$1/stax-bench-pull-home a=() b=() sa sb
-	# Each run starts from nothing, with no dirty pages of the run before
-	# left to slow it down.
-	clean() { rm -rf "$home" "$out"; sync; }
-	stax_pull() { STAX_HOME=$home "$STAX" pull --max-size 0 "$ref" -o "$out"; }
-	crane_pull() { mkdir "$out" && "$BENCH_DIR/crane" blob "${ref%:*}@$digest" | tar -xzf - -C "$out"; }
+	local dir=$1/stax-bench-pull a=() b=() sa sb r
+	# settle: no dirty pages of the run before left to slow the next one
+	# down. On tmpfs each run starts from nothing; on a disk each writes a
+	# directory of its own, all removed once the row is done (about 5 GB
+	# at 5 runs): ext4 without a journal, as on this project's machine,
+	# skips the inodes freed in the last minute on every inode it
+	# allocates, and removing one run's 40,000 files just before the next
+	# made that one 2-4 times slower, more from run to run, whichever tool
+	# it was.
+	settle() { if [ "$1" = tmpfs ]; then rm -rf "$dir"; fi; mkdir -p "$dir"; sync; }
+	stax_pull() { STAX_HOME=$dir/home-$r "$STAX" pull --max-size 0 "$ref" -o "$dir/stax-$r"; }
+	crane_pull() { mkdir "$dir/crane-$r" && "$BENCH_DIR/crane" blob "${ref%:*}@$digest" | tar -xzf - -C "$dir/crane-$r"; }
+	rm -rf "$dir"
 	for ((r = 0; r < RUNS; r++)); do
-		clean; a+=("$(seconds stax_pull)")
-		clean; b+=("$(seconds crane_pull)")
+		settle "$2"; a+=("$(seconds stax_pull)")
+		settle "$2"; b+=("$(seconds crane_pull)")
 	done
-	clean
+	rm -rf "$dir"
 	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
 	row "pull -o $SKILLS skills, $2 (s) vs crane|tar" "$sa" "$sb" "$(ratio "$sa" "$sb")"
 }

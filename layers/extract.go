@@ -1,7 +1,6 @@
 package layers
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 )
 
 // StagingPrefix starts the name of the directory Extract fills next to dest
@@ -91,18 +91,25 @@ func moveIntoPlace(staging, dest string, existed bool) error {
 // which holds nothing but what it creates. It writes through an *os.Root,
 // so even a path that got past the checks could not leave it.
 type stagingWriter struct {
-	root  *os.Root
-	dirs  map[string]bool // slash paths already created
-	buf   []byte
+	dirs map[string]bool // slash paths already created
+	// hash hashes the files written, beside the writing; their digests
+	// are filled in at the end.
+	hash  *fileHasher
 	files []FileDigest
 	// umaskFree is set once a directory made 0755 came out 0755: modes
 	// then need no chmod.
 	umaskFree bool
-	// dir is the directory of the last file written, opened, and dirPath
-	// its slash path: a layer holds the files of a directory together, so
-	// each is created with one openat rather than one per path element.
-	dir     *os.Root
-	dirPath string
+	// open holds the directory of the last entry and each of its
+	// parents, opened, the staging root first: a layer holds the entries
+	// of a directory together, so each directory is created and each file
+	// opened with one call relative to its parent, not one per path
+	// element.
+	open []openDir
+}
+
+type openDir struct {
+	path string // slash path, "." for the root
+	root *os.Root
 }
 
 func extractInto(r io.Reader, staging string, opts ReadOptions) ([]FileDigest, error) {
@@ -122,28 +129,34 @@ func extractInto(r io.Reader, staging string, opts ReadOptions) ([]FileDigest, e
 // the skipped ones too. It returns the files written, in archive order,
 // with modes set as Extract sets them.
 func ExtractTo(r io.Reader, root *os.Root, opts ReadOptions, keep func(Header) bool) ([]FileDigest, error) {
-	sw := &stagingWriter{root: root, dirs: map[string]bool{".": true}, buf: make([]byte, copyBufferSize), dir: root, dirPath: "."}
-	defer sw.closeDir()
+	sw := &stagingWriter{dirs: map[string]bool{".": true}, hash: newFileHasher(), open: []openDir{{".", root}}}
+	defer sw.closeDirs(1)
 	err := Walk(r, opts, func(h Header, content io.Reader) error {
 		if keep != nil && !keep(h) {
 			return nil
 		}
 		return sw.entry(h, content)
 	})
+	digests := sw.hash.close()
 	if err != nil {
 		return nil, err
+	}
+	for i := range sw.files {
+		sw.files[i].Digest = digests[i]
 	}
 	return sw.files, nil
 }
 
 func (sw *stagingWriter) entry(h Header, content io.Reader) error {
 	if h.Dir {
-		return sw.mkdirs(h.Path)
-	}
-	if err := sw.mkdirs(path.Dir(h.Path)); err != nil {
+		_, err := sw.enter(h.Path)
 		return err
 	}
-	fd, err := sw.writeFile(h, content)
+	dir, err := sw.enter(path.Dir(h.Path))
+	if err != nil {
+		return err
+	}
+	fd, err := sw.writeFile(dir, h, content)
 	if err != nil {
 		return err
 	}
@@ -151,74 +164,81 @@ func (sw *stagingWriter) entry(h Header, content io.Reader) error {
 	return nil
 }
 
-// mkdirs creates a directory and its missing parents with mode 0755; unlike
-// os.MkdirAll it sets the mode past the umask.
-func (sw *stagingWriter) mkdirs(rel string) error {
-	if sw.dirs[rel] {
-		return nil
+// enter makes rel, and its missing parents, directories with mode 0755
+// (past the umask, unlike os.MkdirAll), and returns it opened.
+func (sw *stagingWriter) enter(rel string) (*os.Root, error) {
+	// Leave the open directories rel is not in.
+	n := len(sw.open)
+	for n > 1 && !inDir(rel, sw.open[n-1].path) {
+		n--
 	}
-	if parent := path.Dir(rel); !sw.dirs[parent] {
-		if err := sw.mkdirs(parent); err != nil {
-			return err
+	sw.closeDirs(n)
+	for {
+		top := sw.open[len(sw.open)-1]
+		if top.path == rel {
+			return top.root, nil
 		}
-	}
-	dir := filepath.FromSlash(rel)
-	if err := sw.root.Mkdir(dir, 0o755); err != nil {
-		return err
-	}
-	if !sw.umaskFree {
-		info, err := sw.root.Lstat(dir)
+		// The next element of rel below top.
+		rest, child := rel, ""
+		if top.path != "." {
+			rest, child = rel[len(top.path)+1:], top.path+"/"
+		}
+		name, _, _ := strings.Cut(rest, "/")
+		child += name
+		if !sw.dirs[child] {
+			if err := sw.mkdir(top.root, name); err != nil {
+				return nil, err
+			}
+			sw.dirs[child] = true
+		}
+		dir, err := top.root.OpenRoot(name)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if info.Mode().Perm() == 0o755 {
-			// The umask clears no bit of 0755, so none of 0644 either.
-			sw.umaskFree = true
-		} else if err := sw.root.Chmod(dir, 0o755); err != nil {
-			return err
-		}
+		sw.open = append(sw.open, openDir{child, dir})
 	}
-	sw.dirs[rel] = true
-	return nil
 }
 
-// openDir makes rel, a directory already created, the one files are
-// created in.
-func (sw *stagingWriter) openDir(rel string) error {
-	if rel == sw.dirPath {
+// inDir says whether the slash path rel is dir or lies under it.
+func inDir(rel, dir string) bool {
+	return dir == "." || rel == dir || strings.HasPrefix(rel, dir) && rel[len(dir)] == '/'
+}
+
+// mkdir creates name in parent with mode 0755.
+func (sw *stagingWriter) mkdir(parent *os.Root, name string) error {
+	if err := parent.Mkdir(name, 0o755); err != nil {
+		return err
+	}
+	if sw.umaskFree {
 		return nil
 	}
-	sw.closeDir()
-	if rel == "." {
-		sw.dir, sw.dirPath = sw.root, rel
-		return nil
-	}
-	dir, err := sw.root.OpenRoot(filepath.FromSlash(rel))
+	info, err := parent.Lstat(name)
 	if err != nil {
 		return err
 	}
-	sw.dir, sw.dirPath = dir, rel
-	return nil
-}
-
-func (sw *stagingWriter) closeDir() {
-	if sw.dir != sw.root {
-		sw.dir.Close()
+	if info.Mode().Perm() == 0o755 {
+		// The umask clears no bit of 0755, so none of 0644 either.
+		sw.umaskFree = true
+		return nil
 	}
-	sw.dir, sw.dirPath = sw.root, "."
+	return parent.Chmod(name, 0o755)
 }
 
-func (sw *stagingWriter) writeFile(h Header, content io.Reader) (FileDigest, error) {
+// closeDirs closes the open directories past the first n.
+func (sw *stagingWriter) closeDirs(n int) {
+	for _, d := range sw.open[n:] {
+		d.root.Close()
+	}
+	sw.open = sw.open[:n]
+}
+
+func (sw *stagingWriter) writeFile(dir *os.Root, h Header, content io.Reader) (FileDigest, error) {
 	mode := fs.FileMode(fileMode(h.Executable))
-	if err := sw.openDir(path.Dir(h.Path)); err != nil {
-		return FileDigest{}, err
-	}
-	f, err := sw.dir.OpenFile(path.Base(h.Path), os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	f, err := dir.OpenFile(path.Base(h.Path), os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if err != nil {
 		return FileDigest{}, err
 	}
-	hash := sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(f, hash), content, sw.buf)
+	n, err := sw.copyFile(f, content)
 	if err == nil && !sw.umaskFree {
 		err = f.Chmod(mode)
 	}
@@ -228,5 +248,28 @@ func (sw *stagingWriter) writeFile(h Header, content io.Reader) (FileDigest, err
 	if err != nil {
 		return FileDigest{}, err
 	}
-	return FileDigest{Path: h.Path, Executable: h.Executable, Size: n, Digest: newDigest(hash)}, nil
+	sw.hash.endFile()
+	return FileDigest{Path: h.Path, Executable: h.Executable, Size: n}, nil
+}
+
+// copyFile writes content into f through the hasher's chunks.
+func (sw *stagingWriter) copyFile(f *os.File, content io.Reader) (int64, error) {
+	var n int64
+	for {
+		buf := sw.hash.space()
+		m, err := content.Read(buf)
+		if m > 0 {
+			if _, werr := f.Write(buf[:m]); werr != nil {
+				return n, werr
+			}
+			sw.hash.add(m)
+			n += int64(m)
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }

@@ -2,11 +2,14 @@ package layers
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/opencontainers/go-digest"
 )
 
 // ExtractTo writes only the entries keep accepts, but checks them all:
@@ -52,5 +55,36 @@ func TestExtractToWritesWhatItKeeps(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 		root.Close()
+	}
+}
+
+// The digests ExtractTo returns are those of the bytes it wrote, whatever
+// the sizes: empty files, many small ones, and files that fill or span
+// several of the chunks hashing reads them through.
+func TestExtractToDigestsMatchTheFiles(t *testing.T) {
+	sizes := []int{0, 1, hashChunkSize, hashChunkSize - 1, 3*hashChunkSize + 7, 0, 5}
+	for i := range 200 {
+		sizes = append(sizes, 100+i*37)
+	}
+	entries := []rawEntry{dir("s/")}
+	for i, size := range sizes {
+		body := strings.Repeat(string(rune('a'+i%26)), size)
+		entries = append(entries, file(fmt.Sprintf("s/f%03d", i), body))
+	}
+	dest := t.TempDir()
+	root, err := os.OpenRoot(dest)
+	must(t, err)
+	defer root.Close()
+	files, err := ExtractTo(bytesReader(rawArchive(t, entries...)), root, ReadOptions{}, nil)
+	must(t, err)
+	if len(files) != len(sizes) {
+		t.Fatalf("%d files, want %d", len(files), len(sizes))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(dest, filepath.FromSlash(f.Path)))
+		must(t, err)
+		if want := digest.FromBytes(data); f.Digest != want || f.Size != int64(len(data)) {
+			t.Errorf("%s: digest %s size %d, want %s %d", f.Path, f.Digest, f.Size, want, len(data))
+		}
 	}
 }

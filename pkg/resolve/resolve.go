@@ -64,6 +64,9 @@ type Node struct {
 	Path []string
 	// Standing is the node's place in the graph's layering.
 	Standing Standing
+	// held keeps the manifest and config of a registry package, fetched
+	// and checked while resolving, until Graph.Store has stored them.
+	held *heldBlobs
 }
 
 // Name is how messages name the node.
@@ -250,14 +253,24 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	if n, done, err := r.seen(key, desc.Digest, path); done || err != nil {
 		return n, err
 	}
-	pkg, err := transfer.Check(r.ctx, t, desc, r.opts.MaxSize)
+	checked := t
+	var held *heldBlobs
+	if t.Kind == target.KindRemote {
+		held = holdBlobs(t.GraphTarget)
+		checked = t.WithRef(t.Ref)
+		checked.GraphTarget = held
+	}
+	pkg, err := transfer.Check(r.ctx, checked, desc, r.opts.MaxSize)
+	if held != nil {
+		held.stopRecording()
+	}
 	if err != nil {
 		return nil, resolutionError(path, err)
 	}
 	if err := recordLayerSkills(r.ctx, t, pkg, r.opts.MaxSize, r.opts.MaxFiles); err != nil {
 		return nil, resolutionError(path, err)
 	}
-	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path}
+	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path, held: held}
 	r.remember(n)
 	for _, dep := range pkg.Config.Packages {
 		if isPath(dep.Ref) {
@@ -406,8 +419,10 @@ func resolutionError(path []string, err error) error {
 // Store copies every registry package of the graph into the local store,
 // tagged under its reference, and reads it from there from then on: what
 // was resolved is kept, and a registry that goes away after this point
-// cannot leave a materialization half done. The store stays locked until
-// the graph is closed.
+// cannot leave a materialization half done. A package's manifest and
+// config are the bytes resolving fetched and checked, not asked for again,
+// and a layer already in the store (see StoreLayers) is not fetched. The
+// store stays locked until the graph is closed.
 func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.Options) ([]*transfer.Result, error) {
 	var results []*transfer.Result
 	for _, n := range g.Order {
@@ -425,12 +440,18 @@ func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.
 		ref.Digest = n.Digest
 		dst := local.WithRef(ref)
 		src := n.Target.WithRef(ref)
+		if n.held != nil && !opts.Referrers {
+			// The manifest and config are stored as resolving fetched
+			// and checked them; what refers to the package is listed
+			// through the repository itself.
+			src.GraphTarget = n.held
+		}
 		res, err := transfer.Copy(ctx, src, dst, opts)
 		if err != nil {
 			return nil, err
 		}
 		results = append(results, res)
-		n.Target = dst
+		n.Target, n.held = dst, nil
 	}
 	return results, nil
 }
