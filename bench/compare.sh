@@ -76,24 +76,30 @@ sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
 row "pack $SKILLS skills (s) vs tar|gzip -6" "$sa" "$sb" "$(ratio "$sa" "$sb")"
 
 # install, fresh and unchanged, on tmpfs and on disk
+# settle DIR WHERE: DIR ready for a timed run, outside the timing, with no
+# dirty pages of the run before left to slow it down. On tmpfs each run
+# starts from an empty DIR; on a disk each run writes a directory of its
+# own under DIR, all removed when the row is done (about 3 GB a run of the
+# install rows): ext4 without a journal, as on this project's machine,
+# skips the inodes freed in the last minute on every inode it allocates,
+# and removing one run's tree just before the next made that one 2-4 times
+# slower, more from run to run, whichever tool it was.
+settle() { if [ "$2" = tmpfs ]; then rm -rf "$1"; fi; mkdir -p "$1"; sync; }
+
 install_rows() {
-	local where=$1 label=$2 proj="$1/stax-bench-proj" out="$1/stax-bench-tar"
-	stax_install() { rm -rf "$proj"; mkdir -p "$proj"; "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}"; }
-	tar_install() {
-		rm -rf "$out"; mkdir -p "$out"
-		for ((i = 0; i < PKGS; i++)); do tar -xzf "$BENCH_DIR/layouts/p$i.tgz" -C "$out"; done
-	}
-	local a=() b=() c=()
+	local dir=$1/stax-bench-install label=$2 a=() b=() c=() r sa sb sc
+	stax_install() { "$STAX" install --max-size 0 --dir "$dir/stax-$r" "${sources[@]}"; }
+	tar_install() { for ((i = 0; i < PKGS; i++)); do tar -xzf "$BENCH_DIR/layouts/p$i.tgz" -C "$dir/tar-$r"; done; }
+	rm -rf "$dir"
 	for ((r = 0; r < RUNS; r++)); do
-		a+=("$(seconds stax_install)")
-		c+=("$(seconds "$STAX" install --max-size 0 --dir "$proj" "${sources[@]}")")
-		b+=("$(seconds tar_install)")
+		settle "$dir" "$label" && mkdir "$dir/stax-$r"; a+=("$(seconds stax_install)")
+		sync; c+=("$(seconds stax_install)")
+		settle "$dir" "$label" && mkdir "$dir/tar-$r"; b+=("$(seconds tar_install)")
 	done
-	local sa sb sc
+	rm -rf "$dir"
 	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median); sc=$(printf '%s\n' "${c[@]}" | median)
 	row "install ${PKGS}x$PKG_SKILLS fresh, $label (s) vs tar -xzf" "$sa" "$sb" "$(ratio "$sa" "$sb")"
 	row "  unchanged re-install, $label (s)" "$sc" "-" "-"
-	rm -rf "$proj" "$out"
 }
 if [ -d "$SHM" ] && [ -w "$SHM" ]; then install_rows "$SHM" tmpfs; fi
 install_rows "$BENCH_DIR" disk
@@ -171,21 +177,12 @@ pull_rows() {
 }
 pull_row() {
 	local dir=$1/stax-bench-pull a=() b=() sa sb r
-	# settle: no dirty pages of the run before left to slow the next one
-	# down. On tmpfs each run starts from nothing; on a disk each writes a
-	# directory of its own, all removed once the row is done (about 5 GB
-	# at 5 runs): ext4 without a journal, as on this project's machine,
-	# skips the inodes freed in the last minute on every inode it
-	# allocates, and removing one run's 40,000 files just before the next
-	# made that one 2-4 times slower, more from run to run, whichever tool
-	# it was.
-	settle() { if [ "$1" = tmpfs ]; then rm -rf "$dir"; fi; mkdir -p "$dir"; sync; }
 	stax_pull() { STAX_HOME=$dir/home-$r "$STAX" pull --max-size 0 "$ref" -o "$dir/stax-$r"; }
 	crane_pull() { mkdir "$dir/crane-$r" && "$BENCH_DIR/crane" blob "${ref%:*}@$digest" | tar -xzf - -C "$dir/crane-$r"; }
 	rm -rf "$dir"
 	for ((r = 0; r < RUNS; r++)); do
-		settle "$2"; a+=("$(seconds stax_pull)")
-		settle "$2"; b+=("$(seconds crane_pull)")
+		settle "$dir" "$2"; a+=("$(seconds stax_pull)")
+		settle "$dir" "$2"; b+=("$(seconds crane_pull)")
 	done
 	rm -rf "$dir"
 	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
