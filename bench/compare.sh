@@ -79,12 +79,18 @@ row "pack $SKILLS skills (s) vs tar|gzip -6" "$sa" "$sb" "$(ratio "$sa" "$sb")"
 # settle DIR WHERE: DIR ready for a timed run, outside the timing, with no
 # dirty pages of the run before left to slow it down. On tmpfs each run
 # starts from an empty DIR; on a disk each run writes a directory of its
-# own under DIR, all removed when the row is done (about 3 GB a run of the
-# install rows): ext4 without a journal, as on this project's machine,
+# own under DIR, all removed when the script ends (about 3 GB a run of
+# the install rows, 1 GB of the pull rows): ext4 without a journal, as on this project's machine,
 # skips the inodes freed in the last minute on every inode it allocates,
 # and removing one run's tree just before the next made that one 2-4 times
 # slower, more from run to run, whichever tool it was.
 settle() { if [ "$2" = tmpfs ]; then rm -rf "$1"; fi; mkdir -p "$1"; sync; }
+# done_with DIR WHERE: a row's DIR is removed now on tmpfs, and on a disk
+# when the script ends, so that no timed row follows the removal.
+leftovers=()
+done_with() { if [ "$2" = tmpfs ]; then rm -rf "$1"; else leftovers+=("$1"); fi; }
+cleanup() { if ((${#leftovers[@]})); then rm -rf "${leftovers[@]}"; fi; }
+trap cleanup EXIT
 
 install_rows() {
 	local dir=$1/stax-bench-install label=$2 a=() b=() c=() r sa sb sc
@@ -96,7 +102,7 @@ install_rows() {
 		sync; c+=("$(seconds stax_install)")
 		settle "$dir" "$label" && mkdir "$dir/tar-$r"; b+=("$(seconds tar_install)")
 	done
-	rm -rf "$dir"
+	done_with "$dir" "$label"
 	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median); sc=$(printf '%s\n' "${c[@]}" | median)
 	row "install ${PKGS}x$PKG_SKILLS fresh, $label (s) vs tar -xzf" "$sa" "$sb" "$(ratio "$sa" "$sb")"
 	row "  unchanged re-install, $label (s)" "$sc" "-" "-"
@@ -114,14 +120,17 @@ if [ -x "${DOCKER_REGISTRY:-/usr/bin/docker-registry}" ]; then
 	# shellcheck source=../test/e2e/lib/registry.sh
 	. "$here/../test/e2e/lib/registry.sh"
 	start_registry >/dev/null
-	trap stop_registry EXIT
+	trap 'stop_registry; cleanup' EXIT
 	push_label=registry
 	push_target() { echo "127.0.0.1:$port/bench/$1-$(date +%s%N):1.0.0"; }
 else
 	push_label="OCI layout"
 	push_target() { rm -rf "$BENCH_DIR/pushout"; echo "oci:$BENCH_DIR/pushout:1.0.0"; }
 fi
+# The memory rows install on tmpfs when there is one: removing their
+# files from a disk would slow the disk rows that follow.
 proj="$BENCH_DIR/stax-bench-proj"
+if [ -d "$SHM" ] && [ -w "$SHM" ]; then proj="$SHM/stax-bench-proj"; fi
 libs=(lib)
 if ((SKILLS_SMALL > 0)); then libs+=(lib-small); fi
 for lib in "${libs[@]}"; do
@@ -184,7 +193,7 @@ pull_row() {
 		settle "$dir" "$2"; a+=("$(seconds stax_pull)")
 		settle "$dir" "$2"; b+=("$(seconds crane_pull)")
 	done
-	rm -rf "$dir"
+	done_with "$dir" "$2"
 	sa=$(printf '%s\n' "${a[@]}" | median); sb=$(printf '%s\n' "${b[@]}" | median)
 	row "pull -o $SKILLS skills, $2 (s) vs crane|tar" "$sa" "$sb" "$(ratio "$sa" "$sb")"
 }
