@@ -50,18 +50,19 @@ func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error
 	ra := newReadAhead(zr, 64<<10, 4)
 	defer ra.Close()
 	w := &walker{limit: effectiveLimit(opts.MaxSize), maxEntries: effectiveCount(opts.MaxFiles), seen: newPathSet()}
-	if err := w.walk(tar.NewReader(ra), fn); err != nil {
-		return err
-	}
-	if err := drainTrailer(ra); err != nil {
-		return err
-	}
-	if sum != nil {
-		if actual := digest.NewDigest(opts.Digest.Algorithm(), sum); actual != opts.Digest {
-			return &DigestMismatchError{Expected: opts.Digest, Actual: actual}
+	ahead := newEntriesAhead(w, tar.NewReader(ra), func() error {
+		if err := drainTrailer(ra); err != nil {
+			return err
 		}
-	}
-	return nil
+		if sum != nil {
+			if actual := digest.NewDigest(opts.Digest.Algorithm(), sum); actual != opts.Digest {
+				return &DigestMismatchError{Expected: opts.Digest, Actual: actual}
+			}
+		}
+		return nil
+	})
+	defer ahead.close()
+	return ahead.walk(fn)
 }
 
 // corrupt wraps a decoding error; a short stream becomes io.ErrUnexpectedEOF
@@ -93,34 +94,6 @@ type walker struct {
 	total      int64 // declared sizes of the files so far
 	actual     int64 // content bytes actually read
 	seen       *pathSet
-}
-
-func (w *walker) walk(tr *tar.Reader, fn func(Header, io.Reader) error) error {
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return corrupt(err)
-		}
-		if hdr.Typeflag == tar.TypeXGlobalHeader {
-			// Archive-wide metadata, such as the commit git archive records.
-			continue
-		}
-		if hdr.Typeflag == tar.TypeDir && (hdr.Name == "./" || hdr.Name == ".") {
-			// The root of an archive made with `tar -C dir .`.
-			continue
-		}
-		h, err := w.check(hdr)
-		if err != nil {
-			return err
-		}
-		content := &contentReader{r: tr, w: w, left: h.Size}
-		if err := fn(h, content); err != nil {
-			return fmt.Errorf("read layer: %s: %w", h.Path, err)
-		}
-	}
 }
 
 // check validates one header against the rules and what came before it.
@@ -179,35 +152,4 @@ func unsupportedType(flag byte) string {
 		return "FIFO"
 	}
 	return fmt.Sprintf("unsupported entry type %q", flag)
-}
-
-// contentReader hands an entry's bytes to fn. It counts what is actually
-// read rather than trusting the header, and turns a short stream into the
-// reader's truncation error.
-type contentReader struct {
-	r    io.Reader
-	w    *walker
-	left int64
-}
-
-func (c *contentReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	c.w.actual += int64(n)
-	if c.w.limit >= 0 && c.w.actual > c.w.limit {
-		return n, &SizeError{Size: c.w.actual, Limit: c.w.limit}
-	}
-	if err == io.EOF && c.left > 0 {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil && err != io.EOF {
-		return n, corrupt(err)
-	}
-	return n, err
 }

@@ -431,6 +431,9 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if err := st.stage(ctx, todo); err != nil {
 		return nil, err
 	}
+	if err := p.spool.flush(); err != nil {
+		return nil, errdefs.IO(err)
+	}
 	for name := range prevs {
 		if !p.spool.has(name) && !p.verbatim[name] && !slices.Contains(p.keep, name) {
 			p.prune = append(p.prune, name)

@@ -22,6 +22,36 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
+// An entry the spool could not write, encoded after add returned, is
+// still an error: flush reports it, and the record is not written.
+func TestSpoolReportsAWriteError(t *testing.T) {
+	folder, err := os.OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer folder.Close()
+	if err := folder.Mkdir("staging", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := newSpool(folder, "staging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.f.Close() // every write fails
+	if err := sp.add("a", &InstalledSkill{Package: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sp.flush(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("flush: %v, want the write's error", err)
+	}
+	if err := sp.write(folder); !errors.Is(err, os.ErrClosed) || errdefs.Of(err) != errdefs.Local {
+		t.Errorf("write: %v, want the write's error, an I/O error", err)
+	}
+	if _, err := folder.Stat(RecordFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a record was written: %v", err)
+	}
+}
+
 // The record an install writes from its spool, one skill at a time, is
 // the bytes json.MarshalIndent gives for the whole record.
 func TestSpoolWritesWhatMarshalIndentWrites(t *testing.T) {

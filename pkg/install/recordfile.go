@@ -153,12 +153,29 @@ func filesKey(files map[string]string) [sha256.Size]byte {
 
 // spool holds the entries of the record an install will write, each
 // encoded as it appears in the record, in a file of the staging
-// directory; only where each one lies is kept in memory.
+// directory; only where each one lies is kept in memory. Entries are
+// encoded and written on a goroutine of their own: the install adds one
+// as each skill is staged, and encoding it there would take turns with
+// writing the next skill's files.
 type spool struct {
 	f       *os.File
 	size    int64
 	entries map[string][2]int64 // name → offset and length
+	// queue takes entries to the encoding goroutine, started by add and
+	// stopped by flush; entries, size and err are only read once flush
+	// has waited for it.
+	queue   chan spoolEntry
+	encoded chan struct{}
+	err     error // the first error encoding or writing an entry
 }
+
+type spoolEntry struct {
+	name string
+	s    InstalledSkill
+}
+
+// spoolQueue bounds the entries waiting to be encoded.
+const spoolQueue = 64
 
 // spoolName is the spool's name in the staging directory: no skill can
 // have it, names starting with a dot are refused.
@@ -172,23 +189,57 @@ func newSpool(folder *os.Root, staging string) (*spool, error) {
 	return &spool{f: f, entries: map[string][2]int64{}}, nil
 }
 
-// add records s as the entry of name, replacing one added before.
+// add records s as the entry of name, replacing one added before. s is
+// encoded later: its maps must not change after. An error encoding it
+// is reported by flush, and by every call after.
 func (sp *spool) add(name string, s *InstalledSkill) error {
-	data, err := json.MarshalIndent(s, "    ", "  ")
-	if err != nil {
-		return err
+	if sp.queue == nil {
+		if sp.err != nil {
+			return sp.err
+		}
+		sp.queue, sp.encoded = make(chan spoolEntry, spoolQueue), make(chan struct{})
+		go sp.encode(sp.queue, sp.encoded)
 	}
-	if _, err := sp.f.WriteAt(data, sp.size); err != nil {
-		return err
-	}
-	sp.entries[name] = [2]int64{sp.size, int64(len(data))}
-	sp.size += int64(len(data))
+	sp.queue <- spoolEntry{name: name, s: *s}
 	return nil
 }
 
-func (sp *spool) len() int { return len(sp.entries) }
+func (sp *spool) encode(queue <-chan spoolEntry, encoded chan<- struct{}) {
+	defer close(encoded)
+	for e := range queue {
+		if sp.err != nil {
+			continue
+		}
+		data, err := json.MarshalIndent(&e.s, "    ", "  ")
+		if err == nil {
+			_, err = sp.f.WriteAt(data, sp.size)
+		}
+		if err != nil {
+			sp.err = err
+			continue
+		}
+		sp.entries[e.name] = [2]int64{sp.size, int64(len(data))}
+		sp.size += int64(len(data))
+	}
+}
+
+// flush waits until every entry added is encoded and written.
+func (sp *spool) flush() error {
+	if sp.queue != nil {
+		close(sp.queue)
+		<-sp.encoded
+		sp.queue, sp.encoded = nil, nil
+	}
+	return sp.err
+}
+
+func (sp *spool) len() int {
+	sp.flush()
+	return len(sp.entries)
+}
 
 func (sp *spool) has(name string) bool {
+	sp.flush()
 	_, ok := sp.entries[name]
 	return ok
 }
@@ -196,6 +247,9 @@ func (sp *spool) has(name string) bool {
 // writeTo writes the record: what json.MarshalIndent(record, "", "  ")
 // and a newline give, skills in name order. Nothing for no skills.
 func (sp *spool) writeTo(w io.Writer) error {
+	if err := sp.flush(); err != nil {
+		return err
+	}
 	if len(sp.entries) == 0 {
 		return nil
 	}
@@ -227,6 +281,9 @@ func (sp *spool) writeTo(w io.Writer) error {
 
 // digest is the digest of the record writeTo writes; "" for none.
 func (sp *spool) digest() (digest.Digest, error) {
+	if err := sp.flush(); err != nil {
+		return "", err
+	}
 	if len(sp.entries) == 0 {
 		return "", nil
 	}
@@ -240,6 +297,9 @@ func (sp *spool) digest() (digest.Digest, error) {
 // write replaces the folder's record with the spool's, atomically and
 // durably; with no skills, the record is removed.
 func (sp *spool) write(folder *os.Root) error {
+	if err := sp.flush(); err != nil {
+		return errdefs.IO(err)
+	}
 	if len(sp.entries) == 0 {
 		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return errdefs.IO(err)
@@ -251,6 +311,7 @@ func (sp *spool) write(folder *os.Root) error {
 
 func (sp *spool) close() {
 	if sp != nil && sp.f != nil {
+		sp.flush()
 		sp.f.Close()
 	}
 }
