@@ -235,11 +235,15 @@ func (a *applier) group(p *Proposal) []*target {
 }
 
 // splitPath is the one check a proposed path goes through: a clean
-// relative path (layers.CheckPath, the rule every path stax writes
-// follows) whose first element is a valid skill name.
+// relative path with no hidden element (layers.CheckVisiblePath) whose
+// first element is a valid skill name. A proposal writes skill content
+// only; what is hidden is version control, tool settings or stax's state.
 func splitPath(key string) (slug, rel string, err error) {
 	if err := layers.CheckPath(key); err != nil {
 		return "", "", fmt.Errorf("path %v", err)
+	}
+	if err := layers.CheckVisiblePath(key); err != nil {
+		return "", "", fmt.Errorf("path %v: a proposal writes no hidden files or folders, nor stax's own; leave it out", err)
 	}
 	slug, rel, ok := strings.Cut(key, "/")
 	if !ok {
