@@ -556,8 +556,14 @@ func (a *applier) bump(op Operation, t *target, dir string, change *SkillChange)
 	return nil
 }
 
-// lineChanges counts the lines a change adds and removes.
+// lineChanges counts the lines a change adds and removes. The diff maps
+// each distinct line to a rune and panics past the last one, so a file of
+// more than MaxLines lines (one already in the skill: a proposed one is
+// refused) is counted as replaced whole.
 func lineChanges(from, to string) (added, removed int) {
+	if lineCount(from) > MaxLines || lineCount(to) > MaxLines {
+		return lineCount(to), lineCount(from)
+	}
 	for _, d := range gitdiff.Do(from, to) {
 		n := strings.Count(d.Text, "\n")
 		if !strings.HasSuffix(d.Text, "\n") && d.Text != "" {
