@@ -90,8 +90,7 @@ func (e *UnsafeNameError) Error() string {
 // directory in a folder it writes to: exactly one path element, not empty,
 // not "." or "..", no separator, no NUL or other control character, not
 // starting with "-" (it would read as an option to the tools users point at
-// it) or "." (hidden files, version control, stax's own state), and not one
-// of stax's Reserved names.
+// it), and not hidden or stax's own (hiddenName).
 func CheckName(name string) error {
 	why := ""
 	switch {
@@ -105,13 +104,56 @@ func CheckName(name string) error {
 		why = "it holds a control character"
 	case strings.HasPrefix(name, "-"):
 		why = `it starts with "-"`
-	case strings.HasPrefix(name, "."):
-		why = `it starts with "."`
-	case slices.ContainsFunc(Reserved, func(r string) bool { return strings.EqualFold(name, r) || strings.HasPrefix(name, StagingPrefix) }):
-		why = "stax reserves it"
+	case hiddenName(name) != "":
+		why = "it " + hiddenName(name)
 	}
 	if why != "" {
 		return &UnsafeNameError{Name: name, Reason: why}
+	}
+	return nil
+}
+
+// hiddenName says why one path element is hidden or stax's own, or returns
+// "": it starts with "." (version control, tool settings, stax's state),
+// it is the short name Windows also gives a .git beside it, or it is one of
+// the Reserved names.
+func hiddenName(name string) string {
+	switch {
+	case strings.HasPrefix(name, "."):
+		return `starts with "."`
+	case isNTFSDotGit(name):
+		return "is the short name Windows gives .git"
+	case slices.ContainsFunc(Reserved, func(r string) bool { return strings.EqualFold(name, r) || strings.HasPrefix(name, StagingPrefix) }):
+		return "is reserved by stax"
+	}
+	return ""
+}
+
+// isNTFSDotGit reports whether NTFS resolves name to the .git beside it by
+// its 8.3 short name: "git~1" in any letter case, with the trailing dots and
+// spaces Windows drops, or followed by a ":stream" suffix. Git refuses the
+// same names for the same reason.
+func isNTFSDotGit(name string) bool {
+	name, _, _ = strings.Cut(name, ":")
+	return strings.EqualFold(strings.TrimRight(name, ". "), "git~1")
+}
+
+// CheckVisiblePath is CheckPath for a file written into a skill's folder
+// on someone else's word (an agent's proposal): no element of p may be
+// hidden or stax's own, by the rule CheckName applies to a skill's folder.
+// Pack leaves .git and .stax out of a package, but written into a working
+// tree a hidden file acts before anything is packaged: a .git/config runs
+// its fsmonitor at the next git status in the folder, and a .gitignore or
+// .gitattributes hides a change from the review of the repository around
+// it.
+func CheckVisiblePath(p string) error {
+	if err := CheckPath(p); err != nil {
+		return err
+	}
+	for elem := range strings.SplitSeq(p, "/") {
+		if why := hiddenName(elem); why != "" {
+			return fmt.Errorf("%q: %q %s", p, elem, why)
+		}
 	}
 	return nil
 }

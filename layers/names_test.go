@@ -3,11 +3,12 @@ package layers
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
 func TestCheckName(t *testing.T) {
-	bad := []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "a\nb", "-rf", "--force", ".git", ".hidden",
+	bad := []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "a\nb", "-rf", "--force", ".git", ".hidden", "GIT~1", "git~1.",
 		".stax", ".stax-install.json", ".stax-journal.json", ".stax-staging-x", "../victim", "/abs"}
 	for _, name := range bad {
 		var e *UnsafeNameError
@@ -18,6 +19,39 @@ func TestCheckName(t *testing.T) {
 	for _, name := range []string{"pdf", "v1..2", "a-b_c.d", "MEMORY", "ünïcode", "x-"} {
 		if err := CheckName(name); err != nil {
 			t.Errorf("CheckName(%q) = %v, want nil", name, err)
+		}
+	}
+}
+
+// A file written into a skill on someone else's word has no hidden
+// element anywhere in its path, nor one Windows reads as .git.
+func TestCheckVisiblePath(t *testing.T) {
+	t.Parallel()
+	bad := map[string]string{
+		"s/.git/config":                     `".git" starts with "."`,
+		"s/.GIT/config":                     `".GIT" starts with "."`,
+		"s/references/.git":                 `".git" starts with "."`,
+		"s/.gitignore":                      `".gitignore" starts with "."`,
+		"s/a/b/.stax/state":                 `".stax" starts with "."`,
+		"s/.stax-install.json":              `".stax-install.json" starts with "."`,
+		"s/.stax-staging-x/f":               `".stax-staging-x" starts with "."`,
+		"s/GIT~1/config":                    `"GIT~1" is the short name Windows gives .git`,
+		"s/git~1./HEAD":                     `"git~1." is the short name Windows gives .git`,
+		"s/git~1 /HEAD":                     `"git~1 " is the short name Windows gives .git`,
+		"s/git~1::$INDEX_ALLOCATION/config": `"git~1::$INDEX_ALLOCATION" is the short name Windows gives .git`,
+		".git/config":                       `".git" starts with "."`,
+		"s/../x":                            "path traversal",
+		"/s/x":                              "absolute path",
+	}
+	for p, want := range bad {
+		err := CheckVisiblePath(p)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fmt.Sprintf("%q", p)) {
+			t.Errorf("CheckVisiblePath(%q) = %v, want an error naming the path and %s", p, err, want)
+		}
+	}
+	for _, p := range []string{"s/SKILL.md", "s/references/v1..2.md", "s/a.b/c.", "s/git~2/x", "s/legit~1", "s/gitx/y", "s/-x"} {
+		if err := CheckVisiblePath(p); err != nil {
+			t.Errorf("CheckVisiblePath(%q) = %v, want nil", p, err)
 		}
 	}
 }

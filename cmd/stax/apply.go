@@ -39,9 +39,11 @@ replace or create a skill:
 
 (or the legacy single-key form: the SKILL.md text alone, as "skill_md", or as
 the one key "SKILL.md" of upsert_files, for the skill its name names).
-It is checked against every rule first: format, safe-paths (each file inside
-its skill's folder, no traversal, nothing written through a symlink),
-operation (create makes a new skill, the others change an existing one),
+It is checked against every rule first: format (UTF-8 JSON, each file
+named once and at most 100,000 lines), safe-paths (each file inside its
+skill's folder, no traversal, no hidden file or folder such as .git,
+nothing written through a symlink), operation (create makes a new skill,
+the others change an existing one),
 name-is-slug, name-unchanged (only replace may rename), description-length
 (1024 characters), tier3-cited (every file under scripts/, references/ or
 assets/ cited from SKILL.md) and validation (the skill as it would be

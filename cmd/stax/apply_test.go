@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +96,51 @@ func TestApplyCommandArguments(t *testing.T) {
 	cmd.SetArgs([]string{"p.json", "--minor", "--major"})
 	if err := cmd.Execute(); err == nil {
 		t.Error("--minor with --major accepted")
+	}
+}
+
+// A proposed file past the line limit, or text that is not UTF-8, is
+// refused as invalid input (exit 1, in JSON too), before the line diff
+// that would panic on more distinct lines than there are runes.
+func TestApplyCommandRefusesUnreadableContent(t *testing.T) {
+	t.Parallel()
+	var big strings.Builder
+	for i := range 1_200_000 {
+		fmt.Fprintf(&big, "%x\n", i)
+	}
+	skillMD := readText(t, filepath.Join(proposalFixtures, "skills", "triage-bug", "SKILL.md")) + "\nRead references/big.md.\n"
+	huge, err := json.Marshal(map[string]any{"summary": "s", "operation_type": "revise", "upsert_files": map[string]string{
+		"triage-bug/SKILL.md": skillMD, "triage-bug/references/big.md": big.String(),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := proposalSkills(t)
+	r := runStaxWith(t, &IOStreams{In: strings.NewReader(string(huge))}, "apply", "-", dir, "--output", "json")
+	var res proposal.Result
+	decodeJSON(t, r.Stdout, &res)
+	want := fmt.Sprintf(`upsert_files "triage-bug/references/big.md" has 1200000 lines; a proposed file has at most %d`, proposal.MaxLines)
+	if r.Code != 1 || len(res.Rules) != 1 || res.Rules[0].Rule != "format" || res.Rules[0].Passed ||
+		!strings.Contains(fmt.Sprint(res.Rules[0].Problems), want) {
+		t.Errorf("exit %d, rules %+v\n%s", r.Code, res.Rules, r.Stderr)
+	}
+	var failure struct {
+		Error struct {
+			Exit          int
+			Code, Message string
+		}
+	}
+	decodeJSON(t, r.Stderr, &failure)
+	if failure.Error.Exit != 1 || failure.Error.Code != "invalid" || !strings.Contains(failure.Error.Message, want) {
+		t.Errorf("error %+v", failure.Error)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "triage-bug", "references", "big.md")); !os.IsNotExist(err) {
+		t.Error("the refused proposal wrote")
+	}
+
+	invalid := `{"summary": "s", "operation_type": "revise", "upsert_files": {"triage-bug/references/x.md": "caf` + "\xe9" + `"}}`
+	r = runStaxWith(t, &IOStreams{In: strings.NewReader(invalid)}, "apply", "-", dir)
+	if r.Code != 1 || !strings.Contains(r.Stderr, `rule format: not a proposal: line 1, column 97, in upsert_files "triage-bug/references/x.md": invalid UTF-8`) {
+		t.Errorf("exit %d\n%s", r.Code, r.Stderr)
 	}
 }

@@ -235,11 +235,15 @@ func (a *applier) group(p *Proposal) []*target {
 }
 
 // splitPath is the one check a proposed path goes through: a clean
-// relative path (layers.CheckPath, the rule every path stax writes
-// follows) whose first element is a valid skill name.
+// relative path with no hidden element (layers.CheckVisiblePath) whose
+// first element is a valid skill name. A proposal writes skill content
+// only; what is hidden is version control, tool settings or stax's state.
 func splitPath(key string) (slug, rel string, err error) {
 	if err := layers.CheckPath(key); err != nil {
 		return "", "", fmt.Errorf("path %v", err)
+	}
+	if err := layers.CheckVisiblePath(key); err != nil {
+		return "", "", fmt.Errorf("path %v: a proposal writes no hidden files or folders, nor stax's own; leave it out", err)
 	}
 	slug, rel, ok := strings.Cut(key, "/")
 	if !ok {
@@ -552,8 +556,14 @@ func (a *applier) bump(op Operation, t *target, dir string, change *SkillChange)
 	return nil
 }
 
-// lineChanges counts the lines a change adds and removes.
+// lineChanges counts the lines a change adds and removes. The diff maps
+// each distinct line to a rune and panics past the last one, so a file of
+// more than MaxLines lines (one already in the skill: a proposed one is
+// refused) is counted as replaced whole.
 func lineChanges(from, to string) (added, removed int) {
+	if lineCount(from) > MaxLines || lineCount(to) > MaxLines {
+		return lineCount(to), lineCount(from)
+	}
 	for _, d := range gitdiff.Do(from, to) {
 		n := strings.Count(d.Text, "\n")
 		if !strings.HasSuffix(d.Text, "\n") && d.Text != "" {

@@ -243,6 +243,25 @@ func TestApplyRejected(t *testing.T) {
 			`"triage-bug/./a.md": path is not clean`,
 			"control character in path",
 		}},
+		// Pack leaves .git and .stax out of a package, but in the skill's
+		// folder a planted .git/config runs its fsmonitor at the next git
+		// status there, and a .gitignore or .gitattributes hides the change
+		// from a review of the repository around it: no hidden element, in
+		// any letter case or under the name Windows also gives .git.
+		{"reject-hidden-paths.json", RuleSafePaths, []string{
+			`"triage-bug/.git/config": ".git" starts with "."`,
+			`"triage-bug/.git/HEAD": ".git" starts with "."`,
+			`"triage-bug/references/.Git/config": ".Git" starts with "."`,
+			`"triage-bug/references/.git": ".git" starts with "."`,
+			`"triage-bug/GIT~1/config": "GIT~1" is the short name Windows gives .git`,
+			`"triage-bug/git~1. /HEAD": "git~1. " is the short name Windows gives .git`,
+			`"triage-bug/.gitignore": ".gitignore" starts with "."`,
+			`"triage-bug/.gitattributes": ".gitattributes" starts with "."`,
+			`"triage-bug/scripts/.stax/state": ".stax" starts with "."`,
+			`"triage-bug/.stax-install.json": ".stax-install.json" starts with "."`,
+			`"triage-bug/assets/.env": ".env" starts with "."`,
+			"a proposal writes no hidden files or folders",
+		}},
 		{"reject-create-exists.json", RuleOperation, []string{"triage-bug exists: create makes a new skill"}},
 		{"reject-revise-missing.json", RuleOperation, []string{"no-such-skill does not exist"}},
 		{"reject-name-is-slug.json", RuleNameIsSlug, []string{`name is "bug-triage"; it must equal the skill's folder, "triage-bug"`}},
@@ -331,5 +350,32 @@ func TestWriteIsAllOrNothing(t *testing.T) {
 	}
 	if got := snapshot(t, dir); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Errorf("after a failed write:\n%v\nwant\n%v", got, before)
+	}
+}
+
+// A proposal that plants a repository in the skill's folder is refused
+// whole: its SKILL.md change is not written either.
+func TestApplyRefusesPlantedRepository(t *testing.T) {
+	t.Parallel()
+	dir := skillsCopy(t)
+	before := snapshot(t, dir)
+	skillMD, err := os.ReadFile(filepath.Join(dir, "triage-bug", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Proposal{Summary: "plant a repository", Operation: Revise, Files: map[string]string{
+		"triage-bug/SKILL.md":    string(skillMD) + "\n4. Look again.\n",
+		"triage-bug/.git/config": "[core]\n\tfsmonitor = \"touch ../../pwned; false\"\n",
+		"triage-bug/.git/HEAD":   "ref: refs/heads/main\n",
+	}}
+	_, err = Apply(p, Options{SkillsDir: dir, Today: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)})
+	if !errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), `rule safe-paths: path "triage-bug/.git/config": ".git" starts with "."`) {
+		t.Fatalf("error %v, want a safe-paths rejection naming .git/config", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "triage-bug", ".git")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the skill's folder has a .git: %v", err)
+	}
+	if fmt.Sprint(snapshot(t, dir)) != fmt.Sprint(before) {
+		t.Error("a rejected proposal wrote")
 	}
 }

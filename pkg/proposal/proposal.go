@@ -16,12 +16,15 @@ package proposal
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/stax-dev/stax/pkg/skill"
 )
@@ -45,8 +48,9 @@ var operations = []Operation{Revise, Narrow, Replace, Create}
 // Names of the rules a proposal is checked against, as results and
 // messages name them.
 const (
-	// RuleFormat: the JSON has a summary, a known operation_type, and files
-	// in upsert_files (or the legacy skill_md), and nothing else.
+	// RuleFormat: the JSON, in UTF-8, has a summary, a known
+	// operation_type, and files in upsert_files (or the legacy skill_md),
+	// each named once and of at most MaxLines lines, and nothing else.
 	RuleFormat = "format"
 	// RuleSafePaths: every file is <slug>/<path>, the slug a valid skill
 	// name and the path a clean relative one, nothing a symlink.
@@ -72,6 +76,11 @@ const (
 // characters.
 const MaxDescription = 1024
 
+// MaxLines is the most lines a proposed file may have. A skill's files are
+// text for an agent to read and a person to review; the line diff that
+// reports a change also slows with the lines on both sides.
+const MaxLines = 100_000
+
 // tier3Dirs hold a skill's resources loaded on demand.
 var tier3Dirs = []string{"scripts", "references", "assets"}
 
@@ -96,14 +105,13 @@ func Parse(r io.Reader, limit int64) (*Proposal, error) {
 	if int64(len(data)) > limit {
 		return nil, reject(RuleFormat, fmt.Sprintf("the proposal is larger than %d bytes", limit))
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	// encoding/json/v2's decoder refuses what encoding/json would quietly
+	// rewrite: text that is not UTF-8 (replaced with U+FFFD) and a member
+	// given twice (the last one wins, where a reader sees the first).
 	var p Proposal
-	if err := dec.Decode(&p); err != nil {
-		return nil, reject(RuleFormat, "not a proposal: "+err.Error())
-	}
-	if dec.More() {
-		return nil, reject(RuleFormat, "text after the proposal's JSON object")
+	if err := json.Unmarshal(data, &p, json.RejectUnknownMembers(true)); err != nil {
+		return nil, reject(RuleFormat, "not a proposal: "+decodeProblem(data, err)+
+			" (a proposal is one JSON object in UTF-8; see stax apply --help)")
 	}
 	if err := p.normalize(); err != nil {
 		return nil, err
@@ -134,10 +142,67 @@ func (p *Proposal) normalize() error {
 	case len(p.Files) == 0:
 		problems = append(problems, "upsert_files is missing or empty")
 	}
+	// Counting a file's changed lines maps each distinct line to a rune;
+	// the limit keeps both sides of that diff well inside Unicode.
+	for _, key := range slices.Sorted(maps.Keys(p.Files)) {
+		if n := lineCount(p.Files[key]); n > MaxLines {
+			problems = append(problems, fmt.Sprintf("upsert_files %q has %d lines; a proposed file has at most %d: split it", key, n, MaxLines))
+		}
+	}
 	if len(problems) > 0 {
 		return &RejectedError{Rules: []RuleResult{{Rule: RuleFormat, Problems: problems}}}
 	}
 	return nil
+}
+
+// decodeProblem says what is wrong in the proposal's JSON, and where: the
+// line and column (in bytes), and the member the decoder was in.
+func decodeProblem(data []byte, err error) string {
+	offset, where, cause := int64(-1), jsontext.Pointer(""), err
+	var syntax *jsontext.SyntacticError
+	var semantic *json.SemanticError
+	switch {
+	case errors.As(err, &syntax):
+		offset, where, cause = syntax.ByteOffset, syntax.JSONPointer, syntax.Err
+		if errors.Is(cause, jsontext.ErrDuplicateName) {
+			cause = errors.New("given twice: keep one")
+		}
+	case errors.As(err, &semantic) && semantic.Err == json.ErrUnknownName:
+		offset, where = semantic.ByteOffset, semantic.JSONPointer.Parent()
+		cause = fmt.Errorf("unknown field %q", semantic.JSONPointer.LastToken())
+	case errors.As(err, &semantic):
+		offset = semantic.ByteOffset
+	}
+	var b strings.Builder
+	if offset >= 0 {
+		before := data[:min(offset, int64(len(data)))]
+		line, column := 1+bytes.Count(before, []byte("\n")), len(before)-bytes.LastIndexByte(before, '\n')
+		fmt.Fprintf(&b, "line %d, column %d", line, column)
+	}
+	for i, token := range slices.Collect(where.Tokens()) {
+		switch {
+		case i == 0 && b.Len() > 0:
+			b.WriteString(", in " + token)
+		case i == 0:
+			b.WriteString("in " + token)
+		default:
+			fmt.Fprintf(&b, " %q", token)
+		}
+	}
+	if b.Len() == 0 {
+		return cause.Error()
+	}
+	return b.String() + ": " + cause.Error()
+}
+
+// lineCount is the number of lines of text, the last one with or without
+// its newline.
+func lineCount(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
 }
 
 // legacy turns the single-key form into files: the SKILL.md text alone,
