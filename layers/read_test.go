@@ -18,6 +18,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
@@ -45,6 +47,12 @@ func isTruncated(err error) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF) && strings.Contains(err.Error(), "truncated")
 }
 
+// isTrailing is the refusal of what follows the tar trailer: a corrupt
+// layer, data loss.
+func isTrailing(err error) bool {
+	return isCorrupt(err) && strings.Contains(err.Error(), "after the end of the tar archive") && Class(err) == errdefs.DataLoss
+}
+
 func isCorrupt(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "corrupt")
 }
@@ -52,6 +60,7 @@ func isCorrupt(err error) bool {
 // hostileCorpus builds the refused archives; FuzzWalk is seeded with them.
 func hostileCorpus(t testing.TB) []hostileCase {
 	valid := rawArchive(t, dir("s/"), file("s/a.md", "hello"))
+	hidden := rawArchive(t, file("s/hidden.md", "never checked, never signed"))
 	unsafe := func(name string, entries ...rawEntry) hostileCase {
 		return hostileCase{name: name, data: rawArchive(t, entries...), want: isUnsafe, what: "*UnsafeEntryError"}
 	}
@@ -119,6 +128,29 @@ func hostileCorpus(t testing.TB) []hostileCase {
 			name: "huge data after the tar trailer",
 			data: gzipBytes(t, append(gunzip(t, valid), make([]byte, 2<<20)...)),
 			want: isCorrupt, what: "corrupt",
+		},
+		// Past the end-of-archive marker only zero padding may follow:
+		// GNU tar --ignore-zeros, or a reader that keeps reading, would
+		// take anything else for entries stax never checked.
+		{
+			name: "entries after the tar trailer",
+			data: gzipBytes(t, append(gunzip(t, valid), gunzip(t, hidden)...)),
+			want: isTrailing, what: "data after the end",
+		},
+		{
+			name: "entries after the tar trailer past zero padding",
+			data: gzipBytes(t, slices.Concat(gunzip(t, valid), make([]byte, 9*blockSize), gunzip(t, hidden))),
+			want: isTrailing, what: "data after the end",
+		},
+		{
+			name: "one byte that is not zero in the padding",
+			data: gzipBytes(t, slices.Concat(gunzip(t, valid), make([]byte, 5000), []byte{1}, make([]byte, 3000))),
+			want: isTrailing, what: "data after the end",
+		},
+		{
+			name: "entries in a second gzip member",
+			data: slices.Concat(valid, hidden),
+			want: isTrailing, what: "data after the end",
 		},
 		{
 			name: "wrong digest",
@@ -253,6 +285,36 @@ func TestWalkAcceptsOtherWriters(t *testing.T) {
 		t.Errorf("directory without trailing slash: %v, %v", fi, err)
 	}
 	checkExtractedModes(t, dest)
+}
+
+// Tar writers pad an archive with zeros to their record size (GNU tar to
+// 10 KiB, with -b up to 1 MiB), and the padding may come in a gzip member
+// of its own: zeros after the end-of-archive marker hide nothing.
+func TestWalkAcceptsZeroPadding(t *testing.T) {
+	t.Parallel()
+	valid := rawArchive(t, dir("s/"), file("s/a.md", "hello"))
+	raw := gunzip(t, valid)
+	toRecord := make([]byte, 10240-len(raw)%10240)
+	for name, data := range map[string][]byte{
+		"to a GNU tar record":     gzipBytes(t, slices.Concat(raw, toRecord)),
+		"up to the bound":         gzipBytes(t, slices.Concat(raw, make([]byte, maxTrailingData))),
+		"in a second gzip member": slices.Concat(valid, gzipBytes(t, toRecord)),
+		"in an empty gzip member": slices.Concat(valid, gzipBytes(t, nil)),
+		"split over gzip members": slices.Concat(gzipBytes(t, raw[:700]), gzipBytes(t, raw[700:]), gzipBytes(t, toRecord)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			err := Walk(bytesReader(data), ReadOptions{Digest: digest.FromBytes(data)}, func(h Header, r io.Reader) error {
+				got = append(got, h.Path)
+				_, err := io.Copy(io.Discard, r)
+				return err
+			})
+			if err != nil || !slices.Equal(got, []string{"s", "s/a.md"}) {
+				t.Errorf("Walk: %q, %v", got, err)
+			}
+		})
+	}
 }
 
 // checkExtractedModes asserts the only modes a layer may produce.
