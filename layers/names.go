@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -114,6 +115,23 @@ func CheckName(name string) error {
 		return &UnsafeNameError{Name: name, Reason: why}
 	}
 	return nil
+}
+
+// misplacedEntry says why an entry cannot be where it is in a skills
+// layer, or returns "" when it can: every top-level entry is a skill
+// directory, named as CheckName says. A file at the top belongs to no
+// skill, yet another reader would extract it. The writer and the reader
+// share it, as they share unsafeName.
+func misplacedEntry(p string, isDir bool) string {
+	top := topLevelDir(p, isDir)
+	if top == "" {
+		return "file at the top level of the layer, where only skill directories belong"
+	}
+	var bad *UnsafeNameError
+	if errors.As(CheckName(top), &bad) {
+		return "skill directory name: " + bad.Reason
+	}
+	return ""
 }
 
 // topLevelDir is the skill directory an entry path belongs to, "" for a

@@ -129,11 +129,8 @@ func (w *walker) check(hdr *tar.Header) (Header, error) {
 	if reason := unsafeName(name); reason != "" {
 		return unsafe(reason)
 	}
-	if top := topLevelDir(name, isDir); top != "" {
-		var bad *UnsafeNameError
-		if errors.As(CheckName(top), &bad) {
-			return unsafe("skill directory name: " + bad.Reason)
-		}
+	if reason := misplacedEntry(name, isDir); reason != "" {
+		return unsafe(reason)
 	}
 	if reason := unsupportedType(hdr.Typeflag); reason != "" {
 		return unsafe(reason)

@@ -93,6 +93,10 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("staging-like skill", file(".stax-staging-x/SKILL.md", "x")),
 		unsafe("record-named skill", file(".stax-install.json/SKILL.md", "x")),
 		unsafe("implied directory then file", file("s/a/b", "y"), file("s/a", "x")),
+		// Every top-level entry is a skill directory: a file there belongs
+		// to no skill, and another reader would extract it.
+		unsafe("file at the top level", dir("s/"), file("s/SKILL.md", "x"), file("README.md", "x")),
+		unsafe("file at the top level first", file("README.md", "x"), file("s/SKILL.md", "x")),
 		// Back in a directory after another one, as other writers may be.
 		unsafe("duplicate file, another directory between", file("s/a", "one"), file("t/b", "x"), file("s/a", "two")),
 		unsafe("file under a file, another directory between", file("s/a", "x"), dir("t/"), file("s/a/b", "y")),
@@ -100,12 +104,12 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("duplicate after directories out of order", file("t/a", "x"), file("s/a", "x"), file("u/a", "x"), file("s/a", "x")),
 		{
 			name: "declared size over limit",
-			data: rawArchive(t, rawEntry{hdr: tar.Header{Name: "big", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1 << 40}, cut: true}),
+			data: rawArchive(t, rawEntry{hdr: tar.Header{Name: "s/big", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1 << 40}, cut: true}),
 			want: isSize, what: "*SizeError",
 		},
 		{
 			name: "cumulative size over limit",
-			data: rawArchive(t, file("a", strings.Repeat("a", 1500)), file("b", strings.Repeat("b", 1500))),
+			data: rawArchive(t, file("s/a", strings.Repeat("a", 1500)), file("s/b", strings.Repeat("b", 1500))),
 			opts: ReadOptions{MaxSize: 2000},
 			want: isSize, what: "*SizeError",
 		},
@@ -255,7 +259,7 @@ func TestWalkAcceptsOtherWriters(t *testing.T) {
 	data := rawArchive(t,
 		globalHeader,
 		file("b/c/d.txt", "out of order, parents missing"),
-		file("a.txt", "a"),
+		file("a/a.txt", "a"),
 		dir("b/"),
 		file("s/v1..2.md", "two dots are fine"),
 		gnuLong, paxLong, oldReg, dirNoSlash,
@@ -268,7 +272,7 @@ func TestWalkAcceptsOtherWriters(t *testing.T) {
 	for _, f := range files {
 		got = append(got, f.Path)
 	}
-	want := []string{"b/c/d.txt", "a.txt", "s/v1..2.md", gnuLong.hdr.Name, paxLong.hdr.Name, "s/old", "s/x.sh"}
+	want := []string{"b/c/d.txt", "a/a.txt", "s/v1..2.md", gnuLong.hdr.Name, paxLong.hdr.Name, "s/old", "s/x.sh"}
 	if !slices.Equal(got, want) {
 		t.Errorf("files = %q, want %q in archive order", got, want)
 	}
@@ -510,7 +514,7 @@ func TestWalkCallbackError(t *testing.T) {
 // Content left unread by fn is still verified: the gzip checksum at the end
 // of the stream covers it.
 func TestWalkUnreadContentStillChecked(t *testing.T) {
-	data := rawArchive(t, file("a", strings.Repeat("x", 100)))
+	data := rawArchive(t, file("s/a", strings.Repeat("x", 100)))
 	err := Walk(bytesReader(flipByte(data, len(data)-6)), ReadOptions{}, func(Header, io.Reader) error { return nil })
 	if !errors.Is(err, gzip.ErrChecksum) {
 		t.Errorf("err = %v, want a checksum error", err)

@@ -13,8 +13,10 @@ import (
 	"oras.land/oras-go/v2/content/memory"
 
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/validate"
 )
 
 func writeFile(t *testing.T, path, body string, mode os.FileMode) {
@@ -214,6 +216,22 @@ func TestBuildInvalidErrorListsEveryError(t *testing.T) {
 		if !strings.Contains(err.Error(), d.Message) {
 			t.Errorf("message lacks %q:\n%s", d.Message, err)
 		}
+	}
+}
+
+// A file next to the skill directories is no skill: the layer reader
+// would refuse it, so pack refuses it by name before writing a layer.
+func TestBuildRefusesTopLevelFile(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "fix-issue/SKILL.md"), skillMD, 0o644)
+	writeFile(t, filepath.Join(root, "README.md"), "About these skills.\n", 0o644)
+	_, err := build(t, root, pack.Options{})
+	var invalid *pack.InvalidError
+	if !errors.As(err, &invalid) || errdefs.Of(err) != errdefs.InvalidArgument {
+		t.Fatalf("Build: %v, want an InvalidError", err)
+	}
+	if len(invalid.Report.Errors) != 1 || invalid.Report.Errors[0].File != filepath.Join(root, "README.md") || invalid.Report.Errors[0].Code != validate.CodeStrayFile {
+		t.Errorf("errors %+v, want README.md's stray-file error", invalid.Report.Errors)
 	}
 }
 
