@@ -8,6 +8,21 @@ import (
 	"strings"
 )
 
+// The limits of a path in a layer, in bytes and in elements. Real skills
+// stay far below them. Past them a hostile layer would make each check
+// and each extraction cost in proportion to depth times length (every
+// parent of an entry is checked, created and opened), and its files would
+// not open by their absolute paths, where the folder a skill is installed
+// in comes in front of the path: Linux allows 4096 bytes in all
+// (PATH_MAX) and the common file systems 255 bytes an element (NAME_MAX).
+// 1024 bytes leave 3 KiB for that folder; 32 elements are a skill
+// directory and 31 levels below it.
+const (
+	maxPathBytes    = 1024
+	maxPathSegments = 32
+	maxSegmentBytes = 255
+)
+
 // unsafeName says why a slash-separated entry path (without the trailing
 // slash of a directory) cannot appear in a layer, or returns "" when it can.
 // The writer and the reader share it so that Write never produces a layer
@@ -16,6 +31,12 @@ func unsafeName(p string) string {
 	switch {
 	case p == "":
 		return "empty path"
+	case len(p) > maxPathBytes:
+		return fmt.Sprintf("path is %d bytes long, over the limit of %d", len(p), maxPathBytes)
+	case strings.Count(p, "/") >= maxPathSegments:
+		return fmt.Sprintf("path has %d elements, over the limit of %d", strings.Count(p, "/")+1, maxPathSegments)
+	case longestSegment(p) > maxSegmentBytes:
+		return fmt.Sprintf("path has an element of %d bytes, over the limit of %d", longestSegment(p), maxSegmentBytes)
 	case strings.HasPrefix(p, "/"):
 		return "absolute path"
 	case strings.ContainsRune(p, '\\'):
@@ -49,6 +70,14 @@ func hasDotDot(p string) bool {
 		}
 	}
 	return false
+}
+
+func longestSegment(p string) int {
+	longest := 0
+	for seg := range strings.SplitSeq(p, "/") {
+		longest = max(longest, len(seg))
+	}
+	return longest
 }
 
 // layerKey is the sort key of an entry: directories compare as "path/" so

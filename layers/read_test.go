@@ -93,6 +93,14 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("staging-like skill", file(".stax-staging-x/SKILL.md", "x")),
 		unsafe("record-named skill", file(".stax-install.json/SKILL.md", "x")),
 		unsafe("implied directory then file", file("s/a/b", "y"), file("s/a", "x")),
+		// Paths past the limits of the one name rule: long or deep ones
+		// would make every check and every extraction cost in proportion
+		// to depth times length.
+		unsafe("path of 4 KiB", file("s/"+strings.Repeat("d/", 2050)+"f", "x")),
+		unsafe("path too long", file("s/"+strings.Repeat(strings.Repeat("x", 200)+"/", 6)+"f", "x")),
+		unsafe("path too deep", file("s/"+strings.Repeat("d/", maxPathSegments-1)+"f", "x")),
+		unsafe("directory too deep", dir("s/"+strings.Repeat("d/", maxPathSegments))),
+		unsafe("path element too long", file("s/"+strings.Repeat("x", maxSegmentBytes+1), "x")),
 		// Every top-level entry is a skill directory: a file there belongs
 		// to no skill, and another reader would extract it.
 		unsafe("file at the top level", dir("s/"), file("s/SKILL.md", "x"), file("README.md", "x")),
