@@ -17,19 +17,25 @@ import (
 
 // maxTrailingData bounds the zero padding that may follow the tar trailer
 // inside the gzip stream. Tar writers pad an archive to their record size
-// (10 KiB for GNU tar, 1 MiB at most with a blocking factor of 2048);
-// more than this is not padding but a decompression bomb in waiting.
+// (10 KiB for GNU tar by default, 20 blocks of 512 bytes); more than this
+// is not padding but a decompression bomb in waiting.
 const maxTrailingData = 1 << 20
 
 // Walk reads a tar+gzip layer from r, checks every entry, and calls fn for
 // each with a reader of its content. It stops at the first unsafe entry.
 //
 // Refused entries are reported as *UnsafeEntryError: names that are empty,
-// absolute, unclean, hold "..", a backslash or a control character; links,
-// devices, FIFOs and any type other than a regular file or a directory; a
-// path seen twice, or a path under one that is a file. Going past the size
-// limit is a *SizeError. Archives from other writers are accepted: any
-// entry order, missing parent directories, PAX and GNU metadata headers.
+// absolute, unclean, hold "..", a backslash or a control character, or
+// are past the limits of length and depth (unsafeName); a file at the top
+// level, or a top-level directory that cannot be a skill directory
+// (misplacedEntry); links, devices, FIFOs and any type other than a
+// regular file or a directory; a path seen twice, or a path under one
+// that is a file. Going past the size limit is a *SizeError. After the
+// tar end-of-archive marker only zero padding may follow, in the last
+// gzip member or in more: anything else makes the layer corrupt. Archives
+// from other writers are accepted: any entry order, missing parent
+// directories, PAX and GNU metadata headers, gzip streams of several
+// members.
 //
 // The digest, when opts.Digest is set, covers the whole compressed stream,
 // so it is only known once every entry has been passed to fn: a mismatch
