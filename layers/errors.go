@@ -60,6 +60,13 @@ type UnsafeEntryError struct {
 }
 
 func (e *UnsafeEntryError) Error() string {
+	// A hostile path may be kilobytes long (a tar PAX record carries up
+	// to 1 MiB): its two ends say where it is, and the message stays one
+	// that people read.
+	const keep = 100
+	if len(e.Path) > 2*keep+3 {
+		return fmt.Sprintf("unsafe layer entry %q (a path of %d bytes): %s", e.Path[:keep]+"..."+e.Path[len(e.Path)-keep:], len(e.Path), e.Reason)
+	}
 	return fmt.Sprintf("unsafe layer entry %q: %s", e.Path, e.Reason)
 }
 

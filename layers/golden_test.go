@@ -12,7 +12,7 @@ import (
 // this code and pasted here; a change must be deliberate, since every
 // published layer digest moves with it.
 const (
-	goldenFixtureDigest   digest.Digest = "sha256:b32fe6b77e3fb693a93363afc371deb0325b90793b75f720d7f05a8ee8119df2"
+	goldenFixtureDigest   digest.Digest = "sha256:9200d66e7d4d33fba0e35427487f8e1794787a67290708aa8e206f76aa9cad1e"
 	goldenGeneratedDigest digest.Digest = "sha256:2e324e584f75d514a26ffd913ce71a7580fcf8e85aefff9bab23499a2ccf1779"
 )
 

@@ -1,10 +1,26 @@
 package layers
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
+)
+
+// The limits of a path in a layer, in bytes and in elements. Real skills
+// stay far below them. Past them a hostile layer would make each check
+// and each extraction cost in proportion to depth times length (every
+// parent of an entry is checked, created and opened), and its files would
+// not open by their absolute paths, where the folder a skill is installed
+// in comes in front of the path: Linux allows 4096 bytes in all
+// (PATH_MAX) and the common file systems 255 bytes an element (NAME_MAX).
+// 1024 bytes leave 3 KiB for that folder; 32 elements are a skill
+// directory and 31 levels below it.
+const (
+	maxPathBytes    = 1024
+	maxPathSegments = 32
+	maxSegmentBytes = 255
 )
 
 // unsafeName says why a slash-separated entry path (without the trailing
@@ -15,6 +31,12 @@ func unsafeName(p string) string {
 	switch {
 	case p == "":
 		return "empty path"
+	case len(p) > maxPathBytes:
+		return fmt.Sprintf("path is %d bytes long, over the limit of %d", len(p), maxPathBytes)
+	case strings.Count(p, "/") >= maxPathSegments:
+		return fmt.Sprintf("path has %d elements, over the limit of %d", strings.Count(p, "/")+1, maxPathSegments)
+	case longestSegment(p) > maxSegmentBytes:
+		return fmt.Sprintf("path has an element of %d bytes, over the limit of %d", longestSegment(p), maxSegmentBytes)
 	case strings.HasPrefix(p, "/"):
 		return "absolute path"
 	case strings.ContainsRune(p, '\\'):
@@ -48,6 +70,14 @@ func hasDotDot(p string) bool {
 		}
 	}
 	return false
+}
+
+func longestSegment(p string) int {
+	longest := 0
+	for seg := range strings.SplitSeq(p, "/") {
+		longest = max(longest, len(seg))
+	}
+	return longest
 }
 
 // layerKey is the sort key of an entry: directories compare as "path/" so
@@ -125,6 +155,23 @@ func hiddenName(name string) string {
 		return "is the short name Windows gives .git"
 	case slices.ContainsFunc(Reserved, func(r string) bool { return strings.EqualFold(name, r) || strings.HasPrefix(name, StagingPrefix) }):
 		return "is reserved by stax"
+	}
+	return ""
+}
+
+// misplacedEntry says why an entry cannot be where it is in a skills
+// layer, or returns "" when it can: every top-level entry is a skill
+// directory, named as CheckName says. A file at the top belongs to no
+// skill, yet another reader would extract it. The writer and the reader
+// share it, as they share unsafeName.
+func misplacedEntry(p string, isDir bool) string {
+	top := topLevelDir(p, isDir)
+	if top == "" {
+		return "file at the top level of the layer, where only skill directories belong"
+	}
+	var bad *UnsafeNameError
+	if errors.As(CheckName(top), &bad) {
+		return "skill directory name: " + bad.Reason
 	}
 	return ""
 }

@@ -63,3 +63,38 @@ func TestCaseCollisions(t *testing.T) {
 		t.Errorf("CaseCollisions = %v, want %v", got, want)
 	}
 }
+
+// A path has at most maxPathBytes bytes, maxPathSegments elements and
+// maxSegmentBytes bytes an element: at each limit it is fine, one past it
+// refused, by the one rule every path of a layer passes.
+func TestUnsafeNameLimits(t *testing.T) {
+	t.Parallel()
+	// segments joins n elements of width bytes each, under "s/".
+	segments := func(n, width int) string {
+		elems := []string{"s"}
+		for i := 1; i < n; i++ {
+			elems = append(elems, strings.Repeat(string(rune('a'+i%26)), width))
+		}
+		return strings.Join(elems, "/")
+	}
+	longest := segments(5, 200)
+	longest += "/" + strings.Repeat("z", maxPathBytes-len(longest)-1)
+	for _, p := range []string{longest, segments(maxPathSegments, 1), "s/" + strings.Repeat("x", maxSegmentBytes)} {
+		if why := unsafeName(p); why != "" {
+			t.Errorf("unsafeName of a path of %d bytes, %d elements: %s", len(p), strings.Count(p, "/")+1, why)
+		}
+	}
+	for p, want := range map[string]string{
+		longest + "z":                                 "1025 bytes long, over the limit of 1024",
+		segments(maxPathSegments+1, 1):                "33 elements, over the limit of 32",
+		segments(2050, 1):                             "4099 bytes long",
+		"s/" + strings.Repeat("x", maxSegmentBytes+1): "element of 256 bytes, over the limit of 255",
+	} {
+		if why := unsafeName(p); !strings.Contains(why, want) {
+			t.Errorf("unsafeName of a path of %d bytes, %d elements = %q, want %q", len(p), strings.Count(p, "/")+1, why, want)
+		}
+		if err := CheckPath(p); err == nil {
+			t.Errorf("CheckPath accepted a path of %d bytes, %d elements", len(p), strings.Count(p, "/")+1)
+		}
+	}
+}

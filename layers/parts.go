@@ -33,6 +33,10 @@ type Outline struct {
 
 	opts  ScanOptions
 	parts []partPrint
+	// refused is why Write would refuse an entry of a part (a file at the
+	// top level), known when the part is scanned so that Write refuses
+	// before writing anything.
+	refused error
 }
 
 type partPrint [sha256.Size]byte
@@ -71,6 +75,9 @@ func (o *Outline) add(part *Tree) {
 	}
 	o.Entries += len(part.Entries)
 	o.Problems = append(o.Problems, part.Problems...)
+	if _, err := checkEntries(part.Entries, ""); err != nil && o.refused == nil {
+		o.refused = err
+	}
 	o.parts = append(o.parts, fingerprint(part))
 }
 
@@ -113,6 +120,9 @@ func flagByte(set bool) byte {
 func (o *Outline) Write(w io.Writer, opts WriteOptions, each func(files []FileDigest) error) (WriteResult, error) {
 	if err := checkTotals(o.Problems, o.Size, o.Entries, opts); err != nil {
 		return WriteResult{}, err
+	}
+	if o.refused != nil {
+		return WriteResult{}, o.refused
 	}
 	s, tops, err := scanTops(o.opts)
 	if err != nil {

@@ -40,7 +40,7 @@ func writeOutline(t testing.TB, opts ScanOptions) (WriteResult, []byte, map[stri
 func TestOutlineWriteIsTheSameLayer(t *testing.T) {
 	generated := t.TempDir()
 	buildTree(t, generated, append(generatedTree(),
-		fileSpec{path: "a.md", body: "top-level file sorted before the directory a/"},
+		fileSpec{path: "a.md/SKILL.md", body: "a skill directory sorted before the directory a/"},
 		fileSpec{path: "a/SKILL.md", body: "a"},
 		fileSpec{path: "a-b/SKILL.md", body: "a-b"},
 	), defaultBuild)

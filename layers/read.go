@@ -8,26 +8,34 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
 )
 
-// maxTrailingData bounds what may follow the tar trailer inside the gzip
-// stream. Other writers pad to their record size (10 KiB for GNU tar); more
-// than this is not padding but a decompression bomb in waiting.
+// maxTrailingData bounds the zero padding that may follow the tar trailer
+// inside the gzip stream. Tar writers pad an archive to their record size
+// (10 KiB for GNU tar by default, 20 blocks of 512 bytes); more than this
+// is not padding but a decompression bomb in waiting.
 const maxTrailingData = 1 << 20
 
 // Walk reads a tar+gzip layer from r, checks every entry, and calls fn for
 // each with a reader of its content. It stops at the first unsafe entry.
 //
 // Refused entries are reported as *UnsafeEntryError: names that are empty,
-// absolute, unclean, hold "..", a backslash or a control character; links,
-// devices, FIFOs and any type other than a regular file or a directory; a
-// path seen twice, or a path under one that is a file. Going past the size
-// limit is a *SizeError. Archives from other writers are accepted: any
-// entry order, missing parent directories, PAX and GNU metadata headers.
+// absolute, unclean, hold "..", a backslash or a control character, or
+// are past the limits of length and depth (unsafeName); a file at the top
+// level, or a top-level directory that cannot be a skill directory
+// (misplacedEntry); links, devices, FIFOs and any type other than a
+// regular file or a directory; a path seen twice, or a path under one
+// that is a file. Going past the size limit is a *SizeError. After the
+// tar end-of-archive marker only zero padding may follow, in the last
+// gzip member or in more: anything else makes the layer corrupt. Archives
+// from other writers are accepted: any entry order, missing parent
+// directories, PAX and GNU metadata headers, gzip streams of several
+// members.
 //
 // The digest, when opts.Digest is set, covers the whole compressed stream,
 // so it is only known once every entry has been passed to fn: a mismatch
@@ -51,7 +59,7 @@ func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error
 	defer ra.Close()
 	w := &walker{limit: effectiveLimit(opts.MaxSize), maxEntries: effectiveCount(opts.MaxFiles), seen: newPathSet()}
 	ahead := newEntriesAhead(w, tar.NewReader(ra), func() error {
-		if err := drainTrailer(ra); err != nil {
+		if err := checkTrailer(ra); err != nil {
 			return err
 		}
 		if sum != nil {
@@ -74,17 +82,30 @@ func corrupt(err error) error {
 	return fmt.Errorf("read layer: archive is corrupt: %w", err)
 }
 
-// drainTrailer reads what follows the tar trailer, so that the gzip
-// checksum is verified and the digest covers the whole stream.
-func drainTrailer(zr io.Reader) error {
-	n, err := io.Copy(io.Discard, io.LimitReader(zr, maxTrailingData+1))
-	if err != nil {
-		return corrupt(err)
+// checkTrailer reads what follows the tar trailer, so that the gzip
+// checksum is verified and the digest covers the whole stream, and
+// refuses anything but zero padding there: bytes that are not zero, in
+// the last gzip member or in one after it, would be more entries to a
+// reader that reads on (GNU tar --ignore-zeros), entries stax never
+// checked and a signature never covered.
+func checkTrailer(r io.Reader) error {
+	buf := make([]byte, 32<<10)
+	var n int64
+	for {
+		m, err := r.Read(buf)
+		if i := slices.IndexFunc(buf[:m], func(b byte) bool { return b != 0 }); i >= 0 {
+			return corrupt(fmt.Errorf("data after the end of the tar archive (byte %d past its end-of-archive marker is not zero padding): another reader would take it for more entries", n+int64(i)))
+		}
+		if n += int64(m); n > maxTrailingData {
+			return corrupt(fmt.Errorf("more than %s of padding after the end of the tar archive", FormatSize(maxTrailingData)))
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return corrupt(err)
+		}
 	}
-	if n > maxTrailingData {
-		return corrupt(fmt.Errorf("more than %s of data after the end of the tar archive", FormatSize(maxTrailingData)))
-	}
-	return nil
 }
 
 type walker struct {
@@ -114,11 +135,8 @@ func (w *walker) check(hdr *tar.Header) (Header, error) {
 	if reason := unsafeName(name); reason != "" {
 		return unsafe(reason)
 	}
-	if top := topLevelDir(name, isDir); top != "" {
-		var bad *UnsafeNameError
-		if errors.As(CheckName(top), &bad) {
-			return unsafe("skill directory name: " + bad.Reason)
-		}
+	if reason := misplacedEntry(name, isDir); reason != "" {
+		return unsafe(reason)
 	}
 	if reason := unsupportedType(hdr.Typeflag); reason != "" {
 		return unsafe(reason)

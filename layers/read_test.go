@@ -18,6 +18,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
@@ -45,6 +47,12 @@ func isTruncated(err error) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF) && strings.Contains(err.Error(), "truncated")
 }
 
+// isTrailing is the refusal of what follows the tar trailer: a corrupt
+// layer, data loss.
+func isTrailing(err error) bool {
+	return isCorrupt(err) && strings.Contains(err.Error(), "after the end of the tar archive") && Class(err) == errdefs.DataLoss
+}
+
 func isCorrupt(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "corrupt")
 }
@@ -52,6 +60,7 @@ func isCorrupt(err error) bool {
 // hostileCorpus builds the refused archives; FuzzWalk is seeded with them.
 func hostileCorpus(t testing.TB) []hostileCase {
 	valid := rawArchive(t, dir("s/"), file("s/a.md", "hello"))
+	hidden := rawArchive(t, file("s/hidden.md", "never checked, never signed"))
 	unsafe := func(name string, entries ...rawEntry) hostileCase {
 		return hostileCase{name: name, data: rawArchive(t, entries...), want: isUnsafe, what: "*UnsafeEntryError"}
 	}
@@ -84,6 +93,18 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("staging-like skill", file(".stax-staging-x/SKILL.md", "x")),
 		unsafe("record-named skill", file(".stax-install.json/SKILL.md", "x")),
 		unsafe("implied directory then file", file("s/a/b", "y"), file("s/a", "x")),
+		// Paths past the limits of the one name rule: long or deep ones
+		// would make every check and every extraction cost in proportion
+		// to depth times length.
+		unsafe("path of 4 KiB", file("s/"+strings.Repeat("d/", 2050)+"f", "x")),
+		unsafe("path too long", file("s/"+strings.Repeat(strings.Repeat("x", 200)+"/", 6)+"f", "x")),
+		unsafe("path too deep", file("s/"+strings.Repeat("d/", maxPathSegments-1)+"f", "x")),
+		unsafe("directory too deep", dir("s/"+strings.Repeat("d/", maxPathSegments))),
+		unsafe("path element too long", file("s/"+strings.Repeat("x", maxSegmentBytes+1), "x")),
+		// Every top-level entry is a skill directory: a file there belongs
+		// to no skill, and another reader would extract it.
+		unsafe("file at the top level", dir("s/"), file("s/SKILL.md", "x"), file("README.md", "x")),
+		unsafe("file at the top level first", file("README.md", "x"), file("s/SKILL.md", "x")),
 		// Back in a directory after another one, as other writers may be.
 		unsafe("duplicate file, another directory between", file("s/a", "one"), file("t/b", "x"), file("s/a", "two")),
 		unsafe("file under a file, another directory between", file("s/a", "x"), dir("t/"), file("s/a/b", "y")),
@@ -91,12 +112,12 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		unsafe("duplicate after directories out of order", file("t/a", "x"), file("s/a", "x"), file("u/a", "x"), file("s/a", "x")),
 		{
 			name: "declared size over limit",
-			data: rawArchive(t, rawEntry{hdr: tar.Header{Name: "big", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1 << 40}, cut: true}),
+			data: rawArchive(t, rawEntry{hdr: tar.Header{Name: "s/big", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1 << 40}, cut: true}),
 			want: isSize, what: "*SizeError",
 		},
 		{
 			name: "cumulative size over limit",
-			data: rawArchive(t, file("a", strings.Repeat("a", 1500)), file("b", strings.Repeat("b", 1500))),
+			data: rawArchive(t, file("s/a", strings.Repeat("a", 1500)), file("s/b", strings.Repeat("b", 1500))),
 			opts: ReadOptions{MaxSize: 2000},
 			want: isSize, what: "*SizeError",
 		},
@@ -119,6 +140,29 @@ func hostileCorpus(t testing.TB) []hostileCase {
 			name: "huge data after the tar trailer",
 			data: gzipBytes(t, append(gunzip(t, valid), make([]byte, 2<<20)...)),
 			want: isCorrupt, what: "corrupt",
+		},
+		// Past the end-of-archive marker only zero padding may follow:
+		// GNU tar --ignore-zeros, or a reader that keeps reading, would
+		// take anything else for entries stax never checked.
+		{
+			name: "entries after the tar trailer",
+			data: gzipBytes(t, append(gunzip(t, valid), gunzip(t, hidden)...)),
+			want: isTrailing, what: "data after the end",
+		},
+		{
+			name: "entries after the tar trailer past zero padding",
+			data: gzipBytes(t, slices.Concat(gunzip(t, valid), make([]byte, 9*blockSize), gunzip(t, hidden))),
+			want: isTrailing, what: "data after the end",
+		},
+		{
+			name: "one byte that is not zero in the padding",
+			data: gzipBytes(t, slices.Concat(gunzip(t, valid), make([]byte, 5000), []byte{1}, make([]byte, 3000))),
+			want: isTrailing, what: "data after the end",
+		},
+		{
+			name: "entries in a second gzip member",
+			data: slices.Concat(valid, hidden),
+			want: isTrailing, what: "data after the end",
 		},
 		{
 			name: "wrong digest",
@@ -223,7 +267,7 @@ func TestWalkAcceptsOtherWriters(t *testing.T) {
 	data := rawArchive(t,
 		globalHeader,
 		file("b/c/d.txt", "out of order, parents missing"),
-		file("a.txt", "a"),
+		file("a/a.txt", "a"),
 		dir("b/"),
 		file("s/v1..2.md", "two dots are fine"),
 		gnuLong, paxLong, oldReg, dirNoSlash,
@@ -236,7 +280,7 @@ func TestWalkAcceptsOtherWriters(t *testing.T) {
 	for _, f := range files {
 		got = append(got, f.Path)
 	}
-	want := []string{"b/c/d.txt", "a.txt", "s/v1..2.md", gnuLong.hdr.Name, paxLong.hdr.Name, "s/old", "s/x.sh"}
+	want := []string{"b/c/d.txt", "a/a.txt", "s/v1..2.md", gnuLong.hdr.Name, paxLong.hdr.Name, "s/old", "s/x.sh"}
 	if !slices.Equal(got, want) {
 		t.Errorf("files = %q, want %q in archive order", got, want)
 	}
@@ -253,6 +297,36 @@ func TestWalkAcceptsOtherWriters(t *testing.T) {
 		t.Errorf("directory without trailing slash: %v, %v", fi, err)
 	}
 	checkExtractedModes(t, dest)
+}
+
+// Tar writers pad an archive with zeros to their record size (GNU tar to
+// 10 KiB, with -b up to 1 MiB), and the padding may come in a gzip member
+// of its own: zeros after the end-of-archive marker hide nothing.
+func TestWalkAcceptsZeroPadding(t *testing.T) {
+	t.Parallel()
+	valid := rawArchive(t, dir("s/"), file("s/a.md", "hello"))
+	raw := gunzip(t, valid)
+	toRecord := make([]byte, 10240-len(raw)%10240)
+	for name, data := range map[string][]byte{
+		"to a GNU tar record":     gzipBytes(t, slices.Concat(raw, toRecord)),
+		"up to the bound":         gzipBytes(t, slices.Concat(raw, make([]byte, maxTrailingData))),
+		"in a second gzip member": slices.Concat(valid, gzipBytes(t, toRecord)),
+		"in an empty gzip member": slices.Concat(valid, gzipBytes(t, nil)),
+		"split over gzip members": slices.Concat(gzipBytes(t, raw[:700]), gzipBytes(t, raw[700:]), gzipBytes(t, toRecord)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			err := Walk(bytesReader(data), ReadOptions{Digest: digest.FromBytes(data)}, func(h Header, r io.Reader) error {
+				got = append(got, h.Path)
+				_, err := io.Copy(io.Discard, r)
+				return err
+			})
+			if err != nil || !slices.Equal(got, []string{"s", "s/a.md"}) {
+				t.Errorf("Walk: %q, %v", got, err)
+			}
+		})
+	}
 }
 
 // checkExtractedModes asserts the only modes a layer may produce.
@@ -448,7 +522,7 @@ func TestWalkCallbackError(t *testing.T) {
 // Content left unread by fn is still verified: the gzip checksum at the end
 // of the stream covers it.
 func TestWalkUnreadContentStillChecked(t *testing.T) {
-	data := rawArchive(t, file("a", strings.Repeat("x", 100)))
+	data := rawArchive(t, file("s/a", strings.Repeat("x", 100)))
 	err := Walk(bytesReader(flipByte(data, len(data)-6)), ReadOptions{}, func(Header, io.Reader) error { return nil })
 	if !errors.Is(err, gzip.ErrChecksum) {
 		t.Errorf("err = %v, want a checksum error", err)

@@ -327,3 +327,24 @@ func TestUnsafeNamesAreProblems(t *testing.T) {
 		t.Errorf("problems = %+v, want %v", tree.Problems, want)
 	}
 }
+
+// A path past the limits of the name rule is a problem of the scan, at
+// the first path past them, so that pack names it and Write refuses the
+// tree before writing anything.
+func TestPathsPastTheLimitsAreProblems(t *testing.T) {
+	t.Parallel()
+	deep := "s/" + strings.Repeat("d/", maxPathSegments-1) + "f"
+	long := "t/" + strings.Repeat(strings.Repeat("x", 200)+"/", 6) + "f"
+	root := built(t, specs([]string{"s/SKILL.md", deep, "t/SKILL.md", long}), defaultBuild)
+	tree := mustScan(t, ScanOptions{Root: root})
+	tooLong := "t/" + strings.Repeat(strings.Repeat("x", 200)+"/", 5) + strings.Repeat("x", 200)
+	want := map[string]ProblemKind{deep: ProblemUnsafeName, tooLong: ProblemUnsafeName}
+	if got := problemKinds(tree); !mapsEqual(got, want) {
+		t.Errorf("problems = %+v, want %v", tree.Problems, want)
+	}
+	var buf bytes.Buffer
+	var problems *ProblemsError
+	if _, err := Write(&buf, tree, WriteOptions{}); !errors.As(err, &problems) || !strings.Contains(err.Error(), deep) || buf.Len() != 0 {
+		t.Errorf("Write: %v, %d bytes written", err, buf.Len())
+	}
+}

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
 	"hash"
@@ -71,7 +72,7 @@ func checkTotals(problems []Problem, size int64, count int, opts WriteOptions) e
 // prev ("" for none), and returns the key of the last one.
 func checkEntries(entries []Entry, prev string) (string, error) {
 	for _, e := range entries {
-		if reason := unsafeName(e.Path); reason != "" {
+		if reason := cmp.Or(unsafeName(e.Path), misplacedEntry(e.Path, e.Dir)); reason != "" {
 			return prev, fmt.Errorf("write layer: entry %q: %s", e.Path, reason)
 		}
 		key := layerKey(e)

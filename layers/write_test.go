@@ -468,7 +468,7 @@ func TestWriteFileChangedSinceScan(t *testing.T) {
 }
 
 func TestWriteResultFiles(t *testing.T) {
-	root := built(t, []fileSpec{{path: "s/b", body: "bee", exec: true}, {path: "s/a", body: "ay"}, {path: "top", body: ""}}, defaultBuild)
+	root := built(t, []fileSpec{{path: "s/b", body: "bee", exec: true}, {path: "s/a", body: "ay"}, {path: "t/empty", body: ""}}, defaultBuild)
 	res, data := writeLayer(t, root)
 	if res.Size != int64(len(data)) || res.Digest != digest.FromBytes(data) {
 		t.Errorf("result %s (%d bytes), wrote %s (%d bytes)", res.Digest, res.Size, digest.FromBytes(data), len(data))
@@ -476,7 +476,7 @@ func TestWriteResultFiles(t *testing.T) {
 	want := []FileDigest{
 		{Path: "s/a", Size: 2, Digest: digest.Digest("sha256:" + sha256Hex("ay"))},
 		{Path: "s/b", Size: 3, Executable: true, Digest: digest.Digest("sha256:" + sha256Hex("bee"))},
-		{Path: "top", Size: 0, Digest: digest.Digest("sha256:" + sha256Hex(""))},
+		{Path: "t/empty", Size: 0, Digest: digest.Digest("sha256:" + sha256Hex(""))},
 	}
 	if len(res.Files) != len(want) {
 		t.Fatalf("Files = %+v, want %+v", res.Files, want)
@@ -485,5 +485,33 @@ func TestWriteResultFiles(t *testing.T) {
 		if res.Files[i] != want[i] {
 			t.Errorf("Files[%d] = %+v, want %+v", i, res.Files[i], want[i])
 		}
+	}
+}
+
+// Every top-level entry of a skills layer is a skill directory, and the
+// reader refuses a file there: the writer refuses to write one, naming
+// it, before writing anything, whether it sorts before the skills or
+// after them.
+func TestWriteRefusesTopLevelFile(t *testing.T) {
+	t.Parallel()
+	for _, stray := range []string{"README.md", "zz-notes.md"} {
+		t.Run(stray, func(t *testing.T) {
+			t.Parallel()
+			root := built(t, []fileSpec{{path: "fix-issue/SKILL.md", body: "---\nname: fix-issue\n---\n"}, {path: stray, body: "not a skill"}}, defaultBuild)
+			check := func(what string, err error, written int) {
+				t.Helper()
+				if err == nil || !strings.Contains(err.Error(), strconv.Quote(stray)) || !strings.Contains(err.Error(), "top level") || written != 0 {
+					t.Errorf("%s: err = %v, %d bytes written; want the file named and nothing written", what, err, written)
+				}
+			}
+			var buf bytes.Buffer
+			_, err := Write(&buf, mustScan(t, ScanOptions{Root: root}), WriteOptions{})
+			check("Write", err, buf.Len())
+			o, err := ScanParts(ScanOptions{Root: root}, func(*Tree) error { return nil })
+			must(t, err)
+			var outlined bytes.Buffer
+			_, err = o.Write(&outlined, WriteOptions{}, nil)
+			check("Outline.Write", err, outlined.Len())
+		})
 	}
 }

@@ -226,6 +226,13 @@ func corruptBlob(t *testing.T, dir string, dgst digest.Digest) {
 // so that its skills layer claims size bytes.
 func lieAboutLayerSize(t *testing.T, dir, tag string, size int64) {
 	t.Helper()
+	editLayoutManifest(t, dir, tag, func(m *ocispec.Manifest) { m.Layers[0].Size = size })
+}
+
+// editLayoutManifest rewrites the manifest tagged tag in the OCI layout at
+// dir with edit, and tags the new manifest in its place.
+func editLayoutManifest(t *testing.T, dir, tag string, edit func(*ocispec.Manifest)) {
+	t.Helper()
 	indexPath := filepath.Join(dir, "index.json")
 	data, err := os.ReadFile(indexPath)
 	if err != nil {
@@ -247,7 +254,7 @@ func lieAboutLayerSize(t *testing.T, dir, tag string, size int64) {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			t.Fatal(err)
 		}
-		m.Layers[0].Size = size
+		edit(&m)
 		raw, _ = json.Marshal(m)
 		nd := content.NewDescriptorFromBytes(d.MediaType, raw)
 		if err := os.WriteFile(filepath.Join(dir, "blobs", "sha256", nd.Digest.Encoded()), raw, 0o644); err != nil {

@@ -12,18 +12,19 @@ import (
 
 // LayerOf is n's skills layer as install reads it: opened only when
 // one of n's winning skills must be written, bounded by maxSize and
-// maxFiles (as in layers.ReadOptions) and verified against its digest.
+// maxFiles (as in layers.ReadOptions) and verified against its
+// descriptor, size and digest, as pull verifies it: an OCI layout's
+// store does not check what it serves.
 func LayerOf(n *resolve.Node, maxSize int64, maxFiles int) *Layer {
 	l := &Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
 	if n.Package.Skills != nil {
 		l.Read.Digest = n.Package.Skills.Digest
 	}
 	l.Open = func(ctx context.Context) (io.ReadCloser, error) {
-		layer := n.Package.Skills
-		if layer == nil {
+		if n.Package.Skills == nil {
 			return nil, errdefs.Precondition(fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
 		}
-		rc, err := n.Target.Fetch(ctx, *layer)
+		rc, err := n.Package.OpenSkills(ctx, n.Target)
 		if err != nil {
 			return nil, n.Target.Explain(err)
 		}

@@ -12,9 +12,12 @@ import (
 	"github.com/opencontainers/go-digest"
 	"oras.land/oras-go/v2/content/memory"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/validate"
 )
 
 func writeFile(t *testing.T, path, body string, mode os.FileMode) {
@@ -214,6 +217,40 @@ func TestBuildInvalidErrorListsEveryError(t *testing.T) {
 		if !strings.Contains(err.Error(), d.Message) {
 			t.Errorf("message lacks %q:\n%s", d.Message, err)
 		}
+	}
+}
+
+// A file next to the skill directories is no skill: the layer reader
+// would refuse it, so pack refuses it by name before writing a layer.
+func TestBuildRefusesTopLevelFile(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "fix-issue/SKILL.md"), skillMD, 0o644)
+	writeFile(t, filepath.Join(root, "README.md"), "About these skills.\n", 0o644)
+	_, err := build(t, root, pack.Options{})
+	var invalid *pack.InvalidError
+	if !errors.As(err, &invalid) || errdefs.Of(err) != errdefs.InvalidArgument {
+		t.Fatalf("Build: %v, want an InvalidError", err)
+	}
+	if len(invalid.Report.Errors) != 1 || invalid.Report.Errors[0].File != filepath.Join(root, "README.md") || invalid.Report.Errors[0].Code != validate.CodeStrayFile {
+		t.Errorf("errors %+v, want README.md's stray-file error", invalid.Report.Errors)
+	}
+}
+
+// A path deeper than the layer reader accepts is refused by pack, named,
+// before a layer is written.
+func TestBuildRefusesPathTooDeep(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "fix-issue/SKILL.md"), skillMD, 0o644)
+	deep := "fix-issue/" + strings.Repeat("d/", 40) + "notes.md"
+	writeFile(t, filepath.Join(root, filepath.FromSlash(deep)), "deep\n", 0o644)
+	_, err := build(t, root, pack.Options{})
+	var invalid *pack.InvalidError
+	if !errors.As(err, &invalid) || errdefs.Of(err) != errdefs.InvalidArgument {
+		t.Fatalf("Build: %v, want an InvalidError", err)
+	}
+	if len(invalid.Report.Errors) != 1 || invalid.Report.Errors[0].Code != string(layers.ProblemUnsafeName) ||
+		!strings.HasPrefix(invalid.Report.Errors[0].File, filepath.Join(root, "fix-issue", "d")) || !strings.Contains(err.Error(), "over the limit of 32") {
+		t.Errorf("Build: %v, want the path past the limit named", err)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // foreignLayer is a layer as another writer might produce it: entries out
-// of order, no directory entries, a file at the top level.
+// of order, no directory entries.
 func foreignLayer(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -25,7 +25,6 @@ func foreignLayer(t *testing.T) []byte {
 	}{
 		{"b/scripts/run.sh", "#!/bin/sh\n", 0o755},
 		{"b/SKILL.md", "---\nname: b\ndescription: [unclosed\n---\n", 0o644},
-		{"README.md", "not a skill\n", 0o644},
 		{"a/SKILL.md", "---\nname: a\ndescription: A.\nmetadata:\n  version: 2.0.0\n---\nbody\n", 0o644},
 		{"a/references/SKILL.md", "---\nname: nested\n---\n", 0o644},
 	} {
@@ -53,7 +52,7 @@ func TestRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := snap.Dirs(); len(got) != 2 || got[0] != "a" || got[1] != "b" {
-		t.Fatalf("Dirs = %q, want [a b]: top-level files belong to no skill", got)
+		t.Fatalf("Dirs = %q, want [a b]", got)
 	}
 	a, b := snap.Skills["a"], snap.Skills["b"]
 	if len(a.Files) != 2 || a.Files[0].Path != "SKILL.md" || a.Files[1].Path != "references/SKILL.md" {
