@@ -6,14 +6,16 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 )
 
 // WithCredentialEcho makes the registry and its token service answer
 // every error with a body that echoes what the request authenticated
-// with: its Authorization header, its query and, for a form (the token
-// service's OAuth2 grants), its body. Some registries and proxies do this
-// in their error pages; a client must never show those bodies as they
-// come. Errors injected by faults are not echoed.
+// with: its Authorization header (whole, and its credentials alone), its
+// query and, for a form (the token service's OAuth2 grants), its body.
+// Some registries and proxies do this in their error pages; a client must
+// never show those bodies as they come. Errors injected by faults are not
+// echoed.
 func WithCredentialEcho() Option {
 	return func(o *options) { o.echo = true }
 }
@@ -56,13 +58,17 @@ func (w *echoWriter) WriteHeader(code int) {
 	}
 	w.replaced = true
 	authorization := w.req.Header.Get("Authorization")
+	_, credentials, _ := strings.Cut(authorization, " ")
 	body, _ := json.Marshal(map[string]any{"errors": []map[string]any{{
 		"code":    "UNAUTHORIZED",
 		"message": "registrytest: request had Authorization: " + authorization,
 		"detail": map[string]string{
 			"authorization": authorization,
-			"query":         w.req.URL.RawQuery,
-			"form":          string(w.form),
+			// As a log line would show them, with no header name that
+			// would give them away.
+			"credentials": credentials,
+			"query":       w.req.URL.RawQuery,
+			"form":        string(w.form),
 		},
 	}}})
 	h := w.Header()

@@ -1,8 +1,6 @@
 package registrytest_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/base64"
 	"io"
 	"net/http"
@@ -85,27 +83,4 @@ func between(s, start, end string) string {
 	_, s, _ = strings.Cut(s, start)
 	s, _, _ = strings.Cut(s, end)
 	return s
-}
-
-func TestResizeBody(t *testing.T) {
-	t.Parallel()
-	blob := []byte("a blob of some size")
-	desc := blobDesc(blob)
-	for _, delta := range []int{-3, 5} {
-		reg := registrytest.New(t)
-		repo := repository(t, reg, "", "")
-		if err := repo.Push(context.Background(), desc, bytes.NewReader(blob)); err != nil {
-			t.Fatal(err)
-		}
-		reg.AddFaults(registrytest.ResizeBody(http.MethodGet, "/blobs/", delta))
-		resp, err := http.Get(reg.URL + "/v2/" + repoName + "/blobs/" + desc.Digest.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		body := readAll(t, resp)
-		if want := len(blob) + delta; resp.StatusCode != http.StatusOK || len(body) != want || resp.ContentLength != int64(want) ||
-			!strings.HasPrefix(string(blob)+"\x00\x00\x00\x00\x00", body) {
-			t.Errorf("delta %d: %s, Content-Length %d, %q; want 200 and %d bytes", delta, resp.Status, resp.ContentLength, body, want)
-		}
-	}
 }

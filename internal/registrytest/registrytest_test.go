@@ -500,3 +500,26 @@ func TestRetryAfterTime(t *testing.T) {
 		t.Errorf("%s, Retry-After %q", resp.Status, got)
 	}
 }
+
+func TestResizeBody(t *testing.T) {
+	t.Parallel()
+	blob := []byte("a blob of some size")
+	desc := blobDesc(blob)
+	for _, delta := range []int{-3, 5} {
+		reg := registrytest.New(t)
+		repo := repository(t, reg, "", "")
+		if err := repo.Push(context.Background(), desc, bytes.NewReader(blob)); err != nil {
+			t.Fatal(err)
+		}
+		reg.AddFaults(registrytest.ResizeBody(http.MethodGet, "/blobs/", delta))
+		resp, err := http.Get(reg.URL + "/v2/" + repoName + "/blobs/" + desc.Digest.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := readAll(t, resp)
+		if want := len(blob) + delta; resp.StatusCode != http.StatusOK || len(body) != want || resp.ContentLength != int64(want) ||
+			!strings.HasPrefix(string(blob)+"\x00\x00\x00\x00\x00", body) {
+			t.Errorf("delta %d: %s, Content-Length %d, %q; want 200 and %d bytes", delta, resp.Status, resp.ContentLength, body, want)
+		}
+	}
+}
