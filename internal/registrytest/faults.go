@@ -41,6 +41,8 @@ type Fault struct {
 	// delta is how many bytes a resize fault adds to a body (or, negative,
 	// removes from its end).
 	delta int
+	// chunked makes a resize fault send no Content-Length.
+	chunked bool
 }
 
 func newFault(kind, method, path string) *Fault {
@@ -86,6 +88,14 @@ func CorruptBody(method, path string) *Fault {
 func ResizeBody(method, path string, delta int) *Fault {
 	f := newFault("resize", method, path)
 	f.delta = delta
+	return f
+}
+
+// Chunked makes a ResizeBody fault send the body without a
+// Content-Length (chunked), so that only its end tells its size. It
+// returns f.
+func (f *Fault) Chunked() *Fault {
+	f.chunked = true
 	return f
 }
 
@@ -164,7 +174,7 @@ func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler, quit <-
 	case "corrupt":
 		next.ServeHTTP(&corrupter{recorder: w, at: f.at}, req)
 	case "resize":
-		resize(w, req, next, f.delta)
+		resize(w, req, next, f.delta, f.chunked)
 	default:
 		panic("registrytest: unknown fault kind " + f.kind)
 	}
@@ -203,8 +213,8 @@ func resetConn(w *recorder) {
 }
 
 // resize lets next answer req and sends its response with delta bytes
-// more or fewer in a 2xx body.
-func resize(w *recorder, req *http.Request, next http.Handler, delta int) {
+// more or fewer in a 2xx body, chunked or with a Content-Length to match.
+func resize(w *recorder, req *http.Request, next http.Handler, delta int, chunked bool) {
 	full := httptest.NewRecorder()
 	next.ServeHTTP(full, req)
 	body := full.Body.Bytes()
@@ -219,7 +229,13 @@ func resize(w *recorder, req *http.Request, next http.Handler, delta int) {
 		w.Header()[k] = v
 	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if chunked {
+		w.Header().Del("Content-Length")
+	}
 	w.WriteHeader(full.Code)
+	if chunked {
+		w.Flush() // sends the headers: the length is not known yet
+	}
 	if req.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}

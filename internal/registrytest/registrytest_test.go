@@ -505,21 +505,31 @@ func TestResizeBody(t *testing.T) {
 	t.Parallel()
 	blob := []byte("a blob of some size")
 	desc := blobDesc(blob)
-	for _, delta := range []int{-3, 5} {
+	for _, tt := range []struct {
+		delta   int
+		chunked bool
+	}{{-3, false}, {5, false}, {-3, true}, {5, true}} {
+		delta := tt.delta
 		reg := registrytest.New(t)
 		repo := repository(t, reg, "", "")
 		if err := repo.Push(context.Background(), desc, bytes.NewReader(blob)); err != nil {
 			t.Fatal(err)
 		}
-		reg.AddFaults(registrytest.ResizeBody(http.MethodGet, "/blobs/", delta))
+		fault := registrytest.ResizeBody(http.MethodGet, "/blobs/", delta)
+		wantLength := int64(len(blob) + delta)
+		if tt.chunked {
+			fault.Chunked()
+			wantLength = -1
+		}
+		reg.AddFaults(fault)
 		resp, err := http.Get(reg.URL + "/v2/" + repoName + "/blobs/" + desc.Digest.String())
 		if err != nil {
 			t.Fatal(err)
 		}
 		body := readAll(t, resp)
-		if want := len(blob) + delta; resp.StatusCode != http.StatusOK || len(body) != want || resp.ContentLength != int64(want) ||
+		if want := len(blob) + delta; resp.StatusCode != http.StatusOK || len(body) != want || resp.ContentLength != wantLength ||
 			!strings.HasPrefix(string(blob)+"\x00\x00\x00\x00\x00", body) {
-			t.Errorf("delta %d: %s, Content-Length %d, %q; want 200 and %d bytes", delta, resp.Status, resp.ContentLength, body, want)
+			t.Errorf("delta %d, chunked %v: %s, Content-Length %d, %q; want 200 and %d bytes, Content-Length %d", delta, tt.chunked, resp.Status, resp.ContentLength, body, want, wantLength)
 		}
 	}
 }
