@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"sync/atomic"
@@ -15,7 +16,8 @@ import (
 // A Fault is a rule of the fault-injecting layer in front of the registry.
 // It matches requests by method and path and takes the first of them (one
 // by default; see Times); the others reach the registry untouched. Make one
-// with Fail, FailAfterBody, ResetConn, CorruptBody or CorruptBlob, or with
+// with Fail, FailAfterBody, ResetConn, CorruptBody, CorruptBlob or
+// ResizeBody, or with
 // the network faults ResetMidBody, Truncate, Stall, StallMidBody and Stream,
 // and install it with WithFaults or Registry.AddFaults.
 //
@@ -36,6 +38,11 @@ type Fault struct {
 	streamBytes int64
 	// at is the offset of the body byte a corrupt fault flips.
 	at int64
+	// delta is how many bytes a resize fault adds to a body (or, negative,
+	// removes from its end).
+	delta int
+	// chunked makes a resize fault send no Content-Length.
+	chunked bool
 }
 
 func newFault(kind, method, path string) *Fault {
@@ -72,6 +79,24 @@ func ResetConn(method, path string) *Fault {
 // of the first byte of a successful response's body, keeping its length.
 func CorruptBody(method, path string) *Fault {
 	return newFault("corrupt", method, path)
+}
+
+// ResizeBody passes matching requests to the registry but makes a
+// successful response's body delta bytes longer (zeros appended) or, with
+// a negative delta, that many bytes shorter, with a Content-Length to
+// match: a whole response, of another size than the one asked for.
+func ResizeBody(method, path string, delta int) *Fault {
+	f := newFault("resize", method, path)
+	f.delta = delta
+	return f
+}
+
+// Chunked makes a ResizeBody fault send the body without a
+// Content-Length (chunked), so that only its end tells its size. It
+// returns f.
+func (f *Fault) Chunked() *Fault {
+	f.chunked = true
+	return f
 }
 
 // CorruptBlob corrupts the body of GET requests for blob dgst of repository
@@ -148,6 +173,8 @@ func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler, quit <-
 		resetConn(w)
 	case "corrupt":
 		next.ServeHTTP(&corrupter{recorder: w, at: f.at}, req)
+	case "resize":
+		resize(w, req, next, f.delta, f.chunked)
 	default:
 		panic("registrytest: unknown fault kind " + f.kind)
 	}
@@ -183,6 +210,35 @@ func resetConn(w *recorder) {
 		_ = tcp.SetLinger(0) // close with RST rather than FIN
 	}
 	_ = conn.Close()
+}
+
+// resize lets next answer req and sends its response with delta bytes
+// more or fewer in a 2xx body, chunked or with a Content-Length to match.
+func resize(w *recorder, req *http.Request, next http.Handler, delta int, chunked bool) {
+	full := httptest.NewRecorder()
+	next.ServeHTTP(full, req)
+	body := full.Body.Bytes()
+	if full.Code/100 == 2 {
+		if delta >= 0 {
+			body = append(body, make([]byte, delta)...)
+		} else {
+			body = body[:max(len(body)+delta, 0)]
+		}
+	}
+	for k, v := range full.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if chunked {
+		w.Header().Del("Content-Length")
+	}
+	w.WriteHeader(full.Code)
+	if chunked {
+		w.Flush() // sends the headers: the length is not known yet
+	}
+	if req.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
 }
 
 // corrupter flips the body byte at offset at of a 2xx response.

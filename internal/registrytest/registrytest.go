@@ -86,7 +86,7 @@ type Request struct {
 	// ResponseBytes is how many response body bytes the server wrote.
 	ResponseBytes int64
 	// Fault names the fault injected into this request ("fail",
-	// "fail-after-body", "reset", "corrupt", "reset-mid-body", "truncate",
+	// "fail-after-body", "reset", "corrupt", "resize", "reset-mid-body", "truncate",
 	// "stall", "stall-mid-body" or "stream"), or is empty.
 	Fault string
 	// AuthScheme is the scheme of the request's Authorization header
@@ -106,6 +106,7 @@ type options struct {
 	auth       string // "", "basic" or "token"
 	user, pass string
 	pullOnly   bool
+	echo       bool
 	faults     []*Fault
 }
 
@@ -201,6 +202,9 @@ func New(t testing.TB, opts ...Option) *Registry {
 		}
 		r.backend = r.app
 	}
+	if o.echo {
+		r.backend = echoCredentials(r.backend)
+	}
 	r.srv, err = startLoopback(http.HandlerFunc(r.serve), o.tls)
 	if err != nil {
 		r.Close()
@@ -248,7 +252,7 @@ func (r *Registry) config(t testing.TB, o *options) (*configuration.Configuratio
 			"path":  path,
 		}}
 	case "token":
-		ts, err := startTokenServer(t.TempDir(), o.user, o.pass)
+		ts, err := startTokenServer(t.TempDir(), o.user, o.pass, o.echo)
 		if err != nil {
 			return nil, err
 		}
@@ -333,6 +337,18 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	if gen == r.generation { // else ResetRequests dropped the record
 		r.requests[i].Status, r.requests[i].BodyBytes, r.requests[i].ResponseBytes = rec.status, body.n, rec.written
 	}
+}
+
+// IssuedTokens returns the bearer tokens the token service of
+// WithTokenAuth has issued so far, oldest first, for tests that check a
+// client never shows them.
+func (r *Registry) IssuedTokens() []string {
+	if r.token == nil {
+		return nil
+	}
+	r.token.mu.Lock()
+	defer r.token.mu.Unlock()
+	return slices.Clone(r.token.issued)
 }
 
 // AddFaults installs more faults. Faults are tried in the order installed;

@@ -500,3 +500,36 @@ func TestRetryAfterTime(t *testing.T) {
 		t.Errorf("%s, Retry-After %q", resp.Status, got)
 	}
 }
+
+func TestResizeBody(t *testing.T) {
+	t.Parallel()
+	blob := []byte("a blob of some size")
+	desc := blobDesc(blob)
+	for _, tt := range []struct {
+		delta   int
+		chunked bool
+	}{{-3, false}, {5, false}, {-3, true}, {5, true}} {
+		delta := tt.delta
+		reg := registrytest.New(t)
+		repo := repository(t, reg, "", "")
+		if err := repo.Push(context.Background(), desc, bytes.NewReader(blob)); err != nil {
+			t.Fatal(err)
+		}
+		fault := registrytest.ResizeBody(http.MethodGet, "/blobs/", delta)
+		wantLength := int64(len(blob) + delta)
+		if tt.chunked {
+			fault.Chunked()
+			wantLength = -1
+		}
+		reg.AddFaults(fault)
+		resp, err := http.Get(reg.URL + "/v2/" + repoName + "/blobs/" + desc.Digest.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := readAll(t, resp)
+		if want := len(blob) + delta; resp.StatusCode != http.StatusOK || len(body) != want || resp.ContentLength != wantLength ||
+			!strings.HasPrefix(string(blob)+"\x00\x00\x00\x00\x00", body) {
+			t.Errorf("delta %d, chunked %v: %s, Content-Length %d, %q; want 200 and %d bytes, Content-Length %d", delta, tt.chunked, resp.Status, resp.ContentLength, body, want, wantLength)
+		}
+	}
+}

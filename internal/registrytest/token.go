@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/distribution/distribution/v3/configuration"
@@ -43,11 +44,15 @@ type tokenServer struct {
 	key      *ecdsa.PrivateKey
 	kid      string // the key's ID, which the registry looks it up by
 	certPath string // the key's certificate, which the registry trusts
+
+	mu     sync.Mutex
+	issued []string
 }
 
 // startTokenServer creates a signing key, writes its self-signed
 // certificate under dir and serves the token endpoint on loopback.
-func startTokenServer(dir, user, pass string) (*tokenServer, error) {
+// With echo, its errors echo the credentials asked with (WithCredentialEcho).
+func startTokenServer(dir, user, pass string, echo bool) (*tokenServer, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generating the token signing key: %w", err)
@@ -81,7 +86,11 @@ func startTokenServer(dir, user, pass string) (*tokenServer, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/token", ts.serveToken)
-	ts.srv, err = startLoopback(mux, false)
+	var h http.Handler = mux
+	if echo {
+		h = echoCredentials(mux)
+	}
+	ts.srv, err = startLoopback(h, false)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +155,9 @@ func (ts *tokenServer) serveToken(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	ts.mu.Lock()
+	ts.issued = append(ts.issued, signed)
+	ts.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"token":        signed,

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -27,7 +28,7 @@ func Explain(err error, host, target string) error {
 		return err
 	}
 	class := errdefs.Unavailable
-	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, errdef.ErrInvalidDigest) {
+	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, errdef.ErrInvalidDigest) || sizeMismatch(err) {
 		class = errdefs.DataLoss
 	}
 	return errdefs.With(class, explain(err, host, target))
@@ -72,6 +73,8 @@ func explain(err error, host, target string) error {
 		return fmt.Errorf("%s not found on %s: check the repository and tag (%w)", target, host, err)
 	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, errdef.ErrInvalidDigest):
 		return fmt.Errorf("content from %s does not match its digest (%w): the registry or something between it and you altered a blob; nothing was kept", host, err)
+	case sizeMismatch(err):
+		return fmt.Errorf("content from %s is not the size its descriptor gives (%w): the registry or something between it and you altered it; nothing was kept", host, err)
 	case errors.Is(err, errdef.ErrSizeExceedsLimit):
 		return fmt.Errorf("content from %s is larger than allowed (%w)", host, err)
 	}
@@ -89,4 +92,25 @@ func explain(err error, host, target string) error {
 		return fmt.Errorf("cannot reach %s: %w", host, err)
 	}
 	return fmt.Errorf("registry %s: %w", host, err)
+}
+
+// sizeMismatch reports whether err is oras-go refusing content a registry
+// served whole but of another size than its descriptor gives: content
+// that is not what was asked for, like a digest mismatch. oras-go has a
+// sentinel error for a body longer than the descriptor only; it words the
+// others, a Content-Length that differs and a body that ends before the
+// size (a clean end: a connection that breaks is read again, and reported
+// as a ReadError), without one.
+func sizeMismatch(err error) bool {
+	var read *ReadError
+	var stall *StallError
+	if errors.As(err, &read) || errors.As(err, &stall) {
+		return false // the network's doing, whatever oras-go made of it
+	}
+	if errors.Is(err, content.ErrTrailingData) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, ": mismatch Content-Length") ||
+		errors.Is(err, io.ErrUnexpectedEOF) && strings.Contains(msg, "read failed: expected content size of")
 }

@@ -22,7 +22,7 @@ func (c *Client) Login(ctx context.Context, host string, cred auth.Credential) e
 	// from credentials already saved, and prove nothing about these.
 	check := *c.http
 	check.Cache = auth.NewCache()
-	check.Credential = auth.StaticCredential(reg.Reference.Registry, cred)
+	check.Credential = recordingCredentials(c.secrets, auth.StaticCredential(reg.Reference.Registry, cred))
 	reg.Client = &check
 	if err := reg.Ping(ctx); err != nil {
 		var resp *errcode.ErrorResponse

@@ -66,6 +66,8 @@ type Client struct {
 	opts  Options
 	creds credentials.Store
 	http  *auth.Client
+	// secrets are the credentials sent so far, which no error shows.
+	secrets *secrets
 }
 
 // New builds a Client from opts.
@@ -89,16 +91,20 @@ func New(opts Options) (*Client, error) {
 		Base:   stallErrors{next: base, timeout: timeout},
 		Policy: func() retry.Policy { return retryPolicy{onWait: opts.OnWait, now: time.Now} },
 	}
+	sent := &secrets{}
+	// Every request, to a registry or to its token endpoint, goes through
+	// redactingResponses, so that no answer carries a secret to a message.
+	transport := redactingResponses{secrets: sent, next: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}}}
 	client := &auth.Client{
-		Client:     &http.Client{Transport: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}}},
+		Client:     &http.Client{Transport: transport},
 		Cache:      auth.NewCache(),
-		Credential: credentialFunc(creds),
+		Credential: recordingCredentials(sent, credentialFunc(creds)),
 		Header:     http.Header{},
 	}
 	if opts.UserAgent != "" {
 		client.SetUserAgent(opts.UserAgent)
 	}
-	return &Client{opts: opts, creds: creds, http: client}, nil
+	return &Client{opts: opts, creds: creds, http: client, secrets: sent}, nil
 }
 
 func baseTransport(opts Options) (http.RoundTripper, error) {
