@@ -104,7 +104,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		return err
 	}
 	res, err := install.Verify(ctx, install.VerifyOptions{
-		Targets: placement.Targets, Locked: locked, LockDir: lockDir, Notes: opts.IO.ErrOut,
+		Targets: placement.Targets, Root: placement.Root, Locked: locked, LockDir: lockDir, Notes: opts.IO.ErrOut,
 		Signed: install.SignedOptions{Keys: opts.Keys, Policy: opts.Policy, Open: func() (trust.Source, int64, error) {
 			opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 			if err != nil {
