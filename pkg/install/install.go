@@ -242,8 +242,10 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		}
 		return nil, err
 	}
+	afterCommit("commit")
 	for _, p := range plans {
 		p.finish()
+		afterCommit("finish " + p.opts.Dir)
 	}
 	tx.forget()
 	return out, nil
@@ -317,6 +319,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if p.result.Recovered, err = recoverJournal(journal, opts.LockDir); err != nil {
 		return nil, err
 	}
+	sweepMarkers(opts.LockDir)
 	if err := p.open(); err != nil {
 		return nil, err
 	}
