@@ -53,7 +53,8 @@ since, and check that each installed skill is the one stax.lock pins. With
 --key (or keys the trust policy gives a package), compare the installed
 files with what the package's signature signs as well, so that a file
 changed together with the install record is found. Exits 6 when anything
-differs.`,
+differs, or when a folder leads out of the project through a symbolic link,
+which install refuses.`,
 		Example: `  stax verify ghcr.io/acme/skills:1.0.0 --key acme.pub
   stax verify oci:./mirror:1.0.0 --key old.pub --key new.pub
   stax verify --installed
