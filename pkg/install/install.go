@@ -613,6 +613,7 @@ func (p *plan) open() (err error) {
 		}
 	}
 	if p.folder, err = p.base.OpenRoot(rel); err != nil {
+		p.removeCreated()
 		return errdefs.IO(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, p.basePath))
 	}
 	return nil
