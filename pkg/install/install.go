@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -288,7 +287,10 @@ type plan struct {
 	// to base, that open created; "" when the folder was there.
 	createdFrom string
 	unlock      func()
-	backupRel   string
+	// backupRel is this install's backup directory, and backupMade the
+	// outermost directory of its path the install made.
+	backupRel  string
+	backupMade string
 }
 
 func emptyResult(dir string) *Result {
@@ -598,47 +600,49 @@ func (p *plan) open() (err error) {
 	if p.base, p.basePath, p.folderRel, err = openBase(p.opts.Root, p.opts.Dir); err != nil {
 		return err
 	}
-	rel := p.folderRel
 	// The folder is made, with any directory above it that is missing
 	// (.claude for .claude/skills), for the staging directory to live in;
 	// close removes what it made again unless something was installed.
-	for dir := range pathPrefixes(rel) {
-		if _, err := p.base.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-			p.createdFrom = dir
-			if err := p.base.MkdirAll(rel, 0o755); err != nil {
-				p.removeCreated()
-				return errdefs.IO(fmt.Errorf("create %s: %w", p.opts.Dir, err))
-			}
-			break
-		}
+	if p.createdFrom, err = mkdirAll(p.base, p.folderRel); err != nil {
+		p.removeCreated()
+		return errdefs.IO(fmt.Errorf("create %s: %w", p.opts.Dir, err))
 	}
-	if p.folder, err = p.base.OpenRoot(rel); err != nil {
+	if p.folder, err = p.base.OpenRoot(p.folderRel); err != nil {
 		p.removeCreated()
 		return errdefs.IO(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, p.basePath))
 	}
 	return nil
 }
 
-// pathPrefixes yields the directories of the relative path rel from the
-// outermost in, rel last: a, a/b, a/b/c.
-func pathPrefixes(rel string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for i := 0; i <= len(rel); i++ {
-			if (i == len(rel) || rel[i] == filepath.Separator) && !yield(rel[:i]) {
-				return
-			}
-		}
-	}
-}
-
 // removeCreated removes the directories open made for the folder, the
 // folder first, while they are empty: an install that installed nothing
 // leaves the project as it found it.
 func (p *plan) removeCreated() {
-	if p.createdFrom == "" {
+	removeMade(p.base, p.folderRel, p.createdFrom)
+}
+
+// mkdirAll makes the directory rel in base, and any missing above it, and
+// returns the outermost it made: "" when rel was there. A failed install
+// removes them again with removeMade, leaving the project as it was.
+func mkdirAll(base *os.Root, rel string) (made string, err error) {
+	for i := 0; i <= len(rel); i++ {
+		if i < len(rel) && rel[i] != filepath.Separator {
+			continue
+		}
+		if _, err := base.Lstat(rel[:i]); errors.Is(err, fs.ErrNotExist) {
+			return rel[:i], base.MkdirAll(rel, 0o755)
+		}
+	}
+	return "", nil
+}
+
+// removeMade removes rel, and the directories above it up to made (see
+// mkdirAll), innermost first, while they are empty.
+func removeMade(base *os.Root, rel, made string) {
+	if made == "" {
 		return
 	}
-	for dir := p.folderRel; p.base.Remove(dir) == nil && dir != p.createdFrom; dir = filepath.Dir(dir) {
+	for dir := rel; base.Remove(dir) == nil && dir != made; dir = filepath.Dir(dir) {
 	}
 }
 
@@ -719,7 +723,9 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	}
 	if len(p.result.Backups) > 0 {
 		p.backupRel = backupRel
-		if err := p.base.MkdirAll(backupRel, 0o755); err != nil {
+		var err error
+		if p.backupMade, err = mkdirAll(p.base, backupRel); err != nil {
+			removeMade(p.base, backupRel, p.backupMade)
 			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
 		}
 	}
@@ -803,11 +809,10 @@ func (p *plan) rollback() error {
 	}
 	err := undoMoves(p.base, p.moves)
 	p.moves = nil
-	if p.backupRel != "" {
-		// The backup directories this install made, now empty.
-		for dir := p.backupRel; dir != BackupDir && dir != "." && p.base.Remove(dir) == nil; dir = filepath.Dir(dir) {
-		}
-	}
+	// The backup directories this install made, now empty; plans are
+	// rolled back last first, so the directories one made for another's
+	// are empty by its turn.
+	removeMade(p.base, p.backupRel, p.backupMade)
 	if p.recordCopied || !p.hadRecord {
 		err = errors.Join(err, restoreRecord(p.folder, p.hadRecord, previousRecord(p.staging), nil))
 	}
