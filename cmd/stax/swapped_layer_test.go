@@ -41,6 +41,19 @@ func TestSignedLayoutWithSwappedLayerFailsVerification(t *testing.T) {
 			if tree := listTree(t, proj); tree != "" {
 				t.Errorf("install wrote to the project:\n%s", tree)
 			}
+			if how != "blob rewritten" {
+				return
+			}
+			// Unverified, the install gets as far as reading the layer
+			// into the folder's staging directory, and fails there: the
+			// project is left as it was, without even an empty .claude.
+			r = runStax(t, "install", "oci:"+layout+":1.0.0", "--dir", proj, "--runtime", "claude-code")
+			if r.Code != 6 {
+				t.Errorf("unverified install of a swapped layer: exit %d, want 6: %s", r.Code, r.Stderr)
+			}
+			if tree := listTree(t, proj); tree != "" {
+				t.Errorf("the failed install left in the project:\n%s", tree)
+			}
 		})
 	}
 }
