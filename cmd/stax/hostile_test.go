@@ -286,3 +286,30 @@ func TestPackRefusesUnsafeSkillDirectories(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyInstalledRefusesSymlinkedFolder: a skills folder that is a
+// symbolic link out of the project, which install refuses, is not
+// reported verified, even when what it points to matches its record.
+func TestVerifyInstalledRefusesSymlinkedFolder(t *testing.T) {
+	useHome(t)
+	h := newHostileProject(t)
+	if r := runStax(t, "install", h.source, "--dir", h.project, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", h.project, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("verify a clean install: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	// The installed folder, record and all, moves out of the project and
+	// a link to it takes its place.
+	outside := filepath.Join(h.root, "elsewhere")
+	if err := os.Rename(h.skills, outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, h.skills); err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "verify", "--installed", "--dir", h.project, "--runtime", "claude-code")
+	if r.Code != 6 || !strings.Contains(r.Stderr, "symbolic link") || !strings.Contains(r.Stderr, h.skills) {
+		t.Errorf("verify through a link out of the project: exit %d, want 6 naming the link: %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -58,8 +58,9 @@ cannot be a plain directory name are refused before anything is touched.
 In SKILL.md, ${STAX_SKILL_DIR} and ${STAX_WORKSPACE} become the installed
 paths; $ARGUMENTS is left to the runtime.
 
---frozen installs exactly the digests of stax.lock and fails (exit 4) if
-stax.yaml and stax.lock disagree or a locked digest cannot be fetched.`,
+--frozen installs exactly the digests of stax.lock, its packages' and its
+skills', and fails (exit 4) if stax.yaml and stax.lock disagree, a package
+or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 		Example: `  stax install ghcr.io/org/skills:2.0.0 ghcr.io/team/skills:1.4.0 --runtime claude-code,cursor
   stax install                      # install.sources and install.runtimes of stax.yaml
   stax install --frozen             # in CI: exactly what stax.lock pins

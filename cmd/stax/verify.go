@@ -53,7 +53,8 @@ since, and check that each installed skill is the one stax.lock pins. With
 --key (or keys the trust policy gives a package), compare the installed
 files with what the package's signature signs as well, so that a file
 changed together with the install record is found. Exits 6 when anything
-differs.`,
+differs, or when a folder leads out of the project through a symbolic link,
+which install refuses.`,
 		Example: `  stax verify ghcr.io/acme/skills:1.0.0 --key acme.pub
   stax verify oci:./mirror:1.0.0 --key old.pub --key new.pub
   stax verify --installed
@@ -104,7 +105,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		return err
 	}
 	res, err := install.Verify(ctx, install.VerifyOptions{
-		Targets: placement.Targets, Locked: locked, LockDir: lockDir, Notes: opts.IO.ErrOut,
+		Targets: placement.Targets, Root: placement.Root, Locked: locked, LockDir: lockDir, Notes: opts.IO.ErrOut,
 		Signed: install.SignedOptions{Keys: opts.Keys, Policy: opts.Policy, Open: func() (trust.Source, int64, error) {
 			opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 			if err != nil {

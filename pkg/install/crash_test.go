@@ -121,8 +121,11 @@ func TestFailureAtEveryStepRollsBack(t *testing.T) {
 			if l := w.leftovers(t); len(l) > 0 {
 				t.Errorf("left behind: %v", l)
 			}
-			if backups, _ := os.ReadDir(filepath.Join(w.root, BackupDir)); len(backups) > 0 {
-				t.Errorf("a rolled back install left a backup directory: %v", backups)
+			// The project had no .stax: the directories the install made
+			// for its backups go with them.
+			if _, err := os.Stat(filepath.Join(w.root, ".stax")); !errors.Is(err, os.ErrNotExist) {
+				backups, _ := os.ReadDir(filepath.Join(w.root, BackupDir))
+				t.Errorf("a rolled back install left its backup directory (%v): %v", err, backups)
 			}
 			if err := w.next(t); err != nil {
 				t.Fatalf("rerun: %v", err)
@@ -213,5 +216,61 @@ func TestUnchangedReinstallWritesNothing(t *testing.T) {
 	}
 	if after, err := os.Stat(w.locks); err != nil || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("an unchanged re-install wrote in the lock directory (%v)", err)
+	}
+}
+
+// A kill after the commit marker is written, before or while the folders
+// are completed, leaves an install the next run completes: it is the new
+// install, whole, and neither the marker nor a journal is left behind.
+func TestCrashAfterCommitIsCompletedAndForgotten(t *testing.T) {
+	var points []string
+	counted := newCrashWorld(t)
+	afterCommit = func(p string) { points = append(points, p) }
+	if err := counted.next(t); err != nil {
+		t.Fatal(err)
+	}
+	afterCommit = func(string) {}
+	if len(points) != 3 {
+		t.Fatalf("crash points %q; want the commit and each of the two folders", points)
+	}
+	for k, name := range points {
+		for _, rerun := range []string{"install", "recover"} {
+			t.Run(fmt.Sprintf("%d %s/%s", k, strings.Fields(name)[0], rerun), func(t *testing.T) {
+				w := newCrashWorld(t)
+				func() {
+					n := 0
+					afterCommit = func(string) {
+						if n++; n == k+1 {
+							panic(errInjected)
+						}
+					}
+					defer func() { afterCommit = func(string) {}; recover() }()
+					w.next(t)
+					t.Fatal("the install was not stopped")
+				}()
+				if rerun == "recover" {
+					for _, dir := range w.dirs {
+						if _, err := Recover(context.Background(), dir, w.locks); err != nil {
+							t.Fatal(err)
+						}
+					}
+				} else if err := w.next(t); err != nil {
+					t.Fatalf("rerun: %v", err)
+				}
+				got := w.state(t)
+				if !strings.Contains(got, "keep/SKILL.md: v2") || strings.Count(got, "new/SKILL.md: hi") != 2 || strings.Contains(got, "gone/") ||
+					!strings.Contains(got, "stax.lock: new") {
+					t.Errorf("after a kill at %s and a run, not the new install:\n%s", name, got)
+				}
+				if l := w.leftovers(t); len(l) > 0 {
+					t.Errorf("left behind: %v", l)
+				}
+				for _, dir := range w.dirs {
+					if drift, err := Check(dir); err != nil || len(drift) > 0 {
+						t.Errorf("%s: the record does not describe the folder: %v %+v", dir, err, drift)
+					}
+				}
+			})
+		}
 	}
 }

@@ -241,8 +241,10 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		}
 		return nil, err
 	}
+	afterCommit("commit")
 	for _, p := range plans {
 		p.finish()
+		afterCommit("finish " + p.opts.Dir)
 	}
 	tx.forget()
 	return out, nil
@@ -281,9 +283,14 @@ type plan struct {
 	// lock file is about to change.
 	journaled bool
 	finished  bool
-	created   bool
-	unlock    func()
-	backupRel string
+	// createdFrom is the outermost directory of the folder's path, relative
+	// to base, that open created; "" when the folder was there.
+	createdFrom string
+	unlock      func()
+	// backupRel is this install's backup directory, and backupMade the
+	// outermost directory of its path the install made.
+	backupRel  string
+	backupMade string
 }
 
 func emptyResult(dir string) *Result {
@@ -314,6 +321,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if p.result.Recovered, err = recoverJournal(journal, opts.LockDir); err != nil {
 		return nil, err
 	}
+	sweepMarkers(opts.LockDir)
 	if err := p.open(); err != nil {
 		return nil, err
 	}
@@ -588,36 +596,105 @@ const previousDir = "previous"
 // open opens the confining root and the folder inside it, creating the
 // folder if needed. A folder that is, or lies under, a symbolic link
 // leading outside the root is refused by the kernel, not a string check.
-func (p *plan) open() error {
-	dir, err := filepath.Abs(p.opts.Dir)
-	if err != nil {
-		return errdefs.IO(err)
+func (p *plan) open() (err error) {
+	if p.base, p.basePath, p.folderRel, err = openBase(p.opts.Root, p.opts.Dir); err != nil {
+		return err
 	}
-	base := p.opts.Root
-	if base == "" {
-		base = filepath.Dir(dir)
+	// The folder is made, with any directory above it that is missing
+	// (.claude for .claude/skills), for the staging directory to live in;
+	// close removes what it made again unless something was installed.
+	if p.createdFrom, err = mkdirAll(p.base, p.folderRel); err != nil {
+		p.removeCreated()
+		return errdefs.IO(fmt.Errorf("create %s: %w", p.opts.Dir, err))
 	}
-	if base, err = filepath.Abs(base); err != nil {
-		return errdefs.IO(err)
-	}
-	rel, err := filepath.Rel(base, dir)
-	if err != nil || !filepath.IsLocal(rel) {
-		return errdefs.IO(fmt.Errorf("%s is not inside %s: stax installs only there", p.opts.Dir, base))
-	}
-	p.basePath, p.folderRel = base, rel
-	if p.base, err = os.OpenRoot(base); err != nil {
-		return errdefs.IO(err)
-	}
-	if _, err := p.base.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
-		p.created = true
-		if err := p.base.MkdirAll(rel, 0o755); err != nil {
-			return errdefs.IO(fmt.Errorf("create %s: %w", p.opts.Dir, err))
-		}
-	}
-	if p.folder, err = p.base.OpenRoot(rel); err != nil {
-		return errdefs.IO(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, base))
+	if p.folder, err = p.base.OpenRoot(p.folderRel); err != nil {
+		p.removeCreated()
+		return errdefs.IO(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, p.basePath))
 	}
 	return nil
+}
+
+// removeCreated removes the directories open made for the folder, the
+// folder first, while they are empty: an install that installed nothing
+// leaves the project as it found it.
+func (p *plan) removeCreated() {
+	removeMade(p.base, p.folderRel, p.createdFrom)
+}
+
+// mkdirAll makes the directory rel in base, and any missing above it, and
+// returns the outermost it made: "" when rel was there. A failed install
+// removes them again with removeMade, leaving the project as it was.
+func mkdirAll(base *os.Root, rel string) (made string, err error) {
+	for i := 0; i <= len(rel); i++ {
+		if i < len(rel) && rel[i] != filepath.Separator {
+			continue
+		}
+		if _, err := base.Lstat(rel[:i]); errors.Is(err, fs.ErrNotExist) {
+			return rel[:i], base.MkdirAll(rel, 0o755)
+		}
+	}
+	return "", nil
+}
+
+// removeMade removes rel, and the directories above it up to made (see
+// mkdirAll), innermost first, while they are empty.
+func removeMade(base *os.Root, rel, made string) {
+	if made == "" {
+		return
+	}
+	for dir := rel; base.Remove(dir) == nil && dir != made; dir = filepath.Dir(dir) {
+	}
+}
+
+// checkConfined checks that dir, if it is there, lies inside root (the
+// parent of dir when empty) as install opens it: a folder that is, or
+// lies under, a symbolic link leading outside root is one install
+// refuses, and what the link points to is not an install to vouch for.
+func checkConfined(root, dir string) error {
+	base, basePath, rel, err := openBase(root, dir)
+	if err != nil {
+		return err
+	}
+	defer base.Close()
+	folder, err := base.OpenRoot(rel)
+	switch {
+	case err == nil:
+		folder.Close()
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // nothing installed there
+	}
+	if info, serr := os.Stat(dir); serr == nil && info.IsDir() {
+		// A directory that opens by its path but not inside root is
+		// reached through a link leading out of it.
+		return errdefs.Corrupt(fmt.Errorf("%s leads outside %s through a symbolic link, which install refuses: what it points to is not verified (%w); make the folder a directory there and install again", dir, basePath, err))
+	}
+	return errdefs.IO(fmt.Errorf("open %s: %w", dir, err))
+}
+
+// openBase opens the directory that confines every change to dir: root,
+// or the parent of dir when root is empty. It returns the root opened,
+// its absolute path, and dir relative to it.
+func openBase(root, dir string) (base *os.Root, basePath, rel string, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", "", errdefs.IO(err)
+	}
+	basePath = root
+	if basePath == "" {
+		basePath = filepath.Dir(abs)
+	}
+	if basePath, err = filepath.Abs(basePath); err != nil {
+		return nil, "", "", errdefs.IO(err)
+	}
+	rel, err = filepath.Rel(basePath, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, "", "", errdefs.IO(fmt.Errorf("%s is not inside %s: stax installs only there", dir, basePath))
+	}
+	if base, err = os.OpenRoot(basePath); err != nil {
+		return nil, "", "", errdefs.IO(err)
+	}
+	return base, basePath, rel, nil
 }
 
 // commit swaps the staged skills in, prunes, and writes the record, after
@@ -646,7 +723,9 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	}
 	if len(p.result.Backups) > 0 {
 		p.backupRel = backupRel
-		if err := p.base.MkdirAll(backupRel, 0o755); err != nil {
+		var err error
+		if p.backupMade, err = mkdirAll(p.base, backupRel); err != nil {
+			removeMade(p.base, backupRel, p.backupMade)
 			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
 		}
 	}
@@ -730,11 +809,10 @@ func (p *plan) rollback() error {
 	}
 	err := undoMoves(p.base, p.moves)
 	p.moves = nil
-	if p.backupRel != "" {
-		// The backup directories this install made, now empty.
-		for dir := p.backupRel; dir != BackupDir && dir != "." && p.base.Remove(dir) == nil; dir = filepath.Dir(dir) {
-		}
-	}
+	// The backup directories this install made, now empty; plans are
+	// rolled back last first, so the directories one made for another's
+	// are empty by its turn.
+	removeMade(p.base, p.backupRel, p.backupMade)
 	if p.recordCopied || !p.hadRecord {
 		err = errors.Join(err, restoreRecord(p.folder, p.hadRecord, previousRecord(p.staging), nil))
 	}
@@ -783,9 +861,7 @@ func (p *plan) close() {
 			p.folder.RemoveAll(p.staging)
 		}
 		p.folder.Close()
-		if p.created {
-			p.base.Remove(p.folderRel) // only succeeds when empty
-		}
+		p.removeCreated()
 	}
 	if p.base != nil {
 		p.base.Close()

@@ -91,3 +91,21 @@ func listTree(t *testing.T, root string) string {
 	})
 	return b.String()
 }
+
+// A failed install into a folder that is not there yet leaves the project
+// as it was: neither the folder nor the runtime's directory above it
+// (.claude for .claude/skills) is left behind, empty.
+func TestFailedInstallLeavesNoFolders(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, ".claude", "skills")
+	broken := testSkill(t, "broken", "x\n")
+	broken.Source = filepath.Join(t.TempDir(), "gone")
+	_, err := Install(context.Background(), []Skill{testSkill(t, "fine", "y\n"), broken}, Options{Dir: dir, Root: root, LockDir: t.TempDir()})
+	if err == nil {
+		t.Fatal("an install of a skill whose files are gone succeeded")
+	}
+	if entries, _ := os.ReadDir(root); len(entries) > 0 {
+		t.Errorf("a failed install left %v in the project", entries)
+	}
+}

@@ -160,6 +160,42 @@ func (t *transaction) commit() error {
 // forget removes the marker once every folder's journal is gone.
 func (t *transaction) forget() { os.Remove(t.marker) }
 
+// sweepMarkers removes the commit markers in lockDir that no journal
+// names. A run killed after its commit leaves its marker for the next run
+// to complete each folder by; the marker outlives the folders' journals,
+// so a marker no journal names belongs to a transaction whose folders are
+// all complete, and nothing needs it any more. That holds of a transaction
+// still running in another process too: its journals are written before
+// its marker and removed before it, and the markers here are listed before
+// the journals are read.
+func sweepMarkers(lockDir string) {
+	markers, err := filepath.Glob(filepath.Join(lockDir, "*.committed"))
+	if err != nil || len(markers) == 0 {
+		return
+	}
+	journals, err := filepath.Glob(filepath.Join(lockDir, "*.journal.json"))
+	if err != nil {
+		return
+	}
+	named := map[string]bool{}
+	for _, path := range journals {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // its folder was completed since
+		}
+		var j journalData
+		if err != nil || json.Unmarshal(data, &j) != nil {
+			return // a journal that cannot be read may name any of them
+		}
+		named[j.ID] = true
+	}
+	for _, m := range markers {
+		if !named[strings.TrimSuffix(filepath.Base(m), ".committed")] {
+			os.Remove(m)
+		}
+	}
+}
+
 func writeJournal(path string, j *journalData) error {
 	data, err := json.Marshal(j)
 	if err != nil {
@@ -252,6 +288,7 @@ func Recover(ctx context.Context, dir, lockDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	sweepMarkers(lockDir)
 	if folder, err := os.OpenRoot(dir); err == nil {
 		removeLeftovers(folder)
 		folder.Close()
@@ -342,6 +379,11 @@ func copiedRecord(j *journalData) string {
 // step is called before each step of a commit; tests make it fail, or
 // panic as a kill would stop the process, at each step in turn.
 var step = func(string) error { return nil }
+
+// afterCommit is called once an install is committed, and after each of
+// its folders is complete; nothing can fail there, but tests panic in it
+// as a kill would stop the process.
+var afterCommit = func(string) {}
 
 // stagingName reports whether name is one directory of the staging kind.
 func stagingName(name string) bool {

@@ -108,6 +108,11 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		n.Package.Config.DropDescriptions()
 	}
 	merged := merge.Merge(graph.Order)
+	if frozen {
+		if err := req.Frozen.CheckSkills(merged); err != nil {
+			return nil, errdefs.Resolution(err)
+		}
+	}
 	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
 	skills := make([]Skill, 0, len(merged.Skills))
 	layerOf := map[*resolve.Node]*Layer{}

@@ -35,6 +35,10 @@ func TrustPackages(g *resolve.Graph) []trust.Package {
 // each field but Targets is a usable default.
 type VerifyOptions struct {
 	Targets []Target
+	// Root confines the folders as Options.Root does an install's: a
+	// folder that leads outside it through a symbolic link, which install
+	// refuses, fails verification. Empty means the parent of each folder.
+	Root string
 	// Locked is the project's stax.lock; nil pins nothing.
 	Locked *lock.Lock
 	// LockDir holds the install locks (see store.LockDir).
@@ -83,6 +87,9 @@ type VerifyTarget struct {
 func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 	res := VerifyResult{Verified: true, Targets: []VerifyTarget{}}
 	for _, t := range opts.Targets {
+		if err := checkConfined(opts.Root, t.Dir); err != nil {
+			return res, err
+		}
 		note, err := Recover(ctx, t.Dir, opts.LockDir)
 		if err != nil {
 			return res, err

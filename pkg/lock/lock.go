@@ -161,6 +161,47 @@ func (l *Lock) Check(sources []string, g *resolve.Graph) error {
 	return nil
 }
 
+// CheckSkills reports the first way the skills an install of the locked
+// packages merged to, m, differ from the skills the lock pins: a skill
+// the lock does not list under the package it came from, one whose digest
+// is not the locked one, or one the lock lists that m lacks. The package
+// digests pin the packages' configs, whose records give the skills'
+// digests; the lock's own skill digests are checked here, so that an
+// edited one is refused rather than installed past.
+func (l *Lock) CheckSkills(m *merge.Result) error {
+	locked := map[string]map[string]digest.Digest{}
+	for _, p := range l.Packages {
+		skills := locked[p.Ref]
+		if skills == nil {
+			skills = map[string]digest.Digest{}
+			locked[p.Ref] = skills
+		}
+		for _, s := range p.Skills {
+			skills[s.Path] = s.Digest
+		}
+	}
+	for _, s := range m.Skills {
+		ref := Key(s.From)
+		want, ok := locked[ref][s.Path]
+		switch {
+		case !ok:
+			return fmt.Errorf("skill %s of %s is not in %s: re-run `stax install` without --frozen to update the lock", s.Path, ref, FileName)
+		case want != s.Digest:
+			return fmt.Errorf("%s pins skill %s of %s at %s, but the package holds %s: re-run `stax install` without --frozen to update the lock",
+				FileName, s.Path, ref, want, s.Digest)
+		}
+		delete(locked[ref], s.Path)
+	}
+	for _, p := range l.Packages {
+		for _, s := range p.Skills {
+			if _, left := locked[p.Ref][s.Path]; left {
+				return fmt.Errorf("%s lists skill %s of %s, which the install does not hold: re-run `stax install` without --frozen to update the lock", FileName, s.Path, p.Ref)
+			}
+		}
+	}
+	return nil
+}
+
 // SkillDigest is the locked digest of the skill at path, if any.
 func (l *Lock) SkillDigest(path string) (digest.Digest, bool) {
 	for _, p := range l.Packages {

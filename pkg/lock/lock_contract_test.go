@@ -250,3 +250,42 @@ func TestReadRefusesWhatStaxDidNotWrite(t *testing.T) {
 		t.Errorf("Read of a missing lock: %v, want fs.ErrNotExist", err)
 	}
 }
+
+// CheckSkills holds an install to every skill digest of the lock: the
+// lock as written passes; an edited digest, a skill it does not list,
+// and a skill it lists that the install lacks are each refused, naming
+// the skill.
+func TestCheckSkillsHoldsEverySkillDigest(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writePackage(t, filepath.Join(root, "base"), "base", "lint", "review")
+	l, g := install(t, root, "./base")
+	m := merge.Merge(g.Order)
+	if err := l.CheckSkills(m); err != nil {
+		t.Fatalf("the lock as written: %v", err)
+	}
+	edit := func(change func(p *lock.Package)) *lock.Lock {
+		c := *l
+		c.Packages = slices.Clone(l.Packages)
+		c.Packages[0].Skills = slices.Clone(l.Packages[0].Skills)
+		change(&c.Packages[0])
+		return &c
+	}
+	edited := digest.FromString("edited")
+	cases := map[string]struct {
+		lock *lock.Lock
+		want []string
+	}{
+		"edited digest": {edit(func(p *lock.Package) { p.Skills[0].Digest = edited }), []string{"lint", string(edited), string(l.Packages[0].Skills[0].Digest), "without --frozen"}},
+		"skill missing": {edit(func(p *lock.Package) { p.Skills = p.Skills[1:] }), []string{"lint", "not in stax.lock"}},
+		"skill extra":   {edit(func(p *lock.Package) { p.Skills = append(p.Skills, lock.Skill{Path: "ghost", Digest: edited}) }), []string{"ghost", "does not hold"}},
+	}
+	for name, c := range cases {
+		err := c.lock.CheckSkills(m)
+		for _, want := range c.want {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v; want it to say %q", name, err, want)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // In-toto names of the signed statement.
@@ -112,7 +114,15 @@ func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Packag
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, err)
+		err = fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, err)
+		if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// The blob is not the layer the manifest names (replaced, or
+			// cut short): what signs the manifest does not sign these
+			// bytes, which is a verification failure wherever they came
+			// from.
+			return nil, errdefs.Corrupt(fmt.Errorf("%w: the layer was altered since the package was made; fetch it again from its source", err))
+		}
+		return nil, err
 	}
 	for i := range skills {
 		slices.SortFunc(skills[i].Files, func(a, b FileHash) int { return strings.Compare(a.Path, b.Path) })

@@ -88,7 +88,7 @@ for delay in 0 0 0.005 0.01 0.02 0.03 0.05 0.1; do
   "$STAX" install "$work/v2" --dir "$proj" >/dev/null 2>"$work/err" || fail "trial $trial: rerun without --force: $(cat "$work/err")"
   [[ $(versions) == "version2x$SKILLS" ]] || fail "trial $trial: rerun did not install v2: $(versions)"
   "$STAX" verify --installed --dir "$proj" >/dev/null 2>&1 || fail "trial $trial: verify after the rerun"
-  leftovers=$(find "$proj/.claude/skills" -maxdepth 1 -name '.stax-staging-*'; find "$STAX_HOME/locks" -name '*.journal.json')
+  leftovers=$(find "$proj/.claude/skills" -maxdepth 1 -name '.stax-staging-*'; find "$STAX_HOME/locks" -name '*.journal.json' -o -name '*.committed')
   [[ -z $leftovers ]] || fail "trial $trial: left behind: $leftovers"
   echo "trial $trial: killed ${delay}s into the swap; recovered to ${state%x*}; rerun ok" >&2
   passed=$((passed + 1))
