@@ -60,6 +60,7 @@ package hiddentext
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -126,6 +127,18 @@ func (f Finding) Describe() string {
 
 func (f Finding) String() string {
 	return fmt.Sprintf("%d:%d: %s", f.Line, f.Column, f.Describe())
+}
+
+// Check returns an *Error for the first hidden text in data, the content
+// of the file path of the skill named skill ("" for none), or nil.
+func Check(path, skill string, data []byte) error {
+	var s Scanner
+	s.Write(data)
+	s.Close()
+	if len(s.findings) == 0 {
+		return nil
+	}
+	return &Error{Path: path, Skill: skill, Finding: s.findings[0], More: s.runs - 1}
 }
 
 // Scan returns the hidden text in data, as a Scanner fed all of it does.
@@ -514,26 +527,32 @@ func validSubdivision(spec []byte) bool {
 
 // Error is hidden text found in a file that is refused for it.
 type Error struct {
-	// Path is the file, as the reader names it; Skill, when set, the skill
+	// Path is the file, as the reader names it; empty when the error is
+	// wrapped in one that names it already. Skill, when set, is the skill
 	// it belongs to.
 	Path  string
 	Skill string
 	Finding
-	// More counts the further runs of hidden text in the file, when known.
+	// More counts the further runs of hidden text in the file, when known:
+	// a reader that stops at the first does not learn of the others.
 	More int
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d:%d: ", e.Path, e.Line, e.Column)
+	if e.Path != "" {
+		fmt.Fprintf(&b, "%s:%d:%d: ", e.Path, e.Line, e.Column)
+	} else {
+		fmt.Fprintf(&b, "line %d, column %d: ", e.Line, e.Column)
+	}
 	if e.Skill != "" {
 		fmt.Fprintf(&b, "skill %s holds ", e.Skill)
 	}
 	fmt.Fprintf(&b, "hidden text: %s", e.Describe())
 	if e.More > 0 {
-		fmt.Fprintf(&b, " (and %d more runs in the file)", e.More)
+		fmt.Fprintf(&b, " (and %d more places in the file)", e.More)
 	}
-	b.WriteString("; reviewers cannot see it, but agents read it: remove it, or pass --allow-hidden-text if it is meant to be there")
+	b.WriteString("; reviewers cannot see it, but agents read it: remove it")
 	return b.String()
 }
 
@@ -549,9 +568,17 @@ type Guard struct {
 	s           Scanner
 }
 
-// NewGuard checks the file path, of the skill named skill ("" for none).
+// NewGuard checks the file path, of the skill named skill ("" for none);
+// path may be "" when the caller's errors name the file (see Error).
 func NewGuard(path, skill string) *Guard {
 	return &Guard{path: path, skill: skill}
+}
+
+// LayerGuard checks a file of a skills layer, whose path the layer reader
+// prefixes its errors with: the skill is its top-level directory.
+func LayerGuard(layerPath string) io.WriteCloser {
+	skill, _, _ := strings.Cut(layerPath, "/")
+	return NewGuard("", skill)
 }
 
 func (g *Guard) Write(p []byte) (int, error) {
@@ -571,5 +598,9 @@ func (g *Guard) Close() error {
 }
 
 func (g *Guard) err() error {
-	return &Error{Path: g.path, Skill: g.skill, Finding: g.s.findings[0], More: g.s.More()}
+	more := g.s.runs - 1
+	if !g.s.closed {
+		more = 0 // not known before the end
+	}
+	return &Error{Path: g.path, Skill: g.skill, Finding: g.s.findings[0], More: more}
 }

@@ -242,7 +242,7 @@ func TestGuard(t *testing.T) {
 	if he.Line != 4 || he.Column != 4 || he.Rune != 0x202E {
 		t.Errorf("error at %d:%d %U, want 4:4 U+202E", he.Line, he.Column, he.Rune)
 	}
-	for _, want := range []string{"pdf/SKILL.md:4:4:", "skill pdf", "U+202E RIGHT-TO-LEFT OVERRIDE", "--allow-hidden-text"} {
+	for _, want := range []string{"pdf/SKILL.md:4:4:", "skill pdf", "U+202E RIGHT-TO-LEFT OVERRIDE", "remove it"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -256,6 +256,12 @@ func TestGuard(t *testing.T) {
 	io.WriteString(g, "\u200B")
 	if err := g.Close(); !errors.As(err, &he) {
 		t.Errorf("Close: %v, want *Error", err)
+	}
+	// In a layer the reader names the file; the skill is its top directory.
+	g = LayerGuard("pdf/references/a.md").(*Guard)
+	io.WriteString(g, "x\u2066")
+	if err := g.Close(); err == nil || !strings.HasPrefix(err.Error(), "line 1, column 2: skill pdf holds hidden text: U+2066 LEFT-TO-RIGHT ISOLATE") {
+		t.Errorf("LayerGuard: %v", err)
 	}
 	g = NewGuard("a.png", "")
 	io.WriteString(g, "\x89PNG\r\n\x1a\n\x00\x00\u202E")
