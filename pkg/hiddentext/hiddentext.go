@@ -109,7 +109,10 @@ type Finding struct {
 }
 
 // Describe says what the run is, without its position:
-// `U+202E RIGHT-TO-LEFT OVERRIDE and 2 more hidden characters`.
+// `U+202E RIGHT-TO-LEFT OVERRIDE and 2 more hidden characters`. It never
+// spells out what tag characters mirror: errors reach models too (an MCP
+// tool's error), and would hand them the hidden text in plain letters.
+// A report for people adds Spells.
 func (f Finding) Describe() string {
 	var b strings.Builder
 	b.WriteString(describe(f.Rune))
@@ -118,9 +121,6 @@ func (f Finding) Describe() string {
 		if f.Count > 2 {
 			b.WriteString("s")
 		}
-	}
-	if f.Spells != "" {
-		fmt.Fprintf(&b, ", tag characters spelling %q", f.Spells)
 	}
 	return b.String()
 }

@@ -32,7 +32,13 @@ func (v *validator) hiddenText(entries []layers.Entry) {
 		}
 		found := s.Findings()
 		for i, f := range found {
-			msg := f.Describe() + ": reviewers cannot see it, but agents read it, so it can hide instructions " +
+			msg := f.Describe()
+			if f.Spells != "" {
+				// The report is for the skill's reviewers: show them what
+				// the model would read.
+				msg += fmt.Sprintf(" (tag characters spelling %q)", f.Spells)
+			}
+			msg += ": reviewers cannot see it, but agents read it, so it can hide instructions " +
 				"or make the text a reviewer reads differ from what an agent reads; remove it " +
 				"(an editor that shows invisible characters reveals it)"
 			if more := s.More(); more > 0 && i == len(found)-1 {
