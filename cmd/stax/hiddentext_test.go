@@ -128,3 +128,16 @@ func TestListShowsHiddenTextUnloadable(t *testing.T) {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+func TestRenderHiddenTextJSONError(t *testing.T) {
+	useHome(t)
+	dir := filepath.Join(t.TempDir(), "hello")
+	filetest.WriteFile(t, filepath.Join(dir, "SKILL.md"), hiddenSkillMD)
+	r := runStax(t, "render", dir, "--output", "json")
+	var out map[string]jsonError
+	decodeJSON(t, r.Stderr, &out)
+	e := out["error"]
+	if r.Code != 5 || e.Code != "hidden-text" || e.File != filepath.Join(dir, "SKILL.md") || e.Line != 5 || !strings.Contains(e.Hint, "--allow-hidden-text") {
+		t.Errorf("exit %d, error %+v", r.Code, e)
+	}
+}
