@@ -71,8 +71,12 @@ func TestInstallRefusesHiddenText(t *testing.T) {
 	if r.Code != 5 {
 		t.Fatalf("exit %d, want 5", r.Code)
 	}
-	if _, err := os.Lstat(filepath.Join(skills, "hello")); err == nil {
-		t.Error("the refused skill was installed")
+	// Nothing of the refused install is left: no skill, no staging.
+	if entries, _ := os.ReadDir(skills); len(entries) > 0 {
+		t.Errorf("the refused install left %v in %s", entries, skills)
+	}
+	if _, err := os.Lstat(filepath.Join(project, "stax.lock")); err == nil {
+		t.Error("the refused install wrote stax.lock")
 	}
 
 	r = runStax(t, "install", ref, "--dir", project, "--runtime", "claude-code", "--allow-hidden-text")
@@ -93,8 +97,8 @@ func TestPullRefusesHiddenText(t *testing.T) {
 	if r.Code != 5 || !strings.Contains(r.Stderr, "hello/SKILL.md: line 5, column 12:") || !strings.Contains(r.Stderr, "U+202E") {
 		t.Fatalf("exit %d, want 5 naming hello/SKILL.md line 5, column 12 and U+202E:\n%s", r.Code, r.Stderr)
 	}
-	if _, err := os.Lstat(out); err == nil {
-		t.Error("a refused pull created the output directory")
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) > 0 {
+		t.Errorf("a refused pull left %v beside the output directory", entries)
 	}
 	if r := runStax(t, "pull", ref, "-o", out, "--allow-hidden-text"); r.Code != 0 {
 		t.Fatalf("--allow-hidden-text: exit %d: %s", r.Code, r.Stderr)
