@@ -10,6 +10,7 @@
 package layers
 
 import (
+	"io"
 	"strconv"
 
 	"github.com/opencontainers/go-digest"
@@ -152,6 +153,10 @@ type ReadOptions struct {
 	MaxFiles int
 	// Digest, when set, is checked against the compressed stream.
 	Digest digest.Digest
+	// Inspect, when set, checks the content of files as fn reads it: it
+	// is called with a file's path, and the writer it returns sees the
+	// content (see inspectedContent).
+	Inspect func(path string) io.WriteCloser
 }
 
 // Header is one checked entry of an archive being read.

@@ -70,6 +70,9 @@ func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error
 		return nil
 	})
 	defer ahead.close()
+	if opts.Inspect != nil {
+		fn = inspecting(fn, opts.Inspect)
+	}
 	return ahead.walk(fn)
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -48,6 +49,14 @@ var errorCodes = []errorCode{
 		match: is[*layers.DigestMismatchError]},
 	{Code: "unsafe-entry", Hint: "the package holds a path stax never writes; do not install it",
 		match: is[*layers.UnsafeEntryError]},
+	{Code: "hidden-text", Hint: "remove the hidden characters, or pass --allow-hidden-text if they are meant to be there",
+		match: is[*hiddentext.Error], where: func(err error) (string, int) {
+			var e *hiddentext.Error
+			if errors.As(err, &e) && e.Path != "" {
+				return e.Path, e.Line
+			}
+			return "", 0 // a file of a layer: the message names it
+		}},
 	{Code: "install-conflict", Hint: "rename or remove those skills, or pass --force to replace them",
 		match: is[*install.ConflictError]},
 	{Code: "registry-unauthorized", Hint: "log in with stax login HOST",

@@ -29,6 +29,8 @@ type installOptions struct {
 	Verify  verifyFlags
 	// MaxFiles is --max-files.
 	MaxFiles maxFilesFlag
+	// AllowHiddenText is --allow-hidden-text.
+	AllowHiddenText bool
 }
 
 func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error) *cobra.Command {
@@ -79,6 +81,7 @@ or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 	flags.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	addMaxFilesFlag(cmd, &opts.MaxFiles)
+	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "install")
 	opts.Remote.addFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
@@ -122,6 +125,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	installed, err := install.Sources(ctx, install.Request{
 		Sources: sources, ProjectDir: opts.Where.Dir, Opener: opener, MaxSize: maxSize, MaxFiles: opts.MaxFiles.Limit(),
 		Frozen: pinned, Copy: copyOpts, Placement: placement, Force: opts.Force, LockDir: lockDir,
+		AllowHiddenText: opts.AllowHiddenText,
 		Verify: func(g *resolve.Graph, require map[digest.Digest]bool) (map[digest.Digest]string, error) {
 			outcomes, err := trust.Enforce(ctx, install.TrustPackages(g), opts.Verify.options(opts.IO, def.TrustPolicy(opts.Where.Dir), require, maxSize))
 			return trust.Signers(outcomes), err
@@ -129,7 +133,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	})
 	done()
 	if err != nil {
-		return err
+		return withAllowHiddenTextHint(err)
 	}
 	defer installed.Graph.Close()
 	for _, r := range installed.Results {

@@ -38,6 +38,12 @@ func (m rawManifest) MediaType() (types.MediaType, error) { return m.mediaType, 
 // executable script.
 func foreignLayer(t *testing.T) []byte {
 	t.Helper()
+	return foreignLayerOf(t, "---\nname: hello\ndescription: Say hello. Use when greeting someone.\n---\nRun scripts/run.sh.\n")
+}
+
+// foreignLayerOf is foreignLayer with skillMD as hello's SKILL.md.
+func foreignLayerOf(t *testing.T, skillMD string) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
@@ -47,7 +53,7 @@ func foreignLayer(t *testing.T) []byte {
 		body string
 	}{
 		{"hello/scripts/run.sh", 0o775, "#!/bin/sh\necho hello\n"},
-		{"hello/SKILL.md", 0o664, "---\nname: hello\ndescription: Say hello. Use when greeting someone.\n---\nRun scripts/run.sh.\n"},
+		{"hello/SKILL.md", 0o664, skillMD},
 	} {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body)), Typeflag: tar.TypeReg, Uname: "someone"}); err != nil {
 			t.Fatal(err)
@@ -63,11 +69,17 @@ func foreignLayer(t *testing.T) []byte {
 // from foreignLayer, a config of configMediaType, and artifactType.
 func pushForeign(t *testing.T, ref, configMediaType, artifactType string) {
 	t.Helper()
+	pushForeignLayer(t, ref, foreignLayer(t), configMediaType, artifactType)
+}
+
+// pushForeignLayer is pushForeign with the given skills layer.
+func pushForeignLayer(t *testing.T, ref string, skillsLayer []byte, configMediaType, artifactType string) {
+	t.Helper()
 	r, err := name.ParseReference(ref, name.Insecure)
 	if err != nil {
 		t.Fatal(err)
 	}
-	layer := static.NewLayer(foreignLayer(t), types.MediaType(layers.MediaTypeSkills))
+	layer := static.NewLayer(skillsLayer, types.MediaType(layers.MediaTypeSkills))
 	config := static.NewLayer([]byte(`{"kind":"agent","name":"other","specVersion":"1.0.0","version":"1"}`), types.MediaType(configMediaType))
 	for _, l := range []v1.Layer{layer, config} {
 		if err := ggcrremote.WriteLayer(r.Context(), l, ggcrremote.WithAuth(authn.Anonymous)); err != nil {

@@ -24,6 +24,8 @@ type pullOptions struct {
 	// Strict is --strict: skills whose names differ only in letter case
 	// are an error, not a warning.
 	Strict bool
+	// AllowHiddenText is --allow-hidden-text.
+	AllowHiddenText bool
 }
 
 type pullResult struct {
@@ -73,6 +75,7 @@ any layer is fetched.`,
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	addStrictFlag(cmd, &opts.Strict, "")
+	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "extract with -o")
 	opts.Remote.addFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
@@ -121,11 +124,11 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	} else {
 		// Winning layers are extracted as they stream into the store.
 		layers := resolve.StoreLayers{Graph: graph, Opener: opener, Progress: copyOpts.Progress}
-		err = merged.Materialize(ctx, opts.Output, merge.Options{MaxSize: maxSize, Layers: layers, BeforeCommit: store})
+		err = merged.Materialize(ctx, opts.Output, merge.Options{MaxSize: maxSize, Layers: layers, BeforeCommit: store, AllowHiddenText: opts.AllowHiddenText})
 	}
 	done()
 	if err != nil {
-		return err
+		return withAllowHiddenTextHint(err)
 	}
 	out := pullResult{
 		Packages:  describeGraph(graph),

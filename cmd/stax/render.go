@@ -27,6 +27,8 @@ type renderOptions struct {
 	Workspace   string
 	SkillDir    string
 	MaxSize     byteSize
+	// AllowHiddenText is --allow-hidden-text.
+	AllowHiddenText bool
 }
 
 func newRenderCmd(f *factory, runF func(context.Context, *renderOptions) error) *cobra.Command {
@@ -80,6 +82,7 @@ refuses (exit 1) and says how far over they are.`,
 	flags.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the current directory)")
 	flags.StringVar(&opts.SkillDir, "skill-dir", "", "value of ${STAX_SKILL_DIR} (default: the skill directory; left as written for REF#name)")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "uncompressed skills layer to read for REF#name")
+	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "render")
 	return cmd
 }
 
@@ -105,8 +108,11 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	}
 	budget := render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes}
 	res, err := render.Render(render.Skill{Name: name, SkillMD: files.SkillMD, Siblings: files.Siblings},
-		render.Options{Budget: budget, Substitute: sub})
-	return printRendered(opts, name, source, res, err)
+		render.Options{Budget: budget, Substitute: sub, AllowHiddenText: opts.AllowHiddenText})
+	if skillDir != "" {
+		err = hiddenTextIn(source, err)
+	}
+	return printRendered(opts, name, source, res, withAllowHiddenTextHint(err))
 }
 
 // loadRenderSkill reads the skill SKILL names: its files, its name for

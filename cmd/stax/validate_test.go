@@ -48,6 +48,7 @@ func TestValidateInvalidFixtures(t *testing.T) {
 		"frontmatter-not-mapping":  {"frontmatter-not-mapping", false},
 		"frontmatter-syntax":       {"frontmatter-syntax", false},
 		"frontmatter-unterminated": {"frontmatter-unterminated", false},
+		"hidden-text":              {"hidden-text", false},
 		"missing-skill-md":         {"skill-md-missing", false},
 		"name-double-hyphen":       {"name-invalid", false},
 		"name-duplicate":           {"name-duplicate", false},

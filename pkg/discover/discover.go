@@ -180,6 +180,10 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 		s.Name = f.Name
 	}
 	s.Description = strings.Join(strings.Fields(f.Description), " ")
+	if problem, line := hiddenTextProblem(data); problem != "" {
+		s.Problem, s.Line = problem, line
+		return s, true
+	}
 	switch {
 	case f.Name == "":
 		s.Problem = fmt.Sprintf("%s has no name; runtimes require name and description", skill.FileName)

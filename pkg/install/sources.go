@@ -9,6 +9,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -40,6 +41,10 @@ type Request struct {
 	Placement *Placement
 	Force     bool
 	LockDir   string
+	// AllowHiddenText installs skills that hold characters reviewers
+	// cannot see (see package hiddentext); without it such a skill fails
+	// the install as a failed precondition, naming the file and line.
+	AllowHiddenText bool
 }
 
 // Installed is what Sources did.
@@ -120,6 +125,9 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		l := layerOf[s.From]
 		if l == nil {
 			l = LayerOf(s.From, req.MaxSize, req.MaxFiles)
+			if !req.AllowHiddenText {
+				l.Read.Inspect = hiddentext.LayerGuard
+			}
 			layerOf[s.From] = l
 		}
 		skills = append(skills, Skill{

@@ -10,12 +10,14 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/hiddentext"
 )
 
 // uriScheme names skill files: skill://KEY/PATH, KEY the skill's directory
@@ -197,6 +199,10 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	}
 	if len(data) > maxResource {
 		return nil, fmt.Errorf("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
+	}
+	// Never serve text an agent would read and its reviewers not see.
+	if err := hiddentext.Check(filepath.Join(f.dir, filepath.FromSlash(f.rel)), "", data); err != nil {
+		return nil, err
 	}
 	c := &mcp.ResourceContents{URI: uri, MIMEType: f.resource.MIMEType}
 	if isText(c.MIMEType, data) {

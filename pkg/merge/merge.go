@@ -17,6 +17,7 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/scratch"
 )
@@ -90,6 +91,10 @@ type Options struct {
 	// BeforeCommit, when set, runs once every skill is staged, before dest
 	// is touched: an error from it leaves dest as it was.
 	BeforeCommit func() error
+	// AllowHiddenText extracts skills that hold characters reviewers
+	// cannot see (see package hiddentext); without it such a skill fails
+	// the materialization as a failed precondition.
+	AllowHiddenText bool
 }
 
 // Layers reads the skills layers of packages.
@@ -133,7 +138,11 @@ func (r *Result) Materialize(ctx context.Context, dest string, opts Options) err
 		read = targetLayers{}
 	}
 	for _, w := range r.byPackage() {
-		if err := extractWinners(ctx, read, w, root, layers.ReadOptions{MaxSize: opts.MaxSize, MaxFiles: r.MaxFiles}); err != nil {
+		ropts := layers.ReadOptions{MaxSize: opts.MaxSize, MaxFiles: r.MaxFiles}
+		if !opts.AllowHiddenText {
+			ropts.Inspect = hiddentext.LayerGuard
+		}
+		if err := extractWinners(ctx, read, w, root, ropts); err != nil {
 			return err
 		}
 	}

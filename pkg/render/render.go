@@ -75,6 +75,9 @@ func (b Budget) String() string {
 type Options struct {
 	Budget     Budget
 	Substitute substitute.Options
+	// AllowHiddenText renders a skill whose files hold characters
+	// reviewers cannot see; without it Render refuses it (see hiddenText).
+	AllowHiddenText bool
 }
 
 // Kinds of Piece.
@@ -172,6 +175,11 @@ var ErrSkillMD = errors.New("cannot read SKILL.md")
 
 // Render assembles s within opts.Budget.
 func Render(s Skill, opts Options) (*Result, error) {
+	if !opts.AllowHiddenText {
+		if err := hiddenText(s); err != nil {
+			return nil, err
+		}
+	}
 	doc, err := skill.Parse(s.SkillMD)
 	if err != nil {
 		return nil, fmt.Errorf("%w of %s: %w", ErrSkillMD, s.Name, err)

@@ -41,6 +41,9 @@ const (
 	CodeDescriptionTooLong = "description-too-long"
 	// CodeCompatibilityTooLong: compatibility is over 500 characters.
 	CodeCompatibilityTooLong = "compatibility-too-long"
+	// CodeHiddenText: a text file of a skill holds characters reviewers
+	// cannot see and agents read (see package hiddentext).
+	CodeHiddenText = "hidden-text"
 
 	// Errors of the stateful siblings (seed 000).
 

@@ -27,6 +27,9 @@ type Diagnostic struct {
 	// File is the path as the user would open it: filepath.Join(opts.Root, rel).
 	File string `json:"file"`
 	Line int    `json:"line,omitempty"`
+	// Column is the 1-based column on Line, in characters; 0 when the
+	// diagnostic is about the whole line.
+	Column int `json:"column,omitempty"`
 	// Code is a stable kebab-case identifier; see the Code constants.
 	Code string `json:"code"`
 	// Message says what is wrong and how to fix it.
@@ -41,6 +44,9 @@ func (d Diagnostic) Format(severity string) string {
 	where := d.File
 	if d.Line > 0 {
 		where = fmt.Sprintf("%s:%d", d.File, d.Line)
+	}
+	if d.Line > 0 && d.Column > 0 {
+		where += fmt.Sprintf(":%d", d.Column)
 	}
 	if severity != "" {
 		where += ": " + severity
@@ -144,6 +150,7 @@ func (v *validator) part(t *layers.Tree) {
 	}
 	v.caseCollisions(t.Entries)
 	v.files(t.Entries)
+	v.hiddenText(t.Entries)
 	for _, e := range t.Entries {
 		if dir, base := path.Split(e.Path); !e.Dir && strings.Count(dir, "/") == 1 && slices.Contains(stateful.Files, base) {
 			v.report.siblings[e.Path] = e
@@ -214,6 +221,7 @@ func sortDiagnostics(ds []Diagnostic) {
 		return cmp.Or(
 			cmp.Compare(a.File, b.File),
 			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Column, b.Column),
 			cmp.Compare(a.Code, b.Code),
 			cmp.Compare(a.Message, b.Message),
 		)

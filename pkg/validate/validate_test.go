@@ -166,6 +166,10 @@ func validateCases() []validateCase {
 			messages: map[string]string{CodeBodyTooLong: "501 lines long"}},
 		{name: "non-UTF-8 markdown", fixture: "invalid/non-utf8",
 			want: []finding{w(CodeNonUTF8, "tool/references/notes.md", 3)}},
+		{name: "hidden text", fixture: "invalid/hidden-text", want: []finding{
+			e(CodeHiddenText, "tool/SKILL.md", 7),
+			e(CodeHiddenText, "tool/references/notes.md", 3),
+		}, messages: map[string]string{CodeHiddenText: "U+"}},
 		{name: "large file", build: buildLargeFile,
 			want: []finding{w(CodeLargeFile, "tool/big.bin", 0)}},
 
@@ -324,7 +328,7 @@ func TestEveryCodeIsTested(t *testing.T) {
 		CodeFieldType, CodeFieldDuplicate, CodeNameMissing, CodeNameInvalid, CodeNameDuplicate,
 		CodeDescriptionMissing, CodeDescriptionTooLong, CodeCompatibilityTooLong,
 		CodeNoSkills, CodeNameMismatch, CodeAllowedToolsString, CodeArgumentHintList, CodeUnknownField,
-		CodeBodyTooLong, CodeLargeFile, CodeNonUTF8,
+		CodeBodyTooLong, CodeLargeFile, CodeNonUTF8, CodeHiddenText,
 		string(layers.ProblemSymlink), string(layers.ProblemHardlink), string(layers.ProblemDanglingSymlink),
 		string(layers.ProblemSymlinkEscape), string(layers.ProblemSymlinkCycle),
 	}

@@ -1,0 +1,606 @@
+// Package hiddentext finds the characters a person reviewing a skill
+// cannot see but an agent reading it obeys: text hidden in plain sight.
+//
+// Skills are instructions. Their authors and reviewers read them in
+// editors, diffs and web views that draw nothing for these code points,
+// while a model reads every one. They are hidden text:
+//
+//   - Tag characters, U+E0000–U+E007F. Each mirrors an ASCII character and
+//     draws nothing, so a run of them spells a message only the model
+//     sees ("ASCII smuggling"). Allowed only in the one shape emoji use
+//     them: an emoji tag sequence of U+1F3F4 WAVING BLACK FLAG, three to
+//     seven tag letters and digits spelling a subdivision code (region:
+//     two letters or three digits; then one to four letters or digits),
+//     and U+E007F CANCEL TAG, e.g. the flag of England. Other tag
+//     characters, or others in between, are not a flag, and a flag cannot
+//     carry a message longer than the code of a place.
+//   - Bidirectional embeddings, overrides and isolates, U+202A–U+202E and
+//     U+2066–U+2069. They reorder what is displayed, so that the text a
+//     reviewer reads is not the order the model reads it in ("Trojan
+//     Source", CVE-2021-42574). Always hidden text; the marks U+200E and
+//     U+200F, which reorder nothing around them, are not.
+//   - Zero-width characters: U+200B ZERO WIDTH SPACE and U+2060 WORD
+//     JOINER always; U+FEFF ZERO WIDTH NO-BREAK SPACE except as the first
+//     character of a file, where it is a byte order mark; U+200D ZERO
+//     WIDTH JOINER and U+200C ZERO WIDTH NON-JOINER except where writing
+//     needs them. Strings of them encode bits a model can be told to read.
+//
+// Writing needs a joiner in these places, which are allowed:
+//
+//   - U+200D inside an emoji ZWJ sequence: after an Extended_Pictographic
+//     code point, and any emoji modifiers (U+1F3FB–U+1F3FF) and
+//     U+FE0F VARIATION SELECTOR-16 after it, and before another
+//     Extended_Pictographic code point, where Unicode's grapheme rule GB11
+//     joins them into one emoji (👨‍👩‍👧, 👩🏽‍💻, ❤️‍🔥).
+//   - U+200D or U+200C after a virama (canonical combining class 9), where
+//     Indic scripts use them to pick a conjunct's form (Sinhala ශ්‍රී).
+//   - U+200C between two letters or marks of the same cursive script
+//     (Arabic, Syriac, N'Ko, Mongolian, ...), where it keeps two letters
+//     from joining, as Persian spelling requires (می‌خواهم).
+//
+// These are the contexts RFC 5892 (IDNA) allows the joiners in, with its
+// joining-type test approximated by script. One joiner per place carries
+// next to no information, so allowing them opens no channel.
+//
+// Only text is scanned: a file is binary, and not checked, when it is not
+// valid UTF-8 and has a NUL byte in its first 8,000 bytes — both. The NUL
+// test is the one git uses to show a file as binary, so a file is checked
+// whenever review tools show it as text; requiring invalid UTF-8 as well
+// means a NUL byte cannot switch the check off for a UTF-8 file, and a
+// stray invalid byte cannot either for a file with no NUL at its start.
+// Images and archives are binary by both tests, and their bytes match
+// hidden code points by chance. Invalid bytes in a text file are skipped:
+// they are not hidden text.
+//
+// Positions are 1-based lines and columns, as editors show them; the
+// column counts characters (code points, an invalid byte counting as one),
+// not bytes, so a position past non-ASCII text still points at the
+// character.
+package hiddentext
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+)
+
+const (
+	zwsp       = 0x200B
+	zwnj       = 0x200C
+	zwj        = 0x200D
+	wordJoiner = 0x2060
+	bom        = 0xFEFF
+	vs16       = 0xFE0F
+	tagFirst   = 0xE0000
+	cancelTag  = 0xE007F
+	blackFlag  = 0x1F3F4
+)
+
+// binarySniffLen is how far into a file a NUL byte makes it binary, if it
+// is not UTF-8 either: git's limit, so that the two agree on what is text.
+const binarySniffLen = 8000
+
+// maxFindings is how many runs of hidden text a Scanner keeps; it counts
+// the rest. A file full of them needs no more to be refused.
+const maxFindings = 20
+
+// maxSpelled bounds the text a Finding keeps of what tag characters spell.
+const maxSpelled = 64
+
+// Finding is a run of hidden code points in a row.
+type Finding struct {
+	// Line and Column are where the first one is: 1-based, the column in
+	// characters.
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	// Rune is the first hidden code point; Count how many there are in a
+	// row from it.
+	Rune  rune `json:"rune"`
+	Count int  `json:"count"`
+	// Spells is the ASCII text the run's tag characters mirror, when it
+	// holds some (at most its first 64 characters): what a model reads.
+	Spells string `json:"spells,omitempty"`
+}
+
+// Describe says what the run is, without its position:
+// `U+202E RIGHT-TO-LEFT OVERRIDE and 2 more hidden characters`. It never
+// spells out what tag characters mirror: errors reach models too (an MCP
+// tool's error), and would hand them the hidden text in plain letters.
+// A report for people adds Spells.
+func (f Finding) Describe() string {
+	var b strings.Builder
+	b.WriteString(describe(f.Rune))
+	if f.Count > 1 {
+		fmt.Fprintf(&b, " and %d more hidden character", f.Count-1)
+		if f.Count > 2 {
+			b.WriteString("s")
+		}
+	}
+	return b.String()
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%d:%d: %s", f.Line, f.Column, f.Describe())
+}
+
+// Check returns an *Error for the first hidden text in data, the content
+// of the file path of the skill named skill ("" for none), or nil.
+func Check(path, skill string, data []byte) error {
+	var s Scanner
+	s.Write(data)
+	s.Close()
+	if len(s.findings) == 0 {
+		return nil
+	}
+	return &Error{Path: path, Skill: skill, Finding: s.findings[0], More: s.runs - 1}
+}
+
+// Scan returns the hidden text in data, as a Scanner fed all of it does.
+func Scan(data []byte) []Finding {
+	var s Scanner
+	s.Write(data)
+	s.Close()
+	return s.Findings()
+}
+
+// ScanString is Scan of a string.
+func ScanString(text string) []Finding {
+	return Scan([]byte(text))
+}
+
+// Scanner finds hidden text in a stream written to it in chunks of any
+// size: a character, an emoji sequence or a flag may span chunks, and the
+// findings are those of the whole input. Its memory does not grow with
+// the input. The zero value is ready for the start of a file.
+type Scanner struct {
+	// carry holds the start of a character the last chunk ended in.
+	carry  [utf8.UTFMax]byte
+	ncarry int
+
+	offset  int64 // bytes decoded so far
+	ordinal int64 // characters decoded so far
+	line    int   // lines ended so far
+	column  int   // characters on the current line so far
+
+	invalid  bool // an invalid byte was seen
+	nulEarly bool // a NUL byte was seen in the first binarySniffLen bytes
+	binary   bool
+	closed   bool
+
+	// prev is the last character; pictographic is set when the
+	// characters since the last one that was not an emoji modifier or
+	// VS16 end in an Extended_Pictographic one: a ZWJ may follow.
+	prev         rune
+	pictographic bool
+
+	// joiner is a ZWJ or ZWNJ that the next character allows or not.
+	joiner pendingJoiner
+	// flag is a run of tag characters after a black flag, which a cancel
+	// tag ends as a flag or anything else shows up as hidden text.
+	flag pendingFlag
+
+	findings []Finding
+	runs     int   // runs found, kept or not
+	last     int64 // ordinal of the last hidden character reported
+}
+
+type position struct {
+	line, column int
+	ordinal      int64
+}
+
+type pendingJoiner struct {
+	active bool
+	at     position
+	r      rune
+	// emoji: only an Extended_Pictographic character may follow; else
+	// only a letter or mark of script.
+	emoji  bool
+	script *unicode.RangeTable
+}
+
+type pendingFlag struct {
+	active bool
+	at     position
+	spec   [7]byte
+	n      int
+}
+
+// Write scans p. It never fails: a Scanner is an io.Writer so that it can
+// be fed by the copy that writes a file, beside the writing.
+func (s *Scanner) Write(p []byte) (int, error) {
+	n := len(p)
+	if s.binary || s.closed {
+		return n, nil
+	}
+	if s.ncarry > 0 {
+		// Finish the character the last chunk ended in.
+		var buf [2 * utf8.UTFMax]byte
+		k := copy(buf[:], s.carry[:s.ncarry])
+		m := copy(buf[k:], p)
+		b := buf[:k+m]
+		i := 0
+		for i < s.ncarry {
+			if !utf8.FullRune(b[i:]) {
+				// p was too short to finish it: carry all of it on.
+				s.ncarry = copy(s.carry[:], b[i:])
+				return n, nil
+			}
+			r, size := utf8.DecodeRune(b[i:])
+			s.char(r, size)
+			i += size
+		}
+		p = p[i-s.ncarry:]
+		s.ncarry = 0
+	}
+	for i := 0; i < len(p); {
+		if c := p[i]; c < utf8.RuneSelf {
+			s.char(rune(c), 1)
+			i++
+			continue
+		}
+		if !utf8.FullRune(p[i:]) {
+			s.ncarry = copy(s.carry[:], p[i:])
+			break
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		s.char(r, size)
+		i += size
+	}
+	return n, nil
+}
+
+// Close ends the input: what the end decides (a joiner or a flag left
+// open, a character cut short, whether the file is binary) is settled.
+// The Scanner takes no more input until Reset.
+func (s *Scanner) Close() error {
+	if s.closed {
+		return nil
+	}
+	for i := 0; i < s.ncarry && !s.binary; i++ {
+		s.char(utf8.RuneError, 1) // a character cut short: invalid bytes
+	}
+	s.ncarry = 0
+	s.settle()
+	s.closed = true
+	if s.invalid && s.nulEarly {
+		s.binary = true
+	}
+	if s.binary {
+		s.findings, s.runs = nil, 0
+	}
+	return nil
+}
+
+// Reset makes s ready for another file, keeping its memory.
+func (s *Scanner) Reset() {
+	findings := s.findings[:0]
+	*s = Scanner{findings: findings}
+}
+
+// Findings are the runs of hidden text found so far, at most 20: see
+// More. Before Close, they may still be dropped if the file turns out
+// binary: see Certain.
+func (s *Scanner) Findings() []Finding {
+	return s.findings
+}
+
+// More is how many runs of hidden text were found past those Findings
+// keeps.
+func (s *Scanner) More() int {
+	return s.runs - len(s.findings)
+}
+
+// Certain reports whether the input holds hidden text whatever follows:
+// once the file cannot turn out binary, the first finding stands, and a
+// reader of a file can stop without reading the rest.
+func (s *Scanner) Certain() bool {
+	if len(s.findings) == 0 || s.binary {
+		return false
+	}
+	return s.closed || !s.nulEarly && s.offset >= binarySniffLen
+}
+
+// char scans one character, or one invalid byte (utf8.RuneError, size 1).
+func (s *Scanner) char(r rune, size int) {
+	if r == 0 && s.offset < binarySniffLen {
+		s.nulEarly = true
+	}
+	s.offset += int64(size)
+	if r == utf8.RuneError && size == 1 {
+		s.invalid = true
+	}
+	if s.invalid && s.nulEarly {
+		// Binary: nothing found in it counts, and nothing more need be read.
+		s.binary = true
+		s.findings, s.runs = nil, 0
+		return
+	}
+	at := position{line: s.line + 1, column: s.column + 1, ordinal: s.ordinal}
+	s.ordinal++
+	if r == '\n' {
+		s.line++
+		s.column = 0
+	} else {
+		s.column++
+	}
+
+	if s.joiner.active {
+		j := s.joiner
+		s.joiner.active = false
+		if !j.allows(r) {
+			s.report(j.at, j.r)
+		}
+	}
+	if s.flag.active && !isTag(r) {
+		s.endFlag()
+	}
+	switch {
+	case isTag(r):
+		s.tag(r, at)
+	case r == zwj:
+		switch {
+		case s.pictographic:
+			s.joiner = pendingJoiner{active: true, at: at, r: r, emoji: true}
+		case !isVirama(s.prev):
+			s.report(at, r)
+		}
+	case r == zwnj:
+		if isVirama(s.prev) {
+			break
+		}
+		if script := cursiveScript(s.prev); script != nil {
+			s.joiner = pendingJoiner{active: true, at: at, r: r, script: script}
+			break
+		}
+		s.report(at, r)
+	case r == bom:
+		if at.ordinal != 0 {
+			s.report(at, r)
+		}
+	case r == zwsp, r == wordJoiner, r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		s.report(at, r)
+	}
+
+	switch {
+	case r < utf8.RuneSelf:
+		s.pictographic = false
+	case isPictographic(r):
+		s.pictographic = true
+	case isEmojiModifier(r) || r == vs16:
+		// An emoji's modifiers keep it open for a ZWJ.
+	default:
+		s.pictographic = false
+	}
+	s.prev = r
+}
+
+func (j pendingJoiner) allows(next rune) bool {
+	if j.emoji {
+		return isPictographic(next)
+	}
+	return isLetterOrMark(next) && unicode.Is(j.script, next)
+}
+
+// tag scans a tag character: part of a flag after a black flag, hidden
+// text anywhere else.
+func (s *Scanner) tag(r rune, at position) {
+	spec := r >= tagFirst+'0' && r <= tagFirst+'9' || r >= tagFirst+'a' && r <= tagFirst+'z'
+	switch {
+	case s.flag.active && r == cancelTag:
+		if validSubdivision(s.flag.spec[:s.flag.n]) {
+			s.flag.active = false
+			return
+		}
+		s.endFlag()
+	case s.flag.active && spec && s.flag.n < len(s.flag.spec):
+		s.flag.spec[s.flag.n] = byte(r - tagFirst)
+		s.flag.n++
+		return
+	case !s.flag.active && s.prev == blackFlag && spec:
+		s.flag = pendingFlag{active: true, at: at, n: 1}
+		s.flag.spec[0] = byte(r - tagFirst)
+		return
+	case s.flag.active:
+		s.endFlag()
+	}
+	s.report(at, r)
+}
+
+// endFlag reports the tag characters of a flag that did not end as one.
+func (s *Scanner) endFlag() {
+	f := s.flag
+	s.flag.active = false
+	for i := range f.n {
+		at := f.at
+		at.column += i
+		at.ordinal += int64(i)
+		s.report(at, tagFirst+rune(f.spec[i]))
+	}
+}
+
+// settle reports what is still open at the end of the input.
+func (s *Scanner) settle() {
+	if s.joiner.active {
+		s.joiner.active = false
+		s.report(s.joiner.at, s.joiner.r)
+	}
+	if s.flag.active {
+		s.endFlag()
+	}
+}
+
+// report records one hidden character, joining it to the run of the one
+// before when it follows it.
+func (s *Scanner) report(at position, r rune) {
+	if s.runs > 0 && at.ordinal == s.last+1 {
+		s.last = at.ordinal
+		if s.runs == len(s.findings) {
+			f := &s.findings[len(s.findings)-1]
+			f.Count++
+			f.spell(r)
+		}
+		return
+	}
+	s.runs++
+	s.last = at.ordinal
+	if len(s.findings) < maxFindings {
+		f := Finding{Line: at.line, Column: at.column, Rune: r, Count: 1}
+		f.spell(r)
+		s.findings = append(s.findings, f)
+	}
+}
+
+func (f *Finding) spell(r rune) {
+	if isTag(r) && r >= tagFirst+0x20 && r < cancelTag && len(f.Spells) < maxSpelled {
+		f.Spells += string(byte(r - tagFirst))
+	}
+}
+
+func isPictographic(r rune) bool {
+	return r >= 0xA9 && unicode.Is(extendedPictographic, r)
+}
+
+func isTag(r rune) bool { return r >= tagFirst && r <= cancelTag }
+
+func isEmojiModifier(r rune) bool { return r >= 0x1F3FB && r <= 0x1F3FF }
+
+func isLetterOrMark(r rune) bool { return unicode.IsLetter(r) || unicode.IsMark(r) }
+
+// isVirama reports whether r is a virama, the sign that kills a
+// consonant's vowel in Indic scripts: canonical combining class 9.
+func isVirama(r rune) bool {
+	if r < 0x900 {
+		return false // no virama comes before Devanagari
+	}
+	var buf [utf8.UTFMax]byte
+	n := utf8.EncodeRune(buf[:], r)
+	return norm.NFC.Properties(buf[:n]).CCC() == 9
+}
+
+// cursiveScripts are the scripts whose letters join, where a ZWNJ keeps
+// two of them apart.
+var cursiveScripts = []*unicode.RangeTable{
+	unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian, unicode.Mandaic,
+	unicode.Adlam, unicode.Hanifi_Rohingya, unicode.Phags_Pa, unicode.Manichaean,
+	unicode.Psalter_Pahlavi, unicode.Sogdian, unicode.Old_Uyghur, unicode.Chorasmian,
+}
+
+// cursiveScript is the cursive script of r when r is one of its letters
+// or marks, else nil.
+func cursiveScript(r rune) *unicode.RangeTable {
+	if r < 0x600 || !isLetterOrMark(r) {
+		return nil
+	}
+	for _, t := range cursiveScripts {
+		if unicode.Is(t, r) {
+			return t
+		}
+	}
+	return nil
+}
+
+// validSubdivision reports whether spec, the characters a flag's tags
+// mirror, is a Unicode subdivision code: a region of two letters or three
+// digits, then one to four letters or digits ("gbeng"). Its characters are
+// lower-case letters and digits already.
+func validSubdivision(spec []byte) bool {
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	var region int
+	switch {
+	case len(spec) >= 2 && !isDigit(spec[0]) && !isDigit(spec[1]):
+		region = 2
+	case len(spec) >= 3 && isDigit(spec[0]) && isDigit(spec[1]) && isDigit(spec[2]):
+		region = 3
+	default:
+		return false
+	}
+	suffix := len(spec) - region
+	return suffix >= 1 && suffix <= 4
+}
+
+// Error is hidden text found in a file that is refused for it.
+type Error struct {
+	// Path is the file, as the reader names it; empty when the error is
+	// wrapped in one that names it already. Skill, when set, is the skill
+	// it belongs to.
+	Path  string
+	Skill string
+	Finding
+	// More counts the further runs of hidden text in the file, when known:
+	// a reader that stops at the first does not learn of the others.
+	More int
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Path != "" {
+		fmt.Fprintf(&b, "%s:%d:%d: ", e.Path, e.Line, e.Column)
+	} else {
+		fmt.Fprintf(&b, "line %d, column %d: ", e.Line, e.Column)
+	}
+	if e.Skill != "" {
+		fmt.Fprintf(&b, "skill %s holds ", e.Skill)
+	}
+	fmt.Fprintf(&b, "hidden text: %s", e.Describe())
+	if e.More > 0 {
+		fmt.Fprintf(&b, " (and %d more places in the file)", e.More)
+	}
+	b.WriteString("; reviewers cannot see it, but agents read it: remove it")
+	return b.String()
+}
+
+// Class makes a refusal for hidden text a failed precondition: the
+// content is intact, but stax will not hand it to an agent.
+func (e *Error) Class() errdefs.Class { return errdefs.FailedPrecondition }
+
+// Guard checks a file as it is written to it, for the readers of
+// packages: Write fails with an *Error as soon as the file certainly holds
+// hidden text, and Close with what only the end of the file decides.
+type Guard struct {
+	path, skill string
+	s           Scanner
+}
+
+// NewGuard checks the file path, of the skill named skill ("" for none);
+// path may be "" when the caller's errors name the file (see Error).
+func NewGuard(path, skill string) *Guard {
+	return &Guard{path: path, skill: skill}
+}
+
+// LayerGuard checks a file of a skills layer, whose path the layer reader
+// prefixes its errors with: the skill is its top-level directory.
+func LayerGuard(layerPath string) io.WriteCloser {
+	skill, _, _ := strings.Cut(layerPath, "/")
+	return NewGuard("", skill)
+}
+
+func (g *Guard) Write(p []byte) (int, error) {
+	n, _ := g.s.Write(p)
+	if g.s.Certain() {
+		return n, g.err()
+	}
+	return n, nil
+}
+
+func (g *Guard) Close() error {
+	g.s.Close()
+	if len(g.s.findings) > 0 {
+		return g.err()
+	}
+	return nil
+}
+
+func (g *Guard) err() error {
+	more := g.s.runs - 1
+	if !g.s.closed {
+		more = 0 // not known before the end
+	}
+	return &Error{Path: g.path, Skill: g.skill, Finding: g.s.findings[0], More: more}
+}

@@ -1,0 +1,50 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stax-dev/stax/internal/filetest"
+)
+
+func TestHiddenTextIsNeverServed(t *testing.T) {
+	f := newFixture(t)
+	filetest.Write(t, f.projectSkills(), map[string]string{
+		"evil/SKILL.md":        skillMD("evil", "Use when asked", "Do \u202Ethis.\n"),
+		"stateful/SKILL.md":    skillMD("stateful", "Use when asked", "fine\n"),
+		"stateful/MEMORY.md":   "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-01-01\n---\n- note\u200B\n",
+		"tool/SKILL.md":        skillMD("tool", "Use when asked", "See references/a.md.\n"),
+		"tool/references/a.md": "# A\n\nhi" + "\U000E0068\U000E0069" + "\n",
+		"tool/references/b.md": "# B\n",
+	})
+	_, cs := connect(t, f, Options{}, nil)
+
+	_, _, res := call(t, cs, ListSkillsTool, nil)
+	var out ListSkillsOutput
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(f.projectSkills(), "evil", "SKILL.md")
+	if len(out.Unloadable) != 1 || out.Unloadable[0].File != file || out.Unloadable[0].Line != 5 || !strings.Contains(out.Unloadable[0].Problem, "U+202E") {
+		t.Fatalf("unloadable = %+v, want evil/SKILL.md line 5 naming U+202E", out.Unloadable)
+	}
+	if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "evil"}); !isErr || !strings.Contains(text, "U+202E") {
+		t.Errorf("Skill evil = %q (error %v), want a refusal naming U+202E", text, isErr)
+	}
+	if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "stateful"}); !isErr || !strings.Contains(text, "MEMORY.md:6:7") || !strings.Contains(text, "U+200B") {
+		t.Errorf("Skill stateful = %q (error %v), want a refusal naming MEMORY.md:6:7 and U+200B", text, isErr)
+	}
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://tool/references/a.md"})
+	if err == nil || !strings.Contains(err.Error(), "3:3") || !strings.Contains(err.Error(), "U+E0068") {
+		t.Errorf("read a.md: %v, want a refusal naming 3:3 and U+E0068", err)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://tool/references/b.md"}); err != nil {
+		t.Errorf("read b.md: %v", err)
+	}
+}
