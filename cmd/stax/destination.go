@@ -16,7 +16,7 @@ func openDestination(ctx context.Context, global *globalOptions, tagRef *referen
 	if err != nil {
 		return nil, err
 	}
-	opener := &target.Opener{StoreDir: dir}
+	opener := &target.Opener{StoreDir: dir, Warnings: global.errOut}
 	if tagRef != nil && tagRef.IsLayout() {
 		return opener.Open(ctx, *tagRef)
 	}

@@ -4,14 +4,19 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/oci"
 
+	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 )
@@ -53,13 +58,32 @@ func LockDir() (string, error) {
 	return filepath.Join(home, "locks"), nil
 }
 
-// Store is an OCI image layout.
+// Store is an OCI image layout opened for writing: the local store, or a
+// layout a command copies, pushes or builds into. It is oras-go's layout
+// store with index.json kept by stax: oras-go rewrites index.json in place,
+// so a process killed while writing it left it empty, and every later
+// command failed until a person repaired it. Here every change of the
+// index replaces index.json atomically (see saveIndex), and an index a
+// writer of another kind left damaged is rebuilt when the layout is opened
+// (see loadIndex).
 type Store struct {
-	*oci.Store
-	Dir  string
-	lock *flock.Flock
-	// writer says the store holds the exclusive lock.
+	Dir string
+	// Repaired says what opening the store rebuilt of a damaged
+	// index.json, for a warning; empty when it was sound.
+	Repaired string
+
+	layout *oci.Store
+	root   *os.Root
+	lock   *flock.Flock
+	// writer says the store holds the exclusive lock of the local store.
 	writer bool
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// mu serializes changes to index and the writes of index.json.
+	mu    sync.Mutex
+	index *layoutIndex
 }
 
 // Mode says whether a store is opened for reading or writing.
@@ -71,8 +95,9 @@ const (
 )
 
 // OpenLocal opens the local store at dir and holds a lock on it until
-// Close: shared for reading, exclusive for writing. oras-go rewrites
-// index.json whole, so two unserialized writers would lose each other's tags.
+// Close: shared for reading, exclusive for writing. The store rewrites
+// index.json whole, so two unserialized writers would lose each other's
+// tags.
 func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, errdefs.IO(fmt.Errorf("create local store: %w", err))
@@ -88,7 +113,10 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	if mode == ReadWrite {
 		removeIngest(dir)
 	}
-	s, err := OpenLayout(ctx, dir)
+	// A reader may rebuild a damaged index.json too: the shared lock keeps
+	// writers out, and two readers rebuilding at once write the same
+	// index, each in one step.
+	s, err := openLayout(ctx, dir, "local store")
 	if err != nil {
 		_ = lock.Unlock()
 		return nil, err
@@ -114,23 +142,60 @@ func removeIngest(dir string) {
 
 // OpenLayout opens (creating if needed) the OCI image layout at dir.
 func OpenLayout(ctx context.Context, dir string) (*Store, error) {
-	s, err := oci.NewWithContext(ctx, dir)
-	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
-	}
-	return &Store{Store: s, Dir: dir}, nil
+	return openLayout(ctx, dir, "OCI layout")
 }
 
-// Close releases the lock of a local store.
+func openLayout(ctx context.Context, dir, what string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
+	}
+	s := &Store{Dir: dir, root: root}
+	if _, err := root.Lstat(ocispec.ImageLayoutFile); errors.Is(err, fs.ErrNotExist) {
+		if err := writeLayoutFile(root); err != nil {
+			root.Close()
+			return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
+		}
+	}
+	// Temporary files of index writes that were killed before their rename.
+	atomicfile.RemoveStale(filepath.Join(dir, ocispec.ImageIndexFile))
+	if err := s.loadIndex(ctx, what); err != nil {
+		root.Close()
+		return nil, err
+	}
+	layout, err := oci.NewWithContext(ctx, dir)
+	if err != nil {
+		root.Close()
+		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
+	}
+	// index.json is written by saveIndex alone, in one step.
+	layout.AutoSaveIndex = false
+	s.layout = layout
+	return s, nil
+}
+
+// writeLayoutFile writes the oci-layout file of a new layout.
+func writeLayoutFile(root *os.Root) error {
+	return atomicfile.WriteFileIn(root, ocispec.ImageLayoutFile, []byte(`{"imageLayoutVersion":"`+ocispec.ImageLayoutVersion+`"}`), 0o644)
+}
+
+// Close releases the lock of a local store and removes what a writer
+// left in the ingest directory.
 func (s *Store) Close() error {
-	if s.lock == nil {
-		return nil
-	}
-	if s.writer {
-		// What a failed copy left half written is of no use to anyone.
-		removeIngest(s.Dir)
-	}
-	return s.lock.Unlock()
+	s.closeOnce.Do(func() {
+		if s.writer {
+			// What a failed copy left half written is of no use to anyone.
+			removeIngest(s.Dir)
+		}
+		s.root.Close()
+		if s.lock != nil {
+			s.closeErr = s.lock.Unlock()
+		}
+	})
+	return s.closeErr
 }
 
 // Key is the name a reference is tagged with in the local store, which

@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -135,6 +137,9 @@ type Opener struct {
 	Layout string
 	// Registry opens remote repositories.
 	Registry *registry.Client
+	// Warnings is where opening a store says what it repaired; standard
+	// error when nil.
+	Warnings io.Writer
 }
 
 // BareTag returns arg as a reference to a tag of o.Layout when there is
@@ -154,7 +159,8 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference) (*Target, er
 		if err != nil {
 			return nil, err
 		}
-		return &Target{GraphTarget: s.Store, Ref: ref, Kind: KindLayout, dir: s.Dir, close: s.Close}, nil
+		o.warnRepaired(s)
+		return &Target{GraphTarget: s, Ref: ref, Kind: KindLayout, dir: s.Dir, close: s.Close}, nil
 	}
 	repo, err := o.Registry.Repository(ref)
 	if err != nil {
@@ -169,7 +175,21 @@ func (o *Opener) OpenLocal(ctx context.Context, ref reference.Reference, mode st
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: s.Store, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close}, nil
+	o.warnRepaired(s)
+	return &Target{GraphTarget: s, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close}, nil
+}
+
+// warnRepaired says what opening s repaired, if anything: the store works,
+// but the user may have lost tags.
+func (o *Opener) warnRepaired(s *store.Store) {
+	if s.Repaired == "" {
+		return
+	}
+	w := o.Warnings
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "warning: %s\n", s.Repaired)
 }
 
 // WithCleanup returns t with cleanup run after t's own Close.

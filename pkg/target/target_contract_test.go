@@ -203,3 +203,33 @@ func TestCloseAndCleanup(t *testing.T) {
 		t.Errorf("the store is still locked after Close: %v", err)
 	}
 }
+
+// Opening a local store whose index.json was torn says, on Warnings,
+// what was repaired.
+func TestOpenLocalWarnsOfARepair(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	opener := newOpener(t)
+	tgt, err := opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := buildInto(t, tgt)
+	tgt.Close()
+	if err := os.WriteFile(filepath.Join(opener.StoreDir, "index.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings strings.Builder
+	opener.Warnings = &warnings
+	tgt, err = opener.OpenLocal(ctx, reference.Reference{Digest: res.Descriptor.Digest}, store.ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	if !strings.HasPrefix(warnings.String(), "warning: index.json of the local store "+opener.StoreDir+" could not be read") {
+		t.Errorf("warnings: %q", warnings.String())
+	}
+	if _, err := tgt.Lookup(ctx); err != nil {
+		t.Errorf("the package after the repair: %v", err)
+	}
+}
