@@ -18,7 +18,7 @@ func openDestination(ctx context.Context, global *globalOptions, tagRef *referen
 	}
 	opener := &target.Opener{StoreDir: dir, Warnings: global.errOut}
 	if tagRef != nil && tagRef.IsLayout() {
-		return opener.Open(ctx, *tagRef)
+		return opener.Open(ctx, *tagRef, store.ReadWrite)
 	}
 	return opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite)
 }

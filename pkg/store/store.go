@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/scratch"
 )
 
 // EnvHome overrides where stax keeps its data.
@@ -77,6 +79,11 @@ type Store struct {
 	lock   *flock.Flock
 	// writer says the store holds the exclusive lock of the local store.
 	writer bool
+	// removeOnClose is set for an oci: layout opened for writing: what
+	// the command leaves in its ingest directory is of no use.
+	removeOnClose bool
+	// created is what opening the layout created, for Discard.
+	created created
 
 	closeOnce sync.Once
 	closeErr  error
@@ -140,20 +147,38 @@ func removeIngest(dir string) {
 	}
 }
 
-// OpenLayout opens (creating if needed) the OCI image layout at dir.
+// OpenLayout opens the OCI image layout at dir for writing. A directory
+// that does not exist, or is empty, is made a layout; one that holds
+// anything but a layout is refused, so that a mistyped path never turns
+// a directory of other files into one. Discard removes what it created.
 func OpenLayout(ctx context.Context, dir string) (*Store, error) {
-	return openLayout(ctx, dir, "OCI layout")
+	s, err := openLayout(ctx, dir, "OCI layout")
+	if err != nil {
+		return nil, err
+	}
+	s.removeOnClose = true
+	return s, nil
 }
 
 func openLayout(ctx context.Context, dir, what string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
+	made, err := prepareLayout(dir)
+	if err != nil {
+		return nil, err
 	}
+	s, err := openPrepared(ctx, dir, what, made)
+	if err != nil {
+		made.remove()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openPrepared(ctx context.Context, dir, what string, made created) (*Store, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
 	}
-	s := &Store{Dir: dir, root: root}
+	s := &Store{Dir: dir, root: root, created: made}
 	if _, err := root.Lstat(ocispec.ImageLayoutFile); errors.Is(err, fs.ErrNotExist) {
 		if err := writeLayoutFile(root); err != nil {
 			root.Close()
@@ -177,6 +202,131 @@ func openLayout(ctx context.Context, dir, what string) (*Store, error) {
 	return s, nil
 }
 
+// OpenScratch opens a new layout in a scratch directory (see
+// scratch.Dir), for a package built on the fly; release closes it and
+// removes the directory.
+func OpenScratch(ctx context.Context, name string) (s *Store, release func(), err error) {
+	dir, releaseDir, err := scratch.Dir(name)
+	if err != nil {
+		return nil, nil, errdefs.IO(err)
+	}
+	// The scratch directory holds its lock file: the layout is beside it.
+	s, err = OpenLayout(ctx, filepath.Join(dir, "layout"))
+	if err != nil {
+		releaseDir()
+		return nil, nil, err
+	}
+	return s, func() { s.Close(); releaseDir() }, nil
+}
+
+// prepareLayout checks that dir may be written as a layout, and creates
+// it if it does not exist: what it created is returned.
+func prepareLayout(dir string) (created, error) {
+	info, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return createDir(dir)
+	}
+	if err != nil {
+		return created{}, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+	}
+	if !info.IsDir() {
+		return created{}, errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout: it is not a directory", dir))
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ocispec.ImageLayoutFile)); err == nil {
+		return created{}, nil
+	}
+	empty, err := onlyLayoutEntries(dir)
+	if err != nil {
+		return created{}, err
+	}
+	if empty {
+		return created{path: dir, contentsOnly: true}, nil
+	}
+	return created{}, nil
+}
+
+// onlyLayoutEntries checks that dir, which has no oci-layout file, holds
+// nothing but what a layout holds, and says whether it is empty. A
+// directory with only blobs/, ingest/ or index.json is a layout a killed
+// process began to write, which is finished; one with any other file is
+// refused.
+func onlyLayoutEntries(dir string) (empty bool, err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+	}
+	defer f.Close()
+	empty = true
+	for {
+		names, err := f.Readdirnames(64)
+		if err == io.EOF {
+			return empty, nil
+		}
+		if err != nil {
+			return false, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+		}
+		for _, name := range names {
+			switch {
+			case name == ocispec.ImageBlobsDir, name == "ingest", name == ocispec.ImageIndexFile,
+				atomicfile.IsTemporary(name, ocispec.ImageIndexFile), atomicfile.IsTemporary(name, ocispec.ImageLayoutFile):
+				empty = false
+			default:
+				return false, errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout (no %s file) and is not empty: name an existing layout, or a new or empty directory to create one", dir, ocispec.ImageLayoutFile))
+			}
+		}
+	}
+}
+
+// createDir creates dir and the parents it lacks, and returns the topmost
+// directory it created.
+func createDir(dir string) (created, error) {
+	top := filepath.Clean(dir)
+	for {
+		parent := filepath.Dir(top)
+		if parent == top {
+			break
+		}
+		if _, err := os.Lstat(parent); err == nil {
+			break
+		}
+		top = parent
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return created{}, errdefs.IO(fmt.Errorf("create OCI layout %s: %w", dir, err))
+	}
+	return created{path: top}, nil
+}
+
+// created is what opening a layout for writing created: a directory and
+// everything in it, or only what is in a directory that was empty.
+type created struct {
+	path         string
+	contentsOnly bool
+}
+
+func (c created) remove() error {
+	switch {
+	case c.path == "":
+		return nil
+	case !c.contentsOnly:
+		return os.RemoveAll(c.path)
+	}
+	root, err := os.OpenRoot(c.path)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), ".")
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		errs = append(errs, root.RemoveAll(e.Name()))
+	}
+	return errors.Join(errs...)
+}
+
 // writeLayoutFile writes the oci-layout file of a new layout.
 func writeLayoutFile(root *os.Root) error {
 	return atomicfile.WriteFileIn(root, ocispec.ImageLayoutFile, []byte(`{"imageLayoutVersion":"`+ocispec.ImageLayoutVersion+`"}`), 0o644)
@@ -186,7 +336,7 @@ func writeLayoutFile(root *os.Root) error {
 // left in the ingest directory.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		if s.writer {
+		if s.writer || s.removeOnClose {
 			// What a failed copy left half written is of no use to anyone.
 			removeIngest(s.Dir)
 		}
@@ -196,6 +346,19 @@ func (s *Store) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// Discard closes a layout opened for writing after what was written into
+// it failed, and removes what opening it created: the directory, or the
+// content of a directory that was empty. A layout that existed before is
+// left as it is.
+func (s *Store) Discard() error {
+	err := s.Close()
+	if rmErr := s.created.remove(); rmErr != nil {
+		err = errors.Join(err, errdefs.IO(fmt.Errorf("remove the OCI layout %s: %w", s.Dir, rmErr)))
+	}
+	s.created = created{}
+	return err
 }
 
 // Key is the name a reference is tagged with in the local store, which
