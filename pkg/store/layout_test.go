@@ -235,3 +235,56 @@ func TestLayoutWriterLeavesNoIngest(t *testing.T) {
 		t.Errorf("ingest left after the writer closed: %v", err)
 	}
 }
+
+// A layout from elsewhere whose ingest directory is a link out of it
+// does not make its writer empty the directory the link names.
+func TestIngestLinkOutOfTheLayoutIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	dir := newLayout(t)
+	outside := t.TempDir()
+	kept := filepath.Join(outside, "keep-me")
+	filetest.WriteFile(t, kept, "not the layout's")
+	if err := os.RemoveAll(filepath.Join(dir, "ingest")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "ingest")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.OpenLayout(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(kept); err != nil {
+		t.Errorf("closing the layout removed a file its ingest link points to: %v", err)
+	}
+}
+
+// Reading a layout whose index.json is torn repairs nothing, and says how
+// to: a writer rebuilds it.
+func TestReadingATornLayoutSaysHowToRepairIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newLayout(t)
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, dir)
+	_, err := store.OpenLayoutReadOnly(ctx, dir)
+	if err == nil || !strings.Contains(err.Error(), "its index.json is damaged; copying a package into the layout") {
+		t.Errorf("OpenLayoutReadOnly = %v", err)
+	}
+	if after := tree(t, dir); after != before {
+		t.Errorf("reading repaired the layout:\n%s", after)
+	}
+	s, err := store.OpenLayout(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	l, err := store.OpenLayoutReadOnly(ctx, dir)
+	if err != nil {
+		t.Fatalf("after a writer opened it: %v", err)
+	}
+	l.Close()
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +42,11 @@ func OpenLayoutReadOnly(ctx context.Context, dir string) (*ReadOnlyLayout, error
 	s, err := oci.NewFromFS(ctx, root.FS())
 	if err != nil {
 		root.Close()
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// Reading never repairs; a writer does (see rebuildIndex).
+			return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w: its %s is damaged; copying a package into the layout (stax copy REF oci:%s) rebuilds it from the blobs", dir, err, ocispec.ImageIndexFile, dir))
+		}
 		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
 	}
 	return &ReadOnlyLayout{ReadOnlyStore: s, Dir: dir, root: root}, nil

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"time"
@@ -135,17 +136,27 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 // removeIngest removes the partial blobs a killed writer left in the
 // store's ingest directory, where oras-go writes a blob before moving it
 // into place. Every writer holds the store's exclusive lock, which the
-// caller now holds: whatever is there belongs to a dead process.
+// caller now holds: whatever is there belongs to a dead process. It
+// removes through an os.Root: an ingest directory that is a link out of
+// the layout, as a layout from elsewhere may hold, is left alone.
 func removeIngest(dir string) {
-	ingest := filepath.Join(dir, "ingest")
-	entries, err := os.ReadDir(ingest)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), ingestDir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		os.RemoveAll(filepath.Join(ingest, e.Name()))
+		root.RemoveAll(path.Join(ingestDir, e.Name()))
 	}
 }
+
+// ingestDir is where oras-go and WriteBlob write a blob before moving it
+// into place.
+const ingestDir = "ingest"
 
 // OpenLayout opens the OCI image layout at dir for writing. A directory
 // that does not exist, or is empty, is made a layout; one that holds
@@ -267,7 +278,7 @@ func onlyLayoutEntries(dir string) (empty bool, err error) {
 		}
 		for _, name := range names {
 			switch {
-			case name == ocispec.ImageBlobsDir, name == "ingest", name == ocispec.ImageIndexFile,
+			case name == ocispec.ImageBlobsDir, name == ingestDir, name == ocispec.ImageIndexFile,
 				atomicfile.IsTemporary(name, ocispec.ImageIndexFile), atomicfile.IsTemporary(name, ocispec.ImageLayoutFile):
 				empty = false
 			default:
