@@ -61,8 +61,9 @@ func LockDir() (string, error) {
 	return filepath.Join(home, "locks"), nil
 }
 
-// Store is an OCI image layout opened for writing: the local store, or a
-// layout a command copies, pushes or builds into. It is oras-go's layout
+// Store is an OCI image layout stax may write: the local store (opened
+// for reading too, since opening it may repair it), or a layout a command
+// copies, pushes or builds into. ReadOnlyLayout reads the others. It is oras-go's layout
 // store with index.json kept by stax: oras-go rewrites index.json in place,
 // so a process killed while writing it left it empty, and every later
 // command failed until a person repaired it. Here every change of the
