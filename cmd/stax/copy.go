@@ -10,6 +10,7 @@ import (
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 	"github.com/stax-dev/stax/pkg/trust"
@@ -87,7 +88,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	if dstRef.Tag == "" && dstRef.Digest == "" {
 		dstRef.Tag = srcRef.Tag
 	}
-	src, err := opener.Open(ctx, srcRef)
+	src, err := opener.Open(ctx, srcRef, store.ReadOnly)
 	if err != nil {
 		return err
 	}
@@ -108,19 +109,19 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return err
 	}
 
-	dst, err := opener.Open(ctx, dstRef)
+	dst, err := opener.Open(ctx, dstRef, store.ReadWrite)
 	if err != nil {
 		return err
 	}
 	defer dst.Close()
 	if opts.WithDependencies && dst.Kind != target.KindRemote {
-		return errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name()))
+		return target.DiscardAfter(dst, errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name())))
 	}
 
 	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies}
 	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, copyOpts)
 	if err != nil {
-		return err
+		return target.DiscardAfter(dst, err)
 	}
 	copyOpts.AnyArtifact = false
 	if graph != nil {

@@ -16,9 +16,9 @@ func openDestination(ctx context.Context, global *globalOptions, tagRef *referen
 	if err != nil {
 		return nil, err
 	}
-	opener := &target.Opener{StoreDir: dir}
+	opener := &target.Opener{StoreDir: dir, Warnings: global.errOut}
 	if tagRef != nil && tagRef.IsLayout() {
-		return opener.Open(ctx, *tagRef)
+		return opener.Open(ctx, *tagRef, store.ReadWrite)
 	}
 	return opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite)
 }

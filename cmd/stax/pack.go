@@ -11,6 +11,7 @@ import (
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/target"
 )
 
 type packOptions struct {
@@ -111,7 +112,7 @@ func runPack(ctx context.Context, opts *packOptions) error {
 	}
 	res, graph, err := resolve.BuildProject(ctx, p, dst, resolve.Options{Opener: opener, MaxSize: build.MaxSize, Build: build})
 	if err != nil {
-		return err
+		return target.DiscardAfter(dst, err)
 	}
 	defer graph.Close()
 	if dst.Ref, err = tagReference(tagRef, res.Definition); err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -117,7 +119,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 			return err
 		}
 	}
-	dst, err := opener.Open(ctx, dstRef)
+	dst, err := opener.Open(ctx, dstRef, store.ReadWrite)
 	if err != nil {
 		return err
 	}
@@ -125,7 +127,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 
 	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged})
 	if err != nil {
-		return err
+		return target.DiscardAfter(dst, err)
 	}
 	if signer != nil {
 		signed, err := signature.Sign(ctx, dst, res.Descriptor, signer, signature.SignOptions{Name: dst.Ref.Familiar(), MaxSize: build.MaxSize})

@@ -115,7 +115,7 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client}, nil
+	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client, Warnings: global.errOut}, nil
 }
 
 // transferOptions are the copy options the flags ask for, with progress

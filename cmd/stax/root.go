@@ -25,6 +25,8 @@ type globalOptions struct {
 	Output string
 	// Layout replaces the local store with another OCI layout directory.
 	Layout string
+	// errOut is where opening a store warns of what it repaired.
+	errOut io.Writer
 }
 
 func (g *globalOptions) json() bool { return g.Output == outputJSON }
@@ -46,7 +48,7 @@ var getenv = os.Getenv
 var errReported = errors.New("reported")
 
 func newRootCmd(streams *IOStreams) (*cobra.Command, *bool) {
-	global := &globalOptions{}
+	global := &globalOptions{errOut: streams.ErrOut}
 	started := new(bool)
 	root := &cobra.Command{
 		Use:   "stax",

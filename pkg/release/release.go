@@ -8,7 +8,6 @@ package release
 
 import (
 	"context"
-	"os"
 	"slices"
 
 	"github.com/opencontainers/go-digest"
@@ -18,6 +17,7 @@ import (
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/validate"
 )
@@ -111,10 +111,10 @@ func Previous(ctx context.Context, opener *target.Opener, dst reference.Referenc
 	if dst.Tag == "" {
 		dst.Tag = version
 	}
-	if info, err := os.Stat(dst.Layout); dst.IsLayout() && (err != nil || !info.IsDir()) {
-		return nil, false, nil
+	if dst.IsLayout() && store.CheckLayout(dst.Layout) != nil {
+		return nil, false, nil // no layout yet: nothing was released into it
 	}
-	t, err := opener.Open(ctx, dst)
+	t, err := opener.Open(ctx, dst, store.ReadOnly)
 	if err != nil {
 		return nil, false, err
 	}

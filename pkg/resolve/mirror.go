@@ -8,6 +8,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -42,7 +43,7 @@ func (r *resolver) openMirrored(decl string, ref reference.Reference) (*target.T
 	}
 	mirrored := ref
 	mirrored.Registry = host
-	t, err := r.opts.Opener.Open(r.ctx, mirrored)
+	t, err := r.opts.Opener.Open(r.ctx, mirrored, store.ReadOnly)
 	if err != nil {
 		return nil, ocispec.Descriptor{}, false
 	}
@@ -85,7 +86,7 @@ func CopyDependencies(ctx context.Context, g *Graph, opener *target.Opener, regi
 		if to == from {
 			continue // already there
 		}
-		dst, err := opener.Open(ctx, to)
+		dst, err := opener.Open(ctx, to, store.ReadWrite)
 		if err != nil {
 			return out, err
 		}

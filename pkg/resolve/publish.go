@@ -11,8 +11,8 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -104,34 +104,28 @@ func (pub *publisher) push(sub *project.Project, ref string) (Published, error) 
 		// Consumers resolve the reference as recorded: it must name a tag.
 		return Published{}, errdefs.Invalid(fmt.Errorf("ref %s names no tag: give the version, e.g. %s:1.0.0", ref, ref))
 	}
-	tmp, release, err := scratch.Dir("publish")
-	if err != nil {
-		return Published{}, errdefs.IO(err)
-	}
-	defer release()
-	s, err := store.OpenLayout(pub.ctx, tmp)
+	s, release, err := store.OpenScratch(pub.ctx, "publish")
 	if err != nil {
 		return Published{}, err
 	}
+	defer release()
 	res, g, err := BuildProject(pub.ctx, sub, s, pub.opts)
 	if err != nil {
-		s.Close()
 		return Published{}, err
 	}
 	g.Close()
-	s.Close()
-	src, err := pub.opts.Opener.Open(pub.ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
+	src, err := pub.opts.Opener.Open(pub.ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
 	if err != nil {
 		return Published{}, err
 	}
 	defer src.Close()
-	dst, err := pub.opts.Opener.Open(pub.ctx, dstRef)
+	dst, err := pub.opts.Opener.Open(pub.ctx, dstRef, store.ReadWrite)
 	if err != nil {
 		return Published{}, err
 	}
 	defer dst.Close()
 	if _, err := transfer.Copy(pub.ctx, src, dst, pub.copyOpts); err != nil {
-		return Published{}, err
+		return Published{}, target.DiscardAfter(dst, err)
 	}
 	return Published{Dir: sub.Root, Ref: ref, Digest: res.Descriptor.Digest}, nil
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -228,7 +227,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		}
 	}
 	if ref.IsLayout() {
-		// Opening a layout creates it; a dependency must already be there.
+		// A dependency must already be there.
 		if info, err := os.Stat(ref.Layout); err != nil || !info.IsDir() {
 			return nil, errdefs.Resolution(fmt.Errorf("%s: no OCI layout at %s", strings.Join(path, " → "), ref.Layout))
 		}
@@ -237,7 +236,11 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	if mirrored {
 		r.graph.targets = append(r.graph.targets, t)
 	} else {
-		t, err = r.opts.Opener.Open(r.ctx, ref)
+		t, err = r.opts.Opener.Open(r.ctx, ref, store.ReadOnly)
+		if err != nil && ref.IsLayout() {
+			// A directory that is not a layout is as unresolved as a missing one.
+			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -324,13 +327,8 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, release, err := scratch.Dir("resolve")
+	s, release, err := store.OpenScratch(r.ctx, "resolve")
 	if err != nil {
-		return nil, errdefs.IO(err)
-	}
-	s, err := store.OpenLayout(r.ctx, tmp)
-	if err != nil {
-		release()
 		return nil, err
 	}
 	res, children, err := r.buildInto(p, s, path)
@@ -338,7 +336,7 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 		release()
 		return nil, err
 	}
-	t, err := r.opts.Opener.Open(r.ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
+	t, err := r.opts.Opener.Open(r.ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
 	if err != nil {
 		release()
 		return nil, err

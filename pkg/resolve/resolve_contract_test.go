@@ -136,12 +136,12 @@ func (p *publisher) publish(repoTag, body string, deps ...string) digest.Digest 
 		t.Fatal(err)
 	}
 	g.Close()
-	src, err := p.opener.Open(ctx, reference.Reference{Layout: layout.Dir, Digest: res.Descriptor.Digest})
+	src, err := p.opener.Open(ctx, reference.Reference{Layout: layout.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dst, err := p.opener.Open(ctx, p.ref(repoTag))
+	dst, err := p.opener.Open(ctx, p.ref(repoTag), store.ReadWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ var places = []struct {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		return s.Store
+		return s
 	}},
 }
 

@@ -23,12 +23,13 @@ func OpenExact(ctx context.Context, opener *target.Opener, arg string, local boo
 		ref.Tag = "latest"
 	}
 	if ref.IsLayout() {
-		if err := layoutExists(ref); err != nil {
+		// Even to sign a package in it, the layout must be one already.
+		if err := store.CheckLayout(ref.Layout); err != nil {
 			return nil, err
 		}
 	}
 	if local && !ref.IsLayout() {
 		return Lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
 	}
-	return Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg)
+	return Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, mode) }, arg)
 }

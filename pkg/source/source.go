@@ -21,7 +21,6 @@ import (
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -122,15 +121,6 @@ func Declaration(arg, base string) (string, error) {
 	return "./" + rel, nil
 }
 
-// layoutExists refuses a layout that is not there before it is opened,
-// since opening one creates it: reading a package creates nothing.
-func layoutExists(ref reference.Reference) error {
-	if _, err := os.Stat(ref.Layout); err != nil {
-		return errdefs.Invalid(fmt.Errorf("OCI layout %s: %w", ref.Layout, err))
-	}
-	return nil
-}
-
 // Open finds the package arg names: a package directory (see IsDirectory),
 // built into a temporary layout that Close removes; an oci: layout; or a
 // reference in the local store or a registry, as opts.Scope allows.
@@ -148,19 +138,17 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 		ref.Tag = "latest"
 	}
 	if ref.IsLayout() {
-		if err := layoutExists(ref); err != nil {
-			return nil, err
-		}
-		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
+		// Opened for reading, a layout must exist: reading creates nothing.
+		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)
 	}
 	if opts.Scope == RemoteOnly {
-		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
+		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)
 	}
 	src, err := lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, store.ReadOnly) }, arg, opts)
 	if err == nil || opts.Scope == LocalOnly || errdefs.Of(err) != errdefs.InvalidArgument {
 		return src, err
 	}
-	remote, rerr := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref) }, arg, opts)
+	remote, rerr := lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)
 	if rerr != nil {
 		return nil, fmt.Errorf("%s is not in the local store, and asking its registry failed: %w", ref.Familiar(), rerr)
 	}
@@ -221,13 +209,8 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, release, err := scratch.Dir("build")
+	s, release, err := store.OpenScratch(ctx, "build")
 	if err != nil {
-		return nil, errdefs.IO(err)
-	}
-	s, err := store.OpenLayout(ctx, tmp)
-	if err != nil {
-		release()
 		return nil, err
 	}
 	res, graph, err := resolve.BuildProject(ctx, p, s, resolve.Options{Opener: opts.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles, Build: opts.Build})
@@ -238,7 +221,7 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	// The package is built and its dependencies recorded by digest; what
 	// resolution opened to learn them is no longer needed.
 	graph.Close()
-	t, err := opts.Opener.Open(ctx, reference.Reference{Layout: tmp, Digest: res.Descriptor.Digest})
+	t, err := opts.Opener.Open(ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
 	if err != nil {
 		release()
 		return nil, err

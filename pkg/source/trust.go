@@ -9,6 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
 )
@@ -22,7 +23,7 @@ func TrustSource(opener *target.Opener) trust.Source {
 			return nil, ocispec.Descriptor{}, nil, errdefs.Invalid(err)
 		}
 		r.Digest = d
-		src, err := Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r) }, ref)
+		src, err := Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, r, store.ReadOnly) }, ref)
 		if err != nil {
 			return nil, ocispec.Descriptor{}, nil, err
 		}

@@ -21,7 +21,7 @@ import (
 // copy in a temporary directory, and no second write. A file a killed
 // run leaves in ingest is removed by the next writer of the store.
 func WriteBlob(dir string, write func(io.Writer) (digest.Digest, error)) error {
-	ingest := filepath.Join(dir, "ingest")
+	ingest := filepath.Join(dir, ingestDir)
 	if err := os.MkdirAll(ingest, 0o755); err != nil {
 		return err
 	}

@@ -4,16 +4,24 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/oci"
 
+	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/scratch"
 )
 
 // EnvHome overrides where stax keeps its data.
@@ -53,13 +61,38 @@ func LockDir() (string, error) {
 	return filepath.Join(home, "locks"), nil
 }
 
-// Store is an OCI image layout.
+// Store is an OCI image layout stax may write: the local store (opened
+// for reading too, since opening it may repair it), or a layout a command
+// copies, pushes or builds into. ReadOnlyLayout reads the others. It is oras-go's layout
+// store with index.json kept by stax: oras-go rewrites index.json in place,
+// so a process killed while writing it left it empty, and every later
+// command failed until a person repaired it. Here every change of the
+// index replaces index.json atomically (see saveIndex), and an index a
+// writer of another kind left damaged is rebuilt when the layout is opened
+// (see loadIndex).
 type Store struct {
-	*oci.Store
-	Dir  string
-	lock *flock.Flock
-	// writer says the store holds the exclusive lock.
+	Dir string
+	// Repaired says what opening the store rebuilt of a damaged
+	// index.json, for a warning; empty when it was sound.
+	Repaired string
+
+	layout *oci.Store
+	root   *os.Root
+	lock   *flock.Flock
+	// writer says the store holds the exclusive lock of the local store.
 	writer bool
+	// removeOnClose is set for an oci: layout opened for writing: what
+	// the command leaves in its ingest directory is of no use.
+	removeOnClose bool
+	// created is what opening the layout created, for Discard.
+	created created
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// mu serializes changes to index and the writes of index.json.
+	mu    sync.Mutex
+	index *layoutIndex
 }
 
 // Mode says whether a store is opened for reading or writing.
@@ -71,8 +104,9 @@ const (
 )
 
 // OpenLocal opens the local store at dir and holds a lock on it until
-// Close: shared for reading, exclusive for writing. oras-go rewrites
-// index.json whole, so two unserialized writers would lose each other's tags.
+// Close: shared for reading, exclusive for writing. The store rewrites
+// index.json whole, so two unserialized writers would lose each other's
+// tags.
 func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, errdefs.IO(fmt.Errorf("create local store: %w", err))
@@ -88,7 +122,10 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	if mode == ReadWrite {
 		removeIngest(dir)
 	}
-	s, err := OpenLayout(ctx, dir)
+	// A reader may rebuild a damaged index.json too: the shared lock keeps
+	// writers out, and two readers rebuilding at once write the same
+	// index, each in one step.
+	s, err := openLayout(ctx, dir, "local store")
 	if err != nil {
 		_ = lock.Unlock()
 		return nil, err
@@ -100,37 +137,240 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 // removeIngest removes the partial blobs a killed writer left in the
 // store's ingest directory, where oras-go writes a blob before moving it
 // into place. Every writer holds the store's exclusive lock, which the
-// caller now holds: whatever is there belongs to a dead process.
+// caller now holds: whatever is there belongs to a dead process. It
+// removes through an os.Root: an ingest directory that is a link out of
+// the layout, as a layout from elsewhere may hold, is left alone.
 func removeIngest(dir string) {
-	ingest := filepath.Join(dir, "ingest")
-	entries, err := os.ReadDir(ingest)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), ingestDir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		os.RemoveAll(filepath.Join(ingest, e.Name()))
+		root.RemoveAll(path.Join(ingestDir, e.Name()))
 	}
 }
 
-// OpenLayout opens (creating if needed) the OCI image layout at dir.
+// ingestDir is where oras-go and WriteBlob write a blob before moving it
+// into place.
+const ingestDir = "ingest"
+
+// OpenLayout opens the OCI image layout at dir for writing. A directory
+// that does not exist, or is empty, is made a layout; one that holds
+// anything but a layout is refused, so that a mistyped path never turns
+// a directory of other files into one. Discard removes what it created.
 func OpenLayout(ctx context.Context, dir string) (*Store, error) {
-	s, err := oci.NewWithContext(ctx, dir)
+	s, err := openLayout(ctx, dir, "OCI layout")
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+		return nil, err
 	}
-	return &Store{Store: s, Dir: dir}, nil
+	s.removeOnClose = true
+	return s, nil
 }
 
-// Close releases the lock of a local store.
-func (s *Store) Close() error {
-	if s.lock == nil {
+func openLayout(ctx context.Context, dir, what string) (*Store, error) {
+	made, err := prepareLayout(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openPrepared(ctx, dir, what, made)
+	if err != nil {
+		made.remove()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openPrepared(ctx context.Context, dir, what string, made created) (*Store, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
+	}
+	s := &Store{Dir: dir, root: root, created: made}
+	if _, err := root.Lstat(ocispec.ImageLayoutFile); errors.Is(err, fs.ErrNotExist) {
+		if err := writeLayoutFile(root); err != nil {
+			root.Close()
+			return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
+		}
+	}
+	// Temporary files of index writes that were killed before their rename.
+	atomicfile.RemoveStale(filepath.Join(dir, ocispec.ImageIndexFile))
+	if err := s.loadIndex(ctx, what); err != nil {
+		root.Close()
+		return nil, err
+	}
+	layout, err := oci.NewWithContext(ctx, dir)
+	if err != nil {
+		root.Close()
+		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
+	}
+	// index.json is written by saveIndex alone, in one step.
+	layout.AutoSaveIndex = false
+	s.layout = layout
+	return s, nil
+}
+
+// OpenScratch opens a new layout in a scratch directory (see
+// scratch.Dir), for a package built on the fly; release closes it and
+// removes the directory.
+func OpenScratch(ctx context.Context, name string) (s *Store, release func(), err error) {
+	dir, releaseDir, err := scratch.Dir(name)
+	if err != nil {
+		return nil, nil, errdefs.IO(err)
+	}
+	// The scratch directory holds its lock file: the layout is beside it.
+	s, err = OpenLayout(ctx, filepath.Join(dir, "layout"))
+	if err != nil {
+		releaseDir()
+		return nil, nil, err
+	}
+	return s, func() { s.Close(); releaseDir() }, nil
+}
+
+// prepareLayout checks that dir may be written as a layout, and creates
+// it if it does not exist: what it created is returned.
+func prepareLayout(dir string) (created, error) {
+	info, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return createDir(dir)
+	}
+	if err != nil {
+		return created{}, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+	}
+	if !info.IsDir() {
+		return created{}, errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout: it is not a directory", dir))
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ocispec.ImageLayoutFile)); err == nil {
+		return created{}, nil
+	}
+	empty, err := onlyLayoutEntries(dir)
+	if err != nil {
+		return created{}, err
+	}
+	if empty {
+		return created{path: dir, contentsOnly: true}, nil
+	}
+	return created{}, nil
+}
+
+// onlyLayoutEntries checks that dir, which has no oci-layout file, holds
+// nothing but what a layout holds, and says whether it is empty. A
+// directory with only blobs/, ingest/ or index.json is a layout a killed
+// process began to write, which is finished; one with any other file is
+// refused.
+func onlyLayoutEntries(dir string) (empty bool, err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+	}
+	defer f.Close()
+	empty = true
+	for {
+		names, err := f.Readdirnames(64)
+		if err == io.EOF {
+			return empty, nil
+		}
+		if err != nil {
+			return false, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+		}
+		for _, name := range names {
+			switch {
+			case name == ocispec.ImageBlobsDir, name == ingestDir, name == ocispec.ImageIndexFile,
+				atomicfile.IsTemporary(name, ocispec.ImageIndexFile), atomicfile.IsTemporary(name, ocispec.ImageLayoutFile):
+				empty = false
+			default:
+				return false, errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout (no %s file) and is not empty: name an existing layout, or a new or empty directory to create one", dir, ocispec.ImageLayoutFile))
+			}
+		}
+	}
+}
+
+// createDir creates dir and the parents it lacks, and returns the topmost
+// directory it created.
+func createDir(dir string) (created, error) {
+	top := filepath.Clean(dir)
+	for {
+		parent := filepath.Dir(top)
+		if parent == top {
+			break
+		}
+		if _, err := os.Lstat(parent); err == nil {
+			break
+		}
+		top = parent
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return created{}, errdefs.IO(fmt.Errorf("create OCI layout %s: %w", dir, err))
+	}
+	return created{path: top}, nil
+}
+
+// created is what opening a layout for writing created: a directory and
+// everything in it, or only what is in a directory that was empty.
+type created struct {
+	path         string
+	contentsOnly bool
+}
+
+func (c created) remove() error {
+	switch {
+	case c.path == "":
 		return nil
+	case !c.contentsOnly:
+		return os.RemoveAll(c.path)
 	}
-	if s.writer {
-		// What a failed copy left half written is of no use to anyone.
-		removeIngest(s.Dir)
+	root, err := os.OpenRoot(c.path)
+	if err != nil {
+		return err
 	}
-	return s.lock.Unlock()
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), ".")
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		errs = append(errs, root.RemoveAll(e.Name()))
+	}
+	return errors.Join(errs...)
+}
+
+// writeLayoutFile writes the oci-layout file of a new layout.
+func writeLayoutFile(root *os.Root) error {
+	return atomicfile.WriteFileIn(root, ocispec.ImageLayoutFile, []byte(`{"imageLayoutVersion":"`+ocispec.ImageLayoutVersion+`"}`), 0o644)
+}
+
+// Close releases the lock of a local store and removes what a writer
+// left in the ingest directory.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if s.writer || s.removeOnClose {
+			// What a failed copy left half written is of no use to anyone.
+			removeIngest(s.Dir)
+		}
+		s.root.Close()
+		if s.lock != nil {
+			s.closeErr = s.lock.Unlock()
+		}
+	})
+	return s.closeErr
+}
+
+// Discard closes a layout opened for writing after what was written into
+// it failed, and removes what opening it created: the directory, or the
+// content of a directory that was empty. A layout that existed before is
+// left as it is.
+func (s *Store) Discard() error {
+	err := s.Close()
+	if rmErr := s.created.remove(); rmErr != nil {
+		err = errors.Join(err, errdefs.IO(fmt.Errorf("remove the OCI layout %s: %w", s.Dir, rmErr)))
+	}
+	s.created = created{}
+	return err
 }
 
 // Key is the name a reference is tagged with in the local store, which

@@ -143,3 +143,38 @@ func TestHome(t *testing.T) {
 		})
 	}
 }
+
+// Every change of the index replaces index.json, by a rename, rather than
+// rewriting the file in place, which a kill would leave torn.
+func TestIndexIsReplacedNotRewritten(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := store.OpenLocal(ctx, dir, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	blob := []byte("a blob to tag")
+	desc := content.NewDescriptorFromBytes("application/octet-stream", blob)
+	if err := s.Push(ctx, desc, bytes.NewReader(blob)); err != nil {
+		t.Fatal(err)
+	}
+	indexPath := filepath.Join(dir, "index.json")
+	for _, tag := range []string{"a:1", "b:2"} {
+		before, err := os.Stat(indexPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Tag(ctx, desc, tag); err != nil {
+			t.Fatal(err)
+		}
+		after, err := os.Stat(indexPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if os.SameFile(before, after) {
+			t.Errorf("tagging %s rewrote index.json in place", tag)
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -40,8 +42,9 @@ type Target struct {
 	// Host is the registry host of a remote target, for messages.
 	Host string
 	// dir is the directory of a local or layout target, for messages.
-	dir   string
-	close func() error
+	dir     string
+	close   func() error
+	discard func() error
 }
 
 // LayoutDir is the directory of a local store or layout target, where
@@ -53,12 +56,36 @@ func (t *Target) LayoutDir() string {
 	return ""
 }
 
-// Close releases what opening the target took (a store lock).
+// Close releases what opening the target took (a store lock); closing
+// it again does nothing.
 func (t *Target) Close() error {
 	if t.close == nil {
 		return nil
 	}
-	return t.close()
+	close := t.close
+	t.close = nil
+	return close()
+}
+
+// Discard closes a target a write into failed, and removes the OCI layout
+// that opening it created, if it did: a failed copy leaves no empty
+// layout behind. Anything else is closed as Close does.
+func (t *Target) Discard() error {
+	if t.discard == nil {
+		return t.Close()
+	}
+	err := t.discard()
+	t.discard = nil
+	return errors.Join(err, t.Close())
+}
+
+// DiscardAfter discards t (see Discard) after err, a failed write into
+// it, and returns err, saying so if removing the layout failed too.
+func DiscardAfter(t *Target, err error) error {
+	if discardErr := t.Discard(); discardErr != nil {
+		return fmt.Errorf("%w (%v)", err, discardErr)
+	}
+	return err
 }
 
 // Name is how messages name the target.
@@ -135,6 +162,9 @@ type Opener struct {
 	Layout string
 	// Registry opens remote repositories.
 	Registry *registry.Client
+	// Warnings is where opening a store says what it repaired; standard
+	// error when nil.
+	Warnings io.Writer
 }
 
 // BareTag returns arg as a reference to a tag of o.Layout when there is
@@ -147,14 +177,24 @@ func (o *Opener) BareTag(arg string) string {
 }
 
 // Open opens the target ref names: an oci: layout, or a registry
-// repository. Use OpenLocal for the local store.
-func (o *Opener) Open(ctx context.Context, ref reference.Reference) (*Target, error) {
+// repository. Use OpenLocal for the local store. A layout opened ReadOnly
+// must exist and is never written; one opened ReadWrite is created when
+// its directory does not exist or is empty.
+func (o *Opener) Open(ctx context.Context, ref reference.Reference, mode store.Mode) (*Target, error) {
+	if ref.IsLayout() && mode == store.ReadOnly {
+		l, err := store.OpenLayoutReadOnly(ctx, ref.Layout)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{GraphTarget: l, Ref: ref, Kind: KindLayout, dir: l.Dir, close: l.Close}, nil
+	}
 	if ref.IsLayout() {
 		s, err := store.OpenLayout(ctx, ref.Layout)
 		if err != nil {
 			return nil, err
 		}
-		return &Target{GraphTarget: s.Store, Ref: ref, Kind: KindLayout, dir: s.Dir, close: s.Close}, nil
+		o.warnRepaired(s)
+		return &Target{GraphTarget: s, Ref: ref, Kind: KindLayout, dir: s.Dir, close: s.Close, discard: s.Discard}, nil
 	}
 	repo, err := o.Registry.Repository(ref)
 	if err != nil {
@@ -169,7 +209,21 @@ func (o *Opener) OpenLocal(ctx context.Context, ref reference.Reference, mode st
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: s.Store, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close}, nil
+	o.warnRepaired(s)
+	return &Target{GraphTarget: s, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close}, nil
+}
+
+// warnRepaired says what opening s repaired, if anything: the store works,
+// but the user may have lost tags.
+func (o *Opener) warnRepaired(s *store.Store) {
+	if s.Repaired == "" {
+		return
+	}
+	w := o.Warnings
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "warning: %s\n", s.Repaired)
 }
 
 // WithCleanup returns t with cleanup run after t's own Close.
@@ -189,7 +243,7 @@ func WithCleanup(t *Target, cleanup func() error) *Target {
 // shares t's resources: closing t closes it; closing it does nothing.
 func (t *Target) WithRef(ref reference.Reference) *Target {
 	view := *t
-	view.Ref, view.close = ref, nil
+	view.Ref, view.close, view.discard = ref, nil, nil
 	return &view
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -95,9 +96,9 @@ func TestTargetKinds(t *testing.T) {
 		{target.KindLocal, func(ref reference.Reference) (*target.Target, error) {
 			return opener.OpenLocal(ctx, ref, store.ReadWrite)
 		}, "example.com/acme/skills:1.0.0", "is not in the local store"},
-		{target.KindLayout, func(ref reference.Reference) (*target.Target, error) { return opener.Open(ctx, ref) },
+		{target.KindLayout, func(ref reference.Reference) (*target.Target, error) { return opener.Open(ctx, ref, store.ReadWrite) },
 			"oci:" + layout + ":1.0.0", "not found in the OCI layout"},
-		{target.KindRemote, func(ref reference.Reference) (*target.Target, error) { return opener.Open(ctx, ref) },
+		{target.KindRemote, func(ref reference.Reference) (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) },
 			reg.Host + "/acme/skills:1.0.0", "not found"},
 	}
 	for _, tt := range tests {
@@ -154,7 +155,7 @@ func TestTargetKinds(t *testing.T) {
 
 func TestTagsOfAnEmptyRepository(t *testing.T) {
 	reg := registrytest.New(t)
-	tgt, err := newOpener(t).Open(context.Background(), mustParse(t, reg.Host+"/nothing/here:1"))
+	tgt, err := newOpener(t).Open(context.Background(), mustParse(t, reg.Host+"/nothing/here:1"), store.ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,5 +202,80 @@ func TestCloseAndCleanup(t *testing.T) {
 	}
 	if err := tryLock(); err != nil {
 		t.Errorf("the store is still locked after Close: %v", err)
+	}
+}
+
+// A layout opened for reading must be one, and is never written; one
+// opened for writing is created in a new directory, which Discard removes
+// after a failed write.
+func TestOpenLayoutModes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	opener := newOpener(t)
+	notLayout := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notLayout, "passwd"), []byte("root:x:0:0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []store.Mode{store.ReadOnly, store.ReadWrite} {
+		_, err := opener.Open(ctx, mustParse(t, "oci:"+notLayout+":1"), mode)
+		if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), notLayout+" is not an OCI image layout (no oci-layout file)") {
+			t.Errorf("mode %d: Open a directory of other files = %v", mode, err)
+		}
+		if entries, _ := os.ReadDir(notLayout); len(entries) != 1 {
+			t.Errorf("mode %d: %d entries in the directory, want the one that was there", mode, len(entries))
+		}
+	}
+
+	parent := filepath.Join(t.TempDir(), "new")
+	ref := mustParse(t, "oci:"+filepath.Join(parent, "layout")+":1")
+	if _, err := opener.Open(ctx, ref, store.ReadOnly); errdefs.Of(err) != errdefs.InvalidArgument {
+		t.Errorf("Open a missing layout for reading = %v", err)
+	}
+	if _, err := os.Stat(parent); !os.IsNotExist(err) {
+		t.Fatalf("opening for reading created the layout: %v", err)
+	}
+	tgt, err := opener.Open(ctx, ref, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildInto(t, tgt)
+	if err := tgt.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(parent); !os.IsNotExist(err) {
+		t.Errorf("Discard left the layout it created: %v", err)
+	}
+	if err := tgt.Close(); err != nil {
+		t.Errorf("Close after Discard: %v", err)
+	}
+}
+
+// Opening a local store whose index.json was torn says, on Warnings,
+// what was repaired.
+func TestOpenLocalWarnsOfARepair(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	opener := newOpener(t)
+	tgt, err := opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := buildInto(t, tgt)
+	tgt.Close()
+	if err := os.WriteFile(filepath.Join(opener.StoreDir, "index.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings strings.Builder
+	opener.Warnings = &warnings
+	tgt, err = opener.OpenLocal(ctx, reference.Reference{Digest: res.Descriptor.Digest}, store.ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	if !strings.HasPrefix(warnings.String(), "warning: index.json of the local store "+opener.StoreDir+" could not be read") {
+		t.Errorf("warnings: %q", warnings.String())
+	}
+	if _, err := tgt.Lookup(ctx); err != nil {
+		t.Errorf("the package after the repair: %v", err)
 	}
 }

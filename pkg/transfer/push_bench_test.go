@@ -23,6 +23,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -56,7 +57,7 @@ func BenchmarkPushBlob(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t, err := opener.Open(ctx, ref)
+		t, err := opener.Open(ctx, ref, store.ReadWrite)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -119,7 +119,7 @@ func (f *fixture) open(t *testing.T, s string) *target.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tgt, err := f.opener.Open(context.Background(), ref)
+	tgt, err := f.opener.Open(context.Background(), ref, store.ReadWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
