@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
 )
 
@@ -91,5 +92,21 @@ func TestSkillMDLimitsAreShared(t *testing.T) {
 	}
 	if got := treeState(t, h.skills); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Errorf("a refused install changed the folder: %v", got)
+	}
+}
+
+// A skill that substitution would grow past render.MaxSize is refused
+// (exit 1) before its text is built, budget or not.
+func TestRenderRefusesOversizeOutput(t *testing.T) {
+	useHome(t)
+	dir := filepath.Join(t.TempDir(), "amp")
+	filetest.WriteFile(t, filepath.Join(dir, skill.FileName),
+		"---\nname: amp\ndescription: Repeats. Use when testing.\n---\n"+strings.Repeat("$ARGUMENTS\n", 1000))
+	arg := strings.Repeat("a", render.MaxSize/1000+1)
+	for _, budget := range []string{"0", "100"} {
+		r := runStax(t, "render", dir, "--budget", budget, "--", arg)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "the rendered skill would exceed 33554432 bytes") || len(r.Stdout) > 0 {
+			t.Errorf("--budget %s: exit %d, want 1 and the refusal:\n%.500s", budget, r.Code, r.Stderr)
+		}
 	}
 }

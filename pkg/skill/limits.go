@@ -46,8 +46,8 @@ func CheckLimits(data []byte) error {
 
 func fileTooLarge(size int) *ParseError {
 	return &ParseError{Err: ErrTooLarge,
-		Detail: fmt.Sprintf("%s is %s, over the limit of %s; keep it short and move material to reference files it cites",
-			FileName, layers.FormatSize(int64(size)), layers.FormatSize(MaxFileSize))}
+		Detail: fmt.Sprintf("the file is %s, over the limit of %s; keep it short and move material to reference files it cites",
+			layers.FormatSize(int64(size)), layers.FormatSize(MaxFileSize))}
 }
 
 func frontmatterTooLarge(line int) *ParseError {
