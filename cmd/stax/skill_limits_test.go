@@ -15,6 +15,7 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 )
 
 // wideSkillMD has a frontmatter just over skill.MaxFrontmatterSize.
@@ -108,5 +109,23 @@ func TestRenderRefusesOversizeOutput(t *testing.T) {
 		if r.Code != 1 || !strings.Contains(r.Stderr, "the rendered skill would exceed 33554432 bytes") || len(r.Stdout) > 0 {
 			t.Errorf("--budget %s: exit %d, want 1 and the refusal:\n%.500s", budget, r.Code, r.Stderr)
 		}
+	}
+}
+
+// A skill inside a package is read with the limits of a skill directory:
+// a stateful file over stateful.MaxFileSize is refused naming it (exit 1),
+// not read whole into memory.
+func TestRenderPackagedSkillFileOverLimit(t *testing.T) {
+	useHome(t)
+	src := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: big-calibration\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(src, "skills", "big", skill.FileName), "---\nname: big\ndescription: Big. Use when testing.\n---\nbody\n")
+	filetest.WriteFile(t, filepath.Join(src, "skills", "big", "CALIBRATION.md"), strings.Repeat("x\n", stateful.MaxFileSize/2+1))
+	if r := runStax(t, "pack", src); r.Code != 0 {
+		t.Fatalf("pack: exit %d\n%s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "render", "big-calibration:1.0.0#big")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "big/CALIBRATION.md is too large") {
+		t.Errorf("render: exit %d, want 1 naming the file:\n%s", r.Code, r.Stderr)
 	}
 }

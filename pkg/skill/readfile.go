@@ -33,11 +33,23 @@ func ReadFile(name string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One allocation when the file has not grown since the Stat; a byte
-	// more than the limit tells a file over it.
-	data := make([]byte, 0, min(max(info.Size(), 0), limit)+1)
+	return readAtMost(f, name, info.Size(), limit)
+}
+
+// ReadAll reads what r holds of the skill file name, refusing, without
+// reading further, more than limit bytes: for a file read from a layer
+// rather than from the disk.
+func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
+	return readAtMost(r, name, 0, limit)
+}
+
+// readAtMost reads r, expected to hold size bytes, up to limit.
+func readAtMost(r io.Reader, name string, size, limit int64) ([]byte, error) {
+	// One allocation when the size is right; a byte more than the limit
+	// tells a file over it.
+	data := make([]byte, 0, min(max(size, 511), limit)+1)
 	for {
-		n, err := f.Read(data[len(data):cap(data)])
+		n, err := r.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
 		if int64(len(data)) > limit {
 			return nil, errdefs.Invalid(fmt.Errorf("%s is %w: it holds more than %s, the limit", name, ErrTooLarge, layers.FormatSize(limit)))

@@ -30,3 +30,14 @@ func TestReadFileLimit(t *testing.T) {
 		t.Errorf("ReadFile of a missing file = %v, want fs.ErrNotExist", err)
 	}
 }
+
+func TestReadAllLimit(t *testing.T) {
+	t.Parallel()
+	if data, err := ReadAll(strings.NewReader(strings.Repeat("x", 1000)), "a/MEMORY.md", 1000); err != nil || len(data) != 1000 {
+		t.Fatalf("ReadAll at the limit = %d bytes, %v", len(data), err)
+	}
+	_, err := ReadAll(strings.NewReader(strings.Repeat("x", 1001)), "a/MEMORY.md", 1000)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "a/MEMORY.md is too large") {
+		t.Errorf("ReadAll over the limit = %v", err)
+	}
+}
