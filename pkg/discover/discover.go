@@ -12,7 +12,6 @@ package discover
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,10 +21,6 @@ import (
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/skill"
 )
-
-// maxSkillMD bounds how much of a SKILL.md is read; a runtime would not put
-// more than this in a context window either.
-const maxSkillMD = 8 << 20
 
 // Options selects the runtime and where to look.
 type Options struct {
@@ -155,7 +150,7 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 		return Skill{}, false
 	}
 	s := Skill{Key: name, Name: name, Dir: dir, Scope: loc.Scope, Location: loc.Dir}
-	data, err := readLimited(filepath.Join(dir, skill.FileName))
+	data, err := skill.ReadFile(filepath.Join(dir, skill.FileName), skill.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if other := caseVariant(dir); other != "" {
@@ -170,6 +165,10 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 	doc, err := skill.Parse(data)
 	if err != nil {
 		s.Problem = fmt.Sprintf("%s frontmatter does not parse: %v", skill.FileName, err)
+		if errors.Is(err, skill.ErrTooLarge) {
+			// Refused before it was parsed.
+			s.Problem = fmt.Sprintf("%s is over a limit: %v", skill.FileName, err)
+		}
 		if pe := (*skill.ParseError)(nil); errors.As(err, &pe) {
 			s.Line = pe.Line
 		}
@@ -204,22 +203,6 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 		s.ModelHidden = fields["disable-model-invocation"] == true && rt.Honours("disable-model-invocation")
 	}
 	return s, true
-}
-
-func readLimited(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSkillMD+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxSkillMD {
-		return nil, fmt.Errorf("larger than %d MiB", maxSkillMD>>20)
-	}
-	return data, nil
 }
 
 // caseVariant names a file of dir that spells SKILL.md in another case.

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/skill"
 )
 
 func write(t *testing.T, name, content string) {
@@ -198,5 +200,31 @@ func TestSymlinkedSkill(t *testing.T) {
 	}
 	if s, ok := l.Find("linked"); !ok || s.Description != "Linked in." {
 		t.Errorf("linked = %+v, %v", s, ok)
+	}
+}
+
+// TestListOversizeFrontmatter: a SKILL.md over the frontmatter limits is
+// listed as a skill that cannot load, with the line, and not parsed.
+func TestListOversizeFrontmatter(t *testing.T) {
+	t.Parallel()
+	project, home := t.TempDir(), t.TempDir()
+	var b strings.Builder
+	for i := 0; b.Len() <= skill.MaxFrontmatterSize; i++ {
+		fmt.Fprintf(&b, "  key%d: %s\n", i, strings.Repeat("v", 100))
+	}
+	write(t, filepath.Join(project, ".claude/skills/wide/SKILL.md"), skillMD("wide", "Wide.", "metadata:\n"+b.String()))
+	write(t, filepath.Join(project, ".claude/skills/many/SKILL.md"), skillMD("many", "Many.", "tags: ["+strings.Repeat("t,", skill.MaxFrontmatterNodes)+"t]"))
+	rt, _ := agent.Lookup("claude-code")
+	l, err := List(Options{Runtime: rt, Project: project, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range l.Skills {
+		if !strings.Contains(s.Problem, "over a limit") || s.Line == 0 || s.Visible() {
+			t.Errorf("skill %s: problem %q on line %d, want it unloadable over a limit, with a line", s.Key, s.Problem, s.Line)
+		}
+	}
+	if len(l.Skills) != 2 {
+		t.Errorf("listed %d skills, want 2", len(l.Skills))
 	}
 }

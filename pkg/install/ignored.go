@@ -2,7 +2,6 @@ package install
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -21,7 +20,7 @@ func IgnoredFields(dir string, paths []string, runtimes []agent.Runtime) []strin
 	}
 	var warnings []string
 	for _, p := range paths {
-		data, err := os.ReadFile(filepath.Join(dir, p, skill.FileName))
+		data, err := skill.ReadFile(filepath.Join(dir, p, skill.FileName), skill.MaxFileSize)
 		if err != nil {
 			continue
 		}

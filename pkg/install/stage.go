@@ -183,6 +183,15 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	if executable {
 		mode = 0o755
 	}
+	var orig hash.Hash
+	if rel == skill.FileName {
+		orig = sha256.New()
+		text, err := st.skillMD(sk, io.TeeReader(r, orig))
+		if err != nil {
+			return err
+		}
+		r = strings.NewReader(text)
+	}
 	root, err := st.in(sk)
 	if err != nil {
 		return err
@@ -193,15 +202,6 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	}
 	defer f.Close()
 	written := sha256.New()
-	var orig hash.Hash
-	if rel == skill.FileName {
-		orig = sha256.New()
-		data, err := io.ReadAll(io.TeeReader(r, orig))
-		if err != nil {
-			return err
-		}
-		r = strings.NewReader(substitute.Apply(string(data), st.vars(sk.skill)))
-	}
 	if _, err := io.CopyBuffer(io.MultiWriter(f, written), r, st.buf); err != nil {
 		return err
 	}
@@ -227,6 +227,28 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	return f.Close()
 }
 
+// skillMD reads the SKILL.md of sk from r and returns it with its path
+// variables resolved. A SKILL.md over the limits every command loads
+// skills with is refused, before a byte is written: installed, it would
+// be a skill no runtime or stax command loads. So is one that resolving
+// the paths would push past skill.MaxFileSize.
+func (st *stager) skillMD(sk *staged, r io.Reader) (string, error) {
+	data, err := io.ReadAll(io.LimitReader(r, skill.MaxFileSize+1))
+	if err != nil {
+		return "", err
+	}
+	if err := skill.CheckLimits(data); err != nil {
+		// Callers name the skill or the layer path.
+		return "", errdefs.Precondition(err)
+	}
+	text, err := substitute.ApplyLimit(string(data), st.vars(sk.skill), skill.MaxFileSize)
+	if err != nil {
+		return "", errdefs.Precondition(fmt.Errorf("%s would be over the limit of %s once %s and %s are resolved; use them fewer times",
+			skill.FileName, layers.FormatSize(skill.MaxFileSize), substitute.SkillDir, substitute.Workspace))
+	}
+	return text, nil
+}
+
 // copyDir stages a skill from a directory holding its files. Modes are
 // normalized as in a layer: 0755 for directories and executables, 0644
 // otherwise.
@@ -248,7 +270,9 @@ func (st *stager) copyDir(sk *staged) error {
 		if !info.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", p)
 		}
-		in, err := os.Open(p)
+		// Checked again on the descriptor: the file may be replaced by a
+		// named pipe after the walk saw it.
+		in, err := skill.OpenFile(p)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/hiddentext"
+	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // uriScheme names skill files: skill://KEY/PATH, KEY the skill's directory
@@ -151,7 +152,7 @@ func mimeType(root *os.Root, rel string) string {
 	if t := mime.TypeByExtension(ext); t != "" {
 		return t
 	}
-	f, err := root.Open(rel)
+	f, err := skill.OpenFileIn(root, rel)
 	if err != nil {
 		return "application/octet-stream"
 	}
@@ -188,7 +189,9 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		return nil, err
 	}
 	defer root.Close()
-	file, err := root.Open(f.rel)
+	// Listed as a regular file, but it may have been replaced since: a
+	// named pipe would block the read, and the server with it.
+	file, err := skill.OpenFileIn(root, f.rel)
 	if err != nil {
 		return nil, err
 	}

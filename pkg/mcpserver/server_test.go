@@ -91,13 +91,18 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	if err != nil {
 		t.Fatalf("tools/call %s: %v", name, err)
 	}
+	return textOf(res), res.IsError, res
+}
+
+// textOf is the text content of a tool result.
+func textOf(res *mcp.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			b.WriteString(tc.Text)
 		}
 	}
-	return b.String(), res.IsError, res
+	return b.String()
 }
 
 func TestSkillToolDescriptionListsSkillsWithShadowing(t *testing.T) {

@@ -3,7 +3,6 @@ package render
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/stax-dev/stax/pkg/skill"
@@ -12,15 +11,17 @@ import (
 
 // ReadDir reads the skill in directory dir: its SKILL.md and the stateful
 // siblings at its top. Only the exact sibling names at the top count, never
-// files in subdirectories. The skill is named after the directory.
+// files in subdirectories. The skill is named after the directory. Each
+// file is read with skill.ReadFile: a named pipe or a file over its limit
+// is refused, naming it.
 func ReadDir(dir string) (Skill, error) {
-	data, err := os.ReadFile(filepath.Join(dir, skill.FileName))
+	data, err := skill.ReadFile(filepath.Join(dir, skill.FileName), skill.MaxFileSize)
 	if err != nil {
 		return Skill{}, err
 	}
 	s := Skill{Name: filepath.Base(dir), SkillMD: data, Siblings: map[string][]byte{}}
 	for _, name := range stateful.Files {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := skill.ReadFile(filepath.Join(dir, name), stateful.MaxFileSize)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:

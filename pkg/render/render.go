@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
@@ -169,6 +170,28 @@ func (e *OverBudgetError) Error() string {
 		e.Skill, e.Bytes, e.Tokens, strings.Join(over, " and "), e.Budget)
 }
 
+// MaxSize bounds the text of a rendered skill, whatever the budget: the
+// most its files can hold within their own limits, a SKILL.md and the
+// three stateful files. Only substitution can grow a skill past it (a
+// body repeating $ARGUMENTS, with long arguments), and that is refused
+// before the text is built rather than allowed to take the memory it
+// asks for. Every command that renders (render, the MCP Skill tool) goes
+// through Render and so shares the limit.
+const MaxSize = skill.MaxFileSize + 3*stateful.MaxFileSize
+
+// TooLargeError is returned when the rendered text would pass MaxSize.
+type TooLargeError struct {
+	Skill string
+	// Limit is MaxSize.
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: the rendered skill would exceed %d bytes (%s) with its variables substituted; "+
+		"pass shorter arguments, or use $ARGUMENTS fewer times in the skill's files",
+		e.Skill, e.Limit, layers.FormatSize(e.Limit))
+}
+
 // ErrSkillMD wraps a SKILL.md whose frontmatter cannot be read, since the
 // body cannot then be told from it.
 var ErrSkillMD = errors.New("cannot read SKILL.md")
@@ -184,7 +207,23 @@ func Render(s Skill, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w of %s: %w", ErrSkillMD, s.Name, err)
 	}
-	sub := func(text string) string { return substitute.Apply(text, opts.Substitute) }
+	// Every piece is substituted within what is left of MaxSize, so that
+	// the pieces together, and the text assembled from them, stay under
+	// it; the first piece that would not fit stops the rendering.
+	var used int64
+	tooLarge := false
+	sub := func(text string) string {
+		if tooLarge {
+			return ""
+		}
+		out, err := substitute.ApplyLimit(text, opts.Substitute, MaxSize-used)
+		if err != nil {
+			tooLarge = true
+			return ""
+		}
+		used += int64(len(out))
+		return out
+	}
 	set := stateful.ParseSet(s.Siblings)
 	a := &assembly{}
 
@@ -209,6 +248,9 @@ func Render(s Skill, opts Options) (*Result, error) {
 			a.memory.preamble = ptr(newPiece(stateful.MemoryFile, KindPreamble, m.PreambleLine, sub(m.Preamble)))
 		}
 		a.memory.sections = memorySections(m, sub)
+	}
+	if tooLarge {
+		return nil, &TooLargeError{Skill: s.Name, Limit: MaxSize}
 	}
 	return a.fit(s.Name, opts.Budget)
 }
@@ -343,6 +385,10 @@ func (a *assembly) fit(name string, budget Budget) (*Result, error) {
 		res.Dropped = append(res.Dropped, *p)
 	}
 	res.Text = a.text()
+	if len(res.Text) > MaxSize {
+		// The pieces fit, but not with the blank lines between them.
+		return nil, &TooLargeError{Skill: name, Limit: MaxSize}
+	}
 	res.Bytes = int64(len(res.Text))
 	res.Tokens = tokens.Estimate(res.Bytes)
 	res.Included = a.included()

@@ -163,6 +163,9 @@ func decode(fm []byte) (*Frontmatter, error) {
 	if err := yaml.Unmarshal(fm, &doc); err != nil {
 		return nil, yamlError(err, fm)
 	}
+	if err := checkNodes(&doc); err != nil {
+		return nil, err
+	}
 	var m *yaml.Node
 	switch {
 	case doc.Kind == 0 || (doc.Kind == yaml.DocumentNode && len(doc.Content) == 0):

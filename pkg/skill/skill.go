@@ -103,10 +103,14 @@ func (d *Document) Encode() ([]byte, error) {
 var utf8BOM = []byte("\xef\xbb\xbf")
 
 // Parse splits data into frontmatter and body and decodes the frontmatter.
-// It fails with a *ParseError only when the frontmatter cannot be read; a
-// field of the wrong type is recorded in Frontmatter.Errors instead, so
-// that every such problem is reported at once.
+// It fails with a *ParseError only when the frontmatter cannot be read, or
+// when data passes one of the limits (ErrTooLarge); a field of the wrong
+// type is recorded in Frontmatter.Errors instead, so that every such
+// problem is reported at once.
 func Parse(data []byte) (*Document, error) {
+	if len(data) > MaxFileSize {
+		return nil, fileTooLarge(len(data))
+	}
 	if bytes.HasPrefix(data, utf8BOM) {
 		// Runtimes look for "---" as the very first bytes; a BOM hides it.
 		return nil, &ParseError{Err: ErrNoFrontmatter, Line: 1,
@@ -144,6 +148,9 @@ func Parse(data []byte) (*Document, error) {
 				Detail: "the frontmatter opened on line 1 is never closed; add a --- line after the last field"}
 		}
 		pos = len(data) - len(next)
+		if pos-yamlStart > MaxFrontmatterSize {
+			return nil, frontmatterTooLarge(line)
+		}
 		line++
 	}
 }

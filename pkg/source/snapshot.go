@@ -100,7 +100,12 @@ func (s *Source) ReadSkill(ctx context.Context, pkg *artifact.Package, name stri
 		if h.Dir || !nested || dir != name || (rest != skill.FileName && !stateful.IsSibling(rest)) {
 			return nil
 		}
-		data, err := io.ReadAll(r)
+		// The limits a skill's files are read with from a directory.
+		limit := int64(stateful.MaxFileSize)
+		if rest == skill.FileName {
+			limit = skill.MaxFileSize
+		}
+		data, err := skill.ReadAll(r, h.Path, limit)
 		if err != nil {
 			return err
 		}

@@ -23,6 +23,7 @@
 package substitute
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -58,46 +59,111 @@ func Apply(text string, opts Options) string {
 	}
 	var b strings.Builder
 	b.Grow(len(text))
-	joined := strings.Join(opts.Arguments, " ")
+	expand(text, opts, &joiner{args: opts.Arguments}, func(s string) bool {
+		b.WriteString(s)
+		return true
+	})
+	return b.String()
+}
+
+// SizeError is ApplyLimit's refusal of a text that would pass its limit.
+type SizeError struct {
+	// Limit is the most bytes the result may hold.
+	Limit int64
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("the text would exceed %d bytes once its variables are substituted", e.Limit)
+}
+
+// ApplyLimit is Apply for a result of at most limit bytes. It first
+// measures the result without building it, so that a text repeating
+// $ARGUMENTS, with long arguments, is refused with a *SizeError at the
+// cost of a scan rather than of the memory it asks for.
+func ApplyLimit(text string, opts Options, limit int64) (string, error) {
+	// Every piece is at most a string long and the sum stops once past
+	// limit, so it cannot overflow.
+	joined := &joiner{args: opts.Arguments}
+	var size int64
+	expand(text, opts, joined, func(s string) bool {
+		size += int64(len(s))
+		return size <= limit
+	})
+	if size > limit {
+		return "", &SizeError{Limit: limit}
+	}
+	if !strings.Contains(text, "$") {
+		return text, nil
+	}
+	var b strings.Builder
+	b.Grow(int(size))
+	expand(text, opts, joined, func(s string) bool {
+		b.WriteString(s)
+		return true
+	})
+	return b.String(), nil
+}
+
+// expand passes the pieces of the substituted text to emit, in order,
+// while emit returns true.
+func expand(text string, opts Options, joined *joiner, emit func(string) bool) {
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c != '\\' && c != '$' {
 			// Copy up to the next byte that may start a variable or escape.
 			j := strings.IndexAny(text[i:], `\$`)
 			if j < 0 {
-				b.WriteString(text[i:])
-				break
+				emit(text[i:])
+				return
 			}
-			b.WriteString(text[i : i+j])
+			if !emit(text[i : i+j]) {
+				return
+			}
 			i += j
 			continue
 		}
+		var piece string
 		if c == '\\' {
 			v, n := match(text[i+1:])
 			switch {
 			case n == 0:
-				b.WriteByte('\\')
+				piece = `\`
 				i++
 			case v.arguments && opts.KeepArguments:
 				// Left for the runtime, escape included.
-				b.WriteString(text[i : i+1+n])
+				piece = text[i : i+1+n]
 				i += 1 + n
 			default:
-				b.WriteString(text[i+1 : i+1+n])
+				piece = text[i+1 : i+1+n]
 				i += 1 + n
 			}
-			continue
-		}
-		v, n := match(text[i:])
-		if n == 0 {
-			b.WriteByte('$')
+		} else if v, n := match(text[i:]); n == 0 {
+			piece = "$"
 			i++
-			continue
+		} else {
+			piece = v.value(text[i:i+n], joined, opts)
+			i += n
 		}
-		b.WriteString(v.value(text[i:i+n], joined, opts))
-		i += n
+		if !emit(piece) {
+			return
+		}
 	}
-	return b.String()
+}
+
+// joiner is $ARGUMENTS, the arguments joined with single spaces, built on
+// first use: a text that never uses it, or is refused before, never pays
+// for it.
+type joiner struct {
+	args   []string
+	joined *string
+}
+
+func (j *joiner) String() string {
+	if j.joined == nil {
+		s := strings.Join(j.args, " ")
+		j.joined = &s
+	}
+	return *j.joined
 }
 
 // variable is one recognised variable reference.
@@ -109,12 +175,12 @@ type variable struct {
 	skillDir bool
 }
 
-func (v variable) value(written, joined string, opts Options) string {
+func (v variable) value(written string, joined *joiner, opts Options) string {
 	switch {
 	case v.arguments && opts.KeepArguments:
 		return written
 	case v.arguments && v.index == -1:
-		return joined
+		return joined.String()
 	case v.arguments:
 		if v.index >= 0 && v.index < len(opts.Arguments) {
 			return opts.Arguments[v.index]

@@ -1,6 +1,11 @@
 package substitute
 
-import "testing"
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+)
 
 func TestApply(t *testing.T) {
 	all := Options{
@@ -70,6 +75,16 @@ func TestApply(t *testing.T) {
 			if got := Apply(tt.in, tt.opts); got != tt.want {
 				t.Errorf("Apply(%q) = %q, want %q", tt.in, got, tt.want)
 			}
+			// ApplyLimit gives the same text at its exact size, and
+			// refuses a byte less.
+			limit := int64(len(tt.want))
+			if got, err := ApplyLimit(tt.in, tt.opts, limit); got != tt.want || err != nil {
+				t.Errorf("ApplyLimit(%q, %d) = %q, %v; want %q", tt.in, limit, got, err, tt.want)
+			}
+			var size *SizeError
+			if _, err := ApplyLimit(tt.in, tt.opts, limit-1); !errors.As(err, &size) || size.Limit != limit-1 {
+				t.Errorf("ApplyLimit(%q, %d) = %v, want a SizeError", tt.in, limit-1, err)
+			}
 		})
 	}
 }
@@ -77,4 +92,24 @@ func TestApply(t *testing.T) {
 func keep(o Options) Options {
 	o.KeepArguments = true
 	return o
+}
+
+// TestApplyLimitMeasuresFirst: a text that would grow past the limit is
+// refused without the result being built. Not parallel: it counts the
+// bytes the process allocates.
+func TestApplyLimitMeasuresFirst(t *testing.T) {
+	text := strings.Repeat("$ARGUMENTS ", 10000)
+	opts := Options{Arguments: []string{strings.Repeat("a", 1<<10)}} // 10 MiB in all
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ApplyLimit(text, opts, 1<<20)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("ApplyLimit over the limit succeeded")
+	}
+	// The joined arguments and the error; nothing the size of the result.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("refusing allocated %d bytes", n)
+	}
 }

@@ -25,6 +25,10 @@ const (
 	// CodeFrontmatterNotMapping: the frontmatter is YAML, but not a
 	// mapping of fields.
 	CodeFrontmatterNotMapping = "frontmatter-not-mapping"
+	// CodeFrontmatterTooLarge: the frontmatter is over skill's limits
+	// (MaxFrontmatterSize bytes, MaxFrontmatterNodes YAML nodes), which
+	// every command shares: no command would load the skill.
+	CodeFrontmatterTooLarge = "frontmatter-too-large"
 	// CodeFieldType: a frontmatter field has the wrong type.
 	CodeFieldType = "field-type"
 	// CodeFieldDuplicate: a frontmatter field is defined twice.

@@ -225,6 +225,25 @@ func TestSkillMDTooLarge(t *testing.T) {
 	}
 }
 
+// TestSkillMDOverSharedLimit: a SKILL.md just over skill.MaxFileSize, the
+// limit list and mcp load skills with, is an error here too, so that pack
+// never accepts a skill no command would load.
+func TestSkillMDOverSharedLimit(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	head := "---\nname: tool\ndescription: A skill. Use when testing.\n---\n"
+	filetest.WriteFile(t, filepath.Join(root, "tool", skill.FileName), head+strings.Repeat("x", skill.MaxFileSize+1-len(head)))
+	r, err := Dir(Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := findings(t, root, r)
+	want := []finding{e(CodeSkillMDTooLarge, "tool/SKILL.md", 0)}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n%s\nwant\n%s", list(got), list(want))
+	}
+}
+
 // check validates a tree scanned beforehand, one top-level entry at a time
 // as Dir does; the report has no Layer.
 func check(opts Options, tree *layers.Tree) *Report {

@@ -15,8 +15,11 @@ import (
 	"github.com/stax-dev/stax/pkg/skill"
 )
 
-// maxSkillMDSize bounds how much of a SKILL.md is read into memory. A
-// SKILL.md this large cannot fit a skills layer of the default size anyway.
+// maxSkillMDSize bounds how much of the other text files of a skill (the
+// stateful siblings, the Markdown files SKILL.md cites) is read into
+// memory: a file this large cannot fit a skills layer of the default size
+// anyway. SKILL.md itself has the smaller skill.MaxFileSize, the limit
+// every command shares.
 const maxSkillMDSize = layers.DefaultMaxSize
 
 // skillDir checks one top-level directory.
@@ -55,12 +58,13 @@ func (v *validator) skillDir(d *skillDir) {
 // parse reads and parses a SKILL.md, reporting why when it cannot; it
 // returns the file's text too.
 func (v *validator) parse(e *layers.Entry) (*skill.Document, string) {
-	if e.Size > maxSkillMDSize {
+	if e.Size > skill.MaxFileSize {
 		v.errorf(e.Path, 0, CodeSkillMDTooLarge,
-			"%s is %s; keep it small and move material to reference files", skill.FileName, layers.FormatSize(e.Size))
+			"%s is %s, over the limit of %s; keep it small and move material to reference files",
+			skill.FileName, layers.FormatSize(e.Size), layers.FormatSize(skill.MaxFileSize))
 		return nil, ""
 	}
-	data, err := readFile(e.Source, e.Size, maxSkillMDSize)
+	data, err := readFile(e.Source, e.Size, skill.MaxFileSize)
 	if err != nil {
 		v.unreadable[e.Path] = true
 		v.errorf(e.Path, 0, CodeReadError, "cannot read %s: %v", skill.FileName, err)
@@ -81,6 +85,11 @@ func (v *validator) parse(e *layers.Entry) (*skill.Document, string) {
 			code = CodeFrontmatterUnterminated
 		case errors.Is(err, skill.ErrNotMapping):
 			code = CodeFrontmatterNotMapping
+		case errors.Is(err, skill.ErrTooLarge) && pe.Line == 0:
+			// The file grew past the limit after the scan.
+			code = CodeSkillMDTooLarge
+		case errors.Is(err, skill.ErrTooLarge):
+			code = CodeFrontmatterTooLarge
 		}
 		v.errorf(e.Path, pe.Line, code, "%s", pe.Detail)
 		return nil, ""

@@ -94,6 +94,12 @@ func validateCases() []validateCase {
 			messages: map[string]string{CodeFrontmatterSyntax: "mapping values are not allowed"}},
 		{name: "frontmatter not a mapping", fixture: "invalid/frontmatter-not-mapping",
 			want: []finding{e(CodeFrontmatterNotMapping, "tool/SKILL.md", 2)}},
+		{name: "frontmatter too large", build: buildLargeFrontmatter,
+			want:     []finding{e(CodeFrontmatterTooLarge, "tool/SKILL.md", 4+skill.MaxFrontmatterSize/64)},
+			messages: map[string]string{CodeFrontmatterTooLarge: "passes the limit of 64.0 KiB"}},
+		{name: "frontmatter with too many nodes", build: buildManyNodes,
+			want:     []finding{e(CodeFrontmatterTooLarge, "tool/SKILL.md", 4)},
+			messages: map[string]string{CodeFrontmatterTooLarge: "more than 1024 YAML"}},
 
 		// Required fields.
 		{name: "name missing", fixture: "invalid/name-missing",
@@ -325,6 +331,7 @@ func TestEveryCodeIsTested(t *testing.T) {
 	codes := []string{
 		CodeStrayFile, CodeSkillDirEmpty, CodeSkillMDMissing, CodeSkillMDTooLarge, CodeReadError,
 		CodeFrontmatterMissing, CodeFrontmatterUnterminated, CodeFrontmatterSyntax, CodeFrontmatterNotMapping,
+		CodeFrontmatterTooLarge,
 		CodeFieldType, CodeFieldDuplicate, CodeNameMissing, CodeNameInvalid, CodeNameDuplicate,
 		CodeDescriptionMissing, CodeDescriptionTooLong, CodeCompatibilityTooLong,
 		CodeNoSkills, CodeNameMismatch, CodeAllowedToolsString, CodeArgumentHintList, CodeUnknownField,
@@ -361,6 +368,30 @@ func buildEmptyDir(t *testing.T) (string, string) {
 	if err := os.Mkdir(filepath.Join(root, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return root, ""
+}
+
+// buildLargeFrontmatter writes a SKILL.md whose frontmatter passes
+// skill.MaxFrontmatterSize on line 4+MaxFrontmatterSize/64: lines of 64
+// bytes after name and description, and few keys.
+func buildLargeFrontmatter(t *testing.T) (string, string) {
+	root := t.TempDir()
+	head := "name: tool\ndescription: A skill. Use when testing.\nnotes: |\n"
+	var b strings.Builder
+	b.WriteString("---\n" + head)
+	for b.Len() < 4+len(head)+skill.MaxFrontmatterSize+64 {
+		b.WriteString("  " + strings.Repeat("x", 61) + "\n")
+	}
+	filetest.WriteFile(t, filepath.Join(root, "tool", skill.FileName), b.String()+"---\nBody\n")
+	return root, ""
+}
+
+// buildManyNodes writes a SKILL.md whose frontmatter, small in bytes, has
+// more than skill.MaxFrontmatterNodes YAML nodes on line 4.
+func buildManyNodes(t *testing.T) (string, string) {
+	root := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(root, "tool", skill.FileName),
+		"---\nname: tool\ndescription: A skill. Use when testing.\ntags: ["+strings.Repeat("t,", skill.MaxFrontmatterNodes)+"t]\n---\nBody\n")
 	return root, ""
 }
 

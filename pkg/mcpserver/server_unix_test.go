@@ -1,0 +1,82 @@
+//go:build unix
+
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stax-dev/stax/internal/filetest"
+)
+
+// TestSkillInvokeNamedPipe: a stateful file that is a named pipe makes the
+// Skill call a tool error naming it, and the server keeps answering.
+func TestSkillInvokeNamedPipe(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	filetest.Write(t, f.projectSkills(), map[string]string{
+		"piped/SKILL.md": skillMD("piped", "A skill with a pipe", "body\n"),
+		"good/SKILL.md":  skillMD("good", "A good skill", "good body\n"),
+	})
+	_, cs := connect(t, f, Options{}, nil)
+	// Made after connecting, so that on failure its cleanup, which frees
+	// a blocked reader, runs before the session's, which waits for it.
+	pipe := filepath.Join(f.projectSkills(), "piped", "CALIBRATION.md")
+	filetest.Mkfifo(t, pipe)
+
+	invoke := func(name string) (res *mcp.CallToolResult, err error) {
+		filetest.Finishes(t, "Skill "+name, func() {
+			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: SkillTool, Arguments: map[string]any{"name": name}})
+		})
+		return res, err
+	}
+	res, err := invoke("piped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(res); !res.IsError || !strings.Contains(text, pipe) || !strings.Contains(text, "not a regular file") {
+		t.Errorf("Skill piped = %q (error %v), want a tool error naming %s", text, res.IsError, pipe)
+	}
+	res, err = invoke("good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(res); res.IsError || !strings.Contains(text, "good body") {
+		t.Errorf("Skill good after the pipe = %q (error %v)", text, res.IsError)
+	}
+}
+
+// TestReadResourceNamedPipe: a resource listed as a file and replaced by a
+// named pipe before it is read is refused, and the server keeps answering.
+func TestReadResourceNamedPipe(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	filetest.Write(t, f.projectSkills(), map[string]string{
+		"tool/SKILL.md": skillMD("tool", "A skill with notes", "x\n"),
+		"tool/notes.md": "notes\n",
+	})
+	_, cs := connect(t, f, Options{}, nil)
+	notes := filepath.Join(f.projectSkills(), "tool", "notes.md")
+	if err := os.Remove(notes); err != nil {
+		t.Fatal(err)
+	}
+	filetest.Mkfifo(t, notes)
+
+	read := func(uri string) (res *mcp.ReadResourceResult, err error) {
+		filetest.Finishes(t, "reading "+uri, func() {
+			res, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		})
+		return res, err
+	}
+	if _, err := read("skill://tool/notes.md"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("reading a named pipe = %v, want a refusal", err)
+	}
+	if res, err := read("skill://tool/SKILL.md"); err != nil || !strings.Contains(res.Contents[0].Text, "x\n") {
+		t.Errorf("reading SKILL.md after the pipe = %v, %v", res, err)
+	}
+}
