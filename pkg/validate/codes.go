@@ -14,6 +14,10 @@ const (
 	CodeSkillMDMissing = "skill-md-missing"
 	// CodeSkillMDTooLarge: a SKILL.md too large to be read.
 	CodeSkillMDTooLarge = "skill-md-too-large"
+	// CodeStatefulFileTooLarge: a MEMORY.md, EXAMPLES.md or CALIBRATION.md
+	// over stateful.MaxFileSize, the most render, show and the MCP server
+	// read of one: they would refuse the skill.
+	CodeStatefulFileTooLarge = "stateful-file-too-large"
 	// CodeReadError: a file listed by the scan could not be read.
 	CodeReadError = "read-error"
 	// CodeFrontmatterMissing: SKILL.md does not start with a "---" line.

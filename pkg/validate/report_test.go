@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 )
 
 func TestValidReport(t *testing.T) {
@@ -385,5 +386,29 @@ func TestStrayFileHintIsRelativeToPackageRoot(t *testing.T) {
 	want := `add "/agent/skills/README.md" to ` + filepath.Join(pkg, layers.IgnoreFile)
 	if !strings.Contains(r.Errors[0].Message, want) {
 		t.Errorf("message %q does not contain %q", r.Errors[0].Message, want)
+	}
+}
+
+// TestStatefulFileOverSharedLimit: a MEMORY.md just over
+// stateful.MaxFileSize, the most render and the MCP server read of a
+// sibling, is an error, so that pack never accepts a skill they refuse.
+func TestStatefulFileOverSharedLimit(t *testing.T) {
+	t.Parallel()
+	for _, name := range stateful.Files {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			filetest.WriteFile(t, filepath.Join(root, "tool", skill.FileName), "---\nname: tool\ndescription: A skill. Use when testing.\n---\nBody.\n")
+			filetest.WriteFile(t, filepath.Join(root, "tool", name), strings.Repeat("x", stateful.MaxFileSize+1))
+			r, err := Dir(Options{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := findings(t, root, r)
+			want := []finding{e(CodeStatefulFileTooLarge, "tool/"+name, 0)}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("findings:\n%s\nwant\n%s", list(got), list(want))
+			}
+		})
 	}
 }

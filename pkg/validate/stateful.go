@@ -42,6 +42,12 @@ func (v *validator) stateful(d *skillDir, doc *skill.Document) {
 				"%s will be ignored: runtimes read %s only under that exact, case-sensitive name; %s", base, canonical, fix)
 			continue
 		}
+		if stateful.IsSibling(base) && e.Size > stateful.MaxFileSize {
+			v.errorf(e.Path, 0, CodeStatefulFileTooLarge,
+				"%s is %s, over the limit of %s that render and the MCP server read of it; move older entries to a file under references/",
+				base, layers.FormatSize(e.Size), layers.FormatSize(stateful.MaxFileSize))
+			continue
+		}
 		switch base {
 		case stateful.MemoryFile:
 			if data := v.readSibling(e); data != nil {
@@ -60,7 +66,7 @@ func (v *validator) stateful(d *skillDir, doc *skill.Document) {
 
 // readSibling reads a sibling file, reporting why when it cannot.
 func (v *validator) readSibling(e layers.Entry) []byte {
-	data, err := readFile(e.Source, e.Size, maxSkillMDSize)
+	data, err := readFile(e.Source, e.Size, stateful.MaxFileSize)
 	if err != nil {
 		v.unreadable[e.Path] = true
 		v.errorf(e.Path, 0, CodeReadError, "cannot read %s: %v", path.Base(e.Path), err)

@@ -328,8 +328,9 @@ func TestEveryCodeIsTested(t *testing.T) {
 	// Covered by their own tests below.
 	tested[CodeReadError] = true
 	tested[CodeSkillMDTooLarge] = true
+	tested[CodeStatefulFileTooLarge] = true
 	codes := []string{
-		CodeStrayFile, CodeSkillDirEmpty, CodeSkillMDMissing, CodeSkillMDTooLarge, CodeReadError,
+		CodeStrayFile, CodeSkillDirEmpty, CodeSkillMDMissing, CodeSkillMDTooLarge, CodeStatefulFileTooLarge, CodeReadError,
 		CodeFrontmatterMissing, CodeFrontmatterUnterminated, CodeFrontmatterSyntax, CodeFrontmatterNotMapping,
 		CodeFrontmatterTooLarge,
 		CodeFieldType, CodeFieldDuplicate, CodeNameMissing, CodeNameInvalid, CodeNameDuplicate,
