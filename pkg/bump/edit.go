@@ -58,7 +58,7 @@ func Skill(opts Options) (*Result, error) {
 		opts.Part = Patch
 	}
 	skillPath := filepath.Join(opts.Dir, skill.FileName)
-	skillData, err := os.ReadFile(skillPath)
+	skillData, err := skill.ReadFile(skillPath, skill.MaxFileSize)
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
 	}
@@ -95,7 +95,7 @@ func Skill(opts Options) (*Result, error) {
 	writes := []pendingWrite{{skillPath, newSkill}}
 
 	memPath := filepath.Join(opts.Dir, stateful.MemoryFile)
-	memData, err := os.ReadFile(memPath)
+	memData, err := skill.ReadFile(memPath, stateful.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

@@ -1,9 +1,10 @@
 package stateful
 
 import (
-	"fmt"
 	"io"
 	"strings"
+
+	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // MaxFileSize bounds how much of one sibling file a Collector keeps in
@@ -34,12 +35,9 @@ func (c *Collector) Add(layerPath string, r io.Reader) error {
 		return nil
 	}
 	dir, name, _ := strings.Cut(layerPath, "/")
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	data, err := skill.ReadAll(r, layerPath, MaxFileSize)
 	if err != nil {
 		return err
-	}
-	if len(data) > MaxFileSize {
-		return fmt.Errorf("%s is larger than %d MiB", layerPath, MaxFileSize>>20)
 	}
 	if c.files[dir] == nil {
 		c.files[dir] = map[string][]byte{}
