@@ -262,6 +262,13 @@ func TestApplyRejected(t *testing.T) {
 			`"triage-bug/assets/.env": ".env" starts with "."`,
 			"a proposal writes no hidden files or folders",
 		}},
+		// Proposals are written by agents: what an agent hides from its
+		// reviewer in a file it proposes never reaches the skill.
+		{"reject-hidden-text.json", RuleValidation, []string{
+			"triage-bug/MEMORY.md:9:38: error: U+200B ZERO WIDTH SPACE and 13 more hidden characters (tag characters",
+			"triage-bug/MEMORY.md:10:13: error: U+202E RIGHT-TO-LEFT OVERRIDE",
+			"[hidden-text]",
+		}},
 		{"reject-create-exists.json", RuleOperation, []string{"triage-bug exists: create makes a new skill"}},
 		{"reject-revise-missing.json", RuleOperation, []string{"no-such-skill does not exist"}},
 		{"reject-name-is-slug.json", RuleNameIsSlug, []string{`name is "bug-triage"; it must equal the skill's folder, "triage-bug"`}},
