@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -104,7 +102,7 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		return errdefs.IO(err)
 	}
 	if opts.HTTP == "" {
-		err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(opts.IO.In), Writer: nopWriteCloser{opts.IO.Out}})
+		err = srv.Run(ctx, &mcpserver.StdioTransport{Reader: opts.IO.In, Writer: opts.IO.Out})
 		return errdefs.IO(err)
 	}
 	addr, err := mcpserver.LoopbackAddr(opts.HTTP)
@@ -118,7 +116,3 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 	fmt.Fprintf(opts.IO.ErrOut, "serving the %s skills of %s over MCP at http://%s/\n", d.Runtime.Name, d.Project, ln.Addr())
 	return errdefs.IO(srv.ServeHTTP(ctx, ln))
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

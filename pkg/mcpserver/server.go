@@ -196,7 +196,7 @@ func (s *Server) current() *discover.Listing {
 	return s.listing
 }
 
-// Run serves one client on transport t, for example &mcp.StdioTransport{},
+// Run serves one client on transport t, for example a StdioTransport,
 // watching the skill folders, until the client goes or ctx ends; the end
 // of ctx is not an error.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
