@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +188,154 @@ func TestMCPStdioAnswersMalformedLinesAndGoesOn(t *testing.T) {
 		t.Errorf("stax mcp exited %d after stdin closed\n%s", code, c.stderr.String())
 	}
 	c.done <- 0
+}
+
+// startHTTPMCP runs `stax mcp --http ...` in this process with
+// $STAX_MCP_TOKEN set to token and returns the URL it serves at, what it
+// wrote to stderr up to then, and a function that stops it and returns
+// its exit code and all of its stderr.
+func startHTTPMCP(t *testing.T, token string, args ...string) (url, said string, stop func() (int, string)) {
+	t.Helper()
+	project, home := mcpFixture(t)
+	useHome(t)
+	t.Setenv("HOME", home)
+	t.Setenv("STAX_MCP_TOKEN", token)
+	errR, errW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Execute(ctx, append([]string{"mcp", "--dir", project}, args...), &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errW})
+		errW.Close()
+	}()
+	// A server that serves without saying where would hold the scan below
+	// for ever: the failsafe stops it, which ends its stderr.
+	failsafe := time.AfterFunc(30*time.Second, cancel)
+	defer failsafe.Stop()
+	var stderr strings.Builder
+	lines := bufio.NewScanner(errR)
+	for lines.Scan() {
+		stderr.WriteString(lines.Text() + "\n")
+		if m := regexp.MustCompile(`over MCP at http://\S+:(\d+)/`).FindStringSubmatch(lines.Text()); m != nil {
+			url = "http://127.0.0.1:" + m[1] + "/"
+			break
+		}
+	}
+	said = stderr.String()
+	rest := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		for lines.Scan() {
+			b.WriteString(lines.Text() + "\n")
+		}
+		rest <- b.String()
+	}()
+	stopped := false
+	stop = func() (int, string) {
+		stopped = true
+		cancel()
+		code := <-done
+		return code, said + <-rest
+	}
+	t.Cleanup(func() {
+		if !stopped {
+			stop()
+		}
+	})
+	return url, said, stop
+}
+
+func mcpPost(t *testing.T, url string, header map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestMCPHTTPBeyondLoopbackNeedsToken: --http on every interface is
+// refused without a token, and with one it warns that the traffic is
+// plain HTTP, asks every request for the token, and never prints it.
+func TestMCPHTTPBeyondLoopbackNeedsToken(t *testing.T) {
+	url, said, stop := startHTTPMCP(t, "", "--http", "0.0.0.0:0")
+	if code, stderr := stop(); code != 1 || url != "" || !strings.Contains(stderr, "STAX_MCP_TOKEN") || !strings.Contains(said, "listen on 127.0.0.1") {
+		t.Errorf("--http 0.0.0.0:0 without a token: exit %d, url %q, want exit 1 naming $STAX_MCP_TOKEN\n%s", code, url, stderr)
+	}
+
+	const token = "0123456789abcdef0123456789abcdef"
+	url, said, stop = startHTTPMCP(t, token+"\n", "--http", "0.0.0.0:0")
+	if url == "" || !strings.Contains(said, "warning: listening on ") || !strings.Contains(said, "plain HTTP") {
+		stop()
+		t.Fatalf("--http 0.0.0.0:0 with a token did not warn, or did not serve:\n%s", said)
+	}
+	if code := mcpPost(t, url, nil); code != http.StatusUnauthorized {
+		t.Errorf("no token: status %d, want 401", code)
+	}
+	if code := mcpPost(t, url, map[string]string{"Authorization": "Bearer " + token}); code != http.StatusOK {
+		t.Errorf("the token: status %d, want 200", code)
+	}
+	if code := mcpPost(t, url, map[string]string{"Authorization": "Bearer " + token, "Origin": "http://evil.example"}); code != http.StatusForbidden {
+		t.Errorf("the token from a foreign origin: status %d, want 403", code)
+	}
+	code, stderr := stop()
+	if code != 0 {
+		t.Errorf("exit %d after the context ended\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, token) {
+		t.Errorf("stderr shows the token:\n%s", stderr)
+	}
+}
+
+// TestMCPHTTPTokenFile reads the token from --token-file, and refuses the
+// combinations that make no sense.
+func TestMCPHTTPTokenFile(t *testing.T) {
+	const token = "fedcba9876543210fedcba9876543210"
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, said, stop := startHTTPMCP(t, "", "--http", "127.0.0.1:0", "--token-file", file)
+	if url == "" || strings.Contains(said, "warning") {
+		stop()
+		t.Fatalf("--http 127.0.0.1:0 --token-file: did not serve, or warned:\n%s", said)
+	}
+	if code := mcpPost(t, url, map[string]string{"Authorization": "Bearer wrong"}); code != http.StatusUnauthorized {
+		t.Errorf("a wrong token: status %d, want 401", code)
+	}
+	if code := mcpPost(t, url, map[string]string{"Authorization": "Bearer " + token}); code != http.StatusOK {
+		t.Errorf("the file's token: status %d, want 200", code)
+	}
+	if code, stderr := stop(); code != 0 || strings.Contains(stderr, token) {
+		t.Errorf("exit %d, or the token on stderr:\n%s", code, stderr)
+	}
+
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		env  string
+		args []string
+		want string
+	}{
+		"a token in both places": {"x" + token, []string{"--http", "127.0.0.1:0", "--token-file", file}, "unset one"},
+		"a token file for stdio": {"", []string{"--token-file", file}, "--token-file is for --http"},
+		"an empty token file":    {"", []string{"--http", "127.0.0.1:0", "--token-file", empty}, "the token is empty"},
+		"a token with a space":   {"two words", []string{"--http", "127.0.0.1:0"}, "not visible ASCII"},
+	} {
+		_, _, stop := startHTTPMCP(t, tc.env, tc.args...)
+		if code, stderr := stop(); code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, want 1 saying %q\n%s", name, code, tc.want, stderr)
+		}
+	}
 }
