@@ -56,6 +56,8 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		reader:   t.Reader,
 		writer:   t.Writer,
 		incoming: make(chan readResult),
+		pending:  map[jsonrpc.ID]bool{},
+		answered: make(chan struct{}, 1),
 		closed:   make(chan struct{}),
 	}
 	go c.readLines(limit)
@@ -77,6 +79,15 @@ type lineConn struct {
 	// incoming carries the messages of the read loop; Read takes them.
 	// The loop waits for each to be taken, so at most one line is held.
 	incoming chan readResult
+
+	// pending are the requests read and not yet answered. At the end of
+	// the input the read loop waits for them before it reports the end:
+	// the SDK cancels the requests in flight when reading ends, and a
+	// client that writes its requests and closes its end, as a script
+	// does, would get no answers. answered is signalled as they go.
+	pendingMu sync.Mutex
+	pending   map[jsonrpc.ID]bool
+	answered  chan struct{}
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -101,6 +112,7 @@ func (c *lineConn) readLines(limit int) {
 				err = errors.Join(err, c.reject(rej))
 				break
 			}
+			c.track(msg)
 			select {
 			case c.incoming <- readResult{msg: msg}:
 			case <-c.closed:
@@ -108,11 +120,70 @@ func (c *lineConn) readLines(limit int) {
 			}
 		}
 		if err != nil {
+			if !c.waitForAnswers() {
+				return
+			}
 			select {
 			case c.incoming <- readResult{err: err}:
 			case <-c.closed:
 			}
 			return
+		}
+	}
+}
+
+// track records a request that will be answered, and forgets one the
+// client cancels: the server does not answer a cancelled request.
+func (c *lineConn) track(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	if req.IsCall() {
+		c.pendingMu.Lock()
+		c.pending[req.ID] = true
+		c.pendingMu.Unlock()
+		return
+	}
+	if req.Method == "notifications/cancelled" {
+		var params struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &params) == nil {
+			if id, err := jsonrpc.MakeID(params.RequestID); err == nil {
+				c.answer(id)
+			}
+		}
+	}
+}
+
+// answer forgets a pending request.
+func (c *lineConn) answer(id jsonrpc.ID) {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	if c.pending[id] {
+		delete(c.pending, id)
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitForAnswers waits until no request is pending; false if the
+// connection closed first.
+func (c *lineConn) waitForAnswers() bool {
+	for {
+		c.pendingMu.Lock()
+		n := len(c.pending)
+		c.pendingMu.Unlock()
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-c.answered:
+		case <-c.closed:
+			return false
 		}
 	}
 }
@@ -268,17 +339,19 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encoding a JSON-RPC message: %w", err)
 	}
-	return c.writeLine(data)
+	err = c.writeLine(data)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.answer(resp.ID)
+	}
+	return err
 }
 
+// writeLine writes data and a newline. It writes after Close too: when the
+// input ends, the SDK closes the connection and then sends the answers of
+// the requests still in flight, which the client is waiting for.
 func (c *lineConn) writeLine(data []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	select {
-	case <-c.closed:
-		return mcp.ErrConnectionClosed
-	default:
-	}
 	_, err := c.writer.Write(append(data, '\n'))
 	return err
 }

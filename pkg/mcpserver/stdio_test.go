@@ -178,3 +178,32 @@ func TestParseMessageResponses(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioTransportAnswersBeforeEOF sends a request and ends the input at
+// once, as `printf ... | stax mcp` does: the answer is still written.
+func TestStdioTransportAnswersBeforeEOF(t *testing.T) {
+	t.Parallel()
+	in, out, done := serveStdio(t, newFixture(t), 0)
+	go func() {
+		io.WriteString(in, `{"jsonrpc":"2.0","id":"bad"`+"\n"+initializeLine+"\n")
+		in.Close()
+	}()
+	var got []answer
+	for {
+		text, err := out.ReadString('\n')
+		if err != nil {
+			break
+		}
+		var a answer
+		if err := json.Unmarshal([]byte(text), &a); err != nil {
+			t.Fatalf("the server wrote %q: %v", text, err)
+		}
+		got = append(got, a)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	if len(got) != 2 || got[0].Error == nil || got[0].Error.Code != -32700 || string(got[1].ID) != "0" || got[1].Error != nil {
+		t.Errorf("answers to a bad line and initialize, then the end of the input = %+v, want a parse error and the initialize result", got)
+	}
+}
