@@ -156,9 +156,13 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 }
 
 // token is the bearer token of --http: the content of --token-file, or
-// $STAX_MCP_TOKEN, without surrounding white space; "" for none.
+// $STAX_MCP_TOKEN, without surrounding white space; "" for none, and for
+// stdio, which has no use for one.
 func (opts *mcpOptions) token() (string, error) {
 	env := opts.Getenv(mcpTokenEnv)
+	if opts.HTTP == "" && opts.TokenFile == "" {
+		return "", nil
+	}
 	if opts.TokenFile == "" {
 		if env == "" {
 			return "", nil
