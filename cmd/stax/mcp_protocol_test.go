@@ -20,7 +20,6 @@ import (
 type rawMCP struct {
 	t      *testing.T
 	in     *io.PipeWriter
-	out    *bufio.Reader
 	lines  chan string
 	done   chan int
 	stderr *lockedBuffer
@@ -67,7 +66,7 @@ func (c *rawMCP) send(line string) {
 	}
 }
 
-// response is the next message that is not a notification.
+// rpcResponse is an answer of the server, a result or an error.
 type rpcResponse struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
@@ -77,6 +76,7 @@ type rpcResponse struct {
 	} `json:"error"`
 }
 
+// next is the next message of the server that is not a notification.
 func (c *rawMCP) next(what string) rpcResponse {
 	c.t.Helper()
 	// The timeout only turns a hang into a failure; the answer is awaited
