@@ -7,8 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -16,11 +17,18 @@ import (
 	"github.com/stax-dev/stax/pkg/render"
 )
 
+// mcpTokenEnv holds the bearer token of `stax mcp --http`. The token is
+// read from the environment or a file, never from a flag, so that it does
+// not show in ps or in the shell's history.
+const mcpTokenEnv = "STAX_MCP_TOKEN"
+
 type mcpOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
+	Getenv func(string) string
 	discoveryOptions
 	HTTP        string
+	TokenFile   string
 	Budget      int64
 	BudgetBytes int64
 	InlineLimit int
@@ -28,7 +36,7 @@ type mcpOptions struct {
 }
 
 func newMCPCmd(f *factory, runF func(context.Context, *mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{IO: f.IO, Global: f.Global}
+	opts := &mcpOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "mcp [--runtime NAME] [--dir PROJECT] [--http ADDR]",
 		Short: "Serve the installed skills to any agent over MCP",
@@ -53,10 +61,20 @@ Every file of every skill is a resource, skill://NAME/PATH. Skills that
 cannot load are also sent as warning log notifications. When skills are
 installed, edited or removed, the server sends tools/list_changed.
 
---http ADDR without a host (":8080") listens on the loopback interface.`,
+--http ADDR without a host (":8080") listens on the loopback interface.
+Requests from a web page whose origin is not loopback are refused (403),
+so that no site the browser visits can reach the server. With a token, in
+$STAX_MCP_TOKEN or the file --token-file names, every request must carry
+"Authorization: Bearer TOKEN" (else 401). Listening beyond the loopback
+interface (--http 0.0.0.0:8080) needs a token, and is plain HTTP: put a
+TLS proxy in front of it to cross a network.
+
+On stdin/stdout, a line that is not a JSON-RPC 2.0 message is answered
+with a JSON-RPC error and the server reads on.`,
 		Example: `  stax mcp
   stax mcp --runtime codex --dir ~/src/app --budget 4000
-  stax mcp --http :8080`,
+  stax mcp --http :8080
+  STAX_MCP_TOKEN=$(openssl rand -hex 32) stax mcp --http 0.0.0.0:8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -68,6 +86,7 @@ installed, edited or removed, the server sends tools/list_changed.
 	opts.addFlags(cmd)
 	flags := cmd.Flags()
 	flags.StringVar(&opts.HTTP, "http", "", "serve the streamable HTTP transport at ADDR (HOST:PORT) instead of stdio")
+	flags.StringVar(&opts.TokenFile, "token-file", "", "with --http, the file holding the bearer token clients must send (default: $"+mcpTokenEnv+")")
 	flags.Int64Var(&opts.Budget, "budget", 0, "context budget of an invoked skill in tokens (estimated as bytes/4, rounded up); 0 for none")
 	flags.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget of an invoked skill in bytes; 0 for none")
 	flags.IntVar(&opts.InlineLimit, "inline-limit", mcpserver.DefaultInlineLimit, "most skills the Skill tool's description lists; the rest are found with ListSkills")
@@ -78,6 +97,10 @@ installed, edited or removed, the server sends tools/list_changed.
 func runMCP(ctx context.Context, opts *mcpOptions) error {
 	if opts.Budget < 0 || opts.BudgetBytes < 0 || opts.InlineLimit < 1 {
 		return errdefs.Invalid(errors.New("--budget and --budget-bytes must not be negative, and --inline-limit must be at least 1"))
+	}
+	token, err := opts.token()
+	if err != nil {
+		return err
 	}
 	d, err := opts.resolve()
 	if err != nil {
@@ -104,7 +127,7 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		return errdefs.IO(err)
 	}
 	if opts.HTTP == "" {
-		err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(opts.IO.In), Writer: nopWriteCloser{opts.IO.Out}})
+		err = srv.Run(ctx, &mcpserver.StdioTransport{Reader: opts.IO.In, Writer: opts.IO.Out})
 		return errdefs.IO(err)
 	}
 	addr, err := mcpserver.LoopbackAddr(opts.HTTP)
@@ -115,10 +138,66 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return errdefs.IO(fmt.Errorf("--http: %w", err))
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "serving the %s skills of %s over MCP at http://%s/\n", d.Runtime.Name, d.Project, ln.Addr())
-	return errdefs.IO(srv.ServeHTTP(ctx, ln))
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		if token == "" {
+			ln.Close()
+			return errdefs.Invalid(fmt.Errorf("--http %s listens beyond this machine, where anyone who reaches %s could read the skills: "+
+				"set a token in $%s or --token-file, or listen on 127.0.0.1", opts.HTTP, ln.Addr(), mcpTokenEnv))
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "warning: listening on %s, beyond this machine, over plain HTTP: the token and the skills cross the network unencrypted; "+
+			"put a TLS proxy in front, or listen on 127.0.0.1\n", ln.Addr())
+	}
+	auth := ""
+	if token != "" {
+		auth = ", for clients with the token"
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "serving the %s skills of %s over MCP at http://%s/%s\n", d.Runtime.Name, d.Project, ln.Addr(), auth)
+	return errdefs.IO(srv.ServeHTTP(ctx, ln, mcpserver.HTTPOptions{Token: token}))
 }
 
-type nopWriteCloser struct{ io.Writer }
+// token is the bearer token of --http: the content of --token-file, or
+// $STAX_MCP_TOKEN, without surrounding white space; "" for none, and for
+// stdio, which has no use for one.
+func (opts *mcpOptions) token() (string, error) {
+	env := opts.Getenv(mcpTokenEnv)
+	if opts.HTTP == "" && opts.TokenFile == "" {
+		return "", nil
+	}
+	if opts.TokenFile == "" {
+		if env == "" {
+			return "", nil
+		}
+		token := strings.TrimSpace(env)
+		if err := mcpserver.CheckToken(token); err != nil {
+			return "", errdefs.Invalid(fmt.Errorf("$%s: %w", mcpTokenEnv, err))
+		}
+		return token, nil
+	}
+	if opts.HTTP == "" {
+		return "", errdefs.Invalid(errors.New("--token-file is for --http: the stdio transport has no tokens"))
+	}
+	if env != "" {
+		return "", errdefs.Invalid(fmt.Errorf("both $%s and --token-file are set: unset one", mcpTokenEnv))
+	}
+	f, err := os.Open(opts.TokenFile)
+	if err != nil {
+		return "", errdefs.IO(fmt.Errorf("--token-file: %w", err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
+	if err != nil {
+		return "", errdefs.IO(fmt.Errorf("--token-file: %w", err))
+	}
+	if len(data) > maxTokenFileBytes {
+		return "", errdefs.Invalid(fmt.Errorf("--token-file %s: more than %d bytes; the file holds the token alone", opts.TokenFile, maxTokenFileBytes))
+	}
+	token := strings.TrimSpace(string(data))
+	if err := mcpserver.CheckToken(token); err != nil {
+		return "", errdefs.Invalid(fmt.Errorf("--token-file %s: %w", opts.TokenFile, err))
+	}
+	return token, nil
+}
 
-func (nopWriteCloser) Close() error { return nil }
+// maxTokenFileBytes bounds what --token-file reads: a token and the white
+// space around it.
+const maxTokenFileBytes = 8 << 10

@@ -18,8 +18,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -196,7 +194,7 @@ func (s *Server) current() *discover.Listing {
 	return s.listing
 }
 
-// Run serves one client on transport t, for example &mcp.StdioTransport{},
+// Run serves one client on transport t, for example a StdioTransport,
 // watching the skill folders, until the client goes or ctx ends; the end
 // of ctx is not an error.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
@@ -207,23 +205,6 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		return nil
 	}
 	return err
-}
-
-// ServeHTTP serves clients on ln with the streamable HTTP transport,
-// watching the skill folders, until ctx ends.
-func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
-	stop := s.watchInBackground(ctx)
-	defer stop()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
-	srv := &http.Server{Handler: h, ErrorLog: slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn)}
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }
 
 // watchInBackground runs Watch until the returned function is called. A
@@ -242,17 +223,4 @@ func (s *Server) watchInBackground(ctx context.Context) (stop func()) {
 		cancel()
 		<-done
 	}
-}
-
-// LoopbackAddr is addr with the loopback host where it names none, so that
-// ":8080" serves this machine only.
-func LoopbackAddr(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("%q is not HOST:PORT: %w", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
 }

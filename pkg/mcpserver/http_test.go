@@ -1,0 +1,176 @@
+package mcpserver
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stax-dev/stax/pkg/agent"
+)
+
+// serveHTTP runs ServeHTTP on a loopback port and returns its URL.
+func serveHTTP(t *testing.T, opts HTTPOptions) string {
+	t.Helper()
+	rt, _ := agent.Lookup("claude-code")
+	f := newFixture(t)
+	srv, err := New(Options{Runtime: rt, Project: f.project, Home: f.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeHTTP(ctx, ln, opts) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeHTTP: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// post sends an initialize request with the given headers and returns
+// the status and body.
+func post(t *testing.T, url string, header map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeLine))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	return resp.StatusCode, string(body)
+}
+
+// TestHTTPRefusesForeignOrigins: a browser page of another origin (a DNS
+// rebinding attack, or any site the user visits) is refused with 403;
+// loopback origins and clients that send no Origin are served.
+func TestHTTPRefusesForeignOrigins(t *testing.T) {
+	t.Parallel()
+	url := serveHTTP(t, HTTPOptions{})
+	for _, origin := range []string{
+		"http://evil.example", "https://evil.example:443", "http://attacker.test:8080", "null",
+		"http://127.0.0.1.evil.example", "http://localhost.evil.example", "file://", "chrome-extension://abc",
+		"http://user@evil.example", "not a url", "http://10.0.0.1:8080",
+	} {
+		if code, body := post(t, url, map[string]string{"Origin": origin}); code != http.StatusForbidden {
+			t.Errorf("Origin %q: status %d, want 403\n%s", origin, code, body)
+		}
+	}
+	for _, origin := range []string{"", "http://localhost:6274", "http://127.0.0.1:3000", "https://[::1]:8443", "http://LOCALHOST", "http://127.1.2.3"} {
+		h := map[string]string{}
+		if origin != "" {
+			h["Origin"] = origin
+		}
+		if code, body := post(t, url, h); code != http.StatusOK || !strings.Contains(body, `"serverInfo"`) {
+			t.Errorf("Origin %q: status %d, want 200 and an initialize result\n%s", origin, code, body)
+		}
+	}
+}
+
+// bearer is an http.RoundTripper that sends a bearer token.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestHTTPToken: with a token, a request without it, or with another, is
+// 401 with a Bearer challenge, and a client with it is served.
+func TestHTTPToken(t *testing.T) {
+	t.Parallel()
+	const token = "s3cret-token-0123456789"
+	url := serveHTTP(t, HTTPOptions{Token: token})
+	for name, auth := range map[string]string{
+		"no Authorization":    "",
+		"another token":       "Bearer s3cret-token-0123456780",
+		"a prefix":            "Bearer s3cret",
+		"a longer token":      "Bearer " + token + "x",
+		"another scheme":      "Basic " + token,
+		"the token alone":     token,
+		"an empty token":      "Bearer ",
+		"Bearer and no space": "Bearer" + token,
+	} {
+		h := map[string]string{}
+		if auth != "" {
+			h["Authorization"] = auth
+		}
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeLine))
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("%s: status %d, WWW-Authenticate %q, want 401 and a Bearer challenge", name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+		if strings.Contains(string(body), token) {
+			t.Errorf("%s: the answer contains the token: %s", name, body)
+		}
+	}
+	if code, body := post(t, url, map[string]string{"Authorization": "bearer " + token}); code != http.StatusOK {
+		t.Errorf("the token with a lower-case scheme: status %d\n%s", code, body)
+	}
+	// A foreign origin is refused even with the token: a page must not
+	// use a token the browser was made to send.
+	if code, _ := post(t, url, map[string]string{"Authorization": "Bearer " + token, "Origin": "http://evil.example"}); code != http.StatusForbidden {
+		t.Errorf("a foreign origin with the token: status %d, want 403", code)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	if err != nil {
+		t.Fatalf("a client with the token: %v", err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("tools/list with the token: %v", err)
+	}
+}
+
+func TestCheckToken(t *testing.T) {
+	t.Parallel()
+	for token, ok := range map[string]bool{
+		"0123456789abcdef":        true,
+		"a.b-c_d~e+f/g=":          true,
+		"":                        false,
+		"with space":              false,
+		"tab\there":               false,
+		"line\n":                  false,
+		"caf\u00e9":               false,
+		strings.Repeat("x", 4096): true,
+		strings.Repeat("x", 4097): false,
+	} {
+		if err := CheckToken(token); (err == nil) != ok {
+			t.Errorf("CheckToken(%.20q) = %v, want ok %v", token, err, ok)
+		}
+		if err := CheckToken(token); err != nil && token != "" && strings.Contains(err.Error(), token) {
+			t.Errorf("CheckToken's error shows the token: %v", err)
+		}
+	}
+}
