@@ -288,3 +288,27 @@ func TestReadingATornLayoutSaysHowToRepairIt(t *testing.T) {
 	}
 	l.Close()
 }
+
+// TestOpenLocalRefusesBeforeLocking: a local store named by --oci-layout
+// that is a directory of other files is refused before anything is
+// written, the lock file beside it included.
+func TestOpenLocalRefusesBeforeLocking(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []store.Mode{store.ReadOnly, store.ReadWrite} {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "etc")
+		filetest.WriteFile(t, filepath.Join(dir, "passwd"), "root:x:0:0\n")
+		before := tree(t, parent)
+		s, err := store.OpenLocal(context.Background(), dir, mode)
+		if err == nil {
+			s.Close()
+			t.Fatalf("mode %v: OpenLocal of a directory of other files succeeded", mode)
+		}
+		if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "is not an OCI image layout") {
+			t.Errorf("mode %v: %v (class %v), want an invalid argument naming the directory", mode, err, errdefs.Of(err))
+		}
+		if after := tree(t, parent); after != before {
+			t.Errorf("mode %v: OpenLocal wrote beside the directory:\nbefore:\n%safter:\n%s", mode, before, after)
+		}
+	}
+}

@@ -108,6 +108,12 @@ const (
 // index.json whole, so two unserialized writers would lose each other's
 // tags.
 func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
+	// The lock file goes beside dir: refuse a directory that cannot be a
+	// store before writing anything there (--oci-layout /etc would leave
+	// /etc.lock behind otherwise).
+	if _, err := checkLayoutDir(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, errdefs.IO(fmt.Errorf("create local store: %w", err))
 	}
@@ -234,27 +240,56 @@ func OpenScratch(ctx context.Context, name string) (s *Store, release func(), er
 // prepareLayout checks that dir may be written as a layout, and creates
 // it if it does not exist: what it created is returned.
 func prepareLayout(dir string) (created, error) {
-	info, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return createDir(dir)
-	}
-	if err != nil {
-		return created{}, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
-	}
-	if !info.IsDir() {
-		return created{}, errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout: it is not a directory", dir))
-	}
-	if _, err := os.Lstat(filepath.Join(dir, ocispec.ImageLayoutFile)); err == nil {
-		return created{}, nil
-	}
-	empty, err := onlyLayoutEntries(dir)
-	if err != nil {
+	state, err := checkLayoutDir(dir)
+	switch {
+	case err != nil:
 		return created{}, err
-	}
-	if empty {
+	case state == layoutMissing:
+		return createDir(dir)
+	case state == layoutEmpty:
 		return created{path: dir, contentsOnly: true}, nil
 	}
 	return created{}, nil
+}
+
+// layoutState is what checkLayoutDir found at a directory to be written
+// as a layout.
+type layoutState int
+
+const (
+	// layoutPresent: a layout, or one a killed writer began.
+	layoutPresent layoutState = iota
+	// layoutMissing: nothing is there yet.
+	layoutMissing
+	// layoutEmpty: an empty directory.
+	layoutEmpty
+)
+
+// checkLayoutDir says whether dir may be written as a layout, and what is
+// there, without changing anything: a directory of other files, or a file,
+// is refused.
+func checkLayoutDir(dir string) (layoutState, error) {
+	info, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return layoutMissing, nil
+	}
+	if err != nil {
+		return 0, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+	}
+	if !info.IsDir() {
+		return 0, errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout: it is not a directory", dir))
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ocispec.ImageLayoutFile)); err == nil {
+		return layoutPresent, nil
+	}
+	empty, err := onlyLayoutEntries(dir)
+	switch {
+	case err != nil:
+		return 0, err
+	case empty:
+		return layoutEmpty, nil
+	}
+	return layoutPresent, nil
 }
 
 // onlyLayoutEntries checks that dir, which has no oci-layout file, holds
