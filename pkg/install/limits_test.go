@@ -14,9 +14,11 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 )
 
 // oversizeSkillMD has a frontmatter just over skill.MaxFrontmatterSize.
@@ -72,6 +74,23 @@ func TestSkillMDGrownPastLimitIsRefused(t *testing.T) {
 	_, err := Install(context.Background(), []Skill{s}, Options{Dir: dir, LockDir: t.TempDir()})
 	if err == nil || errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "once ${STAX_SKILL_DIR}") {
 		t.Fatalf("err = %v (%v), want a failed precondition about the resolved paths", err, errdefs.Of(err))
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the folder was left: %v", err)
+	}
+}
+
+// A stateful sibling over the limit render and the MCP server read of one
+// is refused while it is written, so that no installed skill is one they
+// refuse; the error names the skill.
+func TestOversizeStatefulFileIsRefused(t *testing.T) {
+	t.Parallel()
+	s := testSkill(t, "big", "---\nname: big\ndescription: d\n---\nbody\n")
+	filetest.WriteFile(t, filepath.Join(s.Source, stateful.MemoryFile), strings.Repeat("x", stateful.MaxFileSize+1))
+	dir := filepath.Join(t.TempDir(), "skills")
+	_, err := Install(context.Background(), []Skill{s}, Options{Dir: dir, LockDir: t.TempDir()})
+	if !errors.Is(err, skill.ErrTooLarge) || errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "big") || !strings.Contains(err.Error(), stateful.MemoryFile) {
+		t.Fatalf("err = %v (%v), want a failed precondition naming the skill and the file", err, errdefs.Of(err))
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the folder was left: %v", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
@@ -192,6 +193,9 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 		}
 		r = strings.NewReader(text)
 	}
+	if stateful.IsSibling(rel) {
+		r = &statefulLimit{r: r, left: stateful.MaxFileSize, name: rel}
+	}
 	root, err := st.in(sk)
 	if err != nil {
 		return err
@@ -247,6 +251,25 @@ func (st *stager) skillMD(sk *staged, r io.Reader) (string, error) {
 			skill.FileName, layers.FormatSize(skill.MaxFileSize), substitute.SkillDir, substitute.Workspace))
 	}
 	return text, nil
+}
+
+// statefulLimit refuses a stateful sibling (MEMORY.md, EXAMPLES.md,
+// CALIBRATION.md) past stateful.MaxFileSize while it is written: render,
+// show and the MCP server read no more of one, so installing a larger one
+// would install a skill they refuse.
+type statefulLimit struct {
+	r    io.Reader
+	left int64
+	name string
+}
+
+func (l *statefulLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if l.left -= int64(n); l.left < 0 {
+		return n, errdefs.Precondition(fmt.Errorf("%s is over the limit of %s that render and the MCP server read of it: %w",
+			l.name, layers.FormatSize(stateful.MaxFileSize), skill.ErrTooLarge))
+	}
+	return n, err
 }
 
 // copyDir stages a skill from a directory holding its files. Modes are
