@@ -55,10 +55,10 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
 	}
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
+	// Closing on cancellation ends Serve; AfterFunc, unlike a goroutine
+	// waiting on ctx, is released when Serve fails first.
+	release := context.AfterFunc(ctx, func() { srv.Close() })
+	defer release()
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
