@@ -191,3 +191,17 @@ func TestLocalStoreRepairsATornIndex(t *testing.T) {
 		}
 	}
 }
+
+// A pack into a new layout that fails after the layout was opened, here
+// on registry flags it cannot use, leaves no layout behind.
+func TestFailedPackIntoALayoutLeavesNothing(t *testing.T) {
+	useHome(t)
+	parent := filepath.Join(t.TempDir(), "new")
+	r := runStax(t, "pack", "../../examples", "-t", "oci:"+filepath.Join(parent, "layout")+":1.0.0", "--ca-file", filepath.Join(t.TempDir(), "missing.pem"))
+	if r.Code == 0 {
+		t.Fatalf("pack with a missing --ca-file succeeded: %s", r.Stderr)
+	}
+	if _, err := os.Stat(parent); !os.IsNotExist(err) {
+		t.Errorf("the directories the pack created are still there: %v\n%s", err, listTree(t, parent))
+	}
+}

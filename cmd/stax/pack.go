@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -100,26 +101,19 @@ func runPack(ctx context.Context, opts *packOptions) error {
 	if err != nil {
 		return err
 	}
+	opener, err := opts.Remote.opener(opts.Global)
+	if err != nil {
+		return err
+	}
 	dst, err := openDestination(ctx, opts.Global, tagRef)
 	if err != nil {
 		return err
 	}
 	defer dst.Close()
-
-	opener, err := opts.Remote.opener(opts.Global)
+	res, err := buildInto(ctx, p, dst, tagRef, resolve.Options{Opener: opener, MaxSize: build.MaxSize, Build: build})
 	if err != nil {
-		return err
-	}
-	res, graph, err := resolve.BuildProject(ctx, p, dst, resolve.Options{Opener: opener, MaxSize: build.MaxSize, Build: build})
-	if err != nil {
+		// A layout this pack created is removed: a failed pack leaves none.
 		return target.DiscardAfter(dst, err)
-	}
-	defer graph.Close()
-	if dst.Ref, err = tagReference(tagRef, res.Definition); err != nil {
-		return err
-	}
-	if err := dst.TagAs(ctx, res.Descriptor); err != nil {
-		return err
 	}
 	ref := dst.Ref
 	if opts.Global.json() {
@@ -141,4 +135,21 @@ func runPack(ctx context.Context, opts *packOptions) error {
 	fmt.Fprintf(opts.IO.ErrOut, "Packed %s %s (%s) as %s\n", res.Definition.Name, res.Definition.Version, plural(int64(len(res.Config.Skills)), "skill"), ref.Familiar())
 	fmt.Fprintln(opts.IO.Out, res.Descriptor.Digest)
 	return nil
+}
+
+// buildInto builds the package of p into dst and tags it there, as
+// tagRef says or as its name and version say.
+func buildInto(ctx context.Context, p *project.Project, dst *target.Target, tagRef *reference.Reference, opts resolve.Options) (*pack.Result, error) {
+	res, graph, err := resolve.BuildProject(ctx, p, dst, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer graph.Close()
+	if dst.Ref, err = tagReference(tagRef, res.Definition); err != nil {
+		return nil, err
+	}
+	if err := dst.TagAs(ctx, res.Descriptor); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
