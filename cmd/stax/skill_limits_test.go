@@ -112,20 +112,55 @@ func TestRenderRefusesOversizeOutput(t *testing.T) {
 	}
 }
 
-// A skill inside a package is read with the limits of a skill directory:
-// a stateful file over stateful.MaxFileSize is refused naming it (exit 1),
-// not read whole into memory.
-func TestRenderPackagedSkillFileOverLimit(t *testing.T) {
+// A stateful file over stateful.MaxFileSize, the most render and the MCP
+// server read of one, is refused by every command: pack refuses to build
+// it (exit 1); from a package another writer pushed, render refuses it
+// naming the file (exit 1) without reading it whole, and install refuses
+// the package (exit 5).
+func TestStatefulFileLimitsAreShared(t *testing.T) {
 	useHome(t)
 	src := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: big-calibration\nversion: 1.0.0\n")
 	filetest.WriteFile(t, filepath.Join(src, "skills", "big", skill.FileName), "---\nname: big\ndescription: Big. Use when testing.\n---\nbody\n")
 	filetest.WriteFile(t, filepath.Join(src, "skills", "big", "CALIBRATION.md"), strings.Repeat("x\n", stateful.MaxFileSize/2+1))
-	if r := runStax(t, "pack", src); r.Code != 0 {
-		t.Fatalf("pack: exit %d\n%s", r.Code, r.Stderr)
+	if r := runStax(t, "pack", src); r.Code != 1 || !strings.Contains(r.Stderr, "stateful-file-too-large") {
+		t.Fatalf("pack: exit %d, want 1 with stateful-file-too-large:\n%s", r.Code, r.Stderr)
 	}
-	r := runStax(t, "render", "big-calibration:1.0.0#big")
+
+	reg := registrytest.New(t)
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0") // the repository pushRawPackage mounts from
+	tree, err := layers.Scan(layers.ScanOptions{Root: filepath.Join(src, "skills")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var layer bytes.Buffer
+	res, err := layers.Write(&layer, tree, layers.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := content.NewDescriptorFromBytes(layers.MediaTypeSkills, layer.Bytes())
+	if err := testRepository(t, reg.Host+"/acme/skills").Push(context.Background(), desc, bytes.NewReader(layer.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	cfg := []byte(`{"adapter":{},"kind":"package","name":"big-calibration","skills":[{"description":"x","digest":"` +
+		layers.SkillDigests(res.Files)["big"].String() + `","name":"big","path":"big"}],"specVersion":"1.0.0","version":"1"}`)
+	ref := reg.Host + "/evil/big-calibration"
+	pushRawPackage(t, ref, "1", cfg, desc)
+
+	if r := runStax(t, "pull", ref+":1"); r.Code != 0 {
+		t.Fatalf("pull: exit %d\n%s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "render", ref+":1#big")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "big/CALIBRATION.md is too large") {
 		t.Errorf("render: exit %d, want 1 naming the file:\n%s", r.Code, r.Stderr)
+	}
+	h := newHostileProject(t)
+	before := treeState(t, h.skills)
+	r = runStax(t, "install", ref+":1", "--dir", h.project)
+	if r.Code != 5 || !strings.Contains(r.Stderr, "CALIBRATION.md is over the limit") {
+		t.Errorf("install: exit %d, want 5 naming the file:\n%s", r.Code, r.Stderr)
+	}
+	if got := treeState(t, h.skills); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Errorf("a refused install changed the folder: %v", got)
 	}
 }
