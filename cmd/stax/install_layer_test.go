@@ -48,6 +48,10 @@ func TestInstallRefusesLayerOfAnotherSize(t *testing.T) {
 			if r.Code != 6 || !strings.Contains(r.Stderr, layer.Digest.String()) {
 				t.Errorf("install of a layer whose descriptor says %d bytes (it has %d): exit %d\n%s", size, layer.Size, r.Code, r.Stderr)
 			}
+			// inspect reads the same layer, and says the same.
+			if r := runStax(t, "inspect", "oci:"+layout+":"+tag); r.Code != 6 || !strings.Contains(r.Stderr, layer.Digest.String()) {
+				t.Errorf("inspect of a layer whose descriptor says %d bytes (it has %d): exit %d\n%s", size, layer.Size, r.Code, r.Stderr)
+			}
 			filepath.WalkDir(project, func(p string, d fs.DirEntry, err error) error {
 				if err == nil && d.Name() == "SKILL.md" {
 					t.Errorf("installed %s", p)

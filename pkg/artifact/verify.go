@@ -7,6 +7,8 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // VerifyReader returns rc checked against desc as it is read: a read past
@@ -42,8 +44,11 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// mismatch is content that is not the blob its descriptor names, wherever
+// it came from (a registry, a layout, the local store): a verification
+// failure, which no caller should take for a failure to reach or read it.
 func (v *verifyingReader) mismatch(detail string) error {
-	return fmt.Errorf("blob %s (%s): %w", v.desc.Digest, detail, content.ErrMismatchedDigest)
+	return errdefs.Corrupt(fmt.Errorf("blob %s (%s): %w", v.desc.Digest, detail, content.ErrMismatchedDigest))
 }
 
 func (v *verifyingReader) Seek(offset int64, whence int) (int64, error) {
