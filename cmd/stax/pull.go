@@ -41,10 +41,12 @@ func newPullCmd(f *factory, runF func(context.Context, *pullOptions) error) *cob
 		Use:   "pull REF...",
 		Short: "Fetch packages into the local store, and optionally merge their skills into a directory",
 		Long: `Fetch each package REF (a registry reference, oci:PATH[:TAG|@DIGEST], or a
-package directory) and the packages it depends on into the local store,
-verifying every digest and size. Manifests and configs are checked before any
-layer is fetched: each must be a stax package (one labelled as an agent by
-another stax writer is read too, with a notice).
+package directory) and the packages it depends on, verifying every digest
+and size. Packages from a registry are stored in the local store; those of
+an oci: layout or a directory are already on disk and are read where they
+are, their layers when -o extracts them. Manifests and configs are checked
+before any layer is fetched: each must be a stax package (one labelled as an
+agent by another stax writer is read too, with a notice).
 
 With -o DIR the skills are merged and extracted into DIR. Packages are
 layered in the order given, later ones winning, with every package's
