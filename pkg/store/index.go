@@ -108,6 +108,9 @@ func (s *Store) saveIndex() error {
 // loadIndex reads index.json, and rebuilds it when it is missing or
 // cannot be parsed (see rebuildIndex).
 func (s *Store) loadIndex(ctx context.Context, what string) error {
+	if err := CheckIndexFile(s.Dir); err != nil {
+		return err
+	}
 	data, err := s.root.ReadFile(ocispec.ImageIndexFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errdefs.IO(fmt.Errorf("read %s of %s %s: %w", ocispec.ImageIndexFile, what, s.Dir, err))

@@ -312,3 +312,32 @@ func TestOpenLocalRefusesBeforeLocking(t *testing.T) {
 		}
 	}
 }
+
+// TestReadingALayoutBoundsItsIndex: a layout's index.json is read whole,
+// so one that is a named pipe (which would block the reader for ever) or
+// over MaxIndexSize is refused before it is read.
+func TestReadingALayoutBoundsItsIndex(t *testing.T) {
+	t.Parallel()
+	big := newLayout(t)
+	filetest.WriteFile(t, filepath.Join(big, "index.json"), `{"schemaVersion":2,"manifests":[],"x":"`+strings.Repeat("x", store.MaxIndexSize)+`"}`)
+	pipe := newLayout(t)
+	if err := os.Remove(filepath.Join(pipe, "index.json")); err != nil {
+		t.Fatal(err)
+	}
+	filetest.Mkfifo(t, filepath.Join(pipe, "index.json"))
+	for name, tt := range map[string]struct{ dir, want string }{
+		"over the limit": {big, "is over"},
+		"named pipe":     {pipe, "is not a regular file"},
+	} {
+		var err error
+		filetest.Finishes(t, "opening a layout whose index.json is a "+name, func() {
+			var l *store.ReadOnlyLayout
+			if l, err = store.OpenLayoutReadOnly(context.Background(), tt.dir); err == nil {
+				l.Close()
+			}
+		})
+		if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v (%v), want an invalid argument saying it %s", name, err, errdefs.Of(err), tt.want)
+		}
+	}
+}

@@ -35,6 +35,9 @@ func OpenLayoutReadOnly(ctx context.Context, dir string) (*ReadOnlyLayout, error
 	if err := CheckLayout(dir); err != nil {
 		return nil, err
 	}
+	if err := CheckIndexFile(dir); err != nil {
+		return nil, err
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
@@ -82,3 +85,26 @@ func (l *ReadOnlyLayout) Tag(context.Context, ocispec.Descriptor, string) error 
 
 // Close releases the layout's directory.
 func (l *ReadOnlyLayout) Close() error { return l.root.Close() }
+
+// MaxIndexSize bounds the index.json of a layout stax reads: it is read
+// whole, and a layout can come from anyone.
+const MaxIndexSize = 4 << 20
+
+// CheckIndexFile says why the index.json of the layout at dir cannot be
+// read whole, if it cannot: it is not a regular file (a named pipe would
+// block the reader for ever) or it is over MaxIndexSize. A missing one is
+// for the caller to judge.
+func CheckIndexFile(dir string) error {
+	info, err := os.Lstat(filepath.Join(dir, ocispec.ImageIndexFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return errdefs.IO(fmt.Errorf("OCI layout %s: %w", dir, err))
+	case !info.Mode().IsRegular():
+		return errdefs.Invalid(fmt.Errorf("OCI layout %s: %s is not a regular file", dir, ocispec.ImageIndexFile))
+	case info.Size() > MaxIndexSize:
+		return errdefs.Invalid(fmt.Errorf("OCI layout %s: %s is over %d bytes", dir, ocispec.ImageIndexFile, MaxIndexSize))
+	}
+	return nil
+}

@@ -12,27 +12,28 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
 )
-
-// maxLayoutIndexSize bounds the index.json of a layout read whole.
-const maxLayoutIndexSize = 4 << 20
 
 // SoleManifest returns the digest of the one manifest or index an OCI
 // layout's index.json lists, as ko and crane write a layout with no tag;
 // ok is false when it lists none or several, and a tag must choose.
 func SoleManifest(layout string) (d digest.Digest, ok bool, err error) {
+	if err := store.CheckIndexFile(layout); err != nil {
+		return "", false, err
+	}
 	f, err := os.Open(filepath.Join(layout, ocispec.ImageIndexFile))
 	if err != nil {
 		return "", false, errdefs.IO(fmt.Errorf("OCI layout %s: %w", layout, err))
 	}
 	defer f.Close()
 	var index ocispec.Index
-	data, err := io.ReadAll(io.LimitReader(f, maxLayoutIndexSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, store.MaxIndexSize+1))
 	if err != nil {
 		return "", false, errdefs.IO(fmt.Errorf("OCI layout %s: %w", layout, err))
 	}
-	if len(data) > maxLayoutIndexSize {
-		return "", false, errdefs.Invalid(fmt.Errorf("OCI layout %s: %s is over %d bytes", layout, ocispec.ImageIndexFile, maxLayoutIndexSize))
+	if len(data) > store.MaxIndexSize {
+		return "", false, errdefs.Invalid(fmt.Errorf("OCI layout %s: %s is over %d bytes", layout, ocispec.ImageIndexFile, store.MaxIndexSize))
 	}
 	if err := json.Unmarshal(data, &index); err != nil {
 		return "", false, errdefs.Invalid(fmt.Errorf("OCI layout %s: %s: %w", layout, ocispec.ImageIndexFile, err))
