@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -102,4 +103,27 @@ func TestRegistryErrorsNeverShowCredentials(t *testing.T) {
 			assertNoCredential(t, r, append(tokens, echoPassword)...)
 		}
 	})
+}
+
+// A registry whose status line's reason phrase echoes the password it was
+// sent: the message about the wait it asks for says the status in
+// standard words, and the pull succeeds.
+func TestPullWaitMessageShowsNoCredential(t *testing.T) {
+	reg := registrytest.New(t, registrytest.WithBasicAuth(echoUser, echoPassword))
+	useHome(t)
+	config := savedCredentials(t, reg.Host, echoUser, echoPassword)
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
+	fault := registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(0).Reason("Slow down, " + echoPassword)
+	reg.AddFaults(fault)
+	useHome(t)
+	r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"), "--registry-config", config)
+	if r.Code != 0 || fault.Hits() != 1 {
+		t.Fatalf("exit %d, fault hits %d: %s", r.Code, fault.Hits(), r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, reg.Host+" asks to wait 0s before retrying (429 Too Many Requests)") {
+		t.Errorf("no message about the wait, in standard words: %s", r.Stderr)
+	}
+	if strings.Contains(r.Stdout+r.Stderr, echoPassword) {
+		t.Error("the output shows the password") // not the output: it holds the password
+	}
 }

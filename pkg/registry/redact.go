@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -27,7 +28,9 @@ import (
 // Headers are never changed. The client acts on them (a redirect's
 // Location, a challenge's realm and scope, a Content-Length), and a secret
 // can be an ordinary word that a registry also uses in its URLs; no
-// message quotes a header.
+// message quotes a header. Nor does a message quote a response's reason
+// phrase, the server's own text, which no layer redacts: statusText says
+// the status instead.
 
 // redacted replaces a secret.
 const redacted = "***"
@@ -217,6 +220,13 @@ func (t redactingResponses) RoundTrip(req *http.Request) (*http.Response, error)
 	resp.ContentLength = int64(len(body))
 	resp.Header.Del("Content-Length")
 	return resp, nil
+}
+
+// statusText says a response's status in messages, as "503 Service
+// Unavailable": in the standard words, never in the server's reason
+// phrase, which can hold anything, a secret included.
+func statusText(code int) string {
+	return fmt.Sprintf("%d %s", code, http.StatusText(code))
 }
 
 // recordingCredentials remembers in s the secrets of every credential
