@@ -127,3 +127,29 @@ func TestPullWaitMessageShowsNoCredential(t *testing.T) {
 		t.Error("the output shows the password") // not the output: it holds the password
 	}
 }
+
+// A password that is also a word of the registry's URLs: the blob
+// redirect and the token realm that hold it are followed as sent, and
+// the pull succeeds.
+func TestPullFollowsRedirectAndRealmHoldingThePassword(t *testing.T) {
+	const password = "storage"
+	reg := registrytest.New(t, registrytest.WithTokenAuth(echoUser, password),
+		registrytest.WithTokenRealm("/"+password+"/token"), registrytest.WithBlobRedirect(password))
+	useHome(t)
+	config := savedCredentials(t, reg.Host, echoUser, password)
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
+	useHome(t)
+	r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"), "--registry-config", config)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	redirected := 0
+	for _, req := range reg.Requests() {
+		if strings.HasPrefix(req.Path, "/"+password+"/v2/") {
+			redirected++
+		}
+	}
+	if redirected == 0 {
+		t.Error("no blob was fetched through the redirect")
+	}
+}
