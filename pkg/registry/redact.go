@@ -27,10 +27,11 @@ import (
 //
 // Headers are never changed. The client acts on them (a redirect's
 // Location, a challenge's realm and scope, a Content-Length), and a secret
-// can be an ordinary word that a registry also uses in its URLs; no
-// message quotes a header. Nor does a message quote a response's reason
-// phrase, the server's own text, which no layer redacts: statusText says
-// the status instead.
+// can be an ordinary word that a registry also uses in its URLs. No message
+// quotes a header; oras-go's quote the URL of a failed request, which a
+// Location or a realm may have named, as the registry chose it. Nor does a
+// message quote a response's reason phrase, the server's own text, which no
+// layer redacts: statusText says the status instead.
 
 // redacted replaces a secret.
 const redacted = "***"
