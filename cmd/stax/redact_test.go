@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -102,4 +103,53 @@ func TestRegistryErrorsNeverShowCredentials(t *testing.T) {
 			assertNoCredential(t, r, append(tokens, echoPassword)...)
 		}
 	})
+}
+
+// A registry whose status line's reason phrase echoes the password it was
+// sent: the message about the wait it asks for says the status in
+// standard words, and the pull succeeds.
+func TestPullWaitMessageShowsNoCredential(t *testing.T) {
+	reg := registrytest.New(t, registrytest.WithBasicAuth(echoUser, echoPassword))
+	useHome(t)
+	config := savedCredentials(t, reg.Host, echoUser, echoPassword)
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
+	fault := registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(0).Reason("Slow down, " + echoPassword)
+	reg.AddFaults(fault)
+	useHome(t)
+	r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"), "--registry-config", config)
+	if r.Code != 0 || fault.Hits() != 1 {
+		t.Fatalf("exit %d, fault hits %d: %s", r.Code, fault.Hits(), r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, reg.Host+" asks to wait 0s before retrying (429 Too Many Requests)") {
+		t.Errorf("no message about the wait, in standard words: %s", r.Stderr)
+	}
+	if strings.Contains(r.Stdout+r.Stderr, echoPassword) {
+		t.Error("the output shows the password") // not the output: it holds the password
+	}
+}
+
+// A password that is also a word of the registry's URLs: the blob
+// redirect and the token realm that hold it are followed as sent, and
+// the pull succeeds.
+func TestPullFollowsRedirectAndRealmHoldingThePassword(t *testing.T) {
+	const password = "storage"
+	reg := registrytest.New(t, registrytest.WithTokenAuth(echoUser, password),
+		registrytest.WithTokenRealm("/"+password+"/token"), registrytest.WithBlobRedirect(password))
+	useHome(t)
+	config := savedCredentials(t, reg.Host, echoUser, password)
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
+	useHome(t)
+	r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"), "--registry-config", config)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	redirected := 0
+	for _, req := range reg.Requests() {
+		if strings.HasPrefix(req.Path, "/"+password+"/v2/") {
+			redirected++
+		}
+	}
+	if redirected == 0 {
+		t.Error("no blob was fetched through the redirect")
+	}
 }

@@ -1,6 +1,7 @@
 package registrytest
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/opencontainers/go-digest"
@@ -34,6 +36,8 @@ type Fault struct {
 	hits       atomic.Int64
 	status     int
 	retryAfter string
+	// reason replaces the reason phrase of a fail fault's status line.
+	reason string
 	// streamBytes is how much a Stream fault sends.
 	streamBytes int64
 	// at is the offset of the body byte a corrupt fault flips.
@@ -129,6 +133,19 @@ func (f *Fault) RetryAfter(seconds int) *Fault {
 	return f
 }
 
+// Reason makes a Fail or FailAfterBody fault send text as the reason
+// phrase of its status line ("HTTP/1.1 503 text") instead of the standard
+// one, and close the connection after the response. The reason phrase is
+// the server's own text, which a client must not show as it comes. It
+// returns f, and panics on a text that would end the line.
+func (f *Fault) Reason(text string) *Fault {
+	if strings.ContainsAny(text, "\r\n") {
+		panic("registrytest: a reason phrase holds no line break")
+	}
+	f.reason = text
+	return f
+}
+
 // WithQuery narrows f to requests whose raw query matches the regular
 // expression expr, e.g. `mount=` for cross-repository mounts only.
 func (f *Fault) WithQuery(expr string) *Fault {
@@ -168,6 +185,10 @@ func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler, quit <-
 		if f.retryAfter != "" {
 			w.Header().Set("Retry-After", f.retryAfter)
 		}
+		if f.reason != "" {
+			writeRawError(w, req, f.status, f.reason)
+			return
+		}
 		writeError(w, f.status)
 	case "reset":
 		resetConn(w)
@@ -196,6 +217,38 @@ func writeError(w http.ResponseWriter, status int) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	fmt.Fprintf(w, `{"errors":[{"code":%q,"message":"registrytest: injected fault"}]}`+"\n", code)
+}
+
+// writeRawError writes what writeError does, with the headers set on w,
+// under a status line of its own: net/http only sends the standard reason
+// phrases, so it writes the response itself on the hijacked connection,
+// and closes it.
+func writeRawError(w *recorder, req *http.Request, status int, reason string) {
+	errorBody := httptest.NewRecorder()
+	writeError(errorBody, status)
+	h := w.Header().Clone()
+	for k, v := range errorBody.Header() {
+		h[k] = v
+	}
+	size := errorBody.Body.Len()
+	h.Set("Content-Length", strconv.Itoa(size))
+	h.Set("Connection", "close")
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // HTTP/2 has no reason phrase
+	}
+	w.hijacked, w.status = true, status
+	defer conn.Close()
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "HTTP/1.1 %d %s\r\n", status, reason)
+	_ = h.Write(&out)
+	out.WriteString("\r\n")
+	if req.Method != http.MethodHead {
+		_, _ = errorBody.Body.WriteTo(&out)
+		w.written = int64(size)
+	}
+	_, _ = buf.Write(out.Bytes())
+	_ = buf.Flush()
 }
 
 // resetConn hijacks the connection under w and closes it with a TCP reset.

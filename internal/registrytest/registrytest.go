@@ -108,6 +108,10 @@ type options struct {
 	pullOnly   bool
 	echo       bool
 	faults     []*Fault
+	// blobRedirect is the path prefix blob GETs are redirected under.
+	blobRedirect string
+	// tokenPath is where the token service answers.
+	tokenPath string
 }
 
 // WithBasicAuth makes the registry require HTTP Basic credentials, checked
@@ -205,6 +209,9 @@ func New(t testing.TB, opts ...Option) *Registry {
 	if o.echo {
 		r.backend = echoCredentials(r.backend)
 	}
+	if o.blobRedirect != "" {
+		r.backend = redirectBlobs(o.blobRedirect, r.backend)
+	}
 	r.srv, err = startLoopback(http.HandlerFunc(r.serve), o.tls)
 	if err != nil {
 		r.Close()
@@ -252,7 +259,7 @@ func (r *Registry) config(t testing.TB, o *options) (*configuration.Configuratio
 			"path":  path,
 		}}
 	case "token":
-		ts, err := startTokenServer(t.TempDir(), o.user, o.pass, o.echo)
+		ts, err := startTokenServer(t.TempDir(), o.tokenPath, o.user, o.pass, o.echo)
 		if err != nil {
 			return nil, err
 		}

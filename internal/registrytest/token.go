@@ -1,6 +1,7 @@
 package registrytest
 
 import (
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -44,15 +45,16 @@ type tokenServer struct {
 	key      *ecdsa.PrivateKey
 	kid      string // the key's ID, which the registry looks it up by
 	certPath string // the key's certificate, which the registry trusts
+	path     string // where the token endpoint answers
 
 	mu     sync.Mutex
 	issued []string
 }
 
 // startTokenServer creates a signing key, writes its self-signed
-// certificate under dir and serves the token endpoint on loopback.
-// With echo, its errors echo the credentials asked with (WithCredentialEcho).
-func startTokenServer(dir, user, pass string, echo bool) (*tokenServer, error) {
+// certificate under dir and serves the token endpoint on loopback, at
+// path ("/token" when empty). With echo, its errors echo the credentials asked with (WithCredentialEcho).
+func startTokenServer(dir, path, user, pass string, echo bool) (*tokenServer, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generating the token signing key: %w", err)
@@ -83,9 +85,10 @@ func startTokenServer(dir, user, pass string, echo bool) (*tokenServer, error) {
 		key:      key,
 		kid:      token.GetJWKThumbprint(&key.PublicKey),
 		certPath: certPath,
+		path:     cmp.Or(path, "/token"),
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/token", ts.serveToken)
+	mux.HandleFunc(ts.path, ts.serveToken)
 	var h http.Handler = mux
 	if echo {
 		h = echoCredentials(mux)
@@ -100,7 +103,7 @@ func startTokenServer(dir, user, pass string, echo bool) (*tokenServer, error) {
 // params returns the registry's "auth: token:" configuration.
 func (ts *tokenServer) params() configuration.Parameters {
 	return configuration.Parameters{
-		"realm":          ts.srv.URL + "/token",
+		"realm":          ts.srv.URL + ts.path,
 		"service":        tokenService,
 		"issuer":         tokenIssuer,
 		"rootcertbundle": ts.certPath,

@@ -86,7 +86,7 @@ func (p retryPolicy) Retry(attempt int, resp *http.Response, err error) (time.Du
 	if ra, ok := retryAfter(resp, p.now()); ok {
 		wait = ra
 		if p.onWait != nil {
-			p.onWait(resp.Request.URL.Host, wait, resp.Status)
+			p.onWait(resp.Request.URL.Host, wait, statusText(resp.StatusCode))
 		}
 	}
 	return wait, nil
@@ -220,7 +220,7 @@ func (b *rereadingBody) reopen() error {
 		}
 		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
-			return fmt.Errorf("read again: %s", resp.Status)
+			return fmt.Errorf("read again: %s", statusText(resp.StatusCode))
 		}
 	}
 	resp, err := b.transport.next.RoundTrip(b.req.Clone(b.req.Context()))
@@ -230,7 +230,7 @@ func (b *rereadingBody) reopen() error {
 	body := newIdleBody(resp.Body, b.transport.timeout, b.req)
 	if resp.StatusCode != http.StatusOK {
 		_ = body.Close()
-		return fmt.Errorf("read again: %s", resp.Status)
+		return fmt.Errorf("read again: %s", statusText(resp.StatusCode))
 	}
 	if _, err := io.CopyN(io.Discard, body, b.read); err != nil {
 		_ = body.Close()

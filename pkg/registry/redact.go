@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -20,11 +21,17 @@ import (
 // Registries and the proxies in front of them sometimes echo a request's
 // Authorization header, or a token endpoint its form, into their error
 // bodies, and every error stax shows quotes those bodies. So a Client
-// remembers each secret it sends, and removes them from what registries
-// answer before oras-go or stax reads it: the secrets are replaced by ***
-// in the headers of redirects and errors (a Location or a realm that a
-// message may quote) and in every error body, which is where all registry
-// and token-endpoint messages come from.
+// remembers each secret it sends, and replaces them by *** in every error
+// body before oras-go or stax reads it: that is where all registry and
+// token-endpoint messages come from.
+//
+// Headers are never changed. The client acts on them (a redirect's
+// Location, a challenge's realm and scope, a Content-Length), and a secret
+// can be an ordinary word that a registry also uses in its URLs. No message
+// quotes a header; oras-go's quote the URL of a failed request, which a
+// Location or a realm may have named, as the registry chose it. Nor does a
+// message quote a response's reason phrase, the server's own text, which no
+// layer redacts: statusText says the status instead.
 
 // redacted replaces a secret.
 const redacted = "***"
@@ -191,8 +198,8 @@ func redactValue(r *strings.Replacer, v any) any {
 }
 
 // redactingResponses remembers the secrets of each request, and removes
-// every secret remembered from each redirect and error response, headers
-// and body, before anything reads them.
+// every secret remembered from the body of each error response before
+// anything reads it.
 type redactingResponses struct {
 	next    http.RoundTripper
 	secrets *secrets
@@ -204,28 +211,23 @@ func (t redactingResponses) RoundTrip(req *http.Request) (*http.Response, error)
 	if err != nil {
 		return resp, err
 	}
-	// The headers of a success are left alone: a short password could
-	// match part of a digest or an upload location, and messages quote
-	// none of them.
-	if resp.StatusCode < http.StatusMultipleChoices {
-		return resp, nil
-	}
-	r := t.secrets.replacer()
-	for _, values := range resp.Header {
-		for i, v := range values {
-			values[i] = redact(r, v)
-		}
-	}
 	if resp.StatusCode < http.StatusBadRequest {
 		return resp, nil
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	_ = resp.Body.Close()
-	body = redactJSON(r, body)
+	body = redactJSON(t.secrets.replacer(), body)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.ContentLength = int64(len(body))
 	resp.Header.Del("Content-Length")
 	return resp, nil
+}
+
+// statusText says a response's status in messages, as "503 Service
+// Unavailable": in the standard words, never in the server's reason
+// phrase, which can hold anything, a secret included.
+func statusText(code int) string {
+	return fmt.Sprintf("%d %s", code, http.StatusText(code))
 }
 
 // recordingCredentials remembers in s the secrets of every credential
