@@ -19,7 +19,7 @@ COMMIT_DATE  = $(shell git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00
 # this path, so it must be lowercase).
 IMAGE_LAYOUT ?= bin/image
 
-.PHONY: build test unit vet fmt-check lint bench clean release-snapshot image
+.PHONY: build test unit vet fmt-check lint bench docs clean release-snapshot image
 
 build:
 	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/stax
@@ -44,6 +44,11 @@ lint: fmt-check vet
 ## bench: the benchmarks, with the ratios they report against their baselines.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## docs: regenerate docs/cli, the command reference, from the commands (a test fails when it is stale).
+docs:
+	rm -rf docs/cli
+	$(GO) run ./cmd/stax docs markdown docs/cli
 
 ## release-snapshot: the release archives, checksums and SBOMs of every platform in dist/, without publishing.
 release-snapshot: $(GORELEASER)

@@ -26,9 +26,9 @@ type errorCode struct {
 	where func(error) (string, int)
 }
 
-// errorCodes are tried in order, most specific first; the README lists
-// them (TestJSONErrorsCodesDocumented). An error none matches gets the
-// code of its exit code class, from exitClasses.
+// errorCodes are tried in order, most specific first;
+// docs/output-and-errors.md lists them (TestJSONErrorsCodesDocumented). An
+// error none matches gets the code of its exit code class, from exitClasses.
 var errorCodes = []errorCode{
 	{Code: "usage", Hint: "run the command with --help for its arguments and flags",
 		match: is[usageError]},

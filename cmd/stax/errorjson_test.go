@@ -65,13 +65,14 @@ func TestJSONErrors(t *testing.T) {
 	}
 }
 
-// TestJSONErrorsCodesDocumented keeps the README's table of error codes
-// and the codes the CLI can give in step.
+// TestJSONErrorsCodesDocumented keeps the table of error codes in
+// docs/output-and-errors.md and the codes the CLI can give in step.
 func TestJSONErrorsCodesDocumented(t *testing.T) {
-	readme := readREADME(t)
+	t.Parallel()
+	page := repoFile(t, "docs/output-and-errors.md")
 	for _, c := range errorCodes {
-		if !strings.Contains(readme, "| `"+c.Code+"` |") {
-			t.Errorf("README.md has no row for the error code %q", c.Code)
+		if !strings.Contains(page, "| `"+c.Code+"` |") {
+			t.Errorf("docs/output-and-errors.md has no row for the error code %q", c.Code)
 		}
 	}
 }

@@ -89,7 +89,7 @@ func checkExample(t *testing.T, where string, args []string) {
 }
 
 // Help says what a rule is; it does not send the user to the
-// specification's files ("seed 000 §6").
+// specification's files by number or section sign.
 func TestHelpNamesNoSeedFiles(t *testing.T) {
 	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")})
 	var walk func(*cobra.Command)

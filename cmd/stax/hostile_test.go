@@ -199,8 +199,9 @@ func TestHostilePackageNamesAreRefused(t *testing.T) {
 	}
 }
 
-// A stax.lock that cannot be written rolls the skills back: the README
-// promises the lock describes what is installed.
+// A stax.lock that cannot be written rolls the skills back: what install
+// guarantees (docs/layering-and-install.md) is that the lock describes what
+// is installed.
 func TestLockWriteFailureRollsBack(t *testing.T) {
 	useHome(t)
 	h := newHostileProject(t)

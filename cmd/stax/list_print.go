@@ -13,7 +13,8 @@ import (
 
 // printListWarnings says, on stderr, what a runtime would only log: the
 // skills it cannot load, the folders it cannot read, and the settings it
-// ignores that seed 002 asks consumers to warn about.
+// ignores, which the stax specification asks consumers to warn about
+// (docs/layering-and-install.md, "What a runtime loads").
 func printListWarnings(w io.Writer, l *discover.Listing) {
 	for _, msg := range l.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", msg)

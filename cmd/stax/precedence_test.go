@@ -72,8 +72,9 @@ func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
 	}
 }
 
-// The README's worked example: org ← base, and a project declaring
-// [base, team], installed; the override report names each rule.
+// The worked example of docs/layering-and-install.md: org ← base, and a
+// project declaring [base, team], installed; the override report names
+// each rule.
 func TestReadmePrecedenceExample(t *testing.T) {
 	useHome(t)
 	reg := registrytest.New(t)

@@ -29,7 +29,8 @@ func order(t *testing.T, text string, markers ...string) []int {
 
 // TestRenderExampleLoadOrderAndTruncation renders the stateful example
 // skill whole, then at a budget that cuts its memory: the load order of
-// seed 000 §6, the oldest entries dropped first, and the summary on stderr.
+// stateful skills (docs/stateful-skills.md), the oldest entries dropped
+// first, and the summary on stderr.
 func TestRenderExampleLoadOrderAndTruncation(t *testing.T) {
 	full := runStax(t, "render", postmortem, "--", "INC-42")
 	if full.Code != 0 {

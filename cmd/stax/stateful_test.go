@@ -11,9 +11,9 @@ import (
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
-// TestStatefulWorkflow is the workflow the README documents: publish,
-// edit MEMORY.md, see validate --against refuse it, stax bump, validate
-// again.
+// TestStatefulWorkflow is the workflow docs/stateful-skills.md documents:
+// publish, edit MEMORY.md, see validate --against refuse it, stax bump,
+// validate again.
 func TestStatefulWorkflow(t *testing.T) {
 	useHome(t)
 	pkg := copyExamples(t)
@@ -165,7 +165,7 @@ func TestInspectShowsSiblings(t *testing.T) {
 	}
 }
 
-// TestStatefulWorkflowThroughRegistry runs the README's workflow against a
+// TestStatefulWorkflowThroughRegistry runs that workflow against a
 // registry: pull the release, edit MEMORY.md, validate --against the
 // pulled reference, bump, push the next version.
 func TestStatefulWorkflowThroughRegistry(t *testing.T) {

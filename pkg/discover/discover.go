@@ -1,8 +1,9 @@
 // Package discover finds the skills an agent runtime would load, the way
-// the runtime does it (seed 004): it reads every skills folder of the
-// runtime in priority order (project, user, plugins), keys each skill by
-// its directory name, and lets a skill in an earlier folder shadow one of
-// the same name in a later folder.
+// the runtime does it (docs/layering-and-install.md, "What a runtime
+// loads"): it reads every skills folder of the runtime in priority order
+// (project, user, plugins), keys each skill by its directory name, and
+// lets a skill in an earlier folder shadow one of the same name in a later
+// folder.
 //
 // Unlike a runtime, it never drops a skill silently: a skill whose
 // SKILL.md cannot be loaded is listed with the reason, and a shadowed

@@ -16,7 +16,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 )
 
-// Defaults of the network policy, documented in the README.
+// Defaults of the network policy, documented in docs/registries.md.
 const (
 	// DefaultTimeout is how long a registry may stay silent: to accept a
 	// connection, to start answering, or in the middle of a body.

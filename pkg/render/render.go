@@ -1,7 +1,7 @@
 // Package render assembles what an agent receives when a stateful skill is
 // invoked: the files of the skill in the load order of the Stateful Skills
-// RFC (seed 000 §6), fitted to a context budget, with the variables of the
-// stax specification substituted.
+// RFC (docs/stateful-skills.md, "Load order"), fitted to a context budget,
+// with the variables of the stax specification substituted.
 //
 // The load order is the SKILL.md body (its frontmatter is metadata, not
 // instructions), CALIBRATION.md whole, EXAMPLES.md, then MEMORY.md without

@@ -242,7 +242,7 @@ func TestUnparseableSkillMD(t *testing.T) {
 }
 
 // TestExampleSkill renders the stateful example skill of the repository at
-// a budget that cuts its memory, as the README shows.
+// a budget that cuts its memory, as docs/stateful-skills.md shows.
 func TestExampleSkill(t *testing.T) {
 	dir := "../../examples/skills/incident-postmortem"
 	s := Skill{Name: "incident-postmortem", Siblings: map[string][]byte{}}

@@ -94,14 +94,14 @@ type Frontmatter struct {
 	node  *yaml.Node // the mapping
 }
 
-// knownFields are the fields of the stax specification (seed 002), of the
-// Agent Skills specification (seed 003), the top-level version stax reads,
+// knownFields are the fields of the stax specification, of the Agent
+// Skills specification, the top-level version stax reads,
 // and the Claude Code extensions: users copy Claude Code skills unchanged,
 // so those fields must not draw warnings.
 var knownFields = func() map[string]bool {
 	m := map[string]bool{}
 	for _, f := range []string{
-		// stax (seed 002) and Agent Skills (seed 003).
+		// stax and Agent Skills.
 		"name", "description", "allowed-tools", "model", "user-invocable",
 		"argument-hint", "priority", "tags", "license", "compatibility", "metadata",
 		"version",

@@ -3,7 +3,7 @@ package stateful
 import "slices"
 
 // canonicalCalibration are the conventional sections of CALIBRATION.md
-// (seed 000 §5).
+// (docs/stateful-skills.md).
 var canonicalCalibration = []string{"terminology", "output format", "avoid", "compliance"}
 
 // Calibration is a parsed CALIBRATION.md. The file is free-form: its text

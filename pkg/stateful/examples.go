@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The subheadings of an example block (seed 000 §4).
+// The subheadings of an example block (docs/stateful-skills.md).
 const (
 	headingInput  = "input"
 	headingOutput = "output"

@@ -13,7 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/skill"
 )
 
-// The frontmatter fields of MEMORY.md (seed 000 §3).
+// The frontmatter fields of MEMORY.md (docs/stateful-skills.md).
 const (
 	FieldVersion      = "version"
 	FieldContributors = "contributors"
@@ -259,8 +259,8 @@ func IsDate(s string) bool {
 	return err == nil
 }
 
-// signature is the provenance that ends an entry (seed 000 §3): an
-// optional dash, an optional @signer with a comma, then the date; or a
+// signature is the provenance that ends an entry (docs/stateful-skills.md):
+// an optional dash, an optional @signer with a comma, then the date; or a
 // dash and a signer alone. The entry is matched with its white space
 // collapsed, so a signature may sit on a line of its own.
 var (

@@ -1,7 +1,7 @@
 // Package stateful reads the three optional sibling files of a stateful
-// skill (the Stateful Skills RFC, seed 000): MEMORY.md, what was learned
-// from real runs; EXAMPLES.md, curated input/output pairs; and
-// CALIBRATION.md, domain-specific adjustments.
+// skill (the Stateful Skills RFC, docs/stateful-skills.md): MEMORY.md,
+// what was learned from real runs; EXAMPLES.md, curated input/output pairs;
+// and CALIBRATION.md, domain-specific adjustments.
 //
 // The siblings live at the top of a skill directory, next to SKILL.md,
 // and their names are case-sensitive: a runtime never looks for them in
@@ -23,9 +23,10 @@ const (
 	CalibrationFile = "CALIBRATION.md"
 )
 
-// Files are the siblings in the load order of seed 000 §6, which puts them
-// after the SKILL.md body: calibration overlays the instructions, examples
-// disambiguate intent, memory adds what past runs taught.
+// Files are the siblings in the RFC's load order (docs/stateful-skills.md),
+// which puts them after the SKILL.md body: calibration overlays the
+// instructions, examples disambiguate intent, memory adds what past runs
+// taught.
 var Files = []string{CalibrationFile, ExamplesFile, MemoryFile}
 
 // IsSibling reports whether name is exactly one of the sibling file names.

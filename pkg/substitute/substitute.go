@@ -1,5 +1,5 @@
 // Package substitute replaces the variables of the stax skills
-// specification (seed 002) in skill text:
+// specification (docs/stateful-skills.md, "Variables") in skill text:
 //
 //	$ARGUMENTS          the full argument string
 //	$ARGUMENTS[N]       positional argument N, zero-based; missing → ""
@@ -28,7 +28,7 @@ import (
 	"strings"
 )
 
-// The variables of seed 002.
+// The variables of the stax specification.
 const (
 	Arguments = "$ARGUMENTS"
 	SkillDir  = "${STAX_SKILL_DIR}"

@@ -17,7 +17,7 @@ import (
 )
 
 // Published is what a previously published package holds, as far as the
-// versioning rule of seed 000 §8 needs it: any change to MEMORY.md,
+// release rule needs it (docs/stateful-skills.md): any change to MEMORY.md,
 // EXAMPLES.md or CALIBRATION.md must raise the skill's version.
 type Published struct {
 	// Name says where the package came from (its reference), for messages.

@@ -53,7 +53,7 @@ const (
 	// cannot see and agents read (see package hiddentext).
 	CodeHiddenText = "hidden-text"
 
-	// Errors of the stateful siblings (seed 000).
+	// Errors of the stateful siblings (docs/stateful-skills.md).
 
 	// CodeMemoryFrontmatterMissing: MEMORY.md does not start with a
 	// frontmatter block.
@@ -107,7 +107,7 @@ const (
 	// letter case (memory.md), which runtimes ignore.
 	CodeSiblingCase = "sibling-case"
 
-	// Skill-writing lints (seed 003 progressive disclosure), warnings too.
+	// Skill-writing lints (Agent Skills progressive disclosure), warnings too.
 
 	// CodeFileNotCited: a file under scripts/, references/ or assets/ that
 	// SKILL.md never cites by its relative path.

@@ -16,9 +16,9 @@ import (
 )
 
 // The skill-writing lints follow the Agent Skills guidance on progressive
-// disclosure (seed 003): a runtime puts only the description in the
-// prompt, loads the body when the skill activates, and reads the other
-// files only when the body sends it there. They are warnings: the skill
+// disclosure (docs/authoring.md, "Warnings"): a runtime puts only the
+// description in the prompt, loads the body when the skill activates, and
+// reads the other files only when the body sends it there. They are warnings: the skill
 // works, but an agent will use it worse than its author expects.
 
 // lints runs the skill-writing lints on a skill whose SKILL.md parsed.

@@ -19,8 +19,9 @@ var problemCodes = map[stateful.ProblemKind]string{
 }
 
 // stateful checks the sibling files at the top of a skill directory (never
-// deeper: seed 000 §2). doc is the parsed SKILL.md, nil when it could not
-// be parsed; the siblings are still checked.
+// deeper: the Stateful Skills RFC names them there, docs/stateful-skills.md).
+// doc is the parsed SKILL.md, nil when it could not be parsed; the siblings
+// are still checked.
 func (v *validator) stateful(d *skillDir, doc *skill.Document) {
 	present := map[string]bool{}
 	for _, e := range d.entries {
@@ -82,7 +83,8 @@ func (v *validator) siblingProblems(rel string, ps []stateful.Problem) {
 }
 
 // memoryVersion checks that MEMORY.md records the version of SKILL.md
-// (seed 000 §3: it MUST match at last write).
+// (the RFC's MEMORY.md rule: it must match at last write,
+// docs/stateful-skills.md).
 func (v *validator) memoryVersion(rel string, m *stateful.Memory, doc *skill.Document) {
 	if m.Frontmatter == nil || m.Frontmatter.Version == "" || doc == nil {
 		return // reported as a frontmatter problem, or SKILL.md is unreadable
