@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/store"
@@ -62,9 +64,21 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 			if global.Output != outputText && global.Output != outputJSON {
 				return flagError(fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output))
 			}
+			// cobra checks required flags and flag groups after this hook,
+			// with errors of no class; checked here, they are usage errors.
+			if err := missingFlags(cmd); err != nil {
+				return err
+			}
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return flagError(fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
+			}
 			return nil
 		},
 	}
+	// stax --version, as gh and kubectl users type it, prints what stax
+	// version does.
+	root.Version = buildVersion()
+	root.SetVersionTemplate(currentVersion().String() + "\n")
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
@@ -104,6 +118,21 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	registerCompletions(root, global)
 	flagErrorArgs(root)
 	return root, started
+}
+
+// missingFlags is a usage error naming the flags cmd requires that were
+// not given, with what each is for.
+func missingFlags(cmd *cobra.Command) error {
+	var missing []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if required := f.Annotations[cobra.BashCompOneRequiredFlag]; len(required) > 0 && required[0] == "true" && !f.Changed {
+			missing = append(missing, fmt.Sprintf("--%s, the %s", f.Name, f.Usage))
+		}
+	})
+	if len(missing) == 0 {
+		return nil
+	}
+	return flagError(fmt.Errorf("%s needs %s; see '%s --help'", cmd.CommandPath(), strings.Join(missing, "; and "), cmd.CommandPath()))
 }
 
 // unclassified is called with an error that reached the root without a

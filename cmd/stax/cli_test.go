@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// jsonErrorOf decodes the one JSON error object of a run with --output json.
+func jsonErrorOf(t *testing.T, r result) jsonError {
+	t.Helper()
+	var got struct {
+		Error *jsonError `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.Stderr), &got); err != nil || got.Error == nil {
+		t.Fatalf("exit %d: stderr is not one JSON error object (%v):\n%s", r.Code, err, r.Stderr)
+	}
+	return *got.Error
+}
+
+// `stax --version` prints what `stax version` prints, as gh and helm users
+// expect of a CLI.
+func TestVersionFlag(t *testing.T) {
+	t.Parallel()
+	want := runStax(t, "version")
+	r := runStax(t, "--version")
+	if r.Code != 0 || want.Code != 0 || r.Stdout != want.Stdout {
+		t.Errorf("--version: exit %d, stdout %q, stderr %q; want exit 0 and %q", r.Code, r.Stdout, r.Stderr, want.Stdout)
+	}
+}
+
+// A command whose required flag is missing is a usage error, exit 1,
+// naming the flag, not a file-system failure.
+func TestSignWithoutKeyIsUsage(t *testing.T) {
+	useHome(t)
+	r := runStax(t, "sign", "localhost:5000/acme/skills:1.0.0", "--output", "json")
+	e := jsonErrorOf(t, r)
+	if r.Code != 1 || e.Code != "usage" || !strings.Contains(e.Message, "--key") {
+		t.Errorf("sign without --key: exit %d, error %+v; want exit 1, code usage, naming --key", r.Code, e)
+	}
+	// Flags that exclude each other are checked by cobra in the same place.
+	r = runStax(t, "apply", "proposal.json", "--patch", "--minor", "--output", "json")
+	if e := jsonErrorOf(t, r); r.Code != 1 || e.Code != "usage" {
+		t.Errorf("apply --patch --minor: exit %d, error %+v; want exit 1, code usage", r.Code, e)
+	}
+}
+
+// `stax push DIR` without a destination names the missing argument
+// instead of reading DIR as the destination reference.
+func TestPushWithoutDestinationNamesIt(t *testing.T) {
+	useHome(t)
+	for _, dir := range []string{".", examples} {
+		r := runStax(t, "push", dir, "--output", "json")
+		e := jsonErrorOf(t, r)
+		if r.Code != 1 || e.Code != "usage" || !strings.Contains(e.Message, "destination") || !strings.Contains(e.Message, "stax push "+dir+" ") {
+			t.Errorf("push %s: exit %d, error %+v; want exit 1, code usage, naming the missing destination with an example", dir, r.Code, e)
+		}
+	}
+}
+
+// `stax pull REF -o json` is someone asking for JSON output: -o is
+// pull's output directory, so stax says so instead of creating ./json.
+func TestPullOutputDirNamedLikeAFormat(t *testing.T) {
+	useHome(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for format, want := range map[string]string{"json": "json", "text": "text", "yaml": "json"} {
+		r := runStax(t, "pull", "localhost:5000/acme/skills:1.0.0", "-o", format, "--output", "json")
+		e := jsonErrorOf(t, r)
+		if r.Code != 1 || e.Code != "usage" || !strings.Contains(e.Message, "--output "+want) || !strings.Contains(e.Message, "-o ./"+format) {
+			t.Errorf("pull -o %s: exit %d, error %+v; want exit 1 suggesting --output %s or -o ./%s", format, r.Code, e, want, format)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, format)); err == nil {
+			t.Errorf("pull -o %s created %s", format, format)
+		}
+	}
+}
+
+// The --runtime flag of verify and uninstall says what it selects there.
+func TestRuntimeFlagHelpSaysWhatItSelects(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string]string{"install": "install into", "uninstall": "uninstall from", "verify": "verify"} {
+		r := runStax(t, cmd, "--help")
+		line := regexp.MustCompile(`(?m)^ +--runtime strings +(.*)$`).FindString(r.Stdout)
+		if !strings.Contains(line, "runtimes") || !strings.Contains(line, want) || cmd != "install" && strings.Contains(line, "install into") {
+			t.Errorf("%s --help: --runtime reads %q; want it to say %q", cmd, line, want)
+		}
+	}
+}
+
+// An invalid reference exits 1 in every command, pull included, and the
+// README's table of error codes says so.
+func TestInvalidReferenceExitsOneAsDocumented(t *testing.T) {
+	useHome(t)
+	for _, args := range [][]string{
+		{"pull", "Bad/Ref:x"},
+		{"inspect", "Bad/Ref:x"},
+		{"resolve", "Bad/Ref:x"},
+		{"install", "Bad/Ref:x", "--dir", t.TempDir()},
+	} {
+		r := runStax(t, append(args, "--output", "json")...)
+		if e := jsonErrorOf(t, r); r.Code != 1 || e.Code != "invalid-reference" {
+			t.Errorf("%v: exit %d, error %+v; want exit 1, invalid-reference", args, r.Code, e)
+		}
+	}
+	row := regexp.MustCompile("(?m)^\\| `invalid-reference` \\| ([^|]*) \\|").FindStringSubmatch(readREADME(t))
+	if row == nil || strings.TrimSpace(row[1]) != "1" {
+		t.Errorf("README.md's invalid-reference row gives the exit %q; want 1", row)
+	}
+}
