@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // jsonErrorOf decodes the one JSON error object of a run with --output json.
@@ -110,4 +112,33 @@ func TestInvalidReferenceExitsOneAsDocumented(t *testing.T) {
 	if row == nil || strings.TrimSpace(row[1]) != "1" {
 		t.Errorf("README.md's invalid-reference row gives the exit %q; want 1", row)
 	}
+}
+
+// Registry flags are offered by the commands that can reach a registry,
+// through an argument or a flag such as validate --against, and the
+// transfer flags only by those that copy blobs.
+func TestRegistryFlagsOnlyWhereRegistriesAreReached(t *testing.T) {
+	t.Parallel()
+	connection := []string{"plain-http", "insecure", "ca-file", "registry-config", "timeout"}
+	transfer := []string{"concurrency", "no-progress"}
+	copiers := map[string]bool{"push": true, "pull": true, "copy": true, "install": true}
+	reachers := map[string]bool{"validate": true, "pack": true, "inspect": true, "diff": true, "resolve": true,
+		"sign": true, "verify": true, "login": true}
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}})
+	visibleCommands(root, func(c *cobra.Command) {
+		name := strings.TrimPrefix(c.CommandPath(), "stax ")
+		has := func(flag string) bool { return c.Flags().Lookup(flag) != nil }
+		for _, flag := range connection {
+			// logout only edits the credential store --registry-config names.
+			want := copiers[name] || reachers[name] || name == "logout" && flag == "registry-config"
+			if has(flag) != want {
+				t.Errorf("stax %s: has --%s = %v, want %v", name, flag, has(flag), want)
+			}
+		}
+		for _, flag := range transfer {
+			if want := copiers[name]; has(flag) != want {
+				t.Errorf("stax %s: has --%s = %v, want %v", name, flag, has(flag), want)
+			}
+		}
+	})
 }

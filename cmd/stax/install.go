@@ -83,6 +83,7 @@ or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "install")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addTransferFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
 }

@@ -78,6 +78,7 @@ any layer is fetched.`,
 	addStrictFlag(cmd, &opts.Strict, "")
 	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "extract with -o")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addTransferFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
 }

@@ -81,6 +81,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	flags.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
 	flags.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addTransferFlags(cmd)
 	opts.Remote.addUploadFlags(cmd)
 	return cmd
 }
