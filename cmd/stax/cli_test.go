@@ -5,10 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/internal/registrytest"
 )
 
 // jsonErrorOf decodes the one JSON error object of a run with --output json.
@@ -141,4 +144,88 @@ func TestRegistryFlagsOnlyWhereRegistriesAreReached(t *testing.T) {
 			}
 		}
 	})
+}
+
+// scriptedTerminal is a terminal whose user types answers: what a prompt
+// shows and whether it echoes are recorded, so a test sees that the
+// password is asked for without echo.
+type scriptedTerminal struct {
+	answers map[string]string
+	asked   []string
+}
+
+func (s *scriptedTerminal) Input(prompt string) (string, error) {
+	s.asked = append(s.asked, "input "+prompt)
+	return s.answers[prompt], nil
+}
+
+func (s *scriptedTerminal) Password(prompt string) (string, error) {
+	s.asked = append(s.asked, "password "+prompt)
+	return s.answers[prompt], nil
+}
+
+// stax login HOST on a terminal asks for the user name and the password
+// (without echo), as docker login and oras login do; without a terminal
+// it is a usage error naming the flags to pass.
+func TestLoginPromptsOnATerminal(t *testing.T) {
+	const user, password = "prompted", "typed-secret"
+	reg := registrytest.New(t, registrytest.WithTokenAuth(user, password))
+	useHome(t)
+	config := filepath.Join(t.TempDir(), "config.json")
+
+	terminal := &scriptedTerminal{answers: map[string]string{"Username: ": user, "Password: ": password}}
+	r := runStaxWith(t, &IOStreams{In: strings.NewReader(""), Prompter: terminal}, "login", reg.Host, "--registry-config", config)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "Login to "+reg.Host+" succeeded") {
+		t.Fatalf("login with prompts: exit %d %s", r.Code, r.Stderr)
+	}
+	if want := []string{"input Username: ", "password Password: "}; !slices.Equal(terminal.asked, want) {
+		t.Errorf("asked %q, want %q", terminal.asked, want)
+	}
+	if saved, err := os.ReadFile(config); err != nil || !strings.Contains(string(saved), reg.Host) {
+		t.Errorf("credentials not saved: %v %s", err, saved)
+	}
+
+	// With -u only the password is asked for.
+	terminal = &scriptedTerminal{answers: map[string]string{"Password: ": password}}
+	r = runStaxWith(t, &IOStreams{In: strings.NewReader(""), Prompter: terminal}, "login", reg.Host, "-u", user, "--registry-config", config)
+	if r.Code != 0 || !slices.Equal(terminal.asked, []string{"password Password: "}) {
+		t.Errorf("login -u on a terminal: exit %d, asked %q; %s", r.Code, terminal.asked, r.Stderr)
+	}
+
+	for _, args := range [][]string{{}, {"-u", user}} {
+		r := runStaxWith(t, &IOStreams{In: strings.NewReader("")}, append([]string{"login", reg.Host, "--registry-config", config, "--output", "json"}, args...)...)
+		e := jsonErrorOf(t, r)
+		if r.Code != 1 || e.Code != "usage" || !strings.Contains(e.Message, "--password-stdin") || !strings.Contains(e.Message, "terminal") {
+			t.Errorf("login %v without a terminal: exit %d, error %+v; want exit 1, usage, naming --password-stdin", args, r.Code, e)
+		}
+		if len(args) == 0 && !strings.Contains(e.Message, "--username") {
+			t.Errorf("login without a user name or a terminal: %q does not name --username", e.Message)
+		}
+	}
+}
+
+// The terminal prompter reads one line and no more, so that what the user
+// typed ahead is left for the next prompt.
+func TestTerminalPrompterReadsOneLine(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := w.WriteString("ci-bot\r\nnext line\n"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var shown strings.Builder
+	p := terminalPrompter{in: r, out: &shown}
+	for _, want := range []string{"ci-bot", "next line", ""} {
+		got, err := p.Input("Username: ")
+		if err != nil || got != want {
+			t.Errorf("Input = %q, %v; want %q", got, err, want)
+		}
+	}
+	if !strings.HasPrefix(shown.String(), "Username: Username: ") {
+		t.Errorf("prompts shown: %q", shown.String())
+	}
 }
