@@ -229,3 +229,45 @@ func TestTerminalPrompterReadsOneLine(t *testing.T) {
 		t.Errorf("prompts shown: %q", shown.String())
 	}
 }
+
+// --debug traces each registry request and response on stderr, so that
+// auth and proxy problems can be seen, and never shows a credential: not
+// the password, not the Basic header, not a token.
+func TestDebugTracesRegistryRequestsWithoutCredentials(t *testing.T) {
+	reg := registrytest.New(t, registrytest.WithTokenAuth(echoUser, echoPassword))
+	useHome(t)
+	config := filepath.Join(t.TempDir(), "config.json")
+	r := runStaxWith(t, &IOStreams{In: strings.NewReader(echoPassword + "\n")},
+		"--debug", "login", reg.Host, "-u", echoUser, "--password-stdin", "--registry-config", config)
+	if r.Code != 0 {
+		t.Fatalf("login --debug: exit %d %s", r.Code, r.Stderr)
+	}
+	push := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--registry-config", config, "--debug")
+	if push.Code != 0 {
+		t.Fatalf("push --debug: exit %d %s", push.Code, push.Stderr)
+	}
+	for _, want := range []string{"> [1] GET " + reg.URL + "/v2/\n", "< [1] HTTP/1.1 401 Unauthorized\n", "Authorization: Basic ***\n"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("login --debug: stderr has no %q:\n%s", want, r.Stderr)
+		}
+	}
+	for _, want := range []string{"PUT " + reg.URL + "/v2/acme/skills/manifests/1.0.0\n", "201 Created\n", "Authorization: Bearer ***\n"} {
+		if !strings.Contains(push.Stderr, want) {
+			t.Errorf("push --debug: stderr has no %q:\n%s", want, push.Stderr)
+		}
+	}
+	if strings.Contains(push.Stdout, "> [") {
+		t.Error("the trace went to stdout")
+	}
+	tokens := reg.IssuedTokens()
+	if len(tokens) == 0 {
+		t.Fatal("no token was issued")
+	}
+	assertNoCredential(t, r, append(tokens, echoPassword)...)
+	assertNoCredential(t, push, append(tokens, echoPassword)...)
+
+	// Without --debug nothing is traced.
+	if quiet := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--registry-config", config); quiet.Code != 0 || strings.Contains(quiet.Stderr, "> [") {
+		t.Errorf("push without --debug: exit %d, stderr %s", quiet.Code, quiet.Stderr)
+	}
+}

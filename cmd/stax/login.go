@@ -69,7 +69,7 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	if err != nil {
 		return err
 	}
-	client, err := opts.Remote.client()
+	client, err := opts.Remote.client(opts.Global)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) 
 }
 
 func runLogout(ctx context.Context, opts *logoutOptions) error {
-	client, err := opts.Remote.client()
+	client, err := opts.Remote.client(opts.Global)
 	if err != nil {
 		return err
 	}

@@ -27,8 +27,19 @@ type globalOptions struct {
 	Output string
 	// Layout replaces the local store with another OCI layout directory.
 	Layout string
+	// Debug is --debug: trace registry requests and responses on errOut.
+	Debug bool
 	// errOut is where opening a store warns of what it repaired.
 	errOut io.Writer
+}
+
+// trace is where registry requests are traced: stderr with --debug, else
+// nowhere.
+func (g *globalOptions) trace() io.Writer {
+	if g.Debug {
+		return g.errOut
+	}
+	return nil
 }
 
 func (g *globalOptions) json() bool { return g.Output == outputJSON }
@@ -84,6 +95,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	root.SetErr(streams.ErrOut)
 	root.PersistentFlags().StringVar(&global.Output, "output", outputText, "output format: text or json")
 	root.PersistentFlags().StringVar(&global.Layout, "oci-layout", "", "use this OCI layout directory instead of the local store ($STAX_HOME/store)")
+	root.PersistentFlags().BoolVar(&global.Debug, "debug", false, "print each registry request and response (method, URL, status, headers; credentials shown as ***) to stderr")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return flagError(fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
 	})
