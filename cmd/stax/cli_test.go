@@ -271,3 +271,24 @@ func TestDebugTracesRegistryRequestsWithoutCredentials(t *testing.T) {
 		t.Errorf("push without --debug: exit %d, stderr %s", quiet.Code, quiet.Stderr)
 	}
 }
+
+// STAX_DEBUG turns the trace on where the command line cannot be changed
+// (a CI step, a script); a value that is not a boolean is a usage error.
+// With the trace on, no progress bar is drawn over it.
+func TestDebugFromTheEnvironment(t *testing.T) {
+	reg := registrytest.New(t)
+	useHome(t)
+	t.Setenv("STAX_DEBUG", "1")
+	r := runStaxWith(t, &IOStreams{In: strings.NewReader(""), ErrTTY: true}, "push", examples, reg.Host+"/acme/skills:1.0.0")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "> [1] ") {
+		t.Errorf("STAX_DEBUG=1 push: exit %d, no trace on stderr:\n%s", r.Code, r.Stderr)
+	}
+	if strings.Contains(r.Stderr, "skills.tar.gz") {
+		t.Errorf("progress bars drawn over the trace:\n%s", r.Stderr)
+	}
+	t.Setenv("STAX_DEBUG", "loud")
+	r = runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--output", "json")
+	if e := jsonErrorOf(t, r); r.Code != 1 || e.Code != "usage" || !strings.Contains(e.Message, "STAX_DEBUG") {
+		t.Errorf("STAX_DEBUG=loud: exit %d, error %+v; want exit 1, usage, naming STAX_DEBUG", r.Code, e)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -31,6 +32,24 @@ type globalOptions struct {
 	Debug bool
 	// errOut is where opening a store warns of what it repaired.
 	errOut io.Writer
+}
+
+// debugEnv turns --debug on for commands run where their flags cannot be
+// changed, such as a CI step.
+const debugEnv = "STAX_DEBUG"
+
+// debugFromEnvironment sets Debug from $STAX_DEBUG unless --debug is given.
+func (g *globalOptions) debugFromEnvironment() error {
+	value := getenv(debugEnv)
+	if g.Debug || value == "" {
+		return nil
+	}
+	on, err := strconv.ParseBool(value)
+	if err != nil {
+		return flagError(fmt.Errorf("%s=%q: want true or false (1 or 0)", debugEnv, value))
+	}
+	g.Debug = on
+	return nil
 }
 
 // trace is where registry requests are traced: stderr with --debug, else
@@ -74,6 +93,13 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 			*started = true
 			if global.Output != outputText && global.Output != outputJSON {
 				return flagError(fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output))
+			}
+			if err := global.debugFromEnvironment(); err != nil {
+				return err
+			}
+			if global.Debug {
+				// stderr carries the trace: no progress bar is redrawn over it.
+				streams.ErrTTY = false
 			}
 			// cobra checks required flags and flag groups after this hook,
 			// with errors of no class; checked here, they are usage errors.
