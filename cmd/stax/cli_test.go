@@ -286,6 +286,9 @@ func TestDebugFromTheEnvironment(t *testing.T) {
 	if strings.Contains(r.Stderr, "skills.tar.gz") {
 		t.Errorf("progress bars drawn over the trace:\n%s", r.Stderr)
 	}
+	if r := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--debug=false"); r.Code != 0 || strings.Contains(r.Stderr, "> [") {
+		t.Errorf("STAX_DEBUG=1 push --debug=false: exit %d, traced anyway:\n%s", r.Code, r.Stderr)
+	}
 	t.Setenv("STAX_DEBUG", "loud")
 	r = runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0", "--output", "json")
 	if e := jsonErrorOf(t, r); r.Code != 1 || e.Code != "usage" || !strings.Contains(e.Message, "STAX_DEBUG") {

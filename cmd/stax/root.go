@@ -38,10 +38,11 @@ type globalOptions struct {
 // changed, such as a CI step.
 const debugEnv = "STAX_DEBUG"
 
-// debugFromEnvironment sets Debug from $STAX_DEBUG unless --debug is given.
-func (g *globalOptions) debugFromEnvironment() error {
+// debugFromEnvironment sets Debug from $STAX_DEBUG unless --debug was
+// given (given is whether it was, as true or false).
+func (g *globalOptions) debugFromEnvironment(given bool) error {
 	value := getenv(debugEnv)
-	if g.Debug || value == "" {
+	if given || value == "" {
 		return nil
 	}
 	on, err := strconv.ParseBool(value)
@@ -94,7 +95,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 			if global.Output != outputText && global.Output != outputJSON {
 				return flagError(fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output))
 			}
-			if err := global.debugFromEnvironment(); err != nil {
+			if err := global.debugFromEnvironment(cmd.Flags().Changed("debug")); err != nil {
 				return err
 			}
 			if global.Debug {
