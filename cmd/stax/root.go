@@ -115,8 +115,10 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	}
 	// stax --version, as gh and kubectl users type it, prints what stax
 	// version does.
+	// Declared here so that -v stays free and the help says what it does.
 	root.Version = buildVersion()
 	root.SetVersionTemplate(currentVersion().String() + "\n")
+	root.Flags().Bool("version", false, "print the stax version, as stax version does")
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
