@@ -62,6 +62,7 @@ tag.`,
 	cmd.Flags().BoolVar(&opts.WithDependencies, "with-dependencies", false, "copy the packages it depends on too, to the same repository paths and tags on DST's registry (not rewritten: pulls from that registry find them there first)")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addTransferFlags(cmd)
 	opts.Remote.addUploadFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd

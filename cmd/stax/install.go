@@ -75,7 +75,7 @@ or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 			return runInstall(cmd.Context(), opts)
 		},
 	}
-	opts.Where.addFlags(cmd)
+	opts.Where.addFlags(cmd, "runtimes to install into")
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
 	flags.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
@@ -83,6 +83,7 @@ or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "install")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addTransferFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
 }

@@ -17,10 +17,12 @@ type installScope struct {
 	Scope    string
 }
 
-func (s *installScope) addFlags(cmd *cobra.Command) {
+// addFlags registers --dir, --runtime and --scope; runtimes says what
+// --runtime selects in this command ("runtimes to install into").
+func (s *installScope) addFlags(cmd *cobra.Command, runtimes string) {
 	flags := cmd.Flags()
 	flags.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders")
-	flags.StringSliceVar(&s.Runtimes, "runtime", nil, "runtimes to install into, comma-separated: "+strings.Join(agent.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+agent.Default+")")
+	flags.StringSliceVar(&s.Runtimes, "runtime", nil, runtimes+", comma-separated: "+strings.Join(agent.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+agent.Default+")")
 	flags.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
 }
 

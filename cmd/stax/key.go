@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
@@ -97,26 +96,21 @@ func readPassword(streams *IOStreams, confirm bool) ([]byte, error) {
 	if pw, ok := lookupEnv(passwordEnv); ok {
 		return []byte(pw), nil
 	}
-	in, ok := streams.In.(*os.File)
-	if !ok || !term.IsTerminal(int(in.Fd())) {
+	if streams.Prompter == nil {
 		return nil, errdefs.Invalid(fmt.Errorf("a password is needed for the private key: set %s, or run on a terminal to be asked", passwordEnv))
 	}
-	fmt.Fprint(streams.ErrOut, "Password for the private key: ")
-	pw, err := term.ReadPassword(int(in.Fd()))
-	fmt.Fprintln(streams.ErrOut)
+	pw, err := streams.Prompter.Password("Password for the private key: ")
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
 	if confirm {
-		fmt.Fprint(streams.ErrOut, "Again: ")
-		again, err := term.ReadPassword(int(in.Fd()))
-		fmt.Fprintln(streams.ErrOut)
+		again, err := streams.Prompter.Password("Again: ")
 		if err != nil {
 			return nil, errdefs.Invalid(err)
 		}
-		if string(again) != string(pw) {
+		if again != pw {
 			return nil, errdefs.Invalid(errors.New("the passwords differ"))
 		}
 	}
-	return pw, nil
+	return []byte(pw), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -35,8 +36,13 @@ func newLoginCmd(f *factory, runF func(context.Context, *loginOptions) error) *c
 (default docker.io) and, if it accepts them, save them in the Docker
 credential store: ~/.docker/config.json or $DOCKER_CONFIG/config.json, or
 the credential helper it names (credsStore, credHelpers). The file is
-written with mode 0600. Credentials are never printed.`,
-		Example: `  echo "$GITHUB_TOKEN" | stax login ghcr.io -u "$GITHUB_ACTOR" --password-stdin
+written with mode 0600. Credentials are never printed.
+
+On a terminal, a user name or password not given by the flags is asked
+for (the password without echo); elsewhere pass --username and pipe the
+password to --password-stdin.`,
+		Example: `  stax login ghcr.io                  # asks for the user name and password
+  echo "$GITHUB_TOKEN" | stax login ghcr.io -u "$GITHUB_ACTOR" --password-stdin
   stax login localhost:5000 -u ci --password-stdin < token.txt`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,37 +65,71 @@ written with mode 0600. Credentials are never printed.`,
 }
 
 func runLogin(ctx context.Context, opts *loginOptions) error {
-	if opts.Username == "" {
-		return errdefs.Invalid(fmt.Errorf("give a user name with -u"))
-	}
-	password := opts.Password
-	switch {
-	case opts.PasswordStdin && password != "":
-		return errdefs.Invalid(fmt.Errorf("--password and --password-stdin are exclusive"))
-	case opts.PasswordStdin:
-		data, err := io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
-		if err != nil {
-			return errdefs.IO(fmt.Errorf("read password from stdin: %w", err))
-		}
-		password = strings.TrimRight(string(data), "\r\n")
-	case password != "":
-		fmt.Fprintln(opts.IO.ErrOut, "warning: --password is visible to other users of this machine; use --password-stdin")
-	}
-	if password == "" {
-		return errdefs.Invalid(fmt.Errorf("no password: pipe it to --password-stdin"))
-	}
-	client, err := opts.Remote.client()
+	username, password, err := loginCredentials(opts)
 	if err != nil {
 		return err
 	}
-	if err := client.Login(ctx, opts.Host, auth.Credential{Username: opts.Username, Password: password}); err != nil {
+	client, err := opts.Remote.client(opts.Global)
+	if err != nil {
+		return err
+	}
+	if err := client.Login(ctx, opts.Host, auth.Credential{Username: username, Password: password}); err != nil {
 		return err
 	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, loginResult{Registry: opts.Host, Username: opts.Username})
+		return writeJSON(opts.IO.Out, loginResult{Registry: opts.Host, Username: username})
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Login to %s succeeded\n", opts.Host)
 	return nil
+}
+
+// loginCredentials are the user name and password of a login: from the
+// flags and standard input, else asked on the terminal as docker login and
+// oras login ask. Without a terminal, a missing one is a usage error naming
+// the flags that give it.
+func loginCredentials(opts *loginOptions) (username, password string, err error) {
+	username, password = opts.Username, opts.Password
+	if opts.PasswordStdin {
+		switch {
+		case password != "":
+			return "", "", flagError(errors.New("--password and --password-stdin are exclusive"))
+		case username == "":
+			// Standard input holds the password: the user name cannot be asked.
+			return "", "", flagError(errors.New("--password-stdin needs the user name in --username (-u)"))
+		}
+		data, err := io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
+		if err != nil {
+			return "", "", errdefs.IO(fmt.Errorf("read password from stdin: %w", err))
+		}
+		if password = strings.TrimRight(string(data), "\r\n"); password == "" {
+			return "", "", errdefs.Invalid(errors.New("standard input held no password for --password-stdin"))
+		}
+		return username, password, nil
+	}
+	if password != "" {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: --password is visible to other users of this machine; use --password-stdin")
+	}
+	prompt := opts.IO.Prompter
+	if prompt == nil && (username == "" || password == "") {
+		return "", "", flagError(errors.New("stax login needs a user name and a password, and there is no terminal to ask on: pass --username (-u) USER and pipe the password or token to --password-stdin"))
+	}
+	if username == "" {
+		if username, err = prompt.Input("Username: "); err != nil {
+			return "", "", errdefs.IO(fmt.Errorf("read the user name: %w", err))
+		}
+		if username = strings.TrimSpace(username); username == "" {
+			return "", "", errdefs.Invalid(errors.New("no user name given"))
+		}
+	}
+	if password == "" {
+		if password, err = prompt.Password("Password: "); err != nil {
+			return "", "", errdefs.IO(fmt.Errorf("read the password: %w", err))
+		}
+		if password == "" {
+			return "", "", errdefs.Invalid(errors.New("no password given"))
+		}
+	}
+	return username, password, nil
 }
 
 type logoutResult struct {
@@ -128,7 +168,7 @@ func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) 
 }
 
 func runLogout(ctx context.Context, opts *logoutOptions) error {
-	client, err := opts.Remote.client()
+	client, err := opts.Remote.client(opts.Global)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -79,11 +80,15 @@ any layer is fetched.`,
 	addStrictFlag(cmd, &opts.Strict, "")
 	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "extract with -o")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addTransferFlags(cmd)
 	opts.Verify.addFlags(cmd)
 	return cmd
 }
 
 func runPull(ctx context.Context, opts *pullOptions) error {
+	if err := checkOutputDir(opts.Output); err != nil {
+		return err
+	}
 	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
 	if err != nil {
 		return err
@@ -151,4 +156,22 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "Pulled %s; %s in %s\n", plural(int64(len(out.Packages)), "package"), plural(int64(len(out.Skills)), "skill"), opts.Output)
 	}
 	return nil
+}
+
+// checkOutputDir refuses an -o that names an output format where no such
+// directory exists: -o is --output-dir here, but kubectl, helm and oras
+// users type -o json to ask for JSON, and would get a folder named json.
+func checkOutputDir(dir string) error {
+	format := dir
+	switch dir {
+	case outputJSON, outputText:
+	case "yaml": // stax has no YAML output; JSON is the closest
+		format = outputJSON
+	default:
+		return nil
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		return nil
+	}
+	return flagError(fmt.Errorf("-o is the output directory (--output-dir), and there is no directory %s: for %s output pass --output %s (or -o ./%s to create a directory named %s)", dir, format, format, dir, dir))
 }

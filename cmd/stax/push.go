@@ -51,7 +51,17 @@ On success the pinned reference REF@DIGEST is printed.`,
   stax push acme/skills:1.0.0 localhost:5000/acme/skills:1.0.0
   stax push . docker.io/acme/skills          # tag = the version in stax.yaml
   stax push . oci:./out:1.0.0`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.RangeArgs(1, 2)(cmd, args); err != nil {
+				return err
+			}
+			// One argument is the destination of the current directory;
+			// a directory there is a source whose destination is missing.
+			if dir, _ := source.IsDirectory(args[0]); len(args) == 1 && dir {
+				return fmt.Errorf("push needs the destination REF after the directory %s, such as: stax push %s ghcr.io/acme/skills:1.0.0", args[0], args[0])
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source, opts.Destination = ".", args[0]
 			if len(args) == 2 {
@@ -71,6 +81,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	flags.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
 	flags.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
+	opts.Remote.addTransferFlags(cmd)
 	opts.Remote.addUploadFlags(cmd)
 	return cmd
 }

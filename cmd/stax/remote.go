@@ -34,6 +34,8 @@ type remoteOptions struct {
 	messages func() io.Writer
 }
 
+// addFlags adds the flags that say how to reach registries and with which
+// credentials: those of every command that may talk to one.
 func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	plain := f.VarPF(&r.PlainHTTP, "plain-http", "", "use HTTP instead of HTTPS (automatic for localhost, 127.0.0.0/8 and [::1]; --plain-http=false forces HTTPS there)")
@@ -41,10 +43,16 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&r.Insecure, "insecure", false, "skip TLS certificate verification")
 	f.StringVar(&r.CAFile, "ca-file", "", "PEM file of CA certificates to trust")
 	f.StringVar(&r.RegistryConfig, "registry-config", "", "Docker config file holding credentials (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
-	f.IntVar(&r.Concurrency, "concurrency", 3, "blobs to transfer at once")
-	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")
 	f.DurationVar(&r.Timeout, "timeout", registry.DefaultTimeout, "how long a registry may stay silent (connecting, before answering, mid-transfer) before the request fails; 0 for no limit")
 	r.messages = cmd.ErrOrStderr
+}
+
+// addTransferFlags adds the flags of commands that copy blobs between the
+// store, layouts and registries (see transferOptions).
+func (r *remoteOptions) addTransferFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.IntVar(&r.Concurrency, "concurrency", 3, "blobs to transfer at once")
+	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")
 }
 
 // addUploadFlags adds the flags of commands that upload blobs.
@@ -66,7 +74,8 @@ func (r *remoteOptions) lookupScope() source.Scope {
 	return source.LocalThenRemote
 }
 
-func (r *remoteOptions) client() (*registry.Client, error) {
+// client builds the registry client of one command.
+func (r *remoteOptions) client(global *globalOptions) (*registry.Client, error) {
 	var chunk int64
 	if r.ChunkSize != "" {
 		n, err := units.RAMInBytes(r.ChunkSize)
@@ -95,6 +104,7 @@ func (r *remoteOptions) client() (*registry.Client, error) {
 		Timeout:        timeout,
 		OnWait:         onWait,
 		ChunkSize:      chunk,
+		Trace:          global.trace(),
 	})
 }
 
@@ -107,7 +117,7 @@ func (r *remoteOptions) setup(global *globalOptions, maxSize *byteSize) (*target
 
 // opener builds the target opener of one command.
 func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
-	client, err := r.client()
+	client, err := r.client(global)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/store"
@@ -25,8 +28,38 @@ type globalOptions struct {
 	Output string
 	// Layout replaces the local store with another OCI layout directory.
 	Layout string
+	// Debug is --debug: trace registry requests and responses on errOut.
+	Debug bool
 	// errOut is where opening a store warns of what it repaired.
 	errOut io.Writer
+}
+
+// debugEnv turns --debug on for commands run where their flags cannot be
+// changed, such as a CI step.
+const debugEnv = "STAX_DEBUG"
+
+// debugFromEnvironment sets Debug from $STAX_DEBUG unless --debug was
+// given (given is whether it was, as true or false).
+func (g *globalOptions) debugFromEnvironment(given bool) error {
+	value := getenv(debugEnv)
+	if given || value == "" {
+		return nil
+	}
+	on, err := strconv.ParseBool(value)
+	if err != nil {
+		return flagError(fmt.Errorf("%s=%q: want true or false (1 or 0)", debugEnv, value))
+	}
+	g.Debug = on
+	return nil
+}
+
+// trace is where registry requests are traced: stderr with --debug, else
+// nowhere.
+func (g *globalOptions) trace() io.Writer {
+	if g.Debug {
+		return g.errOut
+	}
+	return nil
 }
 
 func (g *globalOptions) json() bool { return g.Output == outputJSON }
@@ -62,14 +95,36 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 			if global.Output != outputText && global.Output != outputJSON {
 				return flagError(fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output))
 			}
+			if err := global.debugFromEnvironment(cmd.Flags().Changed("debug")); err != nil {
+				return err
+			}
+			if global.Debug {
+				// stderr carries the trace: no progress bar is redrawn over it.
+				streams.ErrTTY = false
+			}
+			// cobra checks required flags and flag groups after this hook,
+			// with errors of no class; checked here, they are usage errors.
+			if err := missingFlags(cmd); err != nil {
+				return err
+			}
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return flagError(fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
+			}
 			return nil
 		},
 	}
+	// stax --version, as gh and kubectl users type it, prints what stax
+	// version does.
+	// Declared here so that -v stays free and the help says what it does.
+	root.Version = buildVersion()
+	root.SetVersionTemplate(currentVersion().String() + "\n")
+	root.Flags().Bool("version", false, "print the stax version, as stax version does")
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	root.PersistentFlags().StringVar(&global.Output, "output", outputText, "output format: text or json")
 	root.PersistentFlags().StringVar(&global.Layout, "oci-layout", "", "use this OCI layout directory instead of the local store ($STAX_HOME/store)")
+	root.PersistentFlags().BoolVar(&global.Debug, "debug", false, "print each registry request and response (method, URL, status, headers; credentials shown as ***) to stderr")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return flagError(fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
 	})
@@ -104,6 +159,21 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	registerCompletions(root, global)
 	flagErrorArgs(root)
 	return root, started
+}
+
+// missingFlags is a usage error naming the flags cmd requires that were
+// not given, with what each is for.
+func missingFlags(cmd *cobra.Command) error {
+	var missing []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if required := f.Annotations[cobra.BashCompOneRequiredFlag]; len(required) > 0 && required[0] == "true" && !f.Changed {
+			missing = append(missing, fmt.Sprintf("--%s, the %s", f.Name, f.Usage))
+		}
+	})
+	if len(missing) == 0 {
+		return nil
+	}
+	return flagError(fmt.Errorf("%s needs %s; see '%s --help'", cmd.CommandPath(), strings.Join(missing, "; and "), cmd.CommandPath()))
 }
 
 // unclassified is called with an error that reached the root without a

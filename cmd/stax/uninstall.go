@@ -51,7 +51,7 @@ files. --keep NAME leaves it in place as your own, removed from the record;
 			return runUninstall(cmd.Context(), opts)
 		},
 	}
-	opts.Where.addFlags(cmd)
+	opts.Where.addFlags(cmd, "runtimes to uninstall from")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "remove skills you changed too, moving them to a backup under .stax/backup")
 	cmd.Flags().StringSliceVar(&opts.Keep, "keep", nil, "skills to leave in place as your own, comma-separated")
 	return cmd

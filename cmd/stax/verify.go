@@ -73,7 +73,7 @@ which install refuses.`,
 			return runVerify(cmd.Context(), opts)
 		},
 	}
-	opts.Where.addFlags(cmd)
+	opts.Where.addFlags(cmd, "runtimes whose installed skills to verify (with --installed)")
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
 	flags.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")

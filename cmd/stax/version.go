@@ -43,17 +43,27 @@ func newVersionCmd(f *factory, runF func(context.Context, *versionOptions) error
 }
 
 func runVersion(opts *versionOptions) error {
-	info := versionInfo{
+	info := currentVersion()
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, info)
+	}
+	_, err := fmt.Fprintln(opts.IO.Out, info)
+	return err
+}
+
+// currentVersion describes this build of stax.
+func currentVersion() versionInfo {
+	return versionInfo{
 		Version:     buildVersion(),
 		SpecVersion: artifact.SpecVersion,
 		GoVersion:   runtime.Version(),
 		Platform:    runtime.GOOS + "/" + runtime.GOARCH,
 	}
-	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, info)
-	}
-	_, err := fmt.Fprintf(opts.IO.Out, "stax %s (stax spec %s, %s, %s)\n", info.Version, info.SpecVersion, info.GoVersion, info.Platform)
-	return err
+}
+
+// String is the text form of stax version and stax --version.
+func (v versionInfo) String() string {
+	return fmt.Sprintf("stax %s (stax spec %s, %s, %s)", v.Version, v.SpecVersion, v.GoVersion, v.Platform)
 }
 
 func buildVersion() string {

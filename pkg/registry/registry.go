@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -58,6 +59,11 @@ type Options struct {
 	// OnWait, when set, is told when a registry asks to wait before a
 	// retry (Retry-After), so that the user knows why nothing happens.
 	OnWait WaitFunc
+	// Trace, when set, receives a line for each request sent to a
+	// registry or token endpoint (each retry too) and for its response:
+	// method, URL and proxy, status, and headers, with credentials
+	// redacted; never a body.
+	Trace io.Writer
 }
 
 // Client talks to registries for one command: every repository it opens
@@ -87,11 +93,15 @@ func New(opts Options) (*Client, error) {
 	case timeout < 0:
 		timeout = 0
 	}
+	sent := &secrets{}
+	if opts.Trace != nil {
+		// Below the retries, so that each attempt is traced.
+		base = newTracing(base, opts.Trace, sent)
+	}
 	retrying := &retry.Transport{
 		Base:   stallErrors{next: base, timeout: timeout},
 		Policy: func() retry.Policy { return retryPolicy{onWait: opts.OnWait, now: time.Now} },
 	}
-	sent := &secrets{}
 	// Every request, to a registry or to its token endpoint, goes through
 	// redactingResponses, so that no answer carries a secret to a message.
 	transport := redactingResponses{secrets: sent, next: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}}}
