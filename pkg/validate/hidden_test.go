@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/layers"
 )
 
 func TestHiddenTextDiagnostics(t *testing.T) {
@@ -77,4 +78,26 @@ func TestHiddenTextAfterNULInTextFile(t *testing.T) {
 			t.Errorf("diagnostic\n  %s\ndoes not start with\n  %s", got[i], want[i])
 		}
 	}
+}
+
+// A file or folder name holding hidden text is refused by the one
+// safe-name rule, which pack and the layer reader share.
+func TestHiddenTextInNames(t *testing.T) {
+	t.Parallel()
+	build := func(rel string) func(t *testing.T) (string, string) {
+		return func(t *testing.T) (string, string) {
+			root := t.TempDir()
+			goodSkill(t, root, "tool")
+			filetest.WriteFile(t, filepath.Join(root, "tool", filepath.FromSlash(rel)), "# notes\n")
+			return root, ""
+		}
+	}
+	runCases(t, []validateCase{
+		{name: "right-to-left override in a file name", build: build("references/notes\u202Edm.md"),
+			want:     []finding{e(string(layers.ProblemUnsafeName), "tool/references/notes\u202Edm.md", 0)},
+			messages: map[string]string{string(layers.ProblemUnsafeName): "hidden character U+202E RIGHT-TO-LEFT OVERRIDE in path"}},
+		{name: "tag characters in a folder name", build: build("a\U000E0068\U000E0069/x.md"),
+			want:     []finding{e(string(layers.ProblemUnsafeName), "tool/a\U000E0068\U000E0069", 0)},
+			messages: map[string]string{string(layers.ProblemUnsafeName): "hidden character U+E0068 TAG LATIN SMALL LETTER H"}},
+	})
 }
