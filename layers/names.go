@@ -6,6 +6,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/stax-dev/stax/pkg/hiddentext"
 )
 
 // The limits of a path in a layer, in bytes and in elements. Real skills
@@ -45,6 +47,8 @@ func unsafeName(p string) string {
 		// Control characters (NUL and newline included) would make the
 		// line-based TreeDigest ambiguous and listings misleading.
 		return "control character in path"
+	case hiddenInName(p) != "":
+		return "hidden character " + hiddenInName(p) + " in path"
 	case hasDotDot(p):
 		return "path traversal (.. segment)"
 	case path.Clean(p) != p || p == ".":
@@ -60,6 +64,18 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// hiddenInName describes the first character of name, a path or one
+// element, that readers cannot see (see package hiddentext), or returns "".
+// Listings, diffs and MCP clients show names to people and models alike:
+// a right-to-left override makes a name read as another, and tag
+// characters carry text only a model reads.
+func hiddenInName(name string) string {
+	if found := hiddentext.ScanName(name); len(found) > 0 {
+		return found[0].Describe()
+	}
+	return ""
 }
 
 // hasDotDot checks segments rather than substrings: "v1..2.md" is a fine name.
@@ -120,7 +136,8 @@ func (e *UnsafeNameError) Error() string {
 // directory in a folder it writes to: exactly one path element, not empty,
 // not "." or "..", no separator, no NUL or other control character, not
 // starting with "-" (it would read as an option to the tools users point at
-// it), and not hidden or stax's own (hiddenName).
+// it), no hidden text (hiddenInName), and not hidden or stax's own
+// (hiddenName).
 func CheckName(name string) error {
 	why := ""
 	switch {
@@ -132,6 +149,8 @@ func CheckName(name string) error {
 		why = "it holds a path separator"
 	case hasControl(name):
 		why = "it holds a control character"
+	case hiddenInName(name) != "":
+		why = "it holds hidden character " + hiddenInName(name)
 	case strings.HasPrefix(name, "-"):
 		why = `it starts with "-"`
 	case hiddenName(name) != "":

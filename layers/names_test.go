@@ -98,3 +98,43 @@ func TestUnsafeNameLimits(t *testing.T) {
 		}
 	}
 }
+
+// No element of a path may hold hidden text (package hiddentext): the
+// reason names the code point, never what tag characters spell.
+func TestHiddenTextInNames(t *testing.T) {
+	t.Parallel()
+	bad := map[string]string{
+		"s/references/notes\u202Edm.md":                "hidden character U+202E RIGHT-TO-LEFT OVERRIDE in path",
+		"s/a\U000E0068\U000E0069.md":                   "hidden character U+E0068 TAG LATIN SMALL LETTER H and 1 more hidden character in path",
+		"s/\uFEFFa.md":                                 "hidden character U+FEFF ZERO WIDTH NO-BREAK SPACE in path",
+		"\uFEFFs/a.md":                                 "hidden character U+FEFF ZERO WIDTH NO-BREAK SPACE in path",
+		"s/a\u200B/b.md":                               "hidden character U+200B ZERO WIDTH SPACE in path",
+		"s/a\u2066.md":                                 "hidden character U+2066 LEFT-TO-RIGHT ISOLATE in path",
+		"s/x\U000E0100\U000E0101.md":                   "hidden character U+E0100 VARIATION SELECTOR-17",
+		"s/" + "\U0001F3F4" + "\U000E0067\U000E0062/x": "hidden character U+E0067 TAG LATIN SMALL LETTER G",
+	}
+	for p, want := range bad {
+		err := CheckPath(p)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckPath(%+q) = %v, want %q", p, err, want)
+		}
+		if err := CheckVisiblePath(p); err == nil {
+			t.Errorf("CheckVisiblePath(%+q) = nil", p)
+		}
+	}
+	// What writing needs stays allowed: emoji sequences and flags, the
+	// joiners of scripts, and a selector after its character.
+	for _, p := range []string{"s/\U0001F468\u200D\U0001F469\u200D\U0001F467.md", "s/\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F",
+		"s/\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645.md", "s/\u263A\uFE0F.md", "s/caf\u00E9/\u65E5\u672C.md"} {
+		if err := CheckPath(p); err != nil {
+			t.Errorf("CheckPath(%+q) = %v, want nil", p, err)
+		}
+	}
+	var e *UnsafeNameError
+	if err := CheckName("evil\u202E"); !errors.As(err, &e) || !strings.Contains(e.Reason, "U+202E RIGHT-TO-LEFT OVERRIDE") {
+		t.Errorf("CheckName of a name with U+202E = %v", err)
+	}
+	if err := CheckName("\U0001F600\uFE0F"); err != nil {
+		t.Errorf("CheckName of an emoji = %v", err)
+	}
+}

@@ -89,6 +89,11 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		// Top-level directories become skill directories in the folders
 		// runtimes read: the one name rule applies to them.
 		unsafe("git directory", file(".git/config", "x")),
+		// A name reviewers cannot read as written: listings and MCP show
+		// names to people and models alike.
+		unsafe("hidden character in a file name", file("s/references/notes\u202Edm.md", "x")),
+		unsafe("tag characters in a directory name", file("s/a\U000E0068\U000E0069/b.md", "x")),
+		unsafe("hidden character in a skill name", file("s\u200B/SKILL.md", "x")),
 		unsafe("option-like skill", dir("-rf/"), file("-rf/SKILL.md", "x")),
 		unsafe("staging-like skill", file(".stax-staging-x/SKILL.md", "x")),
 		unsafe("record-named skill", file(".stax-install.json/SKILL.md", "x")),

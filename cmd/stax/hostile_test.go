@@ -176,7 +176,7 @@ func TestHostilePackageNamesAreRefused(t *testing.T) {
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
-	for i, name := range []string{".git", "-rf", ".stax-install.json", ".stax-staging-x", "..", "a/b"} {
+	for i, name := range []string{".git", "-rf", ".stax-install.json", ".stax-staging-x", "..", "a/b", "evil\u202E"} {
 		t.Run(name, func(t *testing.T) {
 			h := newHostileProject(t)
 			cfg := []byte(`{"adapter":{},"kind":"package","name":"evil","skills":[{"description":"x","digest":"` + goldenExamplesDigest +

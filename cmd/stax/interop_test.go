@@ -44,17 +44,25 @@ func foreignLayer(t *testing.T) []byte {
 // foreignLayerOf is foreignLayer with skillMD as hello's SKILL.md.
 func foreignLayerOf(t *testing.T, skillMD string) []byte {
 	t.Helper()
+	return foreignLayerFiles(t, foreignFile{"hello/scripts/run.sh", 0o775, "#!/bin/sh\necho hello\n"},
+		foreignFile{"hello/SKILL.md", 0o664, skillMD})
+}
+
+// foreignFile is a regular file of a layer another writer made.
+type foreignFile struct {
+	name string
+	mode int64
+	body string
+}
+
+// foreignLayerFiles is a gzipped skills layer of files, in that order, as
+// another writer makes it: with an owner's name, and no directories.
+func foreignLayerFiles(t *testing.T, files ...foreignFile) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for _, f := range []struct {
-		name string
-		mode int64
-		body string
-	}{
-		{"hello/scripts/run.sh", 0o775, "#!/bin/sh\necho hello\n"},
-		{"hello/SKILL.md", 0o664, skillMD},
-	} {
+	for _, f := range files {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body)), Typeflag: tar.TypeReg, Uname: "someone"}); err != nil {
 			t.Fatal(err)
 		}

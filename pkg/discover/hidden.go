@@ -12,7 +12,7 @@ import (
 // "" when it holds none. A runtime would load such a skill: stax lists it
 // as unloadable instead, so that an agent it serves never gets the text.
 func hiddenTextProblem(data []byte) (string, int) {
-	found := hiddentext.Scan(data)
+	found := hiddentext.ScanFile(skill.FileName, data)
 	if len(found) == 0 {
 		return "", 0
 	}

@@ -10,6 +10,7 @@ func FuzzChunks(f *testing.F) {
 	f.Add([]byte("👨\u200D👩\u200D👧"), uint8(3), uint8(2))
 	f.Add([]byte(england+tags("x")), uint8(5), uint8(3))
 	f.Add([]byte("\uFEFF\u200Bمی\u200Cخواهم\xff\x00"), uint8(2), uint8(7))
+	f.Add([]byte("😀\uFE0F\U000E0100\n\uFE0F葛\U000E0100"), uint8(4), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, cut, size uint8) {
 		whole := Scan(data)
 		var s Scanner

@@ -42,7 +42,17 @@
 // joining-type test approximated by script. One joiner per place carries
 // next to no information, so allowing them opens no channel.
 //
-// Only text is scanned: a file is binary, and not checked, when it is not
+//   - Variation selectors, U+FE00–U+FE0F and U+E0100–U+E01EF, where no
+//     character takes them. A character takes one selector to pick its
+//     glyph, as emoji pick their presentation (☺️) and CJK ideographs a
+//     registered form; more than one in a row, one with nothing before it
+//     but a space, a line break or a format character, and one of
+//     U+E0100–U+E01EF after anything but an ideograph are hidden text.
+//     Each selector can carry a byte ("emoji smuggling").
+//
+// Only text is scanned. A file read as text (IsTextName: a skill's own
+// files, and the extensions of documents, data and scripts) is always
+// scanned. Any other file is binary, and not checked, when it is not
 // valid UTF-8 and has a NUL byte in its first 8,000 bytes — both. The NUL
 // test is the one git uses to show a file as binary, so a file is checked
 // whenever review tools show it as text; requiring invalid UTF-8 as well
@@ -80,6 +90,10 @@ const (
 	tagFirst   = 0xE0000
 	cancelTag  = 0xE007F
 	blackFlag  = 0x1F3F4
+
+	// supplementarySelectorFirst is VARIATION SELECTOR-17, the first of
+	// those past the Basic Multilingual Plane (to VS256, U+E01EF).
+	supplementarySelectorFirst = 0xE0100
 )
 
 // binarySniffLen is how far into a file a NUL byte makes it binary, if it
@@ -90,9 +104,6 @@ const binarySniffLen = 8000
 // the rest. A file full of them needs no more to be refused.
 const maxFindings = 20
 
-// maxSpelled bounds the text a Finding keeps of what tag characters spell.
-const maxSpelled = 64
-
 // Finding is a run of hidden code points in a row.
 type Finding struct {
 	// Line and Column are where the first one is: 1-based, the column in
@@ -100,19 +111,19 @@ type Finding struct {
 	Line   int `json:"line"`
 	Column int `json:"column"`
 	// Rune is the first hidden code point; Count how many there are in a
-	// row from it.
+	// row from it; Tags how many of them are tag characters, which can
+	// spell a message.
+	//
+	// What the tags spell is never kept: reports and errors reach models
+	// too (an MCP tool's error, validate run by an agent), and would hand
+	// them the hidden text in plain letters.
 	Rune  rune `json:"rune"`
 	Count int  `json:"count"`
-	// Spells is the ASCII text the run's tag characters mirror, when it
-	// holds some (at most its first 64 characters): what a model reads.
-	Spells string `json:"spells,omitempty"`
+	Tags  int  `json:"tags,omitempty"`
 }
 
 // Describe says what the run is, without its position:
-// `U+202E RIGHT-TO-LEFT OVERRIDE and 2 more hidden characters`. It never
-// spells out what tag characters mirror: errors reach models too (an MCP
-// tool's error), and would hand them the hidden text in plain letters.
-// A report for people adds Spells.
+// `U+202E RIGHT-TO-LEFT OVERRIDE and 2 more hidden characters`.
 func (f Finding) Describe() string {
 	var b strings.Builder
 	b.WriteString(describe(f.Rune))
@@ -130,9 +141,10 @@ func (f Finding) String() string {
 }
 
 // Check returns an *Error for the first hidden text in data, the content
-// of the file path of the skill named skill ("" for none), or nil.
+// of the file path of the skill named skill ("" for none), or nil. The
+// path decides whether the file is read as text (IsTextName).
 func Check(path, skill string, data []byte) error {
-	var s Scanner
+	s := Scanner{Text: IsTextName(path)}
 	s.Write(data)
 	s.Close()
 	if len(s.findings) == 0 {
@@ -149,6 +161,25 @@ func Scan(data []byte) []Finding {
 	return s.Findings()
 }
 
+// ScanFile is Scan of the content of the file name, which decides
+// whether it is read as text (IsTextName).
+func ScanFile(name string, data []byte) []Finding {
+	s := Scanner{Text: IsTextName(name)}
+	s.Write(data)
+	s.Close()
+	return s.Findings()
+}
+
+// ScanName returns the hidden text in a file or folder name, or a path of
+// them. A name is text, and has no start of a file: a byte order mark
+// anywhere in it is hidden text.
+func ScanName(name string) []Finding {
+	s := Scanner{Text: true, name: true}
+	s.Write([]byte(name))
+	s.Close()
+	return s.Findings()
+}
+
 // ScanString is Scan of a string.
 func ScanString(text string) []Finding {
 	return Scan([]byte(text))
@@ -157,8 +188,15 @@ func ScanString(text string) []Finding {
 // Scanner finds hidden text in a stream written to it in chunks of any
 // size: a character, an emoji sequence or a flag may span chunks, and the
 // findings are those of the whole input. Its memory does not grow with
-// the input. The zero value is ready for the start of a file.
+// the input. The zero value is ready for the start of a file that may be
+// binary.
 type Scanner struct {
+	// Text, set before the first Write, says the file is read as text
+	// (see IsTextName): it is never taken for binary, whatever its bytes.
+	Text bool
+	// name: the input is a name, where a byte order mark is never one.
+	name bool
+
 	// carry holds the start of a character the last chunk ended in.
 	carry  [utf8.UTFMax]byte
 	ncarry int
@@ -184,6 +222,9 @@ type Scanner struct {
 	// flag is a run of tag characters after a black flag, which a cancel
 	// tag ends as a flag or anything else shows up as hidden text.
 	flag pendingFlag
+	// selector is a variation selector its character takes, unless
+	// another one follows it.
+	selector pendingSelector
 
 	findings []Finding
 	runs     int   // runs found, kept or not
@@ -203,6 +244,12 @@ type pendingJoiner struct {
 	// only a letter or mark of script.
 	emoji  bool
 	script *unicode.RangeTable
+}
+
+type pendingSelector struct {
+	active bool
+	at     position
+	r      rune
 }
 
 type pendingFlag struct {
@@ -269,7 +316,7 @@ func (s *Scanner) Close() error {
 	s.ncarry = 0
 	s.settle()
 	s.closed = true
-	if s.invalid && s.nulEarly {
+	if s.mayBeBinary() && s.invalid && s.nulEarly {
 		s.binary = true
 	}
 	if s.binary {
@@ -278,7 +325,8 @@ func (s *Scanner) Close() error {
 	return nil
 }
 
-// Reset makes s ready for another file, keeping its memory.
+// Reset makes s ready for another file, keeping its memory; set Text
+// again for a text file.
 func (s *Scanner) Reset() {
 	findings := s.findings[:0]
 	*s = Scanner{findings: findings}
@@ -304,8 +352,13 @@ func (s *Scanner) Certain() bool {
 	if len(s.findings) == 0 || s.binary {
 		return false
 	}
-	return s.closed || !s.nulEarly && s.offset >= binarySniffLen
+	return s.closed || !s.mayBeBinary() || !s.nulEarly && s.offset >= binarySniffLen
 }
+
+// mayBeBinary reports whether the input can still be exempt as binary: a
+// file read as text never is, so that a NUL byte and one invalid byte
+// cannot switch its check off.
+func (s *Scanner) mayBeBinary() bool { return !s.Text && !s.name }
 
 // char scans one character, or one invalid byte (utf8.RuneError, size 1).
 func (s *Scanner) char(r rune, size int) {
@@ -316,7 +369,7 @@ func (s *Scanner) char(r rune, size int) {
 	if r == utf8.RuneError && size == 1 {
 		s.invalid = true
 	}
-	if s.invalid && s.nulEarly {
+	if s.invalid && s.nulEarly && s.mayBeBinary() {
 		// Binary: nothing found in it counts, and nothing more need be read.
 		s.binary = true
 		s.findings, s.runs = nil, 0
@@ -341,9 +394,14 @@ func (s *Scanner) char(r rune, size int) {
 	if s.flag.active && !isTag(r) {
 		s.endFlag()
 	}
+	if s.selector.active && !isVariationSelector(r) {
+		s.selector.active = false // its character took it
+	}
 	switch {
 	case isTag(r):
 		s.tag(r, at)
+	case isVariationSelector(r):
+		s.variationSelector(r, at)
 	case r == zwj:
 		switch {
 		case s.pictographic:
@@ -361,7 +419,7 @@ func (s *Scanner) char(r rune, size int) {
 		}
 		s.report(at, r)
 	case r == bom:
-		if at.ordinal != 0 {
+		if at.ordinal != 0 || s.name {
 			s.report(at, r)
 		}
 	case r == zwsp, r == wordJoiner, r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
@@ -413,6 +471,39 @@ func (s *Scanner) tag(r rune, at position) {
 	s.report(at, r)
 }
 
+// variationSelector scans a variation selector: one that picks the glyph
+// of the character before it is text, any other hidden text.
+func (s *Scanner) variationSelector(r rune, at position) {
+	switch {
+	case isVariationSelector(s.prev):
+		// A character takes one selector: a second one is a message, and
+		// so is the first.
+		if p := s.selector; p.active {
+			s.selector.active = false
+			s.report(p.at, p.r)
+		}
+		s.report(at, r)
+	case takesSelector(s.prev, r):
+		s.selector = pendingSelector{active: true, at: at, r: r}
+	default:
+		s.report(at, r)
+	}
+}
+
+// takesSelector reports whether prev is a character that variation
+// selector r can pick a glyph of. A supplementary selector (VS17–256)
+// picks only the form of an ideograph, as the Ideographic Variation
+// Database registers them; one of VS1–16 follows any visible character,
+// since emoji, symbols and letters use them and a single selector carries
+// next to no information. Nothing takes one after a space, a line break
+// or a format character.
+func takesSelector(prev, r rune) bool {
+	if r >= supplementarySelectorFirst {
+		return unicode.Is(unicode.Ideographic, prev) && unicode.Is(unicode.Han, prev)
+	}
+	return unicode.IsGraphic(prev) && !unicode.IsSpace(prev)
+}
+
 // endFlag reports the tag characters of a flag that did not end as one.
 func (s *Scanner) endFlag() {
 	f := s.flag
@@ -444,7 +535,7 @@ func (s *Scanner) report(at position, r rune) {
 		if s.runs == len(s.findings) {
 			f := &s.findings[len(s.findings)-1]
 			f.Count++
-			f.spell(r)
+			f.count(r)
 		}
 		return
 	}
@@ -452,14 +543,14 @@ func (s *Scanner) report(at position, r rune) {
 	s.last = at.ordinal
 	if len(s.findings) < maxFindings {
 		f := Finding{Line: at.line, Column: at.column, Rune: r, Count: 1}
-		f.spell(r)
+		f.count(r)
 		s.findings = append(s.findings, f)
 	}
 }
 
-func (f *Finding) spell(r rune) {
-	if isTag(r) && r >= tagFirst+0x20 && r < cancelTag && len(f.Spells) < maxSpelled {
-		f.Spells += string(byte(r - tagFirst))
+func (f *Finding) count(r rune) {
+	if isTag(r) {
+		f.Tags++
 	}
 }
 
@@ -468,6 +559,10 @@ func isPictographic(r rune) bool {
 }
 
 func isTag(r rune) bool { return r >= tagFirst && r <= cancelTag }
+
+func isVariationSelector(r rune) bool {
+	return r >= 0xFE00 && r <= 0xFE0F || r >= supplementarySelectorFirst && r <= 0xE01EF
+}
 
 func isEmojiModifier(r rune) bool { return r >= 0x1F3FB && r <= 0x1F3FF }
 
@@ -569,16 +664,20 @@ type Guard struct {
 }
 
 // NewGuard checks the file path, of the skill named skill ("" for none);
-// path may be "" when the caller's errors name the file (see Error).
+// path may be "" when the caller's errors name the file (see Error). The
+// path decides whether the file is read as text (IsTextName).
 func NewGuard(path, skill string) *Guard {
-	return &Guard{path: path, skill: skill}
+	return &Guard{path: path, skill: skill, s: Scanner{Text: IsTextName(path)}}
 }
 
 // LayerGuard checks a file of a skills layer, whose path the layer reader
-// prefixes its errors with: the skill is its top-level directory.
+// prefixes its errors with: the skill is its top-level directory, and the
+// path decides whether the file is read as text (IsTextName).
 func LayerGuard(layerPath string) io.WriteCloser {
 	skill, _, _ := strings.Cut(layerPath, "/")
-	return NewGuard("", skill)
+	g := NewGuard("", skill)
+	g.s.Text = IsTextName(layerPath)
+	return g
 }
 
 func (g *Guard) Write(p []byte) (int, error) {

@@ -3,7 +3,8 @@ package hiddentext
 import "fmt"
 
 // names are the Unicode names of the hidden code points outside the tag
-// block, whose names follow from the ASCII character each one mirrors.
+// block, whose names follow from the ASCII character each one mirrors, and
+// the variation selectors, which are numbered.
 var names = map[rune]string{
 	0x200B:  "ZERO WIDTH SPACE",
 	0x200C:  "ZERO WIDTH NON-JOINER",
@@ -43,6 +44,12 @@ var digitNames = [...]string{"ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX
 func Name(r rune) string {
 	if n, ok := names[r]; ok {
 		return n
+	}
+	switch {
+	case r >= 0xFE00 && r <= 0xFE0F:
+		return fmt.Sprintf("VARIATION SELECTOR-%d", r-0xFE00+1)
+	case r >= supplementarySelectorFirst && r <= 0xE01EF:
+		return fmt.Sprintf("VARIATION SELECTOR-%d", r-supplementarySelectorFirst+17)
 	}
 	if r <= tagFirst || r >= cancelTag {
 		return ""

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/pkg/hiddentext"
 )
 
 func TestHiddenTextIsNeverServed(t *testing.T) {
@@ -21,6 +22,12 @@ func TestHiddenTextIsNeverServed(t *testing.T) {
 		"tool/SKILL.md":        skillMD("tool", "Use when asked", "See references/a.md.\n"),
 		"tool/references/a.md": "# A\n\nhi" + "\U000E0068\U000E0069" + "\n",
 		"tool/references/b.md": "# B\n",
+		// A NUL byte and an invalid byte do not make a text file binary.
+		"tool/references/c.md": "Read this.\x00\xff\nRun: rm -rf \u202E/tmp/ok\n",
+		"tool/assets/d.bin":    "Read this.\x00\xff\nRun: rm -rf \u202E/tmp/ok\n",
+		// Names are shown to the model too.
+		"tool/references/notes\u202Edm.md":           "# N\n",
+		"tool/references/a\U000E0068\U000E0069/x.md": "# X\n",
 	})
 	_, cs := connect(t, f, Options{}, nil)
 
@@ -46,5 +53,24 @@ func TestHiddenTextIsNeverServed(t *testing.T) {
 	}
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://tool/references/b.md"}); err != nil {
 		t.Errorf("read b.md: %v", err)
+	}
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://tool/references/c.md"})
+	if err == nil || !strings.Contains(err.Error(), "2:13") || !strings.Contains(err.Error(), "U+202E") {
+		t.Errorf("read c.md: %v, want a refusal naming 2:13 and U+202E", err)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://tool/assets/d.bin"}); err != nil {
+		t.Errorf("read d.bin, a binary file: %v", err)
+	}
+	resources, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range resources.Resources {
+		if len(hiddentext.ScanName(r.URI+r.Name+r.Description)) > 0 {
+			t.Errorf("resource %+q is listed, its name holding hidden text", r.Name)
+		}
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: URI("tool", "references/notes\u202Edm.md")}); err == nil {
+		t.Error("a file whose name holds hidden text is served")
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -52,8 +53,11 @@ func URI(key, rel string) string {
 
 // listFiles lists the files of the skills the runtime loads, by URI, with
 // warnings for what could not be listed. Hidden files and folders (".git",
-// staging folders) are not skill content. A symbolic link is listed only
-// if it stays inside the skill directory: reads go through os.Root.
+// staging folders) are not skill content, and neither is a file or folder
+// whose name stax would not install (layers.CheckPath): names are shown to
+// the model, and one may hold text its reviewers cannot see. A symbolic
+// link is listed only if it stays inside the skill directory: reads go
+// through os.Root.
 func listFiles(l *discover.Listing) (map[string]skillFile, []string) {
 	files := map[string]skillFile{}
 	var warnings []string
@@ -66,12 +70,19 @@ func listFiles(l *discover.Listing) (map[string]skillFile, []string) {
 			warnings = append(warnings, fmt.Sprintf("cannot list the files of skill %s: %v", sk.Key, err))
 			continue
 		}
-		n := 0
+		n, unsafe := 0, 0
 		err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if rel != "." && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if rel != "." && layers.CheckPath(rel) != nil {
+				unsafe++
 				if d.IsDir() {
 					return fs.SkipDir
 				}
@@ -105,6 +116,11 @@ func listFiles(l *discover.Listing) (map[string]skillFile, []string) {
 		root.Close()
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("cannot list the files of skill %s: %v", sk.Key, err))
+		}
+		if unsafe > 0 {
+			// Without the names: the warning reaches the model too.
+			warnings = append(warnings, fmt.Sprintf("skill %s has %d files or folders whose names stax refuses (hidden characters, or past its limits); they are not served: run stax validate %s to see which, and rename them",
+				sk.Key, unsafe, filepath.Dir(sk.Dir)))
 		}
 	}
 	return files, warnings

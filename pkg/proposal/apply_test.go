@@ -265,7 +265,8 @@ func TestApplyRejected(t *testing.T) {
 		// Proposals are written by agents: what an agent hides from its
 		// reviewer in a file it proposes never reaches the skill.
 		{"reject-hidden-text.json", RuleValidation, []string{
-			"triage-bug/MEMORY.md:9:38: error: U+200B ZERO WIDTH SPACE and 13 more hidden characters (tag characters",
+			// How many tag characters, never what they spell: agents read this.
+			"triage-bug/MEMORY.md:9:38: error: U+200B ZERO WIDTH SPACE and 13 more hidden characters (13 of them tag characters",
 			"triage-bug/MEMORY.md:10:13: error: U+202E RIGHT-TO-LEFT OVERRIDE",
 			"[hidden-text]",
 		}},
@@ -299,6 +300,9 @@ func TestApplyRejected(t *testing.T) {
 				if !strings.Contains(err.Error(), p) {
 					t.Errorf("error lacks %q:\n%v", p, err)
 				}
+			}
+			if strings.Contains(err.Error(), "curl evil") {
+				t.Errorf("the rejection spells out the hidden text:\n%v", err)
 			}
 			if res != nil {
 				i := slices.IndexFunc(res.Rules, func(r RuleResult) bool { return r.Rule == tt.rule })

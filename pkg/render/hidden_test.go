@@ -7,6 +7,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/hiddentext"
+	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 )
 
@@ -26,6 +27,14 @@ func TestRenderRefusesHiddenText(t *testing.T) {
 			s.SkillMD = []byte(strings.Replace(skillMD, "description: d", "description: d\u200B", 1))
 			return s
 		}, "SKILL.md", 3},
+		{"in the body, after a NUL and an invalid byte", func(s Skill) Skill {
+			s.SkillMD = []byte(strings.Replace(skillMD, "BODY", "\x00\xffBO\u202EDY", 1))
+			return s
+		}, "SKILL.md", 7},
+		{"in MEMORY.md, after a NUL and an invalid byte", func(s Skill) Skill {
+			s.Siblings[stateful.MemoryFile] = []byte(strings.Replace(memory, "W-OLD", "\x00\xffW-OLD\u2066", 1))
+			return s
+		}, stateful.MemoryFile, 10},
 		{"in MEMORY.md", func(s Skill) Skill {
 			s.Siblings[stateful.MemoryFile] = []byte(strings.Replace(memory, "W-OLD", "W-OLD\U000E0041", 1))
 			return s
@@ -48,5 +57,16 @@ func TestRenderRefusesHiddenText(t *testing.T) {
 				t.Errorf("AllowHiddenText: %v", err)
 			}
 		})
+	}
+}
+
+// The files render returns are read as text, so no NUL byte exempts them
+// from the check as binary.
+func TestSkillFilesAreTextNames(t *testing.T) {
+	t.Parallel()
+	for _, name := range append([]string{skill.FileName}, stateful.Files...) {
+		if !hiddentext.IsTextName(name) {
+			t.Errorf("%s is not a text name", name)
+		}
 	}
 }

@@ -3,19 +3,16 @@ package validate
 import (
 	"io"
 	"os"
-	"path"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/hiddentext"
 )
 
-// textExtensions are the files runtimes read as text: bytes are packaged
-// unchanged, so a file in another encoding reaches the agent garbled.
-var textExtensions = map[string]bool{".md": true, ".markdown": true, ".yaml": true, ".yml": true}
-
 // files checks every regular file of the tree: its size, and the encoding
-// of Markdown and YAML files.
+// of the files agents read as text (hiddentext.IsTextName): bytes are
+// packaged unchanged, so a file in another encoding reaches the agent
+// garbled.
 func (v *validator) files(entries []layers.Entry) {
 	for _, e := range entries {
 		if e.Dir {
@@ -26,7 +23,7 @@ func (v *validator) files(entries []layers.Entry) {
 				"file is %s, over the %s that draws this warning; every install downloads it: keep large assets out of skills",
 				layers.FormatSize(e.Size), layers.FormatSize(layers.LargeFileSize))
 		}
-		if !textExtensions[strings.ToLower(path.Ext(e.Path))] {
+		if !hiddentext.IsTextName(e.Path) {
 			continue
 		}
 		line, err := v.invalidUTF8(e.Source)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/stax-dev/stax/layers"
@@ -14,7 +13,8 @@ import (
 // hiddenText reports the characters reviewers cannot see in every file of
 // the skills, not SKILL.md alone: an agent reads any file the body sends
 // it to, and runs the scripts. Binary files are left out as
-// hiddentext.Scanner decides (invalid UTF-8 with a NUL byte at its start).
+// hiddentext.Scanner decides (invalid UTF-8 with a NUL byte at its start),
+// never a file read as text (hiddentext.IsTextName).
 // Each file is read in chunks through the validator's buffer, so that a
 // large asset costs no more memory than a small one.
 func (v *validator) hiddenText(entries []layers.Entry) {
@@ -24,8 +24,9 @@ func (v *validator) hiddenText(entries []layers.Entry) {
 			continue // a stray top-level file is an error already
 		}
 		s.Reset()
+		s.Text = hiddentext.IsTextName(e.Path)
 		if err := scanFile(&s, e.Source, v.buf); err != nil {
-			if !textExtensions[strings.ToLower(path.Ext(e.Path))] { // those report it already
+			if !hiddentext.IsTextName(e.Path) { // files reports it already
 				v.errorf(e.Path, 0, CodeReadError, "cannot read file: %v", err)
 			}
 			continue
@@ -33,10 +34,10 @@ func (v *validator) hiddenText(entries []layers.Entry) {
 		found := s.Findings()
 		for i, f := range found {
 			msg := f.Describe()
-			if f.Spells != "" {
-				// The report is for the skill's reviewers: show them what
-				// the model would read.
-				msg += fmt.Sprintf(" (tag characters spelling %q)", f.Spells)
+			if f.Tags > 0 {
+				// Agents run validate too: say how much the tags can
+				// carry, never what they spell.
+				msg += fmt.Sprintf(" (%d of them tag characters, which can spell out text only agents read)", f.Tags)
 			}
 			msg += ": reviewers cannot see it, but agents read it, so it can hide instructions " +
 				"or make the text a reviewer reads differ from what an agent reads; remove it " +
