@@ -20,6 +20,7 @@ import (
 )
 
 func TestCredentialKey(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"docker.io":            dockerHubKey,
 		"index.docker.io":      dockerHubKey,
@@ -37,6 +38,7 @@ func TestCredentialKey(t *testing.T) {
 }
 
 func TestIsLoopback(t *testing.T) {
+	t.Parallel()
 	tests := map[string]bool{
 		"localhost": true, "localhost:5000": true, "127.0.0.1": true, "127.1.2.3:80": true,
 		"[::1]:5000": true, "::1": true,
@@ -76,6 +78,7 @@ func savedKeys(t *testing.T, path string) map[string]bool {
 // Login saves credentials only once the registry accepted them, in a
 // file only the user can read; Logout removes them.
 func TestLoginLogout(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		opt  registrytest.Option
@@ -157,6 +160,7 @@ func TestLoginLogout(t *testing.T) {
 // A config file that existed with looser permissions holds secrets once
 // stax logs in: it must end up readable by the user alone.
 func TestLoginTightensAnExistingConfig(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t, registrytest.WithBasicAuth("alice", "s3cret"))
 	config := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(config, []byte(`{"auths":{}}`), 0o644); err != nil {
@@ -179,6 +183,7 @@ func TestLoginTightensAnExistingConfig(t *testing.T) {
 }
 
 func TestExplainNotFound(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	c, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json")})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPrecedingTag(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tags     []string
 		tag      string
@@ -31,6 +32,7 @@ func TestPrecedingTag(t *testing.T) {
 }
 
 func TestChangedSkills(t *testing.T) {
+	t.Parallel()
 	cfg := func(skills ...string) *artifact.Config {
 		c := &artifact.Config{}
 		for i := 0; i < len(skills); i += 2 {

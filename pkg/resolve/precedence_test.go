@@ -83,6 +83,7 @@ func orderNames(g *resolve.Graph) []string {
 }
 
 func TestPrecedenceInsideAPackage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		spec    graphSpec
@@ -273,6 +274,7 @@ func (o precedenceOracle) order(sources []string) []string {
 // packages, each holding the skill "shared", and checks the layering and
 // the winner against the rule stated independently.
 func TestPrecedenceMatchesTheRule(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(12))
 	iterations := 60
 	if testing.Short() {

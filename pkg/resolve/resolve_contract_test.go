@@ -34,6 +34,7 @@ func resolveErr(t *testing.T, s graphSpec, sources ...string) error {
 }
 
 func TestResolveRefusesCycles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		deps    map[string][]string
@@ -59,6 +60,7 @@ func TestResolveRefusesCycles(t *testing.T) {
 }
 
 func TestResolveDepthLimit(t *testing.T) {
+	t.Parallel()
 	// chain(n) is n packages, each depending on the next.
 	chain := func(n int) graphSpec {
 		deps := map[string][]string{}
@@ -78,6 +80,7 @@ func TestResolveDepthLimit(t *testing.T) {
 }
 
 func TestResolveMissing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		decl, want string
 	}{
@@ -171,6 +174,7 @@ func (p *publisher) resolve(pins map[string]digest.Digest, repoTags ...string) (
 // it and now resolves to two digests: the error names both, with the
 // path to each, and says how to pin one.
 func TestResolveConflictNamesBothDigests(t *testing.T) {
+	t.Parallel()
 	p := newPublisher(t)
 	old := p.publish("base:1", "first")
 	p.publish("team:1", "team", p.reg.Host+"/base:1")

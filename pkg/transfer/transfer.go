@@ -345,7 +345,12 @@ func pushReference(ctx context.Context, src content.Fetcher, dst *target.Target,
 		return err
 	}
 	defer rc.Close()
-	return dst.GraphTarget.(registry.ReferencePusher).PushReference(ctx, d, rc, dst.Ref.Tag)
+	if err := dst.GraphTarget.(registry.ReferencePusher).PushReference(ctx, d, rc, dst.Ref.Tag); err != nil {
+		// oras-go reports a hook's error as the source's; this one is
+		// the registry's, such as credentials without push access.
+		return dst.Explain(err)
+	}
+	return nil
 }
 
 // withoutRootLookup returns dst answering, without a request, that it
@@ -464,6 +469,9 @@ func explainCopy(err, readErr error, src, dst *target.Target) error {
 	}
 	if readErr != nil {
 		return src.Explain(readErr)
+	}
+	if errdefs.Of(err) != errdefs.Unclassified {
+		return err // explained where it happened, in a hook
 	}
 	if errors.As(err, &copyErr) && copyErr.Origin == oras.CopyErrorOriginDestination {
 		return dst.Explain(copyErr.Err)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestScopeNameIsTheFullReference(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ ref, want string }{
 		{"acme/skills:1.0.0", "docker.io/acme/skills:1.0.0"},
 		{"ghcr.io/acme/skills:1.0.0", "ghcr.io/acme/skills:1.0.0"},
@@ -31,6 +32,7 @@ func TestScopeNameIsTheFullReference(t *testing.T) {
 }
 
 func TestSignersAreTheVerifiedPackages(t *testing.T) {
+	t.Parallel()
 	a, b := digest.FromString("a"), digest.FromString("b")
 	for _, c := range []struct {
 		name     string

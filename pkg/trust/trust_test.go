@@ -8,6 +8,7 @@ import (
 )
 
 func TestRulePicksTheMostSpecificScope(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	policy := "mode: warn\nkeys: [default.pub]\nscopes:\n" +
 		"  - scope: ghcr.io/acme\n    mode: require\n    keys: [acme.pub]\n" +
@@ -40,6 +41,7 @@ func TestRulePicksTheMostSpecificScope(t *testing.T) {
 }
 
 func TestMergeLetsTheProjectOverride(t *testing.T) {
+	t.Parallel()
 	home := &Policy{Mode: ModeRequire, Keys: []string{"home.pub"}, Dir: "/home", Scopes: []Scope{{Scope: "ghcr.io/acme", Mode: ModeRequire}}}
 	project := &Policy{Dir: "/proj", Keys: []string{"proj.pub"}, Scopes: []Scope{{Scope: "ghcr.io/acme", Mode: ModeWarn}}}
 	m := Merge(home, project)
@@ -52,6 +54,7 @@ func TestMergeLetsTheProjectOverride(t *testing.T) {
 }
 
 func TestLoadRefusesUnknownModes(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
 	for _, bad := range []string{"mode: strict\n", "scopes:\n  - scope: x\n    mode: maybe\n", "mdoe: none\n", "scopes:\n  - mode: none\n"} {
 		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {

@@ -1,0 +1,554 @@
+package resolve_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// blobGets counts the GET requests reg saw for the blob d.
+func blobGets(reg *registrytest.Registry, d digest.Digest) int {
+	n := 0
+	for _, r := range reg.Requests() {
+		if r.Method == "GET" && strings.HasSuffix(r.Path, "/blobs/"+d.String()) {
+			n++
+		}
+	}
+	return n
+}
+
+// manifestGets counts the GET requests reg saw for manifests.
+func manifestGets(reg *registrytest.Registry) int {
+	n := 0
+	for _, r := range reg.Requests() {
+		if r.Method == "GET" && strings.Contains(r.Path, "/manifests/") {
+			n++
+		}
+	}
+	return n
+}
+
+// readAll is a ReadLayer callback that keeps what it read.
+func readAll(into *[]byte) func(io.Reader) error {
+	return func(r io.Reader) error {
+		b, err := io.ReadAll(r)
+		*into = b
+		return err
+	}
+}
+
+// A resolved graph's registry packages go into the local store as
+// resolved: their manifests and configs are not asked for again, a layer
+// read through StoreLayers is fetched once, and once stored the graph
+// reads everything from the store, with the registry gone.
+func TestStoreKeepsWhatWasResolved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPublisher(t)
+	p.publish("base:1", "base")
+	p.publish("team:1", "team", p.reg.Host+"/base:1")
+
+	g, err := p.resolve(nil, "team:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if len(g.Order) != 2 || g.Root.Name() != p.reg.Host+"/team:1" {
+		t.Fatalf("order %v, root %v", g.Order, g.Root)
+	}
+	if ref := g.Order[0].PackageRef(); ref.Digest != g.Order[0].Digest || ref.Kind != artifact.KindPackage || ref.Ref != p.reg.Host+"/base:1" {
+		t.Errorf("PackageRef of base = %+v", ref)
+	}
+	p.reg.ResetRequests()
+
+	layers := StoreLayersReadAll(t, g, p.opener)
+	if got := manifestGets(p.reg); got != 0 {
+		t.Errorf("reading the layers asked for %d manifests", got)
+	}
+	for _, n := range g.Order {
+		if got := blobGets(p.reg, n.Package.Skills.Digest); got != 1 {
+			t.Errorf("%s: its layer was fetched %d times, want once", n.Ref, got)
+		}
+	}
+
+	results, err := g.Store(ctx, p.opener, transfer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 2 {
+		t.Errorf("%d packages stored, want 2", len(results))
+	}
+	if got := manifestGets(p.reg); got != 0 {
+		t.Errorf("storing asked for %d manifests, want none: they were fetched while resolving", got)
+	}
+	for _, n := range g.Order {
+		if got := blobGets(p.reg, n.Package.Skills.Digest); got != 1 {
+			t.Errorf("%s: its layer was fetched %d times in all, want once", n.Ref, got)
+		}
+		if n.Target.Kind != target.KindLocal {
+			t.Errorf("%s is read from %v after Store, want the local store", n.Ref, n.Target.Kind)
+		}
+	}
+
+	// The registry gone, the graph reads its layers from the store.
+	p.reg.Stop()
+	again := StoreLayersReadAll(t, g, p.opener)
+	for i := range layers {
+		if !bytes.Equal(layers[i], again[i]) || len(layers[i]) == 0 {
+			t.Errorf("layer %d read from the store differs from the one fetched", i)
+		}
+	}
+}
+
+// StoreLayersReadAll reads every layer of g through resolve.StoreLayers.
+func StoreLayersReadAll(t *testing.T, g *resolve.Graph, opener *target.Opener) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, n := range g.Order {
+		var b []byte
+		if err := (resolve.StoreLayers{Graph: g, Opener: opener}).ReadLayer(context.Background(), n, readAll(&b)); err != nil {
+			t.Fatalf("%s: %v", n.Ref, err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// A layer that does not match its digest fails StoreLayers as corrupt and
+// is not kept in the store; a failing reader's error comes back as it is.
+func TestStoreLayersRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPublisher(t)
+	p.publish("base:1", "base")
+	g, err := p.resolve(nil, "base:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := g.Root
+	layer := *n.Package.Skills
+
+	stop := errors.New("the reader stops")
+	err = (resolve.StoreLayers{Graph: g, Opener: p.opener}).ReadLayer(ctx, n, func(io.Reader) error { return stop })
+	if !errors.Is(err, stop) {
+		t.Errorf("a failing reader: %v, want its error", err)
+	}
+
+	fault := registrytest.CorruptBlob("base", layer.Digest)
+	p.reg.AddFaults(fault)
+	var b []byte
+	err = (resolve.StoreLayers{Graph: g, Opener: p.opener}).ReadLayer(ctx, n, readAll(&b))
+	if errdefs.Of(err) != errdefs.DataLoss || fault.Hits() != 1 {
+		t.Errorf("a corrupt layer: %v (class %v, %d faults), want a data-loss error", err, errdefs.Of(err), fault.Hits())
+	}
+	// The graph holds the local store locked until it is closed.
+	g.Close()
+	local, err := p.opener.OpenLocal(ctx, reference.Reference{}, store.ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	if ok, err := local.Exists(ctx, layer); ok || err != nil {
+		t.Errorf("the corrupt layer was kept in the local store (%v)", err)
+	}
+}
+
+// ReadLayer reads a layout's layer and checks all of it, even what the
+// reader left unread.
+func TestReadLayerFromALayout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	layout := filepath.Join(t.TempDir(), "layout")
+	pkgDir := t.TempDir()
+	filetest.Write(t, pkgDir, map[string]string{
+		"stax.yaml":             "name: dep\nversion: 1.0.0\n",
+		"skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets. Use when testing layers.\n---\n" + strings.Repeat("Hello.\n", 100),
+	})
+	opener := newPublisher(t).opener
+	pushDir(t, opener, pkgDir, "oci:"+layout+":1")
+	g, err := resolve.Resolve(ctx, []string{"oci:" + layout + ":1"}, "", resolve.Options{Opener: opener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	n := g.Root
+	read := func(io.Reader) error { return nil } // reads nothing
+	if err := resolve.ReadLayer(ctx, n, n.Target, read); err != nil {
+		t.Fatalf("ReadLayer: %v", err)
+	}
+	blob := filepath.Join(layout, "blobs", "sha256", n.Package.Skills.Digest.Encoded())
+	data, err := os.ReadFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-1] ^= 0xff
+	if err := os.WriteFile(blob, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = (resolve.StoreLayers{Graph: g, Opener: opener}).ReadLayer(ctx, n, read)
+	if errdefs.Of(err) != errdefs.DataLoss || !strings.Contains(err.Error(), "does not match its digest") {
+		t.Errorf("an altered layer left unread: %v (class %v), want a data-loss error", err, errdefs.Of(err))
+	}
+	if err := os.Remove(blob); err != nil {
+		t.Fatal(err)
+	}
+	// target.Explain reports a blob missing from a layout as the package
+	// missing from it; only that the read fails, naming the layer, is
+	// asserted here.
+	err = resolve.ReadLayer(ctx, n, n.Target, read)
+	if err == nil || !strings.Contains(err.Error(), n.Package.Skills.Digest.String()) {
+		t.Errorf("a missing layer: %v, want an error naming it", err)
+	}
+}
+
+// pushDir builds the package directory dir and copies it to ref.
+func pushDir(t *testing.T, opener *target.Opener, dir, ref string) digest.Digest {
+	t.Helper()
+	ctx := context.Background()
+	proj, err := project.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := store.OpenLayout(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer layout.Close()
+	res, g, err := resolve.BuildProject(ctx, proj, layout, resolve.Options{Opener: opener, Build: pack.Options{Publish: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	src, err := opener.Open(ctx, reference.Reference{Layout: layout.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r, err := reference.Parse(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := opener.Open(ctx, r, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if _, err := transfer.Copy(ctx, src, dst, transfer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return res.Descriptor.Digest
+}
+
+// A package whose config lists no skills, as other writers make them, has
+// its skills read off its layer, with a notice saying so.
+func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	opener := newPublisher(t).opener
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		"greet/SKILL.md":  "---\nname: greeter\ndescription: Greets. Use when testing foreign packages.\n---\nHi.\n",
+		"wave/SKILL.md":   "---\nname: wave\ndescription: Waves. Use when testing foreign packages.\n---\nWave.\n",
+		"wave/scripts/go": "wave\n",
+	})
+	proj, err := project.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layoutDir := filepath.Join(t.TempDir(), "layout")
+	layout, err := store.OpenLayout(ctx, layoutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := pack.Build(ctx, layout, pack.Options{Project: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := built.Config.Skills
+	foreign := *built.Config
+	foreign.Skills = nil
+	desc, _, err := artifact.PackManifest(ctx, layout, &foreign, built.Layers, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := layout.Tag(ctx, desc, "foreign"); err != nil {
+		t.Fatal(err)
+	}
+	layout.Close()
+
+	g, err := resolve.Resolve(ctx, []string{"oci:" + layoutDir + ":foreign"}, "", resolve.Options{Opener: opener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	pkg := g.Root.Package
+	if len(pkg.Config.Skills) != len(want) {
+		t.Fatalf("skills %+v, want %+v", pkg.Config.Skills, want)
+	}
+	for i, s := range pkg.Config.Skills {
+		if s.Path != want[i].Path || s.Name != want[i].Name || s.Digest != want[i].Digest || s.Description != want[i].Description {
+			t.Errorf("skill %d read off the layer: %+v, want %+v", i, s, want[i])
+		}
+	}
+	if !slices.ContainsFunc(pkg.Notices, func(s string) bool {
+		return strings.Contains(s, "lists no skills in its config; 2 read from its layer (greet, wave)")
+	}) {
+		t.Errorf("notices %q lack the one about reading the layer", pkg.Notices)
+	}
+
+	// Read with the limits of resolution.
+	_, err = resolve.Resolve(ctx, []string{"oci:" + layoutDir + ":foreign"}, "", resolve.Options{Opener: opener, MaxFiles: 2})
+	if errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "read the skills layer") {
+		t.Errorf("a layer over MaxFiles: %v (class %v), want a failed-precondition error", err, errdefs.Of(err))
+	}
+}
+
+// A mirror made with CopyDependencies resolves with the original registry
+// gone: a dependency pinned by digest is found on the registry its
+// dependent came from.
+func TestCopyDependenciesMakesAMirror(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPublisher(t)
+	p.publish("base:1", "base")
+	team := p.publish("acme/team:1", "team", p.reg.Host+"/base:1")
+	mirror := registrytest.New(t)
+
+	g, err := p.resolve(nil, "acme/team:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := resolve.CopyDependencies(ctx, g, p.opener, mirror.Host, transfer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(copied) != 1 || copied[0].From.String() != p.reg.Host+"/base:1@"+g.Order[0].Digest.String() ||
+		copied[0].To.Registry != mirror.Host || copied[0].To.Repository != "base" || copied[0].Result.Descriptor.Digest != g.Order[0].Digest {
+		t.Fatalf("copied %+v, want base to %s", copied, mirror.Host)
+	}
+	// The package itself goes as it is.
+	src, err := p.opener.Open(ctx, g.Root.Target.Ref, store.ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := p.opener.Open(ctx, mustRef(t, mirror.Host+"/acme/team:1"), store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := transfer.Copy(ctx, src, dst, transfer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	dst.Close()
+	g.Close()
+
+	p.reg.Stop()
+	g, err = resolve.Resolve(ctx, []string{mirror.Host + "/acme/team:1"}, "", resolve.Options{Opener: p.opener})
+	if err != nil {
+		t.Fatalf("resolving from the mirror with the original gone: %v", err)
+	}
+	defer g.Close()
+	if g.Root.Digest != team || len(g.Order) != 2 || g.Order[0].Target.Ref.Registry != mirror.Host {
+		t.Errorf("resolved %v from %s, want team over base from the mirror", g.Order, g.Order[0].Target.Ref.Registry)
+	}
+	// The dependency keeps the reference its dependent recorded.
+	if g.Order[0].Ref != p.reg.Host+"/base:1" {
+		t.Errorf("the dependency is named %s, want its recorded reference", g.Order[0].Ref)
+	}
+}
+
+// Only registry packages can be copied to a mirror.
+func TestCopyDependenciesRefusesDirectories(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	filetest.Write(t, root, map[string]string{
+		"top/stax.yaml":             "name: top\nversion: 1.0.0\npackages:\n  - ../dep\n",
+		"top/skills/top/SKILL.md":   "---\nname: top\ndescription: Top. Use when testing mirrors.\n---\nTop.\n",
+		"dep/stax.yaml":             "name: dep\nversion: 1.0.0\n",
+		"dep/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets. Use when testing mirrors.\n---\nHi.\n",
+	})
+	opener := newPublisher(t).opener
+	g, err := resolve.Resolve(ctx, []string{"./top"}, root, resolve.Options{Opener: opener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	_, err = resolve.CopyDependencies(ctx, g, opener, "mirror.example", transfer.Options{})
+	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "../dep is not a registry package: only those can be copied to mirror.example") {
+		t.Errorf("CopyDependencies: %v (class %v), want an invalid-argument error naming ../dep", err, errdefs.Of(err))
+	}
+}
+
+func mustRef(t *testing.T, s string) reference.Reference {
+	t.Helper()
+	r, err := reference.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// PublishDependencies pushes the package directories a project declares
+// with a reference, dependencies first, once each; the project then
+// builds for publishing with them recorded by reference.
+func TestPublishDependencies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPublisher(t)
+	host := p.reg.Host
+	root := t.TempDir()
+	skill := func(name string) string {
+		return "---\nname: " + name + "\ndescription: A skill. Use when testing publishing.\n---\n" + name + "\n"
+	}
+	filetest.Write(t, root, map[string]string{
+		"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n" +
+			"  - {path: ../mid, ref: " + host + "/mid:1.0.0}\n" +
+			"  - {path: ../base, ref: " + host + "/base:1.0.0}\n",
+		"top/skills/top/SKILL.md":   skill("top"),
+		"mid/stax.yaml":             "name: mid\nversion: 1.0.0\npackages:\n  - {path: ../base, ref: " + host + "/base:1.0.0}\n",
+		"mid/skills/mid/SKILL.md":   skill("mid"),
+		"base/stax.yaml":            "name: base\nversion: 1.0.0\n",
+		"base/skills/base/SKILL.md": skill("base"),
+	})
+	proj, err := project.Open(filepath.Join(root, "top"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := resolve.Options{Opener: p.opener}
+	published, err := resolve.PublishDependencies(ctx, proj, opts, transfer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, pub := range published {
+		refs = append(refs, pub.Ref)
+		src, err := p.opener.Open(ctx, mustRef(t, pub.Ref), store.ReadOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc, err := src.Lookup(ctx)
+		src.Close()
+		if err != nil || desc.Digest != pub.Digest {
+			t.Errorf("%s in the registry: %s, %v; want %s", pub.Ref, desc.Digest, err, pub.Digest)
+		}
+	}
+	if want := []string{host + "/base:1.0.0", host + "/mid:1.0.0"}; !slices.Equal(refs, want) {
+		t.Errorf("published %v, want %v: dependencies first, each once", refs, want)
+	}
+
+	layout, err := store.OpenLayout(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer layout.Close()
+	opts.Build.Publish = true
+	res, g, err := resolve.BuildProject(ctx, proj, layout, opts)
+	if err != nil {
+		t.Fatalf("building for publishing after its dependencies were: %v", err)
+	}
+	g.Close()
+	var recorded []string
+	for _, dep := range res.Config.Packages {
+		recorded = append(recorded, dep.Ref)
+	}
+	if want := []string{host + "/mid:1.0.0", host + "/base:1.0.0"}; !slices.Equal(recorded, want) {
+		t.Errorf("recorded %v, want %v", recorded, want)
+	}
+}
+
+// What PublishDependencies refuses, with the class of each refusal.
+func TestPublishDependenciesRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPublisher(t)
+	host := p.reg.Host
+	skill := "skills/s/SKILL.md"
+	skillMD := "---\nname: s\ndescription: A skill. Use when testing publishing.\n---\nS.\n"
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		class errdefs.Class
+		want  string
+	}{
+		{"a reference without a tag", map[string]string{
+			"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n  - {path: ../dep, ref: " + host + "/dep}\n",
+			"dep/stax.yaml": "name: dep\nversion: 1.0.0\n", "dep/" + skill: skillMD,
+		}, errdefs.InvalidArgument, "ref " + host + "/dep names no tag: give the version, e.g. " + host + "/dep:1.0.0"},
+		{"a cycle", map[string]string{
+			"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n  - {path: ../a, ref: " + host + "/a:1}\n",
+			"a/stax.yaml":   "name: a\nversion: 1.0.0\npackages:\n  - {path: ../b, ref: " + host + "/b:1}\n",
+			"b/stax.yaml":   "name: b\nversion: 1.0.0\npackages:\n  - {path: ../a, ref: " + host + "/a:1}\n",
+		}, errdefs.Unresolved, "dependency cycle: "},
+		{"an invalid dependency", map[string]string{
+			"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n  - {path: ../dep, ref: " + host + "/dep:1}\n",
+			"dep/stax.yaml": "name: dep\nversion: 1.0.0\n", "dep/" + skill: "---\nname: s\n---\nNo description.\n",
+		}, errdefs.InvalidArgument, "push ../dep to " + host + "/dep:1: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			filetest.Write(t, root, tt.files)
+			proj, err := project.Open(filepath.Join(root, "top"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			published, err := resolve.PublishDependencies(ctx, proj, resolve.Options{Opener: p.opener}, transfer.Options{})
+			if errdefs.Of(err) != tt.class || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("PublishDependencies: %v (class %v), want %v saying %q", err, errdefs.Of(err), tt.class, tt.want)
+			}
+			if len(published) != 0 {
+				t.Errorf("published %v before failing", published)
+			}
+		})
+	}
+}
+
+// A registry that refuses a push fails PublishDependencies with its class
+// and leaves the tag unset.
+func TestPublishDependenciesPushRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reg := registrytest.New(t, registrytest.WithFaults(registrytest.Fail("PUT", "/v2/dep/manifests/1.0.0", 403).Times(-1)))
+	client, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opener := &target.Opener{StoreDir: filepath.Join(t.TempDir(), "store"), Registry: client}
+	root := t.TempDir()
+	filetest.Write(t, root, map[string]string{
+		"top/stax.yaml":         "name: top\nversion: 1.0.0\npackages:\n  - {path: ../dep, ref: " + reg.Host + "/dep:1.0.0}\n",
+		"dep/stax.yaml":         "name: dep\nversion: 1.0.0\n",
+		"dep/skills/s/SKILL.md": "---\nname: s\ndescription: A skill. Use when testing publishing.\n---\nS.\n",
+	})
+	proj, err := project.Open(filepath.Join(root, "top"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = resolve.PublishDependencies(ctx, proj, resolve.Options{Opener: opener}, transfer.Options{})
+	if errdefs.Of(err) != errdefs.Unavailable || !strings.Contains(err.Error(), "push ../dep to "+reg.Host+"/dep:1.0.0") {
+		t.Errorf("a refused push: %v (class %v), want a registry error naming the push", err, errdefs.Of(err))
+	}
+}
