@@ -19,7 +19,6 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
-	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -58,6 +57,9 @@ type Options struct {
 	// OnWait, when set, is told when a registry asks to wait before a
 	// retry (Retry-After), so that the user knows why nothing happens.
 	OnWait WaitFunc
+	// Clock times the waits before a retry and before a body is read
+	// again; nil means real time.
+	Clock Clock
 }
 
 // Client talks to registries for one command: every repository it opens
@@ -87,14 +89,19 @@ func New(opts Options) (*Client, error) {
 	case timeout < 0:
 		timeout = 0
 	}
-	retrying := &retry.Transport{
-		Base:   stallErrors{next: base, timeout: timeout},
-		Policy: func() retry.Policy { return retryPolicy{onWait: opts.OnWait, now: time.Now} },
+	clock := opts.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
+	retries := retrying{
+		next:   stallErrors{next: base, timeout: timeout},
+		policy: retryPolicy{onWait: opts.OnWait, now: clock.Now},
+		clock:  clock,
 	}
 	sent := &secrets{}
 	// Every request, to a registry or to its token endpoint, goes through
 	// redactingResponses, so that no answer carries a secret to a message.
-	transport := redactingResponses{secrets: sent, next: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}}}
+	transport := redactingResponses{secrets: sent, next: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retries, timeout: timeout, clock: clock}}}}
 	client := &auth.Client{
 		Client:     &http.Client{Transport: transport},
 		Cache:      auth.NewCache(),
