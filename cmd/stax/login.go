@@ -78,7 +78,7 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	if password == "" {
 		return errdefs.Invalid(fmt.Errorf("no password: pipe it to --password-stdin"))
 	}
-	client, err := opts.Remote.client()
+	client, err := opts.Remote.client(opts.Global)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) 
 }
 
 func runLogout(ctx context.Context, opts *logoutOptions) error {
-	client, err := opts.Remote.client()
+	client, err := opts.Remote.client(opts.Global)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,8 @@ func (r *remoteOptions) lookupScope() source.Scope {
 	return source.LocalThenRemote
 }
 
-func (r *remoteOptions) client() (*registry.Client, error) {
+// client builds the registry client of one command.
+func (r *remoteOptions) client(global *globalOptions) (*registry.Client, error) {
 	var chunk int64
 	if r.ChunkSize != "" {
 		n, err := units.RAMInBytes(r.ChunkSize)
@@ -95,6 +96,7 @@ func (r *remoteOptions) client() (*registry.Client, error) {
 		Timeout:        timeout,
 		OnWait:         onWait,
 		ChunkSize:      chunk,
+		Clock:          global.clock,
 	})
 }
 
@@ -107,7 +109,7 @@ func (r *remoteOptions) setup(global *globalOptions, maxSize *byteSize) (*target
 
 // opener builds the target opener of one command.
 func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
-	client, err := r.client()
+	client, err := r.client(global)
 	if err != nil {
 		return nil, err
 	}
