@@ -425,6 +425,8 @@ func TestListChangedAfterInstallAndEdit(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	watched := make(chan error, 1)
+	placed := make(chan struct{})
+	srv.onWatching = func() { close(placed) }
 	go func() { watched <- srv.Watch(ctx) }()
 	t.Cleanup(func() {
 		cancel()
@@ -432,7 +434,12 @@ func TestListChangedAfterInstallAndEdit(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	time.Sleep(100 * time.Millisecond) // let the watches be placed
+	select {
+	case <-placed:
+	case err := <-watched:
+		watched <- err // for the cleanup
+		t.Fatalf("Watch returned before watching: %v", err)
+	}
 
 	waitChanged := func(what string) {
 		t.Helper()

@@ -26,6 +26,9 @@ func (s *Server) Watch(ctx context.Context) error {
 	}
 	defer w.Close()
 	s.syncWatches(w)
+	if s.onWatching != nil {
+		s.onWatching()
+	}
 	var quiet <-chan time.Time
 	for {
 		select {
@@ -45,10 +48,13 @@ func (s *Server) Watch(ctx context.Context) error {
 			s.opts.Logger.Warn("watching the skill folders: " + err.Error())
 		case <-quiet:
 			quiet = nil
+			// Watch the folders as they are now before reading them, and
+			// so before clients are told of the change: a client that
+			// edits a skill it has just been told of must be heard.
+			s.syncWatches(w)
 			if err := s.Refresh(); err != nil {
 				s.opts.Logger.Warn("reading the skill folders: " + err.Error())
 			}
-			s.syncWatches(w)
 		}
 	}
 }
