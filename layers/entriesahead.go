@@ -60,8 +60,10 @@ func newEntriesAhead(w *walker, tr *tar.Reader, finish func() error) *entriesAhe
 		ea.free <- &entryBatch{chunk: make([]byte, 0, entryChunkSize), items: make([]entryItem, 0, entryBatchItems)}
 	}
 	ea.done.Add(1)
+	goroutinesAhead.Add(1)
 	go func() {
 		defer ea.done.Done()
+		defer goroutinesAhead.Add(-1)
 		defer close(ea.full)
 		ea.read(w, tr, finish)
 	}()

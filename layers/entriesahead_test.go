@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -84,20 +83,27 @@ func TestWalkTruncatedInsideContent(t *testing.T) {
 	}
 }
 
-// Walk stopped by fn leaves no goroutine reading the layer behind.
+// Walk stopped by fn leaves no goroutine reading the layer behind. Not
+// parallel: goroutinesAhead counts the read-aheads of every test running.
 func TestWalkStopsReadingAheadOnError(t *testing.T) {
 	var entries []rawEntry
 	for i := range 2000 {
 		entries = append(entries, file(fmt.Sprintf("s/%04d", i), strings.Repeat("x", 1000)))
 	}
 	data := rawArchive(t, entries...)
-	before := runtime.NumGoroutine()
 	stop := errors.New("stop")
-	err := Walk(bytesReader(data), ReadOptions{}, func(Header, io.Reader) error { return stop })
+	err := Walk(bytesReader(data), ReadOptions{}, func(Header, io.Reader) error {
+		// The layer is decompressed and its entries parsed, each on a
+		// goroutine of its own.
+		if n := goroutinesAhead.Load(); n != 2 {
+			t.Errorf("%d goroutines reading ahead during the walk, want 2", n)
+		}
+		return stop
+	})
 	if !errors.Is(err, stop) {
 		t.Fatalf("err = %v", err)
 	}
-	if after := runtime.NumGoroutine(); after > before {
-		t.Errorf("%d goroutines after Walk returned, %d before", after, before)
+	if n := goroutinesAhead.Load(); n != 0 {
+		t.Errorf("%d goroutines reading ahead after Walk returned", n)
 	}
 }

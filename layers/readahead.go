@@ -3,7 +3,13 @@ package layers
 import (
 	"io"
 	"sync"
+	"sync/atomic"
 )
+
+// goroutinesAhead counts the goroutines reading layers ahead of their
+// readers (readAhead, entriesAhead), so that tests can check that none
+// outlives the Close, or the Walk, that stops it.
+var goroutinesAhead atomic.Int64
 
 // readAhead reads r on a goroutine of its own, up to depth chunks of
 // chunkSize bytes ahead of the reader: decompressing a layer then runs on
@@ -27,8 +33,10 @@ func newReadAhead(r io.Reader, chunkSize, depth int) *readAhead {
 		ra.free <- make([]byte, chunkSize)
 	}
 	ra.done.Add(1)
+	goroutinesAhead.Add(1)
 	go func() {
 		defer ra.done.Done()
+		defer goroutinesAhead.Add(-1)
 		defer close(ra.full)
 		for {
 			var buf []byte

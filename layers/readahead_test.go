@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/iotest"
-	"time"
 )
 
 // What is read ahead is what r holds, in order, whatever the sizes of the
@@ -50,7 +49,8 @@ func TestReadAheadPassesDataAndErrorThrough(t *testing.T) {
 }
 
 // A reader that stops early closes the read-ahead, which stops reading r:
-// nothing reads r once Close has returned.
+// once Close has returned, no goroutine is left to read r. Not parallel:
+// goroutinesAhead counts the read-aheads of every test running.
 func TestReadAheadStopsOnClose(t *testing.T) {
 	var reads atomic.Int64
 	r := readerFunc(func(p []byte) (int, error) {
@@ -61,13 +61,13 @@ func TestReadAheadStopsOnClose(t *testing.T) {
 	if _, err := ra.Read(make([]byte, 10)); err != nil {
 		t.Fatal(err)
 	}
+	if n := goroutinesAhead.Load(); n != 1 || reads.Load() == 0 {
+		t.Fatalf("%d goroutines reading ahead, %d reads of r; want 1 reading", n, reads.Load())
+	}
 	ra.Close()
 	ra.Close()
-	n := reads.Load()
-	// A goroutine still reading an endless r would read it again at once.
-	time.Sleep(20 * time.Millisecond)
-	if got := reads.Load(); got != n {
-		t.Fatalf("r was read %d times after Close returned", got-n)
+	if n := goroutinesAhead.Load(); n != 0 {
+		t.Fatalf("%d goroutines still reading ahead after Close returned", n)
 	}
 }
 

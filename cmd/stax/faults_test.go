@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 )
@@ -60,12 +61,14 @@ func TestRetriesTransientFailures(t *testing.T) {
 		reg.AddFaults(fault)
 		useHome(t)
 		out := filepath.Join(t.TempDir(), "skills")
-		r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", out)
+		// The waits before the retries are recorded, not slept.
+		clock := registrytest.NewClock(time.Now())
+		r := runStaxOnClock(t, clock, "pull", reg.Host+"/acme/skills:1.0.0", "-o", out)
 		if r.Code != 0 {
 			t.Fatalf("pull through a transient fault: %d %s", r.Code, r.Stderr)
 		}
 		// POST faults only bite on push: push too, to exercise them.
-		r = runStax(t, "push", examples, reg.Host+"/other/skills:1.0.0")
+		r = runStaxOnClock(t, clock, "push", examples, reg.Host+"/other/skills:1.0.0")
 		if r.Code != 0 {
 			t.Fatalf("push through a transient fault: %d %s", r.Code, r.Stderr)
 		}

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +18,17 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/registry"
 )
+
+// runStaxOnClock runs the CLI as runStax does, its registry waits timed by
+// clock rather than slept through.
+func runStaxOnClock(t *testing.T, clock registry.Clock, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := execute(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, clock)
+	return result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
 
 // layerPath matches the GETs of the example package's skills layer in
 // repository repo.
@@ -44,12 +56,13 @@ func TestPullSurvivesBrokenReads(t *testing.T) {
 				reg.AddFaults(fault)
 				useHome(t)
 				out := filepath.Join(t.TempDir(), "skills")
-				r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", out)
+				clock := registrytest.NewClock(time.Now())
+				r := runStaxOnClock(t, clock, "pull", reg.Host+"/acme/skills:1.0.0", "-o", out)
 				if r.Code != 0 {
 					t.Fatalf("pull through a broken read: exit %d %s", r.Code, r.Stderr)
 				}
-				if fault.Hits() != 2 {
-					t.Errorf("fault hit %d times, want 2", fault.Hits())
+				if fault.Hits() != 2 || len(clock.Waits()) != 2 {
+					t.Errorf("fault hit %d times, waits %v; want 2 of each", fault.Hits(), clock.Waits())
 				}
 				assertSameTree(t, filepath.Join(examples, "skills"), out)
 			})
@@ -65,9 +78,14 @@ func TestPullGivesUpOnBrokenReads(t *testing.T) {
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
 	reg.AddFaults(registrytest.Truncate(http.MethodGet, layerPath("acme/skills", pushed)).Times(-1))
 	useHome(t)
-	r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"))
+	clock := registrytest.NewClock(time.Now())
+	r := runStaxOnClock(t, clock, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"))
 	if r.Code != 3 || !strings.Contains(r.Stderr, reg.Host) {
 		t.Errorf("exit %d %s; want 3 naming %s", r.Code, r.Stderr, reg.Host)
+	}
+	// Four reads, three waits between them.
+	if waits := clock.Waits(); len(waits) != 3 {
+		t.Errorf("waited %v, want 3 waits", waits)
 	}
 }
 
@@ -77,12 +95,13 @@ func TestPushSurvivesResetUploads(t *testing.T) {
 		fault := registrytest.ResetMidBody(http.MethodPut, "/blobs/uploads/").Times(2)
 		reg := registrytest.New(t, registrytest.WithFaults(fault))
 		useHome(t)
-		r := runStax(t, "push", examples, reg.Host+"/acme/skills:1.0.0")
+		clock := registrytest.NewClock(time.Now())
+		r := runStaxOnClock(t, clock, "push", examples, reg.Host+"/acme/skills:1.0.0")
 		if r.Code != 0 {
 			t.Fatalf("trial %d: push through reset uploads: exit %d %s", i, r.Code, r.Stderr)
 		}
-		if fault.Hits() != 2 {
-			t.Errorf("trial %d: fault hit %d times", i, fault.Hits())
+		if fault.Hits() != 2 || len(clock.Waits()) != 2 {
+			t.Errorf("trial %d: fault hit %d times, waits %v; want 2 of each", i, fault.Hits(), clock.Waits())
 		}
 	}
 }
@@ -111,32 +130,34 @@ func TestPullTimesOutOnAStall(t *testing.T) {
 	}
 }
 
-// Retry-After is honoured in both its forms, with a message while waiting.
+// Retry-After is honoured in both its forms: the wait is the one the
+// registry asked for, and a message names it while waiting.
 func TestRetryAfterBothForms(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		name  string
-		fault func() *registrytest.Fault
+		fault *registrytest.Fault
+		want  time.Duration
 	}{
-		{"seconds", func() *registrytest.Fault {
-			return registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(1)
-		}},
-		{"HTTP date", func() *registrytest.Fault {
-			return registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfterTime(time.Now().Add(3 * time.Second))
-		}},
+		{"seconds", registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(1), time.Second},
+		{"HTTP date", registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfterTime(now.Add(3 * time.Second)), 3 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := registrytest.New(t)
 			useHome(t)
 			pushExamples(t, reg.Host+"/acme/skills:1.0.0")
-			fault := tt.fault()
-			reg.AddFaults(fault)
+			reg.AddFaults(tt.fault)
 			useHome(t)
-			r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"))
-			if r.Code != 0 || fault.Hits() != 1 {
-				t.Fatalf("exit %d, fault hits %d: %s", r.Code, fault.Hits(), r.Stderr)
+			clock := registrytest.NewClock(now)
+			r := runStaxOnClock(t, clock, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"))
+			if r.Code != 0 || tt.fault.Hits() != 1 {
+				t.Fatalf("exit %d, fault hits %d: %s", r.Code, tt.fault.Hits(), r.Stderr)
 			}
-			if !regexp.MustCompile(reg.Host + ` asks to wait [1-3](\.\d+)?s`).MatchString(r.Stderr) {
-				t.Errorf("no message about the wait: %s", r.Stderr)
+			if waits := clock.Waits(); !slices.Equal(waits, []time.Duration{tt.want}) {
+				t.Errorf("waited %v, want %v", waits, tt.want)
+			}
+			if msg := fmt.Sprintf("%s asks to wait %s before retrying (429 Too Many Requests); waiting\n", reg.Host, tt.want); !strings.Contains(r.Stderr, msg) {
+				t.Errorf("no message %q about the wait: %s", msg, r.Stderr)
 			}
 		})
 	}
@@ -150,7 +171,7 @@ func TestCopyNamesTheFailingSide(t *testing.T) {
 	useHome(t)
 	pushed := pushExamples(t, src.Host+"/acme/skills:1.0.0")
 	src.AddFaults(registrytest.Truncate(http.MethodGet, layerPath("acme/skills", pushed)).Times(-1))
-	r := runStax(t, "copy", src.Host+"/acme/skills:1.0.0", dst.Host+"/acme/skills:1.0.0")
+	r := runStaxOnClock(t, registrytest.NewClock(time.Now()), "copy", src.Host+"/acme/skills:1.0.0", dst.Host+"/acme/skills:1.0.0")
 	if r.Code != 3 || !strings.Contains(r.Stderr, src.Host) || strings.Contains(r.Stderr, "registry "+dst.Host) {
 		t.Errorf("exit %d %s; want 3 naming the source %s", r.Code, r.Stderr, src.Host)
 	}
@@ -238,8 +259,9 @@ func TestPushInChunks(t *testing.T) {
 	fault := registrytest.ResetConn(http.MethodPatch, "/blobs/uploads/")
 	reg.AddFaults(fault)
 	useHome(t)
-	if r := runStax(t, "push", examples, reg.Host+"/other/skills:1.0.0", "--chunk-size", "1000B"); r.Code != 0 || fault.Hits() != 1 {
-		t.Errorf("chunked push through a reset: exit %d, hits %d: %s", r.Code, fault.Hits(), r.Stderr)
+	clock := registrytest.NewClock(time.Now())
+	if r := runStaxOnClock(t, clock, "push", examples, reg.Host+"/other/skills:1.0.0", "--chunk-size", "1000B"); r.Code != 0 || fault.Hits() != 1 || len(clock.Waits()) != 1 {
+		t.Errorf("chunked push through a reset: exit %d, hits %d, waits %v: %s", r.Code, fault.Hits(), clock.Waits(), r.Stderr)
 	}
 }
 

@@ -105,6 +105,7 @@ func (r *remoteOptions) client(global *globalOptions) (*registry.Client, error) 
 		OnWait:         onWait,
 		ChunkSize:      chunk,
 		Trace:          global.trace(),
+		Clock:          global.clock,
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stax-dev/stax/pkg/exitcode"
+	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -32,6 +33,8 @@ type globalOptions struct {
 	Debug bool
 	// errOut is where opening a store warns of what it repaired.
 	errOut io.Writer
+	// clock times the waits of registry retries; nil is real time.
+	clock registry.Clock
 }
 
 // debugEnv turns --debug on for commands run where their flags cannot be
@@ -81,7 +84,12 @@ var getenv = os.Getenv
 var errReported = errors.New("reported")
 
 func newRootCmd(streams *IOStreams) (*cobra.Command, *bool) {
-	global := &globalOptions{errOut: streams.ErrOut}
+	return newRootCmdOnClock(streams, nil)
+}
+
+// newRootCmdOnClock is newRootCmd with registry waits timed by clock.
+func newRootCmdOnClock(streams *IOStreams, clock registry.Clock) (*cobra.Command, *bool) {
+	global := &globalOptions{errOut: streams.ErrOut, clock: clock}
 	started := new(bool)
 	root := &cobra.Command{
 		Use:   "stax",
@@ -182,7 +190,13 @@ var unclassified = func(error) {}
 
 // Execute runs stax with args and returns the process exit code.
 func Execute(ctx context.Context, args []string, streams *IOStreams) int {
-	root, started := newRootCmd(streams)
+	return execute(ctx, args, streams, nil)
+}
+
+// execute is Execute with registry waits timed by clock, real time when
+// nil: tests pass one that records the waits instead of sleeping.
+func execute(ctx context.Context, args []string, streams *IOStreams, clock registry.Clock) int {
+	root, started := newRootCmdOnClock(streams, clock)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -66,6 +66,10 @@ type Registry struct {
 	// across one does not update a record that is no longer its own.
 	generation int
 	faults     []*Fault
+	// serving counts the requests being served; idle is signalled, with
+	// mu, when it drops to zero.
+	serving int
+	idle    *sync.Cond
 
 	// quit is closed when the registry stops, releasing stalled requests.
 	quit chan struct{}
@@ -187,6 +191,7 @@ func New(t testing.TB, opts ...Option) *Registry {
 	})
 
 	r := &Registry{faults: o.faults, quit: make(chan struct{})}
+	r.idle = sync.NewCond(&r.mu)
 	var err error
 	if o.referrers {
 		if o.auth != "" || o.filesystem || o.noDelete {
@@ -329,7 +334,10 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	i, gen := len(r.requests), r.generation
 	scheme, _, _ := strings.Cut(req.Header.Get("Authorization"), " ")
 	r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Fault: kind, AuthScheme: scheme})
+	r.serving++
 	r.mu.Unlock()
+	// Deferred: a fault may end the handler with a panic.
+	defer r.served()
 
 	if f == nil {
 		r.backend.ServeHTTP(rec, req)
@@ -343,6 +351,27 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	defer r.mu.Unlock()
 	if gen == r.generation { // else ResetRequests dropped the record
 		r.requests[i].Status, r.requests[i].BodyBytes, r.requests[i].ResponseBytes = rec.status, body.n, rec.written
+	}
+}
+
+// served ends the serving of a request.
+func (r *Registry) served() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.serving--
+	if r.serving == 0 {
+		r.idle.Broadcast()
+	}
+}
+
+// WaitIdle waits until the registry serves no request. A client may see
+// the end of a response before its handler has returned; once WaitIdle
+// returns, every request it made is recorded whole (see Requests).
+func (r *Registry) WaitIdle() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.serving > 0 {
+		r.idle.Wait()
 	}
 }
 
@@ -379,7 +408,10 @@ func (r *Registry) claim(req *http.Request) *Fault {
 }
 
 // Requests returns the requests served so far, oldest first. A request is
-// recorded once its response is complete.
+// recorded when it arrives, and its Status and byte counts are filled in
+// when its handler returns; a client sees the end of a response after
+// that, unless a fault flushed part of it or broke the connection: then
+// WaitIdle first.
 func (r *Registry) Requests() []Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()

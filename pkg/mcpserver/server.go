@@ -85,6 +85,10 @@ type Server struct {
 	menu      string               // the Skill tool's description
 	resources map[string]skillFile // by URI
 	reported  map[string]bool      // problems already logged
+
+	// onWatching, when set, is called once Watch has placed its first
+	// watches: a change made after it is seen.
+	onWatching func()
 }
 
 // New reads the runtime's skill folders and returns a server for them.

@@ -417,12 +417,16 @@ func TestResources(t *testing.T) {
 	}
 }
 
-func TestListChangedAfterInstallAndEdit(t *testing.T) {
+// A skill installed after the server read the folders but before Watch
+// placed its watches is not missed: Watch reads the folders again once it
+// watches them.
+func TestWatchSeesWhatChangedBeforeIt(t *testing.T) {
 	f := newFixture(t)
 	changed := make(chan struct{}, 10)
 	srv, cs := connect(t, f, Options{}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
+	filetest.Write(t, f.projectSkills(), map[string]string{"greet/SKILL.md": skillMD("greet", "Greet the team", "hi\n")})
 	ctx, cancel := context.WithCancel(context.Background())
 	watched := make(chan error, 1)
 	go func() { watched <- srv.Watch(ctx) }()
@@ -432,7 +436,39 @@ func TestListChangedAfterInstallAndEdit(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	time.Sleep(100 * time.Millisecond) // let the watches be placed
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no tools/list_changed for a skill installed before Watch began")
+	}
+	if desc := tool(t, cs, SkillTool).Description; !strings.Contains(desc, "- greet: Greet the team") {
+		t.Fatalf("the Skill tool does not list greet:\n%s", desc)
+	}
+}
+
+func TestListChangedAfterInstallAndEdit(t *testing.T) {
+	f := newFixture(t)
+	changed := make(chan struct{}, 10)
+	srv, cs := connect(t, f, Options{}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	watched := make(chan error, 1)
+	placed := make(chan struct{})
+	srv.onWatching = func() { close(placed) }
+	go func() { watched <- srv.Watch(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-watched; err != nil {
+			t.Error(err)
+		}
+	})
+	select {
+	case <-placed:
+	case err := <-watched:
+		watched <- err // for the cleanup
+		t.Fatalf("Watch returned before watching: %v", err)
+	}
 
 	waitChanged := func(what string) {
 		t.Helper()

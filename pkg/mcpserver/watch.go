@@ -15,8 +15,8 @@ import (
 // install or an editor's save is a burst of events.
 const settle = 150 * time.Millisecond
 
-// Watch calls Refresh when the runtime's skill folders change, until ctx
-// ends. It watches every skill folder and the files of its skills, and,
+// Watch calls Refresh once its watches are placed, and then whenever the
+// runtime's skill folders change, until ctx ends. It watches every skill folder and the files of its skills, and,
 // for a folder that does not exist yet, its nearest existing parent, so
 // that a first install is seen too.
 func (s *Server) Watch(ctx context.Context) error {
@@ -26,6 +26,14 @@ func (s *Server) Watch(ctx context.Context) error {
 	}
 	defer w.Close()
 	s.syncWatches(w)
+	// What changed between the server's first reading and these watches
+	// made no event: read the folders again now that changes are heard.
+	if err := s.Refresh(); err != nil {
+		s.opts.Logger.Warn("reading the skill folders: " + err.Error())
+	}
+	if s.onWatching != nil {
+		s.onWatching()
+	}
 	var quiet <-chan time.Time
 	for {
 		select {
@@ -45,10 +53,13 @@ func (s *Server) Watch(ctx context.Context) error {
 			s.opts.Logger.Warn("watching the skill folders: " + err.Error())
 		case <-quiet:
 			quiet = nil
+			// Watch the folders as they are now before reading them, and
+			// so before clients are told of the change: a client that
+			// edits a skill it has just been told of must be heard.
+			s.syncWatches(w)
 			if err := s.Refresh(); err != nil {
 				s.opts.Logger.Warn("reading the skill folders: " + err.Error())
 			}
-			s.syncWatches(w)
 		}
 	}
 }

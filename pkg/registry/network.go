@@ -63,6 +63,70 @@ func operation(req *http.Request) string { return req.Method + " " + req.URL.Pat
 // retried, and why.
 type WaitFunc func(host string, wait time.Duration, reason string)
 
+// Clock is the time a Client waits in: before a retry, and before it
+// reads a body again. Tests give one that records the waits instead of
+// sleeping through them.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d, or until ctx is done, and then returns ctx's error.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// realClock is the time of the system.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// retrying sends a request again, after the wait its policy names, for as
+// long as the policy says to; a request body is sent again through
+// GetBody, and a request whose body cannot be is not retried. It does what
+// oras-go's retry.Transport does, waiting on clock rather than on a timer
+// of its own.
+type retrying struct {
+	next   http.RoundTripper
+	policy retryPolicy
+	clock  Clock
+}
+
+func (t retrying) RoundTrip(req *http.Request) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := t.next.RoundTrip(req)
+		wait := t.policy.Retry(attempt, resp, err)
+		if wait < 0 {
+			return resp, err
+		}
+		if req.Body != nil {
+			if req.GetBody == nil {
+				return resp, err
+			}
+			body, berr := req.GetBody()
+			if berr != nil {
+				return resp, err
+			}
+			// The caller's request is its own: the retry is a copy.
+			req = req.Clone(req.Context())
+			req.Body = body
+		}
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		if err := t.clock.Sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
 // retryPolicy retries what oras-go's default policy retries, and also
 // connections closed under an upload and stalls; it honours Retry-After in
 // both its forms, up to MaxRetryAfter.
@@ -71,16 +135,18 @@ type retryPolicy struct {
 	now    func() time.Time
 }
 
-func (p retryPolicy) Retry(attempt int, resp *http.Response, err error) (time.Duration, error) {
+// Retry returns how long to wait before retry attempt (from 0) of a
+// request that ended in resp or err, or -1 not to retry it.
+func (p retryPolicy) Retry(attempt int, resp *http.Response, err error) time.Duration {
 	if attempt >= maxAttempts-1 {
-		return -1, nil
+		return -1
 	}
 	if !retryable(resp, err) {
-		return -1, nil
+		return -1
 	}
 	var stall *StallError
 	if errors.As(err, &stall) && attempt >= 1 {
-		return -1, nil // a registry that stalled twice will stall again
+		return -1 // a registry that stalled twice will stall again
 	}
 	wait := retry.DefaultBackoff(attempt, nil)
 	if ra, ok := retryAfter(resp, p.now()); ok {
@@ -89,7 +155,7 @@ func (p retryPolicy) Retry(attempt int, resp *http.Response, err error) (time.Du
 			p.onWait(resp.Request.URL.Host, wait, statusText(resp.StatusCode))
 		}
 	}
-	return wait, nil
+	return wait
 }
 
 func retryable(resp *http.Response, err error) bool {
@@ -152,6 +218,7 @@ func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
 type rereadingBodies struct {
 	next    http.RoundTripper
 	timeout time.Duration
+	clock   Clock
 }
 
 func (t rereadingBodies) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -187,6 +254,9 @@ func (b *rereadingBody) Read(p []byte) (int, error) {
 			return n, &ReadError{Host: b.req.URL.Host, Op: operation(b.req), Attempts: b.attempts, Err: err}
 		}
 		if rerr := b.reopen(); rerr != nil {
+			if cerr := b.req.Context().Err(); cerr != nil {
+				return n, cerr
+			}
 			return n, &ReadError{Host: b.req.URL.Host, Op: operation(b.req), Attempts: b.attempts, Err: errors.Join(err, rerr)}
 		}
 		if n > 0 {
@@ -200,7 +270,9 @@ func (b *rereadingBody) Read(p []byte) (int, error) {
 func (b *rereadingBody) reopen() error {
 	_ = b.body.Close()
 	b.attempts++
-	time.Sleep(retry.DefaultBackoff(b.attempts-2, nil))
+	if err := b.transport.clock.Sleep(b.req.Context(), retry.DefaultBackoff(b.attempts-2, nil)); err != nil {
+		return err
+	}
 	if b.read > 0 {
 		req := b.req.Clone(b.req.Context())
 		// A closed range where the size is known: some registries serve

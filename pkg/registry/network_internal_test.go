@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -28,5 +30,15 @@ func TestRetryAfterForms(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%d %q: %v %v, want %v %v", tt.status, tt.header, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// The real clock's wait ends with its context, however long it was.
+func TestRealClockSleepEndsWithContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := (realClock{}).Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sleep with a cancelled context: %v, want context.Canceled", err)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
-	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -64,6 +63,9 @@ type Options struct {
 	// method, URL and proxy, status, and headers, with credentials
 	// redacted; never a body.
 	Trace io.Writer
+	// Clock times the waits before a retry and before a body is read
+	// again; nil means real time.
+	Clock Clock
 }
 
 // Client talks to registries for one command: every repository it opens
@@ -93,18 +95,23 @@ func New(opts Options) (*Client, error) {
 	case timeout < 0:
 		timeout = 0
 	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
 	sent := &secrets{}
 	if opts.Trace != nil {
 		// Below the retries, so that each attempt is traced.
 		base = newTracing(base, opts.Trace, sent)
 	}
-	retrying := &retry.Transport{
-		Base:   stallErrors{next: base, timeout: timeout},
-		Policy: func() retry.Policy { return retryPolicy{onWait: opts.OnWait, now: time.Now} },
+	retries := retrying{
+		next:   stallErrors{next: base, timeout: timeout},
+		policy: retryPolicy{onWait: opts.OnWait, now: clock.Now},
+		clock:  clock,
 	}
 	// Every request, to a registry or to its token endpoint, goes through
 	// redactingResponses, so that no answer carries a secret to a message.
-	transport := redactingResponses{secrets: sent, next: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retrying, timeout: timeout}}}}
+	transport := redactingResponses{secrets: sent, next: insufficientScope{next: rewindableBodies{next: rereadingBodies{next: retries, timeout: timeout, clock: clock}}}}
 	client := &auth.Client{
 		Client:     &http.Client{Transport: transport},
 		Cache:      auth.NewCache(),

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"oras.land/oras-go/v2/content"
 
@@ -39,7 +40,8 @@ func TestExplainSizeMismatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			reg := registrytest.New(t)
-			c, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json")})
+			// The clock records the waits between reads instead of sleeping.
+			c, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json"), Clock: registrytest.NewClock(time.Now())})
 			if err != nil {
 				t.Fatal(err)
 			}
