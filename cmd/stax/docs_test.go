@@ -38,8 +38,9 @@ func visibleCommands(c *cobra.Command, visit func(*cobra.Command)) {
 // command is written --flag somewhere in the README. It checks names, not
 // wording, so rephrasing either side never breaks it.
 func TestREADMECommandReference(t *testing.T) {
+	t.Parallel()
 	readme := readREADME(t)
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}})
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}, nil)
 	var missing []string
 	check := func(f *pflag.Flag, where string) {
 		if f.Hidden || f.Name == "help" {
@@ -63,8 +64,9 @@ func TestREADMECommandReference(t *testing.T) {
 }
 
 func TestDocsMarkdownAndMan(t *testing.T) {
+	t.Parallel()
 	useHome(t)
-	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
+	setenv(t, "SOURCE_DATE_EPOCH", "1700000000")
 	base := t.TempDir()
 	for _, format := range []string{"markdown", "man"} {
 		dir := filepath.Join(base, format)

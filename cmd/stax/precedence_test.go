@@ -14,6 +14,7 @@ import (
 // t; d2 and t both hold "shared". t is transitive to top2, so d2's wins,
 // whether top2 is pulled or installed.
 func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
 	root := t.TempDir()
@@ -75,6 +76,7 @@ func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
 // The README's worked example: org ← base, and a project declaring
 // [base, team], installed; the override report names each rule.
 func TestReadmePrecedenceExample(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
 	root := t.TempDir()

@@ -54,6 +54,7 @@ func savedCredentials(t *testing.T, host, user, password string) string {
 // saying what the registry said, without the password, the Basic header
 // or the bearer token.
 func TestRegistryErrorsNeverShowCredentials(t *testing.T) {
+	t.Parallel()
 	for _, auth := range []struct {
 		name string
 		opt  func(user, password string) registrytest.Option

@@ -27,28 +27,50 @@ type globalOptions struct {
 	Layout string
 	// errOut is where opening a store warns of what it repaired.
 	errOut io.Writer
+	// lookupEnv is the environment commands read; nil is the process's.
+	// Tests give each run its own, so they need not change the process's
+	// and can run in parallel.
+	lookupEnv func(string) (string, bool)
 }
 
 func (g *globalOptions) json() bool { return g.Output == outputJSON }
+
+// lookup is os.LookupEnv in the command's environment: it tells an empty
+// variable from an unset one.
+func (g *globalOptions) lookup(key string) (string, bool) {
+	if g.lookupEnv == nil {
+		return os.LookupEnv(key)
+	}
+	return g.lookupEnv(key)
+}
+
+// getenv is os.Getenv in the command's environment.
+func (g *globalOptions) getenv(key string) string {
+	v, _ := g.lookup(key)
+	return v
+}
 
 // storeDir is the local store, or the layout of --oci-layout.
 func (g *globalOptions) storeDir() (string, error) {
 	if g.Layout != "" {
 		return g.Layout, nil
 	}
-	return store.DefaultDir()
+	return store.DefaultDirFrom(g.getenv)
 }
 
-// getenv is the environment commands read; a variable so tests can see
-// which values a command consulted.
-var getenv = os.Getenv
+// lockDir is where the locks of folders stax installs into are kept.
+func (g *globalOptions) lockDir() (string, error) {
+	return store.LockDirFrom(g.getenv)
+}
 
 // errReported is returned by a command that has already printed its
 // failure (a validation report), so Execute only sets the exit code.
 var errReported = errors.New("reported")
 
-func newRootCmd(streams *IOStreams) (*cobra.Command, *bool) {
-	global := &globalOptions{errOut: streams.ErrOut}
+// newRootCmd builds the stax command; its commands read their
+// environment through lookupEnv, or the process's when it is nil.
+func newRootCmd(streams *IOStreams, lookupEnv func(string) (string, bool)) (*cobra.Command, *bool) {
+	global := &globalOptions{errOut: streams.ErrOut, lookupEnv: lookupEnv}
 	started := new(bool)
 	root := &cobra.Command{
 		Use:   "stax",
@@ -112,7 +134,12 @@ var unclassified = func(error) {}
 
 // Execute runs stax with args and returns the process exit code.
 func Execute(ctx context.Context, args []string, streams *IOStreams) int {
-	root, started := newRootCmd(streams)
+	return executeIn(ctx, args, streams, os.LookupEnv)
+}
+
+// executeIn is Execute with the environment read through lookupEnv.
+func executeIn(ctx context.Context, args []string, streams *IOStreams, lookupEnv func(string) (string, bool)) int {
+	root, started := newRootCmd(streams, lookupEnv)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
