@@ -45,10 +45,13 @@ func runTests(m *testing.M) int {
 	testSandbox = sandbox
 	runnerHome = os.Getenv("HOME")
 	processHome := filepath.Join(sandbox, "stax-home")
+	// No test writes into $HOME but with its own, set with t.Setenv, so
+	// the user-level skills every other test sees are none.
+	userHome := filepath.Join(sandbox, "home")
 	for key, value := range map[string]string{
 		"STAX_HOME":     processHome,
 		"DOCKER_CONFIG": filepath.Join(sandbox, "docker"),
-		"HOME":          filepath.Join(sandbox, "home"),
+		"HOME":          userHome,
 	} {
 		os.Setenv(key, value)
 	}
@@ -73,6 +76,10 @@ func runTests(m *testing.M) int {
 	// the process's environment instead of its test's would share one.
 	if _, err := os.Stat(processHome); !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(os.Stderr, "FAIL: a command used the process's $STAX_HOME (%s) instead of its test's environment\n", processHome)
+		code = 1
+	}
+	if _, err := os.Stat(userHome); !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "FAIL: a test wrote into the process's $HOME (%s), which the others read\n", userHome)
 		code = 1
 	}
 	return code

@@ -260,13 +260,13 @@ func installSigned(t *testing.T) (priv, pub, host, proj string) {
 // MEMORY.md differs from what the package's signature signs is refused
 // with the reason, never served.
 func TestMCPRefusesUnverifiedStatefulSkill(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	_, pub, host, proj := installSigned(t)
 	policy := "scopes:\n  - scope: " + host + "/acme\n    mode: require\n    keys: [" + pub + "]\n"
 	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("HOME", t.TempDir())
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
