@@ -199,6 +199,7 @@ func TestLocalStoreRepairsATornIndex(t *testing.T) {
 // A pack into a new layout that fails after the layout was opened, here
 // on registry flags it cannot use, leaves no layout behind.
 func TestFailedPackIntoALayoutLeavesNothing(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	parent := filepath.Join(t.TempDir(), "new")
 	r := runStax(t, "pack", "../../examples", "-t", "oci:"+filepath.Join(parent, "layout")+":1.0.0", "--ca-file", filepath.Join(t.TempDir(), "missing.pem"))
