@@ -144,9 +144,17 @@ func testEnvOf(t *testing.T) *testEnv {
 	if e := nearestTestEnv(t.Name()); e != nil {
 		return e
 	}
+	// Commands a test starts at once get one home between them.
+	defaultHomeMu.Lock()
+	defer defaultHomeMu.Unlock()
+	if e := nearestTestEnv(t.Name()); e != nil {
+		return e
+	}
 	useHome(t)
 	return nearestTestEnv(t.Name())
 }
+
+var defaultHomeMu sync.Mutex
 
 // nearestTestEnv is the environment of the test named name, else of its
 // nearest parent that has one; nil if none has.
