@@ -89,7 +89,7 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := pack.SourceDate(getenv)
+	today, err := pack.SourceDate(opts.Global.getenv)
 	if err != nil {
 		return err
 	}

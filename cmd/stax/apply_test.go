@@ -22,7 +22,8 @@ func proposalSkills(t *testing.T) string {
 }
 
 func TestApplyCommand(t *testing.T) {
-	t.Setenv("SOURCE_DATE_EPOCH", "1795395600") // 2026-11-23
+	t.Parallel()
+	setenv(t, "SOURCE_DATE_EPOCH", "1795395600") // 2026-11-23
 	dir := proposalSkills(t)
 	revise := filepath.Join(proposalFixtures, "revise.json")
 
@@ -63,6 +64,7 @@ func TestApplyCommand(t *testing.T) {
 }
 
 func TestApplyCommandRejects(t *testing.T) {
+	t.Parallel()
 	dir := proposalSkills(t)
 	r := runStax(t, "apply", filepath.Join(proposalFixtures, "reject-uncited.json"), dir)
 	if r.Code != 1 || !strings.Contains(r.Stderr, "rule tier3-cited: triage-bug/assets/template.md is not cited from SKILL.md") {
@@ -83,6 +85,7 @@ func TestApplyCommandRejects(t *testing.T) {
 }
 
 func TestApplyCommandArguments(t *testing.T) {
+	t.Parallel()
 	var got *applyOptions
 	cmd := newApplyCmd(newFactory(&IOStreams{}, &globalOptions{}), func(_ context.Context, o *applyOptions) error { got = o; return nil })
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true

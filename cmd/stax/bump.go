@@ -63,7 +63,7 @@ func runBump(opts *bumpOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := pack.SourceDate(getenv)
+	today, err := pack.SourceDate(opts.Global.getenv)
 	if err != nil {
 		return err
 	}

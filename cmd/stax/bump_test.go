@@ -30,8 +30,9 @@ func readText(t *testing.T, name string) string {
 // compares both files byte for byte with the originals, version lines
 // replaced and MEMORY.md's lastUpdated set to SOURCE_DATE_EPOCH's date.
 func TestBumpChangesOnlyTheVersions(t *testing.T) {
+	t.Parallel()
 	// 2026-11-23T01:00:00Z
-	t.Setenv("SOURCE_DATE_EPOCH", "1795395600")
+	setenv(t, "SOURCE_DATE_EPOCH", "1795395600")
 	tests := []struct {
 		flag, want string
 	}{
@@ -79,6 +80,7 @@ func TestBumpChangesOnlyTheVersions(t *testing.T) {
 }
 
 func TestBumpByNameAndJSON(t *testing.T) {
+	t.Parallel()
 	pkg := copyExamples(t)
 	skills := filepath.Join(pkg, "skills")
 	before := readText(t, filepath.Join(skills, "write-changelog", "SKILL.md"))
@@ -103,6 +105,7 @@ func TestBumpByNameAndJSON(t *testing.T) {
 }
 
 func TestBumpDryRun(t *testing.T) {
+	t.Parallel()
 	pkg := copyExamples(t)
 	dir := filepath.Join(pkg, "skills", "incident-postmortem")
 	r := runStax(t, "bump", dir, "--dry-run")
@@ -115,6 +118,7 @@ func TestBumpDryRun(t *testing.T) {
 }
 
 func TestBumpErrors(t *testing.T) {
+	t.Parallel()
 	pkg := copyExamples(t)
 	tests := []struct {
 		name string

@@ -127,7 +127,7 @@ func TestRegistryFlagsOnlyWhereRegistriesAreReached(t *testing.T) {
 	copiers := map[string]bool{"push": true, "pull": true, "copy": true, "install": true}
 	reachers := map[string]bool{"validate": true, "pack": true, "inspect": true, "diff": true, "resolve": true,
 		"sign": true, "verify": true, "login": true}
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}})
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}, nil, nil)
 	visibleCommands(root, func(c *cobra.Command) {
 		name := strings.TrimPrefix(c.CommandPath(), "stax ")
 		has := func(flag string) bool { return c.Flags().Lookup(flag) != nil }

@@ -17,6 +17,7 @@ func capture[T any](got **T) func(context.Context, *T) error {
 // Every command parses its arguments and flags into its options and hands
 // them to runF: the command line is the command's only job.
 func TestCommandsParseIntoOptions(t *testing.T) {
+	t.Parallel()
 	type check struct {
 		args []string
 		// build makes the command with a capturing runF; ok checks what
@@ -134,7 +135,7 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 		}},
 	}
 	// Every command of the tree is in the table.
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")})
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, nil, nil)
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Runnable() && c != root && c.Name() != "help" && !strings.HasPrefix(c.CommandPath(), "stax completion") {

@@ -28,7 +28,8 @@ func complete(t *testing.T, args ...string) []string {
 }
 
 func TestCompletionValues(t *testing.T) {
-	useHome(t)
+	t.Parallel()
+	home := useHome(t)
 	for _, cmd := range []string{"list", "show", "install", "uninstall", "verify"} {
 		got := complete(t, cmd, "--runtime", "")
 		for _, want := range []string{"claude-code", "claude", "copilot", "github-copilot", "codex"} {
@@ -55,7 +56,7 @@ func TestCompletionValues(t *testing.T) {
 	if got := complete(t, "inspect", ""); len(got) != 0 {
 		t.Errorf("inspect with no store: %v", got)
 	}
-	if _, err := os.Stat(filepath.Join(os.Getenv("STAX_HOME"), "store")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(home, "store")); !os.IsNotExist(err) {
 		t.Error("completion created the local store")
 	}
 	if r := runStax(t, "pack", examples, "-t", "example-skills:1.0.0"); r.Code != 0 {
@@ -69,6 +70,7 @@ func TestCompletionValues(t *testing.T) {
 }
 
 func TestRuntimeAliases(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	project := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(project, ".github", "skills", "hello", "SKILL.md"), skillMD("hello", "Hi."))

@@ -103,10 +103,10 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 			return err
 		}
 		defer graph.Close()
-		if _, err := trust.Enforce(ctx, install.TrustPackages(graph), opts.Verify.options(opts.IO, nil, nil, maxSize)); err != nil {
+		if _, err := trust.Enforce(ctx, install.TrustPackages(graph), opts.Verify.options(opts.IO, opts.Global, nil, nil, maxSize)); err != nil {
 			return err
 		}
-	} else if err := opts.Verify.checkTarget(ctx, opts.IO, src, maxSize); err != nil {
+	} else if err := opts.Verify.checkTarget(ctx, opts.IO, opts.Global, src, maxSize); err != nil {
 		return err
 	}
 
@@ -120,7 +120,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 
 	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies}
-	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src, dst, copyOpts)
+	res, err := copyPackage(ctx, opts.IO, opts.Global, &opts.Remote, src, dst, copyOpts)
 	if err != nil {
 		return target.DiscardAfter(dst, err)
 	}

@@ -77,6 +77,7 @@ func writeImageLayout(t *testing.T, dir, tag string, armLayerSize int64) {
 // what it copied; pull keeps requiring a package; an image whose sizes
 // overflow is refused before the registry sees a request.
 func TestCopyImageFromLayout(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
 	layout := filepath.Join(t.TempDir(), "image")

@@ -12,6 +12,7 @@ import (
 // copies, before anything is written: with require, an unsigned
 // dependency of a signed package exits 6 and the mirror gets nothing.
 func TestCopyWithDependenciesVerifiesEveryPackage(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	priv, pub := newKeyPair(t, "acme")
 	l := newLayering(t)

@@ -111,6 +111,7 @@ func summarize(r diff.PackageResult) diffSummary {
 }
 
 func TestDiffDirectories(t *testing.T) {
+	t.Parallel()
 	none := []string{}
 	tests := []struct {
 		name string
@@ -320,6 +321,7 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 func TestDiffRegistryAgainstDirectory(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
 	a := writeTree(t, diffBase())
@@ -379,6 +381,7 @@ func TestDiffRegistryAgainstDirectory(t *testing.T) {
 // A layer the registry will not send is a registry error (3); one whose
 // bytes do not match its digest is a verification error (6).
 func TestDiffRemoteLayerFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		fault func(repo string, layer digest.Digest) *registrytest.Fault
@@ -416,6 +419,7 @@ func TestDiffRemoteLayerFailures(t *testing.T) {
 }
 
 func TestDiffLayoutAgainstStore(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	layout := filepath.Join(t.TempDir(), "out")
 	if r := runStax(t, "pack", writeTree(t, diffBase()), "-t", "oci:"+layout+":1"); r.Code != 0 {
@@ -446,6 +450,7 @@ func TestDiffLayoutAgainstStore(t *testing.T) {
 }
 
 func TestDiffCorruptLayerExits6(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := writeTree(t, diffBase())
 	layout := filepath.Join(t.TempDir(), "out")
@@ -473,6 +478,7 @@ func TestDiffCorruptLayerExits6(t *testing.T) {
 }
 
 func TestDiffBadReference(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := writeTree(t, diffBase())
 	missing := filepath.Join(t.TempDir(), "nothing")

@@ -91,8 +91,9 @@ func firstDifference(old, page []byte) string {
 }
 
 func TestDocsMarkdownAndMan(t *testing.T) {
+	t.Parallel()
 	useHome(t)
-	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
+	setenv(t, "SOURCE_DATE_EPOCH", "1700000000")
 	base := t.TempDir()
 	for _, format := range []string{"markdown", "man"} {
 		dir := filepath.Join(base, format)

@@ -11,6 +11,7 @@ import (
 // JSON object on stderr, with the exit code, a stable code, and the file
 // and line when the failure has them.
 func TestJSONErrors(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	invalid, err := filepath.Abs("../../testdata/skills/invalid/name-invalid")
 	if err != nil {
@@ -80,6 +81,7 @@ func TestJSONErrorsCodesDocumented(t *testing.T) {
 // TestTextErrorsUnchanged: without --output json an error stays one
 // "Error: …" line, not JSON.
 func TestTextErrorsUnchanged(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	r := runStax(t, "inspect", "Bad/Ref:x")
 	if r.Code != 1 || !strings.HasPrefix(r.Stderr, "Error: ") {

@@ -15,7 +15,8 @@ import (
 // command exists, its flags are its own, its arguments are as many as it
 // takes, and --output is a format stax knows.
 func TestHelpExamplesParse(t *testing.T) {
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")})
+	t.Parallel()
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, nil, nil)
 	var walk func(*cobra.Command)
 	count := 0
 	walk = func(c *cobra.Command) {
@@ -68,7 +69,7 @@ func exampleCommands(line string) [][]string {
 
 func checkExample(t *testing.T, where string, args []string) {
 	t.Helper()
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")})
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, nil, nil)
 	cmd, rest, err := root.Find(args)
 	if err != nil {
 		t.Errorf("%s example stax %s: %v", where, strings.Join(args, " "), err)
@@ -91,7 +92,8 @@ func checkExample(t *testing.T, where string, args []string) {
 // Help says what a rule is; it does not send the user to the
 // specification's files by number or section sign.
 func TestHelpNamesNoSeedFiles(t *testing.T) {
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")})
+	t.Parallel()
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, nil, nil)
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		text := c.Short + c.Long + c.Example
@@ -108,6 +110,7 @@ func TestHelpNamesNoSeedFiles(t *testing.T) {
 
 // Counts read as English: "1 skill", "2 skills".
 func TestCountsArePlural(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := t.TempDir()
 	writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"one/SKILL.md": skillMD("one", "One.")})

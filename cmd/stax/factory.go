@@ -11,5 +11,5 @@ type factory struct {
 }
 
 func newFactory(streams *IOStreams, global *globalOptions) *factory {
-	return &factory{IO: streams, Global: global, Getenv: getenv}
+	return &factory{IO: streams, Global: global, Getenv: global.getenv}
 }

@@ -14,6 +14,7 @@ import (
 // A blob PUT that fails after the registry read the whole body is retried,
 // and the retry carries the whole body again: the upload stream is rewound.
 func TestRetriedUploadResendsTheBody(t *testing.T) {
+	t.Parallel()
 	fault := registrytest.FailAfterBody(http.MethodPut, "/blobs/uploads/", http.StatusServiceUnavailable)
 	reg := registrytest.New(t, registrytest.WithFaults(fault))
 	useHome(t)
@@ -50,6 +51,7 @@ func TestRetriedUploadResendsTheBody(t *testing.T) {
 }
 
 func TestRetriesTransientFailures(t *testing.T) {
+	t.Parallel()
 	for _, fault := range []*registrytest.Fault{
 		registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(1),
 		registrytest.Fail(http.MethodPost, "/blobs/uploads/", http.StatusBadGateway).Times(2),
@@ -79,6 +81,7 @@ func TestRetriesTransientFailures(t *testing.T) {
 }
 
 func TestRegistryErrors(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -143,6 +146,7 @@ func TestRegistryErrors(t *testing.T) {
 // Packages from other stax writers label themselves agents; stax reads
 // their skills layer, with a notice.
 func TestPullAgentLabelledPackage(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushForeign(t, reg.Host+"/other/agent:1", "application/vnd.stax.config.v1+json", "application/vnd.stax.agent.v1")
@@ -158,6 +162,7 @@ func TestPullAgentLabelledPackage(t *testing.T) {
 }
 
 func TestProgressOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	for _, tt := range []struct {
 		tty  bool
@@ -186,6 +191,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 // A config whose skill paths point outside the output is refused before
 // anything is fetched or written.
 func TestPullRefusesHostileConfig(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -207,6 +213,7 @@ func TestPullRefusesHostileConfig(t *testing.T) {
 // inspect shows a package whose skills do not hash to what its config
 // records, and fails verification.
 func TestInspectFailsOnSkillDigestMismatch(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")

@@ -17,6 +17,7 @@ import (
 // digest was edited installs nothing and names the skill, both digests
 // and the fix.
 func TestFrozenInstallRefusesEditedSkillDigest(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
 	ref := reg.Host + "/acme/skills:1.0.0"

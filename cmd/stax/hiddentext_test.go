@@ -25,6 +25,7 @@ func pushHiddenText(t *testing.T, reg *registrytest.Registry) string {
 }
 
 func TestValidateReportsHiddenText(t *testing.T) {
+	t.Parallel()
 	r := runStax(t, "validate", hiddenTextFixture)
 	want := filepath.Join(hiddenTextFixture, "tool", "SKILL.md") + ":7:13: error: U+202E RIGHT-TO-LEFT OVERRIDE"
 	if r.Code != 1 || !strings.Contains(r.Stdout, want) || !strings.Contains(r.Stdout, "[hidden-text]") {
@@ -33,6 +34,7 @@ func TestValidateReportsHiddenText(t *testing.T) {
 }
 
 func TestPackRefusesHiddenText(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	r := runStax(t, "pack", hiddenTextFixture, "-t", "evil:1")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "[hidden-text]") {
@@ -44,6 +46,7 @@ func TestPackRefusesHiddenText(t *testing.T) {
 }
 
 func TestPushDirRefusesHiddenText(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	ref := reg.Host + "/evil/skills:1"
@@ -57,6 +60,7 @@ func TestPushDirRefusesHiddenText(t *testing.T) {
 }
 
 func TestInstallRefusesHiddenText(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	ref := pushHiddenText(t, reg)
@@ -107,6 +111,7 @@ func TestInstallRefusesHiddenTextAfterNUL(t *testing.T) {
 }
 
 func TestPullRefusesHiddenText(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	ref := pushHiddenText(t, reg)
@@ -127,6 +132,7 @@ func TestPullRefusesHiddenText(t *testing.T) {
 }
 
 func TestRenderRefusesHiddenText(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := filepath.Join(t.TempDir(), "hello")
 	filetest.WriteFile(t, filepath.Join(dir, "SKILL.md"), hiddenSkillMD)
@@ -142,6 +148,7 @@ func TestRenderRefusesHiddenText(t *testing.T) {
 }
 
 func TestListShowsHiddenTextUnloadable(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	project := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(project, ".claude", "skills", "hello", "SKILL.md"), hiddenSkillMD)
@@ -152,6 +159,7 @@ func TestListShowsHiddenTextUnloadable(t *testing.T) {
 }
 
 func TestRenderHiddenTextJSONError(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := filepath.Join(t.TempDir(), "hello")
 	filetest.WriteFile(t, filepath.Join(dir, "SKILL.md"), hiddenSkillMD)

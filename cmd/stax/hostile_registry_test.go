@@ -56,6 +56,7 @@ func pushPackageWithLayers(t *testing.T, reg *registrytest.Registry, from transf
 // is never fetched. (go-containerregistry's registry, unlike distribution,
 // takes a manifest whose layers are not blobs.)
 func TestPullVetsEveryNode(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t, registrytest.WithReferrersAPI())
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -113,6 +114,7 @@ func TestPullVetsEveryNode(t *testing.T) {
 
 // Sizes that add up past the 64-bit maximum are refused before any fetch.
 func TestPullRefusesOverflowingSizes(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -137,6 +139,7 @@ func TestPullRefusesOverflowingSizes(t *testing.T) {
 // A server streaming a blob without Content-Length and without end is cut
 // off once it sends more than the blob's size; the pull fails verification.
 func TestPullCutsOffEndlessStreams(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -163,6 +166,7 @@ func TestPullCutsOffEndlessStreams(t *testing.T) {
 
 // Content that does not match its digest is exit 6 whatever it comes from.
 func TestDigestMismatchIsVerificationFailure(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")

@@ -64,6 +64,7 @@ func record(keys ...string) string {
 // plant it) must not make install or uninstall remove anything: not a
 // directory outside the folder, not the folder, not the user's own skill.
 func TestHostileRecordsRemoveNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, record string
 		code         int
@@ -121,6 +122,7 @@ func relTo(t *testing.T, dir, target string) string {
 // A skills folder that is a symbolic link out of the project is refused:
 // nothing is installed or removed where it points.
 func TestSymlinkedSkillsFolderIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"install", "uninstall"} {
 		t.Run(cmd, func(t *testing.T) {
 			useHome(t)
@@ -153,6 +155,7 @@ func TestSymlinkedSkillsFolderIsRefused(t *testing.T) {
 
 // A stax.lock naming a skill with an unsafe name is refused, naming the file.
 func TestHostileLockIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"../../victim", "", ".git", "-rf"} {
 		t.Run(name, func(t *testing.T) {
 			useHome(t)
@@ -173,6 +176,7 @@ func TestHostileLockIsRefused(t *testing.T) {
 // A package whose config names a skill as no directory may be named fails
 // with exit 5 and writes nothing.
 func TestHostilePackageNamesAreRefused(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -203,6 +207,7 @@ func TestHostilePackageNamesAreRefused(t *testing.T) {
 // guarantees (docs/layering-and-install.md) is that the lock describes what
 // is installed.
 func TestLockWriteFailureRollsBack(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	h := newHostileProject(t)
 	// A directory where stax.lock goes: no rename can replace it.
@@ -220,6 +225,7 @@ func TestLockWriteFailureRollsBack(t *testing.T) {
 // uninstall does not delete a skill the user changed: it fails naming the
 // files; --keep leaves it as the user's own; --force moves it to a backup.
 func TestUninstallKeepsTheUsersEdits(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	h := newHostileProject(t)
 	if r := runStax(t, "install", h.source, "--dir", h.project); r.Code != 0 {
@@ -274,6 +280,7 @@ func TestUninstallKeepsTheUsersEdits(t *testing.T) {
 // A project's skill directories obey the name rule too: pack refuses
 // them (exit 1) rather than publish what installs would refuse.
 func TestPackRefusesUnsafeSkillDirectories(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"-rf", ".hidden", ".stax-staging-x"} {
 		t.Run(name, func(t *testing.T) {
 			useHome(t)
@@ -292,6 +299,7 @@ func TestPackRefusesUnsafeSkillDirectories(t *testing.T) {
 // symbolic link out of the project, which install refuses, is not
 // reported verified, even when what it points to matches its record.
 func TestVerifyInstalledRefusesSymlinkedFolder(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	h := newHostileProject(t)
 	if r := runStax(t, "install", h.source, "--dir", h.project, "--runtime", "claude-code"); r.Code != 0 {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestInspectListsEverySkillWithFrontmatter(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	if r := runStax(t, "pack", examples); r.Code != 0 {
 		t.Fatalf("pack: %s", r.Stderr)
@@ -74,6 +75,7 @@ func TestInspectListsEverySkillWithFrontmatter(t *testing.T) {
 }
 
 func TestConfigIsCanonicalJSON(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	r := runStax(t, "pack", examples, "--output", "json")
 	var packed packResult
@@ -105,6 +107,7 @@ func TestConfigIsCanonicalJSON(t *testing.T) {
 }
 
 func TestInspectDirectoryMatchesPack(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	r := runStax(t, "pack", examples)
 	packed := strings.TrimSpace(r.Stdout)
@@ -117,6 +120,7 @@ func TestInspectDirectoryMatchesPack(t *testing.T) {
 }
 
 func TestInspectErrors(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	tests := []struct {
 		ref  string

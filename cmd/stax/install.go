@@ -13,7 +13,6 @@ import (
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
 )
 
@@ -118,17 +117,17 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	lockDir, err := store.LockDir()
+	lockDir, err := opts.Global.lockDir()
 	if err != nil {
 		return err
 	}
-	copyOpts, done := opts.Remote.transferOptions(opts.IO)
+	copyOpts, done := opts.Remote.transferOptions(opts.IO, opts.Global)
 	installed, err := install.Sources(ctx, install.Request{
 		Sources: sources, ProjectDir: opts.Where.Dir, Opener: opener, MaxSize: maxSize, MaxFiles: opts.MaxFiles.Limit(),
 		Frozen: pinned, Copy: copyOpts, Placement: placement, Force: opts.Force, LockDir: lockDir,
 		AllowHiddenText: opts.AllowHiddenText,
 		Verify: func(g *resolve.Graph, require map[digest.Digest]bool) (map[digest.Digest]string, error) {
-			outcomes, err := trust.Enforce(ctx, install.TrustPackages(g), opts.Verify.options(opts.IO, def.TrustPolicy(opts.Where.Dir), require, maxSize))
+			outcomes, err := trust.Enforce(ctx, install.TrustPackages(g), opts.Verify.options(opts.IO, opts.Global, def.TrustPolicy(opts.Where.Dir), require, maxSize))
 			return trust.Signers(outcomes), err
 		},
 	})

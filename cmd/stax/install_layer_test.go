@@ -23,6 +23,7 @@ import (
 // not verify (exit 6), whichever way the size lies, and nothing is
 // installed.
 func TestInstallRefusesLayerOfAnotherSize(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	root := t.TempDir()
 	pkg := filepath.Join(root, "pkg")
@@ -68,6 +69,7 @@ func TestInstallRefusesLayerOfAnotherSize(t *testing.T) {
 // skill it wants is intact: exit 6 for a stream that is not a layer, 5
 // for an entry stax refuses.
 func TestInstallRefusesHostileLayers(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	root := t.TempDir()
 	pkg := filepath.Join(root, "pkg")

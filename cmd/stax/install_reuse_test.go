@@ -37,6 +37,7 @@ func removeLayers(t *testing.T, roots ...string) int {
 // An unchanged re-install reads no layer: the folder holds every skill as
 // recorded, so nothing is fetched, extracted or written.
 func TestUnchangedReinstallReadsNoLayer(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	root := t.TempDir()
 	pkg := filepath.Join(root, "pkg")

@@ -116,6 +116,7 @@ func pushForeignLayer(t *testing.T, ref string, skillsLayer []byte, configMediaT
 // An artifact written by another client with the stax media types is
 // pulled and extracted, modes included.
 func TestPullArtifactWrittenByAnotherClient(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushForeign(t, reg.Host+"/other/skills:1", "application/vnd.stax.config.v1+json", "application/vnd.stax.package.v1")
@@ -135,6 +136,7 @@ func TestPullArtifactWrittenByAnotherClient(t *testing.T) {
 // An artifact pushed by stax reads back through go-containerregistry with
 // the manifest, config and layer bytes stax has in its local store.
 func TestIndependentClientReadsStaxPush(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	home := useHome(t)
 	if r := runStax(t, "pack", examples); r.Code != 0 {
@@ -191,6 +193,7 @@ func TestIndependentClientReadsStaxPush(t *testing.T) {
 // stax package, as the OCI 1.1 rule says (oras push --image-spec v1.0
 // writes such manifests).
 func TestPullPackageWithoutArtifactType(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushForeign(t, reg.Host+"/other/skills:1", "application/vnd.stax.config.v1+json", "")

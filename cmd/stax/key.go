@@ -16,9 +16,6 @@ import (
 // without a terminal, such as CI jobs reading it from a secret.
 const passwordEnv = "STAX_PASSWORD"
 
-// lookupEnv is getenv that tells an empty variable from an unset one.
-var lookupEnv = os.LookupEnv
-
 type keyGenerateOptions struct {
 	IO        *IOStreams
 	Global    *globalOptions
@@ -70,7 +67,7 @@ type keyResult struct {
 }
 
 func runKeyGenerate(_ context.Context, opts *keyGenerateOptions) error {
-	password, err := readPassword(opts.IO, true)
+	password, err := readPassword(opts.IO, opts.Global, true)
 	if err != nil {
 		return err
 	}
@@ -92,8 +89,8 @@ func runKeyGenerate(_ context.Context, opts *keyGenerateOptions) error {
 
 // readPassword returns $STAX_PASSWORD, or asks on the terminal (twice
 // when confirm is set, for a new key).
-func readPassword(streams *IOStreams, confirm bool) ([]byte, error) {
-	if pw, ok := lookupEnv(passwordEnv); ok {
+func readPassword(streams *IOStreams, global *globalOptions, confirm bool) ([]byte, error) {
+	if pw, ok := global.lookup(passwordEnv); ok {
 		return []byte(pw), nil
 	}
 	if streams.Prompter == nil {

@@ -150,6 +150,7 @@ func (l *layering) install(t *testing.T, args ...string) (result, installResult)
 }
 
 func TestInstallLayersOrgTeamProject(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	l := newLayering(t)
 	r, out := l.install(t)
@@ -288,6 +289,7 @@ func TestInstallLayersOrgTeamProject(t *testing.T) {
 }
 
 func TestInstallProtectsTheUsersSkills(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	l := newLayering(t)
 	installed := filepath.Join(l.project, ".claude", "skills")
@@ -326,6 +328,7 @@ func TestInstallProtectsTheUsersSkills(t *testing.T) {
 }
 
 func TestInstallPrunesRemovedSources(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	l := newLayering(t)
 	installed := filepath.Join(l.project, ".claude", "skills")
@@ -355,6 +358,7 @@ func TestInstallPrunesRemovedSources(t *testing.T) {
 }
 
 func TestFrozenInstall(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	l := newLayering(t)
 	installed := filepath.Join(l.project, ".claude", "skills")
@@ -401,6 +405,7 @@ func TestFrozenInstall(t *testing.T) {
 }
 
 func TestFailedInstallLeavesThePreviousOne(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	l := newLayering(t)
 	installed := filepath.Join(l.project, ".claude", "skills")
@@ -439,6 +444,7 @@ func TestFailedInstallLeavesThePreviousOne(t *testing.T) {
 }
 
 func TestResolutionErrors(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	root := t.TempDir()
 	pkg := func(name string, deps ...string) string {
@@ -549,6 +555,7 @@ func TestInstallIntoEveryRuntime(t *testing.T) {
 }
 
 func TestPullMergesInOrder(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	l := newLayering(t)
 	out := filepath.Join(t.TempDir(), "merged")
@@ -575,6 +582,7 @@ func TestPullMergesInOrder(t *testing.T) {
 // An install into several runtimes is all or nothing: a user's skill in
 // the second folder stops it before the first is touched.
 func TestInstallIntoSeveralRuntimesIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	l := newLayering(t)
 	if r, _ := l.install(t, "--runtime", "claude-code,cursor"); r.Code != 0 {
@@ -604,6 +612,7 @@ func TestInstallIntoSeveralRuntimesIsAllOrNothing(t *testing.T) {
 // Dependencies in OCI layouts: a package built on one, consumed from
 // another layout, with its dependency pinned by tag and digest.
 func TestLayoutDependencies(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	root := t.TempDir()
 	org := filepath.Join(root, "org")

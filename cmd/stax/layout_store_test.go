@@ -17,6 +17,7 @@ import (
 // directory that is not a layout (a stax.yaml could name /etc) is refused
 // as a missing one is, and left as it was, empty or not.
 func TestReadingANonLayoutDirectoryWritesNothing(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	_, pub := newKeyPair(t, "k")
 	commands := map[string]func(t *testing.T, ref string) []string{
@@ -61,6 +62,7 @@ func TestReadingANonLayoutDirectoryWritesNothing(t *testing.T) {
 // A command that writes into oci:DIR creates a layout only in a new or
 // empty directory: it never turns a directory of other files into one.
 func TestWritingALayoutRefusesANonEmptyDirectory(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	layout := filepath.Join(t.TempDir(), "layout")
 	if r := runStax(t, "pack", examples, "-t", "oci:"+layout+":1.0.0"); r.Code != 0 {
@@ -95,6 +97,7 @@ func TestWritingALayoutRefusesANonEmptyDirectory(t *testing.T) {
 // digest, a package over --max-size — leaves no layout it created and
 // nothing in the ingest directory of one that was there.
 func TestFailedCopyIntoALayoutLeavesNothing(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -159,6 +162,7 @@ func TestFailedCopyIntoALayoutLeavesNothing(t *testing.T) {
 // A local store whose index.json a killed writer left empty repairs
 // itself on the next run, saying so: pull, inspect and install work.
 func TestLocalStoreRepairsATornIndex(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	home := useHome(t)
 	ref := reg.Host + "/acme/skills:1.0.0"
@@ -195,6 +199,7 @@ func TestLocalStoreRepairsATornIndex(t *testing.T) {
 // A pack into a new layout that fails after the layout was opened, here
 // on registry flags it cannot use, leaves no layout behind.
 func TestFailedPackIntoALayoutLeavesNothing(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	parent := filepath.Join(t.TempDir(), "new")
 	r := runStax(t, "pack", "../../examples", "-t", "oci:"+filepath.Join(parent, "layout")+":1.0.0", "--ca-file", filepath.Join(t.TempDir(), "missing.pem"))

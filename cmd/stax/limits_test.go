@@ -13,6 +13,7 @@ import (
 // --max-files bounds the entries of a skills layer, checked while reading
 // and before anything appears at the destination; 0 lifts it.
 func TestMaxFiles(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	ref := reg.Host + "/acme/skills:1.0.0"
@@ -47,6 +48,7 @@ func TestMaxFiles(t *testing.T) {
 // fails as validate does (exit 2); a package with neither skills nor
 // dependencies is the no-skills warning, an error under --strict.
 func TestPackMissingOrEmptySkills(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	named := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(named, "stax.yaml"), "name: x\nversion: 1.0.0\nskills: nothere\n")
@@ -67,6 +69,7 @@ func TestPackMissingOrEmptySkills(t *testing.T) {
 // pull, an error under validate --strict and pull --strict (exit 5, and
 // nothing written).
 func TestCaseCollidingSkills(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	src := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: x\nversion: 1.0.0\n")

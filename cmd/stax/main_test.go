@@ -4,23 +4,60 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
-// TestMain keeps every test on loopback.
+// TestMain keeps every test on loopback, and away from the environment
+// of whoever runs it: commands run in-process read their test's
+// environment (see useHome and setenv), over a process environment with a
+// store that must stay empty and a Docker config without credentials.
 func TestMain(m *testing.M) {
 	registrytest.KeepOnLoopback()
+	os.Exit(runTests(m))
+}
+
+// testSandbox is a directory for the whole test run, removed at its end.
+var testSandbox string
+
+// runnerHome is $HOME as the tests were started with, before TestMain
+// replaced it: where the go command finds its caches.
+var runnerHome string
+
+func runTests(m *testing.M) int {
+	sandbox, err := os.MkdirTemp("", "stax-test-env-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(sandbox)
+	testSandbox = sandbox
+	runnerHome = os.Getenv("HOME")
+	processHome := filepath.Join(sandbox, "stax-home")
+	// No test writes into $HOME but with its own, set with t.Setenv, so
+	// the user-level skills every other test sees are none.
+	userHome := filepath.Join(sandbox, "home")
+	for key, value := range map[string]string{
+		"STAX_HOME":     processHome,
+		"DOCKER_CONFIG": filepath.Join(sandbox, "docker"),
+		"HOME":          userHome,
+	} {
+		os.Setenv(key, value)
+	}
+	for _, key := range []string{"XDG_DATA_HOME", "SOURCE_DATE_EPOCH", "STAX_PASSWORD", "STAX_MCP_TOKEN"} {
+		os.Unsetenv(key)
+	}
 	var mu sync.Mutex
 	var seen []string
 	unclassified = func(err error) {
@@ -35,7 +72,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "FAIL: %d errors reached the command root without a class:\n  %s\n", len(seen), strings.Join(seen, "\n  "))
 		code = 1
 	}
-	os.Exit(code)
+	// Tests run in parallel, each with its own home: a command that read
+	// the process's environment instead of its test's would share one.
+	if _, err := os.Stat(processHome); !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "FAIL: a command used the process's $STAX_HOME (%s) instead of its test's environment\n", processHome)
+		code = 1
+	}
+	if _, err := os.Stat(userHome); !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "FAIL: a test wrote into the process's $HOME (%s), which the others read\n", userHome)
+		code = 1
+	}
+	return code
 }
 
 // result is what one in-process run of stax produced.
@@ -44,8 +91,7 @@ type result struct {
 	Code           int
 }
 
-// runStax runs the CLI in-process with its own local store unless the
-// caller set STAX_HOME.
+// runStax runs the CLI in-process in its test's environment.
 func runStax(t *testing.T, args ...string) result {
 	t.Helper()
 	return runStaxWith(t, &IOStreams{In: strings.NewReader("")}, args...)
@@ -57,18 +103,119 @@ func runStaxWith(t *testing.T, streams *IOStreams, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	streams.Out, streams.ErrOut = &out, &errOut
-	code := Execute(context.Background(), args, streams)
+	code := executeTest(t, context.Background(), args, streams)
 	return result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }
 
-// useHome gives the test a fresh $STAX_HOME and an empty Docker config,
-// so no test reads or writes the credentials of whoever runs it.
+// executeTest is Execute in the test's environment.
+func executeTest(t *testing.T, ctx context.Context, args []string, streams *IOStreams) int {
+	return executeIn(ctx, args, streams, testEnvOf(t).lookup, nil)
+}
+
+// testEnv is the environment of one test's commands: its variables over
+// the process's. Tests set variables here, not with t.Setenv, which
+// changes the process's environment and so cannot be used by a test that
+// runs in parallel.
+type testEnv struct {
+	mu   sync.Mutex
+	vars map[string]*string // nil: unset
+}
+
+func (e *testEnv) lookup(key string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v, ok := e.vars[key]; ok {
+		if v == nil {
+			return "", false
+		}
+		return *v, true
+	}
+	return os.LookupEnv(key)
+}
+
+// testEnvs are the tests' environments by test name; a subtest without
+// its own has its parent's.
+var testEnvs sync.Map
+
+// testEnvOf is the environment of t, made with a fresh $STAX_HOME when
+// neither t nor a parent has one, so that no command reads or writes
+// another test's store.
+func testEnvOf(t *testing.T) *testEnv {
+	if e := nearestTestEnv(t.Name()); e != nil {
+		return e
+	}
+	// Commands a test starts at once get one home between them.
+	defaultHomeMu.Lock()
+	defer defaultHomeMu.Unlock()
+	if e := nearestTestEnv(t.Name()); e != nil {
+		return e
+	}
+	useHome(t)
+	return nearestTestEnv(t.Name())
+}
+
+var defaultHomeMu sync.Mutex
+
+// nearestTestEnv is the environment of the test named name, else of its
+// nearest parent that has one; nil if none has.
+func nearestTestEnv(name string) *testEnv {
+	for {
+		if e, ok := testEnvs.Load(name); ok {
+			return e.(*testEnv)
+		}
+		i := strings.LastIndex(name, "/")
+		if i < 0 {
+			return nil
+		}
+		name = name[:i]
+	}
+}
+
+// setenv sets a variable in the environment of t's commands (and its
+// subtests' without their own).
+func setenv(t *testing.T, key, value string) {
+	t.Helper()
+	ownTestEnv(t).set(key, &value)
+}
+
+// unsetenv unsets a variable in the environment of t's commands.
+func unsetenv(t *testing.T, key string) {
+	t.Helper()
+	ownTestEnv(t).set(key, nil)
+}
+
+func (e *testEnv) set(key string, value *string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.vars[key] = value
+}
+
+// ownTestEnv is t's own environment, made as a copy of its parent's
+// variables when it has none yet.
+func ownTestEnv(t *testing.T) *testEnv {
+	if e, ok := testEnvs.Load(t.Name()); ok {
+		return e.(*testEnv)
+	}
+	own := &testEnv{vars: map[string]*string{}}
+	if parent := nearestTestEnv(t.Name()); parent != nil {
+		parent.mu.Lock()
+		maps.Copy(own.vars, parent.vars)
+		parent.mu.Unlock()
+	}
+	if e, loaded := testEnvs.LoadOrStore(t.Name(), own); loaded {
+		return e.(*testEnv)
+	}
+	name := t.Name()
+	t.Cleanup(func() { testEnvs.Delete(name) })
+	return own
+}
+
+// useHome gives the test's commands a fresh $STAX_HOME; it returns its
+// path.
 func useHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
-	t.Setenv("STAX_HOME", home)
-	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	t.Setenv("SOURCE_DATE_EPOCH", "")
+	setenv(t, "STAX_HOME", home)
 	return home
 }
 
@@ -81,7 +228,7 @@ func decodeJSON(t *testing.T, s string, v any) {
 
 const examples = "../../examples"
 
-// copyTree copies src to dst in reverse path order, under umask 077, with
+// copyTree copies src to dst in reverse path order, owner-only, with
 // scrambled mtimes and permission bits: everything that must not change
 // a digest.
 func copyTree(t *testing.T, src, dst string) {
@@ -97,8 +244,6 @@ func copyTree(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 	slices.Reverse(paths)
-	old := syscall.Umask(0o077)
-	defer syscall.Umask(old)
 	when := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
 	for i, p := range paths {
 		rel, _ := filepath.Rel(src, p)
@@ -107,8 +252,13 @@ func copyTree(t *testing.T, src, dst string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Modes are set with Chmod, not with the umask, which is the
+		// process's and so shared with tests running in parallel.
 		if info.IsDir() {
 			if err := os.MkdirAll(target, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(target, 0o700); err != nil {
 				t.Fatal(err)
 			}
 			continue
@@ -125,6 +275,9 @@ func copyTree(t *testing.T, src, dst string) {
 			mode = 0o700
 		}
 		if err := os.WriteFile(target, data, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(target, mode); err != nil {
 			t.Fatal(err)
 		}
 		stamp := when.Add(time.Duration(i) * time.Hour)

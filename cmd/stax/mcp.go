@@ -119,7 +119,7 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		Budget:      render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
 		InlineLimit: opts.InlineLimit,
 		Workspace:   opts.Workspace,
-		Admit:       refuseUnverified,
+		Admit:       opts.Global.refuseUnverified,
 		Version:     buildVersion(),
 		Logger:      logger,
 	})

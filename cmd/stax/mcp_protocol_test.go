@@ -36,7 +36,7 @@ func startRawMCP(t *testing.T, args ...string) *rawMCP {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &rawMCP{t: t, in: inW, lines: make(chan string), done: make(chan int, 1), stderr: &lockedBuffer{}}
 	go func() {
-		c.done <- Execute(ctx, append([]string{"mcp", "--dir", project}, args...), &IOStreams{In: inR, Out: outW, ErrOut: c.stderr})
+		c.done <- executeTest(t, ctx, append([]string{"mcp", "--dir", project}, args...), &IOStreams{In: inR, Out: outW, ErrOut: c.stderr})
 		outW.Close()
 	}()
 	// The server's lines are read in the background so that a server that
@@ -204,7 +204,7 @@ func startHTTPMCP(t *testing.T, token string, args ...string) (url, said string,
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- Execute(ctx, append([]string{"mcp", "--dir", project}, args...), &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errW})
+		done <- executeTest(t, ctx, append([]string{"mcp", "--dir", project}, args...), &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errW})
 		errW.Close()
 	}()
 	// A server that serves without saying where would hold the scan below

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,16 +19,30 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 )
 
+// stax is the binary buildStax built, once for every test that runs it.
+var stax struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 // buildStax builds the stax binary for tests that run it as a subprocess,
 // the way an agent starts an MCP server.
 func buildStax(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stax")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	stax.once.Do(func() {
+		stax.path = filepath.Join(testSandbox, "bin", "stax")
+		build := exec.Command("go", "build", "-o", stax.path, ".")
+		build.Env = append(os.Environ(), "HOME="+runnerHome)
+		out, err := build.CombinedOutput()
+		if err != nil {
+			stax.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if stax.err != nil {
+		t.Fatal(stax.err)
 	}
-	return bin
+	return stax.path
 }
 
 func mcpSkillMD(name, description, body string) string {
@@ -93,13 +108,13 @@ func mcpText(res *mcp.CallToolResult) string {
 // client, as an agent does: initialize, the tools, resources, a parse
 // failure, and list_changed after a real stax install.
 func TestMCPStdioSubprocess(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildStax(t)
 	project, home := mcpFixture(t)
 	staxHome := useHome(t)
-	t.Setenv("HOME", home)
 
 	cmd := exec.Command(bin, "mcp", "--dir", project, "--budget", "60")
 	cmd.Env = append(os.Environ(), "HOME="+home, "STAX_HOME="+staxHome)
@@ -199,8 +214,7 @@ func TestMCPStdioSubprocess(t *testing.T) {
 		"stax.yaml":             "name: team\nversion: 1.0.0\nskills: skills\n",
 		"skills/greet/SKILL.md": mcpSkillMD("greet", "Greet the team", "Hello.\n"),
 	})
-	t.Chdir(project)
-	if r := runStax(t, "install", pkg, "--runtime", "claude-code"); r.Code != 0 {
+	if r := runStax(t, "install", pkg, "--dir", project, "--runtime", "claude-code"); r.Code != 0 {
 		t.Fatalf("stax install: exit %d\n%s", r.Code, r.Stderr)
 	}
 	select {
@@ -235,6 +249,7 @@ func TestMCPStdioSubprocess(t *testing.T) {
 // TestMCPHTTP serves the streamable HTTP transport on a loopback port, with
 // --inline-limit, and lists and calls the tools through it.
 func TestMCPHTTP(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -308,6 +323,7 @@ func TestMCPHTTP(t *testing.T) {
 }
 
 func TestMCPFlags(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	for _, args := range [][]string{
 		{"mcp", "--inline-limit", "0"},

@@ -34,6 +34,7 @@ func mountRequests(reg *registrytest.Registry) (mounted, refused, others int) {
 // from the first rather than uploading them again; a registry that refuses
 // mounts gets them uploaded.
 func TestPushToASecondRepositoryMounts(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	reg := registrytest.New(t)
 	pushExamples(t, reg.Host+"/acme/skills:1.0.0")

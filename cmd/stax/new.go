@@ -66,7 +66,7 @@ func runNewSkill(opts *newSkillOptions) error {
 	if err != nil {
 		return err
 	}
-	today, err := pack.SourceDate(getenv)
+	today, err := pack.SourceDate(opts.Global.getenv)
 	if err != nil {
 		return err
 	}

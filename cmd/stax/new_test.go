@@ -10,7 +10,8 @@ import (
 )
 
 func TestNewSkill(t *testing.T) {
-	t.Setenv("SOURCE_DATE_EPOCH", "1795395600") // 2026-11-23
+	t.Parallel()
+	setenv(t, "SOURCE_DATE_EPOCH", "1795395600") // 2026-11-23
 	dir := filepath.Join(t.TempDir(), "skills")
 	r := runStax(t, "new", "skill", "review-pr", dir)
 	if r.Code != 0 || !strings.Contains(r.Stdout, "created "+filepath.Join(dir, "review-pr")+": SKILL.md\n") {

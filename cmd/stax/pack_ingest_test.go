@@ -12,7 +12,7 @@ import (
 // into: no temporary copy, so a $TMPDIR that cannot be written does not
 // matter, and the store's ingest directory is left empty.
 func TestPackWritesNoTemporaryCopy(t *testing.T) {
-	useHome(t)
+	home := useHome(t)
 	root := t.TempDir()
 	pkg := filepath.Join(root, "pkg")
 	filetest.WriteFile(t, filepath.Join(pkg, "stax.yaml"), "name: direct\nversion: 1.0.0\n")
@@ -27,7 +27,7 @@ func TestPackWritesNoTemporaryCopy(t *testing.T) {
 			t.Fatalf("pack %v: exit %d: %s", args[2:], r.Code, r.Stderr)
 		}
 	}
-	for _, ingest := range []string{filepath.Join(os.Getenv("STAX_HOME"), "store", "ingest"), filepath.Join(root, "layout", "ingest")} {
+	for _, ingest := range []string{filepath.Join(home, "store", "ingest"), filepath.Join(root, "layout", "ingest")} {
 		entries, _ := os.ReadDir(ingest)
 		for _, e := range entries {
 			t.Errorf("left in %s: %s", ingest, e.Name())

@@ -15,6 +15,7 @@ import (
 const goldenExamplesDigest = "sha256:d8b5335bb8f8fc9684d32c07ab1dfd9dddb4db231bf55c3f8612c4236fe545a6"
 
 func TestPackIsReproducible(t *testing.T) {
+	t.Parallel()
 	copied := filepath.Join(t.TempDir(), "elsewhere", "examples")
 	copyTree(t, examples, copied)
 
@@ -35,6 +36,7 @@ func TestPackIsReproducible(t *testing.T) {
 }
 
 func TestPackTagsAndStores(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	r := runStax(t, "pack", examples, "--output", "json")
 	if r.Code != 0 {
@@ -69,6 +71,7 @@ func TestPackTagsAndStores(t *testing.T) {
 }
 
 func TestPackCreatedAnnotation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, epoch, flag, want string
 	}{
@@ -79,7 +82,7 @@ func TestPackCreatedAnnotation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			useHome(t)
-			t.Setenv("SOURCE_DATE_EPOCH", tt.epoch)
+			setenv(t, "SOURCE_DATE_EPOCH", tt.epoch)
 			args := []string{"pack", examples}
 			if tt.flag != "" {
 				args = append(args, "--created", tt.flag)
@@ -98,6 +101,7 @@ func TestPackCreatedAnnotation(t *testing.T) {
 }
 
 func TestPackRefusals(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -127,6 +131,7 @@ func TestPackRefusals(t *testing.T) {
 }
 
 func TestPackInvalidSkillsReportsDiagnostics(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(dir, "Bad_Name", "SKILL.md"), "---\nname: Bad_Name\ndescription: x\n---\nbody\n")
@@ -137,6 +142,7 @@ func TestPackInvalidSkillsReportsDiagnostics(t *testing.T) {
 }
 
 func TestPackToLayout(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	layout := filepath.Join(t.TempDir(), "out")
 	r := runStax(t, "pack", examples, "-t", "oci:"+layout+":v1")
@@ -158,6 +164,7 @@ func TestPackToLayout(t *testing.T) {
 }
 
 func TestPackWithoutDefinitionUsesDefaults(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	r := runStax(t, "pack", filepath.Join(examples, "skills"))
 	if r.Code != 0 {
@@ -170,6 +177,7 @@ func TestPackWithoutDefinitionUsesDefaults(t *testing.T) {
 
 // --oci-layout puts another layout in place of the local store.
 func TestOCILayoutReplacesTheStore(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	layout := filepath.Join(t.TempDir(), "store")
 	if r := runStax(t, "pack", examples, "--oci-layout", layout); r.Code != 0 {

@@ -14,6 +14,7 @@ import (
 // t; d2 and t both hold "shared". t is transitive to top2, so d2's wins,
 // whether top2 is pulled or installed.
 func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
 	root := t.TempDir()
@@ -76,6 +77,7 @@ func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
 // project declaring [base, team], installed; the override report names
 // each rule.
 func TestReadmePrecedenceExample(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
 	root := t.TempDir()

@@ -32,7 +32,7 @@ func preparePublish(ctx context.Context, opts *pushOptions, opener *target.Opene
 	if err != nil {
 		return err
 	}
-	copyOpts, done := opts.Remote.transferOptions(opts.IO)
+	copyOpts, done := opts.Remote.transferOptions(opts.IO, opts.Global)
 	copyOpts.MaxSize = build.MaxSize
 	published, err := resolve.PublishDependencies(ctx, p, resolve.Options{Opener: opener, MaxSize: build.MaxSize, Build: *build}, copyOpts)
 	done()
@@ -65,5 +65,5 @@ func pushSigner(opts *pushOptions) (*signature.KeySigner, error) {
 	case !opts.Sign:
 		return nil, nil
 	}
-	return loadSigner(opts.IO, opts.SignKey)
+	return loadSigner(opts.IO, opts.Global, opts.SignKey)
 }

@@ -14,6 +14,7 @@ import (
 // install it. With the reference beside the path, --push-dependencies
 // publishes the directory first and records its reference.
 func TestPushRefusesPathDependencies(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
 	root := t.TempDir()

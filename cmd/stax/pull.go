@@ -106,7 +106,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		return err
 	}
 	defer graph.Close()
-	if _, err := trust.Enforce(ctx, install.TrustPackages(graph), opts.Verify.options(opts.IO, nil, nil, maxSize)); err != nil {
+	if _, err := trust.Enforce(ctx, install.TrustPackages(graph), opts.Verify.options(opts.IO, opts.Global, nil, nil, maxSize)); err != nil {
 		return err
 	}
 
@@ -123,7 +123,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
 	}
 
-	copyOpts, done := opts.Remote.transferOptions(opts.IO)
+	copyOpts, done := opts.Remote.transferOptions(opts.IO, opts.Global)
 	copyOpts.MaxSize = maxSize
 	store := func() error { _, err := graph.Store(ctx, opener, copyOpts); return err }
 	if opts.Output == "" {

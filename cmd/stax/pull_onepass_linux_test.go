@@ -20,6 +20,7 @@ import (
 // store and the extractor in one pass, and the stored blob is never read
 // back. The kernel reports every open and read of the store's blobs.
 func TestPullExtractsWhileTheLayerStreams(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")

@@ -15,6 +15,7 @@ import (
 // extracted: nothing appears at DIR or beside it, the store has neither
 // the blob nor the tag, and its ingest is empty.
 func TestPullOfACorruptLayerLeavesNothing(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")

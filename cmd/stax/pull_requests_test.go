@@ -13,6 +13,7 @@ import (
 // than looking the package up and fetching them again; with -o the layer
 // streams into the store and the extractor in the same GET.
 func TestPullFetchesEachBlobOnce(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushExamples(t, reg.Host+"/acme/skills:1.0.0")

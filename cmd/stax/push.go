@@ -136,7 +136,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	}
 	defer dst.Close()
 
-	res, err := copyPackage(ctx, opts.IO, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged})
+	res, err := copyPackage(ctx, opts.IO, opts.Global, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged})
 	if err != nil {
 		return target.DiscardAfter(dst, err)
 	}

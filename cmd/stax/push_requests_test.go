@@ -20,6 +20,7 @@ import (
 // PUT to upload each blob, and a PUT of the manifest by tag. Both go to
 // the same registry in the same run.
 func TestFirstPushRequestsNoMoreThanOras(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	reg.ResetRequests()
@@ -55,6 +56,7 @@ func TestFirstPushRequestsNoMoreThanOras(t *testing.T) {
 // have yet, gets the tag: the manifest is PUT under it although it is
 // there already, and no blob is uploaded again.
 func TestPushNewTagOfAPackagePushedByDigest(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	repo := reg.Host + "/acme/skills"
@@ -73,8 +75,10 @@ func TestPushNewTagOfAPackagePushedByDigest(t *testing.T) {
 // the stateful-file rule needs, and moves the tag: only a tag that names
 // the very package being pushed spares the reads.
 func TestRepushOfAChangedPackageMovesTheTag(t *testing.T) {
+	t.Parallel()
 	for _, backend := range referrerRegistries {
 		t.Run(backend.name, func(t *testing.T) {
+			t.Parallel()
 			reg := registrytest.New(t, backend.opts...)
 			useHome(t)
 			ref := reg.Host + "/acme/skills:1.0.0"

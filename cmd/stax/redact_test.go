@@ -54,6 +54,7 @@ func savedCredentials(t *testing.T, host, user, password string) string {
 // saying what the registry said, without the password, the Basic header
 // or the bearer token.
 func TestRegistryErrorsNeverShowCredentials(t *testing.T) {
+	t.Parallel()
 	for _, auth := range []struct {
 		name string
 		opt  func(user, password string) registrytest.Option
@@ -109,6 +110,7 @@ func TestRegistryErrorsNeverShowCredentials(t *testing.T) {
 // sent: the message about the wait it asks for says the status in
 // standard words, and the pull succeeds.
 func TestPullWaitMessageShowsNoCredential(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t, registrytest.WithBasicAuth(echoUser, echoPassword))
 	useHome(t)
 	config := savedCredentials(t, reg.Host, echoUser, echoPassword)
@@ -132,6 +134,7 @@ func TestPullWaitMessageShowsNoCredential(t *testing.T) {
 // redirect and the token realm that hold it are followed as sent, and
 // the pull succeeds.
 func TestPullFollowsRedirectAndRealmHoldingThePassword(t *testing.T) {
+	t.Parallel()
 	const password = "storage"
 	reg := registrytest.New(t, registrytest.WithTokenAuth(echoUser, password),
 		registrytest.WithTokenRealm("/"+password+"/token"), registrytest.WithBlobRedirect(password))

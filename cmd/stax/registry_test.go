@@ -76,8 +76,12 @@ func assertSameTree(t *testing.T, want, got string) {
 }
 
 func TestPushPullRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, backend := range referrerRegistries {
-		t.Run(backend.name, func(t *testing.T) { testPushPullRoundTrip(t, backend.opts...) })
+		t.Run(backend.name, func(t *testing.T) {
+			t.Parallel()
+			testPushPullRoundTrip(t, backend.opts...)
+		})
 	}
 }
 
@@ -121,8 +125,12 @@ func testPushPullRoundTrip(t *testing.T, opts ...registrytest.Option) {
 // stateful-file rule, no manifest or blob lookup, no upload, no manifest or
 // tag PUT. On both registries the tests run against.
 func TestRepushUploadsNoBlob(t *testing.T) {
+	t.Parallel()
 	for _, backend := range referrerRegistries {
-		t.Run(backend.name, func(t *testing.T) { testRepushUploadsNoBlob(t, backend.opts...) })
+		t.Run(backend.name, func(t *testing.T) {
+			t.Parallel()
+			testRepushUploadsNoBlob(t, backend.opts...)
+		})
 	}
 }
 
@@ -176,6 +184,7 @@ func testRepushUploadsNoBlob(t *testing.T, opts ...registrytest.Option) {
 }
 
 func TestPushAndPullByDigest(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	repo := reg.Host + "/acme/pinned"
@@ -204,6 +213,7 @@ func TestPushAndPullByDigest(t *testing.T) {
 }
 
 func TestPushWithoutTagUsesVersion(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills")
@@ -216,6 +226,7 @@ func TestPushWithoutTagUsesVersion(t *testing.T) {
 }
 
 func TestPushStoredReference(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	if r := runStax(t, "pack", examples, "-t", "acme/skills:9"); r.Code != 0 {
@@ -233,6 +244,7 @@ func TestPushStoredReference(t *testing.T) {
 }
 
 func TestInspectAndResolveRemoteDoNotFetchTheLayer(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -278,8 +290,12 @@ var referrerRegistries = []struct {
 }
 
 func TestCopyKeepsReferrers(t *testing.T) {
+	t.Parallel()
 	for _, backend := range referrerRegistries {
-		t.Run(backend.name, func(t *testing.T) { testCopyKeepsReferrers(t, backend.opts...) })
+		t.Run(backend.name, func(t *testing.T) {
+			t.Parallel()
+			testCopyKeepsReferrers(t, backend.opts...)
+		})
 	}
 }
 
@@ -327,6 +343,7 @@ func testCopyKeepsReferrers(t *testing.T, opts ...registrytest.Option) {
 // to a registry without the referrers API that answers DELETE with 405,
 // as GHCR does: the copy must not need to delete the old referrers index.
 func TestCopyToRegistryThatRefusesDelete(t *testing.T) {
+	t.Parallel()
 	src := registrytest.New(t)
 	dst := registrytest.New(t, registrytest.WithoutDelete())
 	useHome(t)
@@ -371,6 +388,7 @@ func referrers(t *testing.T, repoName string, subject transferResult) []string {
 }
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	const user, password = "ci-bot", "s3cret-Pa55"
 	reg := registrytest.New(t, registrytest.WithBasicAuth(user, password))
 	useHome(t)
@@ -447,6 +465,7 @@ func TestLogin(t *testing.T) {
 }
 
 func TestTokenAuth(t *testing.T) {
+	t.Parallel()
 	const user, password = "token-user", "t0ken-Pa55"
 	reg := registrytest.New(t, registrytest.WithTokenAuth(user, password))
 	useHome(t)
@@ -467,6 +486,7 @@ func TestTokenAuth(t *testing.T) {
 // A logged-in user whose token grants no push is told so, not told to log
 // in.
 func TestPushWithoutPushAccess(t *testing.T) {
+	t.Parallel()
 	const user, password = "reader", "r3ad-Only"
 	reg := registrytest.New(t, registrytest.WithTokenAuth(user, password), registrytest.WithPullOnlyTokens())
 	useHome(t)
@@ -510,6 +530,7 @@ func TestCredentialHelper(t *testing.T) {
 // Pushing a package whose stateful files changed since what the
 // destination holds, without a version bump, is refused with the fix.
 func TestPushRefusesUnbumpedStatefulChanges(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	ref := reg.Host + "/acme/skills:1.0.0"
@@ -558,6 +579,7 @@ func TestPushRefusesUnbumpedStatefulChanges(t *testing.T) {
 // A registry over TLS with its own CA: refused until trusted, with --ca-file
 // or --insecure. --plain-http=false asks for HTTPS on a loopback host.
 func TestTLSRegistry(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t, registrytest.WithTLS())
 	useHome(t)
 	ref := reg.Host + "/acme/skills:1.0.0"

@@ -132,10 +132,10 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 // transferOptions are the copy options the flags ask for, with progress
 // bars when stderr is a terminal and the record of where blobs are, for
 // cross-repository mounts; call done when the copies are over.
-func (r *remoteOptions) transferOptions(streams *IOStreams) (opts transfer.Options, done func()) {
+func (r *remoteOptions) transferOptions(streams *IOStreams, global *globalOptions) (opts transfer.Options, done func()) {
 	opts.Concurrency = r.Concurrency
 	// A record that cannot be read or saved only costs uploads.
-	record, err := mounts.LoadHome()
+	record, err := mounts.LoadHomeFrom(global.getenv)
 	if err != nil {
 		fmt.Fprintf(streams.ErrOut, "warning: ignoring the record of where blobs are: %v\n", err)
 	}

@@ -94,7 +94,7 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseUnverified(ctx, skillDir); err != nil {
+	if err := opts.Global.refuseUnverified(ctx, skillDir); err != nil {
 		return err
 	}
 	sub := substitute.Options{Arguments: opts.Args, SkillDir: skillDir, Workspace: opts.Workspace}

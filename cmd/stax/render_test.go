@@ -32,6 +32,7 @@ func order(t *testing.T, text string, markers ...string) []int {
 // stateful skills (docs/stateful-skills.md), the oldest entries dropped
 // first, and the summary on stderr.
 func TestRenderExampleLoadOrderAndTruncation(t *testing.T) {
+	t.Parallel()
 	full := runStax(t, "render", postmortem, "--", "INC-42")
 	if full.Code != 0 {
 		t.Fatalf("render: %d %s", full.Code, full.Stderr)
@@ -94,6 +95,7 @@ func TestRenderExampleLoadOrderAndTruncation(t *testing.T) {
 }
 
 func TestRenderRefusesOverBudget(t *testing.T) {
+	t.Parallel()
 	r := runStax(t, "render", postmortem, "--budget", "200")
 	if r.Code != 1 || r.Stdout != "" {
 		t.Fatalf("exit %d, stdout %q", r.Code, r.Stdout)
@@ -112,6 +114,7 @@ func TestRenderRefusesOverBudget(t *testing.T) {
 }
 
 func TestRenderJSON(t *testing.T) {
+	t.Parallel()
 	r := runStax(t, "render", "incident-postmortem", "--dir", filepath.Join(examples, "skills"), "--budget", "650", "--output", "json", "--", "INC-7")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
@@ -156,6 +159,7 @@ func TestRenderJSON(t *testing.T) {
 }
 
 func TestRenderVariables(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(dir, "tool", "SKILL.md"),
 		"---\nname: tool\ndescription: d\n---\nall=$ARGUMENTS first=$ARGUMENTS[0] third=[$ARGUMENTS[2]] dir=${STAX_SKILL_DIR} ws=${STAX_WORKSPACE} lit=\\$ARGUMENTS\n")
@@ -176,6 +180,7 @@ func TestRenderVariables(t *testing.T) {
 }
 
 func TestRenderPackagedSkill(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	if r := runStax(t, "pack", examples); r.Code != 0 {
 		t.Fatalf("pack: %s", r.Stderr)
@@ -201,6 +206,7 @@ func TestRenderPackagedSkill(t *testing.T) {
 }
 
 func TestRenderErrors(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	tests := []struct {
 		name string

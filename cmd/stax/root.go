@@ -35,6 +35,10 @@ type globalOptions struct {
 	errOut io.Writer
 	// clock times the waits of registry retries; nil is real time.
 	clock registry.Clock
+	// lookupEnv is the environment commands read; nil is the process's.
+	// Tests give each run its own, so they need not change the process's
+	// and can run in parallel.
+	lookupEnv func(string) (string, bool)
 }
 
 // debugEnv turns --debug on for commands run where their flags cannot be
@@ -44,7 +48,7 @@ const debugEnv = "STAX_DEBUG"
 // debugFromEnvironment sets Debug from $STAX_DEBUG unless --debug was
 // given (given is whether it was, as true or false).
 func (g *globalOptions) debugFromEnvironment(given bool) error {
-	value := getenv(debugEnv)
+	value := g.getenv(debugEnv)
 	if given || value == "" {
 		return nil
 	}
@@ -67,29 +71,45 @@ func (g *globalOptions) trace() io.Writer {
 
 func (g *globalOptions) json() bool { return g.Output == outputJSON }
 
+// lookup is os.LookupEnv in the command's environment: it tells an empty
+// variable from an unset one.
+func (g *globalOptions) lookup(key string) (string, bool) {
+	if g.lookupEnv == nil {
+		return os.LookupEnv(key)
+	}
+	return g.lookupEnv(key)
+}
+
+// getenv is os.Getenv in the command's environment.
+func (g *globalOptions) getenv(key string) string {
+	v, _ := g.lookup(key)
+	return v
+}
+
 // storeDir is the local store, or the layout of --oci-layout.
 func (g *globalOptions) storeDir() (string, error) {
 	if g.Layout != "" {
 		return g.Layout, nil
 	}
-	return store.DefaultDir()
+	return store.DefaultDirFrom(g.getenv)
 }
 
-// getenv is the environment commands read; a variable so tests can see
-// which values a command consulted.
-var getenv = os.Getenv
+// lockDir is where the locks of folders stax installs into are kept.
+func (g *globalOptions) lockDir() (string, error) {
+	return store.LockDirFrom(g.getenv)
+}
 
 // errReported is returned by a command that has already printed its
 // failure (a validation report), so Execute only sets the exit code.
 var errReported = errors.New("reported")
 
-func newRootCmd(streams *IOStreams) (*cobra.Command, *bool) {
-	return newRootCmdOnClock(streams, nil)
-}
-
-// newRootCmdOnClock is newRootCmd with registry waits timed by clock.
-func newRootCmdOnClock(streams *IOStreams, clock registry.Clock) (*cobra.Command, *bool) {
-	global := &globalOptions{errOut: streams.ErrOut, clock: clock}
+// newRootCmd builds the stax command. Its commands read their environment
+// through lookupEnv (the process's when nil) and time registry waits by
+// clock (real time when nil): tests give each run its own of both, so that
+// runs need not change the process's environment and can run in parallel,
+// and waits are recorded instead of slept through.
+func newRootCmd(streams *IOStreams, lookupEnv func(string) (string, bool), clock registry.Clock) (*cobra.Command, *bool) {
+	global := &globalOptions{errOut: streams.ErrOut, lookupEnv: lookupEnv, clock: clock}
 	started := new(bool)
 	root := &cobra.Command{
 		Use:   "stax",
@@ -190,13 +210,13 @@ var unclassified = func(error) {}
 
 // Execute runs stax with args and returns the process exit code.
 func Execute(ctx context.Context, args []string, streams *IOStreams) int {
-	return execute(ctx, args, streams, nil)
+	return executeIn(ctx, args, streams, os.LookupEnv, nil)
 }
 
-// execute is Execute with registry waits timed by clock, real time when
-// nil: tests pass one that records the waits instead of sleeping.
-func execute(ctx context.Context, args []string, streams *IOStreams, clock registry.Clock) int {
-	root, started := newRootCmdOnClock(streams, clock)
+// executeIn is Execute with the environment read through lookupEnv and
+// registry waits timed by clock (see newRootCmd).
+func executeIn(ctx context.Context, args []string, streams *IOStreams, lookupEnv func(string) (string, bool), clock registry.Clock) int {
+	root, started := newRootCmd(streams, lookupEnv, clock)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestUsageErrorsExitOne(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	tests := []struct {
 		args []string
@@ -33,6 +34,7 @@ func TestUsageErrorsExitOne(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := runStax(t, "version", "--output", "json")
 	var v versionInfo
 	decodeJSON(t, r.Stdout, &v)
@@ -45,6 +47,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	r := runStax(t, "completion", "bash")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "__start_stax") {
 		t.Errorf("completion bash: exit %d, %d bytes", r.Code, len(r.Stdout))
@@ -52,6 +55,7 @@ func TestCompletion(t *testing.T) {
 }
 
 func TestInit(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := filepath.Join(t.TempDir(), "Team Skills")
 	r := runStax(t, "init", dir, "--author", "Platform", "--tags", "a,b")
@@ -104,6 +108,7 @@ func TestInit(t *testing.T) {
 }
 
 func TestDefinitionErrorsNameTheLine(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: ok\nversion: 1.0.0\nauthr: typo\n")

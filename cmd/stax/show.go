@@ -73,7 +73,7 @@ func runShow(ctx context.Context, opts *showOptions) error {
 		}
 		return errdefs.Invalid(fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, opts.Name, opts.Project, hint))
 	}
-	if err := refuseUnverified(ctx, s.Dir); err != nil {
+	if err := opts.Global.refuseUnverified(ctx, s.Dir); err != nil {
 		return err
 	}
 	if opts.Global.json() {

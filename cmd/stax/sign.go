@@ -60,7 +60,7 @@ password comes from $STAX_PASSWORD, else it is asked on the terminal.`,
 }
 
 func runSign(ctx context.Context, opts *signOptions) error {
-	signer, err := loadSigner(opts.IO, opts.Key)
+	signer, err := loadSigner(opts.IO, opts.Global, opts.Key)
 	if err != nil {
 		return err
 	}
@@ -81,12 +81,12 @@ func runSign(ctx context.Context, opts *signOptions) error {
 }
 
 // loadSigner reads a private key file and its password.
-func loadSigner(streams *IOStreams, path string) (*signature.KeySigner, error) {
+func loadSigner(streams *IOStreams, global *globalOptions, path string) (*signature.KeySigner, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("read private key: %w", err))
 	}
-	password, err := readPassword(streams, false)
+	password, err := readPassword(streams, global, false)
 	if err != nil {
 		return nil, err
 	}

@@ -4,17 +4,52 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
-// newKeyPair writes a key pair with stax key generate and returns the
-// paths of its private and public keys.
+// keyPair is one key pair newKeyPair made, for every test that asks for
+// a key of that name.
+type keyPair struct {
+	once      sync.Once
+	priv, pub string
+	failed    bool
+}
+
+// keyPairs are the key pairs of newKeyPair by name. Making one takes two
+// scrypt runs, seconds under the race detector, and tests only read keys,
+// so one per name is made in a run.
+var keyPairs sync.Map
+
+// newKeyPair returns the private and public key of the key pair named
+// prefix, encrypted with the password it sets in the test's
+// $STAX_PASSWORD; another name is another key.
 func newKeyPair(t *testing.T, prefix string) (string, string) {
 	t.Helper()
-	t.Setenv("STAX_PASSWORD", "correct horse")
-	prefix = filepath.Join(t.TempDir(), prefix)
+	setenv(t, "STAX_PASSWORD", "correct horse")
+	v, _ := keyPairs.LoadOrStore(prefix, &keyPair{})
+	kp := v.(*keyPair)
+	kp.once.Do(func() {
+		kp.failed = true
+		kp.priv, kp.pub = generateKeyPair(t, filepath.Join(testSandbox, "keys", prefix))
+		kp.failed = false
+	})
+	if kp.failed {
+		t.Fatalf("key pair %s: made by a test that failed", prefix)
+	}
+	return kp.priv, kp.pub
+}
+
+// generateKeyPair writes a key pair with stax key generate, with the
+// password of the test's $STAX_PASSWORD, and returns the paths of its
+// private and public keys.
+func generateKeyPair(t *testing.T, prefix string) (string, string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if r := runStax(t, "key", "generate", "--output-prefix", prefix); r.Code != 0 {
 		t.Fatalf("key generate: %d %s", r.Code, r.Stderr)
 	}
@@ -29,8 +64,10 @@ func newKeyPair(t *testing.T, prefix string) (string, string) {
 }
 
 func TestKeyGenerateRefusesToOverwrite(t *testing.T) {
+	t.Parallel()
 	useHome(t)
-	priv, _ := newKeyPair(t, "k")
+	setenv(t, "STAX_PASSWORD", "correct horse")
+	priv, _ := generateKeyPair(t, filepath.Join(t.TempDir(), "k"))
 	before, _ := os.ReadFile(priv)
 	r := runStax(t, "key", "generate", "--output-prefix", strings.TrimSuffix(priv, ".key"))
 	if r.Code != 2 || !strings.Contains(r.Stderr, "--force") {
@@ -39,8 +76,7 @@ func TestKeyGenerateRefusesToOverwrite(t *testing.T) {
 	if after, _ := os.ReadFile(priv); string(after) != string(before) {
 		t.Fatal("the private key was overwritten")
 	}
-	t.Setenv("STAX_PASSWORD", "")
-	os.Unsetenv("STAX_PASSWORD")
+	unsetenv(t, "STAX_PASSWORD")
 	if r := runStax(t, "key", "generate", "--output-prefix", filepath.Join(t.TempDir(), "x")); r.Code != 1 || !strings.Contains(r.Stderr, "STAX_PASSWORD") {
 		t.Fatalf("no password: %d %s", r.Code, r.Stderr)
 	}
@@ -50,11 +86,13 @@ func TestKeyGenerateRefusesToOverwrite(t *testing.T) {
 // referrers) and go-containerregistry's registry (referrers API), verifies,
 // then copies registry to registry to layout and verifies each copy.
 func TestSignThenVerifyOnRegistries(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		opts []registrytest.Option
 	}{{"distribution", nil}, {"referrers-api", []registrytest.Option{registrytest.WithReferrersAPI()}}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			useHome(t)
 			priv, pub := newKeyPair(t, "acme")
 			_, otherPub := newKeyPair(t, "other")
@@ -99,6 +137,7 @@ func TestSignThenVerifyOnRegistries(t *testing.T) {
 }
 
 func TestPushSignSignsWhatItPushes(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	priv, pub := newKeyPair(t, "acme")
 	reg := registrytest.New(t)
@@ -110,7 +149,7 @@ func TestPushSignSignsWhatItPushes(t *testing.T) {
 		t.Fatalf("verify: %d %s", r.Code, r.Stderr)
 	}
 	// A wrong password pushes nothing.
-	t.Setenv("STAX_PASSWORD", "wrong")
+	setenv(t, "STAX_PASSWORD", "wrong")
 	other := reg.Host + "/acme/other:1.0.0"
 	if r := runStax(t, "push", "--sign", "--key", priv, examples, other); r.Code != 1 {
 		t.Fatalf("wrong password: %d %s", r.Code, r.Stderr)
@@ -121,6 +160,7 @@ func TestPushSignSignsWhatItPushes(t *testing.T) {
 }
 
 func TestSignInLocalStore(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	priv, pub := newKeyPair(t, "acme")
 	if r := runStax(t, "pack", examples, "-t", "acme/skills:1.0.0"); r.Code != 0 {
@@ -138,6 +178,7 @@ func TestSignInLocalStore(t *testing.T) {
 // package in an OCI layout that does not exist say so, as inspect and
 // pull do, and leave no empty layout behind.
 func TestVerifyMissingLayoutCreatesNothing(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	priv, pub := newKeyPair(t, "acme")
 	layout := filepath.Join(t.TempDir(), "absent")

@@ -16,6 +16,7 @@ import (
 // the body is longer or shorter, with a Content-Length or without, and
 // whatever piece it is.
 func TestPullSizeMismatchIsCorrupt(t *testing.T) {
+	t.Parallel()
 	for _, piece := range []struct {
 		name string
 		path func(pushed transferResult) string
@@ -34,6 +35,7 @@ func TestPullSizeMismatchIsCorrupt(t *testing.T) {
 			{"shorter, chunked", -1, true}, {"longer, chunked", 1, true},
 		} {
 			t.Run(piece.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
 				reg := registrytest.New(t)
 				useHome(t)
 				pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")

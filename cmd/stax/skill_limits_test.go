@@ -40,6 +40,7 @@ func limitLine(doc string) string {
 // command: validate and pack (exit 1), list (not loadable), render (exit
 // 1), and install of a package that carries one (exit 5).
 func TestSkillMDLimitsAreShared(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	line := limitLine(wideSkillMD("wide"))
 
@@ -99,6 +100,7 @@ func TestSkillMDLimitsAreShared(t *testing.T) {
 // A skill that substitution would grow past render.MaxSize is refused
 // (exit 1) before its text is built, budget or not.
 func TestRenderRefusesOversizeOutput(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := filepath.Join(t.TempDir(), "amp")
 	filetest.WriteFile(t, filepath.Join(dir, skill.FileName),
@@ -118,6 +120,7 @@ func TestRenderRefusesOversizeOutput(t *testing.T) {
 // naming the file (exit 1) without reading it whole, and install refuses
 // the package (exit 5).
 func TestStatefulFileLimitsAreShared(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	src := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: big-calibration\nversion: 1.0.0\n")

@@ -14,6 +14,7 @@ import (
 // A named pipe in place of a stateful file makes render fail naming it
 // (exit 1) instead of blocking forever.
 func TestRenderRefusesNamedPipe(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	dir := filepath.Join(t.TempDir(), "piped")
 	filetest.WriteFile(t, filepath.Join(dir, skill.FileName), "---\nname: piped\ndescription: Piped. Use when testing.\n---\nbody\n")

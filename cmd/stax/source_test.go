@@ -13,8 +13,9 @@ import (
 // A directory built by inspect and resolve gets the digest pack gives it:
 // the same build options, SOURCE_DATE_EPOCH included.
 func TestDirectoryDigestSameInEveryCommand(t *testing.T) {
+	t.Parallel()
 	useHome(t)
-	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
+	setenv(t, "SOURCE_DATE_EPOCH", "1700000000")
 	dir := filepath.Join(t.TempDir(), "pkg")
 	copyTree(t, examples, dir)
 	packed := runStax(t, "pack", dir, "-t", "oci:"+t.TempDir())
@@ -38,7 +39,9 @@ func TestDirectoryDigestSameInEveryCommand(t *testing.T) {
 }
 
 // bigPackage is a package directory whose skills layer is over the
-// default 64 MiB limit (a sparse file: cheap to write, cheap to gzip).
+// default 64 MiB limit (a sparse file: cheap to write, cheap to gzip). Its
+// first byte is not UTF-8, so the file is binary, as a large asset is, and
+// validation does not scan all of it for hidden text.
 func bigPackage(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "big")
@@ -52,6 +55,9 @@ func bigPackage(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := f.Write([]byte{0xff}); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.Truncate(65 << 20); err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +69,7 @@ func bigPackage(t *testing.T) string {
 // with it, push checks the release it follows with it, and validate
 // --against reads the published package with it.
 func TestMaxSizeReachesEveryBuildAndRead(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	dir := bigPackage(t)

@@ -15,6 +15,7 @@ import (
 // publish, edit MEMORY.md, see validate --against refuse it, stax bump,
 // validate again.
 func TestStatefulWorkflow(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	pkg := copyExamples(t)
 	layout := "oci:" + filepath.Join(t.TempDir(), "published") + ":1.0.0"
@@ -68,6 +69,7 @@ func TestStatefulWorkflow(t *testing.T) {
 }
 
 func TestValidateAgainstErrors(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	// Not in the local store, so its registry is asked: a closed loopback port.
 	r := runStax(t, "validate", examples, "--against", "127.0.0.1:9/missing:1.0.0")
@@ -81,6 +83,7 @@ func TestValidateAgainstErrors(t *testing.T) {
 }
 
 func TestValidateStatefulFixtures(t *testing.T) {
+	t.Parallel()
 	const root = "../../testdata/stateful"
 	tests := map[string]struct {
 		code    string
@@ -133,6 +136,7 @@ func TestValidateStatefulFixtures(t *testing.T) {
 }
 
 func TestInspectShowsSiblings(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	if r := runStax(t, "pack", examples); r.Code != 0 {
 		t.Fatalf("pack: %s", r.Stderr)
@@ -169,6 +173,7 @@ func TestInspectShowsSiblings(t *testing.T) {
 // registry: pull the release, edit MEMORY.md, validate --against the
 // pulled reference, bump, push the next version.
 func TestStatefulWorkflowThroughRegistry(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	release := reg.Host + "/acme/skills:1.0.0"

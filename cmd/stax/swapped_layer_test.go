@@ -17,8 +17,10 @@ import (
 // place, or the manifest pointed at another layer) is a verification
 // failure under --verify require, exit 6, and nothing is installed.
 func TestSignedLayoutWithSwappedLayerFailsVerification(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"blob rewritten", "manifest repointed"} {
 		t.Run(how, func(t *testing.T) {
+			t.Parallel()
 			useHome(t)
 			priv, pub := newKeyPair(t, "acme")
 			layout := filepath.Join(t.TempDir(), "layout")

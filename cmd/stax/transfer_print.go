@@ -66,8 +66,8 @@ func (r transferResult) describe() string {
 
 // copyPackage runs a transfer with progress bars when stderr is a
 // terminal. A destination without a tag or digest gets the package version.
-func copyPackage(ctx context.Context, streams *IOStreams, remote *remoteOptions, src, dst *target.Target, opts transfer.Options) (*transfer.Result, error) {
-	base, done := remote.transferOptions(streams)
+func copyPackage(ctx context.Context, streams *IOStreams, global *globalOptions, remote *remoteOptions, src, dst *target.Target, opts transfer.Options) (*transfer.Result, error) {
+	base, done := remote.transferOptions(streams, global)
 	opts.Concurrency, opts.Progress, opts.Mounts = base.Concurrency, base.Progress, base.Mounts
 	opts.TagVersion = dst.Ref.Tag == "" && dst.Ref.Digest == ""
 	res, err := transfer.Copy(ctx, src, dst, opts)

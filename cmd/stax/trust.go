@@ -26,31 +26,32 @@ func (v *verifyFlags) addFlags(cmd *cobra.Command) {
 }
 
 // options are the trust.Enforce options the flags ask for.
-func (v *verifyFlags) options(streams *IOStreams, project *trust.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
-	return trust.EnforceOptions{Mode: v.Mode, Keys: v.Keys, Project: project, Require: require, Warnings: streams.ErrOut, MaxSize: maxSize}
+func (v *verifyFlags) options(streams *IOStreams, global *globalOptions, project *trust.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
+	return trust.EnforceOptions{Mode: v.Mode, Keys: v.Keys, Project: project, Require: require, Warnings: streams.ErrOut, MaxSize: maxSize, Getenv: global.getenv}
 }
 
 // checkTarget applies the trust policy to the package t names, for copy.
-func (v *verifyFlags) checkTarget(ctx context.Context, streams *IOStreams, t *target.Target, maxSize int64) error {
+func (v *verifyFlags) checkTarget(ctx context.Context, streams *IOStreams, global *globalOptions, t *target.Target, maxSize int64) error {
 	desc, err := t.Lookup(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = trust.Enforce(ctx, []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, v.options(streams, nil, nil, maxSize))
+	_, err = trust.Enforce(ctx, []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, v.options(streams, global, nil, nil, maxSize))
 	return err
 }
 
 // refuseUnverified applies install.Admit with the user's trust policy,
-// for render, show and mcp.
-func refuseUnverified(ctx context.Context, skillDir string) error {
+// for render, show and mcp. It reads the local store, whatever
+// --oci-layout says.
+func (g *globalOptions) refuseUnverified(ctx context.Context, skillDir string) error {
 	if skillDir == "" {
 		return nil
 	}
-	policy, err := trust.LoadHome()
+	policy, err := trust.LoadHomeFrom(g.getenv)
 	if err != nil {
 		return err
 	}
-	opener, err := (&remoteOptions{}).opener(&globalOptions{})
+	opener, err := (&remoteOptions{}).opener(&globalOptions{lookupEnv: g.lookupEnv})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 // TestPolicyRequireLeavesTargetsUntouched: with require and no signature,
 // pull, install and copy fail with exit 6 before writing anything.
 func TestPolicyRequireLeavesTargetsUntouched(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	_, pub := newKeyPair(t, "acme")
 	reg := registrytest.New(t, registrytest.WithReferrersAPI())
@@ -63,6 +64,7 @@ func TestPolicyRequireLeavesTargetsUntouched(t *testing.T) {
 // signature by acme's key under the registry's acme namespace, warns
 // elsewhere, and stax.yaml can relax it for a project.
 func TestPolicyFileScopesModesAndKeys(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	priv, pub := newKeyPair(t, "acme")
 	reg := registrytest.New(t)
@@ -106,6 +108,7 @@ func TestPolicyFileScopesModesAndKeys(t *testing.T) {
 // verified each package; install --frozen then requires that again, even
 // when the policy checks nothing.
 func TestLockRecordsVerificationAndFrozenRequiresIt(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	priv, pub := newKeyPair(t, "acme")
 	_, otherPub := newKeyPair(t, "other")
@@ -167,6 +170,7 @@ func listTree(t *testing.T, dir string) string {
 // install, with the install record rewritten to match, passes the local
 // check but not the signed statement, which names the file.
 func TestVerifyInstalledAgainstSignedStatement(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	_, pub, _, proj := installSigned(t)
 	if r := runStax(t, "verify", "--installed", "--dir", proj, "--runtime", "claude-code", "--key", pub); r.Code != 0 {
@@ -202,6 +206,7 @@ func TestVerifyInstalledAgainstSignedStatement(t *testing.T) {
 // skill whose MEMORY.md no longer matches its package's signature is
 // refused by render and show; the same skill unaltered is rendered.
 func TestRenderAndShowRefuseUnverifiedStatefulSkill(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	_, pub, host, proj := installSigned(t)
 	policy := "scopes:\n  - scope: " + host + "/acme\n    mode: require\n    keys: [" + pub + "]\n"
@@ -255,13 +260,13 @@ func installSigned(t *testing.T) (priv, pub, host, proj string) {
 // MEMORY.md differs from what the package's signature signs is refused
 // with the reason, never served.
 func TestMCPRefusesUnverifiedStatefulSkill(t *testing.T) {
+	t.Parallel()
 	home := useHome(t)
 	_, pub, host, proj := installSigned(t)
 	policy := "scopes:\n  - scope: " + host + "/acme\n    mode: require\n    keys: [" + pub + "]\n"
 	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("HOME", t.TempDir())
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -269,7 +274,7 @@ func TestMCPRefusesUnverifiedStatefulSkill(t *testing.T) {
 	done := make(chan int, 1)
 	var stderr lockedBuffer
 	go func() {
-		done <- Execute(ctx, []string{"mcp", "--dir", proj, "--runtime", "claude-code"}, &IOStreams{In: inR, Out: outW, ErrOut: &stderr})
+		done <- executeTest(t, ctx, []string{"mcp", "--dir", proj, "--runtime", "claude-code"}, &IOStreams{In: inR, Out: outW, ErrOut: &stderr})
 		outW.Close()
 	}()
 	t.Cleanup(func() {

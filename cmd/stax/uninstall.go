@@ -9,7 +9,6 @@ import (
 
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/store"
 )
 
 type uninstallOptions struct {
@@ -66,7 +65,7 @@ func runUninstall(ctx context.Context, opts *uninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	lockDir, err := store.LockDir()
+	lockDir, err := opts.Global.lockDir()
 	if err != nil {
 		return err
 	}

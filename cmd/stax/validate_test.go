@@ -10,6 +10,7 @@ import (
 )
 
 func TestValidateExamples(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{examples, filepath.Join(examples, "skills")} {
 		r := runStax(t, "validate", "--strict", dir)
 		if r.Code != 0 || !strings.Contains(r.Stdout, "4 skills valid, 0 warnings") {
@@ -19,6 +20,7 @@ func TestValidateExamples(t *testing.T) {
 }
 
 func TestValidatePublicShapes(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{"valid", "shapes/agentskills-minimal", "shapes/claude-code", "shapes/metadata-version"} {
 		r := runStax(t, "validate", filepath.Join("../../testdata/skills", dir))
 		if r.Code != 0 {
@@ -31,6 +33,7 @@ func TestValidatePublicShapes(t *testing.T) {
 // through the command: error fixtures exit 1 naming their code, warning
 // fixtures exit 0 and exit 1 under --strict.
 func TestValidateInvalidFixtures(t *testing.T) {
+	t.Parallel()
 	const root = "../../testdata/skills/invalid"
 	tests := map[string]struct {
 		code    string
@@ -122,6 +125,7 @@ func hasCode(ds []validate.Diagnostic, code string) bool {
 }
 
 func TestValidateLineNumbers(t *testing.T) {
+	t.Parallel()
 	r := runStax(t, "validate", "../../testdata/skills/invalid/frontmatter-syntax")
 	if r.Code != 1 || !strings.Contains(r.Stdout, "SKILL.md:") {
 		t.Fatalf("exit %d\n%s", r.Code, r.Stdout)

@@ -14,7 +14,6 @@ import (
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/source"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
 )
 
@@ -100,7 +99,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	lockDir, err := store.LockDir()
+	lockDir, err := opts.Global.lockDir()
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,12 @@ func Load(path string) (*Record, error) {
 
 // LoadHome reads the record in $STAX_HOME, as Load does.
 func LoadHome() (*Record, error) {
-	home, err := store.Home()
+	return LoadHomeFrom(os.Getenv)
+}
+
+// LoadHomeFrom is LoadHome with the variables read through getenv.
+func LoadHomeFrom(getenv func(string) string) (*Record, error) {
+	home, err := store.HomeFrom(getenv)
 	if err != nil {
 		return &Record{registries: map[string]*blobs{}}, err
 	}

@@ -30,10 +30,16 @@ const EnvHome = "STAX_HOME"
 // Home is where stax keeps its data: $STAX_HOME, else
 // $XDG_DATA_HOME/stax, else ~/.local/share/stax.
 func Home() (string, error) {
-	if home := os.Getenv(EnvHome); home != "" {
+	return HomeFrom(os.Getenv)
+}
+
+// HomeFrom is Home with the variables read through getenv, for a caller
+// that carries its own environment (a command run in-process by a test).
+func HomeFrom(getenv func(string) string) (string, error) {
+	if home := getenv(EnvHome); home != "" {
 		return home, nil
 	}
-	if data := os.Getenv("XDG_DATA_HOME"); data != "" {
+	if data := getenv("XDG_DATA_HOME"); data != "" {
 		return filepath.Join(data, "stax"), nil
 	}
 	home, err := os.UserHomeDir()
@@ -45,7 +51,12 @@ func Home() (string, error) {
 
 // DefaultDir is the local store, Home()/store.
 func DefaultDir() (string, error) {
-	home, err := Home()
+	return DefaultDirFrom(os.Getenv)
+}
+
+// DefaultDirFrom is DefaultDir with the variables read through getenv.
+func DefaultDirFrom(getenv func(string) string) (string, error) {
+	home, err := HomeFrom(getenv)
 	if err != nil {
 		return "", err
 	}
@@ -54,7 +65,12 @@ func DefaultDir() (string, error) {
 
 // LockDir is where stax keeps the locks of folders it installs into.
 func LockDir() (string, error) {
-	home, err := Home()
+	return LockDirFrom(os.Getenv)
+}
+
+// LockDirFrom is LockDir with the variables read through getenv.
+func LockDirFrom(getenv func(string) string) (string, error) {
+	home, err := HomeFrom(getenv)
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
@@ -17,7 +18,13 @@ import (
 
 // HomePolicyPath is the user's trust policy, $STAX_HOME/trust.yaml.
 func HomePolicyPath() (string, error) {
-	home, err := store.Home()
+	return HomePolicyPathFrom(os.Getenv)
+}
+
+// HomePolicyPathFrom is HomePolicyPath with the variables read through
+// getenv.
+func HomePolicyPathFrom(getenv func(string) string) (string, error) {
+	home, err := store.HomeFrom(getenv)
 	if err != nil {
 		return "", err
 	}
@@ -27,7 +34,12 @@ func HomePolicyPath() (string, error) {
 // LoadHome loads the user's trust policy; a missing file is the empty
 // policy.
 func LoadHome() (*Policy, error) {
-	path, err := HomePolicyPath()
+	return LoadHomeFrom(os.Getenv)
+}
+
+// LoadHomeFrom is LoadHome with the variables read through getenv.
+func LoadHomeFrom(getenv func(string) string) (*Policy, error) {
+	path, err := HomePolicyPathFrom(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -54,13 +66,20 @@ type EnforceOptions struct {
 	Warnings io.Writer
 	// MaxSize bounds every signature read; 0 is the default.
 	MaxSize int64
+	// Getenv is where the user's policy is looked up from ($STAX_HOME);
+	// nil is the process environment.
+	Getenv func(string) string
 }
 
 // Enforce applies the user's trust policy, then the project's section, then
 // opts to pkgs, before anything is written. A package that must verify
 // and does not is a data-loss class error.
 func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcome, error) {
-	policy, err := LoadHome()
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	policy, err := LoadHomeFrom(getenv)
 	if err != nil {
 		return nil, err
 	}
