@@ -67,25 +67,7 @@ func TestSkillMDLimitsAreShared(t *testing.T) {
 
 	// A package that carries such a SKILL.md, as another writer could
 	// push it.
-	reg := registrytest.New(t)
-	pushExamples(t, reg.Host+"/acme/skills:1.0.0") // the repository pushRawPackage mounts from
-	tree, err := layers.Scan(layers.ScanOptions{Root: filepath.Join(src, "skills")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var layer bytes.Buffer
-	res, err := layers.Write(&layer, tree, layers.WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	desc := content.NewDescriptorFromBytes(layers.MediaTypeSkills, layer.Bytes())
-	if err := testRepository(t, reg.Host+"/acme/skills").Push(context.Background(), desc, bytes.NewReader(layer.Bytes())); err != nil {
-		t.Fatal(err)
-	}
-	cfg := []byte(`{"adapter":{},"kind":"package","name":"wide","skills":[{"description":"x","digest":"` +
-		layers.SkillDigests(res.Files)["wide"].String() + `","name":"wide","path":"wide"}],"specVersion":"1.0.0","version":"1"}`)
-	ref := reg.Host + "/evil/wide"
-	pushRawPackage(t, ref, "1", cfg, desc)
+	ref := pushUnvalidatedSkill(t, filepath.Join(src, "skills"), "wide")
 	h = newHostileProject(t)
 	before := treeState(t, h.skills)
 	r = runStax(t, "install", ref+":1", "--dir", h.project)
@@ -130,25 +112,7 @@ func TestStatefulFileLimitsAreShared(t *testing.T) {
 		t.Fatalf("pack: exit %d, want 1 with stateful-file-too-large:\n%s", r.Code, r.Stderr)
 	}
 
-	reg := registrytest.New(t)
-	pushExamples(t, reg.Host+"/acme/skills:1.0.0") // the repository pushRawPackage mounts from
-	tree, err := layers.Scan(layers.ScanOptions{Root: filepath.Join(src, "skills")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var layer bytes.Buffer
-	res, err := layers.Write(&layer, tree, layers.WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	desc := content.NewDescriptorFromBytes(layers.MediaTypeSkills, layer.Bytes())
-	if err := testRepository(t, reg.Host+"/acme/skills").Push(context.Background(), desc, bytes.NewReader(layer.Bytes())); err != nil {
-		t.Fatal(err)
-	}
-	cfg := []byte(`{"adapter":{},"kind":"package","name":"big-calibration","skills":[{"description":"x","digest":"` +
-		layers.SkillDigests(res.Files)["big"].String() + `","name":"big","path":"big"}],"specVersion":"1.0.0","version":"1"}`)
-	ref := reg.Host + "/evil/big-calibration"
-	pushRawPackage(t, ref, "1", cfg, desc)
+	ref := pushUnvalidatedSkill(t, filepath.Join(src, "skills"), "big")
 
 	if r := runStax(t, "pull", ref+":1"); r.Code != 0 {
 		t.Fatalf("pull: exit %d\n%s", r.Code, r.Stderr)
@@ -166,4 +130,32 @@ func TestStatefulFileLimitsAreShared(t *testing.T) {
 	if got := treeState(t, h.skills); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Errorf("a refused install changed the folder: %v", got)
 	}
+}
+
+// pushUnvalidatedSkill packs the skill name of the skills directory dir
+// without validating it, as another writer could, and pushes it as tag 1
+// of a package of that name in a new registry: it returns the package's
+// reference without its tag.
+func pushUnvalidatedSkill(t *testing.T, dir, name string) string {
+	t.Helper()
+	reg := registrytest.New(t)
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0") // the repository pushRawPackage mounts from
+	tree, err := layers.Scan(layers.ScanOptions{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var layer bytes.Buffer
+	res, err := layers.Write(&layer, tree, layers.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := content.NewDescriptorFromBytes(layers.MediaTypeSkills, layer.Bytes())
+	if err := testRepository(t, reg.Host+"/acme/skills").Push(context.Background(), desc, bytes.NewReader(layer.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	cfg := []byte(`{"adapter":{},"kind":"package","name":"` + name + `","skills":[{"description":"x","digest":"` +
+		layers.SkillDigests(res.Files)[name].String() + `","name":"` + name + `","path":"` + name + `"}],"specVersion":"1.0.0","version":"1"}`)
+	ref := reg.Host + "/evil/" + name
+	pushRawPackage(t, ref, "1", cfg, desc)
+	return ref
 }
