@@ -3,7 +3,6 @@ package validate
 import (
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 
@@ -140,7 +139,7 @@ func versionText(v string) string {
 }
 
 func hashFile(name string) (digest.Digest, error) {
-	f, err := os.Open(name)
+	f, err := skill.OpenFile(name)
 	if err != nil {
 		return "", err
 	}

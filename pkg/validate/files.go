@@ -2,11 +2,11 @@ package validate
 
 import (
 	"io"
-	"os"
 	"unicode/utf8"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/hiddentext"
+	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // files checks every regular file of the tree: its size, and the encoding
@@ -39,7 +39,7 @@ func (v *validator) files(entries []layers.Entry) {
 }
 
 func (v *validator) invalidUTF8(name string) (int, error) {
-	f, err := os.Open(name)
+	f, err := skill.OpenFile(name)
 	if err != nil {
 		return 0, err
 	}

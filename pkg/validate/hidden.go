@@ -3,11 +3,11 @@ package validate
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/hiddentext"
+	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // hiddenText reports the characters reviewers cannot see in every file of
@@ -53,7 +53,7 @@ func (v *validator) hiddenText(entries []layers.Entry) {
 }
 
 func scanFile(s *hiddentext.Scanner, name string, buf []byte) error {
-	f, err := os.Open(name)
+	f, err := skill.OpenFile(name)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -106,7 +105,7 @@ func readFile(name string, size, limit int64) ([]byte, error) {
 // readFileInto is readFile reading into buf, which it grows as needed, so
 // that a buffer can serve file after file.
 func readFileInto(buf []byte, name string, size, limit int64) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := skill.OpenFile(name)
 	if err != nil {
 		return nil, err
 	}

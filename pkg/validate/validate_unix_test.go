@@ -3,13 +3,17 @@
 package validate
 
 import (
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/hiddentext"
+	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // specialFileCases build files git cannot store: FIFOs, sockets, devices.
@@ -91,4 +95,26 @@ func buildUnreadableDir(t *testing.T) (string, string) {
 	}
 	t.Cleanup(func() { os.Chmod(locked, 0o755) })
 	return root, ""
+}
+
+// TestReadersRefuseNamedPipes: the scan refuses a named pipe, but one put
+// in a file's place after the scan must not block validate either: every
+// reader of skill files opens through skill.OpenFile.
+func TestReadersRefuseNamedPipes(t *testing.T) {
+	t.Parallel()
+	pipe := filepath.Join(t.TempDir(), "SKILL.md")
+	filetest.Mkfifo(t, pipe)
+	v := newValidator(Options{})
+	var s hiddentext.Scanner
+	for name, read := range map[string]func() error{
+		"readFile":    func() error { _, err := readFile(pipe, 0, skill.MaxFileSize); return err },
+		"invalidUTF8": func() error { _, err := v.invalidUTF8(pipe); return err },
+		"scanFile":    func() error { return scanFile(&s, pipe, v.buf) },
+	} {
+		var err error
+		filetest.Finishes(t, name+" of a named pipe", func() { err = read() })
+		if !errors.Is(err, skill.ErrNotRegular) {
+			t.Errorf("%s of a named pipe: %v, want %v", name, err, skill.ErrNotRegular)
+		}
+	}
 }
