@@ -352,9 +352,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]
 			}
 			return st.mkdirs(sk, rest)
 		}
-		if rest == "" {
-			return nil // a file at the top of the layer belongs to no skill
-		}
+		// Walk refuses a file at the top of the layer: every file is inside a skill.
 		return st.file(sk, rest, h.Executable, content)
 	})
 	if err == nil {

@@ -95,9 +95,7 @@ func Read(r io.Reader, opts layers.ReadOptions) (*Snapshot, error) {
 				return err
 			}
 		}
-		if !inSkill {
-			return nil
-		}
+		// Walk refuses a file at the top of the layer: every file is inside a skill.
 		s := snap.Skills[dir]
 		if s == nil {
 			s = &Skill{Dir: dir}
