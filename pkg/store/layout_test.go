@@ -155,6 +155,30 @@ func TestOpenLayoutForWriting(t *testing.T) {
 			t.Errorf("Discard left the directories it created: %v", err)
 		}
 	})
+	t.Run("new directory beside another run's", func(t *testing.T) {
+		t.Parallel()
+		// Both runs write into a parent the first one made; the first
+		// fails, and the second's layout stays.
+		parent := filepath.Join(t.TempDir(), "out")
+		a, err := store.OpenLayout(ctx, filepath.Join(parent, "a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := store.OpenLayout(ctx, filepath.Join(parent, "b"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		if err := a.Discard(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(parent, "b", "oci-layout")); err != nil {
+			t.Errorf("Discard of one layout removed the other beside it: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(parent, "a")); !os.IsNotExist(err) {
+			t.Errorf("Discard left its layout: %v", err)
+		}
+	})
 	t.Run("empty directory", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()

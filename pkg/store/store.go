@@ -357,13 +357,15 @@ func createDir(dir string) (created, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return created{}, errdefs.IO(fmt.Errorf("create OCI layout %s: %w", dir, err))
 	}
-	return created{path: top}, nil
+	return created{path: filepath.Clean(dir), top: top}, nil
 }
 
 // created is what opening a layout for writing created: a directory and
-// everything in it, or only what is in a directory that was empty.
+// everything in it, with the parents made for it up to top, or only what
+// is in a directory that was empty.
 type created struct {
 	path         string
+	top          string
 	contentsOnly bool
 }
 
@@ -372,7 +374,14 @@ func (c created) remove() error {
 	case c.path == "":
 		return nil
 	case !c.contentsOnly:
-		return os.RemoveAll(c.path)
+		if err := os.RemoveAll(c.path); err != nil {
+			return err
+		}
+		// A parent made for the layout goes only while it is empty: another
+		// run may have made a layout of its own beside this one since.
+		for dir := c.path; dir != c.top && os.Remove(filepath.Dir(dir)) == nil; dir = filepath.Dir(dir) {
+		}
+		return nil
 	}
 	root, err := os.OpenRoot(c.path)
 	if err != nil {
