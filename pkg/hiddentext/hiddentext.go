@@ -69,6 +69,7 @@
 package hiddentext
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -288,8 +289,19 @@ func (s *Scanner) Write(p []byte) (int, error) {
 	}
 	for i := 0; i < len(p); {
 		if c := p[i]; c < utf8.RuneSelf {
-			s.char(rune(c), 1)
-			i++
+			if s.joiner.active || s.flag.active || s.selector.active {
+				s.char(rune(c), 1)
+				i++
+				continue
+			}
+			k := i + 1
+			for k < len(p) && p[k] < utf8.RuneSelf {
+				k++
+			}
+			if s.ascii(p[i:k]) {
+				return n, nil
+			}
+			i = k
 			continue
 		}
 		if !utf8.FullRune(p[i:]) {
@@ -301,6 +313,33 @@ func (s *Scanner) Write(p []byte) (int, error) {
 		i += size
 	}
 	return n, nil
+}
+
+// ascii scans a run of ASCII characters with nothing pending, as char
+// would one at a time, in bulk: no ASCII character is hidden text, so only
+// the position, the binary test and the last character need keeping. It
+// reports whether the input turned out binary. Most of every skill is
+// ASCII, and install scans every file of every layer as it is written.
+func (s *Scanner) ascii(run []byte) (binary bool) {
+	if left := binarySniffLen - s.offset; left > 0 && bytes.IndexByte(run[:min(int64(len(run)), left)], 0) >= 0 {
+		s.nulEarly = true
+	}
+	if s.invalid && s.nulEarly && s.mayBeBinary() {
+		s.binary = true
+		s.findings, s.runs = nil, 0
+		return true
+	}
+	s.offset += int64(len(run))
+	s.ordinal += int64(len(run))
+	if lines := bytes.Count(run, []byte{'\n'}); lines > 0 {
+		s.line += lines
+		s.column = len(run) - 1 - bytes.LastIndexByte(run, '\n')
+	} else {
+		s.column += len(run)
+	}
+	s.pictographic = false
+	s.prev = rune(run[len(run)-1])
+	return false
 }
 
 // Close ends the input: what the end decides (a joiner or a flag left

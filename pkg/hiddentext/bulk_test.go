@@ -1,0 +1,36 @@
+package hiddentext
+
+import (
+	"reflect"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzBulkMatchesCharByChar: Write takes runs of ASCII in bulk; what it
+// finds, and where, is what scanning one character at a time finds. (Once
+// a file turns out binary nothing counts, so positions are not compared.)
+func FuzzBulkMatchesCharByChar(f *testing.F) {
+	for _, s := range []string{"hi\u200b there\n\x00\xff\u202e", "a\u200db", "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f x", "\ufeffa\n\nb\u0915\u094d\u200d\u0937", "x\ufe0f\ufe0f y"} {
+		f.Add([]byte(s), true)
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, text bool) {
+		a := Scanner{Text: text}
+		a.Write(data)
+		a.Close()
+		b := Scanner{Text: text}
+		for i := 0; i < len(data); {
+			r, size := utf8.DecodeRune(data[i:])
+			if b.binary {
+				break
+			}
+			b.char(r, size)
+			i += size
+		}
+		b.closed = false
+		b.Close()
+		if !reflect.DeepEqual(a.Findings(), b.Findings()) || a.More() != b.More() || a.binary != b.binary || !a.binary && (a.line != b.line || a.column != b.column || a.offset != b.offset || a.ordinal != b.ordinal) {
+			t.Fatalf("bulk %v %d (%d:%d) != char %v %d (%d:%d)", a.Findings(), a.More(), a.line, a.column, b.Findings(), b.More(), b.line, b.column)
+		}
+	})
+}
