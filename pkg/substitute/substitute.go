@@ -81,6 +81,13 @@ func (e *SizeError) Error() string {
 // $ARGUMENTS, with long arguments, is refused with a *SizeError at the
 // cost of a scan rather than of the memory it asks for.
 func ApplyLimit(text string, opts Options, limit int64) (string, error) {
+	if !strings.Contains(text, "$") {
+		// Nothing to substitute: the text is its own result.
+		if int64(len(text)) > limit {
+			return "", &SizeError{Limit: limit}
+		}
+		return text, nil
+	}
 	// Every piece is at most a string long and the sum stops once past
 	// limit, so it cannot overflow.
 	joined := &joiner{args: opts.Arguments}
@@ -91,9 +98,6 @@ func ApplyLimit(text string, opts Options, limit int64) (string, error) {
 	})
 	if size > limit {
 		return "", &SizeError{Limit: limit}
-	}
-	if !strings.Contains(text, "$") {
-		return text, nil
 	}
 	var b strings.Builder
 	b.Grow(int(size))
