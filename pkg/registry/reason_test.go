@@ -30,11 +30,14 @@ func TestStatusMessagesIgnoreReasonPhrase(t *testing.T) {
 	// open pushes the blob to a registry needing the password, with a
 	// client that has sent it, and returns the repository, the registry
 	// and what the client was told of waits.
-	open := func(t *testing.T) (*registrytest.Registry, func() error, func() []string) {
+	// --debug's trace is kept too.
+	open := func(t *testing.T) (*registrytest.Registry, func() error, func() []string, *syncBuffer) {
 		reg := registrytest.New(t, registrytest.WithBasicAuth(user, echoPassword))
 		var mu sync.Mutex
 		var reasons []string
+		trace := &syncBuffer{}
 		c, err := registry.New(registry.Options{
+			Trace:          trace,
 			RegistryConfig: writeConfig(t, reg.Host, basicEntry(user, echoPassword)),
 			OnWait: func(_ string, _ time.Duration, reason string) {
 				mu.Lock()
@@ -66,13 +69,13 @@ func TestStatusMessagesIgnoreReasonPhrase(t *testing.T) {
 			defer mu.Unlock()
 			return reasons
 		}
-		return reg, fetch, told
+		return reg, fetch, told, trace
 	}
 
 	for _, status := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests} {
 		t.Run("retry wait "+http.StatusText(status), func(t *testing.T) {
 			t.Parallel()
-			reg, fetch, told := open(t)
+			reg, fetch, told, trace := open(t)
 			fault := registrytest.Fail(http.MethodGet, blobPath, status).RetryAfter(0).Reason(hostile)
 			reg.AddFaults(fault)
 			if err := fetch(); err != nil {
@@ -86,6 +89,10 @@ func TestStatusMessagesIgnoreReasonPhrase(t *testing.T) {
 				t.Errorf("the wait's reason does not say %q", want)
 			}
 			assertNoSecret(t, "the wait's reason", reasons[0], user, echoPassword)
+			if !strings.Contains(trace.String(), http.StatusText(status)) {
+				t.Errorf("the trace does not show the %d:\n%s", status, trace.String())
+			}
+			assertNoSecret(t, "the trace", trace.String(), user, echoPassword)
 		})
 	}
 
@@ -111,7 +118,7 @@ func TestStatusMessagesIgnoreReasonPhrase(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			reg, fetch, _ := open(t)
+			reg, fetch, _, _ := open(t)
 			faults := tt.faults()
 			reg.AddFaults(faults...)
 			err := fetch()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -58,7 +59,22 @@ func TestExplainSizeMismatch(t *testing.T) {
 			_, err = content.FetchAll(ctx, repo, desc)
 			err = registry.Explain(err, reg.Host, ref.String())
 			if err == nil || errdefs.Of(err) != tt.want || !strings.Contains(err.Error(), reg.Host) {
-				t.Errorf("%v (class %v); want class %v naming %s", err, errdefs.Of(err), tt.want, reg.Host)
+				t.Errorf("fetch: %v (class %v); want class %v naming %s", err, errdefs.Of(err), tt.want, reg.Host)
+			}
+			// A pull streams the blob into a store instead, which words
+			// a short body otherwise; it is the same mismatch.
+			storage, err := oci.NewStorage(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := repo.Fetch(ctx, desc)
+			if err == nil {
+				err = storage.Push(ctx, desc, rc)
+				rc.Close()
+			}
+			err = registry.Explain(err, reg.Host, ref.String())
+			if err == nil || errdefs.Of(err) != tt.want {
+				t.Errorf("copy into a store: %v (class %v); want class %v", err, errdefs.Of(err), tt.want)
 			}
 		})
 	}

@@ -61,7 +61,7 @@ func (t tracing) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.write(b.String())
 		return resp, err
 	}
-	fmt.Fprintf(&b, "< [%d] %s %s\n", id, resp.Proto, resp.Status)
+	fmt.Fprintf(&b, "< [%d] %s %s\n", id, resp.Proto, statusText(resp.StatusCode))
 	writeHeaders(&b, fmt.Sprintf("< [%d] ", id), resp.Header, t.secrets.replacer())
 	t.write(b.String())
 	return resp, nil
