@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
@@ -140,8 +141,8 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 		printInstallNotes(opts.IO, r)
 	}
 	out := installResult{
-		Sources: sources, Packages: describeGraph(installed.Graph), Skills: describeMerge(installed.Merged),
-		Overrides: overrideLines(installed.Merged), Warnings: installed.Warnings, Targets: []targetResult{},
+		Sources: sources, Packages: workflow.Packages(installed.Graph), Skills: workflow.Skills(installed.Merged),
+		Overrides: workflow.Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []targetResult{},
 		Lock: installed.LockPath, LockChanged: installed.LockChanged,
 	}
 	for i, t := range placement.Targets {

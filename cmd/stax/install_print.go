@@ -2,19 +2,20 @@ package main
 
 import (
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/install"
 )
 
 type installResult struct {
-	Sources   []string          `json:"sources"`
-	Packages  []resolvedPackage `json:"packages"`
-	Skills    []mergedSkill     `json:"skills"`
-	Overrides []string          `json:"overrides"`
-	Warnings  []string          `json:"warnings"`
-	Targets   []targetResult    `json:"targets"`
-	Lock      string            `json:"lock"`
+	Sources   []string           `json:"sources"`
+	Packages  []workflow.Package `json:"packages"`
+	Skills    []workflow.Skill   `json:"skills"`
+	Overrides []string           `json:"overrides"`
+	Warnings  []string           `json:"warnings"`
+	Targets   []targetResult     `json:"targets"`
+	Lock      string             `json:"lock"`
 	// LockChanged is false when stax.lock already said exactly this.
 	LockChanged bool `json:"lockChanged"`
 }
@@ -30,7 +31,7 @@ func printInstall(streams *IOStreams, global *globalOptions, out installResult) 
 	if global.json() {
 		return writeJSON(streams.Out, out)
 	}
-	printGraphNotes(streams, pullResult{Packages: out.Packages, Overrides: out.Overrides})
+	printGraphNotes(streams, out.Packages, out.Overrides)
 	for _, w := range out.Warnings {
 		fmt.Fprintf(streams.ErrOut, "warning: %s\n", w)
 	}

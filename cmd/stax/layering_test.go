@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -563,7 +564,7 @@ func TestPullMergesInOrder(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("pull: %d %s", r.Code, r.Stderr)
 	}
-	var res pullResult
+	var res workflow.PullResult
 	decodeJSON(t, r.Stdout, &res)
 	// org named last wins review-pr over team, though team depends on it.
 	data, _ := os.ReadFile(filepath.Join(out, "review-pr", "SKILL.md"))

@@ -3,19 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 
 	"github.com/spf13/cobra"
-
-	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/merge"
-	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/trust"
 )
 
 type pullOptions struct {
 	IO       *IOStreams
 	Global   *globalOptions
+	Env      newEnv
 	Remote   remoteOptions
 	Refs     []string
 	Output   string
@@ -29,15 +26,8 @@ type pullOptions struct {
 	AllowHiddenText bool
 }
 
-type pullResult struct {
-	Packages  []resolvedPackage `json:"packages"`
-	Skills    []mergedSkill     `json:"skills"`
-	Overrides []string          `json:"overrides"`
-	Output    string            `json:"output,omitempty"`
-}
-
 func newPullCmd(f *factory, runF func(context.Context, *pullOptions) error) *cobra.Command {
-	opts := &pullOptions{IO: f.IO, Global: f.Global}
+	opts := &pullOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "pull REF...",
 		Short: "Fetch packages into the local store, and optionally merge their skills into a directory",
@@ -89,71 +79,29 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 	if err := checkOutputDir(opts.Output); err != nil {
 		return err
 	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
+	env, finish, err := opts.Env(&opts.Remote)
 	if err != nil {
 		return err
 	}
-	files := opts.MaxFiles.Limit()
-	refs, err := packageArguments(opts.IO, opts.Refs, ".")
-	if err != nil {
-		return err
-	}
-	for i, ref := range refs {
-		refs[i] = opener.BareTag(ref)
-	}
-	graph, err := resolve.Resolve(ctx, refs, ".", resolve.Options{Opener: opener, MaxSize: maxSize, MaxFiles: files})
-	if err != nil {
-		return err
-	}
-	defer graph.Close()
-	if _, err := trust.Enforce(ctx, install.TrustPackages(graph), opts.Verify.options(opts.IO, opts.Global, nil, nil, maxSize)); err != nil {
-		return err
-	}
-
-	// The merge needs only the configs: a set --strict refuses is refused
-	// before any layer is fetched.
-	merged := merge.Merge(graph.Order)
-	merged.MaxFiles = files
-	if opts.Strict {
-		if err := merged.CaseError(); err != nil {
-			return fmt.Errorf("%w: rename one of each pair, or pull without --strict", err)
-		}
-	}
-	for _, w := range merged.CaseWarnings() {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
-	}
-
-	copyOpts, done := opts.Remote.transferOptions(opts.IO, opts.Global)
-	copyOpts.MaxSize = maxSize
-	store := func() error { _, err := graph.Store(ctx, opener, copyOpts); return err }
-	if opts.Output == "" {
-		err = store()
-	} else {
-		// Winning layers are extracted as they stream into the store.
-		layers := resolve.StoreLayers{Graph: graph, Opener: opener, Progress: copyOpts.Progress}
-		err = merged.Materialize(ctx, opts.Output, merge.Options{MaxSize: maxSize, Layers: layers, BeforeCommit: store, AllowHiddenText: opts.AllowHiddenText})
-	}
-	done()
+	res, err := workflow.Pull(ctx, env, workflow.PullOptions{
+		Refs: opts.Refs, OutputDir: opts.Output, MaxSize: opts.MaxSize.Limit(), MaxFiles: opts.MaxFiles.Limit(),
+		Strict: opts.Strict, AllowHiddenText: opts.AllowHiddenText, Verify: opts.Verify.verification(),
+	})
+	finish()
 	if err != nil {
 		return withAllowHiddenTextHint(err)
 	}
-	out := pullResult{
-		Packages:  describeGraph(graph),
-		Skills:    describeMerge(merged),
-		Overrides: overrideLines(merged),
-		Output:    opts.Output,
-	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, out)
+		return writeJSON(opts.IO.Out, res)
 	}
-	printGraphNotes(opts.IO, out)
-	for _, p := range out.Packages {
+	printGraphNotes(opts.IO, res.Packages, res.Overrides)
+	for _, p := range res.Packages {
 		if p.Direct {
 			fmt.Fprintln(opts.IO.Out, pinnedReference(p.Reference, p.Digest))
 		}
 	}
-	if opts.Output != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "Pulled %s; %s in %s\n", plural(int64(len(out.Packages)), "package"), plural(int64(len(out.Skills)), "skill"), opts.Output)
+	if res.Output != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "Pulled %s; %s in %s\n", plural(int64(len(res.Packages)), "package"), plural(int64(len(res.Skills)), "skill"), res.Output)
 	}
 	return nil
 }

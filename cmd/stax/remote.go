@@ -32,6 +32,8 @@ type remoteOptions struct {
 	ChunkSize string
 	// messages is where waits are announced: the command's stderr.
 	messages func() io.Writer
+	// transfers is set on commands that copy blobs (addTransferFlags).
+	transfers bool
 }
 
 // addFlags adds the flags that say how to reach registries and with which
@@ -50,6 +52,7 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 // addTransferFlags adds the flags of commands that copy blobs between the
 // store, layouts and registries (see transferOptions).
 func (r *remoteOptions) addTransferFlags(cmd *cobra.Command) {
+	r.transfers = true
 	f := cmd.Flags()
 	f.IntVar(&r.Concurrency, "concurrency", 3, "blobs to transfer at once")
 	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/stax-dev/stax/pkg/workflow"
 
 	"github.com/opencontainers/go-digest"
 	"github.com/spf13/cobra"
@@ -23,6 +24,11 @@ func (v *verifyFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&v.Mode, "verify", "", "signature check: none, warn or require (default: the trust policy's, else none)")
 	f.StringArrayVar(&v.Keys, "key", nil, "trusted public key file, replacing the trust policy's (repeatable)")
+}
+
+// verification is the signature check the flags ask for.
+func (v *verifyFlags) verification() workflow.Verification {
+	return workflow.Verification{Mode: v.Mode, Keys: v.Keys}
 }
 
 // options are the trust.Enforce options the flags ask for.

@@ -1,0 +1,89 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/resolve"
+)
+
+// PullOptions say what Pull fetches and where it puts the skills.
+type PullOptions struct {
+	// Refs are the packages to pull, in layering order, later ones
+	// winning: registry references, oci: layouts or package directories.
+	// Required.
+	Refs []string
+	// OutputDir receives the merged skills; it must not exist or be
+	// empty. Empty only stores the packages.
+	OutputDir string
+	// MaxSize bounds each package; 0 is layers.DefaultMaxSize, negative
+	// no limit.
+	MaxSize int64
+	// MaxFiles bounds the entries of each skills layer; 0 is
+	// layers.DefaultMaxFiles, negative no limit.
+	MaxFiles int
+	// Strict fails, before any layer is fetched, when two skills' names
+	// differ only in letter case; false warns.
+	Strict bool
+	// AllowHiddenText extracts files that hold hidden text; false refuses
+	// them.
+	AllowHiddenText bool
+	// Verify is the signature check; the zero value follows the trust
+	// policy.
+	Verify Verification
+}
+
+// PullResult is what Pull fetched and, with OutputDir, merged.
+type PullResult struct {
+	Packages  []Package `json:"packages"`
+	Skills    []Skill   `json:"skills"`
+	Overrides []string  `json:"overrides"`
+	Output    string    `json:"output,omitempty"`
+}
+
+// Pull fetches packages and what they depend on into the local store,
+// every digest and size verified and the trust policy applied, and with
+// OutputDir merges their skills into it: the winning layers are extracted
+// as they stream into the store, in one pass, and the directory appears
+// only when everything checked out.
+func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) {
+	refs, err := env.declarations(opts.Refs, ".")
+	if err != nil {
+		return nil, err
+	}
+	for i, ref := range refs {
+		refs[i] = env.Opener.BareTag(ref)
+	}
+	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles}, opts.Verify)
+	if err != nil {
+		return nil, err
+	}
+	defer graph.Close()
+
+	// The merge needs only the configs: a set Strict refuses is refused
+	// before any layer is fetched.
+	merged := merge.Merge(graph.Order)
+	merged.MaxFiles = opts.MaxFiles
+	if opts.Strict {
+		if err := merged.CaseError(); err != nil {
+			return nil, fmt.Errorf("%w: rename one of each pair, or pull without --strict", err)
+		}
+	}
+	for _, w := range merged.CaseWarnings() {
+		env.warnf("%s", w)
+	}
+
+	copyOpts := env.transferOptions(opts.MaxSize)
+	store := func() error { _, err := graph.Store(ctx, env.Opener, copyOpts); return err }
+	if opts.OutputDir == "" {
+		err = store()
+	} else {
+		layers := resolve.StoreLayers{Graph: graph, Opener: env.Opener, Progress: env.Progress}
+		err = merged.Materialize(ctx, opts.OutputDir, merge.Options{MaxSize: opts.MaxSize, Layers: layers, BeforeCommit: store, AllowHiddenText: opts.AllowHiddenText})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &PullResult{Packages: Packages(graph), Skills: Skills(merged), Overrides: Overrides(merged), Output: opts.OutputDir}, nil
+}

@@ -1,0 +1,60 @@
+package workflow
+
+import (
+	"context"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/trust"
+)
+
+// Verification is the signature check of the jobs that bring packages in
+// (pull, copy, install): the trust policy, overridden by what is set here.
+type Verification struct {
+	// Mode is none, warn or require; empty takes the trust policy's mode,
+	// and none when no policy names the package.
+	Mode string
+	// Keys are trusted public key files that replace the policy's keys;
+	// none keeps the policy's.
+	Keys []string
+}
+
+// enforce applies the trust policy, as v overrides it, to pkgs. project
+// is the consumer project's own policy, laid over the user's; require
+// names digests that must verify whatever the policy says.
+func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trust.Policy, require map[digest.Digest]bool, maxSize int64) ([]trust.Outcome, error) {
+	return trust.Enforce(ctx, pkgs, trust.EnforceOptions{
+		Mode: v.Mode, Keys: v.Keys, Project: project, Require: require,
+		Warnings: e.warnings(), MaxSize: maxSize, Getenv: e.getenv,
+	})
+}
+
+// resolveTrusted resolves refs with everything they depend on and applies
+// the trust policy to every package before anything else reads them: the
+// one way pull, copy and install admit packages.
+func (e *Env) resolveTrusted(ctx context.Context, refs []string, dir string, opts resolve.Options, v Verification) (*resolve.Graph, error) {
+	opts.Opener = e.Opener
+	g, err := resolve.Resolve(ctx, refs, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.enforce(ctx, trustPackages(g), v, nil, nil, opts.MaxSize); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// trustPackages are the packages of g that came from a registry or an OCI
+// layout; one built from a directory has no signature to check.
+func trustPackages(g *resolve.Graph) []trust.Package {
+	var out []trust.Package
+	for _, n := range g.Order {
+		if n.Dir != "" {
+			continue
+		}
+		out = append(out, trust.Package{Ref: trust.ScopeName(n.Ref), Target: n.Target, Descriptor: n.Package.Descriptor})
+	}
+	return out
+}
