@@ -2,23 +2,16 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/store"
-	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
-	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type copyOptions struct {
 	IO          *IOStreams
 	Global      *globalOptions
+	Env         newEnv
 	Remote      remoteOptions
 	Source      string
 	Destination string
@@ -30,7 +23,7 @@ type copyOptions struct {
 }
 
 func newCopyCmd(f *factory, runF func(context.Context, *copyOptions) error) *cobra.Command {
-	opts := &copyOptions{IO: f.IO, Global: f.Global}
+	opts := &copyOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "copy SRC DST",
 		Short: "Copy a package or image between registries and OCI layouts, with its signatures",
@@ -69,76 +62,17 @@ tag.`,
 }
 
 func runCopy(ctx context.Context, opts *copyOptions) error {
-	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
+	env, finish, err := opts.Env(&opts.Remote)
 	if err != nil {
 		return err
 	}
-	srcRef, err := reference.Parse(opener.BareTag(opts.Source))
-	if err != nil {
-		return errdefs.Invalid(err)
-	}
-	dstRef, err := reference.Parse(opener.BareTag(opts.Destination))
-	if err != nil {
-		return errdefs.Invalid(err)
-	}
-	if srcRef.Tag == "" && srcRef.Digest == "" {
-		if err := target.DefaultSelector(&srcRef); err != nil {
-			return err
-		}
-	}
-	if dstRef.Tag == "" && dstRef.Digest == "" {
-		dstRef.Tag = srcRef.Tag
-	}
-	src, err := opener.Open(ctx, srcRef, store.ReadOnly)
+	res, err := workflow.Copy(ctx, env, workflow.CopyOptions{
+		Source: opts.Source, Destination: opts.Destination, NoReferrers: opts.NoReferrers,
+		WithDependencies: opts.WithDependencies, MaxSize: opts.MaxSize.Limit(), Verify: opts.Verify.verification(),
+	})
+	finish()
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	// The trust policy applies to every package copied, before anything is
-	// written: the package alone, or with what it depends on.
-	var graph *resolve.Graph
-	if opts.WithDependencies {
-		graph, err = resolve.Resolve(ctx, []string{srcRef.String()}, ".", resolve.Options{Opener: opener, MaxSize: maxSize})
-		if err != nil {
-			return err
-		}
-		defer graph.Close()
-		if _, err := trust.Enforce(ctx, install.TrustPackages(graph), opts.Verify.options(opts.IO, opts.Global, nil, nil, maxSize)); err != nil {
-			return err
-		}
-	} else if err := opts.Verify.checkTarget(ctx, opts.IO, opts.Global, src, maxSize); err != nil {
-		return err
-	}
-
-	dst, err := opener.Open(ctx, dstRef, store.ReadWrite)
-	if err != nil {
-		return err
-	}
-	defer dst.Close()
-	if opts.WithDependencies && dst.Kind != target.KindRemote {
-		return target.DiscardAfter(dst, errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name())))
-	}
-
-	copyOpts := transfer.Options{MaxSize: maxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies}
-	res, err := copyPackage(ctx, opts.IO, opts.Global, &opts.Remote, src, dst, copyOpts)
-	if err != nil {
-		return target.DiscardAfter(dst, err)
-	}
-	copyOpts.AnyArtifact = false
-	if graph != nil {
-		if err := copyDependencies(ctx, opts, opener, graph, dstRef.Registry, copyOpts); err != nil {
-			return err
-		}
-	}
-	return printTransfer(opts.IO, opts.Global, "Copied to", dst.Ref, res, "")
-}
-
-// copyDependencies copies what the package of graph depends on to
-// registry, saying on stderr what went where.
-func copyDependencies(ctx context.Context, opts *copyOptions, opener *target.Opener, graph *resolve.Graph, registry string, copyOpts transfer.Options) error {
-	copied, err := resolve.CopyDependencies(ctx, graph, opener, registry, copyOpts)
-	for _, c := range copied {
-		fmt.Fprintf(opts.IO.ErrOut, "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())
-	}
-	return err
+	return printTransfer(opts.IO, opts.Global, "Copied to", res.Reference, res.Transfer, "")
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/source"
-	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
 )
 
@@ -34,16 +33,6 @@ func (v *verifyFlags) verification() workflow.Verification {
 // options are the trust.Enforce options the flags ask for.
 func (v *verifyFlags) options(streams *IOStreams, global *globalOptions, project *trust.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
 	return trust.EnforceOptions{Mode: v.Mode, Keys: v.Keys, Project: project, Require: require, Warnings: streams.ErrOut, MaxSize: maxSize, Getenv: global.getenv}
-}
-
-// checkTarget applies the trust policy to the package t names, for copy.
-func (v *verifyFlags) checkTarget(ctx context.Context, streams *IOStreams, global *globalOptions, t *target.Target, maxSize int64) error {
-	desc, err := t.Lookup(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = trust.Enforce(ctx, []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, v.options(streams, global, nil, nil, maxSize))
-	return err
 }
 
 // refuseUnverified applies install.Admit with the user's trust policy,

@@ -6,6 +6,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
 )
 
@@ -44,6 +45,18 @@ func (e *Env) resolveTrusted(ctx context.Context, refs []string, dir string, opt
 		return nil, err
 	}
 	return g, nil
+}
+
+// enforceTarget applies the trust policy, as v overrides it, to the
+// package t names: the check of a package copied alone, whose
+// dependencies are not resolved.
+func (e *Env) enforceTarget(ctx context.Context, t *target.Target, v Verification, maxSize int64) error {
+	desc, err := t.Lookup(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = e.enforce(ctx, []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, v, nil, nil, maxSize)
+	return err
 }
 
 // trustPackages are the packages of g that came from a registry or an OCI

@@ -1,0 +1,124 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// CopyOptions say what Copy copies and where to.
+type CopyOptions struct {
+	// Source is the package, or any OCI image index or manifest, to copy:
+	// a registry reference or oci:PATH[:TAG|@DIGEST]. Without a tag or
+	// digest it is a layout's one manifest, else the tag latest (see
+	// target.DefaultSelector). Required.
+	Source string
+	// Destination is where the copy goes, a registry reference or an oci:
+	// layout; without a tag or digest it takes Source's tag. Required.
+	Destination string
+	// NoReferrers copies the package alone; false copies its signatures
+	// and the other artifacts that refer to it too.
+	NoReferrers bool
+	// WithDependencies copies the packages Source depends on too, to the
+	// same repository paths and tags on Destination's registry, which
+	// must then be a registry, and Source must be a stax package; false
+	// copies Source alone.
+	WithDependencies bool
+	// MaxSize bounds each package; 0 is layers.DefaultMaxSize, negative
+	// no limit.
+	MaxSize int64
+	// Verify is the signature check of every package copied; the zero
+	// value follows the trust policy.
+	Verify Verification
+}
+
+// CopyResult is what Copy copied.
+type CopyResult struct {
+	// Reference is the destination, with the tag it was given.
+	Reference reference.Reference
+	// Transfer is the copy of Source itself.
+	Transfer *transfer.Result
+}
+
+// Copy copies a package, or any OCI image, from one registry or layout to
+// another, with its referrers. The trust policy applies to every package
+// copied before anything is written: the package alone, or with what it
+// depends on. Each dependency copied is reported on env.Warnings.
+func Copy(ctx context.Context, env *Env, opts CopyOptions) (*CopyResult, error) {
+	srcRef, dstRef, err := copyReferences(env.Opener, opts.Source, opts.Destination)
+	if err != nil {
+		return nil, err
+	}
+	src, err := env.Opener.Open(ctx, srcRef, store.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	var graph *resolve.Graph
+	if opts.WithDependencies {
+		graph, err = env.resolveTrusted(ctx, []string{srcRef.String()}, ".", resolve.Options{MaxSize: opts.MaxSize}, opts.Verify)
+		if err != nil {
+			return nil, err
+		}
+		defer graph.Close()
+	} else if err := env.enforceTarget(ctx, src, opts.Verify, opts.MaxSize); err != nil {
+		return nil, err
+	}
+
+	dst, err := env.Opener.Open(ctx, dstRef, store.ReadWrite)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
+	if opts.WithDependencies && dst.Kind != target.KindRemote {
+		return nil, target.DiscardAfter(dst, errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name())))
+	}
+	res, err := env.copy(ctx, src, dst, transfer.Options{MaxSize: opts.MaxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies})
+	if err != nil {
+		return nil, target.DiscardAfter(dst, err)
+	}
+	if graph != nil {
+		if err := env.copyDependencies(ctx, graph, dstRef.Registry, transfer.Options{MaxSize: opts.MaxSize, Referrers: !opts.NoReferrers}); err != nil {
+			return nil, err
+		}
+	}
+	return &CopyResult{Reference: dst.Ref, Transfer: res}, nil
+}
+
+// copyReferences parses the source and destination of a copy. A source
+// without a tag or digest takes the default selector, and a destination
+// without one the source's tag.
+func copyReferences(opener *target.Opener, source, destination string) (src, dst reference.Reference, err error) {
+	if src, err = reference.Parse(opener.BareTag(source)); err != nil {
+		return src, dst, errdefs.Invalid(err)
+	}
+	if dst, err = reference.Parse(opener.BareTag(destination)); err != nil {
+		return src, dst, errdefs.Invalid(err)
+	}
+	if src.Tag == "" && src.Digest == "" {
+		if err := target.DefaultSelector(&src); err != nil {
+			return src, dst, err
+		}
+	}
+	if dst.Tag == "" && dst.Digest == "" {
+		dst.Tag = src.Tag
+	}
+	return src, dst, nil
+}
+
+// copyDependencies copies what the package of graph depends on to
+// registry, saying on the warnings stream what went where, also for the
+// copies made before one failed.
+func (e *Env) copyDependencies(ctx context.Context, graph *resolve.Graph, registry string, opts transfer.Options) error {
+	copied, err := resolve.CopyDependencies(ctx, graph, e.Opener, registry, opts)
+	for _, c := range copied {
+		fmt.Fprintf(e.warnings(), "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())
+	}
+	return err
+}
