@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +68,28 @@ func TestMaterializeRemovesDeadRunsStaging(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("beside the target: %v; want skills, the live staging and the foreign folder only", names)
+	}
+}
+
+// A target named with a trailing separator is the same directory: the
+// skills go into it, and nothing is staged inside it.
+func TestMaterializeIntoADirectoryNamedWithATrailingSeparator(t *testing.T) {
+	t.Parallel()
+	root := layered(t)
+	g := resolveDirs(t, root, "./org", "./team")
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "skills") + string(filepath.Separator)
+	if err := merge.Merge(g.Order).Materialize(context.Background(), dest, merge.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 || entries[0].Name() != "skills" {
+		t.Errorf("beside the target: %v; want skills alone", entries)
+	}
+	inside, _ := os.ReadDir(dest)
+	for _, e := range inside {
+		if strings.HasPrefix(e.Name(), ".stax") {
+			t.Errorf("%s left in the target", e.Name())
+		}
 	}
 }

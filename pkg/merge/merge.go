@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -112,52 +111,32 @@ type Layers interface {
 // package's config records, and dest appears only when all of it is in
 // place.
 func (r *Result) Materialize(ctx context.Context, dest string, opts Options) error {
-	parent := filepath.Dir(dest)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return errdefs.IO(err)
-	}
-	// The staging directory is locked while this run lives, so the next
-	// run beside dest removes it if this one is killed, and only then.
-	staging, release, err := scratch.DirIn(parent, stagingPrefix)
-	if err != nil {
-		return errdefs.IO(fmt.Errorf("stage %s: %w", dest, err))
-	}
-	defer release()
-
-	out := filepath.Join(staging, "out")
-	if err := os.Mkdir(out, 0o755); err != nil {
-		return errdefs.IO(err)
-	}
-	root, err := os.OpenRoot(out)
-	if err != nil {
-		return errdefs.IO(err)
-	}
-	defer root.Close()
 	read := opts.Layers
 	if read == nil {
 		read = targetLayers{}
 	}
-	for _, w := range r.byPackage() {
-		ropts := layers.ReadOptions{MaxSize: opts.MaxSize, MaxFiles: r.MaxFiles}
-		if !opts.AllowHiddenText {
-			ropts.Inspect = hiddentext.LayerGuard
+	// Staged beside dest, in a directory the next run removes should this
+	// one be killed.
+	return scratch.Stage(dest, stagingPrefix, func(out string) error {
+		root, err := os.OpenRoot(out)
+		if err != nil {
+			return errdefs.IO(err)
 		}
-		if err := extractWinners(ctx, read, w, root, ropts); err != nil {
-			return err
+		defer root.Close()
+		for _, w := range r.byPackage() {
+			ropts := layers.ReadOptions{MaxSize: opts.MaxSize, MaxFiles: r.MaxFiles}
+			if !opts.AllowHiddenText {
+				ropts.Inspect = hiddentext.LayerGuard
+			}
+			if err := extractWinners(ctx, read, w, root, ropts); err != nil {
+				return err
+			}
 		}
-	}
-	if opts.BeforeCommit != nil {
-		if err := opts.BeforeCommit(); err != nil {
-			return err
+		if opts.BeforeCommit != nil {
+			return opts.BeforeCommit()
 		}
-	}
-	if err := removeEmptyDir(dest); err != nil {
-		return err
-	}
-	if err := os.Rename(out, dest); err != nil {
-		return errdefs.IO(fmt.Errorf("move the skills into %s: %w", dest, err))
-	}
-	return nil
+		return nil
+	})
 }
 
 // winners are the skills one package won.
@@ -220,22 +199,6 @@ type targetLayers struct{}
 
 func (targetLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
 	return resolve.ReadLayer(ctx, n, n.Target, read)
-}
-
-// removeEmptyDir makes way for dest: nothing there, or an empty directory.
-// Anything else belongs to someone and stays.
-func removeEmptyDir(dest string) error {
-	info, err := os.Lstat(dest)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return errdefs.IO(err)
-	}
-	if !info.IsDir() || os.Remove(dest) != nil {
-		return errdefs.Precondition(fmt.Errorf("%s exists and is not an empty directory: stax writes only into a new or empty one", dest))
-	}
-	return nil
 }
 
 // Paths are the directories of the merged skills, in order.

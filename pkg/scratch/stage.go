@@ -1,0 +1,68 @@
+package scratch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+)
+
+// Stage makes the directory dest whole or not at all: fill writes into a
+// new, empty directory staged beside dest, which is renamed to dest once
+// fill has returned nil. dest must then not exist or be an empty
+// directory, else the error is a failed precondition and dest stays as it
+// was.
+//
+// The staging directory is a scratch directory named prefix* (see DirIn):
+// this run removes it whatever happens, and should the run be killed, the
+// next Stage beside dest with the same prefix removes it.
+func Stage(dest, prefix string, fill func(dir string) error) error {
+	// A trailing separator would make dest its own parent, and put the
+	// staging directory inside it.
+	dest = filepath.Clean(dest)
+	parent := filepath.Dir(dest)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return errdefs.IO(err)
+	}
+	staging, release, err := DirIn(parent, prefix)
+	if err != nil {
+		return errdefs.IO(fmt.Errorf("stage %s: %w", dest, err))
+	}
+	defer release()
+	// What fill writes goes into a directory of its own, which is what
+	// moves: the lock file stays behind in the staging directory, held
+	// until release removes both.
+	out := filepath.Join(staging, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return errdefs.IO(err)
+	}
+	if err := fill(out); err != nil {
+		return err
+	}
+	if err := removeEmptyDir(dest); err != nil {
+		return err
+	}
+	if err := os.Rename(out, dest); err != nil {
+		return errdefs.IO(fmt.Errorf("move what was staged into %s: %w", dest, err))
+	}
+	return nil
+}
+
+// removeEmptyDir makes way for dest: nothing there, or an empty directory.
+// os.Rename cannot replace a directory that holds files, and an empty one
+// holds nothing to lose.
+func removeEmptyDir(dest string) error {
+	info, err := os.Lstat(dest)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return errdefs.IO(err)
+	}
+	if !info.IsDir() || os.Remove(dest) != nil {
+		return errdefs.Precondition(fmt.Errorf("%s exists and is not an empty directory: stax writes only into a new or empty one", dest))
+	}
+	return nil
+}
