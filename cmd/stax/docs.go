@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/scratch"
 )
 
 // Formats of stax docs.
@@ -51,46 +52,20 @@ when it is set, so a release build writes the same bytes every time.`,
 }
 
 func runDocs(opts *docsOptions) error {
-	var generate func(staging string) error
-	switch opts.Format {
-	case docsMan:
-		generate = func(staging string) error {
-			return doc.GenManTree(opts.Root, &doc.GenManHeader{Title: "STAX", Section: "1", Source: "stax " + buildVersion()}, staging)
-		}
-	case docsMarkdown:
-		generate = func(staging string) error { return doc.GenMarkdownTree(opts.Root, staging) }
-	default:
-		return errdefs.Invalid(usageError{fmt.Errorf("unknown docs format %q: use %q or %q", opts.Format, docsMan, docsMarkdown)})
+	generate, err := docsGenerator(opts.Format, opts.Root)
+	if err != nil {
+		return err
 	}
-	// No generation date in the pages: the same stax writes the same bytes.
-	opts.Root.DisableAutoGenTag = true
-
 	if err := checkEmptyOrAbsent(opts.Dir); err != nil {
 		return errdefs.IO(err)
 	}
-	// Written beside DIR and moved in whole, so a failure leaves DIR as it was.
-	parent := filepath.Dir(filepath.Clean(opts.Dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return errdefs.IO(err)
-	}
-	staging, err := os.MkdirTemp(parent, ".stax-docs-*")
+	// Written beside DIR and moved in whole, so a failure leaves DIR as it
+	// was; what a killed run staged there the next one removes.
+	err = scratch.Stage(opts.Dir, docsStagingPrefix, func(staging string) error {
+		return errdefs.IO(generate(staging))
+	})
 	if err != nil {
-		return errdefs.IO(err)
-	}
-	defer os.RemoveAll(staging)
-	if err := generate(staging); err != nil {
-		return errdefs.IO(fmt.Errorf("generate %s pages: %w", opts.Format, err))
-	}
-	if err := os.Chmod(staging, 0o755); err != nil {
-		return errdefs.IO(err)
-	}
-	// An empty DIR is replaced: rename cannot move onto a directory with files,
-	// and an empty one holds nothing to lose.
-	if err := os.Remove(opts.Dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return errdefs.IO(err)
-	}
-	if err := os.Rename(staging, opts.Dir); err != nil {
-		return errdefs.IO(err)
+		return err
 	}
 	entries, err := os.ReadDir(opts.Dir)
 	if err != nil {
@@ -105,6 +80,35 @@ func runDocs(opts *docsOptions) error {
 	}
 	_, err = fmt.Fprintf(opts.IO.Out, "wrote %d %s pages to %s\n", len(entries), opts.Format, opts.Dir)
 	return err
+}
+
+// docsStagingPrefix names the directory the pages are staged in beside
+// DIR; older stax staged them under the same name, so what they left is
+// removed too.
+const docsStagingPrefix = ".stax-docs-"
+
+// docsGenerator is the function that writes the pages of root in format
+// into a directory.
+func docsGenerator(format string, root *cobra.Command) (func(dir string) error, error) {
+	// No generation date in the pages: the same stax writes the same bytes.
+	root.DisableAutoGenTag = true
+	var generate func(dir string) error
+	switch format {
+	case docsMan:
+		generate = func(dir string) error {
+			return doc.GenManTree(root, &doc.GenManHeader{Title: "STAX", Section: "1", Source: "stax " + buildVersion()}, dir)
+		}
+	case docsMarkdown:
+		generate = func(dir string) error { return doc.GenMarkdownTree(root, dir) }
+	default:
+		return nil, errdefs.Invalid(usageError{fmt.Errorf("unknown docs format %q: use %q or %q", format, docsMan, docsMarkdown)})
+	}
+	return func(dir string) error {
+		if err := generate(dir); err != nil {
+			return fmt.Errorf("generate %s pages: %w", format, err)
+		}
+		return nil
+	}, nil
 }
 
 // checkEmptyOrAbsent refuses a dir that holds anything.
