@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
 	"strings"
 
@@ -106,53 +104,31 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{
-		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey {
-				return slog.Attr{} // stderr of an MCP server goes to the client's log, which has times
-			}
-			return a
+	err = mcpserver.Serve(ctx, mcpserver.ServeOptions{
+		Options: mcpserver.Options{
+			Runtime: d.Runtime, Project: d.Project, Home: d.Home,
+			Budget:      render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
+			InlineLimit: opts.InlineLimit,
+			Workspace:   opts.Workspace,
+			Admit:       opts.Global.refuseUnverified,
+			Version:     buildVersion(),
 		},
-	}))
-	srv, err := mcpserver.New(mcpserver.Options{
-		Runtime: d.Runtime, Project: d.Project, Home: d.Home,
-		Budget:      render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
-		InlineLimit: opts.InlineLimit,
-		Workspace:   opts.Workspace,
-		Admit:       opts.Global.refuseUnverified,
-		Version:     buildVersion(),
-		Logger:      logger,
+		HTTP: opts.HTTP, Token: token, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
 	})
-	if err != nil {
-		return errdefs.IO(err)
+	return httpFlagError(err)
+}
+
+// httpFlagError says what is wrong with --http in the words of the flags.
+func httpFlagError(err error) error {
+	var listen *mcpserver.ListenError
+	switch {
+	case !errors.As(err, &listen):
+		return err
+	case errors.Is(listen.Err, mcpserver.ErrNoToken):
+		return errdefs.Invalid(fmt.Errorf("--http %s listens beyond this machine, where anyone who reaches %s could read the skills: "+
+			"set a token in $%s or --token-file, or listen on 127.0.0.1", listen.Addr, listen.Listening, mcpTokenEnv))
 	}
-	if opts.HTTP == "" {
-		err = srv.Run(ctx, &mcpserver.StdioTransport{Reader: opts.IO.In, Writer: opts.IO.Out})
-		return errdefs.IO(err)
-	}
-	addr, err := mcpserver.LoopbackAddr(opts.HTTP)
-	if err != nil {
-		return errdefs.Invalid(fmt.Errorf("--http: %w", err))
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return errdefs.IO(fmt.Errorf("--http: %w", err))
-	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
-		if token == "" {
-			ln.Close()
-			return errdefs.Invalid(fmt.Errorf("--http %s listens beyond this machine, where anyone who reaches %s could read the skills: "+
-				"set a token in $%s or --token-file, or listen on 127.0.0.1", opts.HTTP, ln.Addr(), mcpTokenEnv))
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "warning: listening on %s, beyond this machine, over plain HTTP: the token and the skills cross the network unencrypted; "+
-			"put a TLS proxy in front, or listen on 127.0.0.1\n", ln.Addr())
-	}
-	auth := ""
-	if token != "" {
-		auth = ", for clients with the token"
-	}
-	fmt.Fprintf(opts.IO.ErrOut, "serving the %s skills of %s over MCP at http://%s/%s\n", d.Runtime.Name, d.Project, ln.Addr(), auth)
-	return errdefs.IO(srv.ServeHTTP(ctx, ln, mcpserver.HTTPOptions{Token: token}))
+	return errdefs.With(errdefs.Of(err), fmt.Errorf("--http: %w", listen.Err))
 }
 
 // token is the bearer token of --http: the content of --token-file, or
