@@ -2,18 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/proposal"
 )
-
-// maxProposalSize bounds a proposal read from a file or stdin.
-const maxProposalSize = 32 << 20
 
 type applyOptions struct {
 	IO     *IOStreams
@@ -93,43 +87,16 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
-	in := opts.IO.In
-	if opts.Proposal != "-" {
-		f, err := os.Open(opts.Proposal)
-		if err != nil {
-			return errdefs.IO(err)
+	res, err := proposal.ApplyFile(opts.Proposal, opts.IO.In, proposal.Options{SkillsDir: dir, Part: part, DryRun: opts.DryRun, Today: today})
+	if opts.Global.json() && res != nil {
+		// A rejected proposal's result is printed too, with its error.
+		if werr := writeJSON(opts.IO.Out, res); werr != nil {
+			return werr
 		}
-		defer f.Close()
-		in = f
+		return err
 	}
-	p, err := proposal.Parse(in, maxProposalSize)
-	var res *proposal.Result
-	if err == nil {
-		res, err = proposal.Apply(p, proposal.Options{SkillsDir: dir, Part: part, DryRun: opts.DryRun, Today: today})
+	if err != nil {
+		return err
 	}
-	var rejected *proposal.RejectedError
-	switch {
-	case errors.As(err, &rejected):
-		if opts.Global.json() {
-			if res == nil {
-				res = &proposal.Result{Rules: rejected.Rules, Skills: []proposal.SkillChange{}, Warnings: []string{}}
-			}
-			if werr := writeJSON(opts.IO.Out, struct {
-				*proposal.Result
-				Applied bool `json:"applied"`
-			}{res, false}); werr != nil {
-				return werr
-			}
-		}
-		return errdefs.Invalid(err)
-	case err != nil:
-		return errdefs.IO(err)
-	}
-	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, struct {
-			*proposal.Result
-			Applied bool `json:"applied"`
-		}{res, !res.DryRun && !res.NoOp})
-	}
-	return printApply(opts.IO.Out, opts.IO.ErrOut, res)
+	return printApply(opts.IO.Out, opts.IO.ErrOut, res.Result)
 }

@@ -1,0 +1,53 @@
+package proposal
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+)
+
+// MaxSize bounds the proposal ApplyFile reads.
+const MaxSize = 32 << 20
+
+// Outcome is what ApplyFile did, or would do.
+type Outcome struct {
+	*Result
+	// Applied is set when the change was written: not for a dry run, a
+	// proposal that changes nothing, or one rejected.
+	Applied bool `json:"applied"`
+}
+
+// ApplyFile reads the proposal in the file at path, or in stdin when path
+// is "-", and applies it (see Apply). A proposal that is rejected, for its
+// format or by another rule, returns a result holding the rules it broke
+// with the *RejectedError, an invalid argument; any other failure is local
+// and returns no outcome.
+func ApplyFile(path string, stdin io.Reader, opts Options) (*Outcome, error) {
+	in := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, errdefs.IO(err)
+		}
+		defer f.Close()
+		in = f
+	}
+	p, err := Parse(in, MaxSize)
+	var res *Result
+	if err == nil {
+		res, err = Apply(p, opts)
+	}
+	var rejected *RejectedError
+	switch {
+	case errors.As(err, &rejected):
+		if res == nil {
+			res = &Result{Rules: rejected.Rules, Skills: []SkillChange{}, Warnings: []string{}}
+		}
+		return &Outcome{Result: res}, errdefs.Invalid(err)
+	case err != nil:
+		return nil, errdefs.IO(err)
+	}
+	return &Outcome{Result: res, Applied: !res.DryRun && !res.NoOp}, nil
+}
