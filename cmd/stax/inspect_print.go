@@ -6,9 +6,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stax-dev/stax/pkg/artifact"
 	"gopkg.in/yaml.v3"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
+
+// inspectResult is what stax inspect prints.
+type inspectResult = workflow.InspectResult
 
 func writeInspect(opts *inspectOptions, res *inspectResult) error {
 	if opts.Global.json() {
