@@ -5,14 +5,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/diff"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type diffOptions struct {
 	IO       *IOStreams
 	Global   *globalOptions
+	Env      newEnv
 	Remote   remoteOptions
 	A, B     string
 	ExitCode bool
@@ -21,7 +22,7 @@ type diffOptions struct {
 }
 
 func newDiffCmd(f *factory, runF func(context.Context, *diffOptions) error) *cobra.Command {
-	opts := &diffOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
+	opts := &diffOptions{IO: f.IO, Global: f.Global, Env: f.Env, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "diff A B",
 		Short: "Show which skills, files and frontmatter fields differ between two packages",
@@ -61,21 +62,19 @@ when they differ. Errors keep their own exit codes either way.`,
 }
 
 func runDiff(ctx context.Context, opts *diffOptions) error {
-	// A directory is built as pack builds it (SOURCE_DATE_EPOCH
-	// included), so its digest is the one pack prints for it.
-	var srcs [2]*source.Source
-	for i, arg := range []string{opts.A, opts.B} {
-		src, err := openArgument(ctx, opts.IO, opts.Global, &opts.Remote, &opts.Build, opts.Getenv, arg)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		if src.Built != nil {
-			printBuildNotes(opts.IO, opts.Global, src.Built)
-		}
-		srcs[i] = src
+	build, err := opts.Build.options(opts.Getenv)
+	if err != nil {
+		return err
 	}
-	res, err := diff.Packages(ctx, srcs[0], srcs[1])
+	env, finish, err := opts.Env(&opts.Remote)
+	if err != nil {
+		return err
+	}
+	res, err := workflow.Diff(ctx, env, workflow.DiffOptions{
+		A: opts.A, B: opts.B, Build: build, Scope: opts.Remote.lookupScope(),
+		Built: func(built *pack.Result) { printBuildNotes(opts.IO, opts.Global, built) },
+	})
+	finish()
 	if err != nil {
 		return err
 	}
@@ -84,12 +83,9 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	} else {
 		err = printDiff(opts.IO, res)
 	}
-	if err != nil {
+	if err != nil || !opts.ExitCode || res.Identical {
 		return err
 	}
-	if opts.ExitCode && !res.Identical {
-		// The result is printed; only the exit code is left to say.
-		return errdefs.Invalid(errReported)
-	}
-	return nil
+	// The result is printed; only the exit code is left to say.
+	return errdefs.Invalid(errReported)
 }
