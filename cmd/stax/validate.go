@@ -9,15 +9,14 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/release"
-	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/validate"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type validateOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
+	Env    newEnv
 	Dir    string
 	// Build holds --strict, --symlink-mode and --max-size.
 	Build buildFlags
@@ -27,7 +26,7 @@ type validateOptions struct {
 }
 
 func newValidateCmd(f *factory, runF func(context.Context, *validateOptions) error) *cobra.Command {
-	opts := &validateOptions{IO: f.IO, Global: f.Global}
+	opts := &validateOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "validate [DIR]",
 		Short: "Check a skills directory against the stax and Agent Skills specifications",
@@ -58,36 +57,32 @@ bare skills directory. Errors exit 1; warnings exit 0, or 1 with --strict.`,
 }
 
 func runValidate(ctx context.Context, opts *validateOptions) error {
-	p, err := project.Open(opts.Dir)
+	// Only a comparison with a release reads packages: without one, no
+	// store or registry settings are needed.
+	env, finish := &workflow.Env{}, func() {}
+	if opts.Against != "" {
+		var err error
+		if env, finish, err = opts.Env(&opts.Remote); err != nil {
+			return err
+		}
+	}
+	report, err := workflow.Validate(ctx, env, workflow.ValidateOptions{
+		Dir: opts.Dir, Strict: opts.Build.Strict, Symlinks: layers.SymlinkMode(opts.Build.Symlinks),
+		Against: opts.Against, MaxSize: opts.Build.MaxSize.Limit(), Scope: opts.Remote.lookupScope(),
+	})
+	finish()
 	if err != nil {
 		return err
-	}
-	report, err := validate.Dir(validate.Options{Root: p.SkillsDir, PackageRoot: p.Root, Strict: opts.Build.Strict, Symlinks: layers.SymlinkMode(opts.Build.Symlinks)})
-	if err != nil {
-		return errdefs.IO(err)
-	}
-	if opts.Against != "" {
-		opener, err := opts.Remote.opener(opts.Global)
-		if err != nil {
-			return err
-		}
-		sourceOpts := source.Options{Opener: opener, MaxSize: opts.Build.MaxSize.Limit(), Scope: opts.Remote.lookupScope()}
-		if err := release.Against(ctx, opts.Against, sourceOpts, report); err != nil {
-			return err
-		}
 	}
 	if opts.Global.json() {
 		err = writeJSON(opts.IO.Out, report)
 	} else {
 		err = printReport(opts.IO.Out, report)
 	}
-	if err != nil {
+	if err != nil || report.Valid {
 		return err
 	}
-	if !report.Valid {
-		return errdefs.Invalid(errReported)
-	}
-	return nil
+	return errdefs.Invalid(errReported)
 }
 
 // printReport writes diagnostics in the file:line: form editors link to.
