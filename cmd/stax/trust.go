@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"github.com/stax-dev/stax/pkg/workflow"
 
 	"github.com/opencontainers/go-digest"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // verifyFlags are the signature checks of the commands that bring packages
@@ -44,22 +42,4 @@ func (v *verifyFlags) checkTarget(ctx context.Context, streams *IOStreams, globa
 	}
 	_, err = trust.Enforce(ctx, []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, v.options(streams, global, nil, nil, maxSize))
 	return err
-}
-
-// refuseUnverified applies install.Admit with the user's trust policy,
-// for render, show and mcp. It reads the local store, whatever
-// --oci-layout says.
-func (g *globalOptions) refuseUnverified(ctx context.Context, skillDir string) error {
-	if skillDir == "" {
-		return nil
-	}
-	policy, err := trust.LoadHomeFrom(g.getenv)
-	if err != nil {
-		return err
-	}
-	opener, err := (&remoteOptions{}).opener(&globalOptions{lookupEnv: g.lookupEnv})
-	if err != nil {
-		return err
-	}
-	return install.Admit(ctx, skillDir, policy, source.TrustSource(opener))
 }
