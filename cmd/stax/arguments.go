@@ -25,21 +25,3 @@ func openArgument(ctx context.Context, streams *IOStreams, global *globalOptions
 	}
 	return source.Open(ctx, arg, source.Options{Opener: opener, Build: buildOpts, MaxSize: buildOpts.MaxSize, Scope: remote.lookupScope()})
 }
-
-// packageArguments turns the package arguments of install and pull into
-// declarations relative to base, by the rule every command follows: a
-// directory is taken from where stax runs (see source.IsDirectory).
-func packageArguments(streams *IOStreams, args []string, base string) ([]string, error) {
-	decls := make([]string, len(args))
-	for i, arg := range args {
-		if dir, ambiguous := source.IsDirectory(arg); dir && ambiguous {
-			fmt.Fprintf(streams.ErrOut, "warning: %s\n", source.AmbiguousWarning(arg))
-		}
-		decl, err := source.Declaration(arg, base)
-		if err != nil {
-			return nil, err
-		}
-		decls[i] = decl
-	}
-	return decls, nil
-}

@@ -2,24 +2,17 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"github.com/stax-dev/stax/pkg/workflow"
-	"path/filepath"
 
-	"github.com/opencontainers/go-digest"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/lock"
-	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type installOptions struct {
 	IO      *IOStreams
 	Global  *globalOptions
+	Env     newEnv
 	Remote  remoteOptions
 	Where   installScope
 	Sources []string
@@ -34,7 +27,7 @@ type installOptions struct {
 }
 
 func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error) *cobra.Command {
-	opts := &installOptions{IO: f.IO, Global: f.Global}
+	opts := &installOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "install [SOURCE...]",
 		Short: "Install layered skill packages into agent runtimes' folders, and lock them",
@@ -89,64 +82,18 @@ or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 }
 
 func runInstall(ctx context.Context, opts *installOptions) error {
-	def, err := project.LoadDir(opts.Where.Dir)
+	env, finish, err := opts.Env(&opts.Remote)
 	if err != nil {
 		return err
 	}
-	sources, err := packageArguments(opts.IO, opts.Sources, opts.Where.Dir)
-	if err != nil {
-		return err
-	}
-	if len(sources) == 0 && def != nil && def.Install != nil {
-		sources = def.Install.Sources
-	}
-	if len(sources) == 0 {
-		return errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", filepath.Join(opts.Where.Dir, project.FileName)))
-	}
-	placement, err := opts.Where.place(def)
-	if err != nil {
-		return err
-	}
-	var pinned *lock.Lock
-	if opts.Frozen {
-		if pinned, err = lock.ReadFrozen(filepath.Join(opts.Where.Dir, lock.FileName), sources); err != nil {
-			return err
-		}
-	}
-
-	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
-	if err != nil {
-		return err
-	}
-	lockDir, err := opts.Global.lockDir()
-	if err != nil {
-		return err
-	}
-	copyOpts, done := opts.Remote.transferOptions(opts.IO, opts.Global)
-	installed, err := install.Sources(ctx, install.Request{
-		Sources: sources, ProjectDir: opts.Where.Dir, Opener: opener, MaxSize: maxSize, MaxFiles: opts.MaxFiles.Limit(),
-		Frozen: pinned, Copy: copyOpts, Placement: placement, Force: opts.Force, LockDir: lockDir,
-		AllowHiddenText: opts.AllowHiddenText,
-		Verify: func(g *resolve.Graph, require map[digest.Digest]bool) (map[digest.Digest]string, error) {
-			outcomes, err := trust.Enforce(ctx, install.TrustPackages(g), opts.Verify.options(opts.IO, opts.Global, def.TrustPolicy(opts.Where.Dir), require, maxSize))
-			return trust.Signers(outcomes), err
-		},
+	res, err := workflow.Install(ctx, env, workflow.InstallOptions{
+		Where: opts.Where.where(), Sources: opts.Sources, Force: opts.Force, Frozen: opts.Frozen,
+		MaxSize: opts.MaxSize.Limit(), MaxFiles: opts.MaxFiles.Limit(), AllowHiddenText: opts.AllowHiddenText,
+		Verify: opts.Verify.verification(),
 	})
-	done()
+	finish()
 	if err != nil {
 		return withAllowHiddenTextHint(err)
 	}
-	defer installed.Graph.Close()
-	for _, r := range installed.Results {
-		printInstallNotes(opts.IO, r)
-	}
-	out := installResult{
-		Sources: sources, Packages: workflow.Packages(installed.Graph), Skills: workflow.Skills(installed.Merged),
-		Overrides: workflow.Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []targetResult{},
-		Lock: installed.LockPath, LockChanged: installed.LockChanged,
-	}
-	for i, t := range placement.Targets {
-		out.Targets = append(out.Targets, targetResult{Runtimes: install.Names(t.Runtimes), Result: installed.Results[i]})
-	}
-	return printInstall(opts.IO, opts.Global, out)
+	return printInstall(opts.IO, opts.Global, res)
 }

@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
 	"github.com/stax-dev/stax/pkg/agent"
-	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // installScope are the flags that say where installed skills live, shared
@@ -26,11 +26,7 @@ func (s *installScope) addFlags(cmd *cobra.Command, runtimes string) {
 	flags.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
 }
 
-// place is where the flags and stax.yaml say skills are installed.
-func (s *installScope) place(def *project.Definition) (*install.Placement, error) {
-	w := install.Where{Runtimes: s.Runtimes, Scope: s.Scope, ProjectDir: s.Dir}
-	if def != nil {
-		w.Defaults = def.Install
-	}
-	return install.Place(w)
+// where is the folders the flags name.
+func (s *installScope) where() workflow.Where {
+	return workflow.Where{ProjectDir: s.Dir, Runtimes: s.Runtimes, Scope: s.Scope}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/mcpserver"
 	"github.com/stax-dev/stax/pkg/render"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // mcpTokenEnv holds the bearer token of `stax mcp --http`. The token is
@@ -23,6 +24,7 @@ const mcpTokenEnv = "STAX_MCP_TOKEN"
 type mcpOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
+	Env    newEnv
 	Getenv func(string) string
 	discoveryOptions
 	HTTP        string
@@ -34,7 +36,7 @@ type mcpOptions struct {
 }
 
 func newMCPCmd(f *factory, runF func(context.Context, *mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
+	opts := &mcpOptions{IO: f.IO, Global: f.Global, Env: f.Env, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "mcp [--runtime NAME] [--dir PROJECT] [--http ADDR]",
 		Short: "Serve the installed skills to any agent over MCP",
@@ -110,7 +112,7 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 			Budget:      render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
 			InlineLimit: opts.InlineLimit,
 			Workspace:   opts.Workspace,
-			Admit:       opts.Global.refuseUnverified,
+			Admit:       opts.admit,
 			Version:     buildVersion(),
 		},
 		HTTP: opts.HTTP, Token: token, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
@@ -177,3 +179,13 @@ func (opts *mcpOptions) token() (string, error) {
 // maxTokenFileBytes bounds what --token-file reads: a token and the white
 // space around it.
 const maxTokenFileBytes = 8 << 10
+
+// admit applies workflow.Admit to a skill about to be served, in an
+// environment of its own, as a run of stax render would.
+func (opts *mcpOptions) admit(ctx context.Context, skillDir string) error {
+	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
+	if err != nil {
+		return err
+	}
+	return workflow.Admit(ctx, env, skillDir)
+}

@@ -13,11 +13,14 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/substitute"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type renderOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
+	Env    newEnv
 	Skill  string
 	Args   []string
 	// SkillsDir is --dir: where a skill given by name is looked up.
@@ -32,7 +35,7 @@ type renderOptions struct {
 }
 
 func newRenderCmd(f *factory, runF func(context.Context, *renderOptions) error) *cobra.Command {
-	opts := &renderOptions{IO: f.IO, Global: f.Global}
+	opts := &renderOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "render SKILL [-- ARGS...]",
 		Short: "Show what an agent receives when a skill is invoked",
@@ -90,21 +93,20 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	if opts.Budget < 0 || opts.BudgetBytes < 0 {
 		return errdefs.Invalid(errors.New("--budget and --budget-bytes must not be negative"))
 	}
-	files, name, source, skillDir, err := loadRenderSkill(ctx, opts)
+	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
 	if err != nil {
 		return err
 	}
-	if err := opts.Global.refuseUnverified(ctx, skillDir); err != nil {
+	files, name, source, skillDir, err := loadRenderSkill(ctx, env.Opener, opts)
+	if err != nil {
 		return err
 	}
-	sub := substitute.Options{Arguments: opts.Args, SkillDir: skillDir, Workspace: opts.Workspace}
-	if opts.SkillDir != "" {
-		sub.SkillDir = opts.SkillDir
+	if err := workflow.Admit(ctx, env, skillDir); err != nil {
+		return err
 	}
-	if sub.Workspace == "" {
-		if sub.Workspace, err = os.Getwd(); err != nil {
-			return errdefs.IO(err)
-		}
+	sub, err := renderSubstitutions(opts, skillDir)
+	if err != nil {
+		return err
 	}
 	budget := render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes}
 	res, err := render.Render(render.Skill{Name: name, SkillMD: files.SkillMD, Siblings: files.Siblings},
@@ -115,12 +117,30 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	return printRendered(opts, name, source, res, withAllowHiddenTextHint(err))
 }
 
+// renderSubstitutions are the values of the variables of a skill in
+// skillDir: --skill-dir and --workspace, else the skill directory and the
+// current directory.
+func renderSubstitutions(opts *renderOptions, skillDir string) (substitute.Options, error) {
+	sub := substitute.Options{Arguments: opts.Args, SkillDir: skillDir, Workspace: opts.Workspace}
+	if opts.SkillDir != "" {
+		sub.SkillDir = opts.SkillDir
+	}
+	if sub.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return sub, errdefs.IO(err)
+		}
+		sub.Workspace = wd
+	}
+	return sub, nil
+}
+
 // loadRenderSkill reads the skill SKILL names: its files, its name for
 // messages, where it came from, and its absolute directory ("" for a
 // skill inside a package, which has no directory until it is installed).
-func loadRenderSkill(ctx context.Context, opts *renderOptions) (*skillFiles, string, string, string, error) {
+func loadRenderSkill(ctx context.Context, opener *target.Opener, opts *renderOptions) (*skillFiles, string, string, string, error) {
 	if ref, name, ok := splitPackaged(opts.Skill); ok {
-		files, err := readPackagedSkill(ctx, opts.Global, ref, name, opts.MaxSize.Limit())
+		files, err := readPackagedSkill(ctx, opener, ref, name, opts.MaxSize.Limit())
 		return files, name, opts.Skill, "", err
 	}
 	dir, err := resolveSkillDir(opts.Skill, opts.SkillsDir)

@@ -94,11 +94,6 @@ func (g *globalOptions) storeDir() (string, error) {
 	return store.DefaultDirFrom(g.getenv)
 }
 
-// lockDir is where the locks of folders stax installs into are kept.
-func (g *globalOptions) lockDir() (string, error) {
-	return store.LockDirFrom(g.getenv)
-}
-
 // errReported is returned by a command that has already printed its
 // failure (a validation report), so Execute only sets the exit code.
 var errReported = errors.New("reported")

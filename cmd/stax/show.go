@@ -10,11 +10,13 @@ import (
 
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type showOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
+	Env    newEnv
 	discoveryOptions
 	Name string
 }
@@ -28,7 +30,7 @@ type showResult struct {
 }
 
 func newShowCmd(f *factory, runF func(context.Context, *showOptions) error) *cobra.Command {
-	opts := &showOptions{IO: f.IO, Global: f.Global}
+	opts := &showOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "show NAME [--runtime NAME] [--dir PROJECT]",
 		Short: "Show a skill as a runtime's Skill tool returns it",
@@ -58,10 +60,29 @@ func runShow(ctx context.Context, opts *showOptions) error {
 	if err != nil {
 		return err
 	}
-	s, ok := l.Find(opts.Name)
+	s, err := findShown(l, opts.Name, opts.Project)
+	if err != nil {
+		return err
+	}
+	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
+	if err != nil {
+		return err
+	}
+	if err := workflow.Admit(ctx, env, s.Dir); err != nil {
+		return err
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, showResult{Runtime: l.Runtime, Skill: s, Body: s.Body()})
+	}
+	return printShow(opts.IO.Out, l.Runtime, s)
+}
+
+// findShown is the skill the runtime of l loads for name, or why none is.
+func findShown(l *discover.Listing, name, project string) (discover.Skill, error) {
+	s, ok := l.Find(name)
 	switch {
 	case !ok && s.Dir != "":
-		return errdefs.Invalid(fmt.Errorf("%s cannot load %s (%s): %s", l.Runtime, opts.Name, s.Dir, s.Problem))
+		return s, errdefs.Invalid(fmt.Errorf("%s cannot load %s (%s): %s", l.Runtime, name, s.Dir, s.Problem))
 	case !ok:
 		var names []string
 		for _, v := range l.Visible() {
@@ -71,15 +92,9 @@ func runShow(ctx context.Context, opts *showOptions) error {
 		if len(names) > 0 {
 			hint = "it sees " + strings.Join(names, ", ")
 		}
-		return errdefs.Invalid(fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, opts.Name, opts.Project, hint))
+		return s, errdefs.Invalid(fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, name, project, hint))
 	}
-	if err := opts.Global.refuseUnverified(ctx, s.Dir); err != nil {
-		return err
-	}
-	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, showResult{Runtime: l.Runtime, Skill: s, Body: s.Body()})
-	}
-	return printShow(opts.IO.Out, l.Runtime, s)
+	return s, nil
 }
 
 func printShow(w io.Writer, runtime string, s discover.Skill) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/target"
 )
 
 // The SKILL argument of render and bump names a skill directory, or a
@@ -109,15 +110,11 @@ func splitPackaged(arg string) (ref, name string, ok bool) {
 
 // readPackagedSkill reads the SKILL.md and siblings of the skill in
 // directory name of the package ref.
-func readPackagedSkill(ctx context.Context, global *globalOptions, ref, name string, maxSize int64) (*skillFiles, error) {
+func readPackagedSkill(ctx context.Context, opener *target.Opener, ref, name string, maxSize int64) (*skillFiles, error) {
 	if name == "" || strings.Contains(name, "/") {
 		return nil, errdefs.Invalid(fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
 	}
 	// A skill to render is one already at hand: the local store or a layout.
-	opener, err := (&remoteOptions{}).opener(global)
-	if err != nil {
-		return nil, err
-	}
 	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: opener, MaxSize: maxSize, Scope: source.LocalOnly})
 	if err != nil {
 		return nil, err

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
-	"github.com/stax-dev/stax/pkg/workflow"
-
 	"github.com/opencontainers/go-digest"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // verifyFlags are the signature checks of the commands that bring packages
@@ -33,22 +29,4 @@ func (v *verifyFlags) verification() workflow.Verification {
 // options are the trust.Enforce options the flags ask for.
 func (v *verifyFlags) options(streams *IOStreams, global *globalOptions, project *trust.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
 	return trust.EnforceOptions{Mode: v.Mode, Keys: v.Keys, Project: project, Require: require, Warnings: streams.ErrOut, MaxSize: maxSize, Getenv: global.getenv}
-}
-
-// refuseUnverified applies install.Admit with the user's trust policy,
-// for render, show and mcp. It reads the local store, whatever
-// --oci-layout says.
-func (g *globalOptions) refuseUnverified(ctx context.Context, skillDir string) error {
-	if skillDir == "" {
-		return nil
-	}
-	policy, err := trust.LoadHomeFrom(g.getenv)
-	if err != nil {
-		return err
-	}
-	opener, err := (&remoteOptions{}).opener(&globalOptions{lookupEnv: g.lookupEnv})
-	if err != nil {
-		return err
-	}
-	return install.Admit(ctx, skillDir, policy, source.TrustSource(opener))
 }

@@ -7,28 +7,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type uninstallOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
+	Env    newEnv
 	Where  installScope
 	Force  bool
 	Keep   []string
 }
 
-type uninstallResult struct {
-	Runtimes []string `json:"runtimes"`
-	Dir      string   `json:"dir"`
-	Removed  []string `json:"removed"`
-	Kept     []string `json:"kept"`
-	Backups  []string `json:"backups"`
-}
-
 func newUninstallCmd(f *factory, runF func(context.Context, *uninstallOptions) error) *cobra.Command {
-	opts := &uninstallOptions{IO: f.IO, Global: f.Global}
+	opts := &uninstallOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove the skills stax installed, and only those",
@@ -57,28 +49,13 @@ files. --keep NAME leaves it in place as your own, removed from the record;
 }
 
 func runUninstall(ctx context.Context, opts *uninstallOptions) error {
-	def, err := project.LoadDir(opts.Where.Dir)
+	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
 	if err != nil {
 		return err
 	}
-	placement, err := opts.Where.place(def)
+	results, err := workflow.Uninstall(ctx, env, workflow.UninstallOptions{Where: opts.Where.where(), Force: opts.Force, Keep: opts.Keep})
 	if err != nil {
 		return err
-	}
-	lockDir, err := opts.Global.lockDir()
-	if err != nil {
-		return err
-	}
-	results := []uninstallResult{}
-	for _, t := range placement.Targets {
-		res, err := install.Uninstall(ctx, install.Options{
-			Dir: t.Dir, Root: placement.Root, LockDir: lockDir, Force: opts.Force, Keep: opts.Keep,
-		})
-		if err != nil {
-			return err
-		}
-		printInstallNotes(opts.IO, res)
-		results = append(results, uninstallResult{Runtimes: install.Names(t.Runtimes), Dir: t.Dir, Removed: res.Removed, Kept: res.Kept, Backups: res.Backups})
 	}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, results)

@@ -2,24 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/lock"
-	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type verifyOptions struct {
 	IO        *IOStreams
 	Global    *globalOptions
+	Env       newEnv
 	Where     installScope
 	Installed bool
 	// Ref, Keys, Policy, Local, Remote and MaxSize verify a package's
@@ -33,7 +28,7 @@ type verifyOptions struct {
 }
 
 func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) *cobra.Command {
-	opts := &verifyOptions{IO: f.IO, Global: f.Global}
+	opts := &verifyOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "verify (REF --key PUB... | --installed)",
 		Short: "Verify a package's signature, or the installed skills",
@@ -87,31 +82,12 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
 		return errdefs.Invalid(fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
 	}
-	def, err := project.LoadDir(opts.Where.Dir)
+	env, _, err := opts.Env(&opts.Remote) // nothing is transferred: nothing to finish
 	if err != nil {
 		return err
 	}
-	placement, err := opts.Where.place(def)
-	if err != nil {
-		return err
-	}
-	locked, err := lock.Read(filepath.Join(opts.Where.Dir, lock.FileName))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	lockDir, err := opts.Global.lockDir()
-	if err != nil {
-		return err
-	}
-	res, err := install.Verify(ctx, install.VerifyOptions{
-		Targets: placement.Targets, Root: placement.Root, Locked: locked, LockDir: lockDir, Notes: opts.IO.ErrOut,
-		Signed: install.SignedOptions{Keys: opts.Keys, Policy: opts.Policy, Open: func() (trust.Source, int64, error) {
-			opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
-			if err != nil {
-				return nil, 0, err
-			}
-			return source.TrustSource(opener), maxSize, nil
-		}},
+	res, err := workflow.VerifyInstalled(ctx, env, workflow.VerifyInstalledOptions{
+		Where: opts.Where.where(), Keys: opts.Keys, Policy: opts.Policy, MaxSize: opts.MaxSize.Limit(),
 	})
 	if err != nil {
 		return err
@@ -121,7 +97,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 			return err
 		}
 	} else {
-		printVerify(opts.IO, res)
+		printVerify(opts.IO, *res)
 	}
 	if !res.Verified {
 		return errdefs.Corrupt(errReported)

@@ -1,4 +1,4 @@
-package install
+package workflow
 
 import (
 	"context"
@@ -9,22 +9,34 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/trust"
 )
 
-// Admit refuses a stateful skill stax installed from a package whose
-// trust rule in policy is require, when its files differ from what the
-// package's signature signs: a runtime may refuse a stateful skill whose
-// memory does not verify, and render, show and mcp stand in for one. A
-// skill stax did not install, or without stateful files, is admitted.
-func Admit(ctx context.Context, skillDir string, policy *trust.Policy, open trust.Source) error {
+// Admit refuses a stateful skill stax installed from a package whose rule
+// in the user's trust policy is require, when its files differ from what
+// the package's signature signs: a runtime may refuse a stateful skill
+// whose memory does not verify, and render, show and mcp stand in for
+// one. The package is read through env.Opener, as every other job reads
+// packages. An empty skillDir (a skill read from a package, not
+// installed), a skill stax did not install, and one without stateful
+// files are admitted.
+func Admit(ctx context.Context, env *Env, skillDir string) error {
+	if skillDir == "" {
+		return nil
+	}
+	policy, err := trust.LoadHomeFrom(env.getenv)
+	if err != nil {
+		return err
+	}
 	if !policy.RequiresAny() || !isStateful(skillDir) {
 		return nil
 	}
 	parent, name := filepath.Dir(skillDir), filepath.Base(skillDir)
-	rec, err := ReadRecord(parent)
+	rec, err := install.ReadRecord(parent)
 	if err != nil {
 		return err
 	}
@@ -41,7 +53,7 @@ func Admit(ctx context.Context, skillDir string, policy *trust.Policy, open trus
 		return errdefs.Invalid(err)
 	}
 	skill := trust.InstalledSkill{Dir: skillDir, Path: name, Ref: installed.Package, Digest: installed.PackageDigest}
-	drift, err := trust.CheckInstalled(ctx, []trust.InstalledSkill{skill}, open, verifiers, 0)
+	drift, err := trust.CheckInstalled(ctx, []trust.InstalledSkill{skill}, source.TrustSource(env.Opener), verifiers, 0)
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
 		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: the trust policy requires %s to verify: %w", name, installed.Package, err))

@@ -1,0 +1,55 @@
+package workflow
+
+import (
+	"context"
+
+	"github.com/stax-dev/stax/pkg/install"
+)
+
+// UninstallOptions say which folders Uninstall empties of stax's skills.
+type UninstallOptions struct {
+	// Where are the folders to uninstall from.
+	Where Where
+	// Force removes installed skills the user changed too, moving them to
+	// a backup under .stax/backup; false refuses to.
+	Force bool
+	// Keep are skills to leave in place as the user's own, removed from
+	// the install record; none keeps nothing.
+	Keep []string
+}
+
+// UninstallResult is what Uninstall did in one folder.
+type UninstallResult struct {
+	Runtimes []string `json:"runtimes"`
+	Dir      string   `json:"dir"`
+	Removed  []string `json:"removed"`
+	Kept     []string `json:"kept"`
+	Backups  []string `json:"backups"`
+}
+
+// Uninstall removes from each folder the skills stax installed there, as
+// its install record lists them, and only those. Notes on what it
+// recovered or moved to a backup go to env.Warnings as each folder is
+// done.
+func Uninstall(ctx context.Context, env *Env, opts UninstallOptions) ([]UninstallResult, error) {
+	_, placement, err := opts.Where.load()
+	if err != nil {
+		return nil, err
+	}
+	lockDir, err := env.lockDir()
+	if err != nil {
+		return nil, err
+	}
+	out := []UninstallResult{}
+	for _, t := range placement.Targets {
+		res, err := install.Uninstall(ctx, install.Options{
+			Dir: t.Dir, Root: placement.Root, LockDir: lockDir, Force: opts.Force, Keep: opts.Keep,
+		})
+		if err != nil {
+			return nil, err
+		}
+		env.noteInstall(res)
+		out = append(out, UninstallResult{Runtimes: install.Names(t.Runtimes), Dir: t.Dir, Removed: res.Removed, Kept: res.Kept, Backups: res.Backups})
+	}
+	return out, nil
+}

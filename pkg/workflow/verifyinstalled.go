@@ -1,0 +1,67 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/trust"
+)
+
+// VerifyInstalledOptions say which folders VerifyInstalled checks, and
+// against which keys.
+type VerifyInstalledOptions struct {
+	// Where are the folders to verify.
+	Where Where
+	// Keys are trusted key files to compare installed skills with what
+	// their packages' signatures sign; none takes each package's keys
+	// from the trust policy, and a package no key is trusted for is
+	// compared with the install record and stax.lock only.
+	Keys []string
+	// Policy is the trust policy file that gives keys when Keys is empty;
+	// empty is the user's, in the stax home env.Getenv names.
+	Policy string
+	// MaxSize bounds each package read to check a signature; 0 is
+	// layers.DefaultMaxSize, negative no limit.
+	MaxSize int64
+}
+
+// VerifyInstalled compares the skills installed in each folder with the
+// files stax wrote, with stax.lock, and with what their packages'
+// signatures sign. An install a crash interrupted is finished or undone
+// first, with a note to env.Warnings. The result is Verified when nothing
+// differs; a difference is not an error.
+func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions) (*install.VerifyResult, error) {
+	_, placement, err := opts.Where.load()
+	if err != nil {
+		return nil, err
+	}
+	locked, err := lock.Read(filepath.Join(opts.Where.projectDir(), lock.FileName))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	lockDir, err := env.lockDir()
+	if err != nil {
+		return nil, err
+	}
+	policy := opts.Policy
+	if policy == "" && len(opts.Keys) == 0 {
+		if policy, err = trust.HomePolicyPathFrom(env.getenv); err != nil {
+			return nil, err
+		}
+	}
+	res, err := install.Verify(ctx, install.VerifyOptions{
+		Targets: placement.Targets, Root: placement.Root, Locked: locked, LockDir: lockDir, Notes: env.warnings(),
+		Signed: install.SignedOptions{Keys: opts.Keys, Policy: policy, Open: func() (trust.Source, int64, error) {
+			return source.TrustSource(env.Opener), opts.MaxSize, nil
+		}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

@@ -1,0 +1,75 @@
+package workflow
+
+import (
+	"cmp"
+	"fmt"
+
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+// Where says which skills folders install, uninstall and verify work in:
+// those of the runtimes, in the project or the user's home directory.
+type Where struct {
+	// ProjectDir is the project: where stax.yaml and stax.lock are, and
+	// the root of project-scope folders. Empty is the current directory.
+	ProjectDir string
+	// Runtimes are the runtimes whose folders to use; none takes
+	// install.runtimes of stax.yaml, else agent.Default.
+	Runtimes []string
+	// Scope is project or user; empty takes install.scope of stax.yaml,
+	// else project.
+	Scope string
+}
+
+// projectDir is the project directory, the current one when unset.
+func (w Where) projectDir() string {
+	return cmp.Or(w.ProjectDir, ".")
+}
+
+// place is where w and the install section of def, the project's
+// stax.yaml (nil when it has none), put the folders.
+func (w Where) place(def *project.Definition) (*install.Placement, error) {
+	where := install.Where{Runtimes: w.Runtimes, Scope: w.Scope, ProjectDir: w.projectDir()}
+	if def != nil {
+		where.Defaults = def.Install
+	}
+	return install.Place(where)
+}
+
+// load reads the project's stax.yaml and places the folders.
+func (w Where) load() (*project.Definition, *install.Placement, error) {
+	def, err := project.LoadDir(w.projectDir())
+	if err != nil {
+		return nil, nil, err
+	}
+	placement, err := w.place(def)
+	return def, placement, err
+}
+
+// lockDir holds the locks of the folders stax installs into.
+func (e *Env) lockDir() (string, error) {
+	if e.LockDir != "" {
+		return e.LockDir, nil
+	}
+	return store.LockDirFrom(e.getenv)
+}
+
+// notef writes one note: what a job did besides its work, such as
+// finishing an install a crash interrupted.
+func (e *Env) notef(format string, args ...any) {
+	fmt.Fprintf(e.warnings(), "note: "+format+"\n", args...)
+}
+
+// noteInstall says what an install or uninstall of one folder did besides
+// installing: an interrupted install it recovered, and where replaced
+// skills went.
+func (e *Env) noteInstall(r *install.Result) {
+	if r.Recovered != "" {
+		e.notef("%s", r.Recovered)
+	}
+	for _, b := range r.Backups {
+		e.notef("the replaced skill was moved to %s", b)
+	}
+}
