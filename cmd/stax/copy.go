@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type copyOptions struct {
@@ -130,7 +131,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 			return err
 		}
 	}
-	return printTransfer(opts.IO, opts.Global, "Copied to", dst.Ref, res, "")
+	return printTransfer(opts.IO, opts.Global, "Copied to", workflow.NewTransfer(dst.Ref, res))
 }
 
 // copyDependencies copies what the package of graph depends on to

@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type pushOptions struct {
@@ -149,5 +150,5 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "Signed with key %s: signature %s\n", signed.Config.Signer, signed.Descriptor.Digest)
 		}
 	}
-	return printTransfer(opts.IO, opts.Global, "Pushed", dst.Ref, res, "")
+	return printTransfer(opts.IO, opts.Global, "Pushed", workflow.NewTransfer(dst.Ref, res))
 }

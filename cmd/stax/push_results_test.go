@@ -1,0 +1,7 @@
+package main
+
+import "github.com/stax-dev/stax/pkg/workflow"
+
+// The tests decode the JSON of push and copy into the result types those
+// commands print, which live in package workflow.
+type transferResult = workflow.Transfer
