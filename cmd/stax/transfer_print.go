@@ -7,6 +7,7 @@ import (
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/validate"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -53,12 +54,19 @@ func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Resu
 	if global.json() {
 		return
 	}
+	var warnings []validate.Diagnostic
 	if built.Report != nil {
-		for _, d := range built.Report.Warnings {
-			printDiagnostic(streams.ErrOut, "warning", d)
-		}
+		warnings = built.Report.Warnings
 	}
-	for _, n := range built.Notices {
+	printNotes(streams, warnings, built.Notices)
+}
+
+// printNotes shows the validation warnings and the notices of a build.
+func printNotes(streams *IOStreams, warnings []validate.Diagnostic, notices []string) {
+	for _, d := range warnings {
+		printDiagnostic(streams.ErrOut, "warning", d)
+	}
+	for _, n := range notices {
 		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
 	}
 }
