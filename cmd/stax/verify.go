@@ -20,6 +20,7 @@ import (
 type verifyOptions struct {
 	IO        *IOStreams
 	Global    *globalOptions
+	Env       newEnv
 	Where     installScope
 	Installed bool
 	// Ref, Keys, Policy, Local, Remote and MaxSize verify a package's
@@ -33,7 +34,7 @@ type verifyOptions struct {
 }
 
 func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) *cobra.Command {
-	opts := &verifyOptions{IO: f.IO, Global: f.Global}
+	opts := &verifyOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "verify (REF --key PUB... | --installed)",
 		Short: "Verify a package's signature, or the installed skills",
