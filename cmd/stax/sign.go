@@ -8,10 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
-	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -94,16 +92,4 @@ func loadSigner(streams *IOStreams, global *globalOptions, path string) (*signat
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	return signer, nil
-}
-
-// explainSignature gives the errors of signing and verifying their exit
-// codes: a package that does not verify is a verification failure.
-func explainSignature(t *target.Target, err error) error {
-	switch {
-	case errors.Is(err, signature.ErrNotVerified):
-		return errdefs.Corrupt(err)
-	case errors.Is(err, artifact.ErrInvalidPackage):
-		return errdefs.Invalid(fmt.Errorf("%s: %w", t.Name(), err))
-	}
-	return t.Explain(err)
 }

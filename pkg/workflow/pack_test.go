@@ -13,6 +13,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -67,6 +68,32 @@ func TestPackTagsTheVersionInALayout(t *testing.T) {
 		if got := pulled.Packages[0].Digest; got != res.Digest {
 			t.Errorf("%s:%s is %s: want %s", dst, tag, got, res.Digest)
 		}
+	}
+}
+
+func TestPackIntoTheStoreThenPush(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	var warnings bytes.Buffer
+	env := newEnv(t, &warnings)
+
+	packed, err := workflow.Pack(ctx, env, workflow.PackOptions{Dir: writePackage(t, root, "team", "review"), Build: pack.Options{Overrides: project.Definition{Version: "2.1.0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if packed.Reference != "team:2.1.0" || packed.Version != "2.1.0" {
+		t.Fatalf("packed %+v: want team:2.1.0 in the store, the version overridden", packed)
+	}
+	if _, err := os.Stat(env.Opener.StoreDir); err != nil {
+		t.Fatalf("the store: %v", err)
+	}
+	pushed, err := workflow.Push(ctx, env, workflow.PushOptions{Source: "team:2.1.0", Destination: layout(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pushed.Digest != packed.Digest || !strings.Contains(pushed.Reference, ":2.1.0@") {
+		t.Errorf("pushed %+v: want the stored package %s, tagged 2.1.0", pushed, packed.Digest)
 	}
 }
 
