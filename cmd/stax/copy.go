@@ -74,5 +74,5 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	if err != nil {
 		return err
 	}
-	return printTransfer(opts.IO, opts.Global, "Copied to", res.Reference, res.Transfer, "")
+	return printTransfer(opts.IO, opts.Global, "Copied to", *res)
 }

@@ -2,23 +2,23 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/release"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
-	"github.com/stax-dev/stax/pkg/store"
-	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type pushOptions struct {
 	IO          *IOStreams
 	Global      *globalOptions
+	Env         newEnv
 	Remote      remoteOptions
 	Source      string
 	Destination string
@@ -36,7 +36,7 @@ type pushOptions struct {
 }
 
 func newPushCmd(f *factory, runF func(context.Context, *pushOptions) error) *cobra.Command {
-	opts := &pushOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
+	opts := &pushOptions{IO: f.IO, Global: f.Global, Env: f.Env, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "push [DIR|STORED-REF] REF",
 		Short: "Push a package to a registry or an OCI layout",
@@ -87,10 +87,6 @@ On success the pinned reference REF@DIGEST is printed.`,
 }
 
 func runPush(ctx context.Context, opts *pushOptions) error {
-	dstRef, err := reference.Parse(opts.Destination)
-	if err != nil {
-		return errdefs.Invalid(err)
-	}
 	build, err := opts.Build.options(opts.Getenv)
 	if err != nil {
 		return err
@@ -99,55 +95,33 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err != nil {
 		return err
 	}
-	opener, err := opts.Remote.opener(opts.Global)
+	env, finish, err := opts.Env(&opts.Remote)
 	if err != nil {
 		return err
 	}
-	if err := preparePublish(ctx, opts, opener, &build); err != nil {
-		return err
-	}
-	if dir, ambiguous := source.IsDirectory(opts.Source); dir && ambiguous {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", source.AmbiguousWarning(opts.Source))
-	}
-	sourceOpts := source.Options{Opener: opener, Build: build, MaxSize: build.MaxSize, Scope: source.LocalOnly}
-	src, err := source.Open(ctx, opts.Source, sourceOpts)
+	res, err := workflow.Push(ctx, env, workflow.PushOptions{
+		Source: opts.Source, Destination: opts.Destination, Build: build, Against: opts.Against,
+		PushDependencies: opts.PushDependencies, Signer: signer,
+		DependencyPushed: func(d resolve.Published) { printDependencyPushed(opts.IO, opts.Global, d) },
+		Built:            func(built *pack.Result) { printBuildNotes(opts.IO, opts.Global, built) },
+	})
+	finish()
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	// Read and checked once, for the checks here and for the copy.
-	pkg, err := src.Package(ctx)
-	if err != nil {
-		return err
-	}
-	if err := checkPublishable(src, pkg); err != nil {
-		return err
-	}
-	var seen release.Seen
-	if src.Built != nil {
-		printBuildNotes(opts.IO, opts.Global, src.Built)
-		if seen, err = release.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
-			return err
-		}
-	}
-	dst, err := opener.Open(ctx, dstRef, store.ReadWrite)
-	if err != nil {
-		return err
-	}
-	defer dst.Close()
+	return printPushed(opts.IO, opts.Global, res)
+}
 
-	res, err := copyPackage(ctx, opts.IO, opts.Global, &opts.Remote, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged})
-	if err != nil {
-		return target.DiscardAfter(dst, err)
+// pushSigner loads the key of push --sign before anything is pushed, so
+// that a wrong key or password pushes nothing.
+func pushSigner(opts *pushOptions) (signature.Signer, error) {
+	switch {
+	case opts.Sign && opts.SignKey == "":
+		return nil, errdefs.Invalid(errors.New("--sign needs --key KEY, the private key to sign with"))
+	case !opts.Sign && opts.SignKey != "":
+		return nil, errdefs.Invalid(errors.New("--key is the signing key of --sign: add --sign"))
+	case !opts.Sign:
+		return nil, nil
 	}
-	if signer != nil {
-		signed, err := signature.Sign(ctx, dst, res.Descriptor, signer, signature.SignOptions{Name: dst.Ref.Familiar(), MaxSize: build.MaxSize})
-		if err != nil {
-			return explainSignature(dst, err)
-		}
-		if !opts.Global.json() {
-			fmt.Fprintf(opts.IO.ErrOut, "Signed with key %s: signature %s\n", signed.Config.Signer, signed.Descriptor.Digest)
-		}
-	}
-	return printTransfer(opts.IO, opts.Global, "Pushed", dst.Ref, res, "")
+	return loadSigner(opts.IO, opts.Global, opts.SignKey)
 }

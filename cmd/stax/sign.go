@@ -8,17 +8,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
-	"github.com/stax-dev/stax/pkg/source"
-	"github.com/stax-dev/stax/pkg/store"
-	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type signOptions struct {
 	IO      *IOStreams
 	Global  *globalOptions
+	Env     newEnv
 	Remote  remoteOptions
 	Ref     string
 	Key     string
@@ -27,7 +25,7 @@ type signOptions struct {
 }
 
 func newSignCmd(f *factory, runF func(context.Context, *signOptions) error) *cobra.Command {
-	opts := &signOptions{IO: f.IO, Global: f.Global}
+	opts := &signOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "sign REF --key KEY",
 		Short: "Sign a package, attaching the signature to it",
@@ -64,20 +62,16 @@ func runSign(ctx context.Context, opts *signOptions) error {
 	if err != nil {
 		return err
 	}
-	opener, maxSize, err := opts.Remote.setup(opts.Global, &opts.MaxSize)
+	env, finish, err := opts.Env(&opts.Remote)
 	if err != nil {
 		return err
 	}
-	src, err := source.OpenExact(ctx, opener, opts.Ref, opts.Local, store.ReadWrite)
+	res, err := workflow.Sign(ctx, env, workflow.SignOptions{Ref: opts.Ref, Local: opts.Local, Signer: signer, MaxSize: opts.MaxSize.Limit()})
+	finish()
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	signed, err := signature.Sign(ctx, src.Target, src.Descriptor, signer, signature.SignOptions{Name: src.Ref.Familiar(), MaxSize: maxSize})
-	if err != nil {
-		return explainSignature(src.Target, err)
-	}
-	return printSigned(opts.IO, opts.Global, src.Ref, src.Descriptor.Digest.String(), signed)
+	return printSigned(opts.IO, opts.Global, res)
 }
 
 // loadSigner reads a private key file and its password.
@@ -98,16 +92,4 @@ func loadSigner(streams *IOStreams, global *globalOptions, path string) (*signat
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	return signer, nil
-}
-
-// explainSignature gives the errors of signing and verifying their exit
-// codes: a package that does not verify is a verification failure.
-func explainSignature(t *target.Target, err error) error {
-	switch {
-	case errors.Is(err, signature.ErrNotVerified):
-		return errdefs.Corrupt(err)
-	case errors.Is(err, artifact.ErrInvalidPackage):
-		return errdefs.Invalid(fmt.Errorf("%s: %w", t.Name(), err))
-	}
-	return t.Explain(err)
 }

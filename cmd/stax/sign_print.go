@@ -2,38 +2,23 @@ package main
 
 import (
 	"fmt"
-	"time"
 
-	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
-type signResult struct {
-	Reference string `json:"reference"`
-	Digest    string `json:"digest"`
-	Signature string `json:"signature"`
-	Signer    string `json:"signer"`
-	SignedAt  string `json:"signedAt"`
-	Algorithm string `json:"algorithm"`
-}
-
-func printSigned(streams *IOStreams, global *globalOptions, ref reference.Reference, dgst string, signed *signature.Signed) error {
-	out := signResult{
-		Reference: ref.Familiar(), Digest: dgst, Signature: signed.Descriptor.Digest.String(),
-		Signer: signed.Config.Signer, SignedAt: signed.Config.SignedAt, Algorithm: signed.Config.Algorithm,
-	}
+func printSigned(streams *IOStreams, global *globalOptions, res *workflow.SignResult) error {
 	if global.json() {
-		return writeJSON(streams.Out, out)
+		return writeJSON(streams.Out, res)
 	}
-	fmt.Fprintf(streams.ErrOut, "Signed %s@%s with key %s\n", out.Reference, out.Digest, out.Signer)
-	fmt.Fprintln(streams.Out, out.Signature)
+	fmt.Fprintf(streams.ErrOut, "Signed %s@%s with key %s\n", res.Reference, res.Digest, res.Signer)
+	fmt.Fprintln(streams.Out, res.Signature)
 	return nil
 }
 
-// signedAtText formats a signing time for messages.
-func signedAtText(t time.Time) string {
-	if t.IsZero() {
+// signedAtText is when a signature says it was signed, for messages.
+func signedAtText(at string) string {
+	if at == "" {
 		return "an unstated time"
 	}
-	return t.UTC().Format(time.RFC3339)
+	return at
 }

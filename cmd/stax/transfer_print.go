@@ -4,64 +4,23 @@ import (
 	"context"
 	"fmt"
 
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/validate"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
-// transferResult is what push, pull and copy print with --output json.
-type transferResult struct {
-	Reference string               `json:"reference"`
-	Digest    string               `json:"digest"`
-	MediaType string               `json:"mediaType"`
-	Size      int64                `json:"size"`
-	Layers    []ocispec.Descriptor `json:"layers"`
-	Skills    int                  `json:"skills"`
-	// Kind is "stax package", "image index" or "image manifest"; an
-	// image (copy only) has no skills.
-	Kind      string   `json:"kind"`
-	Platforms []string `json:"platforms,omitempty"`
-	// Copied and Skipped count blobs sent and blobs the destination had.
-	Copied  int      `json:"copied"`
-	Skipped int      `json:"skipped"`
-	Output  string   `json:"output,omitempty"`
-	Notices []string `json:"notices"`
-}
-
-func newTransferResult(ref reference.Reference, res *transfer.Result) transferResult {
-	ref.Digest = res.Descriptor.Digest
-	out := transferResult{
-		Reference: ref.String(),
-		Digest:    res.Descriptor.Digest.String(),
-		MediaType: res.Descriptor.MediaType,
-		Size:      res.Descriptor.Size,
-		Copied:    res.Copied,
-		Skipped:   res.Skipped,
-		Notices:   []string{},
-	}
-	if res.Image != nil {
-		out.Kind, out.Platforms = res.Image.Kind, res.Image.Platforms
-		return out
-	}
-	out.Kind = transfer.KindPackage
-	out.Notices = append(out.Notices, res.Package.Notices...)
-	out.Layers = res.Package.Manifest.Layers
-	out.Skills = len(res.Package.Config.Skills)
-	return out
-}
-
-// describe says what a transfer moved: "3 skills", "image index, 2
-// platforms" or "image manifest, application/vnd.oci.image.config.v1+json".
-func (r transferResult) describe() string {
+// describeTransfer says what a transfer moved: "3 skills", "image index,
+// 2 platforms" or "image manifest, application/vnd.oci.image.config.v1+json".
+func describeTransfer(t workflow.Transfer) string {
 	switch {
-	case r.Kind == transfer.KindPackage:
-		return plural(int64(r.Skills), "skill")
-	case len(r.Platforms) > 0:
-		return r.Kind + ", " + plural(int64(len(r.Platforms)), "platform")
+	case t.Kind == transfer.KindPackage:
+		return plural(int64(t.Skills), "skill")
+	case len(t.Platforms) > 0:
+		return t.Kind + ", " + plural(int64(len(t.Platforms)), "platform")
 	}
-	return r.Kind
+	return t.Kind
 }
 
 // copyPackage runs a transfer with progress bars when stderr is a
@@ -75,17 +34,17 @@ func copyPackage(ctx context.Context, streams *IOStreams, global *globalOptions,
 	return res, err
 }
 
-func printTransfer(streams *IOStreams, global *globalOptions, verb string, ref reference.Reference, res *transfer.Result, output string) error {
-	out := newTransferResult(ref, res)
-	out.Output = output
+// printTransfer shows what push or copy moved: the pinned reference on
+// stdout, what was copied on stderr.
+func printTransfer(streams *IOStreams, global *globalOptions, verb string, t workflow.Transfer) error {
 	if global.json() {
-		return writeJSON(streams.Out, out)
+		return writeJSON(streams.Out, t)
 	}
-	for _, n := range out.Notices {
+	for _, n := range t.Notices {
 		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
 	}
-	fmt.Fprintf(streams.ErrOut, "%s %s (%s; %s copied, %d already there)\n", verb, ref.Familiar(), out.describe(), plural(int64(res.Copied), "blob"), res.Skipped)
-	fmt.Fprintln(streams.Out, out.Reference)
+	fmt.Fprintf(streams.ErrOut, "%s %s (%s; %s copied, %d already there)\n", verb, t.Destination, describeTransfer(t), plural(int64(t.Copied), "blob"), t.Skipped)
+	fmt.Fprintln(streams.Out, t.Reference)
 	return nil
 }
 
@@ -95,12 +54,19 @@ func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Resu
 	if global.json() {
 		return
 	}
+	var warnings []validate.Diagnostic
 	if built.Report != nil {
-		for _, d := range built.Report.Warnings {
-			printDiagnostic(streams.ErrOut, "warning", d)
-		}
+		warnings = built.Report.Warnings
 	}
-	for _, n := range built.Notices {
+	printNotes(streams, warnings, built.Notices)
+}
+
+// printNotes shows the validation warnings and the notices of a build.
+func printNotes(streams *IOStreams, warnings []validate.Diagnostic, notices []string) {
+	for _, d := range warnings {
+		printDiagnostic(streams.ErrOut, "warning", d)
+	}
+	for _, n := range notices {
 		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
 	}
 }

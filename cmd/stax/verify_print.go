@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 func printVerify(streams *IOStreams, res install.VerifyResult) {
@@ -39,4 +41,24 @@ func printVerify(streams *IOStreams, res install.VerifyResult) {
 			fmt.Fprintf(streams.Out, "%s: skill %s: not the digest %s pins\n", where, name, lock.FileName)
 		}
 	}
+}
+
+// printVerifiedPackage shows the signature check of a package; failed is
+// the error of one that did not verify, which JSON output reports after
+// the result.
+func printVerifiedPackage(streams *IOStreams, global *globalOptions, res *workflow.VerifyResult, failed error) error {
+	if !global.json() {
+		if res.Verified {
+			fmt.Fprintf(streams.Out, "%s@%s: verified, signed by %s at %s\n", res.Reference, res.Digest, res.Signer, signedAtText(res.SignedAt))
+		}
+		return failed
+	}
+	if err := writeJSON(streams.Out, res); err != nil {
+		return err
+	}
+	if failed != nil {
+		fmt.Fprintf(streams.ErrOut, "Error: %v\n", failed)
+		return errdefs.Corrupt(errReported)
+	}
+	return nil
 }

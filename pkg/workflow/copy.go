@@ -38,19 +38,11 @@ type CopyOptions struct {
 	Verify Verification
 }
 
-// CopyResult is what Copy copied.
-type CopyResult struct {
-	// Reference is the destination, with the tag it was given.
-	Reference reference.Reference
-	// Transfer is the copy of Source itself.
-	Transfer *transfer.Result
-}
-
 // Copy copies a package, or any OCI image, from one registry or layout to
 // another, with its referrers. The trust policy applies to every package
 // copied before anything is written: the package alone, or with what it
 // depends on. Each dependency copied is reported on env.Warnings.
-func Copy(ctx context.Context, env *Env, opts CopyOptions) (*CopyResult, error) {
+func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	srcRef, dstRef, err := copyReferences(env.Opener, opts.Source, opts.Destination)
 	if err != nil {
 		return nil, err
@@ -88,7 +80,8 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*CopyResult, error) 
 			return nil, err
 		}
 	}
-	return &CopyResult{Reference: dst.Ref, Transfer: res}, nil
+	out := newTransfer(dst.Ref, res)
+	return &out, nil
 }
 
 // copyReferences parses the source and destination of a copy. A source

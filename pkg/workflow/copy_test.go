@@ -3,6 +3,7 @@ package workflow_test
 import (
 	"bytes"
 	"context"
+	"github.com/stax-dev/stax/pkg/transfer"
 	"os"
 	"strings"
 	"testing"
@@ -24,11 +25,11 @@ func TestCopyBetweenLayoutsKeepsTheTagAndDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reference.Tag != "1.0.0" {
-		t.Errorf("copied to %s: want the source's tag 1.0.0", res.Reference)
+	if !strings.HasSuffix(res.Destination, ":1.0.0") {
+		t.Errorf("copied to %s: want the source's tag 1.0.0", res.Destination)
 	}
-	if res.Transfer.Package == nil || len(res.Transfer.Package.Config.Skills) != 1 {
-		t.Errorf("transfer %+v: want the package with its one skill", res.Transfer)
+	if res.Kind != transfer.KindPackage || res.Skills != 1 {
+		t.Errorf("transfer %+v: want the package with its one skill", res)
 	}
 	// The mirror holds the same manifest under that tag.
 	ref, err := reference.Parse(dst + ":1.0.0")
@@ -44,8 +45,8 @@ func TestCopyBetweenLayoutsKeepsTheTagAndDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if desc.Digest != res.Transfer.Descriptor.Digest {
-		t.Errorf("the mirror's 1.0.0 is %s; the copy reported %s", desc.Digest, res.Transfer.Descriptor.Digest)
+	if desc.Digest.String() != res.Digest {
+		t.Errorf("the mirror's 1.0.0 is %s; the copy reported %s", desc.Digest, res.Digest)
 	}
 }
 

@@ -1,0 +1,149 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/release"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// PushOptions say what Push publishes, where, and how.
+type PushOptions struct {
+	// Source is a package directory, built as Pack builds it, or a
+	// reference in the local store or an oci: layout. Required.
+	Source string
+	// Destination is a registry reference or an oci: layout. One
+	// without a tag is tagged with the package version; one with a digest
+	// only is pushed untagged and must name the digest the package has.
+	// Required.
+	Destination string
+	// Build shapes the package built from a directory Source, which is
+	// always built for publishing, its dependencies recorded by reference
+	// only. Build.MaxSize bounds the package read and copied too; 0 is
+	// layers.DefaultMaxSize, negative no limit.
+	Build pack.Options
+	// Against is the published package whose stateful files a package
+	// built from Source must not have changed without a version bump;
+	// empty is whatever Destination already names.
+	Against string
+	// PushDependencies first pushes each package directory Source
+	// depends on to the reference stax.yaml names beside its path, so
+	// that Source can be built to depend on them by reference; Source must
+	// then be a directory. False leaves a dependency on a directory for
+	// the build to refuse.
+	PushDependencies bool
+	// Signer, when set, signs the package once it is pushed and attaches
+	// the signature beside it. Nil pushes it unsigned. Loading the key
+	// first, before anything is pushed, means a wrong key pushes nothing.
+	Signer signature.Signer
+	// DependencyPushed, when set, is told of each package directory
+	// PushDependencies pushed, once they all are or one has failed.
+	DependencyPushed func(resolve.Published)
+	// Built, when set, is given the package built from a directory
+	// Source, before it is pushed: a printer shows its validation
+	// warnings and notices.
+	Built func(*pack.Result)
+}
+
+// PushResult is what Push copied, and the signature it attached.
+type PushResult struct {
+	Transfer
+	// Signature is the signature made with PushOptions.Signer; nil
+	// without one.
+	Signature *signature.Signed `json:"-"`
+}
+
+// Push publishes a package to a registry or an OCI layout: one built from
+// a directory, validated and checked against the published version it
+// follows, or one already stored. Blobs the destination has are not sent
+// again; a layout the push created is removed when it fails.
+func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) {
+	dstRef, err := reference.Parse(opts.Destination)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	build := opts.Build
+	build.Publish = true
+	if opts.PushDependencies {
+		if err := env.publishDependencies(ctx, opts.Source, build, opts.DependencyPushed); err != nil {
+			return nil, err
+		}
+	}
+	if dir, ambiguous := source.IsDirectory(opts.Source); dir && ambiguous {
+		env.warnf("%s", source.AmbiguousWarning(opts.Source))
+	}
+	sourceOpts := source.Options{Opener: env.Opener, Build: build, MaxSize: build.MaxSize, Scope: source.LocalOnly}
+	src, err := source.Open(ctx, opts.Source, sourceOpts)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	// Read and checked once, for the checks here and for the copy.
+	pkg, err := src.Package(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var seen release.Seen
+	if src.Built == nil {
+		// A stored package that depends on a directory (one built by
+		// pack in a source checkout) could be installed by nobody. A
+		// package built here was checked as it was built.
+		if err := pack.CheckPublishable(src.Name, pkg.Config.Packages); err != nil {
+			return nil, err
+		}
+	} else {
+		if opts.Built != nil {
+			opts.Built(src.Built)
+		}
+		if seen, err = release.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
+			return nil, err
+		}
+	}
+	dst, err := env.Opener.Open(ctx, dstRef, store.ReadWrite)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
+	res, err := env.copy(ctx, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged})
+	if err != nil {
+		return nil, target.DiscardAfter(dst, err)
+	}
+	out := &PushResult{Transfer: newTransfer(dst.Ref, res)}
+	if opts.Signer != nil {
+		if out.Signature, err = sign(ctx, dst, res.Descriptor, opts.Signer, build.MaxSize); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// publishDependencies pushes the package directories dir depends on to
+// the references its stax.yaml names beside them, each built as build
+// says, and tells pushed of each.
+func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Options, pushed func(resolve.Published)) error {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", dir))
+	}
+	p, err := project.Open(dir)
+	if err != nil {
+		return err
+	}
+	published, err := resolve.PublishDependencies(ctx, p, resolve.Options{Opener: e.Opener, MaxSize: build.MaxSize, Build: build}, e.transferOptions(build.MaxSize))
+	for _, d := range published {
+		if pushed != nil {
+			pushed(d)
+		}
+	}
+	return err
+}

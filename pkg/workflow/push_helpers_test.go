@@ -1,0 +1,61 @@
+package workflow_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+// newSigner makes a key pair in dir: the signer of its private key, and
+// the file of its public key.
+func newSigner(t *testing.T, dir, name string) (*signature.KeySigner, string) {
+	t.Helper()
+	password := []byte("a password for tests")
+	private, public, err := signature.GenerateKey(signature.AlgorithmECDSAP256, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := filepath.Join(dir, name+".pub")
+	if err := os.WriteFile(pub, public, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	signer, err := signature.LoadPrivateKey(private, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer, pub
+}
+
+// newEnvAt is an environment whose stax home is home: its store and its
+// trust policy are there, and nothing of the user's is read.
+func newEnvAt(t *testing.T, home string, warnings *bytes.Buffer) *workflow.Env {
+	env := newEnv(t, warnings)
+	env.Opener.StoreDir = filepath.Join(home, "store")
+	env.Getenv = func(key string) string {
+		if key == store.EnvHome {
+			return home
+		}
+		return ""
+	}
+	return env
+}
+
+// layout is "oci:" and a directory, not made yet, for an OCI layout.
+func layout(t *testing.T) string {
+	return "oci:" + filepath.Join(t.TempDir(), "layout")
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,102 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/trust"
+)
+
+// VerifyOptions say which package Verify checks, and with which keys.
+type VerifyOptions struct {
+	// Ref is the package to verify: a registry reference or an oci:
+	// layout, or with Local a reference in the local store; one without a
+	// tag or digest is :latest. Required.
+	Ref string
+	// Local looks Ref up in the local store; false opens the registry
+	// repository it names.
+	Local bool
+	// Keys are the trusted public key files; none takes the keys the
+	// trust policy gives Ref.
+	Keys []string
+	// Policy is the trust policy file giving the keys when there are no
+	// Keys; empty is the user's, under the stax home.
+	Policy string
+	// MaxSize bounds the skills layer read to check the signed files; 0
+	// is layers.DefaultMaxSize, negative no limit.
+	MaxSize int64
+}
+
+// VerifyResult says whether a package verified: who signed it, or why it
+// did not verify.
+type VerifyResult struct {
+	// Reference is the package checked, as it was named.
+	Reference string `json:"reference"`
+	Digest    string `json:"digest"`
+	Verified  bool   `json:"verified"`
+	Signer    string `json:"signer,omitempty"`
+	// SignedAt is when the signer says it signed, RFC 3339 in UTC; empty
+	// when the signature does not say.
+	SignedAt  string `json:"signedAt,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Format    string `json:"format,omitempty"`
+	// Reason and Details say why it did not verify.
+	Reason  string   `json:"reason,omitempty"`
+	Details []string `json:"details,omitempty"`
+}
+
+// Verify checks that a signature attached to a package was made with a
+// trusted key, signs this package's manifest, and covers every file of
+// every skill as it is. A package that does not verify gives both the
+// result, saying why, and an error of class errdefs.DataLoss; any other
+// failure gives only the error.
+func Verify(ctx context.Context, env *Env, opts VerifyOptions) (*VerifyResult, error) {
+	src, err := source.OpenExact(ctx, env.Opener, opts.Ref, opts.Local, store.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	keys := opts.Keys
+	if len(keys) == 0 {
+		if keys, err = env.policyKeys(opts.Policy, src.Ref.String()); err != nil {
+			return nil, err
+		}
+	}
+	verifiers, err := trust.LoadVerifiers(keys)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	out := &VerifyResult{Reference: src.Ref.Familiar(), Digest: src.Descriptor.Digest.String()}
+	v, err := signature.Verify(ctx, src.Target, src.Descriptor, signature.VerifyOptions{Verifiers: verifiers, MaxSize: opts.MaxSize})
+	var failed *signature.Error
+	switch {
+	case errors.As(err, &failed):
+		out.Reason, out.Details = string(failed.Reason), failed.Details
+		return out, errdefs.Corrupt(fmt.Errorf("%s does not verify: %w", out.Reference, failed))
+	case err != nil:
+		return nil, explainSignature(src.Target, err)
+	}
+	out.Verified, out.Signer, out.Signature, out.Format = true, v.Signer, v.Signature.Digest.String(), v.Format
+	if !v.SignedAt.IsZero() {
+		out.SignedAt = v.SignedAt.UTC().Format(time.RFC3339)
+	}
+	return out, nil
+}
+
+// policyKeys are the keys the trust policy at path, or without one the
+// user's, gives ref.
+func (e *Env) policyKeys(path, ref string) ([]string, error) {
+	if path == "" {
+		var err error
+		if path, err = trust.HomePolicyPathFrom(e.getenv); err != nil {
+			return nil, err
+		}
+	}
+	return trust.PolicyKeys(path, ref)
+}
