@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"io"
 	"net/http"
 	"os"
@@ -155,7 +156,7 @@ func BenchmarkPull(b *testing.B) {
 		layout := filepath.Join(b.TempDir(), "layout")
 		mustRun(b, "pack", lib, "--name", "bench", "--version", "1.0.0", "-t", "oci:"+layout+":1.0.0")
 		ref := fmt.Sprintf("%s/bench/s%d:1.0.0", reg.Host, n)
-		var pushed transferResult
+		var pushed workflow.Transfer
 		if err := json.Unmarshal(mustOutput(b, "push", "oci:"+layout+":1.0.0", ref, "--output", "json"), &pushed); err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,7 +89,7 @@ func TestCopyImageFromLayout(t *testing.T) {
 		t.Fatalf("copy of an image index: exit %d\n%s", r.Code, r.Stderr)
 	}
 	r = runStax(t, "copy", "--output", "json", "oci:"+layout+":latest", reg.Host+"/acme/stax:again")
-	var out transferResult
+	var out workflow.Transfer
 	decodeJSON(t, r.Stdout, &out)
 	if r.Code != 0 || out.Kind != "image index" || !slices.Equal(out.Platforms, []string{"linux/amd64", "linux/arm64"}) || out.Skills != 0 {
 		t.Errorf("copy --output json: exit %d, %+v", r.Code, out)

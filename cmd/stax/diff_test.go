@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/stax-dev/stax/pkg/workflow"
 	"maps"
 	"net/http"
 	"os"
@@ -330,7 +331,7 @@ func TestDiffRegistryAgainstDirectory(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("push: exit %d\n%s", r.Code, r.Stderr)
 	}
-	var pushed transferResult
+	var pushed workflow.Transfer
 	decodeJSON(t, r.Stdout, &pushed)
 	layer := "/blobs/" + pushed.Layers[0].Digest.String()
 	layerFetches := func(since int) int {
@@ -403,7 +404,7 @@ func TestDiffRemoteLayerFailures(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("push: exit %d\n%s", r.Code, r.Stderr)
 			}
-			var pushed transferResult
+			var pushed workflow.Transfer
 			decodeJSON(t, r.Stdout, &pushed)
 			fault := tt.fault("x/y", pushed.Layers[0].Digest)
 			reg.AddFaults(fault)
@@ -458,7 +459,7 @@ func TestDiffCorruptLayerExits6(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("pack: %s", r.Stderr)
 	}
-	var packed packResult
+	var packed workflow.PackResult
 	decodeJSON(t, r.Stdout, &packed)
 	// Same size, other bytes: only reading the layer can notice.
 	blob := filepath.Join(layout, "blobs", "sha256", packed.Layers[0].Digest.Encoded())

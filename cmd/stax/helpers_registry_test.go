@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"testing"
 	"time"
 
@@ -17,14 +18,14 @@ type ocispecDescriptor = ocispec.Descriptor
 
 // attachSignature pushes a stax signature referrer of subject to repoName,
 // as a signer would, and returns its manifest digest.
-func attachSignature(t *testing.T, repoName string, subject transferResult) string {
+func attachSignature(t *testing.T, repoName string, subject workflow.Transfer) string {
 	t.Helper()
 	return attachSignatureAt(t, repoName, subject, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 }
 
 // attachSignatureAt is attachSignature for a signature made at signedAt:
 // signatures made at different times are different referrers.
-func attachSignatureAt(t *testing.T, repoName string, subject transferResult, signedAt time.Time) string {
+func attachSignatureAt(t *testing.T, repoName string, subject workflow.Transfer, signedAt time.Time) string {
 	t.Helper()
 	stamp := signedAt.UTC().Format(time.RFC3339)
 	ctx := context.Background()

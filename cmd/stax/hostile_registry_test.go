@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"math"
 	"net/http"
 	"os"
@@ -21,7 +22,7 @@ import (
 
 // pushPackageWithLayers pushes the example package's config with the given
 // layers to repoName:tag, as a hostile writer would, and returns it.
-func pushPackageWithLayers(t *testing.T, reg *registrytest.Registry, from transferResult, repoName, tag string, layers []ocispec.Descriptor) ocispec.Descriptor {
+func pushPackageWithLayers(t *testing.T, reg *registrytest.Registry, from workflow.Transfer, repoName, tag string, layers []ocispec.Descriptor) ocispec.Descriptor {
 	t.Helper()
 	ctx := context.Background()
 	src := testRepository(t, reg.Host+"/acme/skills")

@@ -12,10 +12,7 @@ import (
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
-// inspectResult is what stax inspect prints.
-type inspectResult = workflow.InspectResult
-
-func writeInspect(opts *inspectOptions, res *inspectResult) error {
+func writeInspect(opts *inspectOptions, res *workflow.InspectResult) error {
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, res)
 	}
@@ -25,7 +22,7 @@ func writeInspect(opts *inspectOptions, res *inspectResult) error {
 	return printInspect(opts.IO.Out, res)
 }
 
-func printInspect(w io.Writer, r *inspectResult) error {
+func printInspect(w io.Writer, r *workflow.InspectResult) error {
 	ann := r.Manifest.Annotations
 	fmt.Fprintf(w, "Reference:     %s (%s)\n", r.Reference, r.Source)
 	fmt.Fprintf(w, "Digest:        %s\n", r.Descriptor.Digest)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func TestInspectListsEverySkillWithFrontmatter(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("inspect: %d %s", r.Code, r.Stderr)
 	}
-	var out inspectResult
+	var out workflow.InspectResult
 	decodeJSON(t, r.Stdout, &out)
 
 	want := map[string]struct {
@@ -78,10 +79,10 @@ func TestConfigIsCanonicalJSON(t *testing.T) {
 	t.Parallel()
 	home := useHome(t)
 	r := runStax(t, "pack", examples, "--output", "json")
-	var packed packResult
+	var packed workflow.PackResult
 	decodeJSON(t, r.Stdout, &packed)
 	r = runStax(t, "inspect", packed.Reference, "--output", "json")
-	var out inspectResult
+	var out workflow.InspectResult
 	decodeJSON(t, r.Stdout, &out)
 	cfgDigest := out.Manifest.Config.Digest
 	raw, err := os.ReadFile(filepath.Join(home, "store", "blobs", "sha256", cfgDigest.Encoded()))
@@ -112,7 +113,7 @@ func TestInspectDirectoryMatchesPack(t *testing.T) {
 	r := runStax(t, "pack", examples)
 	packed := strings.TrimSpace(r.Stdout)
 	r = runStax(t, "inspect", examples, "--output", "json")
-	var out inspectResult
+	var out workflow.InspectResult
 	decodeJSON(t, r.Stdout, &out)
 	if out.Descriptor.Digest.String() != packed {
 		t.Errorf("inspect DIR digest %s, pack digest %s", out.Descriptor.Digest, packed)

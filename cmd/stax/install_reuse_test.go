@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,7 +71,7 @@ func TestUnchangedReinstallReadsNoLayer(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("re-install read a layer: exit %d: %s", r.Code, r.Stderr)
 	}
-	var out installResult
+	var out workflow.InstallResult
 	decodeJSON(t, r.Stdout, &out)
 	if got := out.Targets[0].Unchanged; !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("unchanged: %v, want [a b]", got)

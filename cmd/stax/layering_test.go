@@ -140,10 +140,10 @@ func newLayering(t *testing.T) *layering {
 	return l
 }
 
-func (l *layering) install(t *testing.T, args ...string) (result, installResult) {
+func (l *layering) install(t *testing.T, args ...string) (result, workflow.InstallResult) {
 	t.Helper()
 	r := runStax(t, append([]string{"install", "--dir", l.project, "--output", "json"}, args...)...)
-	var out installResult
+	var out workflow.InstallResult
 	if r.Code == 0 {
 		decodeJSON(t, r.Stdout, &out)
 	}
@@ -536,7 +536,7 @@ func TestInstallIntoEveryRuntime(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(dir, "tool-skill", "SKILL.md")); err != nil {
 					t.Errorf("not installed in %s: %v", dir, err)
 				}
-				var out installResult
+				var out workflow.InstallResult
 				decodeJSON(t, r.Stdout, &out)
 				warned := strings.Contains(strings.Join(out.Warnings, "\n"), "skill tool-skill:") &&
 					strings.Contains(strings.Join(out.Warnings, "\n"), "allowed-tools") &&

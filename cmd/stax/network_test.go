@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func runStaxOnClock(t *testing.T, clock registry.Clock, args ...string) result {
 
 // layerPath matches the GETs of the example package's skills layer in
 // repository repo.
-func layerPath(repo string, pushed transferResult) string {
+func layerPath(repo string, pushed workflow.Transfer) string {
 	return "^/v2/" + regexp.QuoteMeta(repo) + "/blobs/" + regexp.QuoteMeta(pushed.Layers[0].Digest.String()) + "$"
 }
 

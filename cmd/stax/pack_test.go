@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestPackTagsAndStores(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	var out packResult
+	var out workflow.PackResult
 	decodeJSON(t, r.Stdout, &out)
 	if out.Reference != "example-skills:1.0.0" || out.Skills != 4 || len(out.Layers) != 1 {
 		t.Fatalf("pack result = %+v", out)
@@ -91,7 +92,7 @@ func TestPackCreatedAnnotation(t *testing.T) {
 				t.Fatalf("pack: %d %s", r.Code, r.Stderr)
 			}
 			r := runStax(t, "inspect", "example-skills:1.0.0", "--output", "json")
-			var out inspectResult
+			var out workflow.InspectResult
 			decodeJSON(t, r.Stdout, &out)
 			if got := out.Manifest.Annotations["org.opencontainers.image.created"]; got != tt.want {
 				t.Errorf("created = %q, want %q", got, tt.want)
@@ -155,7 +156,7 @@ func TestPackToLayout(t *testing.T) {
 	digest := strings.TrimSpace(r.Stdout)
 	for _, ref := range []string{"oci:" + layout + ":v1", "oci:" + layout + "@" + digest} {
 		r = runStax(t, "inspect", ref, "--output", "json")
-		var out inspectResult
+		var out workflow.InspectResult
 		decodeJSON(t, r.Stdout, &out)
 		if out.Descriptor.Digest.String() != digest || len(out.Skills) != 4 {
 			t.Errorf("inspect %s = %s, %d skills", ref, out.Descriptor.Digest, len(out.Skills))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,7 @@ func TestPublishedPackageLayersItsOwnDependencies(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("install: %d %s", r.Code, r.Stderr)
 	}
-	var res installResult
+	var res workflow.InstallResult
 	decodeJSON(t, r.Stdout, &res)
 	if data, _ := os.ReadFile(filepath.Join(project, ".claude", "skills", "shared", "SKILL.md")); !strings.Contains(string(data), "From d2.") {
 		t.Errorf("install: shared is not d2's:\n%s", data)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -92,7 +93,7 @@ func TestRepushOfAChangedPackageMovesTheTag(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("push of the changed package: exit %d %s", r.Code, r.Stderr)
 			}
-			var second transferResult
+			var second workflow.Transfer
 			decodeJSON(t, r.Stdout, &second)
 			if second.Digest == first.Digest || second.Copied == 0 {
 				t.Errorf("push of the changed package: %+v", second)

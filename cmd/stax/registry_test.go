@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"io/fs"
 	"net/http"
 	"os"
@@ -16,13 +17,13 @@ import (
 )
 
 // pushExamples pushes the example package to ref and returns its result.
-func pushExamples(t *testing.T, ref string, extra ...string) transferResult {
+func pushExamples(t *testing.T, ref string, extra ...string) workflow.Transfer {
 	t.Helper()
 	r := runStax(t, append([]string{"push", examples, ref, "--output", "json"}, extra...)...)
 	if r.Code != 0 {
 		t.Fatalf("push %s: exit %d\n%s", ref, r.Code, r.Stderr)
 	}
-	var out transferResult
+	var out workflow.Transfer
 	decodeJSON(t, r.Stdout, &out)
 	return out
 }
@@ -254,7 +255,7 @@ func TestInspectAndResolveRemoteDoNotFetchTheLayer(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("inspect remote: %d %s", r.Code, r.Stderr)
 	}
-	var out inspectResult
+	var out workflow.InspectResult
 	decodeJSON(t, r.Stdout, &out)
 	if out.Source != "remote" || len(out.Skills) != 4 || out.Config.Name != "example-skills" {
 		t.Errorf("inspect: source %s, %d skills", out.Source, len(out.Skills))
@@ -271,7 +272,7 @@ func TestInspectAndResolveRemoteDoNotFetchTheLayer(t *testing.T) {
 		}
 	}
 	r = runStax(t, "resolve", reg.Host+"/acme/skills:1.0.0", "--output", "json")
-	var res resolveResult
+	var res workflow.ResolveResult
 	decodeJSON(t, r.Stdout, &res)
 	if res.Digest != goldenExamplesDigest || res.Source != "remote" {
 		t.Errorf("resolve: %+v", res)
@@ -367,7 +368,7 @@ func TestCopyToRegistryThatRefusesDelete(t *testing.T) {
 	}
 }
 
-func referrers(t *testing.T, repoName string, subject transferResult) []string {
+func referrers(t *testing.T, repoName string, subject workflow.Transfer) []string {
 	t.Helper()
 	repo := testRepository(t, repoName)
 	var found []string

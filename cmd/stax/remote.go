@@ -9,11 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/mounts"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // remoteOptions are the flags of every command that talks to registries.
@@ -50,7 +48,7 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 }
 
 // addTransferFlags adds the flags of commands that copy blobs between the
-// store, layouts and registries (see transferOptions).
+// store, layouts and registries (see factory.Env).
 func (r *remoteOptions) addTransferFlags(cmd *cobra.Command) {
 	r.transfers = true
 	f := cmd.Flags()
@@ -112,13 +110,6 @@ func (r *remoteOptions) client(global *globalOptions) (*registry.Client, error) 
 	})
 }
 
-// setup parses a --max-size value and builds the opener: the first steps
-// of every command that reads packages.
-func (r *remoteOptions) setup(global *globalOptions, maxSize *byteSize) (*target.Opener, int64, error) {
-	opener, err := r.opener(global)
-	return opener, maxSize.Limit(), err
-}
-
 // opener builds the target opener of one command.
 func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	client, err := r.client(global)
@@ -130,28 +121,4 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 		return nil, err
 	}
 	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client, Warnings: global.errOut}, nil
-}
-
-// transferOptions are the copy options the flags ask for, with progress
-// bars when stderr is a terminal and the record of where blobs are, for
-// cross-repository mounts; call done when the copies are over.
-func (r *remoteOptions) transferOptions(streams *IOStreams, global *globalOptions) (opts transfer.Options, done func()) {
-	opts.Concurrency = r.Concurrency
-	// A record that cannot be read or saved only costs uploads.
-	record, err := mounts.LoadHomeFrom(global.getenv)
-	if err != nil {
-		fmt.Fprintf(streams.ErrOut, "warning: ignoring the record of where blobs are: %v\n", err)
-	}
-	opts.Mounts = record
-	save := func() {
-		if err := record.Save(); err != nil {
-			fmt.Fprintf(streams.ErrOut, "warning: could not record where blobs were copied, for later mounts: %v\n", err)
-		}
-	}
-	if r.NoProgress || !streams.ErrTTY {
-		return opts, save
-	}
-	bars := newProgressBars(streams.ErrOut)
-	opts.Progress = bars
-	return opts, func() { bars.Wait(); save() }
 }

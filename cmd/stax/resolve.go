@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 
 	"github.com/spf13/cobra"
 )
@@ -14,18 +15,11 @@ type resolveOptions struct {
 	Ref    string
 	Build  buildFlags
 	Getenv func(string) string
-}
-
-type resolveResult struct {
-	Reference string `json:"reference"`
-	Digest    string `json:"digest"`
-	MediaType string `json:"mediaType"`
-	Size      int64  `json:"size"`
-	Source    string `json:"source"`
+	Env    newEnv
 }
 
 func newResolveCmd(f *factory, runF func(context.Context, *resolveOptions) error) *cobra.Command {
-	opts := &resolveOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv}
+	opts := &resolveOptions{IO: f.IO, Global: f.Global, Getenv: f.Getenv, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "resolve REF",
 		Short: "Print the manifest digest a reference names",
@@ -50,17 +44,22 @@ else: from the local store when it has REF, else from the registry
 }
 
 func runResolve(ctx context.Context, opts *resolveOptions) error {
-	src, err := openArgument(ctx, opts.IO, opts.Global, &opts.Remote, &opts.Build, opts.Getenv, opts.Ref)
+	build, err := opts.Build.options(opts.Getenv)
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, resolveResult{
-			Reference: src.Name, Digest: src.Descriptor.Digest.String(),
-			MediaType: src.Descriptor.MediaType, Size: src.Descriptor.Size, Source: string(src.Kind),
-		})
+	env, finish, err := opts.Env(&opts.Remote)
+	if err != nil {
+		return err
 	}
-	_, err = fmt.Fprintln(opts.IO.Out, src.Descriptor.Digest)
+	res, err := workflow.Resolve(ctx, env, workflow.ResolveOptions{Ref: opts.Ref, Build: build, Scope: opts.Remote.lookupScope()})
+	finish()
+	if err != nil {
+		return err
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, res.Digest)
 	return err
 }

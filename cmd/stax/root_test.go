@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,7 @@ func TestInit(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("pack of an empty package: %d %s", r.Code, r.Stderr)
 	}
-	var empty packResult
+	var empty workflow.PackResult
 	decodeJSON(t, r.Stdout, &empty)
 	if len(empty.Layers) != 1 || empty.Layers[0].MediaType != "application/vnd.oci.empty.v1+json" || empty.Skills != 0 {
 		t.Errorf("an empty package's layers: %+v", empty.Layers)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,7 +126,7 @@ func TestSignThenVerifyOnRegistries(t *testing.T) {
 				if r := runStax(t, "copy", hop[0], hop[1]); r.Code != 0 {
 					t.Fatalf("copy %s: %s", hop[1], r.Stderr)
 				}
-				var res verifyPackageResult
+				var res workflow.VerifyResult
 				r := runStax(t, "--output", "json", "verify", hop[1], "--key", otherPub, "--key", pub)
 				decodeJSON(t, r.Stdout, &res)
 				if r.Code != 0 || !res.Verified || res.Format != "stax" {

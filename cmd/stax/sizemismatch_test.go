@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/stax-dev/stax/pkg/workflow"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -19,10 +20,10 @@ func TestPullSizeMismatchIsCorrupt(t *testing.T) {
 	t.Parallel()
 	for _, piece := range []struct {
 		name string
-		path func(pushed transferResult) string
+		path func(pushed workflow.Transfer) string
 	}{
-		{"layer", func(pushed transferResult) string { return layerPath("acme/skills", pushed) }},
-		{"manifest", func(pushed transferResult) string {
+		{"layer", func(pushed workflow.Transfer) string { return layerPath("acme/skills", pushed) }},
+		{"manifest", func(pushed workflow.Transfer) string {
 			return "^/v2/acme/skills/manifests/" + regexp.QuoteMeta(pushed.Digest) + "$"
 		}},
 	} {

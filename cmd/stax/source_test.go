@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestDirectoryDigestSameInEveryCommand(t *testing.T) {
 	if got := strings.TrimSpace(resolved.Stdout); resolved.Code != 0 || got != want {
 		t.Errorf("resolve DIR: %q (exit %d %s), pack: %q", got, resolved.Code, resolved.Stderr, want)
 	}
-	var inspected inspectResult
+	var inspected workflow.InspectResult
 	r := runStax(t, "inspect", dir, "--output", "json")
 	if r.Code != 0 {
 		t.Fatalf("inspect: %d %s", r.Code, r.Stderr)

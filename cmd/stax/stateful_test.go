@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,7 +143,7 @@ func TestInspectShowsSiblings(t *testing.T) {
 		t.Fatalf("pack: %s", r.Stderr)
 	}
 	r := runStax(t, "inspect", "example-skills:1.0.0", "--output", "json")
-	var out inspectResult
+	var out workflow.InspectResult
 	decodeJSON(t, r.Stdout, &out)
 	for _, s := range out.Skills {
 		if s.Stateful == nil {

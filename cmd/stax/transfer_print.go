@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 	"github.com/stax-dev/stax/pkg/validate"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -23,19 +21,6 @@ func describeTransfer(t workflow.Transfer) string {
 	return t.Kind
 }
 
-// copyPackage runs a transfer with progress bars when stderr is a
-// terminal. A destination without a tag or digest gets the package version.
-func copyPackage(ctx context.Context, streams *IOStreams, global *globalOptions, remote *remoteOptions, src, dst *target.Target, opts transfer.Options) (*transfer.Result, error) {
-	base, done := remote.transferOptions(streams, global)
-	opts.Concurrency, opts.Progress, opts.Mounts = base.Concurrency, base.Progress, base.Mounts
-	opts.TagVersion = dst.Ref.Tag == "" && dst.Ref.Digest == ""
-	res, err := transfer.Copy(ctx, src, dst, opts)
-	done()
-	return res, err
-}
-
-// printTransfer shows what push or copy moved: the pinned reference on
-// stdout, what was copied on stderr.
 func printTransfer(streams *IOStreams, global *globalOptions, verb string, t workflow.Transfer) error {
 	if global.json() {
 		return writeJSON(streams.Out, t)

@@ -13,23 +13,9 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/trust"
 )
-
-// TrustPackages are the packages of g that came from a registry or an OCI
-// layout; one built from a directory has no signature to check.
-func TrustPackages(g *resolve.Graph) []trust.Package {
-	var out []trust.Package
-	for _, n := range g.Order {
-		if n.Dir != "" {
-			continue
-		}
-		out = append(out, trust.Package{Ref: trust.ScopeName(n.Ref), Target: n.Target, Descriptor: n.Package.Descriptor})
-	}
-	return out
-}
 
 // VerifyOptions are the checks of the installed skills. The zero value of
 // each field but Targets is a usable default.
