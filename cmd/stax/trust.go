@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -27,6 +28,6 @@ func (v *verifyFlags) verification() workflow.Verification {
 }
 
 // options are the trust.Enforce options the flags ask for.
-func (v *verifyFlags) options(streams *IOStreams, global *globalOptions, project *trust.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
+func (v *verifyFlags) options(streams *IOStreams, global *globalOptions, project *trustpolicy.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
 	return trust.EnforceOptions{Mode: v.Mode, Keys: v.Keys, Project: project, Require: require, Warnings: streams.ErrOut, MaxSize: maxSize, Getenv: global.getenv}
 }

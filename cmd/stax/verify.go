@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -71,7 +71,7 @@ which install refuses.`,
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
 	flags.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")
-	flags.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trust.FileName+" when no --key)")
+	flags.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trustpolicy.FileName+" when no --key)")
 	flags.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)

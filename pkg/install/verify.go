@@ -15,6 +15,7 @@ import (
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // VerifyOptions are the checks of the installed skills. The zero value of
@@ -128,7 +129,7 @@ func CheckSigned(ctx context.Context, dir string, rec *Record, opts SignedOption
 	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
 		keys := opts.Keys
 		if len(keys) == 0 {
-			if keys, err = trust.PolicyKeys(opts.Policy, trust.ScopeName(ref)); errdefs.Of(err) == errdefs.InvalidArgument {
+			if keys, err = trust.PolicyKeys(opts.Policy, trustpolicy.ScopeName(ref)); errdefs.Of(err) == errdefs.InvalidArgument {
 				continue // no key trusted for it: only the install record is checked
 			} else if err != nil {
 				return nil, err

@@ -17,7 +17,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // FileName is the package definition file at a package root.
@@ -44,7 +44,7 @@ type Definition struct {
 	// Install is what plain `stax install` sets up for this project.
 	Install *InstallSpec `yaml:"install,omitempty" json:"install,omitempty"`
 	// Trust overrides, for this project, the trust policy in $STAX_HOME.
-	Trust *trust.Policy `yaml:"trust,omitempty" json:"trust,omitempty"`
+	Trust *trustpolicy.Policy `yaml:"trust,omitempty" json:"trust,omitempty"`
 }
 
 // InstallSpec is the consumer section of stax.yaml.
@@ -201,7 +201,7 @@ func LoadDir(dir string) (*Definition, error) {
 
 // TrustPolicy is the project's trust section with its key paths relative
 // to dir, the project's directory; nil when there is none.
-func (d *Definition) TrustPolicy(dir string) *trust.Policy {
+func (d *Definition) TrustPolicy(dir string) *trustpolicy.Policy {
 	if d == nil || d.Trust == nil {
 		return nil
 	}

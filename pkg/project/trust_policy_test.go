@@ -5,19 +5,19 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/project"
-	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 func TestTrustPolicyIsRelativeToTheProject(t *testing.T) {
-	section := &trust.Policy{Mode: trust.ModeRequire, Keys: []string{"acme.pub"}}
+	section := &trustpolicy.Policy{Mode: trustpolicy.ModeRequire, Keys: []string{"acme.pub"}}
 	for _, c := range []struct {
 		name string
 		def  *project.Definition
-		want *trust.Policy
+		want *trustpolicy.Policy
 	}{
 		{"no project", nil, nil},
 		{"no trust section", &project.Definition{}, nil},
-		{"section", &project.Definition{Trust: section}, &trust.Policy{Mode: trust.ModeRequire, Keys: []string{"acme.pub"}, Dir: "/proj"}},
+		{"section", &project.Definition{Trust: section}, &trustpolicy.Policy{Mode: trustpolicy.ModeRequire, Keys: []string{"acme.pub"}, Dir: "/proj"}},
 	} {
 		if got := c.def.TrustPolicy("/proj"); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)

@@ -26,6 +26,7 @@ import (
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // skillFiles are the files of the one skill of the packages built here.
@@ -130,12 +131,12 @@ func TestCheck(t *testing.T) {
 	signed, unsigned, foreign := buildLayout(t, "signed"), buildLayout(t, "unsigned"), buildLayout(t, "foreign")
 	signed.sign(t, trusted)
 	foreign.sign(t, other)
-	policy := &trust.Policy{
-		Mode: trust.ModeWarn,
+	policy := &trustpolicy.Policy{
+		Mode: trustpolicy.ModeWarn,
 		Keys: []string{trusted.pub},
-		Scopes: []trust.Scope{
-			{Scope: "ghcr.io/acme", Mode: trust.ModeRequire},
-			{Scope: "ghcr.io/free", Mode: trust.ModeNone},
+		Scopes: []trustpolicy.Scope{
+			{Scope: "ghcr.io/acme", Mode: trustpolicy.ModeRequire},
+			{Scope: "ghcr.io/free", Mode: trustpolicy.ModeNone},
 		},
 	}
 
@@ -153,13 +154,13 @@ func TestCheck(t *testing.T) {
 		if len(out) != 3 {
 			t.Fatalf("%d outcomes, want 3", len(out))
 		}
-		if out[0].Mode != trust.ModeRequire || out[0].Verified == nil || out[0].Verified.Signer != trusted.signer.ID() || out[0].Err != nil {
+		if out[0].Mode != trustpolicy.ModeRequire || out[0].Verified == nil || out[0].Verified.Signer != trusted.signer.ID() || out[0].Err != nil {
 			t.Errorf("signed, required: %+v, want verified by %s", out[0], trusted.signer.ID())
 		}
-		if out[1].Mode != trust.ModeNone || out[1].Verified != nil || out[1].Err != nil {
+		if out[1].Mode != trustpolicy.ModeNone || out[1].Verified != nil || out[1].Err != nil {
 			t.Errorf("unsigned, unchecked: %+v, want nothing checked", out[1])
 		}
-		if out[2].Mode != trust.ModeWarn || out[2].Verified != nil || !errors.Is(out[2].Err, signature.ErrNotVerified) {
+		if out[2].Mode != trustpolicy.ModeWarn || out[2].Verified != nil || !errors.Is(out[2].Err, signature.ErrNotVerified) {
 			t.Errorf("unsigned, warned: %+v, want a not-verified error", out[2])
 		}
 		if got := warnings.String(); !strings.HasPrefix(got, "warning: ghcr.io/other/unsigned:1 does not verify: ") || strings.Count(got, "\n") != 1 {
@@ -200,9 +201,9 @@ func TestCheck(t *testing.T) {
 			verified bool
 			refused  bool
 		}{
-			{"--verify require", trust.Options{Policy: policy, Mode: trust.ModeRequire}, false, true},
-			{"--verify none", trust.Options{Policy: policy, Mode: trust.ModeNone}, false, false},
-			{"--key of the foreign signer", trust.Options{Policy: policy, Mode: trust.ModeRequire, Keys: []string{other.pub}}, true, false},
+			{"--verify require", trust.Options{Policy: policy, Mode: trustpolicy.ModeRequire}, false, true},
+			{"--verify none", trust.Options{Policy: policy, Mode: trustpolicy.ModeNone}, false, false},
+			{"--key of the foreign signer", trust.Options{Policy: policy, Mode: trustpolicy.ModeRequire, Keys: []string{other.pub}}, true, false},
 			{"--key with the scope's mode none", trust.Options{Policy: policy, Keys: []string{other.pub}}, false, false},
 			{"required by stax.lock", trust.Options{Policy: policy, Require: map[digest.Digest]bool{foreign.desc.Digest: true}}, false, true},
 		} {
@@ -228,9 +229,9 @@ func TestCheck(t *testing.T) {
 			opts trust.Options
 			want string
 		}{
-			{"no key", trust.Options{Mode: trust.ModeWarn}, "ghcr.io/x/y:1 must be verified (warn), but no key is trusted for it: add keys to the trust policy or pass --key"},
-			{"a missing key file", trust.Options{Mode: trust.ModeRequire, Keys: []string{filepath.Join(t.TempDir(), "none.pub")}}, "read public key"},
-			{"not a key", trust.Options{Mode: trust.ModeRequire, Keys: []string{garbage}}, garbage + ": "},
+			{"no key", trust.Options{Mode: trustpolicy.ModeWarn}, "ghcr.io/x/y:1 must be verified (warn), but no key is trusted for it: add keys to the trust policy or pass --key"},
+			{"a missing key file", trust.Options{Mode: trustpolicy.ModeRequire, Keys: []string{filepath.Join(t.TempDir(), "none.pub")}}, "read public key"},
+			{"not a key", trust.Options{Mode: trustpolicy.ModeRequire, Keys: []string{garbage}}, garbage + ": "},
 		} {
 			_, err := trust.Check(ctx, []trust.Package{signed.pkg("ghcr.io/x/y:1")}, tt.opts)
 			if err == nil || errors.Is(err, signature.ErrNotVerified) || !strings.Contains(err.Error(), tt.want) {
@@ -263,13 +264,13 @@ func TestRequiresAny(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name   string
-		policy trust.Policy
+		policy trustpolicy.Policy
 		want   bool
 	}{
-		{"empty", trust.Policy{}, false},
-		{"default require", trust.Policy{Mode: trust.ModeRequire}, true},
-		{"warn with a none scope", trust.Policy{Mode: trust.ModeWarn, Scopes: []trust.Scope{{Scope: "ghcr.io", Mode: trust.ModeNone}}}, false},
-		{"a require scope", trust.Policy{Mode: trust.ModeWarn, Scopes: []trust.Scope{{Scope: "ghcr.io/acme", Mode: trust.ModeRequire}}}, true},
+		{"empty", trustpolicy.Policy{}, false},
+		{"default require", trustpolicy.Policy{Mode: trustpolicy.ModeRequire}, true},
+		{"warn with a none scope", trustpolicy.Policy{Mode: trustpolicy.ModeWarn, Scopes: []trustpolicy.Scope{{Scope: "ghcr.io", Mode: trustpolicy.ModeNone}}}, false},
+		{"a require scope", trustpolicy.Policy{Mode: trustpolicy.ModeWarn, Scopes: []trustpolicy.Scope{{Scope: "ghcr.io/acme", Mode: trustpolicy.ModeRequire}}}, true},
 	} {
 		if got := tt.policy.RequiresAny(); got != tt.want {
 			t.Errorf("%s: RequiresAny = %v, want %v", tt.name, got, tt.want)
@@ -455,7 +456,7 @@ func TestEnforceClassesOfAPackageCheck(t *testing.T) {
 	k := newKey(t)
 	signed, unsigned := buildLayout(t, "signed"), buildLayout(t, "unsigned")
 	signed.sign(t, k)
-	filetest.WriteFile(t, filepath.Join(home, trust.FileName), "mode: require\nkeys: ["+k.pub+"]\n")
+	filetest.WriteFile(t, filepath.Join(home, trustpolicy.FileName), "mode: require\nkeys: ["+k.pub+"]\n")
 
 	out, err := trust.Enforce(ctx, []trust.Package{signed.pkg("ghcr.io/acme/signed:1")}, trust.EnforceOptions{})
 	if err != nil || len(out) != 1 || out[0].Verified == nil || out[0].Verified.Signer != k.signer.ID() {
@@ -466,8 +467,8 @@ func TestEnforceClassesOfAPackageCheck(t *testing.T) {
 		t.Errorf("an unsigned package: %v (class %v), want a data-loss not-verified error naming it", err, errdefs.Of(err))
 	}
 	// The project's section over the user's policy: none where it says so.
-	out, err = trust.Enforce(ctx, []trust.Package{unsigned.pkg("ghcr.io/acme/unsigned:1")}, trust.EnforceOptions{Project: &trust.Policy{Mode: trust.ModeNone}})
-	if err != nil || len(out) != 1 || out[0].Mode != trust.ModeNone {
+	out, err = trust.Enforce(ctx, []trust.Package{unsigned.pkg("ghcr.io/acme/unsigned:1")}, trust.EnforceOptions{Project: &trustpolicy.Policy{Mode: trustpolicy.ModeNone}})
+	if err != nil || len(out) != 1 || out[0].Mode != trustpolicy.ModeNone {
 		t.Errorf("the project's none: %+v, %v; want nothing checked", out, err)
 	}
 	_, err = trust.Enforce(ctx, []trust.Package{unsigned.pkg("ghcr.io/acme/unsigned:1")}, trust.EnforceOptions{Keys: []string{filepath.Join(t.TempDir(), "none.pub")}})

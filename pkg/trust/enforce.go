@@ -11,9 +11,9 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // HomePolicyPath is the user's trust policy, $STAX_HOME/trust.yaml.
@@ -28,22 +28,22 @@ func HomePolicyPathFrom(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, FileName), nil
+	return filepath.Join(home, trustpolicy.FileName), nil
 }
 
 // LoadHome loads the user's trust policy; a missing file is the empty
 // policy.
-func LoadHome() (*Policy, error) {
+func LoadHome() (*trustpolicy.Policy, error) {
 	return LoadHomeFrom(os.Getenv)
 }
 
 // LoadHomeFrom is LoadHome with the variables read through getenv.
-func LoadHomeFrom(getenv func(string) string) (*Policy, error) {
+func LoadHomeFrom(getenv func(string) string) (*trustpolicy.Policy, error) {
 	path, err := HomePolicyPathFrom(getenv)
 	if err != nil {
 		return nil, err
 	}
-	policy, err := Load(path)
+	policy, err := trustpolicy.Load(path)
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
@@ -59,7 +59,7 @@ type EnforceOptions struct {
 	Keys []string
 	// Project is the project's trust section, over the user's policy; nil
 	// for none.
-	Project *Policy
+	Project *trustpolicy.Policy
 	// Require are packages that must verify whatever the mode.
 	Require map[digest.Digest]bool
 	// Warnings receives what warn mode reports.
@@ -83,9 +83,9 @@ func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcom
 	if err != nil {
 		return nil, err
 	}
-	check := Options{Policy: Merge(policy, opts.Project), Keys: opts.Keys, Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize}
+	check := Options{Policy: trustpolicy.Merge(policy, opts.Project), Keys: opts.Keys, Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize}
 	if opts.Mode != "" {
-		if check.Mode, err = ParseMode(opts.Mode); err != nil {
+		if check.Mode, err = trustpolicy.ParseMode(opts.Mode); err != nil {
 			return nil, errdefs.Invalid(err)
 		}
 	}
@@ -111,16 +111,6 @@ func Signers(outcomes []Outcome) map[digest.Digest]string {
 	return out
 }
 
-// ScopeName is the full reference trust scopes match, e.g.
-// docker.io/acme/skills:1.0.0 for acme/skills:1.0.0; a string that is not
-// a reference is itself.
-func ScopeName(ref string) string {
-	if r, err := reference.Parse(ref); err == nil {
-		return r.String()
-	}
-	return ref
-}
-
 // PolicyKeys are the keys the trust policy at path (default: the user's)
 // trusts for ref. No key is an invalid-argument error naming the fix.
 func PolicyKeys(path, ref string) ([]string, error) {
@@ -130,7 +120,7 @@ func PolicyKeys(path, ref string) ([]string, error) {
 			return nil, err
 		}
 	}
-	policy, err := Load(path)
+	policy, err := trustpolicy.Load(path)
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}

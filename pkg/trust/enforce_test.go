@@ -14,22 +14,8 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
-
-func TestScopeNameIsTheFullReference(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct{ ref, want string }{
-		{"acme/skills:1.0.0", "docker.io/acme/skills:1.0.0"},
-		{"ghcr.io/acme/skills:1.0.0", "ghcr.io/acme/skills:1.0.0"},
-		{"localhost:5000/skills@sha256:" + strings.Repeat("a", 64), "localhost:5000/skills@sha256:" + strings.Repeat("a", 64)},
-		// Not a reference (a directory a package was built from): itself.
-		{"/tmp/Skills Dir", "/tmp/Skills Dir"},
-	} {
-		if got := ScopeName(c.ref); got != c.want {
-			t.Errorf("ScopeName(%q) = %q, want %q", c.ref, got, c.want)
-		}
-	}
-}
 
 func TestSignersAreTheVerifiedPackages(t *testing.T) {
 	t.Parallel()
@@ -58,7 +44,7 @@ func TestPolicyKeys(t *testing.T) {
 		}
 		return path
 	}
-	write(filepath.Join(home, FileName), "scopes:\n  - scope: docker.io/acme\n    keys: [acme.pub]\n")
+	write(filepath.Join(home, trustpolicy.FileName), "scopes:\n  - scope: docker.io/acme\n    keys: [acme.pub]\n")
 	other := write(filepath.Join(t.TempDir(), "other.yaml"), "keys: [all.pub]\n")
 	bad := write(filepath.Join(t.TempDir(), "bad.yaml"), "mode: strict\n")
 	for _, c := range []struct {
@@ -69,7 +55,7 @@ func TestPolicyKeys(t *testing.T) {
 	}{
 		{name: "home policy", ref: "docker.io/acme/skills:1", want: []string{filepath.Join(home, "acme.pub")}},
 		{name: "given policy", path: other, ref: "ghcr.io/x/y:1", want: []string{filepath.Join(filepath.Dir(other), "all.pub")}},
-		{name: "no key", ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "pass --key PUB, or list keys for it in " + filepath.Join(home, FileName)},
+		{name: "no key", ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "pass --key PUB, or list keys for it in " + filepath.Join(home, trustpolicy.FileName)},
 		{name: "bad policy", path: bad, ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "strict"},
 	} {
 		got, err := PolicyKeys(c.path, c.ref)
@@ -97,7 +83,7 @@ func TestEnforceClassifiesItsErrors(t *testing.T) {
 		{name: "bad home policy", policy: "mode: maybe\n", class: errdefs.InvalidArgument},
 		{name: "nothing to check", class: errdefs.Unclassified},
 	} {
-		if err := os.WriteFile(filepath.Join(home, FileName), []byte(c.policy), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(home, trustpolicy.FileName), []byte(c.policy), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		_, err := Enforce(context.Background(), nil, c.opts)

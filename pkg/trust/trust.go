@@ -1,212 +1,22 @@
-// Package trust decides which packages must be signed, and by whom, and
-// checks them: a trust policy maps registry and repository scopes to the
-// public keys trusted there and a mode, none, warn or require.
+// Package trust checks packages against a trust policy (package
+// trustpolicy): a package its rule requires or warns of must carry a
+// signature that one of the rule's public keys verifies.
 package trust
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"gopkg.in/yaml.v3"
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
-
-// FileName is the trust policy in $STAX_HOME.
-const FileName = "trust.yaml"
-
-// Mode is what happens to a package that does not verify.
-type Mode string
-
-const (
-	// ModeNone checks nothing; it is the default.
-	ModeNone Mode = "none"
-	// ModeWarn checks, and warns of a package that does not verify.
-	ModeWarn Mode = "warn"
-	// ModeRequire refuses a package that does not verify.
-	ModeRequire Mode = "require"
-)
-
-// ParseMode reads a mode as flags and files spell it.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case ModeNone, ModeWarn, ModeRequire:
-		return m, nil
-	}
-	return "", fmt.Errorf("verification mode %q: use none, warn or require", s)
-}
-
-// Policy is a trust policy: a default mode and keys, and scopes that
-// override them for the references they cover.
-type Policy struct {
-	// Mode applies where no scope matches; none when empty.
-	Mode Mode `yaml:"mode,omitempty" json:"mode,omitempty"`
-	// Keys are public key files, relative to the policy's directory.
-	Keys   []string `yaml:"keys,omitempty" json:"keys,omitempty"`
-	Scopes []Scope  `yaml:"scopes,omitempty" json:"scopes,omitempty"`
-	// Dir is where relative key paths start; set by Load.
-	Dir string `yaml:"-" json:"-"`
-}
-
-// Scope is the rule for the references under a registry or repository,
-// e.g. "ghcr.io/acme" or "ghcr.io/acme/skills".
-type Scope struct {
-	Scope string   `yaml:"scope" json:"scope"`
-	Mode  Mode     `yaml:"mode,omitempty" json:"mode,omitempty"`
-	Keys  []string `yaml:"keys,omitempty" json:"keys,omitempty"`
-}
-
-// Load reads a policy file; a file that does not exist is the empty
-// policy, which checks nothing.
-func Load(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Policy{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var p Policy
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	p.Dir = filepath.Dir(path)
-	if err := p.Check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &p, nil
-}
-
-// Check reports a mode that is not one of the three.
-func (p *Policy) Check() error {
-	if p.Mode != "" {
-		if _, err := ParseMode(string(p.Mode)); err != nil {
-			return err
-		}
-	}
-	for _, s := range p.Scopes {
-		if s.Scope == "" {
-			return errors.New("a scope without a name: give the registry or repository it covers")
-		}
-		if s.Mode != "" {
-			if _, err := ParseMode(string(s.Mode)); err != nil {
-				return fmt.Errorf("scope %s: %w", s.Scope, err)
-			}
-		}
-	}
-	return nil
-}
-
-// Merge is base overridden by over (a project's policy over the one in
-// $STAX_HOME): over's mode, when set, replaces the default mode; its keys
-// come first; its scopes win over base's for the same name. Key paths are
-// resolved against each policy's own directory.
-func Merge(base, over *Policy) *Policy {
-	out := &Policy{}
-	for _, p := range []*Policy{base, over} {
-		if p == nil {
-			continue
-		}
-		if p.Mode != "" {
-			out.Mode = p.Mode
-		}
-		for _, s := range p.Scopes {
-			s.Keys = p.paths(s.Keys)
-			out.Scopes = append(out.Scopes, s)
-		}
-	}
-	if over != nil {
-		out.Keys = append(out.Keys, over.paths(over.Keys)...)
-	}
-	if base != nil {
-		out.Keys = append(out.Keys, base.paths(base.Keys)...)
-	}
-	return out
-}
-
-// RequiresAny reports whether any package could fall under require.
-func (p *Policy) RequiresAny() bool {
-	if p.Mode == ModeRequire {
-		return true
-	}
-	for _, s := range p.Scopes {
-		if s.Mode == ModeRequire {
-			return true
-		}
-	}
-	return false
-}
-
-// Rule is what applies to one package.
-type Rule struct {
-	Mode Mode
-	// Keys are paths of public key files.
-	Keys []string
-}
-
-// Rule is the rule for the package ref names: that of the most specific
-// scope covering it, else the policy's default. A scope without keys
-// takes the default keys.
-func (p *Policy) Rule(ref string) Rule {
-	r := Rule{Mode: p.Mode, Keys: p.paths(p.Keys)}
-	best := -1
-	for _, s := range p.Scopes {
-		// On a tie the later scope wins: Merge puts a project's after $STAX_HOME's.
-		if covers(s.Scope, ref) && len(s.Scope) >= best {
-			best = len(s.Scope)
-			if s.Mode != "" {
-				r.Mode = s.Mode
-			}
-			if len(s.Keys) > 0 {
-				r.Keys = p.paths(s.Keys)
-			}
-		}
-	}
-	if r.Mode == "" {
-		r.Mode = ModeNone
-	}
-	return r
-}
-
-func (p *Policy) paths(keys []string) []string {
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if !filepath.IsAbs(k) && p.Dir != "" {
-			k = filepath.Join(p.Dir, k)
-		}
-		out = append(out, k)
-	}
-	return out
-}
-
-// covers reports whether scope names ref's registry, one of its parent
-// namespaces, or its repository.
-func covers(scope, ref string) bool {
-	scope = strings.TrimSuffix(scope, "/")
-	if scope == "*" || scope == ref {
-		return true
-	}
-	if !strings.HasPrefix(ref, scope) {
-		return false
-	}
-	switch ref[len(scope)] {
-	case '/', ':', '@':
-		return true
-	}
-	return false
-}
 
 // Package is one package to check.
 type Package struct {
@@ -221,9 +31,9 @@ type Package struct {
 // is checked.
 type Options struct {
 	// Policy is the trust policy; nil is the empty one.
-	Policy *Policy
+	Policy *trustpolicy.Policy
 	// Mode, when set (--verify), replaces the mode of every rule.
-	Mode Mode
+	Mode trustpolicy.Mode
 	// Keys, when set (--key), replace the keys of every rule.
 	Keys []string
 	// Require lists packages that must verify whatever the policy says,
@@ -240,7 +50,7 @@ type Options struct {
 type Outcome struct {
 	Ref    string
 	Digest digest.Digest
-	Mode   Mode
+	Mode   trustpolicy.Mode
 	// Verified is set when a trusted signature verified the package.
 	Verified *signature.Verified
 	// Err is why it did not verify, in warn mode.
@@ -253,7 +63,7 @@ type Outcome struct {
 func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error) {
 	policy := opts.Policy
 	if policy == nil {
-		policy = &Policy{}
+		policy = &trustpolicy.Policy{}
 	}
 	verifiers := map[string]signature.Verifier{}
 	var failed []error
@@ -267,10 +77,10 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 			rule.Keys = opts.Keys
 		}
 		if opts.Require[p.Descriptor.Digest] {
-			rule.Mode = ModeRequire
+			rule.Mode = trustpolicy.ModeRequire
 		}
 		o := Outcome{Ref: p.Ref, Digest: p.Descriptor.Digest, Mode: rule.Mode}
-		if rule.Mode == ModeNone {
+		if rule.Mode == trustpolicy.ModeNone {
 			out = append(out, o)
 			continue
 		}
@@ -286,7 +96,7 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 		case err == nil:
 		case !errors.Is(err, signature.ErrNotVerified):
 			return nil, fmt.Errorf("verify %s: %w", p.Ref, err)
-		case rule.Mode == ModeRequire:
+		case rule.Mode == trustpolicy.ModeRequire:
 			failed = append(failed, fmt.Errorf("%s: %w", p.Ref, err))
 		default:
 			o.Err = err

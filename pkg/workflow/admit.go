@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // Admit refuses a stateful skill stax installed from a package whose rule
@@ -44,8 +45,8 @@ func Admit(ctx context.Context, env *Env, skillDir string) error {
 	if !ok {
 		return nil
 	}
-	rule := policy.Rule(trust.ScopeName(installed.Package))
-	if rule.Mode != trust.ModeRequire {
+	rule := policy.Rule(trustpolicy.ScopeName(installed.Package))
+	if rule.Mode != trustpolicy.ModeRequire {
 		return nil
 	}
 	verifiers, err := trust.LoadVerifiers(rule.Keys)

@@ -8,6 +8,7 @@ import (
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // Verification is the signature check of the jobs that bring packages in
@@ -24,7 +25,7 @@ type Verification struct {
 // enforce applies the trust policy, as v overrides it, to pkgs. project
 // is the consumer project's own policy, laid over the user's; require
 // names digests that must verify whatever the policy says.
-func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trust.Policy, require map[digest.Digest]bool, maxSize int64) ([]trust.Outcome, error) {
+func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, maxSize int64) ([]trust.Outcome, error) {
 	return trust.Enforce(ctx, pkgs, trust.EnforceOptions{
 		Mode: v.Mode, Keys: v.Keys, Project: project, Require: require,
 		Warnings: e.warnings(), MaxSize: maxSize, Getenv: e.getenv,
@@ -67,7 +68,7 @@ func trustPackages(g *resolve.Graph) []trust.Package {
 		if n.Dir != "" {
 			continue
 		}
-		out = append(out, trust.Package{Ref: trust.ScopeName(n.Ref), Target: n.Target, Descriptor: n.Package.Descriptor})
+		out = append(out, trust.Package{Ref: trustpolicy.ScopeName(n.Ref), Target: n.Target, Descriptor: n.Package.Descriptor})
 	}
 	return out
 }

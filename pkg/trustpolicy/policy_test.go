@@ -1,9 +1,10 @@
-package trust
+package trustpolicy
 
 import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,20 @@ func TestLoadRefusesUnknownModes(t *testing.T) {
 	p, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
 	if err != nil || p.Rule("x").Mode != ModeNone {
 		t.Fatalf("a missing policy must check nothing: %+v %v", p, err)
+	}
+}
+
+func TestScopeNameIsTheFullReference(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ ref, want string }{
+		{"acme/skills:1.0.0", "docker.io/acme/skills:1.0.0"},
+		{"ghcr.io/acme/skills:1.0.0", "ghcr.io/acme/skills:1.0.0"},
+		{"localhost:5000/skills@sha256:" + strings.Repeat("a", 64), "localhost:5000/skills@sha256:" + strings.Repeat("a", 64)},
+		// Not a reference (a directory a package was built from): itself.
+		{"/tmp/Skills Dir", "/tmp/Skills Dir"},
+	} {
+		if got := ScopeName(c.ref); got != c.want {
+			t.Errorf("ScopeName(%q) = %q, want %q", c.ref, got, c.want)
+		}
 	}
 }

@@ -1,0 +1,217 @@
+// Package trustpolicy is the trust policy as data: which registry and
+// repository scopes must be signed (mode none, warn or require), and by
+// which public keys. It reads and merges policies and picks the rule for
+// a reference; package trust verifies packages against it. It links no
+// signing code, so reading stax.yaml, which holds a policy, stays light.
+package trustpolicy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/stax-dev/stax/pkg/reference"
+)
+
+// FileName is the trust policy in $STAX_HOME.
+const FileName = "trust.yaml"
+
+// Mode is what happens to a package that does not verify.
+type Mode string
+
+const (
+	// ModeNone checks nothing; it is the default.
+	ModeNone Mode = "none"
+	// ModeWarn checks, and warns of a package that does not verify.
+	ModeWarn Mode = "warn"
+	// ModeRequire refuses a package that does not verify.
+	ModeRequire Mode = "require"
+)
+
+// ParseMode reads a mode as flags and files spell it.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeNone, ModeWarn, ModeRequire:
+		return m, nil
+	}
+	return "", fmt.Errorf("verification mode %q: use none, warn or require", s)
+}
+
+// Policy is a trust policy: a default mode and keys, and scopes that
+// override them for the references they cover.
+type Policy struct {
+	// Mode applies where no scope matches; none when empty.
+	Mode Mode `yaml:"mode,omitempty" json:"mode,omitempty"`
+	// Keys are public key files, relative to the policy's directory.
+	Keys   []string `yaml:"keys,omitempty" json:"keys,omitempty"`
+	Scopes []Scope  `yaml:"scopes,omitempty" json:"scopes,omitempty"`
+	// Dir is where relative key paths start; set by Load.
+	Dir string `yaml:"-" json:"-"`
+}
+
+// Scope is the rule for the references under a registry or repository,
+// e.g. "ghcr.io/acme" or "ghcr.io/acme/skills".
+type Scope struct {
+	Scope string   `yaml:"scope" json:"scope"`
+	Mode  Mode     `yaml:"mode,omitempty" json:"mode,omitempty"`
+	Keys  []string `yaml:"keys,omitempty" json:"keys,omitempty"`
+}
+
+// Load reads a policy file; a file that does not exist is the empty
+// policy, which checks nothing.
+func Load(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Policy{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var p Policy
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p.Dir = filepath.Dir(path)
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &p, nil
+}
+
+// Check reports a mode that is not one of the three.
+func (p *Policy) Check() error {
+	if p.Mode != "" {
+		if _, err := ParseMode(string(p.Mode)); err != nil {
+			return err
+		}
+	}
+	for _, s := range p.Scopes {
+		if s.Scope == "" {
+			return errors.New("a scope without a name: give the registry or repository it covers")
+		}
+		if s.Mode != "" {
+			if _, err := ParseMode(string(s.Mode)); err != nil {
+				return fmt.Errorf("scope %s: %w", s.Scope, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Merge is base overridden by over (a project's policy over the one in
+// $STAX_HOME): over's mode, when set, replaces the default mode; its keys
+// come first; its scopes win over base's for the same name. Key paths are
+// resolved against each policy's own directory.
+func Merge(base, over *Policy) *Policy {
+	out := &Policy{}
+	for _, p := range []*Policy{base, over} {
+		if p == nil {
+			continue
+		}
+		if p.Mode != "" {
+			out.Mode = p.Mode
+		}
+		for _, s := range p.Scopes {
+			s.Keys = p.paths(s.Keys)
+			out.Scopes = append(out.Scopes, s)
+		}
+	}
+	if over != nil {
+		out.Keys = append(out.Keys, over.paths(over.Keys)...)
+	}
+	if base != nil {
+		out.Keys = append(out.Keys, base.paths(base.Keys)...)
+	}
+	return out
+}
+
+// RequiresAny reports whether any package could fall under require.
+func (p *Policy) RequiresAny() bool {
+	if p.Mode == ModeRequire {
+		return true
+	}
+	for _, s := range p.Scopes {
+		if s.Mode == ModeRequire {
+			return true
+		}
+	}
+	return false
+}
+
+// Rule is what applies to one package.
+type Rule struct {
+	Mode Mode
+	// Keys are paths of public key files.
+	Keys []string
+}
+
+// Rule is the rule for the package ref names: that of the most specific
+// scope covering it, else the policy's default. A scope without keys
+// takes the default keys.
+func (p *Policy) Rule(ref string) Rule {
+	r := Rule{Mode: p.Mode, Keys: p.paths(p.Keys)}
+	best := -1
+	for _, s := range p.Scopes {
+		// On a tie the later scope wins: Merge puts a project's after $STAX_HOME's.
+		if covers(s.Scope, ref) && len(s.Scope) >= best {
+			best = len(s.Scope)
+			if s.Mode != "" {
+				r.Mode = s.Mode
+			}
+			if len(s.Keys) > 0 {
+				r.Keys = p.paths(s.Keys)
+			}
+		}
+	}
+	if r.Mode == "" {
+		r.Mode = ModeNone
+	}
+	return r
+}
+
+func (p *Policy) paths(keys []string) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !filepath.IsAbs(k) && p.Dir != "" {
+			k = filepath.Join(p.Dir, k)
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// covers reports whether scope names ref's registry, one of its parent
+// namespaces, or its repository.
+func covers(scope, ref string) bool {
+	scope = strings.TrimSuffix(scope, "/")
+	if scope == "*" || scope == ref {
+		return true
+	}
+	if !strings.HasPrefix(ref, scope) {
+		return false
+	}
+	switch ref[len(scope)] {
+	case '/', ':', '@':
+		return true
+	}
+	return false
+}
+
+// ScopeName is the full reference trust scopes match, e.g.
+// docker.io/acme/skills:1.0.0 for acme/skills:1.0.0; a string that is not
+// a reference is itself.
+func ScopeName(ref string) string {
+	if r, err := reference.Parse(ref); err == nil {
+		return r.String()
+	}
+	return ref
+}
