@@ -9,20 +9,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
 type initOptions struct {
 	IO         *IOStreams
 	Global     *globalOptions
 	Dir        string
-	Definition project.Definition
+	Definition staxyaml.Definition
 	Force      bool
 }
 
 type initResult struct {
-	Path       string             `json:"path"`
-	Definition project.Definition `json:"definition"`
+	Path       string              `json:"path"`
+	Definition staxyaml.Definition `json:"definition"`
 }
 
 func newInitCmd(f *factory, runF func(context.Context, *initOptions) error) *cobra.Command {
@@ -54,7 +54,7 @@ directory's name. An existing stax.yaml is kept unless --force is given.`,
 	flags.StringVar(&opts.Definition.Author, "author", "", "package author (the OCI vendor annotation)")
 	flags.StringVar(&opts.Definition.License, "license", "", "SPDX license expression")
 	flags.StringSliceVar(&opts.Definition.Tags, "tags", nil, "discovery tags, comma-separated")
-	flags.StringVar(&opts.Definition.Skills, "skills", project.DefaultSkillsDir, "skills directory, relative to DIR")
+	flags.StringVar(&opts.Definition.Skills, "skills", staxyaml.DefaultSkillsDir, "skills directory, relative to DIR")
 	flags.BoolVar(&opts.Force, "force", false, "replace an existing stax.yaml")
 	return cmd
 }
@@ -62,13 +62,13 @@ directory's name. An existing stax.yaml is kept unless --force is given.`,
 func runInit(opts *initOptions) error {
 	def := opts.Definition
 	if def.Name == "" {
-		def.Name = project.NameFromDir(opts.Dir)
+		def.Name = staxyaml.NameFromDir(opts.Dir)
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return errdefs.IO(fmt.Errorf("create %s: %w", opts.Dir, err))
 	}
-	path := filepath.Join(opts.Dir, project.FileName)
-	if err := project.Write(path, &def, opts.Force); err != nil {
+	path := filepath.Join(opts.Dir, staxyaml.FileName)
+	if err := staxyaml.Write(path, &def, opts.Force); err != nil {
 		return err
 	}
 	skills := filepath.Join(opts.Dir, filepath.FromSlash(def.Skills))

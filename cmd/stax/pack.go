@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -17,7 +17,7 @@ type packOptions struct {
 	Remote    remoteOptions
 	Dir       string
 	Tag       string
-	Overrides project.Definition
+	Overrides staxyaml.Definition
 	Build     buildFlags
 	Getenv    func(string) string
 }

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
@@ -58,7 +58,7 @@ func skillsDirOrPackage(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	p, err := project.Open(".")
+	p, err := staxyaml.Open(".")
 	if err != nil {
 		return "", err
 	}

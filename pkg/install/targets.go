@@ -8,7 +8,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
 // Where says where skills are installed: the runtimes and scope asked for
@@ -19,7 +19,7 @@ type Where struct {
 	Scope      string
 	ProjectDir string
 	// Defaults is the install section of the project's stax.yaml, or nil.
-	Defaults *project.InstallSpec
+	Defaults *staxyaml.InstallSpec
 	// Home is the user's home directory, for user scope; empty: the
 	// current user's.
 	Home string

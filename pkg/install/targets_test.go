@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
 func TestPlace(t *testing.T) {
@@ -22,9 +22,9 @@ func TestPlace(t *testing.T) {
 	}{
 		{name: "default runtime, project scope", where: Where{ProjectDir: proj},
 			dirs: []string{filepath.Join(proj, ".claude/skills")}, runtimes: [][]string{{"claude-code"}}, root: proj},
-		{name: "stax.yaml defaults", where: Where{ProjectDir: proj, Defaults: &project.InstallSpec{Runtimes: []string{"codex"}, Scope: "user"}, Home: home},
+		{name: "stax.yaml defaults", where: Where{ProjectDir: proj, Defaults: &staxyaml.InstallSpec{Runtimes: []string{"codex"}, Scope: "user"}, Home: home},
 			dirs: []string{filepath.Join(home, ".agents/skills")}, runtimes: [][]string{{"codex"}}, root: home},
-		{name: "flags win over stax.yaml", where: Where{ProjectDir: proj, Runtimes: []string{"claude-code"}, Scope: "project", Defaults: &project.InstallSpec{Runtimes: []string{"codex"}, Scope: "user"}},
+		{name: "flags win over stax.yaml", where: Where{ProjectDir: proj, Runtimes: []string{"claude-code"}, Scope: "project", Defaults: &staxyaml.InstallSpec{Runtimes: []string{"codex"}, Scope: "user"}},
 			dirs: []string{filepath.Join(proj, ".claude/skills")}, runtimes: [][]string{{"claude-code"}}, root: proj},
 		{name: "runtimes sharing a folder share a target", where: Where{ProjectDir: proj, Runtimes: []string{"codex", "claude-code", "agents"}},
 			dirs: []string{filepath.Join(proj, ".agents/skills"), filepath.Join(proj, ".claude/skills")}, runtimes: [][]string{{"codex", "agents"}, {"claude-code"}}, root: proj},

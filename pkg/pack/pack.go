@@ -22,17 +22,17 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/scratch"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
 // Options control a build.
 type Options struct {
-	Project *project.Project
+	Project *staxyaml.Project
 	// Overrides replace the fields of stax.yaml they set (from flags).
-	Overrides project.Definition
+	Overrides staxyaml.Definition
 	Strict    bool
 	Symlinks  layers.SymlinkMode
 	// MaxSize bounds the uncompressed skills layer; see layers.WriteOptions.
@@ -54,7 +54,7 @@ type Options struct {
 // Result is a built package.
 type Result struct {
 	Descriptor ocispec.Descriptor
-	Definition project.Definition
+	Definition staxyaml.Definition
 	Config     *artifact.Config
 	// ConfigDescriptor is the config blob Config was encoded into.
 	ConfigDescriptor ocispec.Descriptor
@@ -164,7 +164,7 @@ func validateSkills(opts Options) (*validate.Report, error) {
 		switch {
 		case p.Definition.Skills != "":
 			return nil, errdefs.IO(fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
-				filepath.Join(p.Root, project.FileName), p.Definition.Skills, p.SkillsDir))
+				filepath.Join(p.Root, staxyaml.FileName), p.Definition.Skills, p.SkillsDir))
 		case len(p.Definition.Packages) > 0:
 			return nil, nil
 		}
@@ -292,8 +292,8 @@ func recordDigests(records []artifact.SkillRecord) func([]layers.FileDigest) err
 }
 
 // effectiveDefinition layers flags over stax.yaml over defaults.
-func effectiveDefinition(p *project.Project, over project.Definition) (project.Definition, []string) {
-	var def project.Definition
+func effectiveDefinition(p *staxyaml.Project, over staxyaml.Definition) (staxyaml.Definition, []string) {
+	var def staxyaml.Definition
 	if p.Definition != nil {
 		def = *p.Definition
 	}
@@ -312,7 +312,7 @@ func effectiveDefinition(p *project.Project, over project.Definition) (project.D
 	}
 	var notices []string
 	if def.Name == "" {
-		def.Name = project.NameFromDir(p.Root)
+		def.Name = staxyaml.NameFromDir(p.Root)
 		notices = append(notices, fmt.Sprintf("no package name in %s: using %q (set it with `stax init` or --name)", p.Root, def.Name))
 	}
 	if def.Version == "" {
@@ -341,7 +341,7 @@ func (e *PathDependencyError) Error() string {
 // CheckPublishable refuses dependencies recorded by directory (exit 4).
 func CheckPublishable(name string, deps []artifact.PackageRef) error {
 	for _, d := range deps {
-		if project.IsPath(d.Ref) {
+		if staxyaml.IsPath(d.Ref) {
 			return errdefs.Resolution(&PathDependencyError{Package: name, Path: d.Ref})
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -60,7 +60,7 @@ func writeSkills(t *testing.T, root string, mode os.FileMode, mtime time.Time) {
 
 func build(t *testing.T, root string, opts pack.Options) (*pack.Result, error) {
 	t.Helper()
-	p, err := project.Open(root)
+	p, err := staxyaml.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestBuildIsDeterministic(t *testing.T) {
 		},
 		"created": func(*testing.T, string) pack.Options { return pack.Options{Created: time.Unix(86400, 0)} },
 		"version": func(*testing.T, string) pack.Options {
-			return pack.Options{Overrides: project.Definition{Version: "2.0.0"}}
+			return pack.Options{Overrides: staxyaml.Definition{Version: "2.0.0"}}
 		},
 	}
 	for name, change := range changed {
@@ -267,14 +267,14 @@ func TestBuildDefaults(t *testing.T) {
 	if len(res.Notices) != 2 {
 		t.Errorf("notices %q, want one for the name and one for the version", res.Notices)
 	}
-	res, err = build(t, root, pack.Options{Overrides: project.Definition{Name: "flagged", Version: "3.0.0"}})
+	res, err = build(t, root, pack.Options{Overrides: staxyaml.Definition{Name: "flagged", Version: "3.0.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Config.Name != "flagged" || res.Config.Version != "3.0.0" || len(res.Notices) != 0 {
 		t.Errorf("with flags: config %s %s, notices %q", res.Config.Name, res.Config.Version, res.Notices)
 	}
-	if _, err := build(t, root, pack.Options{Overrides: project.Definition{Version: "no/tag"}}); err == nil {
+	if _, err := build(t, root, pack.Options{Overrides: staxyaml.Definition{Version: "no/tag"}}); err == nil {
 		t.Error("a version that is no valid tag built")
 	}
 }

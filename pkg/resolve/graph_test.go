@@ -19,10 +19,10 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -227,7 +227,7 @@ func TestReadLayerFromALayout(t *testing.T) {
 func pushDir(t *testing.T, opener *target.Opener, dir, ref string) digest.Digest {
 	t.Helper()
 	ctx := context.Background()
-	proj, err := project.Open(dir)
+	proj, err := staxyaml.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
 		"wave/SKILL.md":   "---\nname: wave\ndescription: Waves. Use when testing foreign packages.\n---\nWave.\n",
 		"wave/scripts/go": "wave\n",
 	})
-	proj, err := project.Open(dir)
+	proj, err := staxyaml.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +433,7 @@ func TestPublishDependencies(t *testing.T) {
 		"base/stax.yaml":            "name: base\nversion: 1.0.0\n",
 		"base/skills/base/SKILL.md": skill("base"),
 	})
-	proj, err := project.Open(filepath.Join(root, "top"))
+	proj, err := staxyaml.Open(filepath.Join(root, "top"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func TestPublishDependenciesRefusals(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
 			filetest.Write(t, root, tt.files)
-			proj, err := project.Open(filepath.Join(root, "top"))
+			proj, err := staxyaml.Open(filepath.Join(root, "top"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -543,7 +543,7 @@ func TestPublishDependenciesPushRefused(t *testing.T) {
 		"dep/stax.yaml":         "name: dep\nversion: 1.0.0\n",
 		"dep/skills/s/SKILL.md": "---\nname: s\ndescription: A skill. Use when testing publishing.\n---\nS.\n",
 	})
-	proj, err := project.Open(filepath.Join(root, "top"))
+	proj, err := staxyaml.Open(filepath.Join(root, "top"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -28,7 +28,7 @@ type Published struct {
 // p declares with a reference beside it, each built for publishing, so that
 // building p with Build.Publish records them by reference and digest. A
 // directory declared without a reference is left for that build to refuse.
-func PublishDependencies(ctx context.Context, p *project.Project, opts Options, copyOpts transfer.Options) ([]Published, error) {
+func PublishDependencies(ctx context.Context, p *staxyaml.Project, opts Options, copyOpts transfer.Options) ([]Published, error) {
 	opts.Build.Publish = true
 	pub := &publisher{ctx: ctx, opts: opts, copyOpts: copyOpts, done: map[string]bool{}}
 	root, err := filepath.Abs(p.Root)
@@ -49,7 +49,7 @@ type publisher struct {
 	out      []Published
 }
 
-func (pub *publisher) dependencies(p *project.Project, path []string) error {
+func (pub *publisher) dependencies(p *staxyaml.Project, path []string) error {
 	if p.Definition == nil {
 		return nil
 	}
@@ -77,7 +77,7 @@ func (pub *publisher) dependencies(p *project.Project, path []string) error {
 		if pub.done[dir] {
 			continue
 		}
-		sub, err := project.Open(dir)
+		sub, err := staxyaml.Open(dir)
 		if err != nil {
 			return err
 		}
@@ -95,7 +95,7 @@ func (pub *publisher) dependencies(p *project.Project, path []string) error {
 }
 
 // push builds sub for publishing and copies it to ref.
-func (pub *publisher) push(sub *project.Project, ref string) (Published, error) {
+func (pub *publisher) push(sub *staxyaml.Project, ref string) (Published, error) {
 	dstRef, err := reference.Parse(ref)
 	if err != nil {
 		return Published{}, errdefs.Invalid(err)

@@ -19,8 +19,8 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -202,10 +202,10 @@ func (r *resolver) identify(decl, base string) (key, identity, dir string, err e
 
 // isPath reports whether decl is a directory rather than a reference:
 // "." or anything starting with ./, ../ or /.
-func isPath(decl string) bool { return project.IsPath(decl) }
+func isPath(decl string) bool { return staxyaml.IsPath(decl) }
 
 // packageName is how messages name a package directory.
-func packageName(p *project.Project) string {
+func packageName(p *staxyaml.Project) string {
 	if p.Definition != nil && p.Definition.Name != "" {
 		return p.Definition.Name
 	}
@@ -297,7 +297,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 
 // BuildProject resolves the packages p declares and builds p into pusher
 // with them recorded. The graph holds what resolution opened; close it.
-func BuildProject(ctx context.Context, p *project.Project, pusher content.Pusher, opts Options) (*pack.Result, *Graph, error) {
+func BuildProject(ctx context.Context, p *staxyaml.Project, pusher content.Pusher, opts Options) (*pack.Result, *Graph, error) {
 	r := newResolver(ctx, opts)
 	root, err := filepath.Abs(p.Root)
 	if err != nil {
@@ -323,7 +323,7 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 		}
 		return nil, errdefs.Resolution(fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
 	}
-	p, err := project.Open(dir)
+	p, err := staxyaml.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +356,7 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 }
 
 // buildInto resolves p's declared packages and builds p into pusher.
-func (r *resolver) buildInto(p *project.Project, pusher content.Pusher, path []string) (*pack.Result, []*Node, error) {
+func (r *resolver) buildInto(p *staxyaml.Project, pusher content.Pusher, path []string) (*pack.Result, []*Node, error) {
 	var children []*Node
 	var deps []artifact.PackageRef
 	if p.Definition != nil {

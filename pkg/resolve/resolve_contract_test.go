@@ -12,10 +12,10 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -123,10 +123,10 @@ func (p *publisher) publish(repoTag, body string, deps ...string) digest.Digest 
 			def += "  - " + d + "\n"
 		}
 	}
-	filetest.WriteFile(t, filepath.Join(dir, project.FileName), def)
+	filetest.WriteFile(t, filepath.Join(dir, staxyaml.FileName), def)
 	filetest.WriteFile(t, filepath.Join(dir, "skills", "s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag), "SKILL.md"),
 		"---\nname: s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag)+"\ndescription: A skill. Use when testing resolution.\n---\n"+body+"\n")
-	proj, err := project.Open(dir)
+	proj, err := staxyaml.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,8 @@ import (
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -70,11 +70,11 @@ func openRemote(t testing.TB, r *registrytest.Registry) oras.GraphTarget {
 // t; the build is reproducible, so every call gives the same digest.
 func packExamples(t testing.TB, dst oras.GraphTarget, version string) ocispec.Descriptor {
 	t.Helper()
-	p, err := project.Open("../../examples")
+	p, err := staxyaml.Open("../../examples")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pack.Build(context.Background(), dst, pack.Options{Project: p, Overrides: project.Definition{Version: version}})
+	res, err := pack.Build(context.Background(), dst, pack.Options{Project: p, Overrides: staxyaml.Definition{Version: version}})
 	if err != nil {
 		t.Fatal(err)
 	}

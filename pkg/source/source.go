@@ -18,9 +18,9 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -205,7 +205,7 @@ func lookup(ctx context.Context, open func() (*target.Target, error), name strin
 
 // build packs dir into a temporary layout that Close removes.
 func build(ctx context.Context, dir string, opts Options) (*Source, error) {
-	p, err := project.Open(dir)
+	p, err := staxyaml.Open(dir)
 	if err != nil {
 		return nil, err
 	}

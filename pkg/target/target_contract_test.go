@@ -15,9 +15,9 @@ import (
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -49,7 +49,7 @@ func buildInto(t *testing.T, tgt *target.Target) pack.Result {
 	if err := os.WriteFile(path, []byte("---\nname: greet\ndescription: Greets. Use when testing targets.\n---\nHi.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := project.Open(root)
+	p, err := staxyaml.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,9 @@ import (
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -54,7 +54,7 @@ func newFixture(t *testing.T) *fixture {
 	if err := os.WriteFile(skill, []byte("---\nname: greet\ndescription: Greets. Use when testing transfers.\n---\n"+strings.Repeat("Hello. ", 200)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := project.Open(root)
+	p, err := staxyaml.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,8 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
@@ -59,7 +59,7 @@ func buildLayout(t *testing.T, body string) layout {
 	if err := os.Chmod(filepath.Join(root, "greet", "scripts", "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := project.Open(root)
+	p, err := staxyaml.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/trust"
 )
 
@@ -71,7 +71,7 @@ type InstallTarget struct {
 // env.Warnings.
 func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult, error) {
 	dir := opts.Where.projectDir()
-	def, err := project.LoadDir(dir)
+	def, err := staxyaml.LoadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 
 // installSources are the declarations of the packages to install: args,
 // else install.sources of def.
-func installSources(env *Env, args []string, def *project.Definition, dir string) ([]string, error) {
+func installSources(env *Env, args []string, def *staxyaml.Definition, dir string) ([]string, error) {
 	sources, err := env.declarations(args, dir)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func installSources(env *Env, args []string, def *project.Definition, dir string
 		sources = def.Install.Sources
 	}
 	if len(sources) == 0 {
-		return nil, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", filepath.Join(dir, project.FileName)))
+		return nil, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", filepath.Join(dir, staxyaml.FileName)))
 	}
 	return sources, nil
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -58,7 +58,7 @@ func statefulPackage(t *testing.T, root, memory string) string {
 func packLayout(t *testing.T, dir string, signer signature.Signer) string {
 	t.Helper()
 	ctx := context.Background()
-	p, err := project.Open(dir)
+	p, err := staxyaml.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/validate"
@@ -67,7 +67,7 @@ func Pack(ctx context.Context, env *Env, opts PackOptions) (*PackResult, error) 
 		}
 		tagRef = &ref
 	}
-	p, err := project.Open(opts.Dir)
+	p, err := staxyaml.Open(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (e *Env) packDestination(ctx context.Context, tagRef *reference.Reference) 
 
 // buildInto builds the package of p into dst and tags it there, as
 // tagRef says or as its name and version say.
-func buildInto(ctx context.Context, p *project.Project, dst *target.Target, tagRef *reference.Reference, opts resolve.Options) (*pack.Result, error) {
+func buildInto(ctx context.Context, p *staxyaml.Project, dst *target.Target, tagRef *reference.Reference, opts resolve.Options) (*pack.Result, error) {
 	res, graph, err := resolve.BuildProject(ctx, p, dst, opts)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func buildInto(ctx context.Context, p *project.Project, dst *target.Target, tagR
 
 // tagReference is tagRef with its tag defaulted to the package version,
 // or NAME:VERSION without tagRef.
-func tagReference(tagRef *reference.Reference, def project.Definition) (reference.Reference, error) {
+func tagReference(tagRef *reference.Reference, def staxyaml.Definition) (reference.Reference, error) {
 	if tagRef == nil {
 		ref, err := reference.Parse(def.Name + ":" + def.Version)
 		return ref, errdefs.Invalid(err)

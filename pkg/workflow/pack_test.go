@@ -13,7 +13,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -78,7 +78,7 @@ func TestPackIntoTheStoreThenPush(t *testing.T) {
 	var warnings bytes.Buffer
 	env := newEnv(t, &warnings)
 
-	packed, err := workflow.Pack(ctx, env, workflow.PackOptions{Dir: writePackage(t, root, "team", "review"), Build: pack.Options{Overrides: project.Definition{Version: "2.1.0"}}})
+	packed, err := workflow.Pack(ctx, env, workflow.PackOptions{Dir: writePackage(t, root, "team", "review"), Build: pack.Options{Overrides: staxyaml.Definition{Version: "2.1.0"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,12 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -135,7 +135,7 @@ func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Op
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", dir))
 	}
-	p, err := project.Open(dir)
+	p, err := staxyaml.Open(dir)
 	if err != nil {
 		return err
 	}

@@ -5,9 +5,9 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/project"
 	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -38,7 +38,7 @@ type ValidateOptions struct {
 // What it finds is in the report, which says whether the skills are valid;
 // the error is for a validation that could not run.
 func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Report, error) {
-	p, err := project.Open(opts.Dir)
+	p, err := staxyaml.Open(opts.Dir)
 	if err != nil {
 		return nil, err
 	}

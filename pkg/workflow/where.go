@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -30,7 +30,7 @@ func (w Where) projectDir() string {
 
 // place is where w and the install section of def, the project's
 // stax.yaml (nil when it has none), put the folders.
-func (w Where) place(def *project.Definition) (*install.Placement, error) {
+func (w Where) place(def *staxyaml.Definition) (*install.Placement, error) {
 	where := install.Where{Runtimes: w.Runtimes, Scope: w.Scope, ProjectDir: w.projectDir()}
 	if def != nil {
 		where.Defaults = def.Install
@@ -39,8 +39,8 @@ func (w Where) place(def *project.Definition) (*install.Placement, error) {
 }
 
 // load reads the project's stax.yaml and places the folders.
-func (w Where) load() (*project.Definition, *install.Placement, error) {
-	def, err := project.LoadDir(w.projectDir())
+func (w Where) load() (*staxyaml.Definition, *install.Placement, error) {
+	def, err := staxyaml.LoadDir(w.projectDir())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,9 @@
-// Package project reads and writes stax.yaml, the package definition at the
-// root of a stax package, and locates the skills directory it names.
-package project
+// Package staxyaml reads and writes stax.yaml: the definition of the
+// package at its root (name, version, skills directory, the packages it
+// builds on), the install settings of the project that consumes packages,
+// and that project's trust section. It locates the skills directory the
+// file names.
+package staxyaml
 
 import (
 	"bytes"

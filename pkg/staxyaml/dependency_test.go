@@ -1,4 +1,4 @@
-package project
+package staxyaml
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package project_test
+package staxyaml_test
 
 import (
 	"errors"
@@ -10,25 +10,25 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
-	"github.com/stax-dev/stax/pkg/project"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
 func TestLoadForms(t *testing.T) {
 	tests := []struct {
 		name, body string
-		want       project.Definition
+		want       staxyaml.Definition
 		wantErr    string // empty: loads
 	}{
-		{name: "empty file", body: "", want: project.Definition{}},
-		{name: "comment only", body: "# nothing yet\n", want: project.Definition{}},
+		{name: "empty file", body: "", want: staxyaml.Definition{}},
+		{name: "comment only", body: "# nothing yet\n", want: staxyaml.Definition{}},
 		{
 			name: "every field",
 			body: "name: org-skills\nversion: 1.2.0-rc.1\ndescription: d\nauthor: a\nlicense: MIT\ntags: [x, y]\nskills: agent/skills\n" +
 				"install:\n  sources: [., ghcr.io/acme/base:1]\n  runtimes: [claude-code]\n  scope: user\n",
-			want: project.Definition{Name: "org-skills", Version: "1.2.0-rc.1", Description: "d", Author: "a", License: "MIT", Tags: []string{"x", "y"}, Skills: "agent/skills",
-				Install: &project.InstallSpec{Sources: []string{".", "ghcr.io/acme/base:1"}, Runtimes: []string{"claude-code"}, Scope: "user"}},
+			want: staxyaml.Definition{Name: "org-skills", Version: "1.2.0-rc.1", Description: "d", Author: "a", License: "MIT", Tags: []string{"x", "y"}, Skills: "agent/skills",
+				Install: &staxyaml.InstallSpec{Sources: []string{".", "ghcr.io/acme/base:1"}, Runtimes: []string{"claude-code"}, Scope: "user"}},
 		},
-		{name: "name with separators", body: "name: a.b_c-d9\n", want: project.Definition{Name: "a.b_c-d9"}},
+		{name: "name with separators", body: "name: a.b_c-d9\n", want: staxyaml.Definition{Name: "a.b_c-d9"}},
 		{name: "unknown key", body: "name: p\nverison: 1\n", wantErr: "field verison not found"},
 		{name: "unknown nested key", body: "install:\n  source: [.]\n", wantErr: "field source not found"},
 		{name: "uppercase name", body: "name: Org\n", wantErr: `name "Org": use lowercase letters`},
@@ -44,9 +44,9 @@ func TestLoadForms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), project.FileName)
+			path := filepath.Join(t.TempDir(), staxyaml.FileName)
 			filetest.WriteFile(t, path, tt.body)
-			def, err := project.Load(path)
+			def, err := staxyaml.Load(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Load: %v, want an error containing %q", err, tt.wantErr)
@@ -71,7 +71,7 @@ func TestLoadForms(t *testing.T) {
 			}
 		})
 	}
-	if _, err := project.Load(filepath.Join(t.TempDir(), project.FileName)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := staxyaml.Load(filepath.Join(t.TempDir(), staxyaml.FileName)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Load of a missing file: %v, want fs.ErrNotExist", err)
 	}
 }
@@ -95,7 +95,7 @@ func TestOpen(t *testing.T) {
 			for name, body := range tt.files {
 				filetest.WriteFile(t, filepath.Join(root, name), body)
 			}
-			p, err := project.Open(root)
+			p, err := staxyaml.Open(root)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Open: %v, want %q", err, tt.wantErr)
@@ -113,37 +113,37 @@ func TestOpen(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	filetest.WriteFile(t, file, "x")
 	for path, want := range map[string]string{file: "not a directory", filepath.Join(t.TempDir(), "absent"): "no such file"} {
-		if _, err := project.Open(path); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := staxyaml.Open(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Open(%s): %v, want %q", path, err, want)
 		}
 	}
 }
 
 func TestWrite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), project.FileName)
-	def := &project.Definition{Name: "demo", Version: "1.0.0", Install: &project.InstallSpec{Sources: []string{"."}, Runtimes: []string{"claude-code"}}}
-	if err := project.Write(path, def, false); err != nil {
+	path := filepath.Join(t.TempDir(), staxyaml.FileName)
+	def := &staxyaml.Definition{Name: "demo", Version: "1.0.0", Install: &staxyaml.InstallSpec{Sources: []string{"."}, Runtimes: []string{"claude-code"}}}
+	if err := staxyaml.Write(path, def, false); err != nil {
 		t.Fatal(err)
 	}
-	back, err := project.Load(path)
+	back, err := staxyaml.Load(path)
 	if err != nil || back.Name != "demo" || back.Version != "1.0.0" || !slices.Equal(back.Install.Sources, []string{"."}) {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
 	def.Version = "2.0.0"
-	if err := project.Write(path, def, false); err == nil || !strings.Contains(err.Error(), "already exists: edit it, or pass --force") {
+	if err := staxyaml.Write(path, def, false); err == nil || !strings.Contains(err.Error(), "already exists: edit it, or pass --force") {
 		t.Errorf("Write over an existing file: %v, want a refusal", err)
 	}
-	if back, _ := project.Load(path); back.Version != "1.0.0" {
+	if back, _ := staxyaml.Load(path); back.Version != "1.0.0" {
 		t.Errorf("a refused Write changed the file: version %s", back.Version)
 	}
-	if err := project.Write(path, def, true); err != nil {
+	if err := staxyaml.Write(path, def, true); err != nil {
 		t.Fatal(err)
 	}
-	if back, _ := project.Load(path); back.Version != "2.0.0" {
+	if back, _ := staxyaml.Load(path); back.Version != "2.0.0" {
 		t.Errorf("Write with overwrite: version %s, want 2.0.0", back.Version)
 	}
-	bad := filepath.Join(t.TempDir(), project.FileName)
-	if err := project.Write(bad, &project.Definition{Name: "Bad Name"}, false); err == nil {
+	bad := filepath.Join(t.TempDir(), staxyaml.FileName)
+	if err := staxyaml.Write(bad, &staxyaml.Definition{Name: "Bad Name"}, false); err == nil {
 		t.Error("Write of an invalid definition succeeded")
 	}
 	if _, err := os.Stat(bad); !errors.Is(err, fs.ErrNotExist) {
@@ -161,10 +161,10 @@ func TestNameFromDir(t *testing.T) {
 		"/x/a  b":           "a-b",
 	}
 	for dir, want := range tests {
-		if got := project.NameFromDir(dir); got != want {
+		if got := staxyaml.NameFromDir(dir); got != want {
 			t.Errorf("NameFromDir(%q) = %q, want %q", dir, got, want)
 		}
-		if def := (project.Definition{Name: project.NameFromDir(dir)}); def.Check() != nil {
+		if def := (staxyaml.Definition{Name: staxyaml.NameFromDir(dir)}); def.Check() != nil {
 			t.Errorf("NameFromDir(%q) = %q, which Check refuses: %v", dir, def.Name, def.Check())
 		}
 	}
@@ -176,7 +176,7 @@ func TestIsPath(t *testing.T) {
 		"a": false, "ghcr.io/a/b:1": false, "oci:./layout": false, ".hidden": false, "base": false,
 	}
 	for decl, want := range tests {
-		if got := project.IsPath(decl); got != want {
+		if got := staxyaml.IsPath(decl); got != want {
 			t.Errorf("IsPath(%q) = %v, want %v", decl, got, want)
 		}
 	}
