@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
@@ -94,7 +94,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	var seen release.Seen
+	var seen bumprule.Seen
 	if src.Built == nil {
 		// A stored package that depends on a directory (one built by
 		// pack in a source checkout) could be installed by nobody. A
@@ -106,7 +106,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		if opts.Built != nil {
 			opts.Built(src.Built)
 		}
-		if seen, err = release.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
+		if seen, err = bumprule.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
 			return nil, err
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/validate"
@@ -48,7 +48,7 @@ func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Re
 	}
 	if opts.Against != "" {
 		sourceOpts := source.Options{Opener: env.Opener, MaxSize: opts.MaxSize, Scope: opts.Scope}
-		if err := release.Against(ctx, opts.Against, sourceOpts, report); err != nil {
+		if err := bumprule.Against(ctx, opts.Against, sourceOpts, report); err != nil {
 			return nil, err
 		}
 	}

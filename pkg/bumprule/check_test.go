@@ -1,4 +1,4 @@
-package release_test
+package bumprule_test
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
-	"github.com/stax-dev/stax/pkg/release"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
@@ -121,19 +121,19 @@ func TestCheck(t *testing.T) {
 		build   version
 		dst     string
 		against string
-		want    release.Seen
+		want    bumprule.Seen
 		// bumpMsg, when set, is what the not-bumped error says.
 		bumpMsg string
 	}{
-		{name: "nothing before", build: v1, dst: reg.Host + "/skills/new:1.0.0", want: release.Seen{NewTag: true}},
-		{name: "an unchanged re-push", build: v1, dst: repo + ":1.0.0", want: release.Seen{Tagged: published}},
-		{name: "a bump", build: version{"1.0.1", "Long hellos."}, dst: repo + ":1.0.1", want: release.Seen{NewTag: true}},
-		{name: "the package version names the tag", build: version{"1.0.1", "Long hellos."}, dst: repo, want: release.Seen{NewTag: true}},
+		{name: "nothing before", build: v1, dst: reg.Host + "/skills/new:1.0.0", want: bumprule.Seen{NewTag: true}},
+		{name: "an unchanged re-push", build: v1, dst: repo + ":1.0.0", want: bumprule.Seen{Tagged: published}},
+		{name: "a bump", build: version{"1.0.1", "Long hellos."}, dst: repo + ":1.0.1", want: bumprule.Seen{NewTag: true}},
+		{name: "the package version names the tag", build: version{"1.0.1", "Long hellos."}, dst: repo, want: bumprule.Seen{NewTag: true}},
 		{name: "a digest destination has no before", build: version{"1.0.0", "Long hellos."}, dst: repo + "@" + published.String()},
 		{name: "changed memory on the same tag", build: version{"1.0.0", "Long hellos."}, dst: repo + ":1.0.0",
-			want: release.Seen{Tagged: published}, bumpMsg: "MEMORY.md changed since " + repo + ":1.0.0"},
+			want: bumprule.Seen{Tagged: published}, bumpMsg: "MEMORY.md changed since " + repo + ":1.0.0"},
 		{name: "changed memory on a new tag, not bumped", build: version{"1.0.0", "Long hellos."}, dst: repo + ":2.0.0",
-			want: release.Seen{NewTag: true}, bumpMsg: "MEMORY.md changed since " + repo + ":1.0.0"},
+			want: bumprule.Seen{NewTag: true}, bumpMsg: "MEMORY.md changed since " + repo + ":1.0.0"},
 		{name: "against names what to compare with", build: version{"1.0.0", "Long hellos."}, dst: reg.Host + "/skills/new:1.0.0",
 			against: repo + ":1.0.0", bumpMsg: "MEMORY.md changed since " + repo + ":1.0.0"},
 	}
@@ -141,7 +141,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			src := build(t, opener, tt.build.write(t))
-			seen, err := release.Check(ctx, source.Options{Opener: opener}, tt.against, mustParse(t, tt.dst), src.Built)
+			seen, err := bumprule.Check(ctx, source.Options{Opener: opener}, tt.against, mustParse(t, tt.dst), src.Built)
 			if seen != tt.want {
 				t.Errorf("Seen = %+v, want %+v", seen, tt.want)
 			}
@@ -168,8 +168,8 @@ func TestCheck(t *testing.T) {
 // A build without a report (a package read, not built) is not checked.
 func TestCheckWithoutReport(t *testing.T) {
 	t.Parallel()
-	seen, err := release.Check(context.Background(), source.Options{Opener: newOpener(t)}, "", mustParse(t, "example.invalid/not/reached:1"), &pack.Result{})
-	if err != nil || seen != (release.Seen{}) {
+	seen, err := bumprule.Check(context.Background(), source.Options{Opener: newOpener(t)}, "", mustParse(t, "example.invalid/not/reached:1"), &pack.Result{})
+	if err != nil || seen != (bumprule.Seen{}) {
 		t.Errorf("Check = %+v, %v; want nothing checked", seen, err)
 	}
 }
@@ -191,13 +191,13 @@ func TestCheckFailures(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "skills", "greet", "MEMORY.md")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := release.Check(ctx, source.Options{Opener: opener}, "", mustParse(t, repo+":1.0.0"), src.Built)
+	_, err := bumprule.Check(ctx, source.Options{Opener: opener}, "", mustParse(t, repo+":1.0.0"), src.Built)
 	if errdefs.Of(err) != errdefs.Local || !strings.Contains(err.Error(), "MEMORY.md") {
 		t.Errorf("a MEMORY.md removed after the build: %v (class %v), want a local error naming it", err, errdefs.Of(err))
 	}
 
 	missing := filepath.Join(t.TempDir(), "none")
-	_, err = release.Check(ctx, source.Options{Opener: opener, Scope: source.RemoteOnly}, "oci:"+missing+":1.0.0", mustParse(t, repo+":2.0.0"), build(t, opener, changed.write(t)).Built)
+	_, err = bumprule.Check(ctx, source.Options{Opener: opener, Scope: source.RemoteOnly}, "oci:"+missing+":1.0.0", mustParse(t, repo+":2.0.0"), build(t, opener, changed.write(t)).Built)
 	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "OCI layout "+missing) {
 		t.Errorf("against a missing layout: %v (class %v), want an invalid-argument error naming it", err, errdefs.Of(err))
 	}
@@ -210,11 +210,11 @@ func TestCheckFailures(t *testing.T) {
 	pub.Close()
 	fault := registrytest.CorruptBlob("skills/demo", pkg.Skills.Digest).Times(-1)
 	reg.AddFaults(fault)
-	_, err = release.Check(ctx, source.Options{Opener: opener}, "", mustParse(t, repo+":1.0.0"), build(t, opener, version{"1.0.0", "Short hellos."}.write(t)).Built)
+	_, err = bumprule.Check(ctx, source.Options{Opener: opener}, "", mustParse(t, repo+":1.0.0"), build(t, opener, version{"1.0.0", "Short hellos."}.write(t)).Built)
 	if err != nil || fault.Hits() != 0 {
 		t.Errorf("an unchanged package: %v, %d reads of the published layer; want no error and no read", err, fault.Hits())
 	}
-	_, err = release.Check(ctx, source.Options{Opener: opener}, "", mustParse(t, repo+":1.0.0"), build(t, opener, changed.write(t)).Built)
+	_, err = bumprule.Check(ctx, source.Options{Opener: opener}, "", mustParse(t, repo+":1.0.0"), build(t, opener, changed.write(t)).Built)
 	if errdefs.Of(err) != errdefs.DataLoss || fault.Hits() == 0 {
 		t.Errorf("a corrupt published layer: %v (class %v, %d reads), want a data-loss error", err, errdefs.Of(err), fault.Hits())
 	}
@@ -228,7 +228,7 @@ func TestPreviousInALayout(t *testing.T) {
 	opener := newOpener(t)
 	layout := filepath.Join(t.TempDir(), "layout")
 
-	prev, newTag, err := release.Previous(ctx, opener, mustParse(t, "oci:"+layout), "1.0.0")
+	prev, newTag, err := bumprule.Previous(ctx, opener, mustParse(t, "oci:"+layout), "1.0.0")
 	if err != nil || prev != nil || newTag {
 		t.Errorf("no layout yet: %v, %v, %v; want nothing before", prev, newTag, err)
 	}
@@ -246,12 +246,12 @@ func TestPreviousInALayout(t *testing.T) {
 		{"oci:" + layout, "1.2.0", "1.2.0", false},
 		{"oci:" + layout + ":2.0.0", "1.0.0", "1.2.0", true}, // the tag named wins over the version
 	} {
-		prev, newTag, err := release.Previous(ctx, opener, mustParse(t, tt.dst), tt.version)
+		prev, newTag, err := bumprule.Previous(ctx, opener, mustParse(t, tt.dst), tt.version)
 		if err != nil || prev == nil || prev.Tag != tt.want || prev.Layout != layout || newTag != tt.newTag {
 			t.Errorf("Previous(%s, %s) = %v, %v, %v; want tag %s, new %v", tt.dst, tt.version, prev, newTag, err, tt.want, tt.newTag)
 		}
 	}
-	prev, newTag, err = release.Previous(ctx, opener, mustParse(t, "oci:"+layout+":0.1.0"), "0.1.0")
+	prev, newTag, err = bumprule.Previous(ctx, opener, mustParse(t, "oci:"+layout+":0.1.0"), "0.1.0")
 	if err != nil || prev != nil || !newTag {
 		t.Errorf("nothing below: %v, %v, %v; want no previous and a new tag", prev, newTag, err)
 	}
@@ -262,7 +262,7 @@ func TestPreviousUnreachable(t *testing.T) {
 	t.Parallel()
 	reg := registrytest.New(t)
 	reg.Stop()
-	_, _, err := release.Previous(context.Background(), newOpener(t), mustParse(t, reg.Host+"/skills/demo"), "1.0.0")
+	_, _, err := bumprule.Previous(context.Background(), newOpener(t), mustParse(t, reg.Host+"/skills/demo"), "1.0.0")
 	if errdefs.Of(err) != errdefs.Unavailable || !strings.Contains(err.Error(), reg.Host) {
 		t.Errorf("Previous: %v (class %v), want a registry error naming %s", err, errdefs.Of(err), reg.Host)
 	}
@@ -291,7 +291,7 @@ func TestAgainst(t *testing.T) {
 		if err != nil || !report.Valid {
 			t.Fatalf("%s: validate: %v, %+v", tt.name, err, report)
 		}
-		if err := release.Against(ctx, ref, source.Options{Opener: opener}, report); err != nil {
+		if err := bumprule.Against(ctx, ref, source.Options{Opener: opener}, report); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
 		if len(report.Errors) != tt.errors || report.Valid != (tt.errors == 0) {
@@ -300,7 +300,7 @@ func TestAgainst(t *testing.T) {
 	}
 
 	report, _ := validate.Dir(validate.Options{Root: filepath.Join(version{"1.0.0", "x"}.write(t), "skills")})
-	err := release.Against(ctx, "oci:"+layout+":9.9.9", source.Options{Opener: opener}, report)
+	err := bumprule.Against(ctx, "oci:"+layout+":9.9.9", source.Options{Opener: opener}, report)
 	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "9.9.9") {
 		t.Errorf("against a missing tag: %v (class %v), want an invalid-argument error naming it", err, errdefs.Of(err))
 	}

@@ -1,10 +1,10 @@
-// Package release holds the rule a new release of a package follows: a
+// Package bumprule holds the rule a new release of a package follows: a
 // skill whose stateful files (MEMORY.md, EXAMPLES.md, CALIBRATION.md)
 // changed since the published package it follows must have its version
 // bumped. push applies it to the package it builds, and validate
 // --against to a skills directory; both read the published package with
 // the limits of the command.
-package release
+package bumprule
 
 import (
 	"context"
