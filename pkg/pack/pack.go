@@ -85,6 +85,32 @@ func (e *InvalidError) Error() string {
 	return b.String()
 }
 
+// A Resolver resolves the packages a project declares to the records of
+// them its package keeps. Package resolve implements it (see
+// resolve.Dependencies): pack cannot resolve them itself, since a declared
+// package directory is resolved by building it, with pack.
+type Resolver interface {
+	// Resolve resolves the packages p declares. build is how p is built
+	// (for publishing or for the source checkout), and so how the package
+	// directories among them are built.
+	Resolve(ctx context.Context, p *staxyaml.Project, build Options) ([]artifact.PackageRef, error)
+}
+
+// Project builds the package of p into pusher: resolver resolves the
+// packages p declares, then Build validates p and pushes its package with
+// them recorded. A nil resolver builds a project that declares none.
+func Project(ctx context.Context, p *staxyaml.Project, pusher content.Pusher, resolver Resolver, opts Options) (*Result, error) {
+	var deps []artifact.PackageRef
+	if resolver != nil {
+		var err error
+		if deps, err = resolver.Resolve(ctx, p, opts); err != nil {
+			return nil, err
+		}
+	}
+	opts.Project, opts.Dependencies = p, deps
+	return Build(ctx, pusher, opts)
+}
+
 // Build validates opts.Project and pushes its package into pusher.
 func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, error) {
 	def, notices := effectiveDefinition(opts.Project, opts.Overrides)

@@ -304,3 +304,55 @@ func TestCheckPublishable(t *testing.T) {
 		}
 	}
 }
+
+// resolverFunc is a pack.Resolver that resolves with a function.
+type resolverFunc func(ctx context.Context, p *staxyaml.Project, build pack.Options) ([]artifact.PackageRef, error)
+
+func (f resolverFunc) Resolve(ctx context.Context, p *staxyaml.Project, build pack.Options) ([]artifact.PackageRef, error) {
+	return f(ctx, p, build)
+}
+
+// Project records the packages its resolver resolved, and tells the
+// resolver how the project is built, which is how the package directories
+// among them are built. The resolver's refusal is the build's.
+func TestProjectRecordsWhatTheResolverResolved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	writeSkills(t, root, 0o644, time.Unix(0, 0))
+	writeFile(t, filepath.Join(root, "stax.yaml"), "name: demo\nversion: 1.2.3\npackages:\n  - ghcr.io/acme/base:1.0.0\n", 0o644)
+	p, err := staxyaml.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := artifact.PackageRef{Digest: digest.FromString("base"), Kind: artifact.KindPackage, Ref: "ghcr.io/acme/base:1.0.0"}
+	var asked *staxyaml.Project
+	var askedBuild pack.Options
+	resolver := resolverFunc(func(_ context.Context, got *staxyaml.Project, build pack.Options) ([]artifact.PackageRef, error) {
+		asked, askedBuild = got, build
+		return []artifact.PackageRef{base}, nil
+	})
+	res, err := pack.Project(ctx, p, memory.New(), resolver, pack.Options{Publish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != p || !askedBuild.Publish {
+		t.Errorf("the resolver was asked for %v with %+v, want the project built for publishing", asked, askedBuild)
+	}
+	if len(res.Config.Packages) != 1 || res.Config.Packages[0] != base {
+		t.Errorf("recorded %+v, want %+v", res.Config.Packages, base)
+	}
+
+	refused := errdefs.Resolution(errors.New("ghcr.io/acme/base:1.0.0: not found"))
+	_, err = pack.Project(ctx, p, memory.New(), resolverFunc(func(context.Context, *staxyaml.Project, pack.Options) ([]artifact.PackageRef, error) {
+		return nil, refused
+	}), pack.Options{})
+	if !errors.Is(err, refused) {
+		t.Errorf("with a resolver that refuses: %v, want its refusal", err)
+	}
+
+	// Without a resolver, the packages it declares cannot be recorded.
+	if _, err := pack.Project(ctx, p, memory.New(), nil, pack.Options{}); errdefs.Of(err) != errdefs.Unresolved {
+		t.Errorf("without a resolver: %v (class %v), want a resolution error", err, errdefs.Of(err))
+	}
+}

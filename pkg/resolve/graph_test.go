@@ -236,11 +236,10 @@ func pushDir(t *testing.T, opener *target.Opener, dir, ref string) digest.Digest
 		t.Fatal(err)
 	}
 	defer layout.Close()
-	res, g, err := resolve.BuildProject(ctx, proj, layout, resolve.Options{Opener: opener, Build: pack.Options{Publish: true}})
+	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(resolve.Options{Opener: opener}), pack.Options{Publish: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.Close()
 	src, err := opener.Open(ctx, reference.Reference{Layout: layout.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
 	if err != nil {
 		t.Fatal(err)
@@ -465,11 +464,10 @@ func TestPublishDependencies(t *testing.T) {
 	}
 	defer layout.Close()
 	opts.Build.Publish = true
-	res, g, err := resolve.BuildProject(ctx, proj, layout, opts)
+	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(opts), opts.Build)
 	if err != nil {
 		t.Fatalf("building for publishing after its dependencies were: %v", err)
 	}
-	g.Close()
 	var recorded []string
 	for _, dep := range res.Config.Packages {
 		recorded = append(recorded, dep.Ref)

@@ -9,6 +9,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
@@ -109,11 +110,10 @@ func (pub *publisher) push(sub *staxyaml.Project, ref string) (Published, error)
 		return Published{}, err
 	}
 	defer release()
-	res, g, err := BuildProject(pub.ctx, sub, s, pub.opts)
+	res, err := pack.Project(pub.ctx, sub, s, Dependencies(pub.opts), pub.opts.Build)
 	if err != nil {
 		return Published{}, err
 	}
-	g.Close()
 	src, err := pub.opts.Opener.Open(pub.ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
 	if err != nil {
 		return Published{}, err

@@ -295,23 +295,31 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	return n, nil
 }
 
-// BuildProject resolves the packages p declares and builds p into pusher
-// with them recorded. The graph holds what resolution opened; close it.
-func BuildProject(ctx context.Context, p *staxyaml.Project, pusher content.Pusher, opts Options) (*pack.Result, *Graph, error) {
+// Dependencies resolves, for pack.Project, the packages a project
+// declares. The package directories among them are built as the project
+// is, with the options pack.Project is given: opts.Build is not used.
+func Dependencies(opts Options) pack.Resolver {
+	return dependencies(opts)
+}
+
+// dependencies is the pack.Resolver Dependencies returns.
+type dependencies Options
+
+// Resolve resolves the packages p declares, in their order, to the records
+// of them p's package keeps. What resolution opened is released before it
+// returns: the build of p reads none of it.
+func (d dependencies) Resolve(ctx context.Context, p *staxyaml.Project, build pack.Options) ([]artifact.PackageRef, error) {
+	opts := Options(d)
+	opts.Build = build
 	r := newResolver(ctx, opts)
+	defer r.graph.Close()
 	root, err := filepath.Abs(p.Root)
 	if err != nil {
-		return nil, nil, errdefs.IO(err)
+		return nil, errdefs.IO(err)
 	}
 	r.stack = append(r.stack, root)
-	res, children, err := r.buildInto(p, pusher, []string{p.Root})
-	if err != nil {
-		r.graph.Close()
-		return nil, nil, err
-	}
-	r.graph.Direct = children
-	r.graph.layOut()
-	return res, r.graph, nil
+	_, deps, err := r.declared(p, []string{p.Root})
+	return deps, err
 }
 
 // build resolves a package directory's own dependencies, then builds it
@@ -357,6 +365,22 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 
 // buildInto resolves p's declared packages and builds p into pusher.
 func (r *resolver) buildInto(p *staxyaml.Project, pusher content.Pusher, path []string) (*pack.Result, []*Node, error) {
+	children, deps, err := r.declared(p, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	build := r.opts.Build
+	build.Project, build.Dependencies = p, deps
+	res, err := pack.Build(r.ctx, pusher, build)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, children, nil
+}
+
+// declared resolves the packages p declares, as nodes and as the records
+// of them p's package keeps.
+func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []artifact.PackageRef, error) {
 	var children []*Node
 	var deps []artifact.PackageRef
 	if p.Definition != nil {
@@ -378,13 +402,7 @@ func (r *resolver) buildInto(p *staxyaml.Project, pusher content.Pusher, path []
 			deps = append(deps, child.PackageRef())
 		}
 	}
-	build := r.opts.Build
-	build.Project, build.Dependencies = p, deps
-	res, err := pack.Build(r.ctx, pusher, build)
-	if err != nil {
-		return nil, nil, err
-	}
-	return res, children, nil
+	return children, deps, nil
 }
 
 // seen returns the node already resolved for (key, dgst), or a conflict

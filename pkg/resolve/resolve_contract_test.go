@@ -134,11 +134,10 @@ func (p *publisher) publish(repoTag, body string, deps ...string) digest.Digest 
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, g, err := resolve.BuildProject(ctx, proj, layout, resolve.Options{Opener: p.opener, Build: pack.Options{Publish: true}})
+	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(resolve.Options{Opener: p.opener}), pack.Options{Publish: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.Close()
 	src, err := p.opener.Open(ctx, reference.Reference{Layout: layout.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
 	if err != nil {
 		t.Fatal(err)

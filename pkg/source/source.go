@@ -213,14 +213,11 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, graph, err := resolve.BuildProject(ctx, p, s, resolve.Options{Opener: opts.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles, Build: opts.Build})
+	res, err := pack.Project(ctx, p, s, resolve.Dependencies(resolve.Options{Opener: opts.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles}), opts.Build)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	// The package is built and its dependencies recorded by digest; what
-	// resolution opened to learn them is no longer needed.
-	graph.Close()
 	t, err := opts.Opener.Open(ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
 	if err != nil {
 		release()

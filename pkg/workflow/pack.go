@@ -108,11 +108,10 @@ func (e *Env) packDestination(ctx context.Context, tagRef *reference.Reference) 
 // buildInto builds the package of p into dst and tags it there, as
 // tagRef says or as its name and version say.
 func buildInto(ctx context.Context, p *staxyaml.Project, dst *target.Target, tagRef *reference.Reference, opts resolve.Options) (*pack.Result, error) {
-	res, graph, err := resolve.BuildProject(ctx, p, dst, opts)
+	res, err := pack.Project(ctx, p, dst, resolve.Dependencies(opts), opts.Build)
 	if err != nil {
 		return nil, err
 	}
-	defer graph.Close()
 	if dst.Ref, err = tagReference(tagRef, res.Definition); err != nil {
 		return nil, err
 	}
