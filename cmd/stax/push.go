@@ -9,7 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -102,7 +102,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	res, err := workflow.Push(ctx, env, workflow.PushOptions{
 		Source: opts.Source, Destination: opts.Destination, Build: build, Against: opts.Against,
 		PushDependencies: opts.PushDependencies, Signer: signer,
-		DependencyPushed: func(d resolve.Published) { printDependencyPushed(opts.IO, opts.Global, d) },
+		DependencyPushed: func(d publish.Published) { printDependencyPushed(opts.IO, opts.Global, d) },
 		Built:            func(built *pack.Result) { printBuildNotes(opts.IO, opts.Global, built) },
 	})
 	finish()

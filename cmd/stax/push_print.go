@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 
-	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // printDependencyPushed says where push --push-dependencies put one
 // package directory.
-func printDependencyPushed(streams *IOStreams, global *globalOptions, d resolve.Published) {
+func printDependencyPushed(streams *IOStreams, global *globalOptions, d publish.Published) {
 	if !global.json() {
 		fmt.Fprintf(streams.ErrOut, "Pushed dependency %s as %s@%s\n", d.Dir, d.Ref, d.Digest)
 	}

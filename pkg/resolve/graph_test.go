@@ -15,12 +15,12 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
@@ -66,45 +66,45 @@ func readAll(into *[]byte) func(io.Reader) error {
 func TestStoreKeepsWhatWasResolved(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := newPublisher(t)
-	p.publish("base:1", "base")
-	p.publish("team:1", "team", p.reg.Host+"/base:1")
+	p := packagetest.New(t)
+	p.Publish("base:1", "base")
+	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
 
-	g, err := p.resolve(nil, "team:1")
+	g, err := p.Resolve(nil, "team:1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if len(g.Order) != 2 || g.Root.Name() != p.reg.Host+"/team:1" {
+	if len(g.Order) != 2 || g.Root.Name() != p.Reg.Host+"/team:1" {
 		t.Fatalf("order %v, root %v", g.Order, g.Root)
 	}
-	if ref := g.Order[0].PackageRef(); ref.Digest != g.Order[0].Digest || ref.Kind != artifact.KindPackage || ref.Ref != p.reg.Host+"/base:1" {
+	if ref := g.Order[0].PackageRef(); ref.Digest != g.Order[0].Digest || ref.Kind != artifact.KindPackage || ref.Ref != p.Reg.Host+"/base:1" {
 		t.Errorf("PackageRef of base = %+v", ref)
 	}
-	p.reg.ResetRequests()
+	p.Reg.ResetRequests()
 
-	layers := StoreLayersReadAll(t, g, p.opener)
-	if got := manifestGets(p.reg); got != 0 {
+	layers := StoreLayersReadAll(t, g, p.Opener)
+	if got := manifestGets(p.Reg); got != 0 {
 		t.Errorf("reading the layers asked for %d manifests", got)
 	}
 	for _, n := range g.Order {
-		if got := blobGets(p.reg, n.Package.Skills.Digest); got != 1 {
+		if got := blobGets(p.Reg, n.Package.Skills.Digest); got != 1 {
 			t.Errorf("%s: its layer was fetched %d times, want once", n.Ref, got)
 		}
 	}
 
-	results, err := g.Store(ctx, p.opener, transfer.Options{})
+	results, err := g.Store(ctx, p.Opener, transfer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(results) != 2 {
 		t.Errorf("%d packages stored, want 2", len(results))
 	}
-	if got := manifestGets(p.reg); got != 0 {
+	if got := manifestGets(p.Reg); got != 0 {
 		t.Errorf("storing asked for %d manifests, want none: they were fetched while resolving", got)
 	}
 	for _, n := range g.Order {
-		if got := blobGets(p.reg, n.Package.Skills.Digest); got != 1 {
+		if got := blobGets(p.Reg, n.Package.Skills.Digest); got != 1 {
 			t.Errorf("%s: its layer was fetched %d times in all, want once", n.Ref, got)
 		}
 		if n.Target.Kind != target.KindLocal {
@@ -113,8 +113,8 @@ func TestStoreKeepsWhatWasResolved(t *testing.T) {
 	}
 
 	// The registry gone, the graph reads its layers from the store.
-	p.reg.Stop()
-	again := StoreLayersReadAll(t, g, p.opener)
+	p.Reg.Stop()
+	again := StoreLayersReadAll(t, g, p.Opener)
 	for i := range layers {
 		if !bytes.Equal(layers[i], again[i]) || len(layers[i]) == 0 {
 			t.Errorf("layer %d read from the store differs from the one fetched", i)
@@ -141,9 +141,9 @@ func StoreLayersReadAll(t *testing.T, g *resolve.Graph, opener *target.Opener) [
 func TestStoreLayersRefusals(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := newPublisher(t)
-	p.publish("base:1", "base")
-	g, err := p.resolve(nil, "base:1")
+	p := packagetest.New(t)
+	p.Publish("base:1", "base")
+	g, err := p.Resolve(nil, "base:1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,21 +151,21 @@ func TestStoreLayersRefusals(t *testing.T) {
 	layer := *n.Package.Skills
 
 	stop := errors.New("the reader stops")
-	err = (resolve.StoreLayers{Graph: g, Opener: p.opener}).ReadLayer(ctx, n, func(io.Reader) error { return stop })
+	err = (resolve.StoreLayers{Graph: g, Opener: p.Opener}).ReadLayer(ctx, n, func(io.Reader) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("a failing reader: %v, want its error", err)
 	}
 
 	fault := registrytest.CorruptBlob("base", layer.Digest)
-	p.reg.AddFaults(fault)
+	p.Reg.AddFaults(fault)
 	var b []byte
-	err = (resolve.StoreLayers{Graph: g, Opener: p.opener}).ReadLayer(ctx, n, readAll(&b))
+	err = (resolve.StoreLayers{Graph: g, Opener: p.Opener}).ReadLayer(ctx, n, readAll(&b))
 	if errdefs.Of(err) != errdefs.DataLoss || fault.Hits() != 1 {
 		t.Errorf("a corrupt layer: %v (class %v, %d faults), want a data-loss error", err, errdefs.Of(err), fault.Hits())
 	}
 	// The graph holds the local store locked until it is closed.
 	g.Close()
-	local, err := p.opener.OpenLocal(ctx, reference.Reference{}, store.ReadOnly)
+	local, err := p.Opener.OpenLocal(ctx, reference.Reference{}, store.ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestReadLayerFromALayout(t *testing.T) {
 		"stax.yaml":             "name: dep\nversion: 1.0.0\n",
 		"skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets. Use when testing layers.\n---\n" + strings.Repeat("Hello.\n", 100),
 	})
-	opener := newPublisher(t).opener
+	opener := packagetest.New(t).Opener
 	pushDir(t, opener, pkgDir, "oci:"+layout+":1")
 	g, err := resolve.Resolve(ctx, []string{"oci:" + layout + ":1"}, "", resolve.Options{Opener: opener})
 	if err != nil {
@@ -265,7 +265,7 @@ func pushDir(t *testing.T, opener *target.Opener, dir, ref string) digest.Digest
 func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	opener := newPublisher(t).opener
+	opener := packagetest.New(t).Opener
 	dir := t.TempDir()
 	filetest.Write(t, dir, map[string]string{
 		"greet/SKILL.md":  "---\nname: greeter\ndescription: Greets. Use when testing foreign packages.\n---\nHi.\n",
@@ -321,232 +321,5 @@ func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
 	_, err = resolve.Resolve(ctx, []string{"oci:" + layoutDir + ":foreign"}, "", resolve.Options{Opener: opener, MaxFiles: 2})
 	if errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "read the skills layer") {
 		t.Errorf("a layer over MaxFiles: %v (class %v), want a failed-precondition error", err, errdefs.Of(err))
-	}
-}
-
-// A mirror made with CopyDependencies resolves with the original registry
-// gone: a dependency pinned by digest is found on the registry its
-// dependent came from.
-func TestCopyDependenciesMakesAMirror(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	p := newPublisher(t)
-	p.publish("base:1", "base")
-	team := p.publish("acme/team:1", "team", p.reg.Host+"/base:1")
-	mirror := registrytest.New(t)
-
-	g, err := p.resolve(nil, "acme/team:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	copied, err := resolve.CopyDependencies(ctx, g, p.opener, mirror.Host, transfer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(copied) != 1 || copied[0].From.String() != p.reg.Host+"/base:1@"+g.Order[0].Digest.String() ||
-		copied[0].To.Registry != mirror.Host || copied[0].To.Repository != "base" || copied[0].Result.Descriptor.Digest != g.Order[0].Digest {
-		t.Fatalf("copied %+v, want base to %s", copied, mirror.Host)
-	}
-	// The package itself goes as it is.
-	src, err := p.opener.Open(ctx, g.Root.Target.Ref, store.ReadOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst, err := p.opener.Open(ctx, mustRef(t, mirror.Host+"/acme/team:1"), store.ReadWrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := transfer.Copy(ctx, src, dst, transfer.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	src.Close()
-	dst.Close()
-	g.Close()
-
-	p.reg.Stop()
-	g, err = resolve.Resolve(ctx, []string{mirror.Host + "/acme/team:1"}, "", resolve.Options{Opener: p.opener})
-	if err != nil {
-		t.Fatalf("resolving from the mirror with the original gone: %v", err)
-	}
-	defer g.Close()
-	if g.Root.Digest != team || len(g.Order) != 2 || g.Order[0].Target.Ref.Registry != mirror.Host {
-		t.Errorf("resolved %v from %s, want team over base from the mirror", g.Order, g.Order[0].Target.Ref.Registry)
-	}
-	// The dependency keeps the reference its dependent recorded.
-	if g.Order[0].Ref != p.reg.Host+"/base:1" {
-		t.Errorf("the dependency is named %s, want its recorded reference", g.Order[0].Ref)
-	}
-}
-
-// Only registry packages can be copied to a mirror.
-func TestCopyDependenciesRefusesDirectories(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	root := t.TempDir()
-	filetest.Write(t, root, map[string]string{
-		"top/stax.yaml":             "name: top\nversion: 1.0.0\npackages:\n  - ../dep\n",
-		"top/skills/top/SKILL.md":   "---\nname: top\ndescription: Top. Use when testing mirrors.\n---\nTop.\n",
-		"dep/stax.yaml":             "name: dep\nversion: 1.0.0\n",
-		"dep/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets. Use when testing mirrors.\n---\nHi.\n",
-	})
-	opener := newPublisher(t).opener
-	g, err := resolve.Resolve(ctx, []string{"./top"}, root, resolve.Options{Opener: opener})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	_, err = resolve.CopyDependencies(ctx, g, opener, "mirror.example", transfer.Options{})
-	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "../dep is not a registry package: only those can be copied to mirror.example") {
-		t.Errorf("CopyDependencies: %v (class %v), want an invalid-argument error naming ../dep", err, errdefs.Of(err))
-	}
-}
-
-func mustRef(t *testing.T, s string) reference.Reference {
-	t.Helper()
-	r, err := reference.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// PublishDependencies pushes the package directories a project declares
-// with a reference, dependencies first, once each; the project then
-// builds for publishing with them recorded by reference.
-func TestPublishDependencies(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	p := newPublisher(t)
-	host := p.reg.Host
-	root := t.TempDir()
-	skill := func(name string) string {
-		return "---\nname: " + name + "\ndescription: A skill. Use when testing publishing.\n---\n" + name + "\n"
-	}
-	filetest.Write(t, root, map[string]string{
-		"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n" +
-			"  - {path: ../mid, ref: " + host + "/mid:1.0.0}\n" +
-			"  - {path: ../base, ref: " + host + "/base:1.0.0}\n",
-		"top/skills/top/SKILL.md":   skill("top"),
-		"mid/stax.yaml":             "name: mid\nversion: 1.0.0\npackages:\n  - {path: ../base, ref: " + host + "/base:1.0.0}\n",
-		"mid/skills/mid/SKILL.md":   skill("mid"),
-		"base/stax.yaml":            "name: base\nversion: 1.0.0\n",
-		"base/skills/base/SKILL.md": skill("base"),
-	})
-	proj, err := staxyaml.Open(filepath.Join(root, "top"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := resolve.Options{Opener: p.opener}
-	published, err := resolve.PublishDependencies(ctx, proj, opts, transfer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var refs []string
-	for _, pub := range published {
-		refs = append(refs, pub.Ref)
-		src, err := p.opener.Open(ctx, mustRef(t, pub.Ref), store.ReadOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		desc, err := src.Lookup(ctx)
-		src.Close()
-		if err != nil || desc.Digest != pub.Digest {
-			t.Errorf("%s in the registry: %s, %v; want %s", pub.Ref, desc.Digest, err, pub.Digest)
-		}
-	}
-	if want := []string{host + "/base:1.0.0", host + "/mid:1.0.0"}; !slices.Equal(refs, want) {
-		t.Errorf("published %v, want %v: dependencies first, each once", refs, want)
-	}
-
-	layout, err := store.OpenLayout(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer layout.Close()
-	opts.Build.Publish = true
-	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(opts), opts.Build)
-	if err != nil {
-		t.Fatalf("building for publishing after its dependencies were: %v", err)
-	}
-	var recorded []string
-	for _, dep := range res.Config.Packages {
-		recorded = append(recorded, dep.Ref)
-	}
-	if want := []string{host + "/mid:1.0.0", host + "/base:1.0.0"}; !slices.Equal(recorded, want) {
-		t.Errorf("recorded %v, want %v", recorded, want)
-	}
-}
-
-// What PublishDependencies refuses, with the class of each refusal.
-func TestPublishDependenciesRefusals(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	p := newPublisher(t)
-	host := p.reg.Host
-	skill := "skills/s/SKILL.md"
-	skillMD := "---\nname: s\ndescription: A skill. Use when testing publishing.\n---\nS.\n"
-	for _, tt := range []struct {
-		name  string
-		files map[string]string
-		class errdefs.Class
-		want  string
-	}{
-		{"a reference without a tag", map[string]string{
-			"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n  - {path: ../dep, ref: " + host + "/dep}\n",
-			"dep/stax.yaml": "name: dep\nversion: 1.0.0\n", "dep/" + skill: skillMD,
-		}, errdefs.InvalidArgument, "ref " + host + "/dep names no tag: give the version, e.g. " + host + "/dep:1.0.0"},
-		{"a cycle", map[string]string{
-			"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n  - {path: ../a, ref: " + host + "/a:1}\n",
-			"a/stax.yaml":   "name: a\nversion: 1.0.0\npackages:\n  - {path: ../b, ref: " + host + "/b:1}\n",
-			"b/stax.yaml":   "name: b\nversion: 1.0.0\npackages:\n  - {path: ../a, ref: " + host + "/a:1}\n",
-		}, errdefs.Unresolved, "dependency cycle: "},
-		{"an invalid dependency", map[string]string{
-			"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n  - {path: ../dep, ref: " + host + "/dep:1}\n",
-			"dep/stax.yaml": "name: dep\nversion: 1.0.0\n", "dep/" + skill: "---\nname: s\n---\nNo description.\n",
-		}, errdefs.InvalidArgument, "push ../dep to " + host + "/dep:1: "},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			root := t.TempDir()
-			filetest.Write(t, root, tt.files)
-			proj, err := staxyaml.Open(filepath.Join(root, "top"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			published, err := resolve.PublishDependencies(ctx, proj, resolve.Options{Opener: p.opener}, transfer.Options{})
-			if errdefs.Of(err) != tt.class || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("PublishDependencies: %v (class %v), want %v saying %q", err, errdefs.Of(err), tt.class, tt.want)
-			}
-			if len(published) != 0 {
-				t.Errorf("published %v before failing", published)
-			}
-		})
-	}
-}
-
-// A registry that refuses a push fails PublishDependencies with its class
-// and leaves the tag unset.
-func TestPublishDependenciesPushRefused(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	reg := registrytest.New(t, registrytest.WithFaults(registrytest.Fail("PUT", "/v2/dep/manifests/1.0.0", 403).Times(-1)))
-	client, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opener := &target.Opener{StoreDir: filepath.Join(t.TempDir(), "store"), Registry: client}
-	root := t.TempDir()
-	filetest.Write(t, root, map[string]string{
-		"top/stax.yaml":         "name: top\nversion: 1.0.0\npackages:\n  - {path: ../dep, ref: " + reg.Host + "/dep:1.0.0}\n",
-		"dep/stax.yaml":         "name: dep\nversion: 1.0.0\n",
-		"dep/skills/s/SKILL.md": "---\nname: s\ndescription: A skill. Use when testing publishing.\n---\nS.\n",
-	})
-	proj, err := staxyaml.Open(filepath.Join(root, "top"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = resolve.PublishDependencies(ctx, proj, resolve.Options{Opener: opener}, transfer.Options{})
-	if errdefs.Of(err) != errdefs.Unavailable || !strings.Contains(err.Error(), "push ../dep to "+reg.Host+"/dep:1.0.0") {
-		t.Errorf("a refused push: %v (class %v), want a registry error naming the push", err, errdefs.Of(err))
 	}
 }

@@ -9,16 +9,9 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
-	"github.com/stax-dev/stax/internal/filetest"
-	"github.com/stax-dev/stax/internal/registrytest"
-	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/staxyaml"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // resolveErr resolves sources of s and returns the error.
@@ -95,101 +88,27 @@ func TestResolveMissing(t *testing.T) {
 	}
 }
 
-// publisher builds package directories and pushes them to a real registry.
-type publisher struct {
-	t      *testing.T
-	reg    *registrytest.Registry
-	opener *target.Opener
-}
-
-func newPublisher(t *testing.T) *publisher {
-	client, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &publisher{t: t, reg: registrytest.New(t), opener: &target.Opener{StoreDir: filepath.Join(t.TempDir(), "store"), Registry: client}}
-}
-
-// publish writes a package with one skill saying body and the given
-// dependencies, builds it for publishing and pushes it as repo:tag.
-func (p *publisher) publish(repoTag, body string, deps ...string) digest.Digest {
-	t, ctx := p.t, context.Background()
-	t.Helper()
-	dir := t.TempDir()
-	def := "name: pkg\nversion: 1.0.0\n"
-	if len(deps) > 0 {
-		def += "packages:\n"
-		for _, d := range deps {
-			def += "  - " + d + "\n"
-		}
-	}
-	filetest.WriteFile(t, filepath.Join(dir, staxyaml.FileName), def)
-	filetest.WriteFile(t, filepath.Join(dir, "skills", "s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag), "SKILL.md"),
-		"---\nname: s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag)+"\ndescription: A skill. Use when testing resolution.\n---\n"+body+"\n")
-	proj, err := staxyaml.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := store.OpenLayout(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(resolve.Options{Opener: p.opener}), pack.Options{Publish: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := p.opener.Open(ctx, reference.Reference{Layout: layout.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := p.opener.Open(ctx, p.ref(repoTag), store.ReadWrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := transfer.Copy(ctx, src, dst, transfer.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return res.Descriptor.Digest
-}
-
-func (p *publisher) ref(repoTag string) reference.Reference {
-	ref, err := reference.Parse(p.reg.Host + "/" + repoTag)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	return ref
-}
-
-func (p *publisher) resolve(pins map[string]digest.Digest, repoTags ...string) (*resolve.Graph, error) {
-	decls := make([]string, len(repoTags))
-	for i, rt := range repoTags {
-		decls[i] = p.reg.Host + "/" + rt
-	}
-	return resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.opener, Pins: pins})
-}
-
 // A tag that moved between the publishing of a package that depends on
 // it and now resolves to two digests: the error names both, with the
 // path to each, and says how to pin one.
 func TestResolveConflictNamesBothDigests(t *testing.T) {
 	t.Parallel()
-	p := newPublisher(t)
-	old := p.publish("base:1", "first")
-	p.publish("team:1", "team", p.reg.Host+"/base:1")
-	moved := p.publish("base:1", "second")
+	p := packagetest.New(t)
+	old := p.Publish("base:1", "first")
+	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
+	moved := p.Publish("base:1", "second")
 	if old == moved {
 		t.Fatal("the two base packages have one digest")
 	}
-	base := p.reg.Host + "/base:1"
+	base := p.Reg.Host + "/base:1"
 
-	_, err := p.resolve(nil, "team:1", "base:1")
+	_, err := p.Resolve(nil, "team:1", "base:1")
 	if err == nil {
 		t.Fatal("Resolve: no conflict")
 	}
 	for _, want := range []string{
 		base + " resolves to two digests",
-		old.String() + " via " + p.reg.Host + "/team:1 → " + base + "@" + old.String(),
+		old.String() + " via " + p.Reg.Host + "/team:1 → " + base + "@" + old.String(),
 		moved.String() + " via " + base,
 		"pin one of them in stax.yaml, e.g. " + base + "@" + old.String(),
 	} {
@@ -206,7 +125,7 @@ func TestResolveConflictNamesBothDigests(t *testing.T) {
 		{nil, moved},
 		{map[string]digest.Digest{base: old}, old},
 	} {
-		g, err := p.resolve(tt.pins, "base:1")
+		g, err := p.Resolve(tt.pins, "base:1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,12 +135,12 @@ func TestResolveConflictNamesBothDigests(t *testing.T) {
 		g.Close()
 	}
 	// In dependency order, the dependency under its dependent.
-	g, err := p.resolve(nil, "team:1")
+	g, err := p.Resolve(nil, "team:1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if len(g.Order) != 2 || g.Order[0].Digest != old || g.Order[1].Ref != p.reg.Host+"/team:1" {
+	if len(g.Order) != 2 || g.Order[0].Digest != old || g.Order[1].Ref != p.Reg.Host+"/team:1" {
 		t.Errorf("order %v, want base@old under team", g.Order)
 	}
 }

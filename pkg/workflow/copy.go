@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/store"
@@ -109,7 +110,7 @@ func copyReferences(opener *target.Opener, source, destination string) (src, dst
 // registry, saying on the warnings stream what went where, also for the
 // copies made before one failed.
 func (e *Env) copyDependencies(ctx context.Context, graph *resolve.Graph, registry string, opts transfer.Options) error {
-	copied, err := resolve.CopyDependencies(ctx, graph, e.Opener, registry, opts)
+	copied, err := publish.CopyDependencies(ctx, graph, e.Opener, registry, opts)
 	for _, c := range copied {
 		fmt.Fprintf(e.warnings(), "Copied dependency %s to %s\n", c.From.Familiar(), c.To.Familiar())
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
@@ -49,7 +50,7 @@ type PushOptions struct {
 	Signer signature.Signer
 	// DependencyPushed, when set, is told of each package directory
 	// PushDependencies pushed, once they all are or one has failed.
-	DependencyPushed func(resolve.Published)
+	DependencyPushed func(publish.Published)
 	// Built, when set, is given the package built from a directory
 	// Source, before it is pushed: a printer shows its validation
 	// warnings and notices.
@@ -131,7 +132,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 // publishDependencies pushes the package directories dir depends on to
 // the references its stax.yaml names beside them, each built as build
 // says, and tells pushed of each.
-func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Options, pushed func(resolve.Published)) error {
+func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Options, pushed func(publish.Published)) error {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", dir))
 	}
@@ -139,7 +140,7 @@ func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Op
 	if err != nil {
 		return err
 	}
-	published, err := resolve.PublishDependencies(ctx, p, resolve.Options{Opener: e.Opener, MaxSize: build.MaxSize, Build: build}, e.transferOptions(build.MaxSize))
+	published, err := publish.PushDependencies(ctx, p, resolve.Options{Opener: e.Opener, MaxSize: build.MaxSize, Build: build}, e.transferOptions(build.MaxSize))
 	for _, d := range published {
 		if pushed != nil {
 			pushed(d)

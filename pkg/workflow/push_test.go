@@ -12,7 +12,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/transfer"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
@@ -115,10 +115,10 @@ func TestPushDependenciesPublishesThemFirst(t *testing.T) {
 	if _, err := workflow.Push(ctx, env, workflow.PushOptions{Source: top, Destination: dst}); err == nil || !strings.Contains(err.Error(), "publish it first") {
 		t.Fatalf("push before the dependency is published: %v", err)
 	}
-	var pushed []resolve.Published
+	var pushed []publish.Published
 	res, err := workflow.Push(ctx, env, workflow.PushOptions{
 		Source: top, Destination: dst, PushDependencies: true,
-		DependencyPushed: func(p resolve.Published) { pushed = append(pushed, p) },
+		DependencyPushed: func(p publish.Published) { pushed = append(pushed, p) },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,9 @@
-package resolve
+// Package publish pushes a package's dependencies out with it: the
+// package directories it declares with a reference, each built and
+// pushed there before it (stax push --push-dependencies), and the
+// registry packages it depends on, copied to a mirror registry beside
+// it (stax copy --with-dependencies).
+package publish
 
 import (
 	"context"
@@ -11,6 +16,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
@@ -25,11 +31,11 @@ type Published struct {
 	Digest digest.Digest
 }
 
-// PublishDependencies pushes, dependencies first, every package directory
+// PushDependencies pushes, dependencies first, every package directory
 // p declares with a reference beside it, each built for publishing, so that
 // building p with Build.Publish records them by reference and digest. A
 // directory declared without a reference is left for that build to refuse.
-func PublishDependencies(ctx context.Context, p *staxyaml.Project, opts Options, copyOpts transfer.Options) ([]Published, error) {
+func PushDependencies(ctx context.Context, p *staxyaml.Project, opts resolve.Options, copyOpts transfer.Options) ([]Published, error) {
 	opts.Build.Publish = true
 	pub := &publisher{ctx: ctx, opts: opts, copyOpts: copyOpts, done: map[string]bool{}}
 	root, err := filepath.Abs(p.Root)
@@ -44,7 +50,7 @@ func PublishDependencies(ctx context.Context, p *staxyaml.Project, opts Options,
 
 type publisher struct {
 	ctx      context.Context
-	opts     Options
+	opts     resolve.Options
 	copyOpts transfer.Options
 	done     map[string]bool
 	out      []Published
@@ -72,8 +78,8 @@ func (pub *publisher) dependencies(p *staxyaml.Project, path []string) error {
 				return errdefs.Resolution(fmt.Errorf("dependency cycle: %s", strings.Join(chain, " → ")))
 			}
 		}
-		if len(chain) > MaxDepth {
-			return errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, strings.Join(chain, " → ")))
+		if len(chain) > resolve.MaxDepth {
+			return errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", resolve.MaxDepth, strings.Join(chain, " → ")))
 		}
 		if pub.done[dir] {
 			continue
@@ -110,7 +116,7 @@ func (pub *publisher) push(sub *staxyaml.Project, ref string) (Published, error)
 		return Published{}, err
 	}
 	defer release()
-	res, err := pack.Project(pub.ctx, sub, s, Dependencies(pub.opts), pub.opts.Build)
+	res, err := pack.Project(pub.ctx, sub, s, resolve.Dependencies(pub.opts), pub.opts.Build)
 	if err != nil {
 		return Published{}, err
 	}
