@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/stax-dev/stax/pkg/workflow"
 
 	"github.com/spf13/cobra"
 
@@ -79,7 +80,7 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, err := skillsDirOrPackage(opts.SkillsDir)
+	dir, err := workflow.SkillsDir(opts.SkillsDir)
 	if err != nil {
 		return err
 	}

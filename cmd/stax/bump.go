@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ func runBump(opts *bumpOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, err := resolveSkillDir(opts.Skill, opts.SkillsDir)
+	dir, err := workflow.SkillDir(opts.Skill, opts.SkillsDir)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/stax-dev/stax/pkg/workflow"
 
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/store"
@@ -46,11 +47,11 @@ func completeRuntimes(*cobra.Command, []string, string) ([]cobra.Completion, cob
 // the current directory; directories still complete, as SKILL may be one.
 func completePackageSkills(cmd *cobra.Command) ([]string, cobra.ShellCompDirective) {
 	dir, _ := cmd.Flags().GetString("dir")
-	dir, err := skillsDirOrPackage(dir)
+	dir, err := workflow.SkillsDir(dir)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	return skillNames(dir), cobra.ShellCompDirectiveDefault
+	return workflow.SkillNames(dir), cobra.ShellCompDirectiveDefault
 }
 
 // completeRuntimeSkills lists the skills the runtime of --runtime sees.

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -15,16 +14,6 @@ import (
 func addAllowHiddenTextFlag(cmd *cobra.Command, allow *bool, verb string) {
 	cmd.Flags().BoolVar(allow, "allow-hidden-text", false,
 		verb+" skills whose files hold characters reviewers cannot see (bidirectional controls, tag and zero-width characters)")
-}
-
-// hiddenTextIn makes a refusal for hidden text in a skill read from
-// directory dir name the file as the user would open it.
-func hiddenTextIn(dir string, err error) error {
-	var hidden *hiddentext.Error
-	if errors.As(err, &hidden) && hidden.Path != "" {
-		hidden.Path = filepath.Join(dir, filepath.FromSlash(hidden.Path))
-	}
-	return err
 }
 
 // withAllowHiddenTextHint adds to a refusal for hidden text the way to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -62,7 +63,7 @@ existing folder is never touched.`,
 }
 
 func runNewSkill(opts *newSkillOptions) error {
-	dir, err := skillsDirOrPackage(opts.Dir)
+	dir, err := workflow.SkillsDir(opts.Dir)
 	if err != nil {
 		return err
 	}

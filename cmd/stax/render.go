@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/render"
-	"github.com/stax-dev/stax/pkg/substitute"
-	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -97,63 +93,13 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	if err != nil {
 		return err
 	}
-	files, name, source, skillDir, err := loadRenderSkill(ctx, env.Opener, opts)
-	if err != nil {
-		return err
+	res, err := workflow.Render(ctx, env, workflow.RenderOptions{
+		Skill: opts.Skill, SkillsDir: opts.SkillsDir, Arguments: opts.Args, Workspace: opts.Workspace, SkillDir: opts.SkillDir,
+		Budget:  render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
+		MaxSize: opts.MaxSize.Limit(), AllowHiddenText: opts.AllowHiddenText,
+	})
+	if res == nil {
+		return withAllowHiddenTextHint(err)
 	}
-	if err := workflow.Admit(ctx, env, skillDir); err != nil {
-		return err
-	}
-	sub, err := renderSubstitutions(opts, skillDir)
-	if err != nil {
-		return err
-	}
-	budget := render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes}
-	res, err := render.Render(render.Skill{Name: name, SkillMD: files.SkillMD, Siblings: files.Siblings},
-		render.Options{Budget: budget, Substitute: sub, AllowHiddenText: opts.AllowHiddenText})
-	if skillDir != "" {
-		err = hiddenTextIn(source, err)
-	}
-	return printRendered(opts, name, source, res, withAllowHiddenTextHint(err))
-}
-
-// renderSubstitutions are the values of the variables of a skill in
-// skillDir: --skill-dir and --workspace, else the skill directory and the
-// current directory.
-func renderSubstitutions(opts *renderOptions, skillDir string) (substitute.Options, error) {
-	sub := substitute.Options{Arguments: opts.Args, SkillDir: skillDir, Workspace: opts.Workspace}
-	if opts.SkillDir != "" {
-		sub.SkillDir = opts.SkillDir
-	}
-	if sub.Workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return sub, errdefs.IO(err)
-		}
-		sub.Workspace = wd
-	}
-	return sub, nil
-}
-
-// loadRenderSkill reads the skill SKILL names: its files, its name for
-// messages, where it came from, and its absolute directory ("" for a
-// skill inside a package, which has no directory until it is installed).
-func loadRenderSkill(ctx context.Context, opener *target.Opener, opts *renderOptions) (*skillFiles, string, string, string, error) {
-	if ref, name, ok := splitPackaged(opts.Skill); ok {
-		files, err := readPackagedSkill(ctx, opener, ref, name, opts.MaxSize.Limit())
-		return files, name, opts.Skill, "", err
-	}
-	dir, err := resolveSkillDir(opts.Skill, opts.SkillsDir)
-	if err != nil {
-		return nil, "", "", "", err
-	}
-	files, err := readSkillDir(dir)
-	if err != nil {
-		return nil, "", "", "", err
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, "", "", "", errdefs.IO(err)
-	}
-	return files, filepath.Base(abs), dir, abs, nil
+	return printRendered(opts, res, withAllowHiddenTextHint(err))
 }

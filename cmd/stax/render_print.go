@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/workflow"
 	"io"
 	"strings"
 
@@ -14,10 +15,7 @@ import (
 
 // renderResult is the JSON output of render.
 type renderResult struct {
-	Skill string `json:"skill"`
-	// Source is the skill directory, or REF#name.
-	Source string `json:"source"`
-	*render.Result
+	*workflow.RenderResult
 	// Refused is set, instead of the rendering, when the SKILL.md body and
 	// CALIBRATION.md alone exceed the budget.
 	Refused *renderRefusal `json:"refused,omitempty"`
@@ -32,12 +30,13 @@ type renderRefusal struct {
 
 // printRendered writes the rendering, or the refusal err says, as text
 // or JSON.
-func printRendered(opts *renderOptions, name, source string, res *render.Result, err error) error {
+func printRendered(opts *renderOptions, rendered *workflow.RenderResult, err error) error {
+	name, res := rendered.Skill, rendered.Result
 	var over *render.OverBudgetError
 	switch {
 	case errors.As(err, &over):
 		if opts.Global.json() {
-			if werr := writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Refused: &renderRefusal{
+			if werr := writeJSON(opts.IO.Out, renderResult{RenderResult: &workflow.RenderResult{Skill: name, Source: rendered.Source}, Refused: &renderRefusal{
 				Budget: over.Budget, Bytes: over.Bytes, Tokens: over.Tokens, Message: over.Error(),
 			}}); werr != nil {
 				return werr
@@ -49,7 +48,7 @@ func printRendered(opts *renderOptions, name, source string, res *render.Result,
 		return errdefs.Invalid(err)
 	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, renderResult{Skill: name, Source: source, Result: res})
+		return writeJSON(opts.IO.Out, renderResult{RenderResult: rendered})
 	}
 	if _, err := io.WriteString(opts.IO.Out, res.Text); err != nil {
 		return err

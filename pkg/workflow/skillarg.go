@@ -1,4 +1,4 @@
-package main
+package workflow
 
 import (
 	"context"
@@ -13,10 +13,9 @@ import (
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
-	"github.com/stax-dev/stax/pkg/target"
 )
 
-// The SKILL argument of render and bump names a skill directory, or a
+// The SKILL argument of render, bump and show names a skill directory, or a
 // skill by name inside a skills directory (--dir, else the skills
 // directory of the package in the current directory). render also takes
 // REF#name, a skill inside a package.
@@ -24,9 +23,10 @@ import (
 // packagedSeparator splits REF#name.
 const packagedSeparator = "#"
 
-// resolveSkillDir finds the skill directory arg names. skillsDir is the
-// --dir flag; empty means the current package's skills directory.
-func resolveSkillDir(arg, skillsDir string) (string, error) {
+// SkillDir finds the skill directory arg names: a directory holding a
+// SKILL.md, or the name of a skill in skillsDir (empty: the skills
+// directory of the package in the current directory).
+func SkillDir(arg, skillsDir string) (string, error) {
 	if hasSkillMD(arg) {
 		return arg, nil
 	}
@@ -36,7 +36,7 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 		}
 		return "", errdefs.Invalid(fmt.Errorf("%s: no such skill directory", arg))
 	}
-	skillsDir, err := skillsDirOrPackage(skillsDir)
+	skillsDir, err := SkillsDir(skillsDir)
 	if err != nil {
 		return "", err
 	}
@@ -44,7 +44,7 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 	if hasSkillMD(dir) {
 		return dir, nil
 	}
-	names := skillNames(skillsDir)
+	names := SkillNames(skillsDir)
 	hint := fmt.Sprintf("%s holds no skills", skillsDir)
 	if len(names) > 0 {
 		hint = fmt.Sprintf("skills in %s: %s", skillsDir, strings.Join(names, ", "))
@@ -52,9 +52,9 @@ func resolveSkillDir(arg, skillsDir string) (string, error) {
 	return "", errdefs.Invalid(fmt.Errorf("no skill %q (%s); name a skill directory, or pass --dir", arg, hint))
 }
 
-// skillsDirOrPackage is dir, or when empty the skills directory of the
-// package in the current directory.
-func skillsDirOrPackage(dir string) (string, error) {
+// SkillsDir is dir, or when empty the skills directory of the package in
+// the current directory.
+func SkillsDir(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
@@ -70,8 +70,8 @@ func hasSkillMD(dir string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// skillNames lists the skill directories of a skills directory.
-func skillNames(dir string) []string {
+// SkillNames lists the skill directories of a skills directory.
+func SkillNames(dir string) []string {
 	entries, _ := os.ReadDir(dir)
 	var names []string
 	for _, e := range entries {
@@ -110,12 +110,12 @@ func splitPackaged(arg string) (ref, name string, ok bool) {
 
 // readPackagedSkill reads the SKILL.md and siblings of the skill in
 // directory name of the package ref.
-func readPackagedSkill(ctx context.Context, opener *target.Opener, ref, name string, maxSize int64) (*skillFiles, error) {
+func (e *Env) readPackagedSkill(ctx context.Context, ref, name string, maxSize int64) (*skillFiles, error) {
 	if name == "" || strings.Contains(name, "/") {
 		return nil, errdefs.Invalid(fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
 	}
 	// A skill to render is one already at hand: the local store or a layout.
-	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: opener, MaxSize: maxSize, Scope: source.LocalOnly})
+	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: e.Opener, MaxSize: maxSize, Scope: source.LocalOnly})
 	if err != nil {
 		return nil, err
 	}
