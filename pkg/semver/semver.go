@@ -1,12 +1,21 @@
 // Package semver reads, compares and raises Semantic Versioning 2.0.0
 // versions: MAJOR.MINOR.PATCH with an optional pre-release and build
-// suffix. Skill versions, package versions and release tags use it.
+// suffix. Skill versions, package versions and release tags use it, and
+// version ranges (^1.2.0, ~1.2, >=1.0.0 <2.0.0, 1.x, 1.0.0 - 2.0.0, ||)
+// choose among a repository's tags.
+//
+// Parsing, precedence and ranges are those of Masterminds/semver, the
+// library Helm uses for chart versions over OCI tags, so a range means in
+// stax what it means in Helm and npm; this package keeps stax's own
+// messages and the bump arithmetic.
 package semver
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
-	"strings"
+
+	mmsemver "github.com/Masterminds/semver/v3"
 )
 
 // Part is the component of the version a bump raises.
@@ -30,86 +39,47 @@ type Version struct {
 	Pre, Build string
 }
 
-// Parse reads MAJOR.MINOR.PATCH[-PRE][+BUILD].
+// Parse reads MAJOR.MINOR.PATCH[-PRE][+BUILD], strictly: no leading v,
+// no missing part.
 func Parse(s string) (Version, error) {
-	var v Version
-	rest := s
-	if i := strings.IndexByte(rest, '+'); i >= 0 {
-		v.Build, rest = rest[i+1:], rest[:i]
-		if !validIdentifiers(v.Build, false) {
-			return Version{}, fmt.Errorf("version %q: invalid build metadata %q", s, v.Build)
-		}
+	v, err := mmsemver.StrictNewVersion(s)
+	if err != nil {
+		return Version{}, parseError(s, err)
 	}
-	if i := strings.IndexByte(rest, '-'); i >= 0 {
-		v.Pre, rest = rest[i+1:], rest[:i]
-		if !validIdentifiers(v.Pre, true) {
-			return Version{}, fmt.Errorf("version %q: invalid pre-release %q", s, v.Pre)
-		}
-	}
-	parts := strings.Split(rest, ".")
-	if len(parts) != 3 {
-		return Version{}, fmt.Errorf("version %q is not MAJOR.MINOR.PATCH (e.g. 1.0.0)", s)
-	}
-	nums := [3]*uint64{&v.Major, &v.Minor, &v.Patch}
-	for i, p := range parts {
-		if !numeric(p) || (len(p) > 1 && p[0] == '0') {
-			return Version{}, fmt.Errorf("version %q is not MAJOR.MINOR.PATCH: %q is not a number without leading zeros", s, p)
-		}
-		n, err := strconv.ParseUint(p, 10, 64)
-		if err != nil {
-			return Version{}, fmt.Errorf("version %q: %q is too large", s, p)
-		}
-		*nums[i] = n
-	}
-	return v, nil
+	return Version{Major: v.Major(), Minor: v.Minor(), Patch: v.Patch(), Pre: v.Prerelease(), Build: v.Metadata()}, nil
 }
 
-func numeric(s string) bool {
-	if s == "" {
-		return false
+// parseError says in stax's words what the library found wrong with s.
+func parseError(s string, err error) error {
+	var num *strconv.NumError
+	switch {
+	case errors.Is(err, mmsemver.ErrInvalidPrerelease):
+		return fmt.Errorf("version %q: invalid pre-release: identifiers are dot-separated [0-9A-Za-z-], none empty", s)
+	case errors.Is(err, mmsemver.ErrInvalidMetadata):
+		return fmt.Errorf("version %q: invalid build metadata: identifiers are dot-separated [0-9A-Za-z-], none empty", s)
+	case errors.Is(err, mmsemver.ErrSegmentStartsZero):
+		return fmt.Errorf("version %q: a number of MAJOR.MINOR.PATCH or of the pre-release has leading zeros", s)
+	case errors.Is(err, mmsemver.ErrInvalidCharacters):
+		return fmt.Errorf("version %q is not MAJOR.MINOR.PATCH: a part is not a number without leading zeros (e.g. 1.0.0)", s)
+	case errors.Is(err, mmsemver.ErrVersionTooLong):
+		return fmt.Errorf("version %.40q... is over %d bytes", s, mmsemver.MaxVersionLen)
+	case errors.As(err, &num) && errors.Is(num.Err, strconv.ErrRange):
+		return fmt.Errorf("version %q: %q is too large", s, num.Num)
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return fmt.Errorf("version %q is not MAJOR.MINOR.PATCH (e.g. 1.0.0)", s)
 }
 
-// validIdentifiers checks dot-separated identifiers of [0-9A-Za-z-];
-// numeric pre-release identifiers may not have leading zeros.
-func validIdentifiers(s string, pre bool) bool {
-	for _, id := range strings.Split(s, ".") {
-		if id == "" {
-			return false
-		}
-		for i := 0; i < len(id); i++ {
-			c := id[i]
-			if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-				return false
-			}
-		}
-		if pre && numeric(id) && len(id) > 1 && id[0] == '0' {
-			return false
-		}
-	}
-	return true
-}
+func (v Version) String() string { return v.library().String() }
 
-func (v Version) String() string {
-	s := fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
-	if v.Pre != "" {
-		s += "-" + v.Pre
-	}
-	if v.Build != "" {
-		s += "+" + v.Build
-	}
-	return s
+// library is v as Masterminds/semver holds it.
+func (v Version) library() *mmsemver.Version {
+	return mmsemver.New(v.Major, v.Minor, v.Patch, v.Pre, v.Build)
 }
 
 // Next is v with part raised and the lower parts reset. The pre-release
 // and build suffixes are dropped: a bump always gives a plain release
-// greater than v (1.2.3-rc.1 → 1.2.4 for a patch).
+// greater than v (1.2.3-rc.1 → 1.2.4 for a patch, where the library's
+// IncPatch would give 1.2.3).
 func (v Version) Next(p Part) (Version, error) {
 	switch p {
 	case Patch:
@@ -124,55 +94,4 @@ func (v Version) Next(p Part) (Version, error) {
 
 // Compare orders versions by Semantic Versioning precedence: -1 when a < b,
 // 0 when equal (build metadata does not count), +1 when a > b.
-func Compare(a, b Version) int {
-	for _, c := range [][2]uint64{{a.Major, b.Major}, {a.Minor, b.Minor}, {a.Patch, b.Patch}} {
-		if c[0] != c[1] {
-			if c[0] < c[1] {
-				return -1
-			}
-			return 1
-		}
-	}
-	switch {
-	case a.Pre == b.Pre:
-		return 0
-	case a.Pre == "":
-		return 1 // a release is greater than its pre-releases
-	case b.Pre == "":
-		return -1
-	}
-	as, bs := strings.Split(a.Pre, "."), strings.Split(b.Pre, ".")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		if c := compareIdentifier(as[i], bs[i]); c != 0 {
-			return c
-		}
-	}
-	switch {
-	case len(as) < len(bs):
-		return -1
-	case len(as) > len(bs):
-		return 1
-	}
-	return 0
-}
-
-// compareIdentifier compares pre-release identifiers: numbers
-// numerically, below words, which compare as ASCII.
-func compareIdentifier(a, b string) int {
-	an, bn := numeric(a), numeric(b)
-	switch {
-	case an && bn:
-		if len(a) != len(b) {
-			if len(a) < len(b) {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	case an:
-		return -1
-	case bn:
-		return 1
-	}
-	return strings.Compare(a, b)
-}
+func Compare(a, b Version) int { return a.library().Compare(b.library()) }
