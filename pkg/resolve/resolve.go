@@ -222,9 +222,9 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	if ref.Digest == "" {
 		if pinned, ok := r.opts.Pins[key]; ok {
 			ref.Digest = pinned
-		} else if ref.Tag == "" {
-			ref.Tag = "latest"
 		}
+		// Else, with no tag either, looking it up takes the repository's
+		// default (target.DefaultTag).
 	}
 	if ref.IsLayout() {
 		// A dependency must already be there.

@@ -11,16 +11,14 @@ import (
 
 // OpenExact opens the package arg names in one place only: an OCI
 // layout, a registry repository, or with local the local store, opened in
-// mode; a reference without tag or digest is :latest. Unlike Open it never
+// mode; a reference without tag or digest names the repository's default
+// (target.DefaultTag). Unlike Open it never
 // falls back from one place to another: a signature is attached to, and
 // looked for in, one place.
 func OpenExact(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*Source, error) {
 	ref, err := reference.Parse(arg)
 	if err != nil {
 		return nil, errdefs.Invalid(err)
-	}
-	if ref.Tag == "" && ref.Digest == "" {
-		ref.Tag = "latest"
 	}
 	if ref.IsLayout() {
 		// Even to sign a package in it, the layout must be one already.

@@ -134,9 +134,6 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
-	if ref.Tag == "" && ref.Digest == "" {
-		ref.Tag = "latest"
-	}
 	if ref.IsLayout() {
 		// Opened for reading, a layout must exist: reading creates nothing.
 		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)

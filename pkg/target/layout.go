@@ -11,7 +11,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -46,22 +45,4 @@ func SoleManifest(layout string) (d digest.Digest, ok bool, err error) {
 		return "", false, errdefs.Invalid(fmt.Errorf("OCI layout %s: %s lists digest %q: %w", layout, ocispec.ImageIndexFile, d, err))
 	}
 	return d, true, nil
-}
-
-// DefaultSelector chooses what a source without a tag or digest names: the
-// one manifest of a layout that lists only one (ko and crane write such
-// layouts untagged), else the tag latest.
-func DefaultSelector(ref *reference.Reference) error {
-	if ref.IsLayout() {
-		d, ok, err := SoleManifest(ref.Layout)
-		if err != nil {
-			return err
-		}
-		if ok {
-			ref.Digest = d
-			return nil
-		}
-	}
-	ref.Tag = "latest"
-	return nil
 }

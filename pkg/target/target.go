@@ -107,13 +107,20 @@ func (t *Target) tagKey() string {
 }
 
 // Lookup resolves the target's own reference: its digest, else its tag.
+// A reference naming neither is given the repository's default first (see
+// DefaultTag), which Ref then names. A tag that is not there is reported
+// with the tags that are.
 func (t *Target) Lookup(ctx context.Context) (ocispec.Descriptor, error) {
-	sel := t.selector()
-	if sel == "" {
-		return ocispec.Descriptor{}, errdefs.Invalid(fmt.Errorf("%s: name a tag or a digest", t.Name()))
+	if err := t.SelectDefault(ctx); err != nil {
+		return ocispec.Descriptor{}, err
 	}
-	desc, err := t.GraphTarget.Resolve(ctx, sel)
+	desc, err := t.GraphTarget.Resolve(ctx, t.selector())
 	if err != nil {
+		if errors.Is(err, errdef.ErrNotFound) && t.Ref.Digest == "" {
+			if hint := t.missingTagHint(ctx); hint != "" {
+				return ocispec.Descriptor{}, fmt.Errorf("%w%s", t.Explain(err), hint)
+			}
+		}
 		return ocispec.Descriptor{}, t.Explain(err)
 	}
 	return desc, nil
@@ -247,16 +254,32 @@ func (t *Target) WithRef(ref reference.Reference) *Target {
 	return &view
 }
 
-// Tags lists the tags of the repository or layout the target is in; none
-// for a repository that does not exist yet.
+// Tags lists the tags of the repository or layout the target is in, page
+// by page as the registry serves them; none for a repository that does
+// not exist yet. In the local store, which keys tags by the whole
+// reference, they are the tags of the target's repository.
 func (t *Target) Tags(ctx context.Context) ([]string, error) {
 	lister, ok := t.GraphTarget.(orasregistry.TagLister)
 	if !ok {
 		return nil, fmt.Errorf("%s cannot list tags", t.Name())
 	}
+	var localPrefix string
+	if t.Kind == KindLocal {
+		repo := t.Ref
+		repo.Tag, repo.Digest = "", ""
+		localPrefix = repo.Familiar() + ":"
+	}
 	var tags []string
 	err := lister.Tags(ctx, "", func(page []string) error {
-		tags = append(tags, page...)
+		if t.Kind != KindLocal {
+			tags = append(tags, page...)
+			return nil
+		}
+		for _, key := range page {
+			if tag, ok := strings.CutPrefix(key, localPrefix); ok {
+				tags = append(tags, tag)
+			}
+		}
 		return nil
 	})
 	var resp *errcode.ErrorResponse

@@ -17,8 +17,8 @@ import (
 type CopyOptions struct {
 	// Source is the package, or any OCI image index or manifest, to copy:
 	// a registry reference or oci:PATH[:TAG|@DIGEST]. Without a tag or
-	// digest it is a layout's one manifest, else the tag latest (see
-	// target.DefaultSelector). Required.
+	// digest it is a layout's one manifest, else the highest release tag,
+	// else latest (see Target.SelectDefault). Required.
 	Source string
 	// Destination is where the copy goes, a registry reference or an oci:
 	// layout; without a tag or digest it takes Source's tag. Required.
@@ -53,6 +53,15 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 		return nil, err
 	}
 	defer src.Close()
+	// A source without a tag or digest takes the repository's default,
+	// and a destination without one the tag it chose.
+	if err := src.SelectDefault(ctx); err != nil {
+		return nil, err
+	}
+	srcRef = src.Ref
+	if dstRef.Tag == "" && dstRef.Digest == "" {
+		dstRef.Tag = srcRef.Tag
+	}
 	var graph *resolve.Graph
 	if opts.WithDependencies {
 		graph, err = env.resolveTrusted(ctx, []string{srcRef.String()}, ".", resolve.Options{MaxSize: opts.MaxSize}, opts.Verify)
@@ -85,23 +94,13 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	return &out, nil
 }
 
-// copyReferences parses the source and destination of a copy. A source
-// without a tag or digest takes the default selector, and a destination
-// without one the source's tag.
+// copyReferences parses the source and destination of a copy.
 func copyReferences(opener *target.Opener, source, destination string) (src, dst reference.Reference, err error) {
 	if src, err = reference.Parse(opener.BareTag(source)); err != nil {
 		return src, dst, errdefs.Invalid(err)
 	}
 	if dst, err = reference.Parse(opener.BareTag(destination)); err != nil {
 		return src, dst, errdefs.Invalid(err)
-	}
-	if src.Tag == "" && src.Digest == "" {
-		if err := target.DefaultSelector(&src); err != nil {
-			return src, dst, err
-		}
-	}
-	if dst.Tag == "" && dst.Digest == "" {
-		dst.Tag = src.Tag
 	}
 	return src, dst, nil
 }
