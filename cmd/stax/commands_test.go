@@ -99,6 +99,10 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 			var o *resolveOptions
 			return newResolveCmd(f, capture(&o)), func() bool { return o.Ref == "r" && o.Remote.RemoteOnly }
 		}},
+		"tags": {[]string{"r", "--all", "--local"}, func(f *factory) (*cobra.Command, func() bool) {
+			var o *tagsOptions
+			return newTagsCmd(f, capture(&o)), func() bool { return o.Ref == "r" && o.All && o.Local }
+		}},
 		"install": {[]string{"a", "--runtime", "codex,cursor", "--frozen", "--dir", "p"}, func(f *factory) (*cobra.Command, func() bool) {
 			var o *installOptions
 			return newInstallCmd(f, capture(&o)), func() bool {

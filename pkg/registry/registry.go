@@ -55,6 +55,10 @@ type Options struct {
 	// ChunkSize, when positive, makes blob uploads PATCH chunks of at most
 	// this many bytes; 0 uploads each blob in one request.
 	ChunkSize int64
+	// TagListPageSize, when positive, is how many tags one request of a
+	// tag list asks for (?n=); 0 lets the registry choose its page size.
+	// Either way the pages are followed to the end.
+	TagListPageSize int
 	// OnWait, when set, is told when a registry asks to wait before a
 	// retry (Retry-After), so that the user knows why nothing happens.
 	OnWait WaitFunc
@@ -229,6 +233,7 @@ func (c *Client) Repository(ref reference.Reference) (*remote.Repository, error)
 	// fail a copy that has already succeeded. The old index stays,
 	// untagged, for the registry's own garbage collection.
 	repo.SkipReferrersGC = true
+	repo.TagListPageSize = c.opts.TagListPageSize
 	return repo, nil
 }
 

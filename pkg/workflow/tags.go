@@ -1,0 +1,71 @@
+package workflow
+
+import (
+	"context"
+	"slices"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+)
+
+// TagsOptions say whose tags Tags lists.
+type TagsOptions struct {
+	// Ref names the repository: a registry reference or an oci: layout; a
+	// tag or digest in it is ignored. Required.
+	Ref string
+	// All keeps the tags named after digests (cosign's sha256-….sig,
+	// .att, .sbom and the referrers tag schema's sha256-…); false hides
+	// them and counts them in Hidden.
+	All bool
+	// Local lists the tags the local store holds for Ref's repository;
+	// false asks the registry (or reads the layout).
+	Local bool
+}
+
+// TagsResult is a repository's tags, as people read them.
+type TagsResult struct {
+	// Repository is Ref without its tag or digest.
+	Repository string `json:"repository"`
+	// Tags are the version tags, highest version first, then the others
+	// by name.
+	Tags []string `json:"tags"`
+	// Hidden counts the digest tags left out (without All).
+	Hidden int `json:"hidden"`
+}
+
+// Tags lists the tags of a repository, following the registry's pages to
+// the end, sorted as semver.SortTags sorts them.
+func Tags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) {
+	ref, err := reference.Parse(opts.Ref)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	ref.Tag, ref.Digest = "", ""
+	var t *target.Target
+	if opts.Local && !ref.IsLayout() {
+		t, err = env.Opener.OpenLocal(ctx, ref, store.ReadOnly)
+	} else {
+		t, err = env.Opener.Open(ctx, ref, store.ReadOnly)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	tags, err := t.Tags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &TagsResult{Repository: ref.Familiar(), Tags: tags}
+	if !opts.All {
+		res.Tags = slices.DeleteFunc(tags, target.IsDigestTag)
+		res.Hidden = len(tags) - len(res.Tags)
+	}
+	if res.Tags == nil {
+		res.Tags = []string{}
+	}
+	semver.SortTags(res.Tags)
+	return res, nil
+}
