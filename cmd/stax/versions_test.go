@@ -27,9 +27,6 @@ func pushVersion(t *testing.T, repo, version string) string {
 	}
 	var out workflow.Transfer
 	decodeJSON(t, r.Stdout, &out)
-	if !strings.HasSuffix(out.Reference, ":"+version+"@"+out.Digest) && !strings.Contains(out.Reference, out.Digest) {
-		t.Fatalf("push %s: reference %s", version, out.Reference)
-	}
 	return out.Digest
 }
 
@@ -70,6 +67,25 @@ func TestNoTagMeansTheHighestVersion(t *testing.T) {
 		t.Errorf("installed SKILL.md: %q, %v", skill, err)
 	}
 
+	// A newer release does not move a frozen install, which installs the
+	// digests stax.lock recorded without listing any tag.
+	newest := pushVersion(t, repo, "1.11.0")
+	reg.ResetRequests()
+	r = runStax(t, "install", repo, "--dir", project, "--frozen", "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("frozen install without a tag: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var frozen workflow.InstallResult
+	decodeJSON(t, r.Stdout, &frozen)
+	if len(frozen.Packages) != 1 || frozen.Packages[0].Digest != want {
+		t.Errorf("frozen install moved to %+v, want the locked %s", frozen.Packages, want)
+	}
+	for _, req := range reg.Requests() {
+		if strings.HasSuffix(req.Path, "/tags/list") {
+			t.Errorf("a frozen install listed tags: %s %s", req.Method, req.Path)
+		}
+	}
+
 	layout := filepath.Join(t.TempDir(), "layout")
 	r = runStax(t, "copy", repo, "oci:"+layout, "--output", "json")
 	if r.Code != 0 {
@@ -77,8 +93,8 @@ func TestNoTagMeansTheHighestVersion(t *testing.T) {
 	}
 	var copied workflow.Transfer
 	decodeJSON(t, r.Stdout, &copied)
-	if copied.Digest != want || !strings.Contains(copied.Reference, ":1.10.0") {
-		t.Errorf("copy without a tag copied %s as %s, want %s tagged 1.10.0", copied.Digest, copied.Reference, want)
+	if copied.Digest != newest || !strings.Contains(copied.Reference, ":1.11.0") {
+		t.Errorf("copy without a tag copied %s as %s, want %s tagged 1.11.0", copied.Digest, copied.Reference, newest)
 	}
 }
 
