@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -64,21 +63,4 @@ func runTags(ctx context.Context, opts *tagsOptions) error {
 		return writeJSON(opts.IO.Out, res)
 	}
 	return printTags(opts.IO, res)
-}
-
-// printTags writes one tag a line, as crane ls does, so a script can read
-// them; what was left out goes to standard error.
-func printTags(io *IOStreams, res *workflow.TagsResult) error {
-	for _, tag := range res.Tags {
-		if _, err := fmt.Fprintln(io.Out, tag); err != nil {
-			return err
-		}
-	}
-	switch {
-	case len(res.Tags) == 0 && res.Hidden == 0:
-		fmt.Fprintf(io.ErrOut, "%s has no tags\n", res.Repository)
-	case res.Hidden > 0:
-		fmt.Fprintf(io.ErrOut, "%s named after a digest hidden (--all lists them)\n", plural(int64(res.Hidden), "tag"))
-	}
-	return nil
 }
