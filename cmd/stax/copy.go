@@ -18,8 +18,10 @@ type copyOptions struct {
 	NoReferrers bool
 	// WithDependencies copies the packages the package depends on too.
 	WithDependencies bool
-	MaxSize          byteSize
-	Verify           verifyFlags
+	// NoOverwrite refuses a tag of DST that names another manifest.
+	NoOverwrite bool
+	MaxSize     byteSize
+	Verify      verifyFlags
 }
 
 func newCopyCmd(f *factory, runF func(context.Context, *copyOptions) error) *cobra.Command {
@@ -53,6 +55,7 @@ tag.`,
 	}
 	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
 	cmd.Flags().BoolVar(&opts.WithDependencies, "with-dependencies", false, "copy the packages it depends on too, to the same repository paths and tags on DST's registry (not rewritten: pulls from that registry find them there first)")
+	cmd.Flags().BoolVar(&opts.NoOverwrite, "no-overwrite", false, "refuse, before anything is copied, a tag of DST that names another manifest already")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addTransferFlags(cmd)
@@ -68,7 +71,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	res, err := workflow.Copy(ctx, env, workflow.CopyOptions{
 		Source: opts.Source, Destination: opts.Destination, NoReferrers: opts.NoReferrers,
-		WithDependencies: opts.WithDependencies, MaxSize: opts.MaxSize.Limit(), Verify: opts.Verify.verification(),
+		WithDependencies: opts.WithDependencies, NoOverwrite: opts.NoOverwrite, MaxSize: opts.MaxSize.Limit(), Verify: opts.Verify.verification(),
 	})
 	finish()
 	if err != nil {

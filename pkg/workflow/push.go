@@ -44,6 +44,10 @@ type PushOptions struct {
 	// then be a directory. False leaves a dependency on a directory for
 	// the build to refuse.
 	PushDependencies bool
+	// NoOverwrite refuses, before anything is pushed, a Destination tag
+	// that names another package already; false moves the tag, and the
+	// result's Replaced says from which digest.
+	NoOverwrite bool
 	// Signer, when set, signs the package once it is pushed and attaches
 	// the signature beside it. Nil pushes it unsigned. Loading the key
 	// first, before anything is pushed, means a wrong key pushes nothing.
@@ -116,7 +120,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		return nil, err
 	}
 	defer dst.Close()
-	res, err := env.copy(ctx, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged})
+	res, err := env.copy(ctx, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged, NoOverwrite: opts.NoOverwrite})
 	if err != nil {
 		return nil, target.DiscardAfter(dst, err)
 	}

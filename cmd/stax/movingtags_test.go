@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+// changedExamples is the example package with one skill changed, so that
+// it builds to another digest.
+func changedExamples(t *testing.T) string {
+	t.Helper()
+	dir := copyExamples(t)
+	skill := filepath.Join(dir, "skills", "review-pr", "SKILL.md")
+	filetest.WriteFile(t, skill, readText(t, skill)+"\nLook at the tests first.\n")
+	return dir
+}
+
+// replacedOf is the "replaced" field of a push or copy's JSON result, and
+// whether it is there at all.
+func replacedOf(t *testing.T, stdout string) (string, bool) {
+	t.Helper()
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(stdout), &fields); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	v, ok := fields["replaced"]
+	s, _ := v.(string)
+	return s, ok
+}
+
+// A push over a tag that names another package says that the tag moved,
+// from which digest to which, on stderr and in the JSON result; a push
+// to a new tag, or of the package the tag names already, replaces
+// nothing and says nothing of it.
+func TestPushOverATagThatNamesAnotherPackageSaysItMoved(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	r := runStax(t, "push", examples, ref, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("first push: exit %d %s", r.Code, r.Stderr)
+	}
+	if _, ok := replacedOf(t, r.Stdout); ok {
+		t.Errorf("a push to a new tag reports a replaced digest: %s", r.Stdout)
+	}
+	first := strings.TrimSpace(runStax(t, "resolve", "--remote", ref).Stdout)
+
+	dir := changedExamples(t)
+	r = runStax(t, "push", dir, ref)
+	if r.Code != 0 {
+		t.Fatalf("push of the changed package: exit %d %s", r.Code, r.Stderr)
+	}
+	second := strings.TrimSpace(runStax(t, "resolve", "--remote", ref).Stdout)
+	if second == first {
+		t.Fatalf("the tag did not move from %s", first)
+	}
+	if want := "tag 1.0.0 moved: " + first + " → " + second; !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+	}
+
+	r = runStax(t, "push", examples, ref, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("push back: exit %d %s", r.Code, r.Stderr)
+	}
+	if got, _ := replacedOf(t, r.Stdout); got != second {
+		t.Errorf("replaced = %q, want %s", got, second)
+	}
+
+	r = runStax(t, "push", examples, ref)
+	if r.Code != 0 || strings.Contains(r.Stderr, "moved") {
+		t.Errorf("a re-push of the package the tag names: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// A stored package pushed over a tag (no build, so nothing has listed
+// the destination's tags yet) says so too, to a registry and to an OCI
+// layout alike.
+func TestPushOfAStoredPackageOverAMovedTagSaysSo(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	src := filepath.Join(t.TempDir(), "src")
+	for tag, dir := range map[string]string{"a": examples, "b": changedExamples(t)} {
+		if r := runStax(t, "pack", dir, "-t", "oci:"+src+":"+tag); r.Code != 0 {
+			t.Fatalf("pack %s: exit %d %s", tag, r.Code, r.Stderr)
+		}
+	}
+	a := strings.TrimSpace(runStax(t, "resolve", "oci:"+src+":a").Stdout)
+	b := strings.TrimSpace(runStax(t, "resolve", "oci:"+src+":b").Stdout)
+	for _, dst := range []string{reg.Host + "/acme/skills:1.0.0", "oci:" + filepath.Join(t.TempDir(), "out") + ":1.0.0"} {
+		if r := runStax(t, "push", "oci:"+src+":a", dst); r.Code != 0 {
+			t.Fatalf("push a to %s: exit %d %s", dst, r.Code, r.Stderr)
+		}
+		r := runStax(t, "push", "oci:"+src+":b", dst, "--output", "json")
+		if r.Code != 0 {
+			t.Fatalf("push b to %s: exit %d %s", dst, r.Code, r.Stderr)
+		}
+		if got, _ := replacedOf(t, r.Stdout); got != a {
+			t.Errorf("%s: replaced = %q, want %s", dst, got, a)
+		}
+		if r := runStax(t, "push", "oci:"+src+":a", dst); !strings.Contains(r.Stderr, "tag 1.0.0 moved: "+b+" → "+a) {
+			t.Errorf("%s: push back: exit %d\n%s", dst, r.Code, r.Stderr)
+		}
+	}
+}
+
+// push --no-overwrite refuses a tag that names another package before
+// any blob is uploaded, with exit 3, and leaves the tag where it was; a
+// new tag, or the package the tag names already, goes through.
+func TestPushNoOverwriteRefusesToMoveATag(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	if r := runStax(t, "push", "--no-overwrite", examples, ref); r.Code != 0 {
+		t.Fatalf("push --no-overwrite to a new tag: exit %d %s", r.Code, r.Stderr)
+	}
+	first := strings.TrimSpace(runStax(t, "resolve", "--remote", ref).Stdout)
+	if r := runStax(t, "push", "--no-overwrite", examples, ref); r.Code != 0 {
+		t.Errorf("push --no-overwrite of the package the tag names: exit %d %s", r.Code, r.Stderr)
+	}
+
+	reg.ResetRequests()
+	r := runStax(t, "push", "--no-overwrite", changedExamples(t), ref)
+	if r.Code != 3 {
+		t.Fatalf("push --no-overwrite over another package: exit %d, want 3\n%s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{"1.0.0", first, "--no-overwrite"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("the refusal does not name %q:\n%s", want, r.Stderr)
+		}
+	}
+	for _, q := range reg.Requests() {
+		if q.Method != http.MethodGet && q.Method != http.MethodHead {
+			t.Errorf("the refused push wrote: %s %s", q.Method, q.Path)
+		}
+	}
+	if got := strings.TrimSpace(runStax(t, "resolve", "--remote", ref).Stdout); got != first {
+		t.Errorf("the tag moved to %s", got)
+	}
+
+	r = runStax(t, "push", "--no-overwrite", "--output", "json", changedExamples(t), ref)
+	if code := jsonErrorOf(t, r).Code; code != "tag-exists" {
+		t.Errorf("JSON error code %q, want tag-exists", code)
+	}
+}
+
+// copy over a tag that names another package says so, and copy
+// --no-overwrite refuses it with exit 3.
+func TestCopyOverATagThatNamesAnotherPackage(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	a, b := reg.Host+"/acme/skills:a", reg.Host+"/acme/skills:b"
+	pushExamples(t, a)
+	if r := runStax(t, "push", changedExamples(t), b); r.Code != 0 {
+		t.Fatalf("push b: exit %d %s", r.Code, r.Stderr)
+	}
+	da := strings.TrimSpace(runStax(t, "resolve", "--remote", a).Stdout)
+	db := strings.TrimSpace(runStax(t, "resolve", "--remote", b).Stdout)
+	dst := reg.Host + "/mirror/skills:1.0.0"
+	if r := runStax(t, "copy", a, dst); r.Code != 0 || strings.Contains(r.Stderr, "moved") {
+		t.Fatalf("copy a: exit %d %s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "copy", "--no-overwrite", b, dst)
+	if r.Code != 3 || !strings.Contains(r.Stderr, da) {
+		t.Errorf("copy --no-overwrite over a: exit %d, want 3\n%s", r.Code, r.Stderr)
+	}
+	r = runStax(t, "copy", b, dst, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("copy b: exit %d %s", r.Code, r.Stderr)
+	}
+	if got, _ := replacedOf(t, r.Stdout); got != da {
+		t.Errorf("replaced = %q, want %s", got, da)
+	}
+	if r := runStax(t, "copy", a, dst); !strings.Contains(r.Stderr, "tag 1.0.0 moved: "+db+" → "+da) {
+		t.Errorf("copy a back: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
