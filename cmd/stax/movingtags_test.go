@@ -4,11 +4,16 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
+
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // changedExamples is the example package with one skill changed, so that
@@ -182,5 +187,62 @@ func TestCopyOverATagThatNamesAnotherPackage(t *testing.T) {
 	}
 	if r := runStax(t, "copy", a, dst); !strings.Contains(r.Stderr, "tag 1.0.0 moved: "+db+" → "+da) {
 		t.Errorf("copy a back: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// An install after the tag it follows moved names what it updated: per
+// skill, the package, and its version and digest before and after, in
+// the JSON result and on the text lines.
+func TestInstallNamesWhatATagThatMovedUpdated(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/skills:stable"
+	first := pushExamples(t, ref)
+	project := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", project); r.Code != 0 {
+		t.Fatalf("first install: exit %d %s", r.Code, r.Stderr)
+	}
+
+	dir := changedExamples(t)
+	manifest := filepath.Join(dir, "stax.yaml")
+	filetest.WriteFile(t, manifest, strings.Replace(readText(t, manifest), "version: 1.0.0", "version: 1.1.0", 1))
+	r := runStax(t, "push", dir, ref, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("push 1.1.0: exit %d %s", r.Code, r.Stderr)
+	}
+	var second workflow.Transfer
+	decodeJSON(t, r.Stdout, &second)
+
+	r = runStax(t, "install", ref, "--dir", project, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("second install: exit %d %s", r.Code, r.Stderr)
+	}
+	var out workflow.InstallResult
+	decodeJSON(t, r.Stdout, &out)
+	if len(out.Targets) != 1 {
+		t.Fatalf("targets: %+v", out.Targets)
+	}
+	want := []install.Update{{
+		Skill: "review-pr",
+		From:  install.PackageVersion{Package: reg.Host + "/acme/skills:stable", Version: "1.0.0", Digest: digest.Digest(first.Digest)},
+		To:    install.PackageVersion{Package: reg.Host + "/acme/skills:stable", Version: "1.1.0", Digest: digest.Digest(second.Digest)},
+	}}
+	if got := out.Targets[0].Updates; !reflect.DeepEqual(got, want) {
+		t.Errorf("updates:\n got %+v\nwant %+v", got, want)
+	}
+
+	// Back to the first package: the text names the skill, the package,
+	// the versions and the digests.
+	if r := runStax(t, "push", examples, ref); r.Code != 0 {
+		t.Fatalf("push back: exit %d %s", r.Code, r.Stderr)
+	}
+	r = runStax(t, "install", ref, "--dir", project)
+	if r.Code != 0 {
+		t.Fatalf("third install: exit %d %s", r.Code, r.Stderr)
+	}
+	line := "updated review-pr: " + ref + " 1.1.0 → 1.0.0, " + second.Digest + " → " + first.Digest
+	if !strings.Contains(r.Stdout, line) {
+		t.Errorf("install output lacks %q:\n%s", line, r.Stdout)
 	}
 }
