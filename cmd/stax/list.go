@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // discoveryOptions are the flags list and show share: which runtime, and
@@ -99,7 +100,11 @@ Runtimes: ` + strings.Join(agent.Names(), ", ") + `; the default is ` + agent.De
 }
 
 func runList(opts *listOptions) error {
-	l, err := opts.list()
+	dopts, err := opts.resolve()
+	if err != nil {
+		return err
+	}
+	l, err := workflow.List(dopts)
 	if err != nil {
 		return err
 	}
