@@ -77,7 +77,10 @@ project folders, the user folders, then plugin folders where the runtime has
 them. A skill shadows any skill with the same directory name in a later
 folder; shadowed skills are listed with what shadows them. A skill the
 runtime cannot load (its SKILL.md frontmatter does not parse, or has no name
-or description) is listed with a warning saying why, never left out.
+or description) is listed with a warning saying why, never left out. Each
+skill stax installed shows the package, version and digest it came from, as
+the install record of its folder says; a skill stax did not install shows
+"local".
 
 --prompt prints instead the menu a runtime puts in its Skill tool's
 description: one "- name: description" line per skill it offers the model.
