@@ -246,3 +246,46 @@ func TestInstallNamesWhatATagThatMovedUpdated(t *testing.T) {
 		t.Errorf("install output lacks %q:\n%s", line, r.Stdout)
 	}
 }
+
+// push --push-dependencies holds the dependencies it pushes to the same
+// rule: a moved tag is reported, and --no-overwrite refuses it before the
+// package that depends on it is pushed.
+func TestPushDependenciesOverAMovedTag(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	root := t.TempDir()
+	dep := filepath.Join(root, "p41")
+	filetest.WriteFile(t, filepath.Join(dep, "stax.yaml"), "name: p41\nversion: 1.0.0\n")
+	writeSkillFiles(t, filepath.Join(dep, "skills"), map[string]string{"base/SKILL.md": skillMD("base", "From p41.")})
+	topRef, depRef := reg.Host+"/acme/top:1.0.0", reg.Host+"/acme/p41:1.0.0"
+	top := filepath.Join(root, "top")
+	filetest.WriteFile(t, filepath.Join(top, "stax.yaml"), "name: top\nversion: 1.0.0\npackages:\n  - path: ../p41\n    ref: "+depRef+"\n")
+	writeSkillFiles(t, filepath.Join(top, "skills"), map[string]string{"top/SKILL.md": skillMD("top", "From top.")})
+	if r := runStax(t, "push", top, topRef, "--push-dependencies", "--no-overwrite"); r.Code != 0 {
+		t.Fatalf("first push: exit %d %s", r.Code, r.Stderr)
+	}
+	depBefore := strings.TrimSpace(runStax(t, "resolve", "--remote", depRef).Stdout)
+	topBefore := strings.TrimSpace(runStax(t, "resolve", "--remote", topRef).Stdout)
+
+	writeSkillFiles(t, filepath.Join(dep, "skills"), map[string]string{"base/SKILL.md": skillMD("base", "Edited.")})
+	r := runStax(t, "push", top, topRef, "--push-dependencies", "--no-overwrite")
+	if r.Code != 3 || !strings.Contains(r.Stderr, depBefore) {
+		t.Errorf("--no-overwrite over the dependency's tag: exit %d, want 3\n%s", r.Code, r.Stderr)
+	}
+	if got := strings.TrimSpace(runStax(t, "resolve", "--remote", depRef).Stdout); got != depBefore {
+		t.Errorf("the refused dependency's tag moved to %s", got)
+	}
+	if got := strings.TrimSpace(runStax(t, "resolve", "--remote", topRef).Stdout); got != topBefore {
+		t.Errorf("the package was pushed after its dependency was refused: %s", got)
+	}
+
+	r = runStax(t, "push", top, topRef, "--push-dependencies")
+	if r.Code != 0 {
+		t.Fatalf("push: exit %d %s", r.Code, r.Stderr)
+	}
+	depAfter := strings.TrimSpace(runStax(t, "resolve", "--remote", depRef).Stdout)
+	if want := "tag " + depRef + " moved: " + depBefore + " → " + depAfter; !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+	}
+}

@@ -172,14 +172,14 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		}
 	}
 
-	previous, known, err := taggedBefore(ctx, dst, opts)
+	previous, known, lookupErr := taggedBefore(ctx, dst, opts)
 	switch {
 	case known && previous != "" && previous != desc.Digest && opts.NoOverwrite:
 		return nil, errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: previous, Refused: desc.Digest})
 	case known && previous != desc.Digest:
 		res.Replaced = previous
-	case err != nil && opts.NoOverwrite:
-		return nil, err
+	case lookupErr != nil && opts.NoOverwrite:
+		return nil, lookupErr
 	}
 
 	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
