@@ -508,12 +508,12 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 		return nil
 	}
 	kept[name] = true
-	if asRecorded && s.Package == sk.Package && s.PackageDigest == sk.PackageDigest {
+	if asRecorded && s.Package == sk.Package && s.PackageDigest == sk.PackageDigest && s.PackageVersion == sk.PackageVersion {
 		// Spooled only if the record changes at all (see spoolVerbatim).
 		p.verbatim[name] = true
 		return nil
 	}
-	s.Package, s.PackageDigest = sk.Package, sk.PackageDigest
+	s.Package, s.PackageDigest, s.PackageVersion = sk.Package, sk.PackageDigest, sk.PackageVersion
 	return errdefs.IO(p.spool.add(name, s))
 }
 

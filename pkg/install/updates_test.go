@@ -39,4 +39,15 @@ func TestUpdatesNameThePackageBeforeAndAfter(t *testing.T) {
 	if want := []Update{{Skill: "a", From: from, To: to}}; !reflect.DeepEqual(res.Updates, want) {
 		t.Errorf("updates %+v, want %+v", res.Updates, want)
 	}
+	// b, unchanged and not written again, now comes from the new version.
+	rec, err = ReadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		s := rec.Skills[name]
+		if got := (PackageVersion{Package: s.Package, Version: s.PackageVersion, Digest: s.PackageDigest}); got != to {
+			t.Errorf("record of %s: %+v, want %+v", name, got, to)
+		}
+	}
 }
