@@ -18,8 +18,10 @@ type copyOptions struct {
 	NoReferrers bool
 	// WithDependencies copies the packages the package depends on too.
 	WithDependencies bool
-	MaxSize          byteSize
-	Verify           verifyFlags
+	// NoOverwrite refuses a tag of DST that names another manifest.
+	NoOverwrite bool
+	MaxSize     byteSize
+	Verify      verifyFlags
 }
 
 func newCopyCmd(f *factory, runF func(context.Context, *copyOptions) error) *cobra.Command {
@@ -37,7 +39,8 @@ its signatures, are copied too unless --no-referrers is given, through the
 OCI referrers API or, where a registry lacks it, the referrers tag schema.
 Cosign's tag-based signatures (the sha256-HEX.sig, .att and .sbom tags of the
 package's digest) are copied as well. DST without a tag or digest takes SRC's
-tag.`,
+tag. A tag of DST that names another manifest is moved, and the copy says
+so; --no-overwrite refuses it instead, before anything is copied (exit 3).`,
 		Example: `  stax copy ghcr.io/acme/skills:1.0.0 registry.internal/acme/skills:1.0.0
   stax copy ghcr.io/acme/skills:1.0.0 oci:./mirror
   stax copy oci:./mirror:1.0.0 localhost:5000/acme/skills
@@ -53,6 +56,7 @@ tag.`,
 	}
 	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
 	cmd.Flags().BoolVar(&opts.WithDependencies, "with-dependencies", false, "copy the packages it depends on too, to the same repository paths and tags on DST's registry (not rewritten: pulls from that registry find them there first)")
+	cmd.Flags().BoolVar(&opts.NoOverwrite, "no-overwrite", false, "refuse, before anything is copied, a tag of DST that names another manifest already")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addTransferFlags(cmd)
@@ -68,7 +72,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	res, err := workflow.Copy(ctx, env, workflow.CopyOptions{
 		Source: opts.Source, Destination: opts.Destination, NoReferrers: opts.NoReferrers,
-		WithDependencies: opts.WithDependencies, MaxSize: opts.MaxSize.Limit(), Verify: opts.Verify.verification(),
+		WithDependencies: opts.WithDependencies, NoOverwrite: opts.NoOverwrite, MaxSize: opts.MaxSize.Limit(), Verify: opts.Verify.verification(),
 	})
 	finish()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/transfer"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 )
@@ -59,6 +60,8 @@ var errorCodes = []errorCode{
 		}},
 	{Code: "install-conflict", Hint: "rename or remove those skills, or pass --force to replace them",
 		match: is[*install.ConflictError]},
+	{Code: "tag-exists", Hint: "give the release a new tag, or leave out --no-overwrite to move the tag",
+		match: is[*transfer.TagExistsError]},
 	{Code: "registry-unauthorized", Hint: "log in with stax login HOST",
 		match: func(err error) bool {
 			return registryStatus(err) == http.StatusUnauthorized || errors.Is(err, auth.ErrBasicCredentialNotFound)

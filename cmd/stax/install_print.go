@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -20,6 +22,21 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 	for _, t := range out.Targets {
 		fmt.Fprintf(streams.Out, "%s: %s: %d installed, %d updated, %d removed, %d unchanged\n",
 			strings.Join(t.Runtimes, ","), t.Dir, len(t.Installed)+len(t.Replaced), len(t.Updated), len(t.Removed), len(t.Unchanged))
+		for _, u := range t.Updates {
+			fmt.Fprintf(streams.Out, "  updated %s: %s\n", u.Skill, describeUpdate(u))
+		}
 	}
 	return nil
+}
+
+// describeUpdate says where an updated skill came from and comes from
+// now: "REF 1.0.0 → 1.1.0, sha256:… → sha256:…", with both references
+// when the package changed, and "?" for a version an older record
+// does not hold.
+func describeUpdate(u install.Update) string {
+	pkg := u.To.Package
+	if u.From.Package != u.To.Package {
+		pkg = u.From.Package + " → " + u.To.Package
+	}
+	return fmt.Sprintf("%s %s → %s, %s → %s", pkg, cmp.Or(u.From.Version, "?"), cmp.Or(u.To.Version, "?"), u.From.Digest, u.To.Digest)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // discoveryOptions are the flags list and show share: which runtime, and
@@ -76,7 +77,10 @@ project folders, the user folders, then plugin folders where the runtime has
 them. A skill shadows any skill with the same directory name in a later
 folder; shadowed skills are listed with what shadows them. A skill the
 runtime cannot load (its SKILL.md frontmatter does not parse, or has no name
-or description) is listed with a warning saying why, never left out.
+or description) is listed with a warning saying why, never left out. Each
+skill stax installed shows the package, version and digest it came from, as
+the install record of its folder says; a skill stax did not install shows
+"local".
 
 --prompt prints instead the menu a runtime puts in its Skill tool's
 description: one "- name: description" line per skill it offers the model.
@@ -99,7 +103,11 @@ Runtimes: ` + strings.Join(agent.Names(), ", ") + `; the default is ` + agent.De
 }
 
 func runList(opts *listOptions) error {
-	l, err := opts.list()
+	dopts, err := opts.resolve()
+	if err != nil {
+		return err
+	}
+	l, err := workflow.List(dopts)
 	if err != nil {
 		return err
 	}

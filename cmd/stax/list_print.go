@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
@@ -55,7 +58,7 @@ func printList(w io.Writer, l *discover.Listing) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SKILL\tSCOPE\tSTATUS\tDESCRIPTION")
+	fmt.Fprintln(tw, "SKILL\tSCOPE\tSTATUS\tPACKAGE\tVERSION\tDIGEST\tDESCRIPTION")
 	for _, s := range l.Skills {
 		status := "loaded"
 		switch {
@@ -66,9 +69,34 @@ func printList(w io.Writer, l *discover.Listing) error {
 		case s.ModelHidden:
 			status = "loaded, user-invoked only"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Key, s.Scope, status, truncate(s.Description, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Key, s.Scope, status, origin(s.Installed), truncate(s.Description, 70))
 	}
 	return tw.Flush()
+}
+
+// origin is the PACKAGE, VERSION and DIGEST columns of a skill: where
+// stax installed it from, with the digest shortened as docker and crane
+// show one, or "local" for a skill stax did not install.
+func origin(o *discover.Origin) string {
+	if o == nil {
+		return "local\t-\t-"
+	}
+	d := o.Digest
+	if algo, hex, ok := strings.Cut(d, ":"); ok && len(hex) > 12 {
+		d = algo + ":" + hex[:12]
+	}
+	return printable(o.Package) + "\t" + printable(cmp.Or(o.Version, "-")) + "\t" + printable(cmp.Or(d, "-"))
+}
+
+// printable is s, quoted when it holds a character that is not printable
+// or is a space: the record it comes from is a file in the project,
+// which anyone who can change the project can write, and it must not
+// move the terminal's cursor or split a column.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // pluginPatterns are the plugin folder patterns of a runtime, relative to

@@ -2,10 +2,13 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/discover"
 )
 
 // discoveryLayout installs example skills where Claude Code and Cursor
@@ -158,5 +161,68 @@ func TestShow(t *testing.T) {
 	}
 	if text := runStax(t, "show", "fixer", "--dir", project, "--runtime", "cursor"); !strings.Contains(text.Stdout, "Ignored by cursor: model\n") {
 		t.Errorf("text lacks the ignored fields:\n%s", text.Stdout)
+	}
+}
+
+// list names, for each skill stax installed, the package, version and
+// digest it came from, and "local" for a skill it did not install; in
+// the text columns and in the JSON fields.
+func TestListNamesThePackageOfEachInstalledSkill(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	pushed := pushExamples(t, ref)
+	project := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", project); r.Code != 0 {
+		t.Fatalf("install: exit %d %s", r.Code, r.Stderr)
+	}
+	filetest.WriteFile(t, filepath.Join(project, ".claude/skills/mine/SKILL.md"), "---\nname: mine\ndescription: Mine. Use when asked.\n---\nMine.\n")
+
+	r := runStax(t, "list", "--dir", project)
+	if r.Code != 0 {
+		t.Fatalf("list: exit %d %s", r.Code, r.Stderr)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if f := strings.Fields(line); len(f) >= 6 && f[1] == "project" {
+			rows[f[0]] = f[2:6]
+		}
+	}
+	short := pushed.Digest[:len("sha256:")+12]
+	if got, want := rows["review-pr"], []string{"loaded", ref, "1.0.0", short}; !slices.Equal(got, want) {
+		t.Errorf("review-pr row %q, want %q:\n%s", got, want, r.Stdout)
+	}
+	if got, want := rows["mine"], []string{"loaded", "local", "-", "-"}; !slices.Equal(got, want) {
+		t.Errorf("mine row %q, want %q:\n%s", got, want, r.Stdout)
+	}
+	if !strings.Contains(r.Stdout, "PACKAGE") {
+		t.Errorf("no PACKAGE column:\n%s", r.Stdout)
+	}
+
+	r = runStax(t, "list", "--dir", project, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("list --output json: exit %d %s", r.Code, r.Stderr)
+	}
+	var l discover.Listing
+	decodeJSON(t, r.Stdout, &l)
+	found := 0
+	for _, s := range l.Skills {
+		switch s.Key {
+		case "review-pr":
+			found++
+			want := discover.Origin{Package: ref, Version: "1.0.0", Digest: pushed.Digest}
+			if s.Installed == nil || *s.Installed != want {
+				t.Errorf("review-pr installed = %+v, want %+v", s.Installed, want)
+			}
+		case "mine":
+			found++
+			if s.Installed != nil {
+				t.Errorf("a local skill lists a package: %+v", s.Installed)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d of the two skills:\n%s", found, r.Stdout)
 	}
 }

@@ -33,6 +33,8 @@ type pushOptions struct {
 	// PushDependencies pushes the package directories DIR depends on to
 	// the references stax.yaml names beside them, first.
 	PushDependencies bool
+	// NoOverwrite refuses a tag of REF that names another package.
+	NoOverwrite bool
 }
 
 func newPushCmd(f *factory, runF func(context.Context, *pushOptions) error) *cobra.Command {
@@ -46,7 +48,9 @@ OCI layout. Blobs the registry already has are not uploaded again.
 
 REF without a tag gets the package version as its tag; REF@sha256:… pushes
 by digest only, without a tag, and must name the digest the package has.
-On success the pinned reference REF@DIGEST is printed.`,
+On success the pinned reference REF@DIGEST is printed. A tag that names
+another package is moved, and the push says so ("tag T moved: OLD → NEW");
+--no-overwrite refuses it instead, before anything is pushed (exit 3).`,
 		Example: `  stax push ./skills ghcr.io/acme/skills:1.0.0
   stax push acme/skills:1.0.0 localhost:5000/acme/skills:1.0.0
   stax push . docker.io/acme/skills          # tag = the version in stax.yaml
@@ -78,6 +82,7 @@ On success the pinned reference REF@DIGEST is printed.`,
 	opts.Build.addBuild(cmd, "uncompressed skills layer", "when building DIR: ")
 	flags.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
 	flags.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
+	flags.BoolVar(&opts.NoOverwrite, "no-overwrite", false, "refuse, before anything is pushed, a tag of REF that names another package already (a release tag is never moved by accident)")
 	flags.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
 	flags.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
@@ -101,7 +106,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	}
 	res, err := workflow.Push(ctx, env, workflow.PushOptions{
 		Source: opts.Source, Destination: opts.Destination, Build: build, Against: opts.Against,
-		PushDependencies: opts.PushDependencies, Signer: signer,
+		PushDependencies: opts.PushDependencies, NoOverwrite: opts.NoOverwrite, Signer: signer,
 		DependencyPushed: func(d publish.Published) { printDependencyPushed(opts.IO, opts.Global, d) },
 		Built:            func(built *pack.Result) { printBuildNotes(opts.IO, opts.Global, built) },
 	})

@@ -10,9 +10,13 @@ import (
 // printDependencyPushed says where push --push-dependencies put one
 // package directory.
 func printDependencyPushed(streams *IOStreams, global *globalOptions, d publish.Published) {
-	if !global.json() {
-		fmt.Fprintf(streams.ErrOut, "Pushed dependency %s as %s@%s\n", d.Dir, d.Ref, d.Digest)
+	if global.json() {
+		return
 	}
+	if d.Replaced != "" {
+		fmt.Fprintf(streams.ErrOut, "tag %s moved: %s → %s\n", d.Ref, d.Replaced, d.Digest)
+	}
+	fmt.Fprintf(streams.ErrOut, "Pushed dependency %s as %s@%s\n", d.Dir, d.Ref, d.Digest)
 }
 
 // printPushed shows what push copied, and the signature it attached.

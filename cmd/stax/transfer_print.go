@@ -28,6 +28,9 @@ func printTransfer(streams *IOStreams, global *globalOptions, verb string, t wor
 	for _, n := range t.Notices {
 		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
 	}
+	if t.Replaced != "" {
+		fmt.Fprintf(streams.ErrOut, "tag %s moved: %s → %s\n", t.Tag, t.Replaced, t.Digest)
+	}
 	fmt.Fprintf(streams.ErrOut, "%s %s (%s; %s copied, %d already there)\n", verb, t.Destination, describeTransfer(t), plural(int64(t.Copied), "blob"), t.Skipped)
 	fmt.Fprintln(streams.Out, t.Reference)
 	return nil

@@ -61,8 +61,24 @@ type Skill struct {
 	// model (disable-model-invocation: true) and the runtime honours it:
 	// users can still invoke it, but it is not in the model's menu.
 	ModelHidden bool `json:"modelHidden,omitempty"`
+	// Installed is the package stax installed the skill from; nil for a
+	// skill stax did not install (a local one). List leaves it nil: the
+	// record of what stax installed is read by workflow.List.
+	Installed *Origin `json:"installed,omitempty"`
 
 	doc *skill.Document
+}
+
+// Origin is the package a skill was installed from, as the record stax
+// keeps in the skill's folder says.
+type Origin struct {
+	// Package is the reference as installed; a tag may have moved since,
+	// and Digest pins what was installed.
+	Package string `json:"package"`
+	// Version is the package's version; empty when the record is older
+	// than versions in it.
+	Version string `json:"version,omitempty"`
+	Digest  string `json:"digest"`
 }
 
 // Visible reports whether the runtime loads the skill.

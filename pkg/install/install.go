@@ -47,6 +47,9 @@ type Skill struct {
 	Layer         *Layer
 	Package       string
 	PackageDigest digest.Digest
+	// PackageVersion is the version of the package (its config's), which
+	// the record keeps so that a later install can say what it updated.
+	PackageVersion string
 	// Digest is the skill's digest in its package (layers.TreeDigest of
 	// its files). A skill read from a Layer must hash to it.
 	Digest digest.Digest
@@ -96,6 +99,9 @@ type Result struct {
 	Dir       string   `json:"dir"`
 	Installed []string `json:"installed"`
 	Updated   []string `json:"updated"`
+	// Updates say, per skill of Updated, which package and version it
+	// came from before and comes from now.
+	Updates   []Update `json:"updates,omitempty"`
 	Unchanged []string `json:"unchanged"`
 	Removed   []string `json:"removed"`
 	// Replaced are skills of the user's that --force replaced.
@@ -107,6 +113,25 @@ type Result struct {
 	Backups []string `json:"backups"`
 	// Recovered says what was done to an install a crash interrupted.
 	Recovered string `json:"recovered,omitempty"`
+}
+
+// Update is a skill an install wrote again over the one it had
+// installed: from another package, another version, or the same package
+// with files that changed on disk.
+type Update struct {
+	Skill string         `json:"skill"`
+	From  PackageVersion `json:"from"`
+	To    PackageVersion `json:"to"`
+}
+
+// PackageVersion names the package a skill came from.
+type PackageVersion struct {
+	// Package is its reference as installed (a tag moves: Digest pins it).
+	Package string `json:"package"`
+	// Version is the package's version; empty when a record written
+	// before versions were recorded does not say.
+	Version string        `json:"version,omitempty"`
+	Digest  digest.Digest `json:"digest"`
 }
 
 // Outcome is what InstallAll did.
@@ -380,7 +405,8 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		})
 	}
 	err = p.readPrevious(func(name string, s *InstalledSkill) error {
-		prevs[name] = recorded{digest: s.Digest, files: filesKey(s.Files)}
+		prevs[name] = recorded{digest: s.Digest, files: filesKey(s.Files),
+			from: PackageVersion{Package: s.Package, Version: s.PackageVersion, Digest: s.PackageDigest}}
 		if slices.Contains(opts.Keep, name) {
 			p.keep = append(p.keep, name)
 			return nil
@@ -456,6 +482,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	for _, names := range [][]string{p.swaps, p.result.Installed, p.result.Updated, p.result.Unchanged, p.result.Replaced} {
 		slices.Sort(names)
 	}
+	slices.SortFunc(p.result.Updates, func(a, b Update) int { return strings.Compare(a.Skill, b.Skill) })
 	p.result.Removed = append(p.result.Removed, p.prune...)
 	p.result.Kept = append(p.result.Kept, p.keep...)
 	return p, nil
@@ -481,12 +508,12 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 		return nil
 	}
 	kept[name] = true
-	if asRecorded && s.Package == sk.Package && s.PackageDigest == sk.PackageDigest {
+	if asRecorded && s.Package == sk.Package && s.PackageDigest == sk.PackageDigest && s.PackageVersion == sk.PackageVersion {
 		// Spooled only if the record changes at all (see spoolVerbatim).
 		p.verbatim[name] = true
 		return nil
 	}
-	s.Package, s.PackageDigest = sk.Package, sk.PackageDigest
+	s.Package, s.PackageDigest, s.PackageVersion = sk.Package, sk.PackageDigest, sk.PackageVersion
 	return errdefs.IO(p.spool.add(name, s))
 }
 
@@ -514,6 +541,8 @@ func (p *plan) spoolVerbatim() error {
 type recorded struct {
 	digest digest.Digest
 	files  [sha256.Size]byte // filesKey of its files
+	// from is the package it came from, for the update an install reports.
+	from PackageVersion
 }
 
 // readPrevious hands each skill of the folder's record to each, and notes
@@ -566,7 +595,8 @@ func (p *plan) vars(s *Skill) substitute.Options {
 // next record entry.
 func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 	s := sk.skill
-	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s))}
+	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
+		Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s))}
 	switch {
 	case conflict:
 		p.result.Replaced = append(p.result.Replaced, s.Path)
@@ -583,6 +613,8 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 		p.result.Unchanged = append(p.result.Unchanged, s.Path)
 	default:
 		p.result.Updated = append(p.result.Updated, s.Path)
+		p.result.Updates = append(p.result.Updates, Update{Skill: s.Path, From: prev.from,
+			To: PackageVersion{Package: s.Package, Version: s.PackageVersion, Digest: s.PackageDigest}})
 		p.swaps = append(p.swaps, s.Path)
 	}
 	sk.writing = nil

@@ -44,6 +44,9 @@ func (r *Record) Digests() map[string]digest.Digest {
 type InstalledSkill struct {
 	Package       string        `json:"package"`
 	PackageDigest digest.Digest `json:"packageDigest"`
+	// PackageVersion is the package's version; empty in records written
+	// before it was recorded, and for a package without one.
+	PackageVersion string `json:"packageVersion,omitempty"`
 	// Digest is the skill's digest in its package.
 	Digest digest.Digest `json:"digest"`
 	// Files are the files as written (after variable substitution), path

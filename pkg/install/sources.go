@@ -132,7 +132,7 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		}
 		skills = append(skills, Skill{
 			Path: s.Path, Layer: l,
-			Package: lock.Key(s.From), PackageDigest: s.From.Digest, Digest: s.Digest,
+			Package: lock.Key(s.From), PackageDigest: s.From.Digest, PackageVersion: s.From.Package.Config.Version, Digest: s.Digest,
 		})
 	}
 	out := &Installed{Graph: graph, Merged: merged, Warnings: merged.CaseWarnings(), LockPath: filepath.Join(req.ProjectDir, lock.FileName)}

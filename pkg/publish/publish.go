@@ -29,6 +29,9 @@ type Published struct {
 	Dir    string
 	Ref    string
 	Digest digest.Digest
+	// Replaced is the digest Ref's tag named before the push moved it;
+	// empty when the tag was new or named Digest already.
+	Replaced digest.Digest
 }
 
 // PushDependencies pushes, dependencies first, every package directory
@@ -130,8 +133,9 @@ func (pub *publisher) push(sub *staxyaml.Project, ref string) (Published, error)
 		return Published{}, err
 	}
 	defer dst.Close()
-	if _, err := transfer.Copy(pub.ctx, src, dst, pub.copyOpts); err != nil {
+	copied, err := transfer.Copy(pub.ctx, src, dst, pub.copyOpts)
+	if err != nil {
 		return Published{}, target.DiscardAfter(dst, err)
 	}
-	return Published{Dir: sub.Root, Ref: ref, Digest: res.Descriptor.Digest}, nil
+	return Published{Dir: sub.Root, Ref: ref, Digest: res.Descriptor.Digest, Replaced: copied.Replaced}, nil
 }

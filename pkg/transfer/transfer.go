@@ -18,6 +18,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
 
 	"github.com/stax-dev/stax/layers"
@@ -77,6 +78,11 @@ type Options struct {
 	// the manifest lists, as a registry that answers a manifest lookup
 	// does for any copy.
 	Tagged digest.Digest
+	// NoOverwrite refuses, before any blob is written, a copy to a tag of
+	// a registry or a layout that names another manifest already, with a
+	// *TagExistsError: a release tag is then never replaced by accident.
+	// False moves the tag, and Result.Replaced says from where.
+	NoOverwrite bool
 }
 
 // Mounts are the repositories, per registry host, known to hold blobs.
@@ -100,6 +106,25 @@ type Result struct {
 	Skipped int
 	// Copied counts the blobs that were transferred.
 	Copied int
+	// Replaced is the digest the destination's tag named before the copy
+	// moved it to Descriptor; empty when the tag was new, named
+	// Descriptor already, or the destination is the local store.
+	Replaced digest.Digest
+}
+
+// TagExistsError is a copy refused by Options.NoOverwrite: the
+// destination's tag names another manifest.
+type TagExistsError struct {
+	// Destination names the destination, tag included.
+	Destination string
+	// Tag is the destination's tag; Current the digest it names, and
+	// Refused the digest of what the copy would have put there.
+	Tag              string
+	Current, Refused digest.Digest
+}
+
+func (e *TagExistsError) Error() string {
+	return fmt.Sprintf("%s: tag %s names %s already, not %s, and --no-overwrite keeps it: give this release a new tag, or leave out --no-overwrite to move the tag", e.Destination, e.Tag, e.Current, e.Refused)
 }
 
 // Copy copies the package src names to dst and tags it there.
@@ -147,10 +172,20 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		}
 	}
 
+	previous, known, lookupErr := taggedBefore(ctx, dst, opts)
+	switch {
+	case known && previous != "" && previous != desc.Digest && opts.NoOverwrite:
+		return nil, errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: previous, Refused: desc.Digest})
+	case known && previous != desc.Digest:
+		res.Replaced = previous
+	case lookupErr != nil && opts.NoOverwrite:
+		return nil, lookupErr
+	}
+
 	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
 	_, isPusher := dst.GraphTarget.(registry.ReferencePusher)
 	pushByTag := dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" && isPusher
-	if pushByTag && !opts.Referrers && opts.Tagged == desc.Digest {
+	if pushByTag && !opts.Referrers && known && previous == desc.Digest {
 		res.Skipped = 1
 		if opts.Progress != nil {
 			opts.Progress.Skipped(desc)
@@ -228,7 +263,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		},
 	}
 	to := mountOrUpload(dst.GraphTarget)
-	if pushByTag && opts.NewTag {
+	if pushByTag && known && previous == "" {
 		to = withoutRootLookup(to, desc.Digest)
 	}
 	if opts.Referrers {
@@ -253,6 +288,31 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
 	recordMounts(opts.Mounts, src, dst, vetted)
 	return res, nil
+}
+
+// taggedBefore is the digest dst's tag names before a copy to it (empty: the
+// tag is new), and whether that is known: from what the caller saw
+// (Options.NewTag, Options.Tagged), else from one lookup of the tag. A
+// destination by digest, or the local store, has no tag to move. A
+// lookup that fails leaves it unknown, and the copy as it was before it
+// looked, unless NoOverwrite needs to know.
+func taggedBefore(ctx context.Context, dst *target.Target, opts Options) (digest.Digest, bool, error) {
+	switch {
+	case dst.Kind == target.KindLocal || dst.Ref.Tag == "" || dst.Ref.Digest != "":
+		return "", false, nil
+	case opts.NewTag:
+		return "", true, nil
+	case opts.Tagged != "":
+		return opts.Tagged, true, nil
+	}
+	current, err := dst.GraphTarget.Resolve(ctx, dst.Ref.Tag)
+	switch {
+	case err == nil:
+		return current.Digest, true, nil
+	case errors.Is(err, errdef.ErrNotFound):
+		return "", true, nil
+	}
+	return "", false, dst.Explain(fmt.Errorf("look up tag %s: %w", dst.Ref.Tag, err))
 }
 
 // recordMounts records that the registries of src and dst hold the blobs

@@ -31,6 +31,10 @@ type CopyOptions struct {
 	// must then be a registry, and Source must be a stax package; false
 	// copies Source alone.
 	WithDependencies bool
+	// NoOverwrite refuses, before anything is copied, a Destination tag
+	// that names another manifest already; false moves the tag, and the
+	// result's Replaced says from which digest.
+	NoOverwrite bool
 	// MaxSize bounds each package; 0 is layers.DefaultMaxSize, negative
 	// no limit.
 	MaxSize int64
@@ -81,7 +85,7 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	if opts.WithDependencies && dst.Kind != target.KindRemote {
 		return nil, target.DiscardAfter(dst, errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name())))
 	}
-	res, err := env.copy(ctx, src, dst, transfer.Options{MaxSize: opts.MaxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies})
+	res, err := env.copy(ctx, src, dst, transfer.Options{MaxSize: opts.MaxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies, NoOverwrite: opts.NoOverwrite})
 	if err != nil {
 		return nil, target.DiscardAfter(dst, err)
 	}

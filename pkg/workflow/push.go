@@ -41,9 +41,13 @@ type PushOptions struct {
 	// PushDependencies first pushes each package directory Source
 	// depends on to the reference stax.yaml names beside its path, so
 	// that Source can be built to depend on them by reference; Source must
-	// then be a directory. False leaves a dependency on a directory for
-	// the build to refuse.
+	// then be a directory. NoOverwrite holds for them too. False leaves a
+	// dependency on a directory for the build to refuse.
 	PushDependencies bool
+	// NoOverwrite refuses, before anything is pushed, a Destination tag
+	// that names another package already; false moves the tag, and the
+	// result's Replaced says from which digest.
+	NoOverwrite bool
 	// Signer, when set, signs the package once it is pushed and attaches
 	// the signature beside it. Nil pushes it unsigned. Loading the key
 	// first, before anything is pushed, means a wrong key pushes nothing.
@@ -77,7 +81,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 	build := opts.Build
 	build.Publish = true
 	if opts.PushDependencies {
-		if err := env.publishDependencies(ctx, opts.Source, build, opts.DependencyPushed); err != nil {
+		if err := env.publishDependencies(ctx, opts.Source, build, opts.NoOverwrite, opts.DependencyPushed); err != nil {
 			return nil, err
 		}
 	}
@@ -116,7 +120,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		return nil, err
 	}
 	defer dst.Close()
-	res, err := env.copy(ctx, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged})
+	res, err := env.copy(ctx, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged, NoOverwrite: opts.NoOverwrite})
 	if err != nil {
 		return nil, target.DiscardAfter(dst, err)
 	}
@@ -131,8 +135,9 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 
 // publishDependencies pushes the package directories dir depends on to
 // the references its stax.yaml names beside them, each built as build
-// says, and tells pushed of each.
-func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Options, pushed func(publish.Published)) error {
+// says, and tells pushed of each. With noOverwrite, a reference whose tag
+// names another package is refused, as the package's own is.
+func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Options, noOverwrite bool, pushed func(publish.Published)) error {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is not one", dir))
 	}
@@ -140,7 +145,9 @@ func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Op
 	if err != nil {
 		return err
 	}
-	published, err := publish.PushDependencies(ctx, p, resolve.Options{Opener: e.Opener, MaxSize: build.MaxSize, Build: build}, e.transferOptions(build.MaxSize))
+	copyOpts := e.transferOptions(build.MaxSize)
+	copyOpts.NoOverwrite = noOverwrite
+	published, err := publish.PushDependencies(ctx, p, resolve.Options{Opener: e.Opener, MaxSize: build.MaxSize, Build: build}, copyOpts)
 	for _, d := range published {
 		if pushed != nil {
 			pushed(d)

@@ -25,6 +25,12 @@ type Transfer struct {
 	Copied  int      `json:"copied"`
 	Skipped int      `json:"skipped"`
 	Notices []string `json:"notices"`
+	// Replaced is the digest the destination's tag named before this
+	// transfer moved it; empty when the tag was new or named the package
+	// already.
+	Replaced string `json:"replaced,omitempty"`
+	// Tag is the destination's tag; empty for a destination by digest.
+	Tag string `json:"-"`
 	// Destination is the destination as it was named, without the digest:
 	// what a message about the transfer calls it.
 	Destination string `json:"-"`
@@ -40,6 +46,8 @@ func newTransfer(ref reference.Reference, res *transfer.Result) Transfer {
 		Copied:      res.Copied,
 		Skipped:     res.Skipped,
 		Notices:     []string{},
+		Replaced:    res.Replaced.String(),
+		Tag:         ref.Tag,
 	}
 	ref.Digest = res.Descriptor.Digest
 	out.Reference = ref.String()
