@@ -3,11 +3,15 @@ package main
 import (
 	"errors"
 	"io/fs"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // Helm writes a registry as oci://HOST/REPO:TAG; stax takes it as the
@@ -28,5 +32,91 @@ func TestOCISchemeIsARegistryReference(t *testing.T) {
 	}
 	if r := runStax(t, "resolve", "oci://"+reg.Host+"/acme/x:1.0.0"); r.Code != 0 || strings.TrimSpace(r.Stdout) != pushed.Digest {
 		t.Errorf("resolve oci://: exit %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// A registry reference is the registry's to resolve, as with oras, crane
+// and helm: after its tag moved, resolve, inspect and diff see the new
+// package even though the local store still holds the old one under that
+// tag. --offline reads the store.
+func TestRegistryReferenceAsksTheRegistryAfterTheTagMoved(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/x:1.0.0"
+	first := pushExamples(t, ref)
+	if r := runStax(t, "pull", ref, "-o", filepath.Join(t.TempDir(), "out")); r.Code != 0 {
+		t.Fatalf("pull: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "resolve", ref); strings.TrimSpace(r.Stdout) != first.Digest {
+		t.Fatalf("resolve before the tag moved: exit %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	changed := copyExamples(t)
+	skill := filepath.Join(changed, "skills", "review-pr", "SKILL.md")
+	filetest.WriteFile(t, skill, readText(t, skill)+"\nLook at the tests first.\n")
+	r := runStax(t, "push", changed, ref, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("push of the changed package: exit %d %s", r.Code, r.Stderr)
+	}
+	var second workflow.Transfer
+	decodeJSON(t, r.Stdout, &second)
+	if second.Digest == first.Digest {
+		t.Fatalf("the changed package has the first one's digest %s", first.Digest)
+	}
+
+	for _, args := range [][]string{{"resolve", ref}, {"resolve", ref, "--remote"}, {"resolve", "oci://" + ref}} {
+		if r := runStax(t, args...); r.Code != 0 || strings.TrimSpace(r.Stdout) != second.Digest {
+			t.Errorf("%v after the tag moved: exit %d %q, want %s (the old digest is %s) %s", args, r.Code, r.Stdout, second.Digest, first.Digest, r.Stderr)
+		}
+	}
+	r = runStax(t, "inspect", ref, "--output", "json")
+	var inspected workflow.InspectResult
+	decodeJSON(t, r.Stdout, &inspected)
+	if inspected.Descriptor.Digest.String() != second.Digest || inspected.Source != "remote" {
+		t.Errorf("inspect after the tag moved: %s from %s, want %s from the registry", inspected.Descriptor.Digest, inspected.Source, second.Digest)
+	}
+	if r := runStax(t, "diff", ref, changed, "--exit-code"); r.Code != 0 {
+		t.Errorf("diff of the moved tag against the package it now names: exit %d %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	if r := runStax(t, "resolve", ref, "--offline"); r.Code != 0 || strings.TrimSpace(r.Stdout) != first.Digest {
+		t.Errorf("resolve --offline: exit %d %q, want the stored %s %s", r.Code, r.Stdout, first.Digest, r.Stderr)
+	}
+	if r := runStax(t, "inspect", ref, "--offline", "--remote"); r.Code != 1 {
+		t.Errorf("--offline with --remote: exit %d, want a usage error %s", r.Code, r.Stderr)
+	}
+}
+
+// Reading a registry reference asks the registry which manifest the tag
+// names, but does not download again a layer the local store holds.
+func TestRegistryReadReusesTheStoresBlobs(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/acme/x:1.0.0"
+	pushed := pushExamples(t, ref)
+	if r := runStax(t, "pull", ref, "-o", filepath.Join(t.TempDir(), "out")); r.Code != 0 {
+		t.Fatalf("pull: exit %d %s", r.Code, r.Stderr)
+	}
+	// Against another package, so that diff reads the layer.
+	changed := copyExamples(t)
+	skill := filepath.Join(changed, "skills", "review-pr", "SKILL.md")
+	filetest.WriteFile(t, skill, readText(t, skill)+"\nLook at the tests first.\n")
+	reg.ResetRequests()
+	if r := runStax(t, "diff", ref, changed); r.Code != 0 || !strings.Contains(r.Stdout, "review-pr") {
+		t.Fatalf("diff: exit %d %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	asked := false
+	for _, req := range reg.Requests() {
+		if strings.HasSuffix(req.Path, "/manifests/1.0.0") {
+			asked = true
+		}
+		if req.Method == http.MethodGet && strings.HasSuffix(req.Path, "/blobs/"+pushed.Layers[0].Digest.String()) {
+			t.Errorf("diff downloaded the layer the local store holds: %s %s", req.Method, req.Path)
+		}
+	}
+	if !asked {
+		t.Errorf("diff did not ask the registry what the tag names: %+v", reg.Requests())
 	}
 }

@@ -142,7 +142,7 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)
 	}
 	if opts.Scope == RemoteOnly {
-		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)
+		return lookup(ctx, func() (*target.Target, error) { return opener.OpenRegistry(ctx, ref) }, arg, opts)
 	}
 	src, err := lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, store.ReadOnly) }, arg, opts)
 	if err == nil || opts.Scope == LocalOnly || errdefs.Of(err) != errdefs.InvalidArgument {
