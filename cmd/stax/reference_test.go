@@ -120,3 +120,27 @@ func TestRegistryReadReusesTheStoresBlobs(t *testing.T) {
 		t.Errorf("diff did not ask the registry what the tag names: %+v", reg.Requests())
 	}
 }
+
+// A name without a registry host is a tag of the local store: a mistyped
+// one is an error that names the nearest tags, not a Docker Hub request.
+func TestBareNameIsALocalTag(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	if r := runStax(t, "pack", examples); r.Code != 0 { // example-skills:1.0.0
+		t.Fatalf("pack: exit %d %s", r.Code, r.Stderr)
+	}
+	for _, args := range [][]string{
+		{"resolve", "example-skils:1.0.0"},
+		{"inspect", "example-skils:1.0.0"},
+		{"diff", "example-skils:1.0.0", "example-skills:1.0.0"},
+	} {
+		r := runStax(t, args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "not in the local store") ||
+			!strings.Contains(r.Stderr, "nearest local tags are example-skills:1.0.0") || strings.Contains(r.Stderr, "registry failed") {
+			t.Errorf("%v: exit %d, want 1 naming the nearest local tag:\n%s", args, r.Code, r.Stderr)
+		}
+	}
+	if r := runStax(t, "resolve", "example-skills:1.0.0"); r.Code != 0 || strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
+		t.Errorf("resolve of the local tag: exit %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+}
