@@ -133,6 +133,8 @@ func TestBareNameIsALocalTag(t *testing.T) {
 		{"resolve", "example-skils:1.0.0"},
 		{"inspect", "example-skils:1.0.0"},
 		{"diff", "example-skils:1.0.0", "example-skills:1.0.0"},
+		{"pull", "example-skils:1.0.0", "-o", filepath.Join(t.TempDir(), "out")},
+		{"install", "example-skils:1.0.0", "--dir", t.TempDir(), "--runtime", "claude"},
 	} {
 		r := runStax(t, args...)
 		if r.Code != 1 || !strings.Contains(r.Stderr, "not in the local store") ||
@@ -142,5 +144,17 @@ func TestBareNameIsALocalTag(t *testing.T) {
 	}
 	if r := runStax(t, "resolve", "example-skills:1.0.0"); r.Code != 0 || strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
 		t.Errorf("resolve of the local tag: exit %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if r := runStax(t, "pull", "example-skills:1.0.0", "-o", out); r.Code != 0 {
+		t.Errorf("pull of the local tag: exit %d %s", r.Code, r.Stderr)
+	}
+	assertSameTree(t, filepath.Join(examples, "skills"), out)
+	project := t.TempDir()
+	if r := runStax(t, "install", "example-skills:1.0.0", "--dir", project, "--runtime", "claude"); r.Code != 0 {
+		t.Errorf("install of the local tag: exit %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".claude", "skills", "review-pr", "SKILL.md")); err != nil {
+		t.Errorf("install of the local tag: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package source
+package store
 
 import (
 	"slices"
@@ -18,8 +18,8 @@ func TestNearest(t *testing.T) {
 		{"unrelated:1", nil},
 	}
 	for _, tt := range tests {
-		if got := nearest(tags, tt.want); !slices.Equal(got, tt.near) {
-			t.Errorf("nearest(%q) = %q, want %q", tt.want, got, tt.near)
+		if got := Nearest(tags, tt.want, 5); !slices.Equal(got, tt.near) {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.want, got, tt.near)
 		}
 	}
 }
