@@ -158,3 +158,32 @@ func TestBareNameIsALocalTag(t *testing.T) {
 		t.Errorf("install of the local tag: %v", err)
 	}
 }
+
+// copy reads a name without a registry host from the local store, as
+// push does; push and copy refuse one as a destination, which would be a
+// Docker Hub request the user did not write.
+func TestCopyAndPushTakeBareNamesAsLocalTags(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	if r := runStax(t, "pack", examples); r.Code != 0 { // example-skills:1.0.0
+		t.Fatalf("pack: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "copy", "example-skills:1.0.0", reg.Host+"/acme/copied:1.0.0"); r.Code != 0 {
+		t.Fatalf("copy of a local tag: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "resolve", reg.Host+"/acme/copied:1.0.0"); strings.TrimSpace(r.Stdout) != goldenExamplesDigest {
+		t.Errorf("the copy of the local tag: exit %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := runStax(t, "copy", "example-skils:1.0.0", reg.Host+"/acme/copied:1.0.0"); r.Code != 1 || !strings.Contains(r.Stderr, "nearest local tags are example-skills:1.0.0") {
+		t.Errorf("copy of a mistyped local tag: exit %d %s", r.Code, r.Stderr)
+	}
+	for _, args := range [][]string{
+		{"push", examples, "acme/skills:1.0.0"},
+		{"copy", reg.Host + "/acme/copied:1.0.0", "acme/skills:1.0.0"},
+	} {
+		if r := runStax(t, args...); r.Code != 1 || !strings.Contains(r.Stderr, "names no registry") || !strings.Contains(r.Stderr, "docker.io/acme/skills:1.0.0") {
+			t.Errorf("%v: exit %d, want 1 saying it names no registry: %s", args, r.Code, r.Stderr)
+		}
+	}
+}
