@@ -24,7 +24,8 @@ const RegistryScheme = "oci://"
 type Reference struct {
 	// Layout is the directory of an oci: reference; empty for a registry.
 	Layout string
-	// Registry is the host, docker.io for Docker Hub short forms.
+	// Registry is the host; docker.io for a name without one (a short
+	// form, which NamesHost tells apart: stax reads it as a local tag).
 	Registry string
 	// Repository is the path inside the registry, lowercase.
 	Repository string
@@ -141,7 +142,7 @@ func explain(s string, err error) error {
 	case errors.Is(err, dref.ErrNameTooLong):
 		return fmt.Errorf("%w %q: repository name longer than %d characters", ErrInvalid, s, dref.RepositoryNameTotalLengthMax)
 	default:
-		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a Docker Hub name such as org/skills, or oci:PATH[:TAG])",
+		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a local store name such as org/skills:1.0.0, or oci:PATH[:TAG])",
 			ErrInvalid, s, err)
 	}
 }
