@@ -2,11 +2,7 @@ package target
 
 import (
 	"context"
-	"errors"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
@@ -23,22 +19,20 @@ import (
 // a tag names, whatever the local store remembers. The blobs the local
 // store already holds are read from it rather than downloaded again: a
 // blob is named by its digest, and what the store serves is checked
-// against that digest as it is read. A store that does not exist is not
-// created.
+// against that digest as it is read. Nothing is written to the store.
 func (o *Opener) OpenRegistry(ctx context.Context, ref reference.Reference) (*Target, error) {
 	t, err := o.Open(ctx, ref, store.ReadOnly)
 	if err != nil || t.Kind != KindRemote {
 		return t, err
 	}
-	if _, err := os.Stat(filepath.Join(o.StoreDir, ocispec.ImageIndexFile)); errors.Is(err, fs.ErrNotExist) {
-		return t, nil
-	}
-	local, err := store.OpenLocal(ctx, o.StoreDir, store.ReadOnly)
+	// Read as a layout, as OpenStored reads it: a reader needs no lock,
+	// and waiting on a writer's would stall a read the registry can serve.
+	local, err := store.OpenLayoutReadOnly(ctx, o.StoreDir)
 	if err != nil {
-		// The store only saves downloads: the registry has every blob.
+		// No store, or a damaged one, only saves nothing: the registry
+		// has every blob.
 		return t, nil
 	}
-	o.warnRepaired(local)
 	t.GraphTarget = &heldLocally{GraphTarget: t.GraphTarget, local: local}
 	t.close = local.Close
 	return t, nil
@@ -49,7 +43,7 @@ func (o *Opener) OpenRegistry(ctx context.Context, ref reference.Reference) (*Ta
 // referrers) is the registry's.
 type heldLocally struct {
 	oras.GraphTarget
-	local *store.Store
+	local *store.ReadOnlyLayout
 }
 
 func (h *heldLocally) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
