@@ -26,8 +26,10 @@ func newDiffCmd(f *factory, runF func(context.Context, *diffOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "diff A B",
 		Short: "Show which skills, files and frontmatter fields differ between two packages",
-		Long: `Compare the skills of two packages. A and B are references in the local store
-or a registry, OCI layouts (oci:PATH[:TAG|@DIGEST]), or package directories,
+		Long: `Compare the skills of two packages. A and B are registry references
+(HOST/REPO:TAG, read from the registry, reusing the blobs the local store
+holds; --offline reads the local store instead), names of the local store
+(NAME:TAG), OCI layouts (oci:PATH[:TAG|@DIGEST]), or package directories,
 built on the fly exactly as pack builds them.
 
 Skills are matched by their top-level directory. For each skill only one side
@@ -57,7 +59,7 @@ when they differ. Errors keep their own exit codes either way.`,
 	flags.BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when the packages differ, 0 when they hold the same skills")
 	opts.Build.addBuild(cmd, "uncompressed skills layer to read or build", "when building a directory: ")
 	opts.Remote.addFlags(cmd)
-	opts.Remote.addRemoteOnlyFlag(cmd)
+	opts.Remote.addOfflineFlag(cmd)
 	return cmd
 }
 

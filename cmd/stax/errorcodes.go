@@ -34,7 +34,7 @@ var errorCodes = []errorCode{
 	{Code: "usage", Hint: "run the command with --help for its arguments and flags",
 		match: is[usageError]},
 	{Code: "interrupted", match: func(err error) bool { return errors.Is(err, context.Canceled) }},
-	{Code: "invalid-reference", Hint: "a reference is HOST/REPOSITORY[:TAG|@DIGEST] in lowercase, a Docker Hub name such as org/skills, or oci:PATH[:TAG]",
+	{Code: "invalid-reference", Hint: "a reference is HOST/REPOSITORY[:TAG|@DIGEST] in lowercase, a local store name such as org/skills:1.0.0, or oci:PATH[:TAG]",
 		match: func(err error) bool { return errors.Is(err, reference.ErrInvalid) }},
 	{Code: "skills-invalid", Hint: "run stax validate to list every problem with its fix",
 		match: is[*pack.InvalidError], where: func(err error) (string, int) {

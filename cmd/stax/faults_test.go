@@ -106,7 +106,7 @@ func TestRegistryErrors(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("output directory written after a failed pull: %v", err)
 		}
-		if r := runStax(t, "resolve", reg.Host+"/acme/skills:1.0.0", "--output", "json"); strings.Contains(r.Stdout, `"source": "local"`) {
+		if r := runStax(t, "resolve", reg.Host+"/acme/skills:1.0.0", "--offline", "--output", "json"); strings.Contains(r.Stdout, `"source": "local"`) {
 			t.Error("a failed pull tagged the package in the local store")
 		}
 		fault.Times(0)
@@ -224,7 +224,7 @@ func TestInspectFailsOnSkillDigestMismatch(t *testing.T) {
 	if r := runStax(t, "pull", reg.Host+"/liar/skills:1"); r.Code != 0 {
 		t.Fatalf("pull into the store: %d %s", r.Code, r.Stderr)
 	}
-	r := runStax(t, "inspect", reg.Host+"/liar/skills:1")
+	r := runStax(t, "inspect", reg.Host+"/liar/skills:1", "--offline")
 	if r.Code != 6 || !strings.Contains(r.Stdout, "DIGEST MISMATCH") || !strings.Contains(r.Stderr, "does not match the config digest") {
 		t.Errorf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}

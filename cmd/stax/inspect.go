@@ -28,14 +28,16 @@ func newInspectCmd(f *factory, runF func(context.Context, *inspectOptions) error
 OCI layout (oci:PATH[:TAG|@DIGEST]), from a registry, or built on the fly from
 a package directory exactly as pack would build it.
 
-A reference is looked up in the local store first, then in its registry;
---remote asks the registry only. For a local package every skill is listed
-with its frontmatter, read from the skills layer and checked against the
-digest the config records for it. For a remote package only the manifest
-and config are fetched, never the layer: skills come from the config.`,
+A registry reference (HOST/REPO:TAG, or oci://HOST/REPO:TAG) is read from
+its registry, reusing the blobs the local store holds; --offline reads the
+local store instead. A name without a registry host is a tag of the local
+store. For a local package every skill is listed with its frontmatter, read
+from the skills layer and checked against the digest the config records for
+it. For a remote package only the manifest and config are fetched, never
+the layer: skills come from the config.`,
 		Example: `  stax inspect example-skills:1.0.0
   stax inspect oci:./out:1.0.0 --output json
-  stax inspect ghcr.io/acme/skills:1.0.0 --remote
+  stax inspect ghcr.io/acme/skills:1.0.0
   stax inspect examples`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,7 +49,7 @@ and config are fetched, never the layer: skills come from the config.`,
 		},
 	}
 	opts.Build.addBuild(cmd, "uncompressed skills layer to read or build", "when building DIR: ")
-	opts.Remote.addRemoteOnlyFlag(cmd)
+	opts.Remote.addOfflineFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }

@@ -128,8 +128,8 @@ func TestInspectErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		// Not in the store, so the registry is asked: a closed loopback port.
-		{"127.0.0.1:9/nothing:1.0", 3, "not in the local store, and asking its registry failed: cannot reach 127.0.0.1:9"},
+		// A registry reference is the registry's to resolve: a closed loopback port.
+		{"127.0.0.1:9/nothing:1.0", 3, "cannot reach 127.0.0.1:9"},
 		{"oci:/does/not/exist", 1, "OCI layout"},
 		{"Upper/Case", 1, "lowercase"},
 	}

@@ -40,7 +40,7 @@ func TestPullOfACorruptLayerLeavesNothing(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(home, "store", "blobs", "sha256", layer.Digest.Encoded())); !os.IsNotExist(err) {
 				t.Errorf("a corrupt layer is in the store: %v", err)
 			}
-			if r := runStax(t, "resolve", reg.Host+"/acme/skills:1.0.0", "--output", "json"); strings.Contains(r.Stdout, `"source": "local"`) {
+			if r := runStax(t, "resolve", reg.Host+"/acme/skills:1.0.0", "--offline", "--output", "json"); strings.Contains(r.Stdout, `"source": "local"`) {
 				t.Error("a failed pull tagged the package in the local store")
 			}
 			assertEmptyIngest(t, home)

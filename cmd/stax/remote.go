@@ -24,6 +24,11 @@ type remoteOptions struct {
 	NoProgress     bool
 	// RemoteOnly skips the local store when reading a package.
 	RemoteOnly bool
+	// Offline reads a package from the local store only (addOfflineFlag).
+	Offline bool
+	// registryFirst is set on commands that ask the registry for a
+	// registry reference (addOfflineFlag).
+	registryFirst bool
 	// Timeout is how long a registry may stay silent.
 	Timeout time.Duration
 	// ChunkSize is --chunk-size, for commands that upload.
@@ -67,9 +72,25 @@ func (r *remoteOptions) addRemoteOnlyFlag(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&r.RemoteOnly, "remote", false, "read from the registry even if the local store has the reference")
 }
 
+// addOfflineFlag adds --offline to a command that reads a package the
+// way oras, crane and helm do: a registry reference is the registry's to
+// resolve, and --offline reads the local store instead. --remote, which
+// asked the registry before that was the default, is still accepted.
+func (r *remoteOptions) addOfflineFlag(cmd *cobra.Command) {
+	r.registryFirst = true
+	f := cmd.Flags()
+	f.BoolVar(&r.Offline, "offline", false, "read the local store only, never a registry")
+	f.BoolVar(&r.RemoteOnly, "remote", false, "ask the registry (the default for a registry reference; kept for scripts)")
+	_ = f.MarkHidden("remote")
+	cmd.MarkFlagsMutuallyExclusive("offline", "remote")
+}
+
 // lookupScope is where a command reading a package looks for it.
 func (r *remoteOptions) lookupScope() source.Scope {
-	if r.RemoteOnly {
+	switch {
+	case r.Offline:
+		return source.LocalOnly
+	case r.RemoteOnly, r.registryFirst:
 		return source.RemoteOnly
 	}
 	return source.LocalThenRemote

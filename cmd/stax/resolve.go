@@ -24,9 +24,11 @@ func newResolveCmd(f *factory, runF func(context.Context, *resolveOptions) error
 		Use:   "resolve REF",
 		Short: "Print the manifest digest a reference names",
 		Long: `Print the digest of the manifest REF names, without downloading anything
-else: from the local store when it has REF, else from the registry
-(--remote: the registry only).`,
-		Example: `  stax resolve ghcr.io/acme/skills:1.0.0 --remote
+else. A registry reference (HOST/REPO:TAG, or oci://HOST/REPO:TAG) is
+resolved by its registry, as oras, crane and helm do; --offline reads the
+local store instead. A name without a registry host (NAME:TAG) is a tag of
+the local store.`,
+		Example: `  stax resolve ghcr.io/acme/skills:1.0.0
   DIGEST=$(stax resolve example-skills:1.0.0)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -38,7 +40,7 @@ else: from the local store when it has REF, else from the registry
 		},
 	}
 	opts.Build.addBuild(cmd, "uncompressed skills layer to build", "when building DIR: ")
-	opts.Remote.addRemoteOnlyFlag(cmd)
+	opts.Remote.addOfflineFlag(cmd)
 	opts.Remote.addFlags(cmd)
 	return cmd
 }

@@ -15,11 +15,17 @@ import (
 // LayoutPrefix marks a reference to an OCI image layout directory.
 const LayoutPrefix = "oci:"
 
+// RegistryScheme is how Helm writes a registry reference
+// (oci://HOST/REPO:TAG). It is taken as the registry reference after it,
+// never as a layout directory, although it starts with LayoutPrefix.
+const RegistryScheme = "oci://"
+
 // Reference names a package in a registry or in an OCI image layout.
 type Reference struct {
 	// Layout is the directory of an oci: reference; empty for a registry.
 	Layout string
-	// Registry is the host, docker.io for Docker Hub short forms.
+	// Registry is the host; docker.io for a name without one (a short
+	// form, which NamesHost tells apart: stax reads it as a local tag).
 	Registry string
 	// Repository is the path inside the registry, lowercase.
 	Repository string
@@ -32,11 +38,15 @@ var ErrInvalid = errors.New("invalid reference")
 
 var tagPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 
-// Parse reads host/repo:tag, host/repo@sha256:…, Docker Hub short forms
-// (org/skills, skills) and oci:PATH[:tag|@digest].
+// Parse reads host/repo:tag, host/repo@sha256:…, the same with Helm's
+// oci:// in front, Docker Hub short forms (org/skills, skills) and
+// oci:PATH[:tag|@digest].
 func Parse(s string) (Reference, error) {
 	if s == "" {
 		return Reference{}, fmt.Errorf("%w: empty reference", ErrInvalid)
+	}
+	if rest, ok := strings.CutPrefix(s, RegistryScheme); ok {
+		return parseRegistry(s, rest)
 	}
 	if strings.HasPrefix(s, LayoutPrefix) {
 		return parseLayout(s)
@@ -45,6 +55,39 @@ func Parse(s string) (Reference, error) {
 	if err != nil {
 		return Reference{}, explain(s, err)
 	}
+	return fromNamed(named), nil
+}
+
+// parseRegistry reads rest, what follows oci:// in s, as Helm does: a
+// registry reference that names its host. Without one it would be a
+// Docker Hub short form, which no Helm user means by oci://.
+func parseRegistry(s, rest string) (Reference, error) {
+	if !NamesHost(rest) {
+		return Reference{}, fmt.Errorf("%w %q: write %sHOST/REPOSITORY[:TAG|@DIGEST], with the registry's host (for a layout directory, write oci:PATH)", ErrInvalid, s, RegistryScheme)
+	}
+	named, err := dref.ParseNormalizedNamed(rest)
+	if err != nil {
+		return Reference{}, explain(rest, err)
+	}
+	return fromNamed(named), nil
+}
+
+// NamesHost reports whether the registry reference s names its registry
+// (ghcr.io/org/skills, localhost:5000/skills, oci://HOST/REPO) rather than
+// being a short name (org/skills, skills:1.0.0), by the rule Docker's
+// references follow: the first element is a host when it holds a "." or
+// a ":", is localhost, or holds an uppercase letter (which no repository
+// name may).
+func NamesHost(s string) bool {
+	s = strings.TrimPrefix(s, RegistryScheme)
+	first, rest, found := strings.Cut(s, "/")
+	if !found || rest == "" {
+		return false
+	}
+	return strings.ContainsAny(first, ".:") || first == "localhost" || strings.ToLower(first) != first
+}
+
+func fromNamed(named dref.Named) Reference {
 	ref := Reference{Registry: dref.Domain(named), Repository: dref.Path(named)}
 	if tagged, ok := named.(dref.Tagged); ok {
 		ref.Tag = tagged.Tag()
@@ -52,7 +95,7 @@ func Parse(s string) (Reference, error) {
 	if canonical, ok := named.(dref.Digested); ok {
 		ref.Digest = canonical.Digest()
 	}
-	return ref, nil
+	return ref
 }
 
 func parseLayout(s string) (Reference, error) {
@@ -99,7 +142,7 @@ func explain(s string, err error) error {
 	case errors.Is(err, dref.ErrNameTooLong):
 		return fmt.Errorf("%w %q: repository name longer than %d characters", ErrInvalid, s, dref.RepositoryNameTotalLengthMax)
 	default:
-		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a Docker Hub name such as org/skills, or oci:PATH[:TAG])",
+		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a local store name such as org/skills:1.0.0, or oci:PATH[:TAG])",
 			ErrInvalid, s, err)
 	}
 }

@@ -21,6 +21,8 @@ func TestParse(t *testing.T) {
 		{in: "docker.io/org/skills:1", reg: "docker.io", repo: "org/skills", tag: "1", familiar: "org/skills:1"},
 		{in: "localhost:5000/team/skills:v1", reg: "localhost:5000", repo: "team/skills", tag: "v1", familiar: "localhost:5000/team/skills:v1"},
 		{in: "127.0.0.1:5000/s:1@" + d, reg: "127.0.0.1:5000", repo: "s", tag: "1", digest: d, familiar: "127.0.0.1:5000/s:1@" + d},
+		{in: "oci://ghcr.io/org/skills:1.0.0", reg: "ghcr.io", repo: "org/skills", tag: "1.0.0", familiar: "ghcr.io/org/skills:1.0.0"},
+		{in: "oci://localhost:5000/s@" + d, reg: "localhost:5000", repo: "s", digest: d, familiar: "localhost:5000/s@" + d},
 		{in: "oci:./out", layout: "./out", familiar: "oci:./out"},
 		{in: "oci:/tmp/layout:1.0.0", layout: "/tmp/layout", tag: "1.0.0", familiar: "oci:/tmp/layout:1.0.0"},
 		{in: "oci:dir@" + d, layout: "dir", digest: d, familiar: "oci:dir@" + d},
@@ -56,6 +58,9 @@ func TestParseErrors(t *testing.T) {
 		{"org/skills@sha256:abc", "@sha256:<64 hex digits>"},
 		{"org/skills:bad tag", "tag \"bad tag\" may hold only"},
 		{"oci:", "no directory"},
+		{"oci://skills:1", "with the registry's host"},
+		{"oci://org/skills:1", "with the registry's host"},
+		{"oci://", "with the registry's host"},
 		{"oci:dir@sha256:zz", "digest"},
 	}
 	for _, tt := range tests {
@@ -77,6 +82,29 @@ func TestInvalidTagSaysWhy(t *testing.T) {
 		_, err := Parse("localhost:5000/acme/skills:" + tag)
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
 			t.Errorf("tag %q: %v; want %q", tag, err, want)
+		}
+	}
+}
+
+func TestNamesHost(t *testing.T) {
+	t.Parallel()
+	tests := map[string]bool{
+		"ghcr.io/org/skills:1":     true,
+		"localhost:5000/skills":    true,
+		"localhost/skills":         true,
+		"127.0.0.1:5000/s@sha256:": true,
+		"docker.io/library/skills": true,
+		"oci://ghcr.io/org/skills": true,
+		"skills":                   false,
+		"skills:1.0.0":             false,
+		"org/skills:1.0.0":         false,
+		"team-skils:0.1.0":         false,
+		"localhost":                false,
+		"ghcr.io":                  false,
+	}
+	for in, want := range tests {
+		if got := NamesHost(in); got != want {
+			t.Errorf("NamesHost(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

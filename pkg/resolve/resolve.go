@@ -235,6 +235,16 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	t, desc, mirrored := r.openMirrored(decl, ref)
 	if mirrored {
 		r.graph.targets = append(r.graph.targets, t)
+	} else if !ref.IsLayout() && !reference.NamesHost(decl) {
+		// A name without a registry host is a tag of the local store, as
+		// pack -t writes it: a mistyped one is not a Docker Hub request.
+		if t, err = r.opts.Opener.OpenStored(r.ctx, ref); err != nil {
+			return nil, resolutionError(path, err)
+		}
+		r.graph.targets = append(r.graph.targets, t)
+		if desc, err = t.Lookup(r.ctx); err != nil {
+			err = r.opts.Opener.MissingLocalTag(r.ctx, ref, err)
+		}
 	} else {
 		t, err = r.opts.Opener.Open(r.ctx, ref, store.ReadOnly)
 		if err != nil && ref.IsLayout() {

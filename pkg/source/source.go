@@ -122,8 +122,10 @@ func Declaration(arg, base string) (string, error) {
 }
 
 // Open finds the package arg names: a package directory (see IsDirectory),
-// built into a temporary layout that Close removes; an oci: layout; or a
-// reference in the local store or a registry, as opts.Scope allows.
+// built into a temporary layout that Close removes; an oci: layout; a
+// name without a registry host (team-skills:1.0.0), which is a tag of the
+// local store whatever opts.Scope says; or a reference in the local store
+// or a registry, as opts.Scope allows.
 func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 	opts.Build.MaxSize = opts.MaxSize
 	if dir, _ := IsDirectory(arg); dir {
@@ -138,8 +140,13 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 		// Opened for reading, a layout must exist: reading creates nothing.
 		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)
 	}
+	if !reference.NamesHost(arg) {
+		// A name without a registry host is a tag of the local store, as
+		// pack -t writes it: a mistyped one is not a Docker Hub request.
+		return openLocalTag(ctx, ref, arg, opts)
+	}
 	if opts.Scope == RemoteOnly {
-		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)
+		return lookup(ctx, func() (*target.Target, error) { return opener.OpenRegistry(ctx, ref) }, arg, opts)
 	}
 	src, err := lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, store.ReadOnly) }, arg, opts)
 	if err == nil || opts.Scope == LocalOnly || errdefs.Of(err) != errdefs.InvalidArgument {

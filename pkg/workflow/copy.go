@@ -52,7 +52,7 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := env.Opener.Open(ctx, srcRef, store.ReadOnly)
+	src, err := env.openCopySource(ctx, opts.Source, srcRef)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,11 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	}
 	var graph *resolve.Graph
 	if opts.WithDependencies {
-		graph, err = env.resolveTrusted(ctx, []string{srcRef.String()}, ".", resolve.Options{MaxSize: opts.MaxSize}, opts.Verify)
+		decl := srcRef.String()
+		if isLocalTag(opts.Source, srcRef) {
+			decl = srcRef.Familiar() // which the resolver, too, reads from the store
+		}
+		graph, err = env.resolveTrusted(ctx, []string{decl}, ".", resolve.Options{MaxSize: opts.MaxSize}, opts.Verify)
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +109,9 @@ func copyReferences(opener *target.Opener, source, destination string) (src, dst
 	}
 	if dst, err = reference.Parse(opener.BareTag(destination)); err != nil {
 		return src, dst, errdefs.Invalid(err)
+	}
+	if err := checkDestination(destination, dst); err != nil {
+		return src, dst, err
 	}
 	return src, dst, nil
 }

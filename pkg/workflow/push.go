@@ -78,6 +78,9 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
+	if err := checkDestination(opts.Destination, dstRef); err != nil {
+		return nil, err
+	}
 	build := opts.Build
 	build.Publish = true
 	if opts.PushDependencies {

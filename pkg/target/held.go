@@ -1,0 +1,65 @@
+package target
+
+import (
+	"context"
+	"io"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/errdef"
+	orasregistry "oras.land/oras-go/v2/registry"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+// OpenRegistry opens the registry repository ref names for reading, as
+// oras, crane and helm read a reference: the registry says which manifest
+// a tag names, whatever the local store remembers. The blobs the local
+// store already holds are read from it rather than downloaded again: a
+// blob is named by its digest, and what the store serves is checked
+// against that digest as it is read. Nothing is written to the store.
+func (o *Opener) OpenRegistry(ctx context.Context, ref reference.Reference) (*Target, error) {
+	t, err := o.Open(ctx, ref, store.ReadOnly)
+	if err != nil || t.Kind != KindRemote {
+		return t, err
+	}
+	// Read as a layout, as OpenStored reads it: a reader needs no lock,
+	// and waiting on a writer's would stall a read the registry can serve.
+	local, err := store.OpenLayoutReadOnly(ctx, o.StoreDir)
+	if err != nil {
+		// No store, or a damaged one, only saves nothing: the registry
+		// has every blob.
+		return t, nil
+	}
+	t.GraphTarget = &heldLocally{GraphTarget: t.GraphTarget, local: local}
+	t.close = local.Close
+	return t, nil
+}
+
+// heldLocally is a registry repository whose blobs are fetched from the
+// local store when it holds them. Everything else (tags, manifests by tag,
+// referrers) is the registry's.
+type heldLocally struct {
+	oras.GraphTarget
+	local *store.ReadOnlyLayout
+}
+
+func (h *heldLocally) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+	// A blob the store does not have, or cannot read, is the registry's
+	// to serve.
+	if rc, err := h.local.Fetch(ctx, desc); err == nil {
+		return artifact.VerifyReader(rc, desc), nil
+	}
+	return h.GraphTarget.Fetch(ctx, desc)
+}
+
+// Tags lists the registry's tags, which Target.Tags finds by this method.
+func (h *heldLocally) Tags(ctx context.Context, last string, fn func([]string) error) error {
+	lister, ok := h.GraphTarget.(orasregistry.TagLister)
+	if !ok {
+		return errdef.ErrUnsupported
+	}
+	return lister.Tags(ctx, last, fn)
+}

@@ -1,0 +1,50 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+// maxSuggestions bounds the tags a message about a missing one lists.
+const maxSuggestions = 5
+
+// OpenStored opens ref in the local store for reading without holding the
+// store's lock, as an OCI layout is read: for a package read while the
+// same command writes into the store (install, pull), which a shared lock
+// held meanwhile would block. The store replaces its index.json in one
+// step and never changes a blob, so such a reader sees a whole store.
+func (o *Opener) OpenStored(ctx context.Context, ref reference.Reference) (*Target, error) {
+	l, err := store.OpenLayoutReadOnly(ctx, o.StoreDir)
+	if err != nil {
+		return nil, errdefs.Invalid(fmt.Errorf("%s is not in the local store %s (%v)%s", ref.Familiar(), o.StoreDir, err, o.localTagHint(ctx, ref)))
+	}
+	return &Target{GraphTarget: l, Ref: ref, Kind: KindLocal, dir: l.Dir, close: l.Close}, nil
+}
+
+// MissingLocalTag adds to err, the failure to find ref in the local store,
+// the store's tags nearest to it and how to name a registry instead: a
+// name without a registry host is a local tag, and a missing one is most
+// likely mistyped.
+func (o *Opener) MissingLocalTag(ctx context.Context, ref reference.Reference, err error) error {
+	if errdefs.Of(err) != errdefs.InvalidArgument {
+		return err
+	}
+	return fmt.Errorf("%w%s", err, o.localTagHint(ctx, ref))
+}
+
+func (o *Opener) localTagHint(ctx context.Context, ref reference.Reference) string {
+	hint := "; a name without a registry host is a tag of the local store: write the host (docker.io/library/NAME for Docker Hub) to read a registry"
+	tags, err := store.Tags(ctx, o.StoreDir)
+	if err != nil {
+		return hint
+	}
+	if near := store.Nearest(tags, store.Key(ref), maxSuggestions); len(near) > 0 {
+		hint = "; the nearest local tags are " + strings.Join(near, ", ") + hint
+	}
+	return hint
+}
