@@ -175,10 +175,10 @@ func TestLocalStoreRepairsATornIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := runStax(t, "inspect", ref)
+	r := runStax(t, "pull", ref)
 	if r.Code != 0 || !strings.Contains(r.Stderr, "warning: index.json of the local store "+filepath.Join(home, "store")+" could not be read") ||
 		!strings.Contains(r.Stderr, "rebuilt it from the") {
-		t.Fatalf("inspect after the index was torn: exit %d: %s", r.Code, r.Stderr)
+		t.Fatalf("pull after the index was torn: exit %d: %s", r.Code, r.Stderr)
 	}
 	var index ocispec.Index
 	data, _ := os.ReadFile(indexPath)
