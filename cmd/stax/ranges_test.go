@@ -207,6 +207,13 @@ func TestFrozenInstallNeverListsTags(t *testing.T) {
 	if got := readFile(t, filepath.Join(proj, ".claude/skills/alpha/SKILL.md")); !strings.Contains(got, "alpha 1.10.0") {
 		t.Errorf("install --frozen did not install the locked 1.10.0:\n%s", got)
 	}
+	// A lock written for another range is not followed.
+	yaml := readFile(t, filepath.Join(proj, "stax.yaml"))
+	filetest.Write(t, proj, map[string]string{"stax.yaml": strings.Replace(yaml, "^1.0.0", "~1.9.0", 1)})
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 4 || !strings.Contains(r.Stderr, `locked it for "^1.0.0"`) {
+		t.Errorf("install --frozen with another range: exit %d, want 4\n%s", r.Code, r.Stderr)
+	}
+	filetest.Write(t, proj, map[string]string{"stax.yaml": yaml})
 	// Without --frozen the range moves to the new release.
 	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
 		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)

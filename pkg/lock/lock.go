@@ -26,6 +26,7 @@ import (
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
 // FileName is the lockfile beside stax.yaml.
@@ -154,13 +155,22 @@ func (l *Lock) CheckSources(sources []string) error {
 	return nil
 }
 
-// CheckRanges reports a source whose version range, in ranges (by
-// declaration), is not the one the lock resolved: the locked digest was
-// chosen for another range.
+// CheckRanges reports a source whose version range is not the one the
+// lock resolved it for, so that its locked digest may be out of range.
+// ranges are the sources' ranges by declaration; a source not in it has
+// none.
 func (l *Lock) CheckRanges(ranges map[string]string) error {
+	asked := map[string]string{}
+	for _, s := range l.Sources {
+		asked[staxyaml.PackageOf(s)] = ""
+	}
+	for decl, r := range ranges {
+		asked[staxyaml.PackageOf(decl)] = r
+	}
 	for _, p := range l.Packages {
-		if want, ranged := ranges[p.Ref]; (ranged || p.Range != "") && want != p.Range && slices.Contains(l.Sources, p.Ref) {
-			return fmt.Errorf("%s asks for %s in the range %q, but %s locked it for %q: run stax install to update the lock", "stax.yaml", p.Ref, want, FileName, p.Range)
+		want, isSource := asked[staxyaml.PackageOf(p.Ref)]
+		if isSource && want != p.Range {
+			return fmt.Errorf("stax.yaml asks for %s in the range %q, but %s locked it for %q: run stax install to update the lock", p.Ref, want, FileName, p.Range)
 		}
 	}
 	return nil
