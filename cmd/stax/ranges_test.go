@@ -75,6 +75,9 @@ func TestAddWithARangeSavesAndInstallsTheHighestMatch(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
 	}
+	if !strings.Contains(r.Stderr, "saved install.sources in "+filepath.Join(proj, "stax.yaml")) {
+		t.Errorf("add does not say it saved stax.yaml: %s", r.Stderr)
+	}
 	want := original + "    - {ref: " + repo + ", version: \"^1.0.0\"}\n"
 	if got := readFile(t, filepath.Join(proj, "stax.yaml")); got != want {
 		t.Errorf("stax.yaml after add:\n%s\nwant\n%s", got, want)

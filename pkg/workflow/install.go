@@ -71,6 +71,9 @@ type InstallResult struct {
 	Lock      string          `json:"lock"`
 	// LockChanged is false when stax.lock already said exactly this.
 	LockChanged bool `json:"lockChanged"`
+	// Saved is the stax.yaml the install wrote its sources into; empty
+	// when it did not change it.
+	Saved string `json:"saved,omitempty"`
 }
 
 // InstallTarget is what an install did in one folder.
@@ -229,14 +232,14 @@ func (m *manifest) checkWritable() error {
 }
 
 // write saves the edited stax.yaml, unless it is what the file holds.
-func (m *manifest) write() error {
+func (m *manifest) write() (saved bool, err error) {
 	if m.edited == nil || (m.data != nil && string(m.edited) == string(m.data)) {
-		return nil
+		return false, nil
 	}
 	if err := atomicfile.WriteFile(m.path, m.edited, m.mode); err != nil {
-		return errdefs.IO(fmt.Errorf("the skills are installed, but %s could not be saved: %w", m.path, err))
+		return false, errdefs.IO(fmt.Errorf("the skills are installed, but %s could not be saved: %w", m.path, err))
 	}
-	return nil
+	return true, nil
 }
 
 // dependencyOf is the install.sources entry of a declaration.
@@ -313,7 +316,11 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 		env.noteInstall(installed.Results[i])
 		res.Targets = append(res.Targets, InstallTarget{Runtimes: install.Names(t.Runtimes), Result: installed.Results[i]})
 	}
-	return res, m.write()
+	saved, err := m.write()
+	if saved {
+		res.Saved = m.path
+	}
+	return res, err
 }
 
 // declarationsOf are the declarations of sources, as resolve takes them,
