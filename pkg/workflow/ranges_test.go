@@ -71,6 +71,16 @@ func TestInstallWithARangeAndRemove(t *testing.T) {
 		t.Errorf("stax.lock packages %+v, want %s locked from ^1.0.0 at 1.10.0", l.Packages, repo)
 	}
 
+	// A leading v is read as a version: <1.5.0 is v1.2.0 (1.9.0's digest),
+	// and the lock says both the tag and the version.
+	res, err = workflow.Install(context.Background(), env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{repo}, Version: "<1.5.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err = lock.Read(filepath.Join(proj, lock.FileName)); err != nil || l.Packages[0].Tag != "v1.2.0" || l.Packages[0].Version != "1.2.0" || len(res.Skills) != 1 || res.Skills[0].Name != "s-acme-alpha-1-9-0" {
+		t.Errorf("<1.5.0: locked %+v (%v), installed %+v; want v1.2.0, 1.9.0's skill", l.Packages, err, res.Skills)
+	}
+
 	res, err = workflow.Remove(context.Background(), env, workflow.RemoveOptions{InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, Refs: []string{repo + ":9.9.9"}})
 	if err != nil {
 		t.Fatal(err)
