@@ -125,7 +125,7 @@ func TestRegistryFlagsOnlyWhereRegistriesAreReached(t *testing.T) {
 	t.Parallel()
 	connection := []string{"plain-http", "insecure", "ca-file", "registry-config", "timeout"}
 	transfer := []string{"concurrency", "no-progress"}
-	copiers := map[string]bool{"push": true, "pull": true, "copy": true, "install": true}
+	copiers := map[string]bool{"push": true, "pull": true, "copy": true, "install": true, "add": true, "remove": true}
 	reachers := map[string]bool{"validate": true, "pack": true, "inspect": true, "diff": true, "resolve": true,
 		"sign": true, "verify": true, "login": true, "tags": true}
 	root, _ := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}, nil, nil)

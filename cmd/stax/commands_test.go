@@ -109,6 +109,16 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 				return slices.Equal(o.Sources, []string{"a"}) && slices.Equal(o.Where.Runtimes, []string{"codex", "cursor"}) && o.Frozen && o.Where.Dir == "p"
 			}
 		}},
+		"add": {[]string{"a", "--version", "^1.0.0", "--dir", "p"}, func(f *factory) (*cobra.Command, func() bool) {
+			var o *installOptions
+			return newAddCmd(f, capture(&o)), func() bool {
+				return slices.Equal(o.Sources, []string{"a"}) && o.Version == "^1.0.0" && o.Where.Dir == "p"
+			}
+		}},
+		"remove": {[]string{"a", "b", "--force"}, func(f *factory) (*cobra.Command, func() bool) {
+			var o *installOptions
+			return newRemoveCmd(f, capture(&o)), func() bool { return slices.Equal(o.Sources, []string{"a", "b"}) && o.Force }
+		}},
 		"uninstall": {[]string{"--keep", "x", "--force"}, func(f *factory) (*cobra.Command, func() bool) {
 			var o *uninstallOptions
 			return newUninstallCmd(f, capture(&o)), func() bool { return slices.Equal(o.Keep, []string{"x"}) && o.Force }

@@ -24,6 +24,9 @@ type installOptions struct {
 	MaxFiles maxFilesFlag
 	// AllowHiddenText is --allow-hidden-text.
 	AllowHiddenText bool
+	// Version is --version, NoSave --no-save.
+	Version string
+	NoSave  bool
 }
 
 func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error) *cobra.Command {
@@ -31,11 +34,19 @@ func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error
 	cmd := &cobra.Command{
 		Use:   "install [SOURCE...]",
 		Short: "Install layered skill packages into agent runtimes' folders, and lock them",
-		Long: `Resolve the SOURCE packages (registry references, oci: layouts, or package
-directories; default: install.sources of stax.yaml), layer them — later
-sources win, every source's dependencies below all sources, a winning skill
-replacing the whole directory of the one it overrides — and install the
-result into the skills folder of each runtime, writing stax.lock.
+		Long: `Resolve the packages of install.sources of stax.yaml (registry references,
+oci: layouts, or package directories), layer them — later sources win,
+every source's dependencies below all sources, a winning skill replacing
+the whole directory of the one it overrides — and install the result into
+the skills folder of each runtime, writing stax.lock.
+
+SOURCE packages named here are first added to install.sources, as stax add
+does (stax.yaml is written once the install succeeded); --no-save installs
+them alone and writes neither stax.yaml nor stax.lock. --version RANGE
+installs the highest version of the one SOURCE's repository the range
+allows (^1.2.0, ~1.2, 1.x, >=1.0.0 <2.0.0, 1.0.0 - 2.0.0, ||), and
+stax.yaml keeps the range; a range nothing matches fails (exit 4) listing
+the tags there are.
 
 stax records what it installs in each folder (` + install.RecordFile + `). It never
 replaces or removes a skill directory it did not install: a skill of yours
@@ -57,7 +68,9 @@ paths; $ARGUMENTS is left to the runtime.
 skills', and fails (exit 4) if stax.yaml and stax.lock disagree, a package
 or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 		Example: `  stax install ghcr.io/org/skills:2.0.0 ghcr.io/team/skills:1.4.0 --runtime claude-code,cursor
+  stax install ghcr.io/org/skills --version ^2.0.0
   stax install                      # install.sources and install.runtimes of stax.yaml
+  stax install ghcr.io/org/tryout:1.0.0 --no-save
   stax install --frozen             # in CI: exactly what stax.lock pins
   stax install --scope user --runtime codex ./my-skills`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,17 +81,37 @@ or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 			return runInstall(cmd.Context(), opts)
 		},
 	}
+	opts.addFlags(cmd)
+	cmd.Flags().BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
+	opts.addVersionFlag(cmd)
+	cmd.Flags().BoolVar(&opts.NoSave, "no-save", false, "install the SOURCEs named alone, writing neither stax.yaml nor stax.lock")
+	return cmd
+}
+
+// addFlags declares the flags of every command that installs (install,
+// add, remove).
+func (opts *installOptions) addFlags(cmd *cobra.Command) {
 	opts.Where.addFlags(cmd, "runtimes to install into")
-	flags := cmd.Flags()
-	flags.BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
-	flags.BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	addMaxFilesFlag(cmd, &opts.MaxFiles)
 	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "install")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addTransferFlags(cmd)
 	opts.Verify.addFlags(cmd)
-	return cmd
+}
+
+func (opts *installOptions) addVersionFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&opts.Version, "version", "", "install the highest version of the SOURCE's repository in this range (e.g. ^1.2.0, ~1.2, >=1.0.0 <2.0.0), and keep the range in stax.yaml")
+}
+
+// options are the workflow's options of an install.
+func (opts *installOptions) options() workflow.InstallOptions {
+	return workflow.InstallOptions{
+		Where: opts.Where.where(), Sources: opts.Sources, Version: opts.Version, NoSave: opts.NoSave, Force: opts.Force, Frozen: opts.Frozen,
+		MaxSize: opts.MaxSize.Limit(), MaxFiles: opts.MaxFiles.Limit(), AllowHiddenText: opts.AllowHiddenText,
+		Verify: opts.Verify.verification(),
+	}
 }
 
 func runInstall(ctx context.Context, opts *installOptions) error {
@@ -86,11 +119,7 @@ func runInstall(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := workflow.Install(ctx, env, workflow.InstallOptions{
-		Where: opts.Where.where(), Sources: opts.Sources, Force: opts.Force, Frozen: opts.Frozen,
-		MaxSize: opts.MaxSize.Limit(), MaxFiles: opts.MaxFiles.Limit(), AllowHiddenText: opts.AllowHiddenText,
-		Verify: opts.Verify.verification(),
-	})
+	res, err := workflow.Install(ctx, env, opts.options())
 	finish()
 	if err != nil {
 		return withAllowHiddenTextHint(err)

@@ -19,6 +19,9 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 	for _, w := range out.Warnings {
 		fmt.Fprintf(streams.ErrOut, "warning: %s\n", w)
 	}
+	if out.Saved != "" {
+		fmt.Fprintf(streams.ErrOut, "saved install.sources in %s\n", out.Saved)
+	}
 	for _, t := range out.Targets {
 		fmt.Fprintf(streams.Out, "%s: %s: %d installed, %d updated, %d removed, %d unchanged\n",
 			strings.Join(t.Runtimes, ","), t.Dir, len(t.Installed)+len(t.Replaced), len(t.Updated), len(t.Removed), len(t.Unchanged))

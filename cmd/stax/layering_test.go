@@ -333,13 +333,15 @@ func TestInstallPrunesRemovedSources(t *testing.T) {
 	useHome(t)
 	l := newLayering(t)
 	installed := filepath.Join(l.project, ".claude", "skills")
-	if r, _ := l.install(t, l.org, l.team); r.Code != 0 {
+	// --no-save: the sources named are the whole install, as stax.yaml
+	// would have them after stax remove.
+	if r, _ := l.install(t, l.org, l.team, "--no-save"); r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}
 	if _, err := os.Stat(filepath.Join(installed, "team-only")); err != nil {
 		t.Fatal("team-only not installed")
 	}
-	r, out := l.install(t, l.org)
+	r, out := l.install(t, l.org, "--no-save")
 	if r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}

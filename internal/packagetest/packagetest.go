@@ -53,8 +53,10 @@ func (p *Publisher) Publish(repoTag, body string, deps ...string) digest.Digest 
 		}
 	}
 	filetest.WriteFile(t, filepath.Join(dir, staxyaml.FileName), def)
-	filetest.WriteFile(t, filepath.Join(dir, "skills", "s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag), "SKILL.md"),
-		"---\nname: s-"+strings.NewReplacer("/", "-", ":", "-").Replace(repoTag)+"\ndescription: A skill. Use when testing resolution.\n---\n"+body+"\n")
+	// A skill name has no dots, which a version tag has.
+	skill := "s-" + strings.NewReplacer("/", "-", ":", "-", ".", "-").Replace(repoTag)
+	filetest.WriteFile(t, filepath.Join(dir, "skills", skill, "SKILL.md"),
+		"---\nname: "+skill+"\ndescription: A skill. Use when testing resolution.\n---\n"+body+"\n")
 	proj, err := staxyaml.Open(dir)
 	if err != nil {
 		t.Fatal(err)

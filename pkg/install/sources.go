@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/scratch"
+	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -24,7 +25,10 @@ import (
 type Request struct {
 	// Sources are declarations as resolve.Resolve takes them, relative to
 	// ProjectDir; later ones win.
-	Sources    []string
+	Sources []string
+	// Ranges are the version ranges of Sources, by declaration (see
+	// resolve.Options.Ranges).
+	Ranges     map[string]*semver.Range
 	ProjectDir string
 	Opener     *target.Opener
 	// MaxSize and MaxFiles bound every package and layer read.
@@ -39,8 +43,11 @@ type Request struct {
 	// Copy are the options of storing the packages (progress, concurrency).
 	Copy      transfer.Options
 	Placement *Placement
-	Force     bool
-	LockDir   string
+	// KeepLock leaves stax.lock as it is: a one-off install of sources the
+	// project does not declare.
+	KeepLock bool
+	Force    bool
+	LockDir  string
 	// AllowHiddenText installs skills that hold characters reviewers
 	// cannot see (see package hiddentext); without it such a skill fails
 	// the install as a failed precondition, naming the file and line.
@@ -68,7 +75,7 @@ type Installed struct {
 // Close the graph of the result.
 func Sources(ctx context.Context, req Request) (*Installed, error) {
 	frozen := req.Frozen != nil
-	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles}
+	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges}
 	if frozen {
 		ropts.Pins = req.Frozen.Pins()
 	}
@@ -137,7 +144,7 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 	}
 	out := &Installed{Graph: graph, Merged: merged, Warnings: merged.CaseWarnings(), LockPath: filepath.Join(req.ProjectDir, lock.FileName)}
 	iopts := Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Force: req.Force, LockDir: req.LockDir}
-	if !frozen {
+	if !frozen && !req.KeepLock {
 		// Made each time it is written rather than held while the skills
 		// are: it lists every skill.
 		write := func(w io.Writer) error {

@@ -25,6 +25,8 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
 // FileName is the lockfile beside stax.yaml.
@@ -45,7 +47,17 @@ type Lock struct {
 // Package is one locked package.
 type Package struct {
 	// Ref is the reference with its tag, or a package directory as declared.
-	Ref    string        `yaml:"ref"`
+	// For a source asked for by a range, or with neither tag nor digest, it
+	// is the repository, and Range, Version and Tag say what was asked and
+	// what it resolved to.
+	Ref string `yaml:"ref"`
+	// Range is the version range the source asked for; empty for none.
+	Range string `yaml:"range,omitempty"`
+	// Version is the version the tag chosen for Ref reads as; empty when
+	// the tag is not a version (latest).
+	Version string `yaml:"version,omitempty"`
+	// Tag is the tag Ref was resolved through, when Ref names none.
+	Tag    string        `yaml:"tag,omitempty"`
 	Digest digest.Digest `yaml:"digest"`
 	// Skills are the skills the package contributed, sorted by path.
 	Skills []Skill `yaml:"skills,omitempty"`
@@ -98,7 +110,11 @@ func New(sources []string, g *resolve.Graph, m *merge.Result) *Lock {
 	}
 	l := &Lock{LockVersion: Version, Sources: append([]string{}, sources...)}
 	for _, n := range g.Order {
-		l.Packages = append(l.Packages, Package{Ref: Key(n), Digest: n.Digest, Skills: contributed[n]})
+		p := Package{Ref: Key(n), Range: n.Range, Tag: n.Tag, Digest: n.Digest, Skills: contributed[n]}
+		if v, ok := semver.ParseTag(n.Tag); ok {
+			p.Version = v.String()
+		}
+		l.Packages = append(l.Packages, p)
 	}
 	slices.SortFunc(l.Packages, func(a, b Package) int { return strings.Compare(a.Ref+"@"+string(a.Digest), b.Ref+"@"+string(b.Digest)) })
 	for i := range l.Packages {
@@ -135,6 +151,27 @@ func (l *Lock) CheckSources(sources []string) error {
 			}
 		}
 		return fmt.Errorf("the install sources %v differ from those of %s %v: run stax install to update the lock", sources, FileName, l.Sources)
+	}
+	return nil
+}
+
+// CheckRanges reports a source whose version range is not the one the
+// lock resolved it for, so that its locked digest may be out of range.
+// ranges are the sources' ranges by declaration; a source not in it has
+// none.
+func (l *Lock) CheckRanges(ranges map[string]string) error {
+	asked := map[string]string{}
+	for _, s := range l.Sources {
+		asked[staxyaml.PackageOf(s)] = ""
+	}
+	for decl, r := range ranges {
+		asked[staxyaml.PackageOf(decl)] = r
+	}
+	for _, p := range l.Packages {
+		want, isSource := asked[staxyaml.PackageOf(p.Ref)]
+		if isSource && want != p.Range {
+			return fmt.Errorf("stax.yaml asks for %s in the range %q, but %s locked it for %q: run stax install to update the lock", p.Ref, want, FileName, p.Range)
+		}
 	}
 	return nil
 }
@@ -308,14 +345,17 @@ func (l *Lock) Encode(w io.Writer) error {
 	}
 	b.WriteString("packages:\n")
 	type packageHead struct {
-		Ref    string        `yaml:"ref"`
-		Digest digest.Digest `yaml:"digest"`
+		Ref     string        `yaml:"ref"`
+		Range   string        `yaml:"range,omitempty"`
+		Version string        `yaml:"version,omitempty"`
+		Tag     string        `yaml:"tag,omitempty"`
+		Digest  digest.Digest `yaml:"digest"`
 	}
 	type verified struct {
 		Verified *Verified `yaml:"verified"`
 	}
 	for _, p := range l.Packages {
-		if err := encodeYAML(b, "  ", []packageHead{{p.Ref, p.Digest}}); err != nil {
+		if err := encodeYAML(b, "  ", []packageHead{{p.Ref, p.Range, p.Version, p.Tag, p.Digest}}); err != nil {
 			return err
 		}
 		if len(p.Skills) > 0 {

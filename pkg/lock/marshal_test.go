@@ -49,6 +49,9 @@ func TestMarshalIsTheWholeDocumentsBytes(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				pkg.Verified = &Verified{Signer: pick()}
 			}
+			if rng.IntN(2) == 0 {
+				pkg.Range, pkg.Version, pkg.Tag = pick(), "1.10.0-rc.1", pick()
+			}
 			l.Packages = append(l.Packages, pkg)
 		}
 		got, err := l.Marshal()

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
@@ -20,6 +22,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
@@ -42,6 +45,11 @@ type Options struct {
 	// Pins fix references to digests (a lockfile's): a tag reference found
 	// here resolves to the pinned digest instead of the registry's.
 	Pins map[string]digest.Digest
+	// Ranges are the version ranges of declarations, by declaration: one
+	// that names neither tag nor digest resolves to the tag of the highest
+	// version its range allows. A pin wins over a range, and then no tag
+	// is listed.
+	Ranges map[string]*semver.Range
 }
 
 // Node is one resolved package.
@@ -63,6 +71,11 @@ type Node struct {
 	Path []string
 	// Standing is the node's place in the graph's layering.
 	Standing Standing
+	// Range is the version range the declaration asked for, if any.
+	Range string
+	// Tag is the tag a reference naming neither tag nor digest resolved
+	// through: the highest its Range allows, else the repository's default.
+	Tag string
 	// held keeps the manifest and config of a registry package, fetched
 	// and checked while resolving, until Graph.Store has stored them.
 	held *heldBlobs
@@ -71,9 +84,15 @@ type Node struct {
 // Name is how messages name the node.
 func (n *Node) Name() string { return n.Ref }
 
-// PackageRef is the node as a dependency record.
+// PackageRef is the node as a dependency record: a reference resolved
+// through a range or the repository's default is recorded with the tag
+// it resolved to, which says which version it was.
 func (n *Node) PackageRef() artifact.PackageRef {
-	return artifact.PackageRef{Digest: n.Digest, Kind: artifact.KindPackage, Ref: n.Ref}
+	ref := n.Ref
+	if n.Tag != "" {
+		ref += ":" + n.Tag
+	}
+	return artifact.PackageRef{Digest: n.Digest, Kind: artifact.KindPackage, Ref: ref}
 }
 
 // Graph is a resolved set of packages.
@@ -113,6 +132,12 @@ type resolver struct {
 	// mirrors maps a dependency's declaration to the registry of the
 	// package that declared it (see openMirrored).
 	mirrors map[string]string
+	// ranges are Options.Ranges and the ranges of the packages built
+	// projects declare, by declaration.
+	ranges map[string]*semver.Range
+	// tags holds each repository's tags once listed, so that a repository
+	// is asked once however many declarations name it.
+	tags map[string][]string
 }
 
 // Resolve resolves decls, declared by the package at base (relative paths
@@ -135,7 +160,11 @@ func Resolve(ctx context.Context, decls []string, base string, opts Options) (*G
 }
 
 func newResolver(ctx context.Context, opts Options) *resolver {
-	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}}
+	ranges := maps.Clone(opts.Ranges)
+	if ranges == nil {
+		ranges = map[string]*semver.Range{}
+	}
+	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges, tags: map[string][]string{}}
 }
 
 func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
@@ -255,7 +284,9 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, err
 		}
 		r.graph.targets = append(r.graph.targets, t)
-		desc, err = t.Lookup(r.ctx)
+		if err = r.selectInRange(t, r.ranges[decl], path); err == nil {
+			desc, err = t.Lookup(r.ctx)
+		}
 	}
 	if err != nil && t.Kind == target.KindLayout {
 		return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
@@ -284,6 +315,13 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		return nil, resolutionError(path, err)
 	}
 	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path, held: held}
+	if ref.Tag == "" && ref.Digest == "" {
+		// What Lookup or the range chose.
+		n.Tag = t.Ref.Tag
+	}
+	if rng := r.ranges[decl]; rng != nil {
+		n.Range = rng.String()
+	}
 	r.remember(n)
 	for _, dep := range pkg.Config.Packages {
 		if isPath(dep.Ref) {
@@ -303,6 +341,51 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		n.Children = append(n.Children, child)
 	}
 	return n, nil
+}
+
+// selectInRange gives t, when it names neither tag nor digest and rng is
+// set, the tag of the highest version rng allows among its repository's
+// tags. None in range is a resolution failure listing the tags there are.
+func (r *resolver) selectInRange(t *target.Target, rng *semver.Range, path []string) error {
+	if rng == nil || t.Ref.Tag != "" || t.Ref.Digest != "" {
+		return nil
+	}
+	repo := t.Ref
+	repo.Tag, repo.Digest = "", ""
+	tags, listed := r.tags[repo.Name()]
+	if !listed {
+		var err error
+		if tags, err = t.Tags(r.ctx); err != nil {
+			return resolutionError(path, err)
+		}
+		r.tags[repo.Name()] = tags
+	}
+	tag, ok := semver.Highest(tags, rng)
+	if !ok {
+		return errdefs.Resolution(fmt.Errorf("%s: no tag of %s is a version in the range %s: %s",
+			strings.Join(path, " → "), repo.Familiar(), rng, describeTags(tags)))
+	}
+	t.Ref.Tag = tag
+	return nil
+}
+
+// maxTagsListed is how many tags a message about a range lists.
+const maxTagsListed = 20
+
+// describeTags lists tags as a message does, versions highest first,
+// without the tags named after digests.
+func describeTags(tags []string) string {
+	tags = slices.DeleteFunc(slices.Clone(tags), target.IsDigestTag)
+	if len(tags) == 0 {
+		return "it has no tags"
+	}
+	semver.SortTags(tags)
+	more := ""
+	if len(tags) > maxTagsListed {
+		more = fmt.Sprintf(" and %d more", len(tags)-maxTagsListed)
+		tags = tags[:maxTagsListed]
+	}
+	return "its tags are " + strings.Join(tags, ", ") + more + " (a pre-release is in a range only when the range names one)"
 }
 
 // Dependencies resolves, for pack.Project, the packages a project
@@ -400,6 +483,13 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 				decl = dep.Ref
 			} else if r.opts.Build.Publish {
 				return nil, nil, errdefs.Resolution(&pack.PathDependencyError{Package: packageName(p), Path: dep.Path})
+			}
+			if decl == dep.Ref && dep.Version != "" {
+				rng, err := dep.Range()
+				if err != nil {
+					return nil, nil, errdefs.Invalid(fmt.Errorf("%s: %w", filepath.Join(p.Root, staxyaml.FileName), err))
+				}
+				r.ranges[decl] = rng
 			}
 			child, err := r.resolve(decl, p.Root, path)
 			if err != nil && r.opts.Build.Publish && dep.Path != "" {

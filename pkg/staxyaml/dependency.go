@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/semver"
 )
 
 // Dependency is one entry of packages: a reference (a registry reference,
@@ -17,14 +20,20 @@ import (
 //	  - ghcr.io/acme/org-skills:2.0.0
 //	  - ../shared
 //	  - {path: ../team, ref: ghcr.io/acme/team-skills:1.4.0}
+//	  - {ref: ghcr.io/acme/tools, version: ^1.2.0}
 //
 // A source checkout resolves the directory; a package being published
-// records the reference, since its consumers have no such directory.
+// records the reference, since its consumers have no such directory. A
+// version range picks, among the tags of a reference that names neither
+// tag nor digest, the highest version it allows.
 type Dependency struct {
 	// Ref is the reference the package is published under.
 	Ref string `yaml:"ref,omitempty" json:"ref,omitempty"`
 	// Path is the package directory, relative to the declaring package.
 	Path string `yaml:"path,omitempty" json:"path,omitempty"`
+	// Version is a version range (see semver.ParseRange) for Ref; empty
+	// for none.
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
 }
 
 // String is the declaration as written in the short form, the directory
@@ -59,8 +68,8 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 	if node.Kind == yaml.MappingNode {
 		// Decoding here does not inherit the file's strictness.
 		for i := 0; i < len(node.Content); i += 2 {
-			if k := node.Content[i].Value; k != "path" && k != "ref" {
-				return fmt.Errorf("line %d: field %s not found in a package: use path and ref", node.Content[i].Line, k)
+			if k := node.Content[i].Value; k != "path" && k != "ref" && k != "version" {
+				return fmt.Errorf("line %d: field %s not found in a package: use path, ref and version", node.Content[i].Line, k)
 			}
 		}
 	}
@@ -78,13 +87,53 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 	if p.Path == "" && p.Ref == "" {
 		return fmt.Errorf("line %d: a package needs a ref or a path", node.Line)
 	}
+	if err := Dependency(p).checkVersion(); err != nil {
+		return fmt.Errorf("line %d: %w", node.Line, err)
+	}
 	*d = Dependency(p)
 	return nil
 }
 
+// Check reports a version range that does not parse, or one given for
+// what cannot have one: a directory, or a reference with a tag or digest.
+func (d Dependency) Check() error { return d.checkVersion() }
+
+func (d Dependency) checkVersion() error {
+	if d.Version == "" {
+		return nil
+	}
+	if _, err := semver.ParseRange(d.Version); err != nil {
+		return err
+	}
+	if d.Ref == "" {
+		return fmt.Errorf("version %q needs a ref: a range chooses among a repository's tags", d.Version)
+	}
+	ref, err := reference.Parse(d.Ref)
+	if err != nil {
+		return err
+	}
+	if ref.Tag != "" || ref.Digest != "" {
+		return fmt.Errorf("ref %s names a tag or digest and a version range %q: name the repository alone (%s), or drop the version", d.Ref, d.Version, ref.Name())
+	}
+	return nil
+}
+
+// Range is the parsed Version, nil for none.
+func (d Dependency) Range() (*semver.Range, error) {
+	if d.Version == "" {
+		return nil, nil
+	}
+	return semver.ParseRange(d.Version)
+}
+
+// short reports whether the declaration is written as one string.
+func (d Dependency) short() bool {
+	return d.Version == "" && (d.Path == "" || d.Ref == "")
+}
+
 // MarshalJSON writes the short form when one field is set, as YAML does.
 func (d Dependency) MarshalJSON() ([]byte, error) {
-	if d.Path == "" || d.Ref == "" {
+	if d.short() {
 		return json.Marshal(d.String())
 	}
 	type plain Dependency
@@ -93,7 +142,7 @@ func (d Dependency) MarshalJSON() ([]byte, error) {
 
 // MarshalYAML writes the short form when one field is set.
 func (d Dependency) MarshalYAML() (any, error) {
-	if d.Path == "" || d.Ref == "" {
+	if d.short() {
 		return d.String(), nil
 	}
 	type plain Dependency

@@ -16,7 +16,7 @@ import (
 	"regexp"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -53,8 +53,9 @@ type Definition struct {
 // InstallSpec is the consumer section of stax.yaml.
 type InstallSpec struct {
 	// Sources are installed in order, later ones winning collisions; each
-	// is a reference, an oci: layout, or a path ("." is this package).
-	Sources []string `yaml:"sources" json:"sources"`
+	// is a reference, an oci: layout, or a path ("." is this package), or
+	// a repository with a version range ({ref, version}).
+	Sources []Dependency `yaml:"sources" json:"sources"`
 	// Runtimes are the agent runtimes to install into.
 	Runtimes []string `yaml:"runtimes" json:"runtimes"`
 	// Scope is "project" (default) or "user".
@@ -108,6 +109,12 @@ func Load(path string) (*Definition, error) {
 		}
 		return nil, errdefs.IO(fmt.Errorf("read %s: %w", path, err))
 	}
+	return Parse(path, data)
+}
+
+// Parse parses and checks data, the content of the stax.yaml at path
+// (which messages name).
+func Parse(path string, data []byte) (*Definition, error) {
 	var def Definition
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -115,6 +122,9 @@ func Load(path string) (*Definition, error) {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
 	if err := def.Check(); err != nil {
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))
+	}
+	if err := checkSameSource(data); err != nil {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	return &def, nil

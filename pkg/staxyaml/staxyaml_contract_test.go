@@ -26,7 +26,7 @@ func TestLoadForms(t *testing.T) {
 			body: "name: org-skills\nversion: 1.2.0-rc.1\ndescription: d\nauthor: a\nlicense: MIT\ntags: [x, y]\nskills: agent/skills\n" +
 				"install:\n  sources: [., ghcr.io/acme/base:1]\n  runtimes: [claude-code]\n  scope: user\n",
 			want: staxyaml.Definition{Name: "org-skills", Version: "1.2.0-rc.1", Description: "d", Author: "a", License: "MIT", Tags: []string{"x", "y"}, Skills: "agent/skills",
-				Install: &staxyaml.InstallSpec{Sources: []string{".", "ghcr.io/acme/base:1"}, Runtimes: []string{"claude-code"}, Scope: "user"}},
+				Install: &staxyaml.InstallSpec{Sources: []staxyaml.Dependency{{Path: "."}, {Ref: "ghcr.io/acme/base:1"}}, Runtimes: []string{"claude-code"}, Scope: "user"}},
 		},
 		{name: "name with separators", body: "name: a.b_c-d9\n", want: staxyaml.Definition{Name: "a.b_c-d9"}},
 		{name: "unknown key", body: "name: p\nverison: 1\n", wantErr: "field verison not found"},
@@ -121,12 +121,12 @@ func TestOpen(t *testing.T) {
 
 func TestWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), staxyaml.FileName)
-	def := &staxyaml.Definition{Name: "demo", Version: "1.0.0", Install: &staxyaml.InstallSpec{Sources: []string{"."}, Runtimes: []string{"claude-code"}}}
+	def := &staxyaml.Definition{Name: "demo", Version: "1.0.0", Install: &staxyaml.InstallSpec{Sources: []staxyaml.Dependency{{Path: "."}}, Runtimes: []string{"claude-code"}}}
 	if err := staxyaml.Write(path, def, false); err != nil {
 		t.Fatal(err)
 	}
 	back, err := staxyaml.Load(path)
-	if err != nil || back.Name != "demo" || back.Version != "1.0.0" || !slices.Equal(back.Install.Sources, []string{"."}) {
+	if err != nil || back.Name != "demo" || back.Version != "1.0.0" || !slices.Equal(back.Install.Sources, []staxyaml.Dependency{{Path: "."}}) {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
 	def.Version = "2.0.0"

@@ -2,15 +2,20 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/trust"
 )
@@ -19,11 +24,21 @@ import (
 type InstallOptions struct {
 	// Where are the folders to install into.
 	Where Where
-	// Sources are the packages to install, in layering order, later ones
-	// winning: registry references, oci: layouts or package directories,
-	// a directory taken from where stax runs. None takes install.sources
-	// of stax.yaml; with neither, Install fails.
+	// Sources are packages to add to install.sources of stax.yaml (as Add
+	// does: in place of the source of the same package, else after the
+	// last), in layering order, later ones winning: registry references,
+	// oci: layouts or package directories, a directory taken from where
+	// stax runs. Then every source of install.sources is installed. None
+	// installs install.sources as it is; with neither, Install fails.
 	Sources []string
+	// Version is a version range (see semver.ParseRange) for the one
+	// reference of Sources, which must name neither tag nor digest: it
+	// installs the highest version the range allows, and stax.yaml keeps
+	// the range. Empty for none.
+	Version string
+	// NoSave installs Sources alone, and changes neither stax.yaml nor
+	// stax.lock; false saves them as described at Sources.
+	NoSave bool
 	// Force replaces skills of the user's that have the name of one being
 	// installed, and installed skills the user changed, moving them to a
 	// backup under .stax/backup; false refuses to.
@@ -56,6 +71,9 @@ type InstallResult struct {
 	Lock      string          `json:"lock"`
 	// LockChanged is false when stax.lock already said exactly this.
 	LockChanged bool `json:"lockChanged"`
+	// Saved is the stax.yaml the install wrote its sources into; empty
+	// when it did not change it.
+	Saved string `json:"saved,omitempty"`
 }
 
 // InstallTarget is what an install did in one folder.
@@ -67,33 +85,218 @@ type InstallTarget struct {
 // Install resolves the sources with everything they depend on, applies
 // the trust policy, stores the packages, layers them and installs the
 // winning skills into every folder of Where as one transaction with
-// stax.lock. Notes on what it recovered or moved to a backup go to
+// stax.lock; stax.yaml, when the sources named are saved into it, is
+// written once that transaction succeeded, so a failed install leaves it
+// as it was. Notes on what it recovered or moved to a backup go to
 // env.Warnings.
 func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult, error) {
-	dir := opts.Where.projectDir()
-	def, err := staxyaml.LoadDir(dir)
+	m, err := readManifest(opts.Where.projectDir())
 	if err != nil {
 		return nil, err
 	}
-	sources, err := installSources(env, opts.Sources, def, dir)
+	decls, err := env.declarations(opts.Sources, m.dir)
 	if err != nil {
 		return nil, err
 	}
-	placement, err := opts.Where.place(def)
+	if err := checkVersionFlag(decls, opts.Version); err != nil {
+		return nil, err
+	}
+	if len(decls) > 0 && opts.NoSave {
+		sources := make([]staxyaml.Dependency, len(decls))
+		for i, decl := range decls {
+			sources[i] = dependencyOf(decl, opts.Version)
+		}
+		return installSources(ctx, env, opts, m, sources)
+	}
+	for _, decl := range decls {
+		if err := m.edit(func(data []byte) ([]byte, error) {
+			return staxyaml.AddSource(data, dependencyOf(decl, opts.Version))
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return installSources(ctx, env, opts, m, m.sources())
+}
+
+// RemoveOptions say which sources Remove drops; the rest are those of the
+// install that follows (their Sources, Version and NoSave are not used).
+type RemoveOptions struct {
+	InstallOptions
+	// Refs name the sources to drop from install.sources of stax.yaml:
+	// references (whatever their tag, digest or range) or package
+	// directories. Required.
+	Refs []string
+}
+
+// Remove drops sources from install.sources of stax.yaml, and installs
+// what remains as Install does, in one transaction: the skills only the
+// dropped sources supplied are removed, and a skill another source also
+// supplies comes from that one. stax.yaml is written once the install
+// succeeded.
+func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, error) {
+	m, err := readManifest(opts.Where.projectDir())
 	if err != nil {
+		return nil, err
+	}
+	decls, err := env.declarations(opts.Refs, m.dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(decls) == 0 {
+		return nil, errdefs.Invalid(errors.New("name the sources to remove"))
+	}
+	for _, decl := range decls {
+		pkg := staxyaml.PackageOf(decl)
+		if err := m.edit(func(data []byte) ([]byte, error) {
+			out, removed, err := staxyaml.RemoveSource(data, pkg)
+			if err == nil && !removed {
+				err = errdefs.Invalid(fmt.Errorf("%s is not in install.sources of %s: stax remove takes a source listed there", pkg, m.path))
+			}
+			return out, err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	opts.NoSave, opts.Sources, opts.Version = false, nil, ""
+	return installSources(ctx, env, opts.InstallOptions, m, m.sources())
+}
+
+// manifest is a project's stax.yaml, as read and as an install will
+// write it.
+type manifest struct {
+	dir, path string
+	// data is the file as read, nil when there is none.
+	data []byte
+	mode fs.FileMode
+	def  *staxyaml.Definition
+	// edited is what to write once the install succeeded; nil for nothing.
+	edited []byte
+}
+
+func readManifest(dir string) (*manifest, error) {
+	m := &manifest{dir: dir, path: filepath.Join(dir, staxyaml.FileName), mode: 0o644}
+	data, err := os.ReadFile(m.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return m, nil
+	case err != nil:
+		return nil, errdefs.IO(fmt.Errorf("read %s: %w", m.path, err))
+	}
+	if info, err := os.Stat(m.path); err == nil {
+		m.mode = info.Mode().Perm()
+	}
+	m.data = data
+	if m.def, err = staxyaml.Parse(m.path, data); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// edit changes the content stax.yaml will have, and reads it back.
+func (m *manifest) edit(change func([]byte) ([]byte, error)) error {
+	data := m.edited
+	if data == nil {
+		data = m.data
+	}
+	out, err := change(data)
+	if err != nil {
+		return errdefs.With(errdefs.Of(err), fmt.Errorf("%s: %w", m.path, err))
+	}
+	def, err := staxyaml.Parse(m.path, out)
+	if err != nil {
+		return err
+	}
+	m.edited, m.def = out, def
+	return nil
+}
+
+// sources are install.sources of the file as it will be.
+func (m *manifest) sources() []staxyaml.Dependency {
+	if m.def == nil || m.def.Install == nil {
+		return nil
+	}
+	return m.def.Install.Sources
+}
+
+// checkWritable fails, before anything is installed, when the file the
+// install will write cannot be written.
+func (m *manifest) checkWritable() error {
+	if m.edited == nil || m.data == nil {
+		return nil
+	}
+	f, err := os.OpenFile(m.path, os.O_WRONLY, 0)
+	if err != nil {
+		return errdefs.IO(fmt.Errorf("%s cannot be written, so the source cannot be saved: %w (make it writable, or pass --no-save)", m.path, err))
+	}
+	return f.Close()
+}
+
+// write saves the edited stax.yaml, unless it is what the file holds.
+func (m *manifest) write() (saved bool, err error) {
+	if m.edited == nil || (m.data != nil && string(m.edited) == string(m.data)) {
+		return false, nil
+	}
+	if err := atomicfile.WriteFile(m.path, m.edited, m.mode); err != nil {
+		return false, errdefs.IO(fmt.Errorf("the skills are installed, but %s could not be saved: %w", m.path, err))
+	}
+	return true, nil
+}
+
+// dependencyOf is the install.sources entry of a declaration.
+func dependencyOf(decl, version string) staxyaml.Dependency {
+	if staxyaml.IsPath(decl) {
+		return staxyaml.Dependency{Path: decl, Version: version}
+	}
+	return staxyaml.Dependency{Ref: decl, Version: version}
+}
+
+// checkVersionFlag checks a version range given for the references of the
+// command line: it needs exactly one, naming neither tag nor digest.
+func checkVersionFlag(decls []string, version string) error {
+	if version == "" {
+		return nil
+	}
+	if len(decls) != 1 {
+		return errdefs.Invalid(fmt.Errorf("--version %s applies to one reference; %d are named", version, len(decls)))
+	}
+	if err := dependencyOf(decls[0], version).Check(); err != nil {
+		return errdefs.Invalid(fmt.Errorf("--version: %w", err))
+	}
+	return nil
+}
+
+// installSources installs sources into the folders of opts.Where, the
+// project being m.
+func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency) (*InstallResult, error) {
+	if len(sources) == 0 && m.edited == nil {
+		return nil, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
+	}
+	decls, ranges, err := declarationsOf(sources)
+	if err != nil {
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+	}
+	placement, err := opts.Where.place(m.def)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.checkWritable(); err != nil {
 		return nil, err
 	}
 	req := install.Request{
-		Sources: sources, ProjectDir: dir, Opener: env.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
+		Sources: decls, Ranges: ranges, ProjectDir: m.dir, Opener: env.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
 		Copy: env.transferOptions(opts.MaxSize), Placement: placement, Force: opts.Force, AllowHiddenText: opts.AllowHiddenText,
+		KeepLock: opts.NoSave && len(opts.Sources) > 0,
 		Verify: func(g *resolve.Graph, require map[digest.Digest]bool) (map[digest.Digest]string, error) {
-			outcomes, err := env.enforce(ctx, trustPackages(g), opts.Verify, def.TrustPolicy(dir), require, opts.MaxSize)
+			outcomes, err := env.enforce(ctx, trustPackages(g), opts.Verify, m.def.TrustPolicy(m.dir), require, opts.MaxSize)
 			return trust.Signers(outcomes), err
 		},
 	}
 	if opts.Frozen {
-		if req.Frozen, err = lock.ReadFrozen(filepath.Join(dir, lock.FileName), sources); err != nil {
+		if req.Frozen, err = lock.ReadFrozen(filepath.Join(m.dir, lock.FileName), decls); err != nil {
 			return nil, err
+		}
+		if err := req.Frozen.CheckRanges(rangeTexts(ranges)); err != nil {
+			return nil, errdefs.Resolution(err)
 		}
 	}
 	if req.LockDir, err = env.lockDir(); err != nil {
@@ -105,7 +308,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 	}
 	defer installed.Graph.Close()
 	res := &InstallResult{
-		Sources: sources, Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
+		Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
 		Overrides: Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []InstallTarget{},
 		Lock: installed.LockPath, LockChanged: installed.LockChanged,
 	}
@@ -113,21 +316,36 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 		env.noteInstall(installed.Results[i])
 		res.Targets = append(res.Targets, InstallTarget{Runtimes: install.Names(t.Runtimes), Result: installed.Results[i]})
 	}
-	return res, nil
+	saved, err := m.write()
+	if saved {
+		res.Saved = m.path
+	}
+	return res, err
 }
 
-// installSources are the declarations of the packages to install: args,
-// else install.sources of def.
-func installSources(env *Env, args []string, def *staxyaml.Definition, dir string) ([]string, error) {
-	sources, err := env.declarations(args, dir)
-	if err != nil {
-		return nil, err
+// declarationsOf are the declarations of sources, as resolve takes them,
+// and their version ranges.
+func declarationsOf(sources []staxyaml.Dependency) ([]string, map[string]*semver.Range, error) {
+	decls := make([]string, len(sources))
+	ranges := map[string]*semver.Range{}
+	for i, s := range sources {
+		decls[i] = s.String()
+		rng, err := s.Range()
+		if err != nil {
+			return nil, nil, err
+		}
+		if rng != nil {
+			ranges[decls[i]] = rng
+		}
 	}
-	if len(sources) == 0 && def != nil && def.Install != nil {
-		sources = def.Install.Sources
+	return decls, ranges, nil
+}
+
+// rangeTexts are ranges as written.
+func rangeTexts(ranges map[string]*semver.Range) map[string]string {
+	out := map[string]string{}
+	for decl, r := range ranges {
+		out[decl] = r.String()
 	}
-	if len(sources) == 0 {
-		return nil, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", filepath.Join(dir, staxyaml.FileName)))
-	}
-	return sources, nil
+	return out
 }
