@@ -3,13 +3,17 @@ package signature_test
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,21 +85,75 @@ func packExamples(t testing.TB, dst oras.GraphTarget, version string) ocispec.De
 	return res.Descriptor
 }
 
-func newKey(t testing.TB, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
+// sharedKey is the signing key of one algorithm every test signs with.
+type sharedKey struct {
+	once     sync.Once
+	signer   *signature.KeySigner
+	verifier *signature.KeyVerifier
+	err      error
+}
+
+// signingKeys are the signing keys by algorithm. Each is made as stax key
+// generate makes one, encrypted with the production scrypt parameters,
+// and loaded back: two scrypt runs, seconds under the race detector, so
+// one key per algorithm is made in a run and shared, since tests only
+// sign with it.
+var signingKeys = map[string]*sharedKey{
+	signature.AlgorithmECDSAP256: {},
+	signature.AlgorithmEd25519:   {},
+}
+
+// signingKey returns the shared signer of algorithm and its verifier.
+func signingKey(t testing.TB, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
 	t.Helper()
-	priv, pub, err := signature.GenerateKey(algorithm, []byte("pw"))
+	if algorithm == "" {
+		algorithm = signature.AlgorithmECDSAP256
+	}
+	k := signingKeys[algorithm]
+	k.once.Do(func() {
+		priv, pub, err := signature.GenerateKey(algorithm, []byte("pw"))
+		if err != nil {
+			k.err = err
+			return
+		}
+		if k.signer, k.err = signature.LoadPrivateKey(priv, []byte("pw")); k.err != nil {
+			return
+		}
+		k.verifier, k.err = signature.LoadPublicKey(pub)
+	})
+	if k.err != nil {
+		t.Fatalf("signing key %q: %v", algorithm, k.err)
+	}
+	return k.signer, k.verifier
+}
+
+// strangerKey returns the verifier of a new key of algorithm that signed
+// nothing. Only its public key is used, so it is made in memory, without
+// the encryption a key file needs.
+func strangerKey(t testing.TB, algorithm string) *signature.KeyVerifier {
+	t.Helper()
+	var pub crypto.PublicKey
+	switch algorithm {
+	case "", signature.AlgorithmECDSAP256:
+		priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub = priv.Public()
+	case signature.AlgorithmEd25519:
+		public, _, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub = public
+	default:
+		t.Fatalf("unknown key algorithm %q", algorithm)
+	}
+	v, err := signature.NewKeyVerifier(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := signature.LoadPrivateKey(priv, []byte("pw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := signature.LoadPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, v
+	return v
 }
 
 func wantReason(t *testing.T, err error, want signature.Reason) {
@@ -113,14 +171,16 @@ func wantReason(t *testing.T, err error, want signature.Reason) {
 }
 
 func TestSignThenVerify(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, place := range places {
 		for _, alg := range []string{signature.AlgorithmECDSAP256, signature.AlgorithmEd25519} {
 			t.Run(place.name+"/"+alg, func(t *testing.T) {
+				t.Parallel()
 				target := place.open(t)
 				desc := packExamples(t, target, "")
-				signer, verifier := newKey(t, alg)
-				_, other := newKey(t, alg)
+				signer, verifier := signingKey(t, alg)
+				other := strangerKey(t, alg)
 
 				_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
 				wantReason(t, err, signature.ReasonNoSignature)
@@ -209,11 +269,13 @@ func attach(t *testing.T, target oras.GraphTarget, subject ocispec.Descriptor, a
 }
 
 func TestVerifyRefusesTampering(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	signer, verifier := newKey(t, "")
+	signer, verifier := signingKey(t, "")
 	opts := signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}}
 	for _, place := range places {
 		t.Run(place.name, func(t *testing.T) {
+			t.Parallel()
 			// signature.Sign in one place, then attach altered copies of the parts to
 			// the same package in fresh places that hold no good signature.
 			origin := place.open(t)
@@ -242,6 +304,7 @@ func TestVerifyRefusesTampering(t *testing.T) {
 			}
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
 					target := place.open(t)
 					if d := packExamples(t, target, ""); d.Digest != desc.Digest {
 						t.Fatal("the build is not reproducible")
@@ -272,10 +335,11 @@ func tamperPayload(t *testing.T, data []byte) []byte {
 }
 
 func TestVerifyRefusesStatementThatMisstatesFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	target := places[2].open(t)
 	desc := packExamples(t, target, "")
-	signer, verifier := newKey(t, "")
+	signer, verifier := signingKey(t, "")
 	// A signer that signs a statement whose MEMORY.md digest is not the
 	// package's: the signature is good, the content is not what it says.
 	pkgSigner := &misstating{KeySigner: signer}
@@ -313,12 +377,14 @@ func (m *misstating) SignDSSE(ctx context.Context, payloadType string, payload [
 // (a Sigstore bundle referrer: empty config, one bundle layer, a DSSE
 // statement naming the manifest) and verifies it with the same key.
 func TestCosignBundleReferrerVerifies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, place := range places {
 		t.Run(place.name, func(t *testing.T) {
+			t.Parallel()
 			target := place.open(t)
 			desc := packExamples(t, target, "")
-			signer, verifier := newKey(t, "")
+			signer, verifier := signingKey(t, "")
 			statement := []byte(`{"_type":"https://in-toto.io/Statement/v1","predicate":{},"predicateType":"https://sigstore.dev/cosign/sign/v1","subject":[{"digest":{"sha256":"` + desc.Digest.Encoded() + `"},"name":"acme/skills"}]}`)
 			pb, err := signer.SignDSSE(ctx, signature.PayloadTypeInToto, statement)
 			if err != nil {
@@ -336,7 +402,7 @@ func TestCosignBundleReferrerVerifies(t *testing.T) {
 			if got.Format != signature.FormatSigstore || got.Signer != verifier.ID() {
 				t.Fatalf("verified %+v", got)
 			}
-			_, stranger := newKey(t, "")
+			stranger := strangerKey(t, "")
 			_, err = signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{stranger}})
 			wantReason(t, err, signature.ReasonWrongKey)
 		})
@@ -347,6 +413,7 @@ func TestCosignBundleReferrerVerifies(t *testing.T) {
 // function cosign generate-key-pair calls, under both PEM labels cosign
 // has written, and refuses a wrong password.
 func TestCosignKeyLoads(t *testing.T) {
+	t.Parallel()
 	priv, pub, err := cryptoutils.GeneratePEMEncodedECDSAKeyPair(elliptic.P256(), cryptoutils.StaticPasswordFunc([]byte("cosign-pw")))
 	if err != nil {
 		t.Fatal(err)
@@ -359,30 +426,42 @@ func TestCosignKeyLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range [][]byte{priv, legacy} {
-		s, err := signature.LoadPrivateKey(key, []byte("cosign-pw"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.ID() != v.ID() {
-			t.Fatalf("private key %s, public key %s", s.ID(), v.ID())
-		}
-		if _, ok := s.Public().(*ecdsa.PublicKey); !ok {
-			t.Fatalf("key %T", s.Public())
-		}
+	// Each load is a scrypt run, seconds under the race detector: the
+	// loads run beside each other.
+	for _, c := range []struct {
+		name string
+		key  []byte
+	}{{"sigstore-label", priv}, {"cosign-label", legacy}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := signature.LoadPrivateKey(c.key, []byte("cosign-pw"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ID() != v.ID() {
+				t.Fatalf("private key %s, public key %s", s.ID(), v.ID())
+			}
+			if _, ok := s.Public().(*ecdsa.PublicKey); !ok {
+				t.Fatalf("key %T", s.Public())
+			}
+		})
 	}
-	if _, err := signature.LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
-		t.Fatalf("wrong password: %v", err)
-	}
+	t.Run("wrong-password", func(t *testing.T) {
+		t.Parallel()
+		if _, err := signature.LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
+			t.Fatalf("wrong password: %v", err)
+		}
+	})
 }
 
 // TestVerifyReadsABoundedNumberOfSignatures: a package with more signature
 // referrers than MaxSignatures is checked against the first ones only.
 func TestVerifyReadsABoundedNumberOfSignatures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	target := places[2].open(t)
 	desc := packExamples(t, target, "")
-	_, verifier := newKey(t, "")
+	_, verifier := signingKey(t, "")
 	for i := range signature.MaxSignatures + 1 {
 		cfg := []byte(fmt.Sprintf(`{"signer":"junk %d"}`, i))
 		attach(t, target, desc, signature.ArtifactType, content.NewDescriptorFromBytes(signature.MediaTypeConfig, cfg), cfg, signature.MediaTypePayload, []byte("not a bundle"))
