@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -472,5 +473,42 @@ func TestVerifyReadsABoundedNumberOfSignatures(t *testing.T) {
 	errors.As(err, &verr)
 	if len(verr.Details) != signature.MaxSignatures+1 || !strings.Contains(err.Error(), "only the first 64 signatures") {
 		t.Fatalf("%d details: %v", len(verr.Details), err)
+	}
+}
+
+// TestWriteKeyPairNamesItsKey: the key ID WriteKeyPair reports is the one
+// of the private key it wrote, which the password decrypts; an existing
+// pair is refused and left as it was.
+func TestWriteKeyPairNamesItsKey(t *testing.T) {
+	t.Parallel()
+	prefix := filepath.Join(t.TempDir(), "k")
+	kp, err := signature.WriteKeyPair(prefix, signature.AlgorithmEd25519, []byte("pw"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	privPEM, err := os.ReadFile(kp.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubPEM, err := os.ReadFile(kp.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := signature.LoadPrivateKey(privPEM, []byte("pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := signature.LoadPublicKey(pubPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID() != kp.KeyID || v.ID() != kp.KeyID {
+		t.Fatalf("key ID %s; the private key is %s, the public key %s", kp.KeyID, s.ID(), v.ID())
+	}
+	if _, err := signature.WriteKeyPair(prefix, "", []byte("pw"), false); !errors.Is(err, os.ErrExist) {
+		t.Fatalf("over an existing pair: %v", err)
+	}
+	if after, _ := os.ReadFile(kp.PrivateKey); !bytes.Equal(after, privPEM) {
+		t.Fatal("the refused write changed the private key")
 	}
 }
