@@ -37,10 +37,12 @@ MEMORY_TESTS := MemoryFlat|HoldsLittle
 # tests to report a race; a race during a test fails that test whatever the
 # setting. With some forty packages the sleeps were a fifth of make test.
 # go vet runs before, with every analyzer, so go test's own subset of them
-# is off here.
+# is off here. The memory tests run beside the race run, in their own
+# process, whose heap the other does not touch; make fails if either fails.
 unit:
-	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -vet=off ./...
-	$(GO) test -count=1 -vet=off -run '$(MEMORY_TESTS)' ./layers
+	$(GO) test -count=1 -vet=off -run '$(MEMORY_TESTS)' ./layers & memory=$$!; \
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -vet=off ./...; race=$$?; \
+	wait $$memory && exit $$race
 
 vet:
 	$(GO) vet ./...
