@@ -37,7 +37,21 @@ import (
 // TestMain keeps every test on loopback.
 func TestMain(m *testing.M) {
 	registrytest.KeepOnLoopback()
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
+}
+
+// keyDir holds the key files of the shared signing keys for the run.
+var keyDir string
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "stax-signature-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	keyDir = dir
+	return m.Run()
 }
 
 // places are the three kinds of place a package and its signatures live:
@@ -91,14 +105,16 @@ type sharedKey struct {
 	once     sync.Once
 	signer   *signature.KeySigner
 	verifier *signature.KeyVerifier
+	files    *signature.KeyPair // the Ed25519 key's, which WriteKeyPair wrote
 	err      error
 }
 
-// signingKeys are the signing keys by algorithm. Each is made as stax key
-// generate makes one, encrypted with the production scrypt parameters,
-// and loaded back: two scrypt runs, seconds under the race detector, so
-// one key per algorithm is made in a run and shared, since tests only
-// sign with it.
+// signingKeys are the signing keys by algorithm, encrypted with the
+// production scrypt parameters and loaded back: two scrypt runs, seconds
+// under the race detector, so one key per algorithm is made in a run and
+// shared, since tests only sign with it. The ECDSA key is made by
+// GenerateKey; the Ed25519 one is written to files by WriteKeyPair, and
+// TestWriteKeyPairNamesItsKey checks what it wrote.
 var signingKeys = map[string]*sharedKey{
 	signature.AlgorithmECDSAP256: {},
 	signature.AlgorithmEd25519:   {},
@@ -107,25 +123,46 @@ var signingKeys = map[string]*sharedKey{
 // signingKey returns the shared signer of algorithm and its verifier.
 func signingKey(t testing.TB, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
 	t.Helper()
+	k := sharedSigningKey(t, algorithm)
+	return k.signer, k.verifier
+}
+
+// sharedSigningKey returns the shared key of algorithm, made by the first
+// test that asks for it.
+func sharedSigningKey(t testing.TB, algorithm string) *sharedKey {
+	t.Helper()
 	if algorithm == "" {
 		algorithm = signature.AlgorithmECDSAP256
 	}
 	k := signingKeys[algorithm]
-	k.once.Do(func() {
-		priv, pub, err := signature.GenerateKey(algorithm, []byte("pw"))
-		if err != nil {
-			k.err = err
-			return
-		}
-		if k.signer, k.err = signature.LoadPrivateKey(priv, []byte("pw")); k.err != nil {
-			return
-		}
-		k.verifier, k.err = signature.LoadPublicKey(pub)
-	})
+	k.once.Do(func() { k.err = k.make(algorithm) })
 	if k.err != nil {
 		t.Fatalf("signing key %q: %v", algorithm, k.err)
 	}
-	return k.signer, k.verifier
+	return k
+}
+
+func (k *sharedKey) make(algorithm string) error {
+	var priv, pub []byte
+	var err error
+	if algorithm == signature.AlgorithmEd25519 {
+		if k.files, err = signature.WriteKeyPair(filepath.Join(keyDir, algorithm), algorithm, []byte("pw"), false); err != nil {
+			return err
+		}
+		if priv, err = os.ReadFile(k.files.PrivateKey); err != nil {
+			return err
+		}
+		if pub, err = os.ReadFile(k.files.PublicKey); err != nil {
+			return err
+		}
+	} else if priv, pub, err = signature.GenerateKey(algorithm, []byte("pw")); err != nil {
+		return err
+	}
+	if k.signer, err = signature.LoadPrivateKey(priv, []byte("pw")); err != nil {
+		return err
+	}
+	k.verifier, err = signature.LoadPublicKey(pub)
+	return err
 }
 
 // strangerKey returns the verifier of a new key of algorithm that signed
@@ -477,38 +514,27 @@ func TestVerifyReadsABoundedNumberOfSignatures(t *testing.T) {
 }
 
 // TestWriteKeyPairNamesItsKey: the key ID WriteKeyPair reports is the one
-// of the private key it wrote, which the password decrypts; an existing
-// pair is refused and left as it was.
+// of the private key it wrote, which the password decrypts (the shared
+// Ed25519 key was written so and loaded back); an existing pair is
+// refused and left as it was.
 func TestWriteKeyPairNamesItsKey(t *testing.T) {
 	t.Parallel()
-	prefix := filepath.Join(t.TempDir(), "k")
-	kp, err := signature.WriteKeyPair(prefix, signature.AlgorithmEd25519, []byte("pw"), false)
+	k := sharedSigningKey(t, signature.AlgorithmEd25519)
+	if k.signer.ID() != k.files.KeyID || k.verifier.ID() != k.files.KeyID {
+		t.Fatalf("key ID %s; the private key is %s, the public key %s", k.files.KeyID, k.signer.ID(), k.verifier.ID())
+	}
+	if info, err := os.Stat(k.files.PrivateKey); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("private key: %v %v, want mode 0600", info, err)
+	}
+	before, err := os.ReadFile(k.files.PrivateKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	privPEM, err := os.ReadFile(kp.PrivateKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubPEM, err := os.ReadFile(kp.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := signature.LoadPrivateKey(privPEM, []byte("pw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := signature.LoadPublicKey(pubPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.ID() != kp.KeyID || v.ID() != kp.KeyID {
-		t.Fatalf("key ID %s; the private key is %s, the public key %s", kp.KeyID, s.ID(), v.ID())
-	}
+	prefix := strings.TrimSuffix(k.files.PrivateKey, ".key")
 	if _, err := signature.WriteKeyPair(prefix, "", []byte("pw"), false); !errors.Is(err, os.ErrExist) {
 		t.Fatalf("over an existing pair: %v", err)
 	}
-	if after, _ := os.ReadFile(kp.PrivateKey); !bytes.Equal(after, privPEM) {
+	if after, _ := os.ReadFile(k.files.PrivateKey); !bytes.Equal(after, before) {
 		t.Fatal("the refused write changed the private key")
 	}
 }
