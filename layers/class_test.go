@@ -10,6 +10,7 @@ import (
 )
 
 func TestClass(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want errdefs.Class

@@ -13,6 +13,7 @@ import (
 // read a byte at a time, read in part or not at all, all come out whole
 // and in order, whichever way fn reads.
 func TestWalkContentAcrossChunks(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("0123456789abcdef", 3*entryChunkSize/16+5)
 	var entries []rawEntry
 	want := map[string]string{}
@@ -67,6 +68,7 @@ func TestWalkContentAcrossChunks(t *testing.T) {
 // An archive cut short inside an entry fn does not read, or reads, is
 // truncated, not ended: io.ErrUnexpectedEOF either way.
 func TestWalkTruncatedInsideContent(t *testing.T) {
+	t.Parallel()
 	raw := gunzip(t, rawArchive(t, file("s/a", strings.Repeat("x", 3*entryChunkSize)), file("s/b", "y")))
 	cut := gzipBytes(t, raw[:512+2*entryChunkSize])
 	for _, read := range []bool{true, false} {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestFormatSize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		n    int64
 		want string
@@ -22,6 +23,7 @@ func TestFormatSize(t *testing.T) {
 }
 
 func TestFileDigestRecord(t *testing.T) {
+	t.Parallel()
 	d := digest.FromString("x")
 	if got := (FileDigest{Digest: d}).Record(); got != "644 "+d.String() {
 		t.Errorf("Record = %q", got)

@@ -16,6 +16,7 @@ import (
 // a hostile entry among the skipped ones, or a limit crossed by them,
 // still fails the read.
 func TestExtractToWritesWhatItKeeps(t *testing.T) {
+	t.Parallel()
 	layer := rawArchive(t, dir("a/"), file("a/SKILL.md", "a"), dir("b/"), file("b/SKILL.md", "b"), file("b/x/y", "y"))
 	keepA := func(h Header) bool { top, _, _ := strings.Cut(h.Path, "/"); return top == "a" }
 
@@ -62,6 +63,7 @@ func TestExtractToWritesWhatItKeeps(t *testing.T) {
 // the sizes: empty files, many small ones, and files that fill or span
 // several of the chunks hashing reads them through.
 func TestExtractToDigestsMatchTheFiles(t *testing.T) {
+	t.Parallel()
 	sizes := []int{0, 1, hashChunkSize, hashChunkSize - 1, 3*hashChunkSize + 7, 0, 5}
 	for i := range 200 {
 		sizes = append(sizes, 100+i*37)

@@ -41,6 +41,7 @@ func generatedTree() []fileSpec {
 }
 
 func TestGoldenFixtureDigest(t *testing.T) {
+	t.Parallel()
 	res, _ := writeLayer(t, goldenFixture)
 	if res.Digest != goldenFixtureDigest {
 		t.Errorf("layer digest = %s, want %s", res.Digest, goldenFixtureDigest)
@@ -57,6 +58,7 @@ func TestGoldenFixtureDigest(t *testing.T) {
 }
 
 func TestGoldenGeneratedDigest(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	buildTree(t, root, generatedTree(), defaultBuild)
 	res, _ := writeLayer(t, root)

@@ -19,6 +19,7 @@ import (
 // default more than DefaultMaxFiles entries are refused while reading,
 // before the entry past the limit reaches the caller.
 func TestDefaultEntryLimit(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
@@ -51,6 +52,7 @@ func TestDefaultEntryLimit(t *testing.T) {
 
 // Write refuses a tree a reader would refuse.
 func TestWriteEntryLimit(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for i := range 4 {
 		must(t, os.MkdirAll(filepath.Join(root, "s"), 0o755))

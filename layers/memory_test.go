@@ -51,6 +51,18 @@ func allocDuringWrite(t testing.TB, tree *Tree) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
+// skipUnderRace skips a test that measures the heap when the race
+// detector is on: it drops a random quarter of what code puts back in a
+// sync.Pool, so allocations vary from run to run, and it makes the
+// megabytes these tests stream cost a minute. make test runs them without
+// the detector; the functional tests of the same code run under it.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("measures the heap, which the race detector distorts; make test runs it without -race")
+	}
+}
+
 // TestWriteMemoryFlat checks that Write streams: growing the input eight
 // times must not grow allocations with it. Buffering one 8 MiB file of the
 // large tree would alone allocate 8 MiB (more with slice growth), far past
@@ -59,6 +71,7 @@ func allocDuringWrite(t testing.TB, tree *Tree) uint64 {
 // same four files. The bound allows twice the small figure plus 1 MiB for
 // noise such as the runtime's own allocations during the call.
 func TestWriteMemoryFlat(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("writes 36 MiB of test data")
 	}
@@ -136,6 +149,7 @@ func allocDuringExtract(t testing.TB, path string, res WriteResult) uint64 {
 // TestExtractMemoryFlat is TestWriteMemoryFlat for the reader: extracting
 // a layer eight times larger must not allocate with it.
 func TestExtractMemoryFlat(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("writes and extracts 36 MiB of test data")
 	}
@@ -222,6 +236,7 @@ func heldPerEntry(t *testing.T, skills int, interleave bool) float64 {
 // map of every path's hash cost 33). An archive in another order is
 // still checked whole (see the hostile cases) and may cost more.
 func TestWalkHoldsLittlePerPath(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("walks a layer of 36,000 entries")
 	}

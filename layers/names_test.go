@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckName(t *testing.T) {
+	t.Parallel()
 	bad := []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "a\nb", "-rf", "--force", ".git", ".hidden", "GIT~1", "git~1.",
 		".stax", ".stax-install.json", ".stax-journal.json", ".stax-staging-x", "../victim", "/abs"}
 	for _, name := range bad {
@@ -57,6 +58,7 @@ func TestCheckVisiblePath(t *testing.T) {
 }
 
 func TestCaseCollisions(t *testing.T) {
+	t.Parallel()
 	got := CaseCollisions([]string{"A", "a", "b", "pdf/Ref.md", "pdf/ref.md", "x/a", "y/A", "A"})
 	want := [][2]string{{"A", "a"}, {"pdf/Ref.md", "pdf/ref.md"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -38,6 +38,7 @@ func writeOutline(t testing.TB, opts ScanOptions) (WriteResult, []byte, map[stri
 // Written part by part, a tree is the same layer, byte for byte, as
 // written whole: the golden digests hold.
 func TestOutlineWriteIsTheSameLayer(t *testing.T) {
+	t.Parallel()
 	generated := t.TempDir()
 	buildTree(t, generated, append(generatedTree(),
 		fileSpec{path: "a.md/SKILL.md", body: "a skill directory sorted before the directory a/"},
@@ -63,6 +64,7 @@ func TestOutlineWriteIsTheSameLayer(t *testing.T) {
 // ScanParts hands over one top-level entry at a time, in layer order, and
 // its outline has the totals Scan's tree has.
 func TestScanPartsInLayerOrder(t *testing.T) {
+	t.Parallel()
 	root := built(t, []fileSpec{
 		{path: "b/SKILL.md", body: "b"}, {path: "a/x/y", body: "xy"}, {path: "a.md", body: "top"}, {path: "a-b/z", body: "z"},
 	}, defaultBuild)
@@ -92,6 +94,7 @@ func TestScanPartsInLayerOrder(t *testing.T) {
 // what was written is no layer: the write never packs what was not
 // scanned (and so validated).
 func TestOutlineWriteRefusesChangedTree(t *testing.T) {
+	t.Parallel()
 	for name, change := range map[string]func(root string) error{
 		"file added": func(root string) error {
 			return os.WriteFile(filepath.Join(root, "b", "new.md"), []byte("not scanned"), 0o644)
@@ -124,6 +127,7 @@ func TestOutlineWriteRefusesChangedTree(t *testing.T) {
 
 // The outline refuses what Write refuses, before writing anything.
 func TestOutlineWriteRefusesBeforeWriting(t *testing.T) {
+	t.Parallel()
 	root := built(t, []fileSpec{{path: "a/SKILL.md", body: "0123456789"}, {path: "b/SKILL.md", body: "b"}}, defaultBuild)
 	must(t, os.Symlink("SKILL.md", filepath.Join(root, "b", "link")))
 	o, err := ScanParts(ScanOptions{Root: root}, func(*Tree) error { return nil })

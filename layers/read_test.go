@@ -200,6 +200,7 @@ func flipByte(b []byte, i int) []byte {
 }
 
 func TestWalkRefusesHostileArchives(t *testing.T) {
+	t.Parallel()
 	for _, tc := range hostileCorpus(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Walk(bytesReader(tc.data), tc.opts, func(h Header, r io.Reader) error {
@@ -214,6 +215,7 @@ func TestWalkRefusesHostileArchives(t *testing.T) {
 }
 
 func TestExtractRefusesHostileArchives(t *testing.T) {
+	t.Parallel()
 	for _, tc := range hostileCorpus(t) {
 		for _, existing := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/existing=%v", tc.name, existing), func(t *testing.T) {
@@ -260,6 +262,7 @@ func checkUntouched(t *testing.T, parent, dest string, existed bool) {
 }
 
 func TestWalkAcceptsOtherWriters(t *testing.T) {
+	t.Parallel()
 	globalHeader := rawEntry{hdr: tar.Header{Typeflag: tar.TypeXGlobalHeader, PAXRecords: map[string]string{"comment": "3f1c0de"}}}
 	gnuLong := file("s/"+strings.Repeat("g", 150), "gnu long name")
 	gnuLong.hdr.Format = tar.FormatGNU
@@ -359,6 +362,7 @@ func checkExtractedModes(t *testing.T, dest string) {
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	res, data := writeLayer(t, goldenFixture)
 	for _, existing := range []bool{false, true} {
 		t.Run(fmt.Sprintf("existing=%v", existing), func(t *testing.T) {
@@ -446,6 +450,7 @@ func pathOf(line string) string {
 }
 
 func TestTreeDigest(t *testing.T) {
+	t.Parallel()
 	a := FileDigest{Path: "b.md", Digest: digest.FromString("b")}
 	b := FileDigest{Path: "a/x.sh", Executable: true, Digest: digest.FromString("x")}
 	want := digest.FromString(
@@ -464,6 +469,7 @@ func TestTreeDigest(t *testing.T) {
 }
 
 func TestExtractDestinationChecks(t *testing.T) {
+	t.Parallel()
 	_, data := writeLayer(t, goldenFixture)
 	cases := map[string]func(t *testing.T, dest string){
 		"not empty": func(t *testing.T, dest string) {
@@ -516,6 +522,7 @@ func snapshot(t *testing.T, root string) []string {
 }
 
 func TestWalkCallbackError(t *testing.T) {
+	t.Parallel()
 	_, data := writeLayer(t, goldenFixture)
 	sentinel := errors.New("stop here")
 	err := Walk(bytesReader(data), ReadOptions{}, func(Header, io.Reader) error { return sentinel })
@@ -527,6 +534,7 @@ func TestWalkCallbackError(t *testing.T) {
 // Content left unread by fn is still verified: the gzip checksum at the end
 // of the stream covers it.
 func TestWalkUnreadContentStillChecked(t *testing.T) {
+	t.Parallel()
 	data := rawArchive(t, file("s/a", strings.Repeat("x", 100)))
 	err := Walk(bytesReader(flipByte(data, len(data)-6)), ReadOptions{}, func(Header, io.Reader) error { return nil })
 	if !errors.Is(err, gzip.ErrChecksum) {
@@ -535,6 +543,7 @@ func TestWalkUnreadContentStillChecked(t *testing.T) {
 }
 
 func TestWalkDigestOption(t *testing.T) {
+	t.Parallel()
 	data := rawArchive(t, file("s/a", "x"))
 	cases := map[digest.Digest]bool{
 		digest.FromBytes(data):                    true,
@@ -555,6 +564,7 @@ func TestWalkDigestOption(t *testing.T) {
 // makes one: a "./" root entry and every name under "./". The names come
 // out clean; a "./" anywhere but the front is still refused.
 func TestWalkAcceptsDotSlashNames(t *testing.T) {
+	t.Parallel()
 	data := rawArchive(t,
 		dir("./"),
 		dir("./review/"),

@@ -14,6 +14,7 @@ import (
 // reads on either side; and r's error comes after its data, unchanged: a
 // truncated stream stays io.ErrUnexpectedEOF.
 func TestReadAheadPassesDataAndErrorThrough(t *testing.T) {
+	t.Parallel()
 	data := make([]byte, 1<<20+123)
 	for i := range data {
 		data[i] = byte(rand.IntN(256))

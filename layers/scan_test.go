@@ -12,6 +12,7 @@ import (
 )
 
 func TestStaxignore(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		ignore string
@@ -105,6 +106,7 @@ func specs(paths []string) []fileSpec {
 // The ignore file is read from the package root, and matched against paths
 // relative to it, when the layer root is a subdirectory.
 func TestStaxignoreFromPackageRoot(t *testing.T) {
+	t.Parallel()
 	pkg := t.TempDir()
 	buildTree(t, pkg, specs([]string{"skills/a/public.md", "skills/a/secret.md", "skills/b/x.md", "skills/c.tmp", "README.md"}), defaultBuild)
 	must(t, os.WriteFile(filepath.Join(pkg, IgnoreFile), []byte("skills/a/secret.md\n/skills/b/\n*.tmp\n"), 0o644))
@@ -119,6 +121,7 @@ func TestStaxignoreFromPackageRoot(t *testing.T) {
 }
 
 func TestScanErrors(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	buildTree(t, root, specs([]string{"f"}), defaultBuild)
 	cases := map[string]ScanOptions{
@@ -143,6 +146,7 @@ func TestScanErrors(t *testing.T) {
 }
 
 func TestScanEntries(t *testing.T) {
+	t.Parallel()
 	root := built(t, []fileSpec{
 		{path: "s/run", body: "#!", exec: true},
 		{path: "s/doc.md", body: "doc"},
@@ -173,6 +177,7 @@ func problemKinds(tree *Tree) map[string]ProblemKind {
 }
 
 func TestSymlinkRejectedByDefault(t *testing.T) {
+	t.Parallel()
 	root := built(t, specs([]string{"s/target.md"}), defaultBuild)
 	must(t, os.Symlink("target.md", filepath.Join(root, "s", "link.md")))
 	tree := mustScan(t, ScanOptions{Root: root})
@@ -189,6 +194,7 @@ func TestSymlinkRejectedByDefault(t *testing.T) {
 }
 
 func TestSymlinkFlatten(t *testing.T) {
+	t.Parallel()
 	pkg := t.TempDir()
 	buildTree(t, pkg, []fileSpec{
 		{path: "skills/s/SKILL.md", body: "skill"},
@@ -234,6 +240,7 @@ func TestSymlinkFlatten(t *testing.T) {
 }
 
 func TestSymlinkFlattenProblems(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("x"), 0o644))
 	cases := []struct {
@@ -295,6 +302,7 @@ func mapsEqual[K, V comparable](a, b map[K]V) bool {
 
 // An ignored symlink or special file is no problem: it is not packaged.
 func TestIgnoredProblemsVanish(t *testing.T) {
+	t.Parallel()
 	root := built(t, specs([]string{"s/SKILL.md"}), defaultBuild)
 	must(t, os.Symlink("SKILL.md", filepath.Join(root, "s", "link")))
 	must(t, os.WriteFile(filepath.Join(root, IgnoreFile), []byte("link\n"), 0o644))
@@ -305,6 +313,7 @@ func TestIgnoredProblemsVanish(t *testing.T) {
 }
 
 func TestProblemsSorted(t *testing.T) {
+	t.Parallel()
 	root := built(t, specs([]string{"b/SKILL.md", "a/SKILL.md"}), defaultBuild)
 	for _, p := range []string{"b/z", "b/a", "a/m"} {
 		must(t, os.Symlink("SKILL.md", filepath.Join(root, filepath.FromSlash(p))))
@@ -320,6 +329,7 @@ func TestProblemsSorted(t *testing.T) {
 }
 
 func TestUnsafeNamesAreProblems(t *testing.T) {
+	t.Parallel()
 	root := built(t, specs([]string{"s/back\\slash", "s/new\nline", "s/fine.md"}), defaultBuild)
 	tree := mustScan(t, ScanOptions{Root: root})
 	want := map[string]ProblemKind{"s/back\\slash": ProblemUnsafeName, "s/new\nline": ProblemUnsafeName}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSpecialFileProblems(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		make func(t *testing.T, dir string) // creates dir/x (and maybe dir/y)
@@ -57,6 +58,7 @@ func TestSpecialFileProblems(t *testing.T) {
 // A flattened symlink to a hard-linked file or a FIFO inherits the target's
 // problem: flattening must not smuggle in what the tree itself may not hold.
 func TestFlattenChecksTargets(t *testing.T) {
+	t.Parallel()
 	root := built(t, specs([]string{"s/SKILL.md", "data/x"}), defaultBuild)
 	must(t, os.Link(filepath.Join(root, "data", "x"), filepath.Join(root, "data", "x2")))
 	must(t, syscall.Mkfifo(filepath.Join(root, "data", "pipe"), 0o644))

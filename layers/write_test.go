@@ -16,6 +16,7 @@ import (
 )
 
 func TestDigestInvariance(t *testing.T) {
+	t.Parallel()
 	files := generatedTree()
 	ref := t.TempDir()
 	buildTree(t, ref, files, defaultBuild)
@@ -83,6 +84,7 @@ func built(t *testing.T, files []fileSpec, o buildOpts) string {
 // TestDigestSensitivity guards the invariance test against a digest that
 // ignores everything: content, names and the execute bit must count.
 func TestDigestSensitivity(t *testing.T) {
+	t.Parallel()
 	base := []fileSpec{{path: "s/a", body: "x"}, {path: "s/b", body: "y", exec: true}}
 	variants := map[string][]fileSpec{
 		"content": {{path: "s/a", body: "z"}, {path: "s/b", body: "y", exec: true}},
@@ -100,6 +102,7 @@ func TestDigestSensitivity(t *testing.T) {
 }
 
 func TestGzipHeader(t *testing.T) {
+	t.Parallel()
 	_, data := writeLayer(t, goldenFixture)
 	want := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
 	if !bytes.Equal(data[:10], want) {
@@ -198,6 +201,7 @@ func parsePAXPath(t *testing.T, body string) string {
 }
 
 func TestTarFormat(t *testing.T) {
+	t.Parallel()
 	gen := t.TempDir()
 	buildTree(t, gen, generatedTree(), defaultBuild)
 	for name, root := range map[string]string{"fixture": goldenFixture, "generated": gen} {
@@ -318,6 +322,7 @@ func checkWithArchiveTar(t *testing.T, tarData []byte, raw []rawHeader) {
 // archive/tar's bytes for ASCII names, including both PAX cases: past 255
 // bytes, and a shorter name that no prefix split can hold.
 func TestEncoderMatchesArchiveTar(t *testing.T) {
+	t.Parallel()
 	files := append(generatedTree(),
 		fileSpec{path: "x/" + strings.Repeat("n", 150), body: "unsplittable: basename over 100 bytes"},
 		fileSpec{path: "x/" + strings.Repeat("p", 98), body: "exactly 100 bytes"},
@@ -368,6 +373,7 @@ func firstDiff(a, b []byte) int {
 }
 
 func TestWriteRefusesBeforeWriting(t *testing.T) {
+	t.Parallel()
 	files := []fileSpec{{path: "s/a", body: strings.Repeat("a", 1000)}, {path: "s/b", body: strings.Repeat("b", 1000)}}
 	root := built(t, files, defaultBuild)
 	tree := mustScan(t, ScanOptions{Root: root})
@@ -416,6 +422,7 @@ func TestWriteRefusesBeforeWriting(t *testing.T) {
 // copyExactly is the last guard against a file changing during the copy,
 // after Write has checked its size.
 func TestCopyExactly(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "f")
 	must(t, os.WriteFile(p, []byte("12345"), 0o644))
 	for _, tc := range []struct {
@@ -434,6 +441,7 @@ func TestCopyExactly(t *testing.T) {
 }
 
 func TestWriteLimits(t *testing.T) {
+	t.Parallel()
 	root := built(t, []fileSpec{{path: "s/a", body: strings.Repeat("a", 2000)}}, defaultBuild)
 	tree := mustScan(t, ScanOptions{Root: root})
 	for _, tc := range []struct {
@@ -450,6 +458,7 @@ func TestWriteLimits(t *testing.T) {
 // A file that changes between Scan and Write must not produce an archive
 // that any reader accepts.
 func TestWriteFileChangedSinceScan(t *testing.T) {
+	t.Parallel()
 	for name, change := range map[string]string{"grew": "abcdef", "shrank": "ab"} {
 		t.Run(name, func(t *testing.T) {
 			root := built(t, []fileSpec{{path: "s/a", body: "abcd"}, {path: "s/b", body: "b"}}, defaultBuild)
@@ -468,6 +477,7 @@ func TestWriteFileChangedSinceScan(t *testing.T) {
 }
 
 func TestWriteResultFiles(t *testing.T) {
+	t.Parallel()
 	root := built(t, []fileSpec{{path: "s/b", body: "bee", exec: true}, {path: "s/a", body: "ay"}, {path: "t/empty", body: ""}}, defaultBuild)
 	res, data := writeLayer(t, root)
 	if res.Size != int64(len(data)) || res.Digest != digest.FromBytes(data) {

@@ -17,7 +17,7 @@ func BenchmarkVerify(b *testing.B) {
 	ctx := context.Background()
 	target := places[2].open(b)
 	desc := packExamples(b, target, "")
-	signer, verifier := newKey(b, "")
+	signer, verifier := signingKey(b, "")
 	if _, err := signature.Sign(ctx, target, desc, signer, signature.SignOptions{}); err != nil {
 		b.Fatal(err)
 	}

@@ -75,18 +75,30 @@ var ErrWrongPassword = errors.New("the password does not decrypt the private key
 // empty) and returns both keys as PEM, the private one encrypted with
 // password in the format cosign uses, so either tool reads the other's keys.
 func GenerateKey(algorithm string, password []byte) (private, public []byte, err error) {
-	var priv crypto.Signer
-	switch algorithm {
-	case "", AlgorithmECDSAP256:
-		priv, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	case AlgorithmEd25519:
-		_, priv, err = ed25519.GenerateKey(rand.Reader)
-	default:
-		return nil, nil, fmt.Errorf("unknown key algorithm %q: use %s or %s", algorithm, AlgorithmECDSAP256, AlgorithmEd25519)
-	}
+	priv, err := newPrivateKey(algorithm)
 	if err != nil {
 		return nil, nil, err
 	}
+	return encodeKeyPair(priv, password)
+}
+
+// newPrivateKey makes a private key of the algorithm named (ECDSA P-256
+// when empty).
+func newPrivateKey(algorithm string) (crypto.Signer, error) {
+	switch algorithm {
+	case "", AlgorithmECDSAP256:
+		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case AlgorithmEd25519:
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		return priv, err
+	default:
+		return nil, fmt.Errorf("unknown key algorithm %q: use %s or %s", algorithm, AlgorithmECDSAP256, AlgorithmEd25519)
+	}
+}
+
+// encodeKeyPair returns priv encrypted with password and its public key,
+// both as PEM.
+func encodeKeyPair(priv crypto.Signer, password []byte) (private, public []byte, err error) {
 	der, err := cryptoutils.MarshalPrivateKeyToEncryptedDER(priv, cryptoutils.StaticPasswordFunc(password))
 	if err != nil {
 		return nil, nil, fmt.Errorf("encrypt private key: %w", err)
@@ -276,15 +288,26 @@ type KeyPair struct {
 // prefix.pub. Existing files are an error matching os.ErrExist unless
 // overwrite is set.
 func WriteKeyPair(prefix, algorithm string, password []byte, overwrite bool) (*KeyPair, error) {
-	priv, pub, err := GenerateKey(algorithm, password)
+	key, err := newPrivateKey(algorithm)
 	if err != nil {
 		return nil, err
 	}
-	signer, err := LoadPrivateKey(priv, password)
+	kp := &KeyPair{PrivateKey: prefix + ".key", PublicKey: prefix + ".pub"}
+	if kp.KeyID, err = KeyID(key.Public()); err != nil {
+		return nil, err
+	}
+	// Neither file is written when either exists, so a refusal leaves no
+	// half pair behind. The check comes before the key is encrypted, whose
+	// scrypt run would take most of a second for nothing.
+	for _, path := range []string{kp.PrivateKey, kp.PublicKey} {
+		if _, err := os.Lstat(path); err == nil && !overwrite {
+			return nil, fmt.Errorf("%s: %w", path, os.ErrExist)
+		}
+	}
+	priv, pub, err := encodeKeyPair(key, password)
 	if err != nil {
 		return nil, err
 	}
-	kp := &KeyPair{PrivateKey: prefix + ".key", PublicKey: prefix + ".pub", KeyID: signer.ID()}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if overwrite {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -294,13 +317,6 @@ func WriteKeyPair(prefix, algorithm string, password []byte, overwrite bool) (*K
 		data []byte
 		mode os.FileMode
 	}{{kp.PrivateKey, priv, 0o600}, {kp.PublicKey, pub, 0o644}}
-	// Neither file is written when either exists, so a refusal leaves no
-	// half pair behind.
-	for _, f := range files {
-		if _, err := os.Lstat(f.path); err == nil && !overwrite {
-			return nil, fmt.Errorf("%s: %w", f.path, os.ErrExist)
-		}
-	}
 	for _, f := range files {
 		file, err := os.OpenFile(f.path, flags, f.mode)
 		if err != nil {

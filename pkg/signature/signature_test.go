@@ -3,13 +3,18 @@ package signature_test
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +37,21 @@ import (
 // TestMain keeps every test on loopback.
 func TestMain(m *testing.M) {
 	registrytest.KeepOnLoopback()
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
+}
+
+// keyDir holds the key files of the shared signing keys for the run.
+var keyDir string
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "stax-signature-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	keyDir = dir
+	return m.Run()
 }
 
 // places are the three kinds of place a package and its signatures live:
@@ -81,21 +100,98 @@ func packExamples(t testing.TB, dst oras.GraphTarget, version string) ocispec.De
 	return res.Descriptor
 }
 
-func newKey(t testing.TB, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
+// sharedKey is the signing key of one algorithm every test signs with.
+type sharedKey struct {
+	once     sync.Once
+	signer   *signature.KeySigner
+	verifier *signature.KeyVerifier
+	files    *signature.KeyPair // the Ed25519 key's, which WriteKeyPair wrote
+	err      error
+}
+
+// signingKeys are the signing keys by algorithm, encrypted with the
+// production scrypt parameters and loaded back: two scrypt runs, seconds
+// under the race detector, so one key per algorithm is made in a run and
+// shared, since tests only sign with it. The ECDSA key is made by
+// GenerateKey; the Ed25519 one is written to files by WriteKeyPair, and
+// TestWriteKeyPairNamesItsKey checks what it wrote.
+var signingKeys = map[string]*sharedKey{
+	signature.AlgorithmECDSAP256: {},
+	signature.AlgorithmEd25519:   {},
+}
+
+// signingKey returns the shared signer of algorithm and its verifier.
+func signingKey(t testing.TB, algorithm string) (*signature.KeySigner, *signature.KeyVerifier) {
 	t.Helper()
-	priv, pub, err := signature.GenerateKey(algorithm, []byte("pw"))
+	k := sharedSigningKey(t, algorithm)
+	return k.signer, k.verifier
+}
+
+// sharedSigningKey returns the shared key of algorithm, made by the first
+// test that asks for it.
+func sharedSigningKey(t testing.TB, algorithm string) *sharedKey {
+	t.Helper()
+	if algorithm == "" {
+		algorithm = signature.AlgorithmECDSAP256
+	}
+	k := signingKeys[algorithm]
+	k.once.Do(func() { k.err = k.make(algorithm) })
+	if k.err != nil {
+		t.Fatalf("signing key %q: %v", algorithm, k.err)
+	}
+	return k
+}
+
+func (k *sharedKey) make(algorithm string) error {
+	var priv, pub []byte
+	var err error
+	if algorithm == signature.AlgorithmEd25519 {
+		if k.files, err = signature.WriteKeyPair(filepath.Join(keyDir, algorithm), algorithm, []byte("pw"), false); err != nil {
+			return err
+		}
+		if priv, err = os.ReadFile(k.files.PrivateKey); err != nil {
+			return err
+		}
+		if pub, err = os.ReadFile(k.files.PublicKey); err != nil {
+			return err
+		}
+	} else if priv, pub, err = signature.GenerateKey(algorithm, []byte("pw")); err != nil {
+		return err
+	}
+	if k.signer, err = signature.LoadPrivateKey(priv, []byte("pw")); err != nil {
+		return err
+	}
+	k.verifier, err = signature.LoadPublicKey(pub)
+	return err
+}
+
+// strangerKey returns the verifier of a new key of algorithm that signed
+// nothing. Only its public key is used, so it is made in memory, without
+// the encryption a key file needs.
+func strangerKey(t testing.TB, algorithm string) *signature.KeyVerifier {
+	t.Helper()
+	var pub crypto.PublicKey
+	switch algorithm {
+	case "", signature.AlgorithmECDSAP256:
+		priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub = priv.Public()
+	case signature.AlgorithmEd25519:
+		public, _, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub = public
+	default:
+		t.Fatalf("unknown key algorithm %q", algorithm)
+	}
+	v, err := signature.NewKeyVerifier(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := signature.LoadPrivateKey(priv, []byte("pw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := signature.LoadPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, v
+	return v
 }
 
 func wantReason(t *testing.T, err error, want signature.Reason) {
@@ -113,14 +209,16 @@ func wantReason(t *testing.T, err error, want signature.Reason) {
 }
 
 func TestSignThenVerify(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, place := range places {
 		for _, alg := range []string{signature.AlgorithmECDSAP256, signature.AlgorithmEd25519} {
 			t.Run(place.name+"/"+alg, func(t *testing.T) {
+				t.Parallel()
 				target := place.open(t)
 				desc := packExamples(t, target, "")
-				signer, verifier := newKey(t, alg)
-				_, other := newKey(t, alg)
+				signer, verifier := signingKey(t, alg)
+				other := strangerKey(t, alg)
 
 				_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}})
 				wantReason(t, err, signature.ReasonNoSignature)
@@ -209,11 +307,13 @@ func attach(t *testing.T, target oras.GraphTarget, subject ocispec.Descriptor, a
 }
 
 func TestVerifyRefusesTampering(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	signer, verifier := newKey(t, "")
+	signer, verifier := signingKey(t, "")
 	opts := signature.VerifyOptions{Verifiers: []signature.Verifier{verifier}}
 	for _, place := range places {
 		t.Run(place.name, func(t *testing.T) {
+			t.Parallel()
 			// signature.Sign in one place, then attach altered copies of the parts to
 			// the same package in fresh places that hold no good signature.
 			origin := place.open(t)
@@ -242,6 +342,7 @@ func TestVerifyRefusesTampering(t *testing.T) {
 			}
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
 					target := place.open(t)
 					if d := packExamples(t, target, ""); d.Digest != desc.Digest {
 						t.Fatal("the build is not reproducible")
@@ -272,10 +373,11 @@ func tamperPayload(t *testing.T, data []byte) []byte {
 }
 
 func TestVerifyRefusesStatementThatMisstatesFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	target := places[2].open(t)
 	desc := packExamples(t, target, "")
-	signer, verifier := newKey(t, "")
+	signer, verifier := signingKey(t, "")
 	// A signer that signs a statement whose MEMORY.md digest is not the
 	// package's: the signature is good, the content is not what it says.
 	pkgSigner := &misstating{KeySigner: signer}
@@ -313,12 +415,14 @@ func (m *misstating) SignDSSE(ctx context.Context, payloadType string, payload [
 // (a Sigstore bundle referrer: empty config, one bundle layer, a DSSE
 // statement naming the manifest) and verifies it with the same key.
 func TestCosignBundleReferrerVerifies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, place := range places {
 		t.Run(place.name, func(t *testing.T) {
+			t.Parallel()
 			target := place.open(t)
 			desc := packExamples(t, target, "")
-			signer, verifier := newKey(t, "")
+			signer, verifier := signingKey(t, "")
 			statement := []byte(`{"_type":"https://in-toto.io/Statement/v1","predicate":{},"predicateType":"https://sigstore.dev/cosign/sign/v1","subject":[{"digest":{"sha256":"` + desc.Digest.Encoded() + `"},"name":"acme/skills"}]}`)
 			pb, err := signer.SignDSSE(ctx, signature.PayloadTypeInToto, statement)
 			if err != nil {
@@ -336,7 +440,7 @@ func TestCosignBundleReferrerVerifies(t *testing.T) {
 			if got.Format != signature.FormatSigstore || got.Signer != verifier.ID() {
 				t.Fatalf("verified %+v", got)
 			}
-			_, stranger := newKey(t, "")
+			stranger := strangerKey(t, "")
 			_, err = signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{stranger}})
 			wantReason(t, err, signature.ReasonWrongKey)
 		})
@@ -347,6 +451,7 @@ func TestCosignBundleReferrerVerifies(t *testing.T) {
 // function cosign generate-key-pair calls, under both PEM labels cosign
 // has written, and refuses a wrong password.
 func TestCosignKeyLoads(t *testing.T) {
+	t.Parallel()
 	priv, pub, err := cryptoutils.GeneratePEMEncodedECDSAKeyPair(elliptic.P256(), cryptoutils.StaticPasswordFunc([]byte("cosign-pw")))
 	if err != nil {
 		t.Fatal(err)
@@ -359,30 +464,42 @@ func TestCosignKeyLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range [][]byte{priv, legacy} {
-		s, err := signature.LoadPrivateKey(key, []byte("cosign-pw"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.ID() != v.ID() {
-			t.Fatalf("private key %s, public key %s", s.ID(), v.ID())
-		}
-		if _, ok := s.Public().(*ecdsa.PublicKey); !ok {
-			t.Fatalf("key %T", s.Public())
-		}
+	// Each load is a scrypt run, seconds under the race detector: the
+	// loads run beside each other.
+	for _, c := range []struct {
+		name string
+		key  []byte
+	}{{"sigstore-label", priv}, {"cosign-label", legacy}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := signature.LoadPrivateKey(c.key, []byte("cosign-pw"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ID() != v.ID() {
+				t.Fatalf("private key %s, public key %s", s.ID(), v.ID())
+			}
+			if _, ok := s.Public().(*ecdsa.PublicKey); !ok {
+				t.Fatalf("key %T", s.Public())
+			}
+		})
 	}
-	if _, err := signature.LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
-		t.Fatalf("wrong password: %v", err)
-	}
+	t.Run("wrong-password", func(t *testing.T) {
+		t.Parallel()
+		if _, err := signature.LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
+			t.Fatalf("wrong password: %v", err)
+		}
+	})
 }
 
 // TestVerifyReadsABoundedNumberOfSignatures: a package with more signature
 // referrers than MaxSignatures is checked against the first ones only.
 func TestVerifyReadsABoundedNumberOfSignatures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	target := places[2].open(t)
 	desc := packExamples(t, target, "")
-	_, verifier := newKey(t, "")
+	_, verifier := signingKey(t, "")
 	for i := range signature.MaxSignatures + 1 {
 		cfg := []byte(fmt.Sprintf(`{"signer":"junk %d"}`, i))
 		attach(t, target, desc, signature.ArtifactType, content.NewDescriptorFromBytes(signature.MediaTypeConfig, cfg), cfg, signature.MediaTypePayload, []byte("not a bundle"))
@@ -393,5 +510,31 @@ func TestVerifyReadsABoundedNumberOfSignatures(t *testing.T) {
 	errors.As(err, &verr)
 	if len(verr.Details) != signature.MaxSignatures+1 || !strings.Contains(err.Error(), "only the first 64 signatures") {
 		t.Fatalf("%d details: %v", len(verr.Details), err)
+	}
+}
+
+// TestWriteKeyPairNamesItsKey: the key ID WriteKeyPair reports is the one
+// of the private key it wrote, which the password decrypts (the shared
+// Ed25519 key was written so and loaded back); an existing pair is
+// refused and left as it was.
+func TestWriteKeyPairNamesItsKey(t *testing.T) {
+	t.Parallel()
+	k := sharedSigningKey(t, signature.AlgorithmEd25519)
+	if k.signer.ID() != k.files.KeyID || k.verifier.ID() != k.files.KeyID {
+		t.Fatalf("key ID %s; the private key is %s, the public key %s", k.files.KeyID, k.signer.ID(), k.verifier.ID())
+	}
+	if info, err := os.Stat(k.files.PrivateKey); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("private key: %v %v, want mode 0600", info, err)
+	}
+	before, err := os.ReadFile(k.files.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := strings.TrimSuffix(k.files.PrivateKey, ".key")
+	if _, err := signature.WriteKeyPair(prefix, "", []byte("pw"), false); !errors.Is(err, os.ErrExist) {
+		t.Fatalf("over an existing pair: %v", err)
+	}
+	if after, _ := os.ReadFile(k.files.PrivateKey); !bytes.Equal(after, before) {
+		t.Fatal("the refused write changed the private key")
 	}
 }
