@@ -16,7 +16,7 @@ func printUpdate(io *IOStreams, global *globalOptions, res *workflow.UpdateResul
 		return writeJSON(io.Out, res)
 	}
 	if !res.Changed() {
-		fmt.Fprintln(io.Out, "nothing to update: every package is at the version stax.yaml asks for")
+		fmt.Fprintln(io.Out, "nothing to update: every package is at the newest version stax.yaml allows")
 		return nil
 	}
 	for _, r := range res.Ranges {

@@ -3,6 +3,8 @@ package workflow_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,6 +142,7 @@ func TestUpdateDryRunChangesNothing(t *testing.T) {
 	p := packagetest.New(t)
 	env, proj := updateProject(t, p)
 	before := readProject(t, proj)
+	stored := storeFiles(t, env.Opener.StoreDir)
 	alpha := p.Reg.Host + "/acme/alpha"
 	res, err := workflow.Update(context.Background(), env, workflow.UpdateOptions{
 		InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, Refs: []string{alpha}, DryRun: true, Latest: true,
@@ -154,12 +157,36 @@ func TestUpdateDryRunChangesNothing(t *testing.T) {
 		t.Errorf("dry run planned %+v (install %+v), want alpha to 2.0.0 and nothing installed", res.Packages, res.Install)
 	}
 	checkProject(t, "a dry run", proj, before)
+	if got := storeFiles(t, env.Opener.StoreDir); got != stored {
+		t.Errorf("a dry run changed the local store:\n%s\nwas\n%s", got, stored)
+	}
 
 	_, err = workflow.Update(context.Background(), env, workflow.UpdateOptions{InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, Refs: []string{p.Reg.Host + "/acme/other"}})
 	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(fmtErr(err), "not in install.sources") {
 		t.Errorf("updating a source not listed: %v, want invalid", err)
 	}
 	checkProject(t, "a refused update", proj, before)
+}
+
+// storeFiles lists the files of the local store, with their sizes.
+func storeFiles(t *testing.T, dir string) string {
+	t.Helper()
+	var list strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&list, "%s %d\n", path, info.Size())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list.String()
 }
 
 func fmtErr(err error) string {
