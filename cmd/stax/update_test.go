@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,5 +172,44 @@ func TestUpdateWithinTheRangeThenLatest(t *testing.T) {
 	checkUnchanged(t, "a second update", proj, after)
 	if r := runStax(t, "outdated", "--dir", proj, "--exit-code"); r.Code != 0 {
 		t.Errorf("outdated --exit-code when up to date: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// A registry that refuses to list the tags fails outdated and update
+// with exit 3 naming the repository; a source not listed fails update
+// with exit 1; a stax.yaml update --latest cannot write fails with exit 2
+// before anything is installed. None changes a file.
+func TestOutdatedAndUpdateFailuresChangeNothing(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, repo, _ := publishedProject(t, reg)
+	before := projectFiles(t, proj)
+
+	r := runStax(t, "update", reg.Host+"/acme/other", "--dir", proj)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "acme/other is not in install.sources") {
+		t.Errorf("update of a source not listed: exit %d, want 1\n%s", r.Code, r.Stderr)
+	}
+	checkUnchanged(t, "update of a source not listed", proj, before)
+
+	yaml := filepath.Join(proj, "stax.yaml")
+	if err := os.Chmod(yaml, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		r = runStax(t, "update", "--latest", "--dir", proj)
+		if r.Code != 2 || !strings.Contains(r.Stderr, yaml+" cannot be written") {
+			t.Errorf("update --latest of a read-only stax.yaml: exit %d, want 2\n%s", r.Code, r.Stderr)
+		}
+		checkUnchanged(t, "update --latest of a read-only stax.yaml", proj, before)
+	}
+
+	reg.AddFaults(registrytest.Fail("GET", "^/v2/acme/alpha/tags/list$", http.StatusForbidden).Times(-1))
+	for _, args := range [][]string{{"outdated"}, {"update"}, {"update", "--latest", "--dry-run"}} {
+		r := runStax(t, append(args, "--dir", proj)...)
+		if r.Code != 3 || !strings.Contains(r.Stderr, strings.TrimPrefix(repo, reg.Host+"/")) {
+			t.Errorf("%v with tags refused: exit %d, want 3 naming the repository\n%s", args, r.Code, r.Stderr)
+		}
+		checkUnchanged(t, strings.Join(args, " ")+" with tags refused", proj, before)
 	}
 }
