@@ -27,12 +27,15 @@ func newOutdatedCmd(f *factory, runF func(context.Context, *outdatedOptions) err
 dependency stax.lock records, show the version locked, the version stax
 update would install (WANTED: the highest its range allows, the tag it
 names, or for a source naming neither the highest release) and the highest
-release published (LATEST). The tags of each repository are listed once,
-several repositories at a time. Nothing is changed.
+release published (LATEST). A wanted tag that names another digest than
+the one locked (it was pushed over) is marked "tag moved". The tags of
+each repository are listed once, several repositories at a time. Nothing
+is changed.
 
 outdated exits 0 whether or not something is outdated; with --exit-code it
-exits 1 when a package has a newer version wanted or published (or is not
-locked yet), for a CI job that opens update pull requests.`,
+exits 1 when a package has a newer version wanted or published, its tag
+moved, or it is not locked yet, for a CI job that opens update pull
+requests.`,
 		Example: `  stax outdated
   stax outdated --exit-code --output json`,
 		Args: cobra.NoArgs,

@@ -9,7 +9,8 @@ import (
 )
 
 // printOutdated writes a table of the packages, as npm outdated does; a
-// version that is not known is "-".
+// version that is not known is "-", and a wanted tag that was pushed over
+// since it was locked says so.
 func printOutdated(io *IOStreams, res *workflow.OutdatedResult) error {
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PACKAGE\tRANGE\tLOCKED\tWANTED\tLATEST")
@@ -18,7 +19,11 @@ func printOutdated(io *IOStreams, res *workflow.OutdatedResult) error {
 		if p.Dependency {
 			name += " (dependency)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, cmp.Or(p.Range, "-"), cmp.Or(p.Locked, "-"), cmp.Or(p.Wanted, "-"), cmp.Or(p.Latest, "-"))
+		wanted := cmp.Or(p.Wanted, "-")
+		if p.Moved {
+			wanted += " (tag moved)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, cmp.Or(p.Range, "-"), cmp.Or(p.Locked, "-"), wanted, cmp.Or(p.Latest, "-"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

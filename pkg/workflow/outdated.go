@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 
+	"github.com/opencontainers/go-digest"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -52,8 +54,11 @@ type OutdatedPackage struct {
 	Latest string `json:"latest"`
 	// Dependency is set for a package installed as another's dependency.
 	Dependency bool `json:"dependency,omitempty"`
+	// Moved is set when the tag of Wanted, the version locked, names
+	// another digest than the one locked now: it was pushed over.
+	Moved bool `json:"moved,omitempty"`
 	// Outdated is set when Wanted or Latest is a higher version than
-	// Locked, or when nothing is locked yet.
+	// Locked, when the tag moved, or when nothing is locked yet.
 	Outdated bool `json:"outdated"`
 }
 
@@ -100,10 +105,48 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 		return nil, err
 	}
 	res := &OutdatedResult{Packages: []OutdatedPackage{}}
+	for i := range entries {
+		entries[i].compare(tags[entries[i].repo.Name()])
+	}
+	if err := findMovedTags(ctx, env, entries); err != nil {
+		return nil, err
+	}
 	for _, e := range entries {
-		res.Packages = append(res.Packages, e.compare(tags[e.repo.Name()]))
+		res.Packages = append(res.Packages, e.OutdatedPackage)
 	}
 	return res, nil
+}
+
+// findMovedTags looks up, a few at a time, the tag each source wants
+// when it is the version locked, and marks the sources whose tag now
+// names another digest.
+func findMovedTags(ctx context.Context, env *Env, entries []outdatedEntry) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxTagListings)
+	for i := range entries {
+		e := &entries[i]
+		if e.dep == nil || !e.listed || e.lockedDigest == "" || e.Wanted != e.Locked {
+			continue
+		}
+		g.Go(func() error {
+			ref := e.repo
+			ref.Tag = e.wantedTag
+			t, err := env.Opener.Open(ctx, ref, store.ReadOnly)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			desc, err := t.Lookup(ctx)
+			if err != nil {
+				return err
+			}
+			if desc.Digest != e.lockedDigest {
+				e.Moved, e.Outdated = true, true
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // readLock reads the project's stax.lock; nil when there is none.
@@ -126,6 +169,12 @@ type outdatedEntry struct {
 	tag string
 	// byDigest is set for a source that names a digest and no tag.
 	byDigest bool
+	// lockedDigest is the digest locked; empty for none.
+	lockedDigest digest.Digest
+	// wantedTag is the tag of Wanted; empty when no tag is wanted.
+	wantedTag string
+	// listed is set when the repository lists wantedTag.
+	listed bool
 }
 
 // outdatedEntries are the sources of m that are references, then the
@@ -149,7 +198,7 @@ func outdatedEntries(m *manifest, l *lock.Lock) ([]outdatedEntry, error) {
 		e.repo = repositoryOf(ref, m.dir)
 		e.Ref = e.repo.Familiar()
 		if p, ok := lockedSource(l, d.Package()); ok {
-			e.Locked = lockedVersion(p)
+			e.Locked, e.lockedDigest = lockedVersion(p), p.Digest
 		}
 		sourceOf[d.Package()] = true
 		entries = append(entries, e)
@@ -218,25 +267,27 @@ func tagVersion(tag string) string {
 }
 
 // compare fills in Wanted, Latest and Outdated from the repository's tags.
-func (e outdatedEntry) compare(tags []string) OutdatedPackage {
-	p := e.OutdatedPackage
+func (e *outdatedEntry) compare(tags []string) {
 	if latest, ok := semver.Highest(tags, nil); ok {
-		p.Latest = tagVersion(latest)
+		e.Latest = tagVersion(latest)
 	}
 	switch {
 	case e.dep == nil || e.byDigest:
-		p.Wanted = p.Locked
+		e.Wanted = e.Locked
 	case e.rng != nil:
-		if tag, ok := semver.Highest(tags, e.rng); ok {
-			p.Wanted = tagVersion(tag)
-		}
+		e.wantedTag, _ = semver.Highest(tags, e.rng)
 	case e.tag != "":
-		p.Wanted = tagVersion(e.tag)
+		e.wantedTag = e.tag
 	default:
-		p.Wanted = tagVersion(target.DefaultTag(tags))
+		e.wantedTag = target.DefaultTag(tags)
 	}
-	p.Outdated = p.Locked == "" || newer(p.Wanted, p.Locked) || newer(p.Latest, p.Locked)
-	return p
+	if e.wantedTag != "" {
+		e.Wanted = tagVersion(e.wantedTag)
+		// A tag the registry does not list (deleted since) has nothing to
+		// look up.
+		e.listed = slices.Contains(tags, e.wantedTag)
+	}
+	e.Outdated = e.Locked == "" || newer(e.Wanted, e.Locked) || newer(e.Latest, e.Locked)
 }
 
 // newer reports whether a is a higher version than b; false when either

@@ -244,3 +244,34 @@ func lockedOf(l *lock.Lock, ref string) lock.Package {
 	}
 	return lock.Package{}
 }
+
+// A tag pushed over is outdated (moved), and Update moves to its new
+// digest, naming the same version on both sides.
+func TestOutdatedAndUpdateFollowAMovedTag(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	env, proj := updateProject(t, p)
+	gamma := p.Reg.Host + "/acme/gamma"
+	was := lockedOf(readLock(t, proj), gamma+":1.0.0").Digest
+	now := p.Publish("acme/gamma:1.0.0", "gamma 1.0.0, pushed over", p.Reg.Host+"/acme/dep:1.0.0")
+	res, err := workflow.Outdated(context.Background(), env, workflow.OutdatedOptions{ProjectDir: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range res.Packages {
+		if moved := got.Ref == gamma; got.Moved != moved || (moved && !got.Outdated) {
+			t.Errorf("Outdated %+v: moved %v, want %v", got, got.Moved, moved)
+		}
+	}
+	up, err := workflow.Update(context.Background(), env, workflow.UpdateOptions{InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, Refs: []string{gamma}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := workflow.PackageUpdate{Ref: gamma, Change: workflow.ChangeUpdated, OldVersion: "1.0.0", NewVersion: "1.0.0", OldDigest: was, NewDigest: now}
+	if len(up.Packages) != 1 || up.Packages[0] != want {
+		t.Errorf("planned %+v, want %+v", up.Packages, want)
+	}
+	if got := lockedOf(readLock(t, proj), gamma+":1.0.0").Digest; got != now {
+		t.Errorf("locked %s after the update, want %s", got, now)
+	}
+}
