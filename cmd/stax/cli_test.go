@@ -125,9 +125,9 @@ func TestRegistryFlagsOnlyWhereRegistriesAreReached(t *testing.T) {
 	t.Parallel()
 	connection := []string{"plain-http", "insecure", "ca-file", "registry-config", "timeout"}
 	transfer := []string{"concurrency", "no-progress"}
-	copiers := map[string]bool{"push": true, "pull": true, "copy": true, "install": true, "add": true, "remove": true}
+	copiers := map[string]bool{"push": true, "pull": true, "copy": true, "install": true, "add": true, "remove": true, "update": true}
 	reachers := map[string]bool{"validate": true, "pack": true, "inspect": true, "diff": true, "resolve": true,
-		"sign": true, "verify": true, "login": true, "tags": true}
+		"sign": true, "verify": true, "login": true, "tags": true, "outdated": true}
 	root, _ := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}, nil, nil)
 	visibleCommands(root, func(c *cobra.Command) {
 		name := strings.TrimPrefix(c.CommandPath(), "stax ")

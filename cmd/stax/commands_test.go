@@ -119,6 +119,16 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 			var o *installOptions
 			return newRemoveCmd(f, capture(&o)), func() bool { return slices.Equal(o.Sources, []string{"a", "b"}) && o.Force }
 		}},
+		"outdated": {[]string{"--dir", "p", "--exit-code"}, func(f *factory) (*cobra.Command, func() bool) {
+			var o *outdatedOptions
+			return newOutdatedCmd(f, capture(&o)), func() bool { return o.Dir == "p" && o.ExitCode }
+		}},
+		"update": {[]string{"a", "--dry-run", "--latest", "--dir", "p"}, func(f *factory) (*cobra.Command, func() bool) {
+			var o *updateOptions
+			return newUpdateCmd(f, capture(&o)), func() bool {
+				return slices.Equal(o.Sources, []string{"a"}) && o.DryRun && o.Latest && o.Where.Dir == "p"
+			}
+		}},
 		"uninstall": {[]string{"--keep", "x", "--force"}, func(f *factory) (*cobra.Command, func() bool) {
 			var o *uninstallOptions
 			return newUninstallCmd(f, capture(&o)), func() bool { return slices.Equal(o.Keep, []string{"x"}) && o.Force }

@@ -37,6 +37,16 @@ type Request struct {
 	// Frozen is the lock a frozen install follows exactly (see
 	// lock.ReadFrozen); nil for an install that writes stax.lock.
 	Frozen *lock.Lock
+	// Pins fix references to digests in an install that writes stax.lock,
+	// and PinTags give the tags they were resolved through (see
+	// resolve.Options): an update of some sources keeps the others at
+	// their locked digests.
+	Pins    map[string]digest.Digest
+	PinTags map[string]string
+	// Plan, when set, is shown the resolved packages and the skills that
+	// win before anything is fetched or written; proceed false stops the
+	// install there, and Sources returns them with no Outcome.
+	Plan func(g *resolve.Graph, merged *merge.Result) (proceed bool, err error)
 	// Verify checks the resolved packages before anything is written, and
 	// returns the digests a trusted signature verified; nil checks none.
 	Verify func(g *resolve.Graph, require map[digest.Digest]bool) (verified map[digest.Digest]string, err error)
@@ -75,7 +85,7 @@ type Installed struct {
 // Close the graph of the result.
 func Sources(ctx context.Context, req Request) (*Installed, error) {
 	frozen := req.Frozen != nil
-	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges}
+	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges, Pins: req.Pins, PinTags: req.PinTags}
 	if frozen {
 		ropts.Pins = req.Frozen.Pins()
 	}
@@ -96,6 +106,12 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 	if frozen {
 		if err := req.Frozen.Check(req.Sources, graph); err != nil {
 			return nil, errdefs.Resolution(err)
+		}
+	}
+	if req.Plan != nil {
+		proceed, err := req.Plan(graph, merge.Merge(graph.Order))
+		if err != nil || !proceed {
+			return &Installed{Graph: graph, LockPath: filepath.Join(req.ProjectDir, lock.FileName)}, err
 		}
 	}
 	var verified map[digest.Digest]string

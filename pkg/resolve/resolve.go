@@ -45,6 +45,10 @@ type Options struct {
 	// Pins fix references to digests (a lockfile's): a tag reference found
 	// here resolves to the pinned digest instead of the registry's.
 	Pins map[string]digest.Digest
+	// PinTags are the tags pinned references were resolved through (a
+	// lock's), by reference: a node pinned that names no tag records it
+	// as its Tag, as if it had listed the tags again.
+	PinTags map[string]string
 	// Ranges are the version ranges of declarations, by declaration: one
 	// that names neither tag nor digest resolves to the tag of the highest
 	// version its range allows. A pin wins over a range, and then no tag
@@ -248,9 +252,10 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
+	var pinnedTag string
 	if ref.Digest == "" {
 		if pinned, ok := r.opts.Pins[key]; ok {
-			ref.Digest = pinned
+			ref.Digest, pinnedTag = pinned, r.opts.PinTags[key]
 		}
 		// Else, with no tag either, looking it up takes the repository's
 		// default (target.DefaultTag).
@@ -315,9 +320,12 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		return nil, resolutionError(path, err)
 	}
 	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path, held: held}
-	if ref.Tag == "" && ref.Digest == "" {
+	switch {
+	case ref.Tag == "" && ref.Digest == "":
 		// What Lookup or the range chose.
 		n.Tag = t.Ref.Tag
+	case ref.Tag == "":
+		n.Tag = pinnedTag
 	}
 	if rng := r.ranges[decl]; rng != nil {
 		n.Range = rng.String()

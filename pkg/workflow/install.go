@@ -106,7 +106,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 		for i, decl := range decls {
 			sources[i] = dependencyOf(decl, opts.Version)
 		}
-		return installSources(ctx, env, opts, m, sources)
+		return installSources(ctx, env, opts, m, sources, nil)
 	}
 	for _, decl := range decls {
 		if err := m.edit(func(data []byte) ([]byte, error) {
@@ -115,7 +115,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 			return nil, err
 		}
 	}
-	return installSources(ctx, env, opts, m, m.sources())
+	return installSources(ctx, env, opts, m, m.sources(), nil)
 }
 
 // RemoveOptions say which sources Remove drops; the rest are those of the
@@ -158,7 +158,7 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 		}
 	}
 	opts.NoSave, opts.Sources, opts.Version = false, nil, ""
-	return installSources(ctx, env, opts.InstallOptions, m, m.sources())
+	return installSources(ctx, env, opts.InstallOptions, m, m.sources(), nil)
 }
 
 // manifest is a project's stax.yaml, as read and as an install will
@@ -266,8 +266,10 @@ func checkVersionFlag(decls []string, version string) error {
 }
 
 // installSources installs sources into the folders of opts.Where, the
-// project being m.
-func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency) (*InstallResult, error) {
+// project being m. adjust, when set, changes the request before it is
+// made; when its Plan stops the install, the result is nil and nothing
+// was written.
+func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, adjust func(*install.Request)) (*InstallResult, error) {
 	if len(sources) == 0 && m.edited == nil {
 		return nil, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
 	}
@@ -302,11 +304,17 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	if req.LockDir, err = env.lockDir(); err != nil {
 		return nil, err
 	}
+	if adjust != nil {
+		adjust(&req)
+	}
 	installed, err := install.Sources(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	defer installed.Graph.Close()
+	if installed.Outcome == nil {
+		return nil, nil
+	}
 	res := &InstallResult{
 		Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
 		Overrides: Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []InstallTarget{},

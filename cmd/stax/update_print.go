@@ -1,0 +1,53 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+// printUpdate writes the plan on stdout, one line a range, package and
+// skill, then what the install did.
+func printUpdate(io *IOStreams, global *globalOptions, res *workflow.UpdateResult) error {
+	if global.json() {
+		return writeJSON(io.Out, res)
+	}
+	if !res.Changed() {
+		fmt.Fprintln(io.Out, "nothing to update: every package is at the newest version stax.yaml allows")
+		return nil
+	}
+	for _, r := range res.Ranges {
+		fmt.Fprintf(io.Out, "%s range %s → %s\n", r.Ref, r.Old, r.New)
+	}
+	for _, p := range res.Packages {
+		switch p.Change {
+		case workflow.ChangeAdded:
+			fmt.Fprintf(io.Out, "%s added %s (%s)\n", p.Ref, cmp.Or(p.NewVersion, "-"), shortDigest(p.NewDigest))
+		case workflow.ChangeRemoved:
+			fmt.Fprintf(io.Out, "%s removed %s (%s)\n", p.Ref, cmp.Or(p.OldVersion, "-"), shortDigest(p.OldDigest))
+		default:
+			fmt.Fprintf(io.Out, "%s %s → %s (%s → %s)\n", p.Ref, cmp.Or(p.OldVersion, "-"), cmp.Or(p.NewVersion, "-"),
+				shortDigest(p.OldDigest), shortDigest(p.NewDigest))
+		}
+	}
+	for _, s := range res.Skills {
+		fmt.Fprintf(io.Out, "  %s %s (%s)\n", s.Change, s.Path, s.Package)
+	}
+	if res.DryRun {
+		fmt.Fprintln(io.ErrOut, "dry run: nothing was changed")
+		return nil
+	}
+	return printInstall(io, global, res.Install)
+}
+
+// shortDigest is a digest as a person compares two: its algorithm and
+// first twelve hex digits.
+func shortDigest(d digest.Digest) string {
+	if err := d.Validate(); err != nil || len(d.Encoded()) < 12 {
+		return d.String()
+	}
+	return d.Algorithm().String() + ":" + d.Encoded()[:12]
+}

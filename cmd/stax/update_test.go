@@ -1,0 +1,215 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/crane"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+// publishedProject is a project that added reg's acme/alpha at 1.0.0
+// with the range ^1.0.0, after which 1.1.0 (pushed by stax) and 2.0.0
+// (copied in by crane) were published. It returns the project, the
+// repository and the digest of each version.
+func publishedProject(t *testing.T, reg *registrytest.Registry) (proj, repo string, digests map[string]string) {
+	t.Helper()
+	repo = reg.Host + "/acme/alpha"
+	digests = map[string]string{"1.0.0": pushSkillVersion(t, repo+":1.0.0", "alpha", "1.0.0").Digest}
+	proj = t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	digests["1.1.0"] = pushSkillVersion(t, repo+":1.1.0", "alpha", "1.1.0").Digest
+	staging := reg.Host + "/acme/staging:2.0.0"
+	digests["2.0.0"] = pushSkillVersion(t, staging, "alpha", "2.0.0").Digest
+	if err := crane.Copy(staging, repo+":2.0.0", crane.Insecure); err != nil {
+		t.Fatalf("crane copy: %v", err)
+	}
+	return proj, repo, digests
+}
+
+// projectFiles reads the files an update may change.
+func projectFiles(t *testing.T, proj string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, f := range []string{"stax.yaml", lock.FileName, ".claude/skills/alpha/SKILL.md"} {
+		files[f] = readFile(t, filepath.Join(proj, f))
+	}
+	return files
+}
+
+func checkUnchanged(t *testing.T, what, proj string, before map[string]string) {
+	t.Helper()
+	for f, was := range projectFiles(t, proj) {
+		if was != before[f] {
+			t.Errorf("%s changed %s:\n%s", what, f, was)
+		}
+	}
+}
+
+func lockedPackage(t *testing.T, proj, ref string) lock.Package {
+	t.Helper()
+	l, err := lock.Read(filepath.Join(proj, lock.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range l.Packages {
+		if p.Ref == ref {
+			return p
+		}
+	}
+	t.Fatalf("stax.lock has no package %s: %+v", ref, l.Packages)
+	return lock.Package{}
+}
+
+// stax outdated shows, for a source locked at 1.0.0 with the range
+// ^1.0.0, the highest version the range allows (1.1.0) and the highest
+// published (2.0.0); --exit-code exits 1 when something is outdated, and
+// without it the exit is 0.
+func TestOutdatedShowsWantedAndLatest(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, repo, _ := publishedProject(t, reg)
+
+	r := runStax(t, "outdated", "--dir", proj)
+	if r.Code != 0 {
+		t.Fatalf("outdated: exit %d, want 0 without --exit-code\n%s", r.Code, r.Stderr)
+	}
+	fields := []string{repo, "^1.0.0", "1.0.0", "1.1.0", "2.0.0"}
+	var row string
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if strings.HasPrefix(line, repo) {
+			row = line
+		}
+	}
+	if got := strings.Fields(row); strings.Join(got, " ") != strings.Join(fields, " ") {
+		t.Errorf("outdated row %q, want %q\n%s", row, fields, r.Stdout)
+	}
+
+	r = runStax(t, "outdated", "--dir", proj, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("outdated --output json: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var out workflow.OutdatedResult
+	decodeJSON(t, r.Stdout, &out)
+	if len(out.Packages) != 1 {
+		t.Fatalf("outdated lists %d packages, want 1: %+v", len(out.Packages), out.Packages)
+	}
+	p := out.Packages[0]
+	if p.Ref != repo || p.Range != "^1.0.0" || p.Locked != "1.0.0" || p.Wanted != "1.1.0" || p.Latest != "2.0.0" || !p.Outdated {
+		t.Errorf("outdated %+v, want %s ^1.0.0 locked 1.0.0 wanted 1.1.0 latest 2.0.0, outdated", p, repo)
+	}
+
+	if r := runStax(t, "outdated", "--dir", proj, "--exit-code"); r.Code != 1 {
+		t.Errorf("outdated --exit-code with an update published: exit %d, want 1\n%s", r.Code, r.Stderr)
+	}
+}
+
+// stax update --dry-run prints the plan and changes nothing; update moves
+// to the highest version in range and rewrites stax.lock; --latest moves
+// the range to the latest version and installs it; then there is nothing
+// to update, and it says so.
+func TestUpdateWithinTheRangeThenLatest(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, repo, digests := publishedProject(t, reg)
+	before := projectFiles(t, proj)
+
+	r := runStax(t, "update", "--dry-run", "--dir", proj)
+	if r.Code != 0 {
+		t.Fatalf("update --dry-run: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if !strings.Contains(r.Stdout, repo+" 1.0.0 → 1.1.0") || !strings.Contains(r.Stdout, "changed alpha") {
+		t.Errorf("update --dry-run does not show the plan:\n%s", r.Stdout)
+	}
+	checkUnchanged(t, "update --dry-run", proj, before)
+
+	r = runStax(t, "update", "--dir", proj)
+	if r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if !strings.Contains(r.Stdout, repo+" 1.0.0 → 1.1.0") {
+		t.Errorf("update does not show the plan:\n%s", r.Stdout)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/alpha/SKILL.md")); !strings.Contains(got, "alpha 1.1.0") {
+		t.Errorf("update did not install 1.1.0:\n%s", got)
+	}
+	if p := lockedPackage(t, proj, repo); p.Version != "1.1.0" || p.Range != "^1.0.0" || string(p.Digest) != digests["1.1.0"] {
+		t.Errorf("locked %+v after update, want 1.1.0 in ^1.0.0 at %s", p, digests["1.1.0"])
+	}
+	if got := readFile(t, filepath.Join(proj, "stax.yaml")); got != before["stax.yaml"] {
+		t.Errorf("update without --latest rewrote stax.yaml:\n%s", got)
+	}
+
+	r = runStax(t, "update", "--latest", "--dir", proj)
+	if r.Code != 0 {
+		t.Fatalf("update --latest: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got, want := readFile(t, filepath.Join(proj, "stax.yaml")), strings.Replace(before["stax.yaml"], "^1.0.0", "^2.0.0", 1); got != want {
+		t.Errorf("stax.yaml after update --latest:\n%s\nwant\n%s", got, want)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/alpha/SKILL.md")); !strings.Contains(got, "alpha 2.0.0") {
+		t.Errorf("update --latest did not install 2.0.0:\n%s", got)
+	}
+	if p := lockedPackage(t, proj, repo); p.Version != "2.0.0" || p.Range != "^2.0.0" || string(p.Digest) != digests["2.0.0"] {
+		t.Errorf("locked %+v after update --latest, want 2.0.0 in ^2.0.0 at %s", p, digests["2.0.0"])
+	}
+
+	after := projectFiles(t, proj)
+	r = runStax(t, "update", "--dir", proj)
+	if r.Code != 0 || !strings.Contains(r.Stdout+r.Stderr, "nothing to update") {
+		t.Errorf("a second update: exit %d, want 0 saying nothing to update\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	checkUnchanged(t, "a second update", proj, after)
+	if r := runStax(t, "outdated", "--dir", proj, "--exit-code"); r.Code != 0 {
+		t.Errorf("outdated --exit-code when up to date: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// A registry that refuses to list the tags fails outdated and update
+// with exit 3 naming the repository; a source not listed fails update
+// with exit 1; a stax.yaml update --latest cannot write fails with exit 2
+// before anything is installed. None changes a file.
+func TestOutdatedAndUpdateFailuresChangeNothing(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, repo, _ := publishedProject(t, reg)
+	before := projectFiles(t, proj)
+
+	r := runStax(t, "update", reg.Host+"/acme/other", "--dir", proj)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "acme/other is not in install.sources") {
+		t.Errorf("update of a source not listed: exit %d, want 1\n%s", r.Code, r.Stderr)
+	}
+	checkUnchanged(t, "update of a source not listed", proj, before)
+
+	yaml := filepath.Join(proj, "stax.yaml")
+	if err := os.Chmod(yaml, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		r = runStax(t, "update", "--latest", "--dir", proj)
+		if r.Code != 2 || !strings.Contains(r.Stderr, yaml+" cannot be written") {
+			t.Errorf("update --latest of a read-only stax.yaml: exit %d, want 2\n%s", r.Code, r.Stderr)
+		}
+		checkUnchanged(t, "update --latest of a read-only stax.yaml", proj, before)
+	}
+
+	reg.AddFaults(registrytest.Fail("GET", "^/v2/acme/alpha/tags/list$", http.StatusForbidden).Times(-1))
+	for _, args := range [][]string{{"outdated"}, {"update"}, {"update", "--latest", "--dry-run"}} {
+		r := runStax(t, append(args, "--dir", proj)...)
+		if r.Code != 3 || !strings.Contains(r.Stderr, strings.TrimPrefix(repo, reg.Host+"/")) {
+			t.Errorf("%v with tags refused: exit %d, want 3 naming the repository\n%s", args, r.Code, r.Stderr)
+		}
+		checkUnchanged(t, strings.Join(args, " ")+" with tags refused", proj, before)
+	}
+}

@@ -1,0 +1,334 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+
+	"github.com/opencontainers/go-digest"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+)
+
+// OutdatedOptions say whose packages Outdated checks.
+type OutdatedOptions struct {
+	// ProjectDir is where stax.yaml and stax.lock are; empty is the
+	// current directory.
+	ProjectDir string
+}
+
+// OutdatedResult is, for every source of install.sources that is a
+// reference and every dependency stax.lock records, the version locked,
+// the one an update would take and the highest published.
+type OutdatedResult struct {
+	Packages []OutdatedPackage `json:"packages"`
+}
+
+// OutdatedPackage is one package of an OutdatedResult. A version that is
+// not known (a tag such as latest, or a package not locked yet) is empty.
+type OutdatedPackage struct {
+	// Ref is the repository, without tag or digest.
+	Ref string `json:"ref"`
+	// Range is the version range of the source; empty for none.
+	Range string `json:"range,omitempty"`
+	// Locked is the version stax.lock holds (or its tag when the tag is
+	// not a version).
+	Locked string `json:"locked"`
+	// Wanted is what stax update would install: the highest version the
+	// range allows, the tag the source names, or for a source naming
+	// neither the highest release. A dependency wants what its package
+	// recorded, its locked version.
+	Wanted string `json:"wanted"`
+	// Latest is the highest release of the repository (not a
+	// pre-release).
+	Latest string `json:"latest"`
+	// Dependency is set for a package installed as another's dependency.
+	Dependency bool `json:"dependency,omitempty"`
+	// Moved is set when the tag of Wanted, the version locked, names
+	// another digest than the one locked now: it was pushed over.
+	Moved bool `json:"moved,omitempty"`
+	// Outdated is set when Wanted or Latest is a higher version than
+	// Locked, when the tag moved, or when nothing is locked yet.
+	Outdated bool `json:"outdated"`
+}
+
+// Outdated reports whether any package is outdated.
+func (r *OutdatedResult) Outdated() bool {
+	for _, p := range r.Packages {
+		if p.Outdated {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTagListings is how many repositories are asked for their tags at
+// once: enough to hide a registry's latency, few enough not to look like
+// a flood to it.
+const maxTagListings = 4
+
+// Outdated lists the tags of every repository the project installs from,
+// each once and concurrently, and compares them with stax.lock. It reads
+// stax.yaml and stax.lock and changes neither.
+func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedResult, error) {
+	m, err := readManifest(Where{ProjectDir: opts.ProjectDir}.projectDir())
+	if err != nil {
+		return nil, err
+	}
+	if len(m.sources()) == 0 {
+		return nil, errdefs.Invalid(fmt.Errorf("%s lists no install.sources: there is nothing to compare", m.path))
+	}
+	locked, err := readLock(m.dir)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := outdatedEntries(m, locked)
+	if err != nil {
+		return nil, err
+	}
+	repos := make([]reference.Reference, len(entries))
+	for i, e := range entries {
+		repos[i] = e.repo
+	}
+	tags, err := listTags(ctx, env, repos)
+	if err != nil {
+		return nil, err
+	}
+	res := &OutdatedResult{Packages: []OutdatedPackage{}}
+	for i := range entries {
+		entries[i].compare(tags[entries[i].repo.Name()])
+	}
+	if err := findMovedTags(ctx, env, entries); err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		res.Packages = append(res.Packages, e.OutdatedPackage)
+	}
+	return res, nil
+}
+
+// findMovedTags looks up, a few at a time, the tag each source wants
+// when it is the version locked, and marks the sources whose tag now
+// names another digest.
+func findMovedTags(ctx context.Context, env *Env, entries []outdatedEntry) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxTagListings)
+	for i := range entries {
+		e := &entries[i]
+		if e.dep == nil || !e.listed || e.lockedDigest == "" || e.Wanted != e.Locked {
+			continue
+		}
+		g.Go(func() error {
+			ref := e.repo
+			ref.Tag = e.wantedTag
+			t, err := env.Opener.Open(ctx, ref, store.ReadOnly)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			desc, err := t.Lookup(ctx)
+			if err != nil {
+				return err
+			}
+			if desc.Digest != e.lockedDigest {
+				e.Moved, e.Outdated = true, true
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// readLock reads the project's stax.lock; nil when there is none.
+func readLock(dir string) (*lock.Lock, error) {
+	l, err := lock.Read(filepath.Join(dir, lock.FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return l, err
+}
+
+// outdatedEntry is a package to compare with its repository's tags.
+type outdatedEntry struct {
+	OutdatedPackage
+	repo reference.Reference
+	// dep is the source's declaration; nil for a dependency.
+	dep *staxyaml.Dependency
+	rng *semver.Range
+	// tag is the tag the source names; empty for none.
+	tag string
+	// byDigest is set for a source that names a digest and no tag.
+	byDigest bool
+	// lockedDigest is the digest locked; empty for none.
+	lockedDigest digest.Digest
+	// wantedTag is the tag of Wanted; empty when no tag is wanted.
+	wantedTag string
+	// listed is set when the repository lists wantedTag.
+	listed bool
+}
+
+// outdatedEntries are the sources of m that are references, then the
+// other registry packages l records (dependencies).
+func outdatedEntries(m *manifest, l *lock.Lock) ([]outdatedEntry, error) {
+	var entries []outdatedEntry
+	sourceOf := map[string]bool{}
+	for _, d := range m.sources() {
+		if d.Path != "" || staxyaml.IsPath(d.Ref) {
+			continue
+		}
+		ref, err := reference.Parse(d.Ref)
+		if err != nil {
+			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+		}
+		rng, err := d.Range()
+		if err != nil {
+			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+		}
+		e := outdatedEntry{dep: &d, rng: rng, tag: ref.Tag, byDigest: ref.Tag == "" && ref.Digest != "", OutdatedPackage: OutdatedPackage{Range: d.Version}}
+		e.repo = repositoryOf(ref, m.dir)
+		e.Ref = e.repo.Familiar()
+		if p, ok := lockedSource(l, d.Package()); ok {
+			e.Locked, e.lockedDigest = lockedVersion(p), p.Digest
+		}
+		sourceOf[d.Package()] = true
+		entries = append(entries, e)
+	}
+	if l == nil {
+		return entries, nil
+	}
+	for _, p := range l.Packages {
+		if staxyaml.IsPath(p.Ref) || sourceOf[staxyaml.PackageOf(p.Ref)] {
+			continue
+		}
+		ref, err := reference.Parse(p.Ref)
+		if err != nil || ref.IsLayout() {
+			continue // recorded by a package, not written by the user: nothing to compare
+		}
+		e := outdatedEntry{repo: repositoryOf(ref, m.dir), OutdatedPackage: OutdatedPackage{Locked: lockedVersion(p), Dependency: true}}
+		e.Ref = e.repo.Familiar()
+		entries = append(entries, e)
+	}
+	return entries, nil
+}
+
+// repositoryOf is ref without tag or digest, a relative layout taken from
+// the project directory as resolve takes it.
+func repositoryOf(ref reference.Reference, dir string) reference.Reference {
+	ref.Tag, ref.Digest = "", ""
+	if ref.IsLayout() && !filepath.IsAbs(ref.Layout) {
+		ref.Layout = filepath.Join(dir, ref.Layout)
+	}
+	return ref
+}
+
+// lockedSource is the package l records for the source of pkg.
+func lockedSource(l *lock.Lock, pkg string) (lock.Package, bool) {
+	if l == nil {
+		return lock.Package{}, false
+	}
+	for _, p := range l.Packages {
+		if staxyaml.PackageOf(p.Ref) == pkg {
+			return p, true
+		}
+	}
+	return lock.Package{}, false
+}
+
+// lockedVersion is the version a locked package was resolved to, read
+// from the tag it was resolved through or the tag of its reference; the
+// tag itself when that is not a version; empty when it has neither.
+func lockedVersion(p lock.Package) string {
+	if p.Version != "" {
+		return p.Version
+	}
+	tag := p.Tag
+	if ref, err := reference.Parse(p.Ref); err == nil && tag == "" && !staxyaml.IsPath(p.Ref) {
+		tag = ref.Tag
+	}
+	return tagVersion(tag)
+}
+
+// tagVersion is the version tag reads as, or tag when it is not one.
+func tagVersion(tag string) string {
+	if v, ok := semver.ParseTag(tag); ok {
+		return v.String()
+	}
+	return tag
+}
+
+// compare fills in Wanted, Latest and Outdated from the repository's tags.
+func (e *outdatedEntry) compare(tags []string) {
+	if latest, ok := semver.Highest(tags, nil); ok {
+		e.Latest = tagVersion(latest)
+	}
+	switch {
+	case e.dep == nil || e.byDigest:
+		e.Wanted = e.Locked
+	case e.rng != nil:
+		e.wantedTag, _ = semver.Highest(tags, e.rng)
+	case e.tag != "":
+		e.wantedTag = e.tag
+	default:
+		e.wantedTag = target.DefaultTag(tags)
+	}
+	if e.wantedTag != "" {
+		e.Wanted = tagVersion(e.wantedTag)
+		// A tag the registry does not list (deleted since) has nothing to
+		// look up.
+		e.listed = slices.Contains(tags, e.wantedTag)
+	}
+	e.Outdated = e.Locked == "" || newer(e.Wanted, e.Locked) || newer(e.Latest, e.Locked)
+}
+
+// newer reports whether a is a higher version than b; false when either
+// is not a version.
+func newer(a, b string) bool {
+	av, aok := semver.ParseTag(a)
+	bv, bok := semver.ParseTag(b)
+	return aok && bok && semver.Compare(av, bv) > 0
+}
+
+// listTags lists the tags of repos, each repository once however many
+// times it is named, a few at a time. The tags are by repository name.
+func listTags(ctx context.Context, env *Env, repos []reference.Reference) (map[string][]string, error) {
+	var unique []reference.Reference
+	seen := map[string]bool{}
+	for _, r := range repos {
+		if !seen[r.Name()] {
+			seen[r.Name()] = true
+			unique = append(unique, r)
+		}
+	}
+	listed := make([][]string, len(unique))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxTagListings)
+	for i, repo := range unique {
+		g.Go(func() error {
+			t, err := env.Opener.Open(ctx, repo, store.ReadOnly)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			listed[i], err = t.Tags(ctx)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	tags := make(map[string][]string, len(unique))
+	for i, repo := range unique {
+		tags[repo.Name()] = listed[i]
+	}
+	return tags, nil
+}

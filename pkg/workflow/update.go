@@ -1,0 +1,310 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/staxyaml"
+)
+
+// UpdateOptions say what Update updates; the rest are those of the
+// install it makes (their Sources, Version, NoSave and Frozen are not
+// used).
+type UpdateOptions struct {
+	InstallOptions
+	// Refs name the sources of install.sources to update: references
+	// (whatever their tag, digest or range) or package directories. The
+	// others stay at the digests stax.lock holds. None updates every
+	// source.
+	Refs []string
+	// DryRun computes the plan and changes nothing; false installs it.
+	DryRun bool
+	// Latest first moves the range of each source updated, when it does
+	// not allow the repository's highest release, to ^ that release,
+	// rewriting stax.yaml; false keeps the ranges.
+	Latest bool
+}
+
+// UpdateResult is the plan of an update and, unless it was a dry run or
+// nothing was newer, the install that carried it out.
+type UpdateResult struct {
+	// Ranges are the ranges Latest moved.
+	Ranges []RangeUpdate `json:"ranges"`
+	// Packages are the packages whose digest changes, with their versions.
+	Packages []PackageUpdate `json:"packages"`
+	// Skills are the installed skills added, removed or changed.
+	Skills []SkillUpdate `json:"skills"`
+	// DryRun is set when nothing was changed on purpose.
+	DryRun bool `json:"dryRun"`
+	// Install is what was installed; nil for a dry run, or when nothing
+	// was newer.
+	Install *InstallResult `json:"install,omitempty"`
+}
+
+// Changed reports whether the plan changes anything.
+func (r *UpdateResult) Changed() bool {
+	return len(r.Ranges)+len(r.Packages)+len(r.Skills) > 0
+}
+
+// RangeUpdate is a source's range, before and after Latest moved it.
+type RangeUpdate struct {
+	Ref string `json:"ref"`
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// Kinds of change of a package or skill in an update's plan.
+const (
+	ChangeAdded   = "added"
+	ChangeRemoved = "removed"
+	ChangeUpdated = "updated"
+	ChangeChanged = "changed"
+)
+
+// PackageUpdate is a package an update adds, removes or moves to another
+// digest. A version that is not known is empty.
+type PackageUpdate struct {
+	Ref        string        `json:"ref"`
+	Change     string        `json:"change"`
+	OldVersion string        `json:"oldVersion,omitempty"`
+	NewVersion string        `json:"newVersion,omitempty"`
+	OldDigest  digest.Digest `json:"oldDigest,omitempty"`
+	NewDigest  digest.Digest `json:"newDigest,omitempty"`
+}
+
+// SkillUpdate is an installed skill an update adds, removes or changes,
+// and the package it comes from (for a removed one, came from).
+type SkillUpdate struct {
+	Path    string `json:"path"`
+	Change  string `json:"change"`
+	Package string `json:"package"`
+}
+
+// Update resolves the sources of install.sources again within their
+// ranges — the tag a source names, or for one naming neither tag nor
+// range the highest release — and compares the result with stax.lock.
+// Unless DryRun, or nothing is newer, it then installs it as Install
+// does, in one transaction with stax.lock (and stax.yaml, when Latest
+// moved a range, written once that succeeded).
+func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, error) {
+	m, err := readManifest(opts.Where.projectDir())
+	if err != nil {
+		return nil, err
+	}
+	if len(m.sources()) == 0 {
+		return nil, errdefs.Invalid(fmt.Errorf("nothing to update: %s lists no install.sources", m.path))
+	}
+	old, err := readLock(m.dir)
+	if err != nil {
+		return nil, err
+	}
+	selected, err := selectSources(env, m, opts.Refs)
+	if err != nil {
+		return nil, err
+	}
+	res := &UpdateResult{DryRun: opts.DryRun, Ranges: []RangeUpdate{}, Packages: []PackageUpdate{}, Skills: []SkillUpdate{}}
+	if opts.Latest {
+		if res.Ranges, err = moveRanges(ctx, env, m, selected); err != nil {
+			return nil, err
+		}
+	}
+	adjust := func(req *install.Request) {
+		req.Pins, req.PinTags = keepLocked(old, m.sources(), selected)
+		req.Plan = func(g *resolve.Graph, merged *merge.Result) (bool, error) {
+			planned := lock.New(req.Sources, g, merged)
+			res.Packages, res.Skills = packageUpdates(old, planned), skillUpdates(old, planned)
+			return !opts.DryRun && res.Changed(), nil
+		}
+	}
+	opts.NoSave, opts.Sources, opts.Version, opts.Frozen = false, nil, "", false
+	res.Install, err = installSources(ctx, env, opts.InstallOptions, m, m.sources(), adjust)
+	return res, err
+}
+
+// selectSources are the packages of install.sources refs name, all of
+// them for none.
+func selectSources(env *Env, m *manifest, refs []string) (map[string]bool, error) {
+	selected := map[string]bool{}
+	listed := map[string]bool{}
+	for _, d := range m.sources() {
+		listed[d.Package()] = true
+	}
+	if len(refs) == 0 {
+		return listed, nil
+	}
+	decls, err := env.declarations(refs, m.dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, decl := range decls {
+		pkg := staxyaml.PackageOf(decl)
+		if !listed[pkg] {
+			return nil, errdefs.Invalid(fmt.Errorf("%s is not in install.sources of %s: stax update takes a source listed there (stax add adds one)", pkg, m.path))
+		}
+		selected[pkg] = true
+	}
+	return selected, nil
+}
+
+// moveRanges gives each selected source with a range that does not allow
+// its repository's highest release the range ^ that release, in the
+// stax.yaml m will write.
+func moveRanges(ctx context.Context, env *Env, m *manifest, selected map[string]bool) ([]RangeUpdate, error) {
+	var ranged []staxyaml.Dependency
+	var repos []reference.Reference
+	for _, d := range m.sources() {
+		if d.Version == "" || !selected[d.Package()] {
+			continue
+		}
+		ref, err := reference.Parse(d.Ref)
+		if err != nil {
+			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+		}
+		ranged = append(ranged, d)
+		repos = append(repos, repositoryOf(ref, m.dir))
+	}
+	tags, err := listTags(ctx, env, repos)
+	if err != nil {
+		return nil, err
+	}
+	moved := []RangeUpdate{}
+	for i, d := range ranged {
+		latest, ok := semver.Highest(tags[repos[i].Name()], nil)
+		if !ok {
+			continue
+		}
+		rng, err := d.Range()
+		if err != nil {
+			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+		}
+		v, _ := semver.ParseTag(latest)
+		if rng.Allows(v) {
+			continue
+		}
+		to := staxyaml.Dependency{Ref: d.Ref, Version: "^" + v.String()}
+		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
+			return nil, err
+		}
+		moved = append(moved, RangeUpdate{Ref: d.Ref, Old: d.Version, New: to.Version})
+	}
+	return moved, nil
+}
+
+// keepLocked pins the packages old locks for the sources not selected, so
+// that an update of some sources leaves the others where they are.
+func keepLocked(old *lock.Lock, sources []staxyaml.Dependency, selected map[string]bool) (map[string]digest.Digest, map[string]string) {
+	if old == nil {
+		return nil, nil
+	}
+	kept := map[string]bool{}
+	for _, d := range sources {
+		if !selected[d.Package()] {
+			kept[d.Package()] = true
+		}
+	}
+	pins, tags := map[string]digest.Digest{}, map[string]string{}
+	for _, p := range old.Packages {
+		if kept[staxyaml.PackageOf(p.Ref)] {
+			pins[p.Ref], tags[p.Ref] = p.Digest, p.Tag
+		}
+	}
+	return pins, tags
+}
+
+// packageUpdates compare the packages of two locks, by package, whatever
+// tag their references name.
+func packageUpdates(old, planned *lock.Lock) []PackageUpdate {
+	before := map[string][]lock.Package{}
+	var order []string
+	if old != nil {
+		for _, p := range old.Packages {
+			pkg := staxyaml.PackageOf(p.Ref)
+			if before[pkg] == nil {
+				order = append(order, pkg)
+			}
+			before[pkg] = append(before[pkg], p)
+		}
+	}
+	updates := []PackageUpdate{}
+	for _, p := range planned.Packages {
+		pkg := staxyaml.PackageOf(p.Ref)
+		was := before[pkg]
+		if len(was) == 0 {
+			updates = append(updates, PackageUpdate{Ref: repositoryName(p.Ref), Change: ChangeAdded, NewVersion: lockedVersion(p), NewDigest: p.Digest})
+			continue
+		}
+		before[pkg] = was[1:]
+		if was[0].Digest != p.Digest {
+			updates = append(updates, PackageUpdate{Ref: repositoryName(p.Ref), Change: ChangeUpdated, OldVersion: lockedVersion(was[0]), NewVersion: lockedVersion(p),
+				OldDigest: was[0].Digest, NewDigest: p.Digest})
+		}
+	}
+	for _, pkg := range order {
+		for _, p := range before[pkg] {
+			updates = append(updates, PackageUpdate{Ref: repositoryName(p.Ref), Change: ChangeRemoved, OldVersion: lockedVersion(p), OldDigest: p.Digest})
+		}
+	}
+	return updates
+}
+
+// lockedSkill is a skill a lock records, and the package it came from.
+type lockedSkill struct {
+	digest digest.Digest
+	pkg    string
+}
+
+func lockedSkills(l *lock.Lock) map[string]lockedSkill {
+	skills := map[string]lockedSkill{}
+	if l == nil {
+		return skills
+	}
+	for _, p := range l.Packages {
+		for _, s := range p.Skills {
+			skills[s.Path] = lockedSkill{digest: s.Digest, pkg: repositoryName(p.Ref)}
+		}
+	}
+	return skills
+}
+
+// skillUpdates compare the installed skills of two locks, by path.
+func skillUpdates(old, planned *lock.Lock) []SkillUpdate {
+	before, after := lockedSkills(old), lockedSkills(planned)
+	updates := []SkillUpdate{}
+	for path, s := range after {
+		switch was, ok := before[path]; {
+		case !ok:
+			updates = append(updates, SkillUpdate{Path: path, Change: ChangeAdded, Package: s.pkg})
+		case was.digest != s.digest:
+			updates = append(updates, SkillUpdate{Path: path, Change: ChangeChanged, Package: s.pkg})
+		}
+	}
+	for path, s := range before {
+		if _, ok := after[path]; !ok {
+			updates = append(updates, SkillUpdate{Path: path, Change: ChangeRemoved, Package: s.pkg})
+		}
+	}
+	slices.SortFunc(updates, func(a, b SkillUpdate) int { return strings.Compare(a.Path, b.Path) })
+	return updates
+}
+
+// repositoryName is how a plan names the package of a lock's reference:
+// its repository without tag or digest, or the directory.
+func repositoryName(ref string) string {
+	r, err := reference.Parse(ref)
+	if staxyaml.IsPath(ref) || err != nil {
+		return ref
+	}
+	r.Tag, r.Digest = "", ""
+	return r.Familiar()
+}
