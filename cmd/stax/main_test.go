@@ -24,16 +24,21 @@ import (
 // environment (see useHome and setenv), over a process environment with a
 // store that must stay empty and a Docker config without credentials.
 func TestMain(m *testing.M) {
+	// A test that runs stax as a subprocess, as an agent starts an MCP
+	// server, runs this binary: it is stax when the variable says so, so
+	// no test has to build and link another.
+	if os.Getenv(runAsStaxEnv) == "1" {
+		main()
+	}
 	registrytest.KeepOnLoopback()
 	os.Exit(runTests(m))
 }
 
+// runAsStaxEnv makes the test binary run stax's main instead of the tests.
+const runAsStaxEnv = "STAX_TEST_RUN_AS_STAX"
+
 // testSandbox is a directory for the whole test run, removed at its end.
 var testSandbox string
-
-// runnerHome is $HOME as the tests were started with, before TestMain
-// replaced it: where the go command finds its caches.
-var runnerHome string
 
 func runTests(m *testing.M) int {
 	sandbox, err := os.MkdirTemp("", "stax-test-env-")
@@ -43,7 +48,6 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(sandbox)
 	testSandbox = sandbox
-	runnerHome = os.Getenv("HOME")
 	processHome := filepath.Join(sandbox, "stax-home")
 	// No test writes into $HOME but with its own, set with t.Setenv, so
 	// the user-level skills every other test sees are none.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,30 +18,18 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 )
 
-// stax is the binary buildStax built, once for every test that runs it.
-var stax struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// buildStax builds the stax binary for tests that run it as a subprocess,
-// the way an agent starts an MCP server.
-func buildStax(t *testing.T) string {
+// staxCommand is an exec.Cmd that runs stax with args in env: the test
+// binary itself, which TestMain turns into stax, so that no test builds
+// and links another binary.
+func staxCommand(t *testing.T, env []string, args ...string) *exec.Cmd {
 	t.Helper()
-	stax.once.Do(func() {
-		stax.path = filepath.Join(testSandbox, "bin", "stax")
-		build := exec.Command("go", "build", "-o", stax.path, ".")
-		build.Env = append(os.Environ(), "HOME="+runnerHome)
-		out, err := build.CombinedOutput()
-		if err != nil {
-			stax.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if stax.err != nil {
-		t.Fatal(stax.err)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return stax.path
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(append(os.Environ(), runAsStaxEnv+"=1"), env...)
+	return cmd
 }
 
 func mcpSkillMD(name, description, body string) string {
@@ -109,15 +96,10 @@ func mcpText(res *mcp.CallToolResult) string {
 // failure, and list_changed after a real stax install.
 func TestMCPStdioSubprocess(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildStax(t)
 	project, home := mcpFixture(t)
 	staxHome := useHome(t)
 
-	cmd := exec.Command(bin, "mcp", "--dir", project, "--budget", "60")
-	cmd.Env = append(os.Environ(), "HOME="+home, "STAX_HOME="+staxHome)
+	cmd := staxCommand(t, []string{"HOME=" + home, "STAX_HOME=" + staxHome}, "mcp", "--dir", project, "--budget", "60")
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	changed := make(chan struct{}, 10)
@@ -250,13 +232,8 @@ func TestMCPStdioSubprocess(t *testing.T) {
 // --inline-limit, and lists and calls the tools through it.
 func TestMCPHTTP(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildStax(t)
 	project, home := mcpFixture(t)
-	cmd := exec.Command(bin, "mcp", "--dir", project, "--http", "127.0.0.1:0", "--inline-limit", "1")
-	cmd.Env = append(os.Environ(), "HOME="+home, "STAX_HOME="+t.TempDir())
+	cmd := staxCommand(t, []string{"HOME=" + home, "STAX_HOME=" + t.TempDir()}, "mcp", "--dir", project, "--http", "127.0.0.1:0", "--inline-limit", "1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
