@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/signature"
@@ -15,20 +16,40 @@ import (
 // the file of its public key.
 func newSigner(t *testing.T, dir, name string) (*signature.KeySigner, string) {
 	t.Helper()
-	password := []byte("a password for tests")
-	private, public, err := signature.GenerateKey(signature.AlgorithmECDSAP256, password)
-	if err != nil {
-		t.Fatal(err)
+	key := sharedKey(name)
+	if key.err != nil {
+		t.Fatal(key.err)
 	}
 	pub := filepath.Join(dir, name+".pub")
-	if err := os.WriteFile(pub, public, 0o644); err != nil {
+	if err := os.WriteFile(pub, key.public, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	signer, err := signature.LoadPrivateKey(private, password)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signer, pub
+	return key.signer, pub
+}
+
+// testKey is a key pair of the tests, made once per name: an encrypted
+// private key costs a scrypt run to write and another to read, seconds
+// under the race detector, and the tests need only that two names differ.
+type testKey struct {
+	once   sync.Once
+	signer *signature.KeySigner
+	public []byte
+	err    error
+}
+
+var testKeys sync.Map // name → *testKey
+
+func sharedKey(name string) *testKey {
+	v, _ := testKeys.LoadOrStore(name, &testKey{})
+	key := v.(*testKey)
+	key.once.Do(func() {
+		password := []byte("a password for tests")
+		var private []byte
+		if private, key.public, key.err = signature.GenerateKey(signature.AlgorithmECDSAP256, password); key.err == nil {
+			key.signer, key.err = signature.LoadPrivateKey(private, password)
+		}
+	})
+	return key
 }
 
 // newEnvAt is an environment whose stax home is home: its store and its
