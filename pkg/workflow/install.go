@@ -90,11 +90,11 @@ type InstallTarget struct {
 // as it was. Notes on what it recovered or moved to a backup go to
 // env.Warnings.
 func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult, error) {
-	m, err := readManifest(opts.Where.projectDir())
+	m, err := env.manifestFor(opts.Where)
 	if err != nil {
 		return nil, err
 	}
-	decls, err := env.declarations(opts.Sources, m.dir)
+	decls, err := m.declarations(env, opts.Sources)
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +134,11 @@ type RemoveOptions struct {
 // supplies comes from that one. stax.yaml is written once the install
 // succeeded.
 func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, error) {
-	m, err := readManifest(opts.Where.projectDir())
+	m, err := env.manifestFor(opts.Where)
 	if err != nil {
 		return nil, err
 	}
-	decls, err := env.declarations(opts.Refs, m.dir)
+	decls, err := m.declarations(env, opts.Refs)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +171,25 @@ type manifest struct {
 	def  *staxyaml.Definition
 	// edited is what to write once the install succeeded; nil for nothing.
 	edited []byte
+	// placement is where a user-scope manifest's folders are; nil for a
+	// project's, whose own install section places them.
+	placement *install.Placement
+}
+
+// declarations are the sources args name, as the manifest lists them: a
+// package directory relative to the project, or for the user's manifest,
+// which lives apart from where stax runs, absolute.
+func (m *manifest) declarations(env *Env, args []string) ([]string, error) {
+	decls, err := env.declarations(args, m.dir)
+	if err != nil || m.placement == nil {
+		return decls, err
+	}
+	for i, decl := range decls {
+		if staxyaml.IsPath(decl) && !filepath.IsAbs(decl) {
+			decls[i] = filepath.Join(m.dir, decl)
+		}
+	}
+	return decls, nil
 }
 
 func readManifest(dir string) (*manifest, error) {
@@ -277,9 +296,11 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	if err != nil {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
 	}
-	placement, err := opts.Where.place(m.def)
-	if err != nil {
-		return nil, err
+	placement := m.placement
+	if placement == nil {
+		if placement, err = opts.Where.place(m.def); err != nil {
+			return nil, err
+		}
 	}
 	if err := m.checkWritable(); err != nil {
 		return nil, err

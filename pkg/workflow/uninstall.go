@@ -32,7 +32,7 @@ type UninstallResult struct {
 // recovered or moved to a backup go to env.Warnings as each folder is
 // done.
 func Uninstall(ctx context.Context, env *Env, opts UninstallOptions) ([]UninstallResult, error) {
-	_, placement, err := opts.Where.load()
+	placement, _, err := env.placeFor(opts.Where)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ type SkillUpdate struct {
 // does, in one transaction with stax.lock (and stax.yaml, when Latest
 // moved a range, written once that succeeded).
 func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, error) {
-	m, err := readManifest(opts.Where.projectDir())
+	m, err := env.manifestFor(opts.Where)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func selectSources(env *Env, m *manifest, refs []string) (map[string]bool, error
 	if len(refs) == 0 {
 		return listed, nil
 	}
-	decls, err := env.declarations(refs, m.dir)
+	decls, err := m.declarations(env, refs)
 	if err != nil {
 		return nil, err
 	}

@@ -36,11 +36,11 @@ type VerifyInstalledOptions struct {
 // first, with a note to env.Warnings. The result is Verified when nothing
 // differs; a difference is not an error.
 func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions) (*install.VerifyResult, error) {
-	_, placement, err := opts.Where.load()
+	placement, dir, err := env.placeFor(opts.Where)
 	if err != nil {
 		return nil, err
 	}
-	locked, err := lock.Read(filepath.Join(opts.Where.projectDir(), lock.FileName))
+	locked, err := lock.Read(filepath.Join(dir, lock.FileName))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
+)
+
+// A user-scope install run inside a project takes neither the project's
+// runtimes nor its stax.lock: the project's files stay byte for byte, the
+// working directory gains nothing, and the user's install has a lock of
+// its own that --frozen follows.
+func TestUserScopeInstallLeavesProjectAlone(t *testing.T) {
+	home := useHome(t)
+	userHome := t.TempDir()
+	t.Setenv("HOME", userHome)
+	src := t.TempDir()
+	writeSkillFiles(t, src, map[string]string{"mine/SKILL.md": skillMD("mine", "the user's")})
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"team/SKILL.md": skillMD("team", "the team's")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  runtimes: [cursor]\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("project install: %d %s", r.Code, r.Stderr)
+	}
+	before := treeState(t, proj)
+	t.Chdir(proj)
+
+	if r := runStax(t, "install", src, "--scope", "user"); r.Code != 0 {
+		t.Fatalf("user install: %d %s", r.Code, r.Stderr)
+	}
+	// The default runtime (claude-code), not the project's cursor.
+	if _, err := os.Stat(filepath.Join(userHome, ".claude", "skills", "mine", "SKILL.md")); err != nil {
+		t.Errorf("not installed into the user's claude-code folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(userHome, ".cursor", "skills", "mine")); !os.IsNotExist(err) {
+		t.Errorf("installed into the project's runtime cursor: %v", err)
+	}
+	assertTreeState(t, proj, before)
+	userLock := filepath.Join(home, "user", "claude-skills", "stax.lock")
+	if _, err := os.Stat(userLock); err != nil {
+		t.Errorf("the user's lock: %v", err)
+	}
+
+	if r := runStax(t, "install", "--scope", "user", "--frozen"); r.Code != 0 {
+		t.Errorf("user install --frozen: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "uninstall", "--scope", "user"); r.Code != 0 {
+		t.Errorf("user uninstall: %d %s", r.Code, r.Stderr)
+	}
+	assertTreeState(t, proj, before)
+	if r := runStax(t, "install", "--frozen"); r.Code != 0 {
+		t.Errorf("project install --frozen after the user's: %d %s", r.Code, r.Stderr)
+	}
+	assertTreeState(t, proj, before)
+}
+
+// Run from a directory that is no project, a user-scope install writes
+// nothing there, and its runtimes come from the user's settings.
+func TestUserScopeInstallWritesNothingInWorkingDirectory(t *testing.T) {
+	home := useHome(t)
+	userHome := t.TempDir()
+	t.Setenv("HOME", userHome)
+	filetest.WriteFile(t, filepath.Join(home, "config.yaml"), "install:\n  runtimes: [cursor]\n")
+	src := t.TempDir()
+	writeSkillFiles(t, src, map[string]string{"mine/SKILL.md": skillMD("mine", "the user's")})
+	wd := t.TempDir()
+	t.Chdir(wd)
+
+	if r := runStax(t, "install", src, "--scope", "user"); r.Code != 0 {
+		t.Fatalf("user install: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(userHome, ".cursor", "skills", "mine", "SKILL.md")); err != nil {
+		t.Errorf("not installed into the runtime of the user's settings: %v", err)
+	}
+	if r := runStax(t, "uninstall", "--scope", "user"); r.Code != 0 {
+		t.Errorf("user uninstall: %d %s", r.Code, r.Stderr)
+	}
+	assertTreeState(t, wd, map[string]string{"./": "dir"})
+}
+
+// assertTreeState fails the test, naming each path, when root is not as
+// treeState listed it.
+func assertTreeState(t *testing.T, root string, want map[string]string) {
+	t.Helper()
+	got := treeState(t, root)
+	for p, w := range want {
+		if g, ok := got[p]; !ok {
+			t.Errorf("%s: %s is gone", root, p)
+		} else if g != w {
+			t.Errorf("%s: %s changed", root, p)
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			t.Errorf("%s: %s was written", root, p)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package workflow
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/store"
+)
+
+// UserConfigFile is the user's own settings in $STAX_HOME: its
+// install.runtimes are the runtimes of user-scope commands given no
+// --runtime. It has the form of stax.yaml; nothing else of it is read.
+const UserConfigFile = "config.yaml"
+
+// UserDir is the directory of $STAX_HOME holding, per set of user-scope
+// folders, the stax.yaml user-scope installs save their sources in and
+// their stax.lock.
+const UserDir = "user"
+
+// userScope reports whether w asks for the user's folders. Only the
+// scope asked for counts: a project whose stax.yaml says install.scope:
+// user installs its own sources there, as its project does.
+func (w Where) userScope() bool {
+	return w.Scope == string(agent.ScopeUser)
+}
+
+// userPlacement places the user-scope folders of w, with the runtimes
+// of --runtime, else of the user's settings, never a project's, and
+// returns the directory under $STAX_HOME that stands for the project for
+// them: where their stax.yaml and stax.lock are. A user-scope command
+// thus neither reads nor writes a project's files, nor anything in the
+// working directory.
+func (e *Env) userPlacement(w Where) (*install.Placement, string, error) {
+	home, err := store.HomeFrom(e.getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	where := install.Where{Runtimes: w.Runtimes, Scope: w.Scope}
+	if len(where.Runtimes) == 0 {
+		settings, err := readUserConfig(filepath.Join(home, UserConfigFile))
+		if err != nil {
+			return nil, "", err
+		}
+		where.Defaults = settings
+	}
+	placement, err := install.Place(where)
+	if err != nil {
+		return nil, "", err
+	}
+	name, err := userFoldersName(placement)
+	if err != nil {
+		return nil, "", err
+	}
+	return placement, filepath.Join(home, UserDir, name), nil
+}
+
+// readUserConfig reads the install section of the user's settings; nil
+// when there are none.
+func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, errdefs.IO(fmt.Errorf("read %s: %w", path, err))
+	}
+	def, err := staxyaml.Parse(path, data)
+	if err != nil || def.Install == nil {
+		return nil, err
+	}
+	if def.Install.Scope != "" || len(def.Install.Sources) > 0 {
+		return nil, errdefs.Invalid(fmt.Errorf("%s: only install.runtimes is read here: user-scope sources are saved by stax install --scope user (remove install.scope and install.sources)", path))
+	}
+	return &staxyaml.InstallSpec{Runtimes: def.Install.Runtimes}, nil
+}
+
+// userFoldersName names the folders of a user-scope placement as one
+// directory: each folder by its path under the home directory without
+// the leading dot, its separators turned into "-" (.claude/skills is
+// claude-skills), several joined by "+" in sorted order. The name goes
+// through the safe-name rule like every name stax turns into a path.
+func userFoldersName(p *install.Placement) (string, error) {
+	names := make([]string, 0, len(p.Targets))
+	for _, t := range p.Targets {
+		rel, err := filepath.Rel(p.Root, t.Dir)
+		if err != nil {
+			return "", errdefs.IO(err)
+		}
+		names = append(names, strings.ReplaceAll(strings.TrimLeft(filepath.ToSlash(rel), "."), "/", "-"))
+	}
+	slices.Sort(names)
+	name := strings.Join(names, "+")
+	if err := layers.CheckName(name); err != nil {
+		return "", errdefs.Invalid(fmt.Errorf("the user-scope folders %s: %w", strings.Join(p.Dirs(), ", "), err))
+	}
+	return name, nil
+}
+
+// manifestFor reads the stax.yaml a job installs from: the project's, or
+// in user scope the user's own under $STAX_HOME (created, empty, as
+// needed), with the folders placed.
+func (e *Env) manifestFor(w Where) (*manifest, error) {
+	if !w.userScope() {
+		return readManifest(w.projectDir())
+	}
+	placement, dir, err := e.userPlacement(w)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, errdefs.IO(fmt.Errorf("create the user-scope directory: %w", err))
+	}
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	m.placement = placement
+	return m, nil
+}
+
+// placeFor places the folders of w and says where their stax.lock is:
+// the project's, or in user scope the user's under $STAX_HOME.
+func (e *Env) placeFor(w Where) (placement *install.Placement, dir string, err error) {
+	if w.userScope() {
+		return e.userPlacement(w)
+	}
+	_, placement, err = w.load()
+	return placement, w.projectDir(), err
+}
