@@ -54,9 +54,10 @@ install the sources that remain, as stax install does, in one transaction:
 the skills only a dropped source supplied are removed, and a skill another
 source also supplies is installed from that one. stax.yaml is written once
 the install succeeded. A SOURCE that is not listed fails (exit 1) and
-changes nothing.`,
-		Example: `  stax remove ghcr.io/acme/org-skills`,
-		Args:    cobra.MinimumNArgs(1),
+changes nothing. --dry-run prints the plan and writes nothing.`,
+		Example: `  stax remove ghcr.io/acme/org-skills --dry-run
+  stax remove ghcr.io/acme/org-skills`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Sources = args
 			if runF != nil {
@@ -66,6 +67,7 @@ changes nothing.`,
 		},
 	}
 	opts.addFlags(cmd)
+	opts.addDryRunFlag(cmd)
 	return cmd
 }
 

@@ -27,6 +27,8 @@ type installOptions struct {
 	// Version is --version, NoSave --no-save.
 	Version string
 	NoSave  bool
+	// DryRun is --dry-run of install and remove (update has its own).
+	DryRun bool
 }
 
 func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error) *cobra.Command {
@@ -66,7 +68,16 @@ paths; $ARGUMENTS is left to the runtime.
 
 --frozen installs exactly the digests of stax.lock, its packages' and its
 skills', and fails (exit 4) if stax.yaml and stax.lock disagree, a package
-or skill is not at its locked digest, or a locked digest cannot be fetched.`,
+or skill is not at its locked digest, or a locked digest cannot be fetched.
+
+--dry-run resolves the sources and prints the plan — per folder the skills
+it would install, update, remove and keep, and the skills of yours in the
+way — and the change of stax.lock, writing nothing.
+
+--scope user installs into the home directory's folders apart from any
+project: runtimes from --runtime, else install.runtimes of
+$STAX_HOME/config.yaml; sources and stax.lock under $STAX_HOME/user; no
+project's stax.yaml or stax.lock is read or written.`,
 		Example: `  stax install ghcr.io/org/skills:2.0.0 ghcr.io/team/skills:1.4.0 --runtime claude-code,cursor
   stax install ghcr.io/org/skills --version ^2.0.0
   stax install                      # install.sources and install.runtimes of stax.yaml
@@ -85,7 +96,13 @@ or skill is not at its locked digest, or a locked digest cannot be fetched.`,
 	cmd.Flags().BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	opts.addVersionFlag(cmd)
 	cmd.Flags().BoolVar(&opts.NoSave, "no-save", false, "install the SOURCEs named alone, writing neither stax.yaml nor stax.lock")
+	opts.addDryRunFlag(cmd)
 	return cmd
+}
+
+// addDryRunFlag declares --dry-run of install and remove.
+func (opts *installOptions) addDryRunFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan (skills installed, updated, removed, kept) and the change of stax.lock, and write nothing")
 }
 
 // addFlags declares the flags of every command that installs (install,
@@ -110,7 +127,7 @@ func (opts *installOptions) options() workflow.InstallOptions {
 	return workflow.InstallOptions{
 		Where: opts.Where.where(), Sources: opts.Sources, Version: opts.Version, NoSave: opts.NoSave, Force: opts.Force, Frozen: opts.Frozen,
 		MaxSize: opts.MaxSize.Limit(), MaxFiles: opts.MaxFiles.Limit(), AllowHiddenText: opts.AllowHiddenText,
-		Verify: opts.Verify.verification(),
+		Verify: opts.Verify.verification(), DryRun: opts.DryRun,
 	}
 }
 

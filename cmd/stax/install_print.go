@@ -12,6 +12,12 @@ import (
 // printInstall writes what install did: JSON, or one line per folder on
 // stdout with the notes and warnings on stderr.
 func printInstall(streams *IOStreams, global *globalOptions, out *workflow.InstallResult) error {
+	if out.Plan != nil {
+		if !global.json() {
+			printGraphNotes(streams, out.Packages, out.Overrides)
+		}
+		return printPlan(streams, global, out.Plan)
+	}
 	if global.json() {
 		return writeJSON(streams.Out, out)
 	}
@@ -42,4 +48,42 @@ func describeUpdate(u install.Update) string {
 		pkg = u.From.Package + " → " + u.To.Package
 	}
 	return fmt.Sprintf("%s %s → %s, %s → %s", pkg, cmp.Or(u.From.Version, "?"), cmp.Or(u.To.Version, "?"), u.From.Digest, u.To.Digest)
+}
+
+// printPlan writes what a dry run would do: per folder a line of counts
+// and a line a skill, the change of stax.lock as update prints its plan,
+// and the files of yours it would touch. --output json prints the plan.
+func printPlan(streams *IOStreams, global *globalOptions, plan *workflow.Plan) error {
+	if global.json() {
+		return writeJSON(streams.Out, plan)
+	}
+	for _, t := range plan.Targets {
+		fmt.Fprintf(streams.Out, "%s: %s: would install %d, update %d, remove %d, keep %d\n",
+			strings.Join(t.Runtimes, ","), t.Dir, len(t.Install), len(t.Update), len(t.Remove), len(t.Keep))
+		for _, step := range []struct {
+			verb  string
+			names []string
+		}{{"install", t.Install}, {"update", t.Update}, {"remove", t.Remove}} {
+			for _, name := range step.names {
+				fmt.Fprintf(streams.Out, "  %s %s\n", step.verb, name)
+			}
+		}
+		for _, name := range t.Conflicts {
+			fmt.Fprintf(streams.Out, "  conflict %s: yours or changed by you (refused without --force, moved to a backup with it)\n", name)
+		}
+	}
+	switch {
+	case plan.Lock == "":
+	case !plan.LockChanged:
+		fmt.Fprintf(streams.Out, "%s: unchanged\n", plan.Lock)
+	default:
+		fmt.Fprintf(streams.Out, "%s:\n", plan.Lock)
+		printLockChanges(streams, plan.Packages, plan.Skills)
+	}
+	if plan.Manifest != "" {
+		fmt.Fprintf(streams.Out, "%s: install.sources would change\n", plan.Manifest)
+	}
+	fmt.Fprintf(streams.Out, "files of yours touched: %s\n", cmp.Or(strings.Join(plan.UserFiles, ", "), "none"))
+	fmt.Fprintln(streams.ErrOut, "dry run: nothing was changed")
+	return nil
 }

@@ -21,9 +21,9 @@ type installScope struct {
 // --runtime selects in this command ("runtimes to install into").
 func (s *installScope) addFlags(cmd *cobra.Command, runtimes string) {
 	flags := cmd.Flags()
-	flags.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders")
-	flags.StringSliceVar(&s.Runtimes, "runtime", nil, runtimes+", comma-separated: "+strings.Join(agent.Names(), ", ")+" (default: stax.yaml install.runtimes, else "+agent.Default+")")
-	flags.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's); default: stax.yaml install.scope, else project")
+	flags.StringVar(&s.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are, and the root of project-scope folders (not used with --scope user)")
+	flags.StringSliceVar(&s.Runtimes, "runtime", nil, runtimes+", comma-separated: "+strings.Join(agent.Names(), ", ")+" (default: stax.yaml install.runtimes, with --scope user $STAX_HOME/config.yaml's, else "+agent.Default+")")
+	flags.StringVar(&s.Scope, "scope", "", "project (the project's folders) or user (the home directory's, with sources and stax.lock under $STAX_HOME/user, apart from any project); default: stax.yaml install.scope, else project")
 }
 
 // where is the folders the flags name.

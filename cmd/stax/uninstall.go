@@ -17,6 +17,7 @@ type uninstallOptions struct {
 	Where  installScope
 	Force  bool
 	Keep   []string
+	DryRun bool
 }
 
 func newUninstallCmd(f *factory, runF func(context.Context, *uninstallOptions) error) *cobra.Command {
@@ -30,10 +31,14 @@ as its install record lists them. Skills of yours in the same folder stay.
 A skill stax installed that you changed since (verify --installed lists
 the changes) is not removed: the command fails (exit 5) and names the
 files. --keep NAME leaves it in place as your own, removed from the record;
---force removes it, moving it to a backup under .stax/backup.`,
+--force removes it, moving it to a backup under .stax/backup.
+
+--dry-run prints, per folder, the skills it would remove and keep, and
+those you changed, and removes nothing.`,
 		Example: `  stax uninstall --runtime claude-code,cursor
   stax uninstall --scope user --runtime codex
-  stax uninstall --keep pdf         # remove the others; keep pdf as your own`,
+  stax uninstall --keep pdf         # remove the others; keep pdf as your own
+  stax uninstall --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -45,6 +50,7 @@ files. --keep NAME leaves it in place as your own, removed from the record;
 	opts.Where.addFlags(cmd, "runtimes to uninstall from")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "remove skills you changed too, moving them to a backup under .stax/backup")
 	cmd.Flags().StringSliceVar(&opts.Keep, "keep", nil, "skills to leave in place as your own, comma-separated")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the skills it would remove and keep, and remove nothing")
 	return cmd
 }
 
@@ -53,7 +59,15 @@ func runUninstall(ctx context.Context, opts *uninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	results, err := workflow.Uninstall(ctx, env, workflow.UninstallOptions{Where: opts.Where.where(), Force: opts.Force, Keep: opts.Keep})
+	uopts := workflow.UninstallOptions{Where: opts.Where.where(), Force: opts.Force, Keep: opts.Keep}
+	if opts.DryRun {
+		plan, err := workflow.PlanUninstall(ctx, env, uopts)
+		if err != nil {
+			return err
+		}
+		return printPlan(opts.IO, opts.Global, plan)
+	}
+	results, err := workflow.Uninstall(ctx, env, uopts)
 	if err != nil {
 		return err
 	}

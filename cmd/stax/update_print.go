@@ -22,7 +22,18 @@ func printUpdate(io *IOStreams, global *globalOptions, res *workflow.UpdateResul
 	for _, r := range res.Ranges {
 		fmt.Fprintf(io.Out, "%s range %s → %s\n", r.Ref, r.Old, r.New)
 	}
-	for _, p := range res.Packages {
+	printLockChanges(io, res.Packages, res.Skills)
+	if res.DryRun {
+		fmt.Fprintln(io.ErrOut, "dry run: nothing was changed")
+		return nil
+	}
+	return printInstall(io, global, res.Install)
+}
+
+// printLockChanges writes a line a package whose digest changes and a
+// line a skill added, removed or changed.
+func printLockChanges(io *IOStreams, packages []workflow.PackageUpdate, skills []workflow.SkillUpdate) {
+	for _, p := range packages {
 		switch p.Change {
 		case workflow.ChangeAdded:
 			fmt.Fprintf(io.Out, "%s added %s (%s)\n", p.Ref, cmp.Or(p.NewVersion, "-"), shortDigest(p.NewDigest))
@@ -33,14 +44,9 @@ func printUpdate(io *IOStreams, global *globalOptions, res *workflow.UpdateResul
 				shortDigest(p.OldDigest), shortDigest(p.NewDigest))
 		}
 	}
-	for _, s := range res.Skills {
+	for _, s := range skills {
 		fmt.Fprintf(io.Out, "  %s %s (%s)\n", s.Change, s.Path, s.Package)
 	}
-	if res.DryRun {
-		fmt.Fprintln(io.ErrOut, "dry run: nothing was changed")
-		return nil
-	}
-	return printInstall(io, global, res.Install)
 }
 
 // shortDigest is a digest as a person compares two: its algorithm and

@@ -68,6 +68,12 @@ func TestUserScopeInstallWritesNothingInWorkingDirectory(t *testing.T) {
 	wd := t.TempDir()
 	t.Chdir(wd)
 
+	if r := runStax(t, "install", src, "--scope", "user", "--dry-run"); r.Code != 0 {
+		t.Fatalf("user install --dry-run: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, "user")); !os.IsNotExist(err) {
+		t.Errorf("a dry run created the user-scope directory: %v", err)
+	}
 	if r := runStax(t, "install", src, "--scope", "user"); r.Code != 0 {
 		t.Fatalf("user install: %d %s", r.Code, r.Stderr)
 	}

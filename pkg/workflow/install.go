@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
@@ -58,6 +59,9 @@ type InstallOptions struct {
 	// Verify is the signature check; the zero value follows the trust
 	// policy, with the project's own laid over the user's.
 	Verify Verification
+	// DryRun resolves the sources and returns the Plan of the install,
+	// writing nothing; false installs.
+	DryRun bool
 }
 
 // InstallResult is what Install resolved, layered and installed.
@@ -74,6 +78,10 @@ type InstallResult struct {
 	// Saved is the stax.yaml the install wrote its sources into; empty
 	// when it did not change it.
 	Saved string `json:"saved,omitempty"`
+	// Plan is what a dry run would have done; nil for an install. A dry
+	// run's Targets are empty and its Lock and LockChanged unset: they
+	// are the Plan's.
+	Plan *Plan `json:"plan,omitempty"`
 }
 
 // InstallTarget is what an install did in one folder.
@@ -328,11 +336,28 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	if adjust != nil {
 		adjust(&req)
 	}
+	var plan *Plan
+	if opts.DryRun {
+		if plan, err = planInstall(&req, opts.Force, m); err != nil {
+			return nil, err
+		}
+	} else if m.placement != nil {
+		if err := os.MkdirAll(m.dir, 0o700); err != nil {
+			return nil, errdefs.IO(fmt.Errorf("create the user-scope directory: %w", err))
+		}
+	}
 	installed, err := install.Sources(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	defer installed.Graph.Close()
+	if plan != nil && installed.Outcome == nil && len(plan.Targets) > 0 {
+		merged := merge.Merge(installed.Graph.Order)
+		return &InstallResult{
+			Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
+			Warnings: merged.CaseWarnings(), Targets: []InstallTarget{}, Plan: plan,
+		}, nil
+	}
 	if installed.Outcome == nil {
 		return nil, nil
 	}
@@ -350,6 +375,42 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 		res.Saved = m.path
 	}
 	return res, err
+}
+
+// planInstall makes req a dry run: its Plan, after any the job set,
+// fills the plan returned and stops the install before anything is
+// fetched or written.
+func planInstall(req *install.Request, force bool, m *manifest) (*Plan, error) {
+	old, err := readLock(m.dir)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Targets: []PlanTarget{}}
+	if m.edited != nil && (m.data == nil || string(m.edited) != string(m.data)) {
+		plan.Manifest = m.path
+	}
+	before := req.Plan
+	req.Plan = func(g *resolve.Graph, merged *merge.Result) (bool, error) {
+		if before != nil {
+			if proceed, err := before(g, merged); err != nil || !proceed {
+				return false, err
+			}
+		}
+		for _, t := range req.Placement.Targets {
+			pt, err := planTarget(t, merged)
+			if err != nil {
+				return false, err
+			}
+			plan.Targets = append(plan.Targets, pt)
+		}
+		plan.Packages, plan.Skills = []PackageUpdate{}, []SkillUpdate{}
+		if req.Frozen == nil && !req.KeepLock {
+			plan.lockChange(filepath.Join(m.dir, lock.FileName), old, lock.New(req.Sources, g, merged))
+		}
+		plan.userFiles(force)
+		return false, nil
+	}
+	return plan, nil
 }
 
 // declarationsOf are the declarations of sources, as resolve takes them,

@@ -53,3 +53,27 @@ func Uninstall(ctx context.Context, env *Env, opts UninstallOptions) ([]Uninstal
 	}
 	return out, nil
 }
+
+// PlanUninstall is the plan of Uninstall with the same options, computed
+// without writing anything: per folder the skills it would remove and
+// keep, and those the user changed, which it would refuse to remove
+// without Force. An uninstall does not change stax.lock.
+func PlanUninstall(ctx context.Context, env *Env, opts UninstallOptions) (*Plan, error) {
+	placement, _, err := env.placeFor(opts.Where)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Targets: []PlanTarget{}, Packages: []PackageUpdate{}, Skills: []SkillUpdate{}}
+	for _, t := range placement.Targets {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pt, err := planUninstall(t, opts.Keep)
+		if err != nil {
+			return nil, err
+		}
+		plan.Targets = append(plan.Targets, pt)
+	}
+	plan.userFiles(opts.Force)
+	return plan, nil
+}

@@ -19,8 +19,8 @@ import (
 )
 
 // UpdateOptions say what Update updates; the rest are those of the
-// install it makes (their Sources, Version, NoSave and Frozen are not
-// used).
+// install it makes (their Sources, Version, NoSave, Frozen and DryRun
+// are not used: DryRun here makes the dry run).
 type UpdateOptions struct {
 	InstallOptions
 	// Refs name the sources of install.sources to update: references
@@ -127,7 +127,8 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 			return !opts.DryRun && res.Changed(), nil
 		}
 	}
-	opts.NoSave, opts.Sources, opts.Version, opts.Frozen = false, nil, "", false
+	// The update's own plan is its dry run.
+	opts.NoSave, opts.Sources, opts.Version, opts.Frozen, opts.InstallOptions.DryRun = false, nil, "", false, false
 	res.Install, err = installSources(ctx, env, opts.InstallOptions, m, m.sources(), adjust)
 	return res, err
 }

@@ -107,8 +107,9 @@ func userFoldersName(p *install.Placement) (string, error) {
 }
 
 // manifestFor reads the stax.yaml a job installs from: the project's, or
-// in user scope the user's own under $STAX_HOME (created, empty, as
-// needed), with the folders placed.
+// in user scope the user's own under $STAX_HOME, with the folders placed.
+// Its directory is created when an install writes into it, not here: a
+// dry run writes nothing.
 func (e *Env) manifestFor(w Where) (*manifest, error) {
 	if !w.userScope() {
 		return readManifest(w.projectDir())
@@ -116,9 +117,6 @@ func (e *Env) manifestFor(w Where) (*manifest, error) {
 	placement, dir, err := e.userPlacement(w)
 	if err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create the user-scope directory: %w", err))
 	}
 	m, err := readManifest(dir)
 	if err != nil {

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+// install, remove, uninstall and update with --dry-run print the plan and
+// write nothing: the project's tree and stax's home are byte for byte as
+// they were.
+func TestDryRunsWriteNothing(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "base"), map[string]string{
+		"keep/SKILL.md":   skillMD("keep", "kept"),
+		"change/SKILL.md": skillMD("change", "old"),
+	})
+	writeSkillFiles(t, filepath.Join(proj, "extra"), map[string]string{"extra/SKILL.md": skillMD("extra", "extra")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./base\n    - path: ./extra\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	writeSkillFiles(t, filepath.Join(proj, "base"), map[string]string{
+		"change/SKILL.md": skillMD("change", "new"),
+		"added/SKILL.md":  skillMD("added", "added"),
+	})
+	before, homeBefore := treeState(t, proj), treeState(t, home)
+	unchanged := func(t *testing.T) {
+		t.Helper()
+		assertTreeState(t, proj, before)
+		assertTreeState(t, home, homeBefore)
+	}
+
+	t.Run("install", func(t *testing.T) {
+		plan := dryRun(t, "install", "--dir", proj)
+		target := onlyTarget(t, plan)
+		want := workflow.PlanTarget{Runtimes: []string{"claude-code"}, Dir: filepath.Join(proj, ".claude", "skills"),
+			Install: []string{"added"}, Update: []string{"change"}, Remove: []string{}, Keep: []string{"extra", "keep"}, Conflicts: []string{}}
+		assertPlanTarget(t, target, want)
+		if !plan.LockChanged || plan.Lock != filepath.Join(proj, "stax.lock") {
+			t.Errorf("lock %q changed %v, want stax.lock of the project, changed", plan.Lock, plan.LockChanged)
+		}
+		if !slices.ContainsFunc(plan.Skills, func(s workflow.SkillUpdate) bool { return s.Path == "added" && s.Change == workflow.ChangeAdded }) {
+			t.Errorf("lock change %+v does not add skill added", plan.Skills)
+		}
+		if len(plan.UserFiles) != 0 {
+			t.Errorf("user files touched: %v", plan.UserFiles)
+		}
+		unchanged(t)
+	})
+	t.Run("install text", func(t *testing.T) {
+		r := runStax(t, "install", "--dir", proj, "--dry-run")
+		if r.Code != 0 {
+			t.Fatalf("%d %s", r.Code, r.Stderr)
+		}
+		for _, line := range []string{"would install 1, update 1, remove 0, keep 2", "  install added", "  update change", "files of yours touched: none"} {
+			if !strings.Contains(r.Stdout, line) {
+				t.Errorf("output lacks %q:\n%s", line, r.Stdout)
+			}
+		}
+		unchanged(t)
+	})
+	t.Run("remove", func(t *testing.T) {
+		plan := dryRun(t, "remove", filepath.Join(proj, "extra"), "--dir", proj)
+		assertPlanTarget(t, onlyTarget(t, plan), workflow.PlanTarget{Runtimes: []string{"claude-code"}, Dir: filepath.Join(proj, ".claude", "skills"),
+			Install: []string{"added"}, Update: []string{"change"}, Remove: []string{"extra"}, Keep: []string{"keep"}, Conflicts: []string{}})
+		if plan.Manifest != filepath.Join(proj, "stax.yaml") {
+			t.Errorf("manifest %q, want the project's stax.yaml", plan.Manifest)
+		}
+		unchanged(t)
+	})
+	t.Run("uninstall", func(t *testing.T) {
+		plan := dryRun(t, "uninstall", "--dir", proj, "--keep", "keep")
+		assertPlanTarget(t, onlyTarget(t, plan), workflow.PlanTarget{Runtimes: []string{"claude-code"}, Dir: filepath.Join(proj, ".claude", "skills"),
+			Install: []string{}, Update: []string{}, Remove: []string{"change", "extra"}, Keep: []string{"keep"}, Conflicts: []string{}})
+		if plan.Lock != "" {
+			t.Errorf("uninstall would write %s", plan.Lock)
+		}
+		unchanged(t)
+	})
+	t.Run("update", func(t *testing.T) {
+		if r := runStax(t, "update", "--dir", proj, "--dry-run"); r.Code != 0 {
+			t.Fatalf("%d %s", r.Code, r.Stderr)
+		}
+		unchanged(t)
+	})
+}
+
+// A skill of the user's in the way, and an installed skill the user
+// changed, are conflicts of the plan; with --force they are the files of
+// the user's it would touch.
+func TestDryRunNamesTheUsersSkills(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"mine/SKILL.md": skillMD("mine", "v1"), "edited/SKILL.md": skillMD("edited", "v1")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	folder := filepath.Join(proj, ".claude", "skills")
+	filetest.WriteFile(t, filepath.Join(folder, "edited", "SKILL.md"), skillMD("edited", "changed by the user"))
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"edited/SKILL.md": skillMD("edited", "v2"), "theirs/SKILL.md": skillMD("theirs", "v1")})
+	filetest.WriteFile(t, filepath.Join(folder, "theirs", "SKILL.md"), "the user's own\n")
+	before := treeState(t, proj)
+
+	plan := dryRun(t, "install", "--dir", proj)
+	if got := onlyTarget(t, plan).Conflicts; !slices.Equal(got, []string{"edited", "theirs"}) {
+		t.Errorf("conflicts %v, want edited and theirs", got)
+	}
+	if len(plan.UserFiles) != 0 {
+		t.Errorf("without --force the install refuses, touching none; plan says %v", plan.UserFiles)
+	}
+	plan = dryRun(t, "install", "--dir", proj, "--force")
+	if want := []string{filepath.Join(folder, "edited"), filepath.Join(folder, "theirs")}; !slices.Equal(plan.UserFiles, want) {
+		t.Errorf("with --force user files %v, want %v", plan.UserFiles, want)
+	}
+	assertTreeState(t, proj, before)
+}
+
+// dryRun runs a command with --dry-run --output json and reads its plan.
+func dryRun(t *testing.T, args ...string) workflow.Plan {
+	t.Helper()
+	r := runStax(t, append(args, "--dry-run", "--output", "json")...)
+	if r.Code != 0 {
+		t.Fatalf("%v: %d %s", args, r.Code, r.Stderr)
+	}
+	var plan workflow.Plan
+	decodeJSON(t, r.Stdout, &plan)
+	return plan
+}
+
+func onlyTarget(t *testing.T, plan workflow.Plan) workflow.PlanTarget {
+	t.Helper()
+	if len(plan.Targets) != 1 {
+		t.Fatalf("plan has %d targets, want 1: %+v", len(plan.Targets), plan)
+	}
+	return plan.Targets[0]
+}
+
+func assertPlanTarget(t *testing.T, got, want workflow.PlanTarget) {
+	t.Helper()
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{{"runtimes", got.Runtimes, want.Runtimes}, {"install", got.Install, want.Install}, {"update", got.Update, want.Update},
+		{"remove", got.Remove, want.Remove}, {"keep", got.Keep, want.Keep}, {"conflicts", got.Conflicts, want.Conflicts}} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	if got.Dir != want.Dir {
+		t.Errorf("dir %s, want %s", got.Dir, want.Dir)
+	}
+}

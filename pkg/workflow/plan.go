@@ -1,0 +1,165 @@
+package workflow
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/merge"
+)
+
+// Plan is what an install, remove or uninstall would change, as its dry
+// run computes it without writing anything: per folder, the skills it
+// would install, update, remove and keep, and the change of stax.lock.
+// The packages are resolved, but their layers are neither fetched nor
+// checked against the trust policy: the install itself does that.
+type Plan struct {
+	Targets []PlanTarget `json:"targets"`
+	// Lock is the stax.lock the job writes; empty when it writes none
+	// (--frozen, --no-save, uninstall).
+	Lock        string `json:"lock,omitempty"`
+	LockChanged bool   `json:"lockChanged"`
+	// Packages and Skills are the change of stax.lock, as update's plan
+	// gives it.
+	Packages []PackageUpdate `json:"packages"`
+	Skills   []SkillUpdate   `json:"skills"`
+	// Manifest is the stax.yaml the job would rewrite (sources saved or
+	// removed); empty when it stays as it is.
+	Manifest string `json:"manifest,omitempty"`
+	// UserFiles are the skills of the user's the job would move to a
+	// backup: those in Conflicts, with --force; none without, because the
+	// job then refuses them (exit 5) instead.
+	UserFiles []string `json:"userFiles"`
+}
+
+// PlanTarget is what a job would do in one folder.
+type PlanTarget struct {
+	Runtimes []string `json:"runtimes"`
+	Dir      string   `json:"dir"`
+	Install  []string `json:"install"`
+	Update   []string `json:"update"`
+	Remove   []string `json:"remove"`
+	// Keep are skills left as they are: installed and unchanged, or, for
+	// an uninstall, named by --keep.
+	Keep []string `json:"keep"`
+	// Conflicts are skills of the user's in the way (a skill directory
+	// stax did not install) and installed skills the user changed that the
+	// job would replace or remove.
+	Conflicts []string `json:"conflicts"`
+}
+
+// planTarget compares the winners of an install with what the folder of
+// t holds. A folder stax cannot read is reported by the install itself,
+// so it plans as an empty one here.
+func planTarget(t install.Target, merged *merge.Result) (PlanTarget, error) {
+	pt := newPlanTarget(t)
+	rec, changed, err := readFolder(t.Dir)
+	if err != nil {
+		return pt, err
+	}
+	winners := map[string]bool{}
+	for _, s := range merged.Skills {
+		winners[s.Path] = true
+		was, ok := rec.Skills[s.Path]
+		switch {
+		case !ok:
+			pt.Install = append(pt.Install, s.Path)
+			if _, err := os.Lstat(filepath.Join(t.Dir, s.Path)); err == nil {
+				pt.Conflicts = append(pt.Conflicts, s.Path)
+			}
+		case was.Digest != s.Digest:
+			// A skill whose files are the same stays, whatever package
+			// it now comes from: the install leaves its files as they are.
+			pt.Update = append(pt.Update, s.Path)
+			if changed[s.Path] {
+				pt.Conflicts = append(pt.Conflicts, s.Path)
+			}
+		default:
+			pt.Keep = append(pt.Keep, s.Path)
+		}
+	}
+	for name := range rec.Skills {
+		if !winners[name] {
+			pt.Remove = append(pt.Remove, name)
+			if changed[name] {
+				pt.Conflicts = append(pt.Conflicts, name)
+			}
+		}
+	}
+	pt.sort()
+	return pt, nil
+}
+
+// planUninstall is what an uninstall would do in the folder of t.
+func planUninstall(t install.Target, keep []string) (PlanTarget, error) {
+	pt := newPlanTarget(t)
+	rec, changed, err := readFolder(t.Dir)
+	if err != nil {
+		return pt, err
+	}
+	for name := range rec.Skills {
+		if slices.Contains(keep, name) {
+			pt.Keep = append(pt.Keep, name)
+			continue
+		}
+		pt.Remove = append(pt.Remove, name)
+		if changed[name] {
+			pt.Conflicts = append(pt.Conflicts, name)
+		}
+	}
+	pt.sort()
+	return pt, nil
+}
+
+func newPlanTarget(t install.Target) PlanTarget {
+	return PlanTarget{
+		Runtimes: install.Names(t.Runtimes), Dir: t.Dir,
+		Install: []string{}, Update: []string{}, Remove: []string{}, Keep: []string{}, Conflicts: []string{},
+	}
+}
+
+func (pt *PlanTarget) sort() {
+	for _, names := range [][]string{pt.Install, pt.Update, pt.Remove, pt.Keep, pt.Conflicts} {
+		slices.Sort(names)
+	}
+}
+
+// readFolder reads the install record of dir and which of its skills
+// the user changed since.
+func readFolder(dir string) (*install.Record, map[string]bool, error) {
+	rec, err := install.ReadRecord(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	drifts, err := install.Check(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	changed := map[string]bool{}
+	for _, d := range drifts {
+		changed[d.Skill] = true
+	}
+	return rec, changed, nil
+}
+
+// userFiles are the skills of the user's a job would move to a backup.
+func (p *Plan) userFiles(force bool) {
+	p.UserFiles = []string{}
+	if !force {
+		return
+	}
+	for _, t := range p.Targets {
+		for _, name := range t.Conflicts {
+			p.UserFiles = append(p.UserFiles, filepath.Join(t.Dir, name))
+		}
+	}
+}
+
+// lockChange is the change a written stax.lock would make to old.
+func (p *Plan) lockChange(path string, old, planned *lock.Lock) {
+	p.Lock = path
+	p.Packages, p.Skills = packageUpdates(old, planned), skillUpdates(old, planned)
+	p.LockChanged = old == nil || len(p.Packages)+len(p.Skills) > 0
+}
