@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
@@ -45,6 +46,17 @@ func TestUserScopeInstallLeavesProjectAlone(t *testing.T) {
 
 	if r := runStax(t, "install", "--scope", "user", "--frozen"); r.Code != 0 {
 		t.Errorf("user install --frozen: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "verify", "--installed", "--scope", "user"); r.Code != 0 {
+		t.Errorf("verify --installed --scope user against the user's lock: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := runStax(t, "update", "--scope", "user", "--dry-run"); r.Code != 0 {
+		t.Errorf("update --scope user --dry-run: %d %s", r.Code, r.Stderr)
+	}
+	assertTreeState(t, proj, before)
+	saved, err := os.ReadFile(filepath.Join(home, "user", "claude-skills", "stax.yaml"))
+	if err != nil || !strings.Contains(string(saved), "- "+src+"\n") {
+		t.Errorf("the user's stax.yaml does not list %s by its absolute path: %v\n%s", src, err, saved)
 	}
 	if r := runStax(t, "uninstall", "--scope", "user"); r.Code != 0 {
 		t.Errorf("user uninstall: %d %s", r.Code, r.Stderr)
