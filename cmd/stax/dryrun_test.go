@@ -159,3 +159,33 @@ func assertPlanTarget(t *testing.T, got, want workflow.PlanTarget) {
 		t.Errorf("dir %s, want %s", got.Dir, want.Dir)
 	}
 }
+
+// A dry run of an install from a registry, the first and one saving a
+// source, writes nothing in the project or stax's home: the packages are
+// resolved, not stored.
+func TestDryRunFromRegistryWritesNothing(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	l := newLayering(t)
+	before, homeBefore := treeState(t, l.project), treeState(t, home)
+	plan := dryRun(t, "install", "--dir", l.project)
+	if got := onlyTarget(t, plan).Install; !slices.Equal(got, []string{"deploy", "lint", "review-pr", "team-only"}) {
+		t.Errorf("would install %v", got)
+	}
+	assertTreeState(t, l.project, before)
+	assertTreeState(t, home, homeBefore)
+
+	if r, _ := l.install(t); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	before, homeBefore = treeState(t, l.project), treeState(t, home)
+	// Named last, org wins deploy over the project and review-pr over the
+	// team: their files change.
+	plan = dryRun(t, "install", l.org, "--dir", l.project)
+	target := onlyTarget(t, plan)
+	if !slices.Equal(target.Update, []string{"deploy", "review-pr"}) || plan.Manifest != filepath.Join(l.project, "stax.yaml") || !plan.LockChanged {
+		t.Errorf("install of org as a source: %+v, manifest %q, lock changed %v", target, plan.Manifest, plan.LockChanged)
+	}
+	assertTreeState(t, l.project, before)
+	assertTreeState(t, home, homeBefore)
+}
