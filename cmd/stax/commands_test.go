@@ -149,6 +149,12 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 			var o *applyOptions
 			return newApplyCmd(f, capture(&o)), func() bool { return o.Proposal == "p.json" && o.DryRun }
 		}},
+		"propose": {[]string{"s", "-o", "p.json", "--runtime", "codex", "--summary", "x"}, func(f *factory) (*cobra.Command, func() bool) {
+			var o *proposeOptions
+			return newProposeCmd(f, capture(&o)), func() bool {
+				return o.Skill == "s" && o.Output == "p.json" && o.Summary == "x" && len(o.Where.Runtimes) == 1 && o.Where.Runtimes[0] == "codex"
+			}
+		}},
 		"new skill": {[]string{"n", "--stateful"}, func(f *factory) (*cobra.Command, func() bool) {
 			var o *newSkillOptions
 			return newNewSkillCmd(f, capture(&o)), func() bool { return o.Name == "n" && o.Stateful }

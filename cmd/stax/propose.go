@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+type proposeOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	Env    newEnv
+	Where  installScope
+	Skill  string
+	// Output is the file the proposal is written to; empty is stdout.
+	Output  string
+	Summary string
+}
+
+func newProposeCmd(f *factory, runF func(context.Context, *proposeOptions) error) *cobra.Command {
+	opts := &proposeOptions{IO: f.IO, Global: f.Global, Env: f.Env}
+	cmd := &cobra.Command{
+		Use:   "propose SKILL",
+		Short: "Turn the local changes of an installed skill into a proposal for its package",
+		Long: `Send learnings upstream: turn what changed in an installed stateful skill
+since stax installed it — new MEMORY.md entries, an edited EXAMPLES.md or
+CALIBRATION.md — into a skill-update proposal (operation_type revise, the
+changed files whole in upsert_files) for the package's maintainer to run
+stax apply on in the package source, which bumps the skill's patch version.
+
+SKILL is the skill's directory name in a runtime's skills folder; the first
+folder (of --runtime, --dir and --scope) whose install record holds it is
+read. Which files changed comes from the install record; the package, read
+from its OCI layout or the local store, tells which MEMORY.md entries are
+new, and each new entry must be signed (— @you, YYYY-MM-DD). Changes to
+SKILL.md (written with this machine's paths) and to other files are listed,
+not proposed.
+
+The proposal goes to -o FILE, else to stdout. A skill that is not
+installed, or has no changed stateful file, exits 1 and writes nothing.`,
+		Example: `  stax propose incident-postmortem -o learnings.json
+  # the maintainer, in the package source:
+  stax apply learnings.json skills`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Skill = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPropose(cmd.Context(), opts)
+		},
+	}
+	opts.Where.addFlags(cmd, "runtimes whose folders to look in")
+	cmd.Flags().StringVarP(&opts.Output, "output-file", "o", "", "write the proposal to this file instead of stdout")
+	cmd.Flags().StringVar(&opts.Summary, "summary", "", "the proposal's summary (default: what changed, and whose entries)")
+	return cmd
+}
+
+func runPropose(ctx context.Context, opts *proposeOptions) error {
+	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
+	if err != nil {
+		return err
+	}
+	res, err := workflow.Propose(ctx, env, workflow.ProposeOptions{Where: opts.Where.where(), Skill: opts.Skill, Summary: opts.Summary})
+	if err != nil {
+		return err
+	}
+	var proposal bytes.Buffer
+	if err := writeJSON(&proposal, res.Proposal); err != nil {
+		return err
+	}
+	report := opts.IO.Out
+	if opts.Output == "" {
+		if _, err := opts.IO.Out.Write(proposal.Bytes()); err != nil {
+			return errdefs.IO(err)
+		}
+		report = opts.IO.ErrOut
+	} else if err := atomicfile.WriteFile(opts.Output, proposal.Bytes(), 0o644); err != nil {
+		return errdefs.IO(fmt.Errorf("write the proposal: %w", err))
+	}
+	if opts.Global.json() {
+		return writeJSON(report, res)
+	}
+	printPropose(report, res, opts.Output)
+	return nil
+}
+
+func printPropose(w io.Writer, res *workflow.ProposeResult, output string) {
+	where, file := "stdout", "PROPOSAL.json"
+	if output != "" {
+		where, file = output, output
+	}
+	fmt.Fprintf(w, "proposal for %s written to %s: %s\n", res.Skill, where, res.Proposal.Summary)
+	for _, f := range res.Files {
+		status := "M"
+		if f.Status == "added" {
+			status = "A"
+		}
+		fmt.Fprintf(w, "  %s %s\n", status, f.Path)
+	}
+	for _, e := range res.Entries {
+		fmt.Fprintf(w, "  + MEMORY.md:%d  %s entry by %s, %s\n", e.Line, e.Section, e.Signer, e.Date)
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "  not proposed: %s\n", s)
+	}
+	fmt.Fprintf(w, "the maintainer applies it in the package source with: stax apply %s SKILLS_DIR\n", file)
+}
