@@ -119,3 +119,53 @@ func TestProposeRefusesWhatIsNotInstalledOrUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestProposeSignedApplyVerifies: with --key, propose writes a signature
+// over the proposal beside it, and stax apply --key PUB applies the
+// proposal only when that signature verifies with PUB: a proposal changed
+// after it was signed, or signed with another key, exits 6 and writes
+// nothing.
+func TestProposeSignedApplyVerifies(t *testing.T) {
+	t.Parallel()
+	source, layout, skillDir, proj := installExamplesFromLayout(t)
+	priv, pub := newKeyPair(t, "proposer")
+	_, otherPub := newKeyPair(t, "stranger")
+	addMemoryEntry(t, skillDir, learned)
+
+	out := filepath.Join(t.TempDir(), "proposal.json")
+	r := runStax(t, "propose", "incident-postmortem", "--dir", proj, "--runtime", "claude-code", "--oci-layout", layout, "-o", out, "--key", priv)
+	if r.Code != 0 {
+		t.Fatalf("propose --key: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(out + ".sigstore.json"); err != nil {
+		t.Fatalf("no signature beside the proposal: %v", err)
+	}
+	skills := filepath.Join(source, "skills")
+	memory := filepath.Join(skills, "incident-postmortem", "MEMORY.md")
+	before := readText(t, memory)
+
+	if r := runStax(t, "apply", out, skills, "--key", otherPub); r.Code != 6 || !strings.Contains(r.Stderr, "wrong key") {
+		t.Errorf("apply --key of another key: %d %s", r.Code, r.Stderr)
+	}
+	original := readText(t, out)
+	tampered := strings.Replace(original, "@ana", "@mallory", 1)
+	if err := os.WriteFile(out, []byte(tampered), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "apply", out, skills, "--key", pub); r.Code != 6 || !strings.Contains(r.Stderr, "content mismatch") {
+		t.Errorf("apply --key of a changed proposal: %d %s", r.Code, r.Stderr)
+	}
+	if got := readText(t, memory); got != before {
+		t.Fatalf("a proposal that did not verify was written")
+	}
+
+	if err := os.WriteFile(out, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "apply", out, skills, "--key", pub); r.Code != 0 {
+		t.Fatalf("apply --key of the signed proposal: %d %s", r.Code, r.Stderr)
+	}
+	if got := readText(t, memory); !strings.Contains(got, learned) {
+		t.Errorf("the signed proposal was not applied:\n%s", got)
+	}
+}
