@@ -169,3 +169,44 @@ func TestProposeSignedApplyVerifies(t *testing.T) {
 		t.Errorf("the signed proposal was not applied:\n%s", got)
 	}
 }
+
+// TestProposeRefusesLinksAndUnsignedEntries: what goes into a proposal is
+// sent to someone else, so a stateful file that is a symbolic link (say,
+// to the user's credentials, planted in a committed folder) is refused
+// unread, and a new memory entry without its author and date is refused
+// naming its line; both exit 1 and write nothing.
+func TestProposeRefusesLinksAndUnsignedEntries(t *testing.T) {
+	t.Parallel()
+	t.Run("link", func(t *testing.T) {
+		t.Parallel()
+		_, layout, skillDir, proj := installExamplesFromLayout(t)
+		secret := filepath.Join(t.TempDir(), "credentials")
+		if err := os.WriteFile(secret, []byte("aws_secret_access_key = hunter2\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		memory := filepath.Join(skillDir, "MEMORY.md")
+		if err := os.Remove(memory); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(secret, memory); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "proposal.json")
+		r := runStax(t, "propose", "incident-postmortem", "--dir", proj, "--runtime", "claude-code", "--oci-layout", layout, "-o", out)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "MEMORY.md is a symbolic link") || strings.Contains(r.Stdout+r.Stderr, "hunter2") {
+			t.Errorf("propose of a linked MEMORY.md: %d %q %s", r.Code, r.Stdout, r.Stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("propose wrote %s: %v", out, err)
+		}
+	})
+	t.Run("unsigned", func(t *testing.T) {
+		t.Parallel()
+		_, layout, skillDir, proj := installExamplesFromLayout(t)
+		addMemoryEntry(t, skillDir, "- An entry nobody signed.\n")
+		r := runStax(t, "propose", "incident-postmortem", "--dir", proj, "--runtime", "claude-code", "--oci-layout", layout)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "MEMORY.md:14: the new entry is not signed") || r.Stdout != "" {
+			t.Errorf("propose of an unsigned entry: %d %q %s", r.Code, r.Stdout, r.Stderr)
+		}
+	})
+}

@@ -3,7 +3,9 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/proposal"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/store"
@@ -125,7 +128,8 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 		return nil, errdefs.Invalid(fmt.Errorf("%s has no local changes to propose: of its stateful files (%s), none changed since stax installed it; changed: %s",
 			opts.Skill, strings.Join(stateful.Files, ", "), strings.Join(res.Skipped, ", ")))
 	}
-	local, err := readSkillDir(filepath.Join(dir, opts.Skill))
+	skillDir := filepath.Join(dir, opts.Skill)
+	local, err := readProposed(skillDir, slices.Sorted(maps.Keys(changed)))
 	if err != nil {
 		return nil, err
 	}
@@ -137,10 +141,7 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 	}
 	p := &proposal.Proposal{Operation: proposal.Revise, Files: map[string]string{}}
 	for _, name := range slices.Sorted(maps.Keys(changed)) {
-		data, ok := local.Siblings[name]
-		if !ok {
-			return nil, errdefs.IO(fmt.Errorf("%s: %s changed while it was read; run stax propose again", filepath.Join(dir, opts.Skill), name))
-		}
+		data := local[name]
 		key := opts.Skill + "/" + name
 		p.Files[key] = string(data)
 		res.Files = append(res.Files, ProposedFile{Path: key, Status: changed[name]})
@@ -158,6 +159,41 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 	}
 	res.Proposal = p
 	return res, nil
+}
+
+// readProposed reads the files names of skillDir for a proposal, which is
+// sent to someone else: a file that is not a regular file in the
+// directory itself — a symbolic link, say to the user's credentials, put
+// in a committed folder — is refused unread, as is one over the limit of
+// a stateful file.
+func readProposed(skillDir string, names []string) (map[string][]byte, error) {
+	root, err := os.OpenRoot(skillDir)
+	if err != nil {
+		return nil, errdefs.IO(err)
+	}
+	defer root.Close()
+	out := map[string][]byte{}
+	for _, name := range names {
+		where := filepath.Join(skillDir, name)
+		info, err := root.Lstat(name)
+		if err != nil {
+			return nil, errdefs.IO(err)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return nil, errdefs.Invalid(fmt.Errorf("%s is a symbolic link; a proposal carries only the skill's own regular files: replace the link with the file", where))
+		}
+		f, err := skill.OpenFileIn(root, name)
+		if err != nil {
+			return nil, errdefs.IO(fmt.Errorf("%s: %w", skillDir, err))
+		}
+		data, err := skill.ReadAll(f, where, stateful.MaxFileSize)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out[name] = data
+	}
+	return out, nil
 }
 
 // newEntries are the MEMORY.md entries of local that base lacks. Each
