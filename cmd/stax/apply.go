@@ -2,12 +2,21 @@ package main
 
 import (
 	"context"
-	"github.com/stax-dev/stax/pkg/workflow"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/proposal"
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type applyOptions struct {
@@ -19,6 +28,11 @@ type applyOptions struct {
 	SkillsDir string
 	partFlags
 	DryRun bool
+	// Keys are public key files; with any, the proposal is applied only
+	// when its detached signature verifies with one of them.
+	Keys []string
+	// Signature is the signature file; empty is PROPOSAL.json.sigstore.json.
+	Signature string
 }
 
 func newApplyCmd(f *factory, runF func(context.Context, *applyOptions) error) *cobra.Command {
@@ -51,11 +65,17 @@ other files change), minor for revise and narrow, major for replace
 (--patch, --minor or --major override it); MEMORY.md's version and
 lastUpdated follow. A created skill keeps the version it proposes.
 
+With --key PUB, the proposal is applied only when its signature (a Sigstore
+bundle, PROPOSAL.json.sigstore.json as stax propose --key writes it, or
+--signature FILE) verifies with PUB and signs exactly the proposal's bytes;
+otherwise it exits 6 and writes nothing.
+
 DIR is the skills directory (default: the current package's); PROPOSAL.json
-may be - for stdin.`,
+may be - for stdin (then --key needs --signature).`,
 		Example: `  stax apply proposal.json skills
   agent-run | stax apply - --dry-run
-  stax apply proposal.json --output json`,
+  stax apply proposal.json --output json
+  stax apply learnings.json skills --key ana.pub`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Proposal = args[0]
@@ -70,6 +90,8 @@ may be - for stdin.`,
 	}
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.DryRun, "dry-run", false, "check and show what would change, without writing")
+	flags.StringSliceVar(&opts.Keys, "key", nil, "public key files: apply only a proposal whose signature verifies with one of them")
+	flags.StringVar(&opts.Signature, "signature", "", "the proposal's signature file (default: PROPOSAL.json"+proposal.SignatureSuffix+"); with --key")
 	opts.partFlags.addFlags(cmd, "bump the %s version, whatever the change", "")
 	cmd.MarkFlagsMutuallyExclusive("patch", "minor", "major")
 	return cmd
@@ -88,7 +110,11 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := proposal.ApplyFile(opts.Proposal, opts.IO.In, proposal.Options{SkillsDir: dir, Part: part, DryRun: opts.DryRun, Today: today})
+	check, err := opts.signatureCheck()
+	if err != nil {
+		return err
+	}
+	res, err := proposal.ApplyFile(opts.Proposal, opts.IO.In, proposal.Options{SkillsDir: dir, Part: part, DryRun: opts.DryRun, Today: today, Check: check})
 	if opts.Global.json() && res != nil {
 		// A rejected proposal's result is printed too, with its error.
 		if werr := writeJSON(opts.IO.Out, res); werr != nil {
@@ -100,4 +126,59 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 		return err
 	}
 	return printApply(opts.IO.Out, opts.IO.ErrOut, res.Result)
+}
+
+// signatureCheck is the check of the proposal's signature --key asks for;
+// nil without --key.
+func (opts *applyOptions) signatureCheck() (func([]byte) error, error) {
+	if len(opts.Keys) == 0 {
+		if opts.Signature != "" {
+			return nil, errdefs.Invalid(errors.New("--signature is checked with --key: pass the sender's public key"))
+		}
+		return nil, nil
+	}
+	sigPath := opts.Signature
+	if sigPath == "" {
+		if opts.Proposal == "-" {
+			return nil, errdefs.Invalid(errors.New("a proposal read from stdin has no signature beside it: pass --signature FILE"))
+		}
+		sigPath = opts.Proposal + proposal.SignatureSuffix
+	}
+	verifiers, err := trust.LoadVerifiers(opts.Keys)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	signed, err := readSignature(sigPath)
+	if err != nil {
+		return nil, err
+	}
+	return func(data []byte) error {
+		signer, err := signature.VerifyBlob(signed, proposal.PredicateType, data, verifiers)
+		if err != nil {
+			return errdefs.Corrupt(fmt.Errorf("the proposal %s does not verify with its signature %s: %w", opts.Proposal, sigPath, err))
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "proposal signed by %s\n", signer)
+		return nil
+	}, nil
+}
+
+// readSignature reads a detached signature file, bounded as the
+// signatures stax reads from registries are.
+func readSignature(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errdefs.Corrupt(fmt.Errorf("%s: no signature: the sender signs with stax propose --key, which writes it beside the proposal; or pass --signature FILE", path))
+	}
+	if err != nil {
+		return nil, errdefs.IO(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, artifact.MaxMetadataSize+1))
+	if err != nil {
+		return nil, errdefs.IO(err)
+	}
+	if len(data) > artifact.MaxMetadataSize {
+		return nil, errdefs.Corrupt(fmt.Errorf("%s: a signature is at most %d bytes", path, artifact.MaxMetadataSize))
+	}
+	return data, nil
 }

@@ -145,9 +145,15 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 			var o *keyGenerateOptions
 			return newKeyGenerateCmd(f, capture(&o)), func() bool { return o.Prefix == "p" && o.Force }
 		}},
-		"apply": {[]string{"p.json", "--dry-run"}, func(f *factory) (*cobra.Command, func() bool) {
+		"apply": {[]string{"p.json", "--dry-run", "--key", "a.pub", "--signature", "p.sig"}, func(f *factory) (*cobra.Command, func() bool) {
 			var o *applyOptions
-			return newApplyCmd(f, capture(&o)), func() bool { return o.Proposal == "p.json" && o.DryRun }
+			return newApplyCmd(f, capture(&o)), func() bool { return o.Proposal == "p.json" && o.DryRun && len(o.Keys) == 1 && o.Signature == "p.sig" }
+		}},
+		"propose": {[]string{"s", "-o", "p.json", "--runtime", "codex", "--summary", "x", "--key", "k"}, func(f *factory) (*cobra.Command, func() bool) {
+			var o *proposeOptions
+			return newProposeCmd(f, capture(&o)), func() bool {
+				return o.Skill == "s" && o.Output == "p.json" && o.Summary == "x" && o.Key == "k" && len(o.Where.Runtimes) == 1 && o.Where.Runtimes[0] == "codex"
+			}
 		}},
 		"new skill": {[]string{"n", "--stateful"}, func(f *factory) (*cobra.Command, func() bool) {
 			var o *newSkillOptions

@@ -181,6 +181,7 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		newSignCmd(f, nil),
 		newKeyCmd(f),
 		newApplyCmd(f, nil),
+		newProposeCmd(f, nil),
 		newNewCmd(f),
 		newDocsCmd(f, nil),
 	)

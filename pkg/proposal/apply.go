@@ -38,6 +38,11 @@ type Options struct {
 	DryRun bool
 	// Today dates MEMORY.md when the bump rewrites it; zero means now.
 	Today time.Time
+	// Check, when set, is given the proposal's bytes as ApplyFile read
+	// them, before anything else: its error (such as a signature that does
+	// not verify) stops the apply, returned as it is, with nothing
+	// written.
+	Check func(proposal []byte) error
 }
 
 // Result is what applying a proposal did, or would do.

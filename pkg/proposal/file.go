@@ -1,6 +1,7 @@
 package proposal
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -10,6 +11,15 @@ import (
 
 // MaxSize bounds the proposal ApplyFile reads.
 const MaxSize = 32 << 20
+
+// PredicateType is the predicate type of the in-toto statement a
+// proposal's detached signature signs (a Sigstore bundle, beside the
+// proposal as SignatureSuffix): the subject is the proposal's bytes.
+const PredicateType = "https://stax.dev/proposal/v1"
+
+// SignatureSuffix names a proposal's detached signature after the
+// proposal's own file: proposal.json.sigstore.json.
+const SignatureSuffix = ".sigstore.json"
 
 // Outcome is what ApplyFile did, or would do.
 type Outcome struct {
@@ -33,6 +43,19 @@ func ApplyFile(path string, stdin io.Reader, opts Options) (*Outcome, error) {
 		}
 		defer f.Close()
 		in = f
+	}
+	if opts.Check != nil {
+		// Read once, so that the bytes Check sees are the ones parsed.
+		data, err := io.ReadAll(io.LimitReader(in, MaxSize+1))
+		if err != nil {
+			return nil, errdefs.IO(err)
+		}
+		if len(data) <= MaxSize {
+			if err := opts.Check(data); err != nil {
+				return nil, err
+			}
+		}
+		in = bytes.NewReader(data)
 	}
 	p, err := Parse(in, MaxSize)
 	var res *Result

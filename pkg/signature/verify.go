@@ -198,21 +198,9 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 	if env == nil {
 		return fail(ReasonBadSignature, "its bundle holds no DSSE envelope, the only kind stax verifies")
 	}
-	var signer Verifier
-	var claimedErr error
-	for _, v := range opts.Verifiers {
-		if _, err := v.Verify(&b); err == nil {
-			signer = v
-			break
-		} else if v.Claimed(&b) {
-			claimedErr = err
-		}
-	}
+	signer, reason, why := signerOf(&b, opts.Verifiers)
 	if signer == nil {
-		if claimedErr != nil {
-			return fail(ReasonBadSignature, "made with a trusted key but does not verify: %v", claimedErr)
-		}
-		return fail(ReasonWrongKey, "made with none of the trusted keys")
+		return fail(reason, "%s", why)
 	}
 	// The envelope's signature covers its payload type and payload, so
 	// from here on the statement is what the signer signed.
@@ -257,6 +245,24 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 		return fail(ReasonContentMismatch, "the package differs from what was signed: %s", strings.Join(diffs, ", "))
 	}
 	return v, failure{}, nil
+}
+
+// signerOf is the verifier b's signature verifies with; when none, the
+// reason and what went wrong. A signature by a trusted key that does not
+// verify is told apart from one by a key not trusted at all.
+func signerOf(b *bundle.Bundle, verifiers []Verifier) (Verifier, Reason, string) {
+	var claimedErr error
+	for _, v := range verifiers {
+		if _, err := v.Verify(b); err == nil {
+			return v, "", ""
+		} else if v.Claimed(b) {
+			claimedErr = err
+		}
+	}
+	if claimedErr != nil {
+		return nil, ReasonBadSignature, fmt.Sprintf("made with a trusted key but does not verify: %v", claimedErr)
+	}
+	return nil, ReasonWrongKey, "made with none of the trusted keys"
 }
 
 // checkConfig compares the signature config with the signed statement.

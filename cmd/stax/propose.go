@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/proposal"
+	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+type proposeOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	Env    newEnv
+	Where  installScope
+	Skill  string
+	// Output is the file the proposal is written to; empty is stdout.
+	Output  string
+	Summary string
+	// Key is a private key file to sign the proposal with.
+	Key string
+}
+
+func newProposeCmd(f *factory, runF func(context.Context, *proposeOptions) error) *cobra.Command {
+	opts := &proposeOptions{IO: f.IO, Global: f.Global, Env: f.Env}
+	cmd := &cobra.Command{
+		Use:   "propose SKILL",
+		Short: "Turn the local changes of an installed skill into a proposal for its package",
+		Long: `Send learnings upstream: turn what changed in an installed stateful skill
+since stax installed it — new MEMORY.md entries, an edited EXAMPLES.md or
+CALIBRATION.md — into a skill-update proposal (operation_type revise, the
+changed files whole in upsert_files) for the package's maintainer to run
+stax apply on in the package source, which bumps the skill's patch version.
+
+SKILL is the skill's directory name in a runtime's skills folder; the first
+folder (of --runtime, --dir and --scope) whose install record holds it is
+read. Which files changed comes from the install record; the package, read
+from its OCI layout or the local store, tells which MEMORY.md entries are
+new, and each new entry must be signed (— @you, YYYY-MM-DD). Changes to
+SKILL.md (written with this machine's paths) and to other files are listed,
+not proposed.
+
+The proposal goes to -o FILE, else to stdout. With --key KEY (a key of stax
+key generate or cosign; its password from $STAX_PASSWORD, else asked), a
+signature over the proposal is written beside it as FILE.sigstore.json, a
+Sigstore bundle the maintainer checks with stax apply FILE --key PUB. A skill that is not
+installed, or has no changed stateful file, exits 1 and writes nothing.`,
+		Example: `  stax propose incident-postmortem -o learnings.json
+  stax propose incident-postmortem -o learnings.json --key ana.key
+  # the maintainer, in the package source:
+  stax apply learnings.json skills`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Skill = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPropose(cmd.Context(), opts)
+		},
+	}
+	opts.Where.addFlags(cmd, "runtimes whose folders to look in")
+	cmd.Flags().StringVarP(&opts.Output, "output-file", "o", "", "write the proposal to this file instead of stdout")
+	cmd.Flags().StringVar(&opts.Summary, "summary", "", "the proposal's summary (default: what changed, and whose entries)")
+	cmd.Flags().StringVar(&opts.Key, "key", "", "private key file to sign the proposal with; the signature goes beside -o FILE as FILE"+proposal.SignatureSuffix)
+	return cmd
+}
+
+func runPropose(ctx context.Context, opts *proposeOptions) error {
+	var signer *signature.KeySigner
+	if opts.Key != "" {
+		if opts.Output == "" {
+			return errdefs.Invalid(fmt.Errorf("--key signs the proposal in a file beside it: pass -o FILE too"))
+		}
+		var err error
+		if signer, err = loadSigner(opts.IO, opts.Global, opts.Key); err != nil {
+			return err
+		}
+	}
+	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
+	if err != nil {
+		return err
+	}
+	res, err := workflow.Propose(ctx, env, workflow.ProposeOptions{Where: opts.Where.where(), Skill: opts.Skill, Summary: opts.Summary})
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	if err := writeJSON(&text, res.Proposal); err != nil {
+		return err
+	}
+	report := opts.IO.Out
+	if opts.Output == "" {
+		if _, err := opts.IO.Out.Write(text.Bytes()); err != nil {
+			return errdefs.IO(err)
+		}
+		report = opts.IO.ErrOut
+	} else if err := writeProposal(ctx, opts.Output, text.Bytes(), signer); err != nil {
+		return err
+	}
+	if opts.Global.json() {
+		return writeJSON(report, res)
+	}
+	printPropose(report, res, opts.Output, signer != nil)
+	return nil
+}
+
+// writeProposal writes the proposal to path and, with signer, its
+// signature beside it; the signature is made first, so a key that cannot
+// sign leaves nothing behind, and a signature left from an earlier
+// proposal at path is replaced or removed, never kept beside a new one.
+func writeProposal(ctx context.Context, path string, data []byte, signer *signature.KeySigner) error {
+	sigPath := path + proposal.SignatureSuffix
+	var signed []byte
+	if signer != nil {
+		var err error
+		if signed, err = signature.SignBlob(ctx, signer, filepath.Base(path), proposal.PredicateType, data); err != nil {
+			return errdefs.Invalid(fmt.Errorf("sign the proposal with %s: %w", signer.ID(), err))
+		}
+	} else if err := os.Remove(sigPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errdefs.IO(fmt.Errorf("remove the signature of an earlier proposal: %w", err))
+	}
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return errdefs.IO(fmt.Errorf("write the proposal: %w", err))
+	}
+	if signed == nil {
+		return nil
+	}
+	if err := atomicfile.WriteFile(sigPath, signed, 0o644); err != nil {
+		os.Remove(path) // a signed proposal is sent with its signature, or not at all
+		return errdefs.IO(fmt.Errorf("write the proposal's signature: %w", err))
+	}
+	return nil
+}
+
+func printPropose(w io.Writer, res *workflow.ProposeResult, output string, signed bool) {
+	where, file := "stdout", "PROPOSAL.json"
+	if output != "" {
+		where, file = output, output
+	}
+	fmt.Fprintf(w, "proposal for %s written to %s: %s\n", res.Skill, where, res.Proposal.Summary)
+	for _, f := range res.Files {
+		status := "M"
+		if f.Status == "added" {
+			status = "A"
+		}
+		fmt.Fprintf(w, "  %s %s\n", status, f.Path)
+	}
+	for _, e := range res.Entries {
+		fmt.Fprintf(w, "  + MEMORY.md:%d  %s entry by %s, %s\n", e.Line, e.Section, e.Signer, e.Date)
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "  not proposed: %s\n", s)
+	}
+	if signed {
+		fmt.Fprintf(w, "signature written to %s%s\n", output, proposal.SignatureSuffix)
+		fmt.Fprintf(w, "the maintainer applies it in the package source with: stax apply %s SKILLS_DIR --key YOUR_PUBLIC_KEY\n", file)
+		return
+	}
+	fmt.Fprintf(w, "the maintainer applies it in the package source with: stax apply %s SKILLS_DIR\n", file)
+}

@@ -1,0 +1,271 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/proposal"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/stateful"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+)
+
+// ProposeOptions say which installed skill Propose reads.
+type ProposeOptions struct {
+	// Where are the folders to look for the skill in; the first runtime
+	// folder whose install record holds it is the one read.
+	Where Where
+	// Skill is the installed skill's directory name.
+	Skill string
+	// Summary is the proposal's summary; empty says what changed.
+	Summary string
+}
+
+// ProposeResult is a proposal made from an installed skill's local
+// changes, and what it holds.
+type ProposeResult struct {
+	Skill          string `json:"skill"`
+	Dir            string `json:"dir"`
+	Package        string `json:"package"`
+	PackageVersion string `json:"packageVersion,omitempty"`
+	// Files are the proposed files, by path in the proposal.
+	Files []ProposedFile `json:"files"`
+	// Entries are the MEMORY.md entries the package's MEMORY.md lacks;
+	// none when that file is unchanged, or the package could not be read
+	// (Skipped then says so).
+	Entries []stateful.Entry `json:"entries"`
+	// Skipped are local changes a proposal does not carry, with why.
+	Skipped []string `json:"skipped"`
+	// Proposal is the skill-update proposal, as stax apply reads it.
+	Proposal *proposal.Proposal `json:"proposal"`
+}
+
+// ProposedFile is one file of a proposal.
+type ProposedFile struct {
+	Path string `json:"path"`
+	// Status is "changed", or "added" for a file the package lacks.
+	Status string `json:"status"`
+}
+
+// Propose turns the local changes of an installed stateful skill — its
+// MEMORY.md, EXAMPLES.md or CALIBRATION.md as edited since stax installed
+// them — into a revise proposal for its package's maintainer to stax apply
+// in the package source, where it bumps the skill's patch version. Each
+// file is proposed whole, so every entry keeps its signature (author and
+// date). Other changes (SKILL.md, which install wrote with this machine's
+// paths, and resources) are listed in Skipped, not proposed. A skill that
+// is not installed, or has no local change to a stateful file, is an
+// invalid argument.
+func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult, error) {
+	if err := layers.CheckName(opts.Skill); err != nil {
+		return nil, errdefs.Invalid(fmt.Errorf("propose %q: %w", opts.Skill, err))
+	}
+	_, placement, err := opts.Where.load()
+	if err != nil {
+		return nil, err
+	}
+	var dir string
+	var installed install.InstalledSkill
+	for _, t := range placement.Targets {
+		rec, err := install.ReadRecord(t.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := rec.Skills[opts.Skill]; ok {
+			dir, installed = t.Dir, s
+			break
+		}
+	}
+	if dir == "" {
+		var dirs []string
+		for _, t := range placement.Targets {
+			dirs = append(dirs, t.Dir)
+		}
+		return nil, errdefs.Invalid(fmt.Errorf("%q is not installed in %s: stax propose sends back the changes of a skill stax installed; check the name with stax list, or pass --runtime and --dir",
+			opts.Skill, strings.Join(dirs, ", ")))
+	}
+	drifts, err := install.Check(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &ProposeResult{Skill: opts.Skill, Dir: dir, Package: installed.Package, PackageVersion: installed.PackageVersion,
+		Files: []ProposedFile{}, Entries: []stateful.Entry{}, Skipped: []string{}}
+	i := slices.IndexFunc(drifts, func(d install.Drift) bool { return d.Skill == opts.Skill })
+	if i < 0 {
+		return nil, errdefs.Invalid(fmt.Errorf("%s has no local changes to propose: its files in %s are as stax installed them", opts.Skill, dir))
+	}
+	drift := drifts[i]
+	if drift.Missing {
+		return nil, errdefs.Invalid(fmt.Errorf("%s is recorded in %s but its directory is gone: nothing to propose", opts.Skill, dir))
+	}
+	changed := map[string]string{}
+	for status, names := range map[string][]string{"changed": drift.Changed, "added": drift.Added} {
+		for _, name := range names {
+			if stateful.IsSibling(name) {
+				changed[name] = status
+			} else {
+				res.Skipped = append(res.Skipped, name+" ("+status+"; only MEMORY.md, EXAMPLES.md and CALIBRATION.md are proposed)")
+			}
+		}
+	}
+	for _, name := range drift.Removed {
+		res.Skipped = append(res.Skipped, name+" (removed; a proposal only adds or replaces files)")
+	}
+	slices.Sort(res.Skipped)
+	if len(changed) == 0 {
+		return nil, errdefs.Invalid(fmt.Errorf("%s has no local changes to propose: of its stateful files (%s), none changed since stax installed it; changed: %s",
+			opts.Skill, strings.Join(stateful.Files, ", "), strings.Join(res.Skipped, ", ")))
+	}
+	skillDir := filepath.Join(dir, opts.Skill)
+	local, err := readProposed(skillDir, slices.Sorted(maps.Keys(changed)))
+	if err != nil {
+		return nil, err
+	}
+	// The package's own files tell which memory entries are new; a
+	// package no longer at hand only loses that listing, not the proposal.
+	base, err := env.installedPackageSkill(ctx, installed, opts.Skill)
+	if err != nil {
+		res.Skipped = append(res.Skipped, fmt.Sprintf("the list of new MEMORY.md entries: %s could not be read (%v)", installed.Package, err))
+	}
+	p := &proposal.Proposal{Operation: proposal.Revise, Files: map[string]string{}}
+	for _, name := range slices.Sorted(maps.Keys(changed)) {
+		data := local[name]
+		key := opts.Skill + "/" + name
+		p.Files[key] = string(data)
+		res.Files = append(res.Files, ProposedFile{Path: key, Status: changed[name]})
+		if name == stateful.MemoryFile && base != nil {
+			entries, err := newEntries(base.Siblings[name], data, filepath.Join(dir, opts.Skill, name))
+			if err != nil {
+				return nil, err
+			}
+			res.Entries = entries
+		}
+	}
+	p.Summary = opts.Summary
+	if p.Summary == "" {
+		p.Summary = res.summary()
+	}
+	res.Proposal = p
+	return res, nil
+}
+
+// readProposed reads the files names of skillDir for a proposal, which is
+// sent to someone else: a file that is not a regular file in the
+// directory itself — a symbolic link, say to the user's credentials, put
+// in a committed folder — is refused unread, as is one over the limit of
+// a stateful file.
+func readProposed(skillDir string, names []string) (map[string][]byte, error) {
+	root, err := os.OpenRoot(skillDir)
+	if err != nil {
+		return nil, errdefs.IO(err)
+	}
+	defer root.Close()
+	out := map[string][]byte{}
+	for _, name := range names {
+		where := filepath.Join(skillDir, name)
+		info, err := root.Lstat(name)
+		if err != nil {
+			return nil, errdefs.IO(err)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return nil, errdefs.Invalid(fmt.Errorf("%s is a symbolic link; a proposal carries only the skill's own regular files: replace the link with the file", where))
+		}
+		f, err := skill.OpenFileIn(root, name)
+		if err != nil {
+			return nil, errdefs.IO(fmt.Errorf("%s: %w", skillDir, err))
+		}
+		data, err := skill.ReadAll(f, where, stateful.MaxFileSize)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out[name] = data
+	}
+	return out, nil
+}
+
+// newEntries are the MEMORY.md entries of local that base lacks. Each
+// must be signed with its author and date, so the maintainer knows whose
+// learning it is: an unsigned one is an invalid argument naming its line.
+func newEntries(base, local []byte, where string) ([]stateful.Entry, error) {
+	known := map[string]bool{}
+	for _, e := range stateful.ParseMemory(base).Entries() {
+		known[e.Section+"\x00"+e.Text] = true
+	}
+	out := []stateful.Entry{}
+	for _, e := range stateful.ParseMemory(local).Entries() {
+		if known[e.Section+"\x00"+e.Text] {
+			continue
+		}
+		if e.Signer == "" || e.Date == "" {
+			return nil, errdefs.Invalid(fmt.Errorf("%s:%d: the new entry is not signed: end it with — @you, YYYY-MM-DD, so the maintainer knows whose learning it is", where, e.Line))
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// summary says what the proposal brings back.
+func (r *ProposeResult) summary() string {
+	var parts []string
+	for _, f := range r.Files {
+		name := strings.TrimPrefix(f.Path, r.Skill+"/")
+		if name == stateful.MemoryFile && len(r.Entries) > 0 {
+			var who []string
+			for _, e := range r.Entries {
+				who = append(who, e.Signer+" "+e.Date)
+			}
+			entries := "entries"
+			if len(r.Entries) == 1 {
+				entries = "entry"
+			}
+			parts = append(parts, fmt.Sprintf("%d new %s %s (%s)", len(r.Entries), name, entries, strings.Join(who, ", ")))
+			continue
+		}
+		parts = append(parts, name+" "+f.Status)
+	}
+	// The package's reference may be a path on this machine (an OCI
+	// layout); the version is what the maintainer knows it by.
+	from := r.Skill
+	if r.PackageVersion != "" {
+		from += " as installed from package version " + r.PackageVersion
+	}
+	return "Learnings from " + from + ": " + strings.Join(parts, "; ")
+}
+
+// installedPackageSkill reads the SKILL.md and stateful files of skill
+// name in the package an install record names, at its recorded digest:
+// from its OCI layout, or from the local store for a registry's package.
+func (e *Env) installedPackageSkill(ctx context.Context, s install.InstalledSkill, name string) (*source.SkillFiles, error) {
+	ref, err := reference.Parse(s.Package)
+	if err != nil {
+		return nil, err
+	}
+	ref.Digest = s.PackageDigest
+	open := func() (*target.Target, error) { return e.Opener.OpenLocal(ctx, ref, store.ReadOnly) }
+	if ref.IsLayout() {
+		open = func() (*target.Target, error) { return e.Opener.Open(ctx, ref, store.ReadOnly) }
+	}
+	src, err := source.Lookup(ctx, open, s.Package)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	pkg, err := src.Package(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return src.ReadSkill(ctx, pkg, name)
+}
