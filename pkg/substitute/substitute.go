@@ -3,7 +3,8 @@
 //
 //	$ARGUMENTS          the full argument string
 //	$ARGUMENTS[N]       positional argument N, zero-based; missing → ""
-//	${STAX_SKILL_DIR}   absolute path of the materialized skill directory
+//	${STAX_SKILL_DIR}   path of the materialized skill directory (relative
+//	                    to the project in a project-scope install)
 //	${STAX_WORKSPACE}   the workspace root, if known
 //
 // Substitution is textual only: nothing is evaluated, and a substituted
