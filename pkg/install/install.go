@@ -510,7 +510,7 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 		*modified = append(*modified, *d)
 		p.backups[name] = true
 	}
-	if sk == nil || d != nil || s.Digest != sk.Digest || s.Vars != varsKey(p.vars(sk)) || s.Stat == nil {
+	if sk == nil || d != nil || s.Digest != sk.Digest || !varsHold(s.Vars, p.vars(sk)) || s.Stat == nil {
 		return nil
 	}
 	kept[name] = true
@@ -623,6 +623,9 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 	s := sk.skill
 	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
 		Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s))}
+	if sk.placeless {
+		entry.Vars = placelessKey
+	}
 	switch {
 	case conflict:
 		p.result.Replaced = append(p.result.Replaced, s.Path)

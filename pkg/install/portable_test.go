@@ -10,15 +10,17 @@ import (
 
 const pathsBody = "dir=${STAX_SKILL_DIR} ws=${STAX_WORKSPACE}\n"
 
-// pathsSkill is a skill using both path variables, from the package
-// directory pkg: built from a directory, no signature is checked.
-func pathsSkill(t *testing.T, pkg string) Skill {
-	s := testSkill(t, "vars", pathsBody)
-	s.Package = pkg
-	return s
+// placeSkills are two skills from the package directory pkg (built from
+// a directory: no signature is checked): vars uses both path variables,
+// plain none, only an escaped one, which stays as written wherever it is.
+func placeSkills(t *testing.T, pkg string) []Skill {
+	vars := testSkill(t, "vars", pathsBody)
+	plain := testSkill(t, "plain", "see \\${STAX_SKILL_DIR} with $ARGUMENTS\n")
+	vars.Package, plain.Package = pkg, pkg
+	return []Skill{plain, vars}
 }
 
-// installedAt installs pathsSkill into root/.claude/skills with no
+// installedAt installs placeSkills into root/.claude/skills with no
 // workspace, as user scope does, and returns the folder.
 func installedAt(t *testing.T, pkg, root string, portable bool) string {
 	t.Helper()
@@ -26,9 +28,8 @@ func installedAt(t *testing.T, pkg, root string, portable bool) string {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := pathsSkill(t, pkg)
 	opts := Options{Dir: dir, Root: root, LockDir: t.TempDir(), Portable: portable}
-	if _, err := Install(context.Background(), []Skill{s}, opts); err != nil {
+	if _, err := Install(context.Background(), placeSkills(t, pkg), opts); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -58,19 +59,20 @@ func TestPortableInstallWritesPathsRelativeToRoot(t *testing.T) {
 	if err != nil || !res.Verified {
 		t.Errorf("verify of the clone: %+v %v", res, err)
 	}
-	again, err := Install(context.Background(), []Skill{pathsSkill(t, pkg)}, Options{Dir: dir, Root: b, Workspace: b, LockDir: t.TempDir(), Portable: true})
-	if err != nil || !slices.Equal(again.Unchanged, []string{"vars"}) {
-		t.Errorf("install in the clone: %+v %v, want vars unchanged", again, err)
+	again, err := Install(context.Background(), placeSkills(t, pkg), Options{Dir: dir, Root: b, Workspace: b, LockDir: t.TempDir(), Portable: true})
+	if err != nil || !slices.Equal(again.Unchanged, []string{"plain", "vars"}) {
+		t.Errorf("install in the clone: %+v %v, want both unchanged", again, err)
 	}
 }
 
 // A user-scope install holds absolute paths. Moved to another home, its
 // SKILL.md still names the old one: verify reports it, rather than
-// "verified", and says which skill.
+// "verified", and says which skill. A skill whose SKILL.md names no path
+// is the same bytes anywhere: it is neither reported nor written again.
 func TestVerifyReportsInstallWrittenForAnotherPlace(t *testing.T) {
 	t.Parallel()
-	home := filepath.Join(t.TempDir(), "home")
-	dir := installedAt(t, t.TempDir(), home, false)
+	home, pkg := filepath.Join(t.TempDir(), "home"), t.TempDir()
+	dir := installedAt(t, pkg, home, false)
 	res, err := Verify(context.Background(), VerifyOptions{Targets: []Target{{Dir: dir}}, Root: home, LockDir: t.TempDir()})
 	if err != nil || !res.Verified {
 		t.Fatalf("verify where installed: %+v %v", res, err)
@@ -90,5 +92,18 @@ func TestVerifyReportsInstallWrittenForAnotherPlace(t *testing.T) {
 	}
 	if d := res.Targets[0].Drift[0]; d.Skill != "vars" || !d.Relocated {
 		t.Errorf("drift %+v, want vars relocated", d)
+	}
+
+	again, err := Install(context.Background(), placeSkills(t, pkg), Options{Dir: dir, Root: moved, LockDir: t.TempDir()})
+	if err != nil || !slices.Equal(again.Updated, []string{"vars"}) || !slices.Equal(again.Unchanged, []string{"plain"}) {
+		t.Fatalf("install in the moved home: %+v %v, want vars updated, plain unchanged", again, err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "vars", "SKILL.md"))
+	if want := "dir=" + filepath.Join(dir, "vars") + " ws=${STAX_WORKSPACE}\n"; err != nil || string(got) != want {
+		t.Errorf("SKILL.md in the moved home: %q %v, want %q", got, err, want)
+	}
+	res, err = Verify(context.Background(), VerifyOptions{Targets: []Target{{Dir: dir}}, Root: moved, LockDir: t.TempDir()})
+	if err != nil || !res.Verified {
+		t.Errorf("verify after installing in the moved home: %+v %v", res, err)
 	}
 }

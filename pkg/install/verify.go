@@ -122,7 +122,7 @@ func relocated(drift []Drift, dir string, rec *Record, opts VerifyOptions) []Dri
 	}
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
 		s := rec.Skills[name]
-		if drifted[name] || s.Vars == "" || s.Vars == varsKey(pathVars(dir, name, opts.Root, opts.Workspace, opts.Portable)) {
+		if drifted[name] || s.Vars == "" || varsHold(s.Vars, pathVars(dir, name, opts.Root, opts.Workspace, opts.Portable)) {
 			continue
 		}
 		drift = append(drift, Drift{Skill: name, Added: []string{}, Removed: []string{}, Changed: []string{}, Relocated: true})
