@@ -160,3 +160,41 @@ func cloneProject(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// A user-scope install holds absolute paths: copied to another home, its
+// SKILL.md names the old one, and verify --installed reports the skill
+// (exit 6) rather than "verified"; install writes it for the new home.
+// Not parallel: user scope reads HOME.
+func TestVerifyReportsMovedUserScopeInstall(t *testing.T) {
+	useHome(t)
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	writeSkillFiles(t, src, map[string]string{"deploy-check/SKILL.md": skillMD("deploy-check", "Run ${STAX_SKILL_DIR}/scripts/check.sh.")})
+	work, first := filepath.Join(root, "work"), filepath.Join(root, "home")
+	for _, dir := range []string{work, first} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", first)
+	if r := runStax(t, "install", src, "--dir", work, "--scope", "user"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	moved := filepath.Join(root, "moved")
+	cloneProject(t, first, moved)
+	t.Setenv("HOME", moved)
+	r := runStax(t, "verify", "--installed", "--dir", work, "--scope", "user")
+	if r.Code != 6 || !strings.Contains(r.Stdout, "skill deploy-check: written for another place") {
+		t.Fatalf("verify of the moved home: exit %d, want 6 naming the skill\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := runStax(t, "install", src, "--dir", work, "--scope", "user"); r.Code != 0 {
+		t.Fatalf("install in the moved home: %d %s", r.Code, r.Stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(moved, ".claude", "skills", "deploy-check", "SKILL.md"))
+	if want := filepath.Join(moved, ".claude", "skills", "deploy-check") + "/scripts/check.sh"; err != nil || !strings.Contains(string(got), want) {
+		t.Errorf("SKILL.md in the moved home: %v\n%s\nwant it to name %s", err, got, want)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", work, "--scope", "user"); r.Code != 0 {
+		t.Errorf("verify after install: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
