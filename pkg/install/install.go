@@ -70,7 +70,8 @@ type Options struct {
 	// to Root and ${STAX_WORKSPACE} as ".", instead of absolute paths: a
 	// project commits its folders, and every clone, wherever it is, must
 	// hold the same bytes. Agents run with the project as their working
-	// directory, so the relative paths lead to the same files.
+	// directory, so the relative paths lead to the same files. Without
+	// Root the paths stay absolute.
 	Portable bool
 	// Force replaces skills of the user's that have the name of one being
 	// installed, and skills stax installed that the user changed since;
