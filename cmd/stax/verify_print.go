@@ -22,6 +22,9 @@ func printVerify(streams *IOStreams, res install.VerifyResult) {
 			if d.Missing {
 				fmt.Fprintf(streams.Out, "%s: skill %s: removed\n", where, d.Skill)
 			}
+			if d.Relocated {
+				fmt.Fprintf(streams.Out, "%s: skill %s: written for another place; run stax install to write it for this one\n", where, d.Skill)
+			}
 			for _, f := range d.Changed {
 				fmt.Fprintf(streams.Out, "%s: skill %s: changed %s\n", where, d.Skill, f)
 			}

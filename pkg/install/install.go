@@ -66,6 +66,13 @@ type Options struct {
 	Root string
 	// Workspace replaces ${STAX_WORKSPACE} in SKILL.md; empty leaves it.
 	Workspace string
+	// Portable writes ${STAX_SKILL_DIR} as the skill's directory relative
+	// to Root and ${STAX_WORKSPACE} as ".", instead of absolute paths: a
+	// project commits its folders, and every clone, wherever it is, must
+	// hold the same bytes. Agents run with the project as their working
+	// directory, so the relative paths lead to the same files. Without
+	// Root the paths stay absolute.
+	Portable bool
 	// Force replaces skills of the user's that have the name of one being
 	// installed, and skills stax installed that the user changed since;
 	// either is moved to a backup under Root, never deleted.
@@ -504,7 +511,7 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 		*modified = append(*modified, *d)
 		p.backups[name] = true
 	}
-	if sk == nil || d != nil || s.Digest != sk.Digest || s.Vars != varsKey(p.vars(sk)) || s.Stat == nil {
+	if sk == nil || d != nil || s.Digest != sk.Digest || !varsHold(s.Vars, p.vars(sk)) || s.Stat == nil {
 		return nil
 	}
 	kept[name] = true
@@ -583,11 +590,31 @@ func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (
 
 // vars are the values substituted into s's SKILL.md in this folder.
 func (p *plan) vars(s *Skill) substitute.Options {
-	absDir, err := filepath.Abs(filepath.Join(p.opts.Dir, s.Path))
+	return pathVars(p.opts.Dir, s.Path, p.opts.Root, p.opts.Workspace, p.opts.Portable)
+}
+
+// pathVars are the values substituted into the SKILL.md of the skill
+// skillPath in the folder dir: absolute paths, or with portable the
+// skill's directory relative to root, in slashes so that Windows and Unix
+// clones hold the same bytes, and "." for the workspace.
+func pathVars(dir, skillPath, root, workspace string, portable bool) substitute.Options {
+	absDir, err := filepath.Abs(filepath.Join(dir, skillPath))
 	if err != nil {
-		absDir = filepath.Join(p.opts.Dir, s.Path)
+		absDir = filepath.Join(dir, skillPath)
 	}
-	return substitute.Options{SkillDir: absDir, Workspace: p.opts.Workspace, KeepArguments: true}
+	vars := substitute.Options{SkillDir: absDir, Workspace: workspace, KeepArguments: true}
+	if !portable || root == "" {
+		return vars
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return vars
+	}
+	// A folder outside root is refused before anything is written.
+	if rel, err := filepath.Rel(absRoot, absDir); err == nil && filepath.IsLocal(rel) {
+		vars.SkillDir, vars.Workspace = filepath.ToSlash(rel), "."
+	}
+	return vars
 }
 
 // settle decides what a staged skill is to the folder (new, replacing a
@@ -597,6 +624,9 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 	s := sk.skill
 	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
 		Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s))}
+	if sk.placeless {
+		entry.Vars = placelessKey
+	}
 	switch {
 	case conflict:
 		p.result.Replaced = append(p.result.Replaced, s.Path)

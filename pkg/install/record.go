@@ -14,6 +14,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/substitute"
 
 	"github.com/stax-dev/stax/layers"
 )
@@ -273,11 +274,18 @@ type Drift struct {
 	Removed []string `json:"removed"`
 	Changed []string `json:"changed"`
 	Missing bool     `json:"missing,omitempty"`
+	// Relocated is a skill whose SKILL.md was written for another place:
+	// the paths substituted into it are not the ones an install here
+	// would write, as when a user-scope install moved with its home.
+	Relocated bool `json:"relocated,omitempty"`
 }
 
 func (d Drift) describe() string {
 	if d.Missing {
 		return "missing"
+	}
+	if d.Relocated {
+		return "written for another place: its " + substitute.SkillDir + " or " + substitute.Workspace + " is not this one"
 	}
 	var parts []string
 	for _, g := range []struct {

@@ -52,6 +52,9 @@ type writing struct {
 	stat  map[string]string
 	orig  []layers.FileDigest
 	dirs  map[string]bool // slash paths under dir already made
+	// placeless is set when its SKILL.md uses no path variable: it is
+	// the same bytes wherever the folder is.
+	placeless bool
 }
 
 // stager writes skills into the staging directory, hashing each file as
@@ -245,6 +248,7 @@ func (st *stager) skillMD(sk *staged, r io.Reader) (string, error) {
 		// Callers name the skill or the layer path.
 		return "", errdefs.Precondition(err)
 	}
+	sk.placeless = !substitute.UsesPaths(string(data))
 	text, err := substitute.ApplyLimit(string(data), st.vars(sk.skill), skill.MaxFileSize)
 	if err != nil {
 		return "", errdefs.Precondition(fmt.Errorf("%s would be over the limit of %s once %s and %s are resolved; use them fewer times",
@@ -431,4 +435,15 @@ func hasStatKey(info fs.FileInfo, want string) bool {
 // skill installed with other values must be written again.
 func varsKey(vars substitute.Options) string {
 	return digest.FromString(vars.SkillDir + "\x00" + vars.Workspace).String()
+}
+
+// placelessKey is the record's Vars of a skill whose SKILL.md uses no
+// path variable: it holds for any paths, so a moved folder neither
+// writes nor reports it again.
+var placelessKey = varsKey(substitute.Options{})
+
+// varsHold reports whether a skill recorded with the Vars recorded holds
+// the paths vars wants.
+func varsHold(recorded string, vars substitute.Options) bool {
+	return recorded == placelessKey || recorded == varsKey(vars)
 }

@@ -101,6 +101,12 @@ func Place(w Where) (*Placement, error) {
 	return p, nil
 }
 
+// Portable says whether the folders hold the same bytes wherever Root
+// is: a project commits them, and each clone installs them again.
+func (p *Placement) Portable() bool {
+	return p.Scope == agent.ScopeProject
+}
+
 // Dirs are the folders of the targets.
 func (p *Placement) Dirs() []string {
 	dirs := make([]string, len(p.Targets))

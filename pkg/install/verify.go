@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -26,6 +27,10 @@ type VerifyOptions struct {
 	// folder that leads outside it through a symbolic link, which install
 	// refuses, fails verification. Empty means the parent of each folder.
 	Root string
+	// Workspace and Portable are the install's (see Options): they say
+	// which paths the skills' SKILL.md must hold here.
+	Workspace string
+	Portable  bool
 	// Locked is the project's stax.lock; nil pins nothing.
 	Locked *lock.Lock
 	// LockDir holds the install locks (see store.LockDir).
@@ -88,13 +93,11 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 		if err != nil {
 			return res, err
 		}
-		if drift == nil {
-			drift = []Drift{}
-		}
 		rec, err := ReadRecord(t.Dir)
 		if err != nil {
 			return res, err
 		}
+		drift = relocated(drift, t.Dir, rec, opts)
 		vt := VerifyTarget{Runtimes: Names(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: opts.Locked.Unlocked(rec.Digests())}
 		if vt.Unsigned, err = CheckSigned(ctx, t.Dir, rec, opts.Signed); err != nil {
 			return res, err
@@ -105,6 +108,30 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 		res.Targets = append(res.Targets, vt)
 	}
 	return res, nil
+}
+
+// relocated adds to drift the skills of rec, as they are on disk, whose
+// SKILL.md holds the paths of another place than the one an install here
+// would write: the record says which paths were substituted. A skill
+// already drifting is reported for its files alone; a record that does
+// not say (written before it did) is not second-guessed.
+func relocated(drift []Drift, dir string, rec *Record, opts VerifyOptions) []Drift {
+	drifted := map[string]bool{}
+	for _, d := range drift {
+		drifted[d.Skill] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
+		s := rec.Skills[name]
+		if drifted[name] || s.Vars == "" || varsHold(s.Vars, pathVars(dir, name, opts.Root, opts.Workspace, opts.Portable)) {
+			continue
+		}
+		drift = append(drift, Drift{Skill: name, Added: []string{}, Removed: []string{}, Changed: []string{}, Relocated: true})
+	}
+	slices.SortFunc(drift, func(a, b Drift) int { return strings.Compare(a.Skill, b.Skill) })
+	if drift == nil {
+		drift = []Drift{}
+	}
+	return drift
 }
 
 // CheckSigned compares the skills installed in dir with the signed

@@ -3,7 +3,8 @@
 //
 //	$ARGUMENTS          the full argument string
 //	$ARGUMENTS[N]       positional argument N, zero-based; missing → ""
-//	${STAX_SKILL_DIR}   absolute path of the materialized skill directory
+//	${STAX_SKILL_DIR}   path of the materialized skill directory (relative
+//	                    to the project in a project-scope install)
 //	${STAX_WORKSPACE}   the workspace root, if known
 //
 // Substitution is textual only: nothing is evaluated, and a substituted
@@ -64,6 +65,31 @@ func Apply(text string, opts Options) string {
 		return true
 	})
 	return b.String()
+}
+
+// UsesPaths reports whether text holds ${STAX_SKILL_DIR} or
+// ${STAX_WORKSPACE} unescaped: whether what Apply makes of it depends on
+// where the skill is.
+func UsesPaths(text string) bool {
+	for i := 0; i < len(text); {
+		j := strings.IndexAny(text[i:], `\$`)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if text[i] == '\\' {
+			// An escaped variable is text; a lone backslash is skipped.
+			_, n := match(text[i+1:])
+			i += 1 + n
+			continue
+		}
+		v, n := match(text[i:])
+		if n > 0 && !v.arguments {
+			return true
+		}
+		i += max(n, 1)
+	}
+	return false
 }
 
 // SizeError is ApplyLimit's refusal of a text that would pass its limit.

@@ -113,3 +113,20 @@ func TestApplyLimitMeasuresFirst(t *testing.T) {
 		t.Errorf("refusing allocated %d bytes", n)
 	}
 }
+
+// UsesPaths agrees with Apply: a text uses the paths exactly when
+// substituting other paths gives another text.
+func TestUsesPaths(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"", "plain", "$", `\`, `\\`, "$ARGUMENTS $ARGUMENTS[0]", `\$ARGUMENTS`,
+		"${STAX_SKILL_DIR}/run.sh", "in ${STAX_WORKSPACE}", `\${STAX_SKILL_DIR}`, `\${STAX_WORKSPACE} only`,
+		`\\${STAX_SKILL_DIR}`, `$${STAX_SKILL_DIR}`, "${STAX_SKILL", `x\`, `$ARGUMENTS${STAX_WORKSPACE}`,
+	} {
+		here := Apply(text, Options{SkillDir: "/a/skill", Workspace: "/a"})
+		there := Apply(text, Options{SkillDir: "/b/skill", Workspace: "/b"})
+		if got, want := UsesPaths(text), here != there; got != want {
+			t.Errorf("UsesPaths(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
