@@ -21,8 +21,10 @@ type MemoryMerge struct {
 	// Kept are the local entries added, as the local file has them.
 	Kept []Entry
 	// LastUpdated is the newest of the upstream lastUpdated and the dates
-	// of the kept entries: the date of the merged file's newest entry.
+	// of the entries: the date of the merged file's newest entry.
 	LastUpdated string
+	// Version is the upstream frontmatter's version.
+	Version string
 }
 
 // MergeError is a MEMORY.md that cannot be merged: broken, or holding an
@@ -88,6 +90,9 @@ func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
 	}
 
 	out := &MemoryMerge{LastUpdated: newest}
+	if um.Frontmatter != nil {
+		out.Version = um.Frontmatter.Version
+	}
 	// after holds, by upstream line, the local entries to add after it;
 	// added are the local sections upstream does not have.
 	after := map[int][]string{}
