@@ -109,8 +109,8 @@ func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
 						continue // another entry of the same day, on both sides
 					}
 					return nil, &MergeError{File: local.Name, Line: e.Line, Message: fmt.Sprintf(
-						"the entry of %s%s under %q differs from the one in %s:%d: stax cannot tell which side changed it; make yours the same as the new one (add what you changed as a new dated entry), or install with --force to take the new file (yours is moved to a backup)",
-						e.Date, signedBy(e), s.Title, upstream.Name, u.Line)}
+						"the entry of %s%s under %q differs from the one on line %d of %s: stax cannot tell which side changed it; make yours the same as the new one (add what you changed as a new dated entry), or install with --force to take the new file (yours is moved to a backup)",
+						e.Date, signedBy(e), s.Title, u.Line, upstream.Name)}
 				}
 			}
 			out.Kept = append(out.Kept, e)

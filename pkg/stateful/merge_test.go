@@ -82,7 +82,7 @@ func TestMergeMemoryConflict(t *testing.T) {
 	if me.File != "skills/x/MEMORY.md" || me.Line != 9 {
 		t.Errorf("conflict at %s:%d, want skills/x/MEMORY.md:9", me.File, me.Line)
 	}
-	for _, want := range []string{"skills/x/MEMORY.md:9", "@mira", "2026-05-01", "pkg:x/MEMORY.md:9", "What worked"} {
+	for _, want := range []string{"skills/x/MEMORY.md:9", "@mira", "2026-05-01", "line 9 of pkg:x/MEMORY.md", "What worked"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q does not name %q", err, want)
 		}
