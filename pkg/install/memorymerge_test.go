@@ -138,4 +138,3 @@ func TestInstallMemoryMergeRefusals(t *testing.T) {
 		}
 	})
 }
-
