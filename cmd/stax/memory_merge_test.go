@@ -96,6 +96,14 @@ func TestUpdateMergesLocalMemory(t *testing.T) {
 			t.Errorf("the conflict does not name %q:\n%s", want, r.Stderr)
 		}
 	}
+	r = runStax(t, "update", "--dir", proj, "--output", "json")
+	var failure struct {
+		Error *jsonError `json:"error"`
+	}
+	decodeJSON(t, r.Stderr, &failure)
+	if e := failure.Error; e == nil || e.Exit != 5 || e.Code != "memory-merge" || e.File != memory || e.Line != 15 {
+		t.Errorf("the JSON error of the conflict is %+v, want exit 5, code memory-merge, file %s, line 15", e, memory)
+	}
 	for name, was := range before {
 		p := filepath.Join(skillDir, name)
 		if name == lock.FileName {

@@ -33,6 +33,9 @@ type MergeError struct {
 	File    string
 	Line    int
 	Message string
+	// Upstream is set when File is the new version's file, which is not
+	// on disk, rather than the local one.
+	Upstream bool
 }
 
 func (e *MergeError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
@@ -59,6 +62,7 @@ func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
 	}
 	um, err := parseForMerge(upstream)
 	if err != nil {
+		err.Upstream = true
 		return nil, err
 	}
 	if lm.Preamble != "" && normalizeEntry(lm.Preamble) != normalizeEntry(um.Preamble) {
@@ -142,7 +146,7 @@ func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
 // parseForMerge parses one side and refuses what a merge cannot match:
 // a frontmatter that does not parse, and H2 headings that are empty or
 // repeat a title.
-func parseForMerge(side MemorySide) (*Memory, error) {
+func parseForMerge(side MemorySide) (*Memory, *MergeError) {
 	m := ParseMemory(side.Data)
 	for _, p := range m.Problems {
 		if p.Kind == FrontmatterMissing || p.Kind == FrontmatterInvalid {

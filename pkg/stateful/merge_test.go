@@ -111,6 +111,9 @@ func TestMergeMemoryBrokenInput(t *testing.T) {
 			if !errors.As(err, &me) {
 				t.Fatalf("err = %v, want a *MergeError", err)
 			}
+			if me.Upstream != (tt.file == "upstream") {
+				t.Errorf("Upstream = %v for an error in %s", me.Upstream, tt.file)
+			}
 			if me.File != tt.file || me.Line != tt.line {
 				t.Errorf("error at %s:%d, want %s:%d (%v)", me.File, me.Line, tt.file, tt.line, err)
 			}
