@@ -120,3 +120,52 @@ func TestMergeMemoryBrokenInput(t *testing.T) {
 		})
 	}
 }
+
+func TestMergeMemoryCases(t *testing.T) {
+	t.Parallel()
+	fm := "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-05-01\n---\n"
+	tests := []struct {
+		name, local, upstream, want string
+		conflictLine                int
+	}{
+		{name: "two entries of one signer and day, one on each side",
+			local:    fm + "\n## What worked\n\n- A. — @ana, 2026-05-01\n\n- B. — @ana, 2026-05-01\n",
+			upstream: fm + "\n## What worked\n\n- A. — @ana, 2026-05-01\n",
+			want:     fm + "\n## What worked\n\n- A. — @ana, 2026-05-01\n\n- B. — @ana, 2026-05-01\n"},
+		{name: "a local entry without a final line break goes before the next section",
+			local:    fm + "\n## What worked\n\n- A. — @mira, 2026-05-01\n- Mine. — @ana, 2026-06-01",
+			upstream: fm + "\n## What worked\n\n- A. — @mira, 2026-05-01\n\n## Edge cases\n\n- C. — @mira, 2026-05-02\n",
+			want:     fm + "\n## What worked\n\n- A. — @mira, 2026-05-01\n\n- Mine. — @ana, 2026-06-01\n\n## Edge cases\n\n- C. — @mira, 2026-05-02\n"},
+		{name: "an undated entry of the user's is kept",
+			local:    fm + "\n## Open questions\n\n- Why?\n",
+			upstream: fm + "\n## Open questions\n",
+			want:     fm + "\n## Open questions\n\n- Why?\n"},
+		{name: "line endings and trailing spaces do not make an entry the user's",
+			local:    strings.ReplaceAll(fm+"\n## What worked\n\n- A.  \n  — @mira, 2026-05-01\n", "\n", "\r\n"),
+			upstream: fm + "\n## What worked\n\n- A.\n  — @mira, 2026-05-01\n",
+			want:     fm + "\n## What worked\n\n- A.\n  — @mira, 2026-05-01\n"},
+		{name: "a preamble of the user's is a conflict",
+			local:        fm + "\nNotes of mine.\n\n## What worked\n",
+			upstream:     fm + "\n## What worked\n",
+			conflictLine: 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := MergeMemory(MemorySide{Name: "local", Data: []byte(tt.local)}, MemorySide{Name: "upstream", Data: []byte(tt.upstream)})
+			if tt.conflictLine != 0 {
+				var me *MergeError
+				if !errors.As(err, &me) || me.Line != tt.conflictLine || me.Upstream {
+					t.Fatalf("err = %v, want a conflict on line %d of the local file", err, tt.conflictLine)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got.Text) != tt.want {
+				t.Errorf("merged:\n%q\nwant:\n%q", got.Text, tt.want)
+			}
+		})
+	}
+}
