@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/transfer"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
@@ -60,6 +61,14 @@ var errorCodes = []errorCode{
 		}},
 	{Code: "install-conflict", Hint: "rename or remove those skills, or pass --force to replace them",
 		match: is[*install.ConflictError]},
+	{Code: "memory-merge", Hint: "make your entry the same as the new version's (add your change as a new dated entry) or fix the file named, or pass --force to take the new MEMORY.md (yours is moved to .stax/backup)",
+		match: is[*stateful.MergeError], where: func(err error) (string, int) {
+			var e *stateful.MergeError
+			if errors.As(err, &e) && !e.Upstream {
+				return e.File, e.Line
+			}
+			return "", 0 // the new version's file: the message names it
+		}},
 	{Code: "tag-exists", Hint: "give the release a new tag, or leave out --no-overwrite to move the tag",
 		match: is[*transfer.TagExistsError]},
 	{Code: "registry-unauthorized", Hint: "log in with stax login HOST",

@@ -34,6 +34,9 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 		for _, u := range t.Updates {
 			fmt.Fprintf(streams.Out, "  updated %s: %s\n", u.Skill, describeUpdate(u))
 		}
+		for _, m := range t.Merged {
+			fmt.Fprintf(streams.Out, "  merged %s/%s: kept your %s, took the new version's\n", m.Skill, m.File, plural(int64(m.Kept), "entry"))
+		}
 	}
 	return nil
 }

@@ -318,3 +318,12 @@ func writeAll(writes []pendingWrite) error {
 	temps = nil
 	return nil
 }
+
+// SetMemoryVersion sets the version and lastUpdated of a MEMORY.md,
+// changing no other byte (a missing lastUpdated is added after the
+// version line); name is the file in messages. An install that merges a
+// user's entries into a new MEMORY.md makes the file say so with it.
+func SetMemoryVersion(name string, data []byte, version, lastUpdated string) ([]byte, error) {
+	out, _, err := memoryVersion(name, data, version, lastUpdated)
+	return out, err
+}

@@ -115,6 +115,9 @@ type Result struct {
 	Replaced []string `json:"replaced"`
 	// Kept are skills an uninstall left in place as the user's own.
 	Kept []string `json:"kept"`
+	// Merged are the files of updated skills that the user had changed
+	// and the install merged with the new version's (see MergeMemory).
+	Merged []MergedFile `json:"merged,omitempty"`
 	// Backups are where replaced or removed skills with the user's
 	// changes were moved.
 	Backups []string `json:"backups"`
@@ -305,6 +308,10 @@ type plan struct {
 	previous     digest.Digest
 	hadRecord    bool
 	recordCopied bool
+	// merges are the skills the user changed only the MEMORY.md of, which
+	// the install merges rather than refuses (see mergeMemory), with how
+	// they differ from the record.
+	merges map[string]Drift
 	// verbatim are the skills whose entries the next record keeps as
 	// they are; sameRecord is set when it is the record as it was.
 	verbatim   map[string]bool
@@ -344,7 +351,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}}
+	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}, merges: map[string]Drift{}}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -465,7 +472,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	}
 	// Each staged skill's entry is settled as soon as it is written, and
 	// its file list dropped: memory does not grow with the files staged.
-	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, 256<<10), done: func(sk *staged) error {
+	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, 256<<10), merge: memoryMerger{p}, done: func(sk *staged) error {
 		prev, ours := prevs[sk.skill.Path]
 		return p.settle(sk, prev, ours, conflict[sk.skill.Path])
 	}}
@@ -486,6 +493,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		}
 	}
 	slices.Sort(p.prune)
+	slices.SortFunc(p.result.Merged, func(a, b MergedFile) int { return strings.Compare(a.Skill, b.Skill) })
 	for _, names := range [][]string{p.swaps, p.result.Installed, p.result.Updated, p.result.Unchanged, p.result.Replaced} {
 		slices.Sort(names)
 	}
@@ -507,6 +515,13 @@ const driftWorkers = 4
 // and its entry goes to the next record as it was, or with the stat of
 // its directories added when it had none (asRecorded false).
 func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, modified *[]Drift, kept map[string]bool, asRecorded bool) error {
+	if d != nil && sk != nil && !p.opts.Force && mergeable(d) {
+		// Only MEMORY.md changed, and a version of the skill is being
+		// installed: the user's entries are merged into it while it is
+		// staged, and the skill is written again.
+		p.merges[name] = *d
+		return nil
+	}
 	if d != nil && !d.Missing {
 		*modified = append(*modified, *d)
 		p.backups[name] = true

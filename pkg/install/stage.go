@@ -55,6 +55,9 @@ type writing struct {
 	// placeless is set when its SKILL.md uses no path variable: it is
 	// the same bytes wherever the folder is.
 	placeless bool
+	// version is the SKILL.md version of a skill whose MEMORY.md is
+	// merged: the merged file's version follows it.
+	version string
 }
 
 // stager writes skills into the staging directory, hashing each file as
@@ -74,6 +77,13 @@ type stager struct {
 	// two steps, not through the staging directory each time.
 	current *staged
 	root    *os.Root
+	// merge, when set, says whether a skill's MEMORY.md is to be merged
+	// with the user's copy (see plan.mergeMemory), and does it once all of
+	// the skill is staged.
+	merge interface {
+		wants(sk *staged) bool
+		merge(sk *staged, root *os.Root) error
+	}
 	// done is called with each skill once all of it is staged; the
 	// skill's files and stat are not used after.
 	done func(*staged) error
@@ -124,6 +134,11 @@ func (st *stager) finish(sk *staged) error {
 	}
 	if sk.stat == nil {
 		sk.files, sk.stat = map[string]string{}, map[string]string{}
+	}
+	if st.merge != nil && st.merge.wants(sk) {
+		if err := st.merge.merge(sk, root); err != nil {
+			return err
+		}
 	}
 	for rel := range sk.dirs {
 		info, err := root.Lstat(filepath.FromSlash(rel))
@@ -188,13 +203,24 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 		mode = 0o755
 	}
 	var orig hash.Hash
+	merging := st.merge != nil && st.merge.wants(sk)
 	if rel == skill.FileName {
 		orig = sha256.New()
 		text, err := st.skillMD(sk, io.TeeReader(r, orig))
 		if err != nil {
 			return err
 		}
+		if merging {
+			if doc, err := skill.Parse([]byte(text)); err == nil {
+				sk.version = doc.Frontmatter.Version
+			}
+		}
 		r = strings.NewReader(text)
+	}
+	if rel == stateful.MemoryFile && merging {
+		// Rewritten once merged: the skill's digest is of the package's.
+		orig = sha256.New()
+		r = io.TeeReader(r, orig)
 	}
 	if stateful.IsSibling(rel) {
 		r = &statefulLimit{r: r, left: stateful.MaxFileSize, name: rel}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/lock"
+)
+
+// pushStatefulVersion pushes a package holding the stateful skill memo at
+// version, with memory as the body of its MEMORY.md.
+func pushStatefulVersion(t *testing.T, ref, version, memory string) {
+	t.Helper()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		"stax.yaml": "name: memo-pkg\nversion: " + version + "\n",
+		"skills/memo/SKILL.md": "---\nname: memo\ndescription: Remembers what runs taught. Use when testing memory merges.\nversion: " + version +
+			"\n---\nThis is memo " + version + ".\n",
+		"skills/memo/MEMORY.md": "---\nversion: " + version + "\ncontributors: 2\nlastUpdated: 2026-05-20\n---\n" + memory,
+	})
+	if r := runStax(t, "push", dir, ref); r.Code != 0 {
+		t.Fatalf("push %s: exit %d\n%s", ref, r.Code, r.Stderr)
+	}
+}
+
+const (
+	memoV1 = "\n## What worked\n\n- Ask for the alert rule first. — @mira, 2026-05-01\n"
+	// memoV2 adds an entry of the maintainer's.
+	memoV2 = memoV1 + "\n## Open questions\n\n- Near-misses: full template? — @jonas, 2026-05-20\n"
+	// The user's entry, appended to the installed MEMORY.md.
+	userEntry = "- Short form is enough under five minutes. — @ana, 2026-06-03\n"
+)
+
+// A user appends an entry to an installed skill's MEMORY.md; the next
+// version of the package adds another. The update keeps the user's entry,
+// takes the package's and its SKILL.md, and verify --installed agrees with
+// the merged file. An entry both sides changed stops the next update with
+// exit 5, naming the file and line, and writes nothing.
+func TestUpdateMergesLocalMemory(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/memo"
+	pushStatefulVersion(t, repo+":1.0.0", "1.0.0", memoV1)
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	skillDir := filepath.Join(proj, ".claude", "skills", "memo")
+	memory := filepath.Join(skillDir, "MEMORY.md")
+	appendFile(t, memory, userEntry)
+
+	pushStatefulVersion(t, repo+":1.1.0", "1.1.0", memoV2)
+	r := runStax(t, "update", "--dir", proj)
+	if r.Code != 0 {
+		t.Fatalf("update over a local memory entry: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stdout, "merged memo") {
+		t.Errorf("update does not say it merged memo's MEMORY.md:\n%s", r.Stdout)
+	}
+	got := readFile(t, memory)
+	want := "---\nversion: 1.1.0\ncontributors: 2\nlastUpdated: 2026-06-03\n---\n" +
+		"\n## What worked\n\n- Ask for the alert rule first. — @mira, 2026-05-01\n\n" + userEntry +
+		"\n## Open questions\n\n- Near-misses: full template? — @jonas, 2026-05-20\n"
+	if got != want {
+		t.Errorf("merged MEMORY.md:\n%s\nwant:\n%s", got, want)
+	}
+	if s := readFile(t, filepath.Join(skillDir, "SKILL.md")); !strings.Contains(s, "memo 1.1.0") {
+		t.Errorf("SKILL.md is not 1.1.0's:\n%s", s)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", proj); r.Code != 0 {
+		t.Errorf("verify --installed after the merge: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 || !strings.Contains(r.Stdout, "1 unchanged") {
+		t.Errorf("install after the merge: exit %d, want 0 with memo unchanged\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	// The user rewords the maintainer's entry; so does 1.2.0, otherwise.
+	edited := strings.Replace(readFile(t, memory), "Near-misses: full template?", "Near-misses: the short form.", 1)
+	if err := os.WriteFile(memory, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pushStatefulVersion(t, repo+":1.2.0", "1.2.0", strings.Replace(memoV2, "full template?", "a template of their own?", 1))
+	before := map[string]string{"MEMORY.md": edited, "SKILL.md": readFile(t, filepath.Join(skillDir, "SKILL.md")),
+		lock.FileName: readFile(t, filepath.Join(proj, lock.FileName))}
+	r = runStax(t, "update", "--dir", proj)
+	if r.Code != 5 {
+		t.Fatalf("update over an entry changed on both sides: exit %d, want 5\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{filepath.Join("memo", "MEMORY.md") + ":15", "@jonas", "2026-05-20"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("the conflict does not name %q:\n%s", want, r.Stderr)
+		}
+	}
+	r = runStax(t, "update", "--dir", proj, "--output", "json")
+	var failure struct {
+		Error *jsonError `json:"error"`
+	}
+	decodeJSON(t, r.Stderr, &failure)
+	if e := failure.Error; e == nil || e.Exit != 5 || e.Code != "memory-merge" || e.File != memory || e.Line != 15 {
+		t.Errorf("the JSON error of the conflict is %+v, want exit 5, code memory-merge, file %s, line 15", e, memory)
+	}
+	for name, was := range before {
+		p := filepath.Join(skillDir, name)
+		if name == lock.FileName {
+			p = filepath.Join(proj, name)
+		}
+		if got := readFile(t, p); got != was {
+			t.Errorf("a refused update changed %s:\n%s", name, got)
+		}
+	}
+}
+
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,239 @@
+package stateful
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MemorySide is one version of a MEMORY.md given to MergeMemory: its
+// bytes, and the name messages give it.
+type MemorySide struct {
+	Name string
+	Data []byte
+}
+
+// MemoryMerge is the result of MergeMemory.
+type MemoryMerge struct {
+	// Text is the upstream file with the local entries it lacks added:
+	// each at the end of the section of the same title, and sections only
+	// the local file has at the end, with their headings.
+	Text []byte
+	// Kept are the local entries added, as the local file has them.
+	Kept []Entry
+	// LastUpdated is the newest of the upstream lastUpdated and the dates
+	// of the entries: the date of the merged file's newest entry.
+	LastUpdated string
+	// Version is the upstream frontmatter's version.
+	Version string
+}
+
+// MergeError is a MEMORY.md that cannot be merged: broken, or holding an
+// entry that says something else on the other side.
+type MergeError struct {
+	File    string
+	Line    int
+	Message string
+	// Upstream is set when File is the new version's file, which is not
+	// on disk, rather than the local one.
+	Upstream bool
+}
+
+func (e *MergeError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
+
+// MergeMemory merges the entries of a local MEMORY.md, one a user added
+// to since it was installed, into the upstream one a new version of its
+// skill brings. It is a merge of two versions, by entry: the copy that was
+// installed is not kept anywhere, so an entry is known by what it is. An
+// entry whose text upstream has too (in any section) is upstream's; a
+// local entry upstream lacks is the user's and is kept; a local entry
+// whose section, signer and date upstream has with other text is a
+// conflict, since which side changed it cannot be told and neither may be
+// lost. The upstream file is kept byte for byte, its frontmatter included
+// (the caller sets version and lastUpdated, see LastUpdated); a local
+// preamble that differs from upstream's is a conflict too.
+//
+// A side whose frontmatter does not parse, or whose H2 headings are empty
+// or repeat a title (so that sections cannot be matched), is a MergeError
+// naming its file and line.
+func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
+	lm, err := parseForMerge(local)
+	if err != nil {
+		return nil, err
+	}
+	um, err := parseForMerge(upstream)
+	if err != nil {
+		err.Upstream = true
+		return nil, err
+	}
+	if lm.Preamble != "" && normalizeEntry(lm.Preamble) != normalizeEntry(um.Preamble) {
+		return nil, &MergeError{File: local.Name, Line: lm.PreambleLine, Message: fmt.Sprintf(
+			"the text before the first section differs from %s's: stax cannot tell which to keep; make it the same as the new one (move your text into a dated entry under a section), then install again", upstream.Name)}
+	}
+
+	newest := ""
+	if um.Frontmatter != nil {
+		newest = um.Frontmatter.LastUpdated
+	}
+	upstreamText := map[string]bool{}
+	upstreamByKey := map[entryKey][]Entry{}
+	sectionIndex := map[string]int{}
+	for i, s := range um.Sections {
+		sectionIndex[normalizeTitle(s.Title)] = i
+		for _, e := range s.Entries {
+			newest = max(newest, e.Date)
+			upstreamText[normalizeEntry(e.Text)] = true
+			if e.Date != "" {
+				k := keyOf(e)
+				upstreamByKey[k] = append(upstreamByKey[k], e)
+			}
+		}
+	}
+	localText := map[string]bool{}
+	for _, e := range lm.Entries() {
+		localText[normalizeEntry(e.Text)] = true
+	}
+
+	out := &MemoryMerge{LastUpdated: newest}
+	if um.Frontmatter != nil {
+		out.Version = um.Frontmatter.Version
+	}
+	// after holds, by upstream line, the local entries to add after it;
+	// added are the local sections upstream does not have.
+	after := map[int][]string{}
+	var added []localSection
+	for _, s := range lm.Sections {
+		var kept []string
+		for _, e := range s.Entries {
+			if upstreamText[normalizeEntry(e.Text)] {
+				continue
+			}
+			if e.Date != "" {
+				for _, u := range upstreamByKey[keyOf(e)] {
+					if localText[normalizeEntry(u.Text)] {
+						continue // another entry of the same day, on both sides
+					}
+					return nil, &MergeError{File: local.Name, Line: e.Line, Message: fmt.Sprintf(
+						"the entry of %s%s under %q differs from the one on line %d of %s: stax cannot tell which side changed it; make yours the same as the new one (add what you changed as a new dated entry), or install with --force to take the new file (yours is moved to a backup)",
+						e.Date, signedBy(e), s.Title, u.Line, upstream.Name)}
+				}
+			}
+			out.Kept = append(out.Kept, e)
+			kept = append(kept, e.Text)
+			if e.Date > out.LastUpdated {
+				out.LastUpdated = e.Date
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		i, ok := sectionIndex[normalizeTitle(s.Title)]
+		if !ok {
+			added = append(added, localSection{heading: s.Heading, entries: kept})
+			continue
+		}
+		us := um.Sections[i]
+		end := us.Line
+		if n := len(us.Entries); n > 0 {
+			last := us.Entries[n-1]
+			end = last.Line + strings.Count(strings.TrimRight(last.Text, "\r\n"), "\n")
+		}
+		after[end] = append(after[end], kept...)
+	}
+	out.Text = assemble(upstream.Data, after, added)
+	return out, nil
+}
+
+// parseForMerge parses one side and refuses what a merge cannot match:
+// a frontmatter that does not parse, and H2 headings that are empty or
+// repeat a title.
+func parseForMerge(side MemorySide) (*Memory, *MergeError) {
+	m := ParseMemory(side.Data)
+	for _, p := range m.Problems {
+		if p.Kind == FrontmatterMissing || p.Kind == FrontmatterInvalid {
+			return nil, &MergeError{File: side.Name, Line: p.Line, Message: p.Message + "; fix it, then install again"}
+		}
+	}
+	seen := map[string]int{}
+	for _, s := range m.Sections {
+		title := normalizeTitle(s.Title)
+		if title == "" {
+			return nil, &MergeError{File: side.Name, Line: s.Line, Message: "a section heading without a title: entries cannot be matched to their section; give it a title, then install again"}
+		}
+		if first, ok := seen[title]; ok {
+			return nil, &MergeError{File: side.Name, Line: s.Line, Message: fmt.Sprintf(
+				"the section %q is already on line %d: entries cannot be matched to their section; move its entries under the first one, then install again", s.Title, first)}
+		}
+		seen[title] = s.Line
+	}
+	return m, nil
+}
+
+// entryKey identifies an entry across two versions of a file: its
+// section, signer and date.
+type entryKey struct{ section, signer, date string }
+
+func keyOf(e Entry) entryKey {
+	return entryKey{section: normalizeTitle(e.Section), signer: e.Signer, date: e.Date}
+}
+
+func signedBy(e Entry) string {
+	if e.Signer == "" {
+		return ""
+	}
+	return " by " + e.Signer
+}
+
+// normalizeEntry is an entry's text compared across versions: line
+// endings and trailing white space do not count.
+func normalizeEntry(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// localSection is a section only the local file has, and its entries.
+type localSection struct {
+	heading string
+	entries []string
+}
+
+// assemble writes data with, after each line of after's keys, a blank line
+// and each entry, and at the end the added sections.
+func assemble(data []byte, after map[int][]string, added []localSection) []byte {
+	var b strings.Builder
+	b.Grow(len(data))
+	text := string(data)
+	line := 1
+	for text != "" {
+		raw := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			raw = text[:i+1]
+		}
+		text = text[len(raw):]
+		b.WriteString(raw)
+		for _, e := range after[line] {
+			endLine(&b)
+			b.WriteString("\n" + e)
+			endLine(&b)
+		}
+		line++
+	}
+	for _, s := range added {
+		endLine(&b)
+		b.WriteString("\n" + s.heading + "\n")
+		for _, e := range s.entries {
+			b.WriteString("\n" + e)
+			endLine(&b)
+		}
+	}
+	return []byte(b.String())
+}
+
+// endLine ends the text of b with a line break if it has none.
+func endLine(b *strings.Builder) {
+	if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+		b.WriteString("\n")
+	}
+}

@@ -1,0 +1,171 @@
+package stateful
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const mergeBase = `---
+version: 1.0.0
+contributors: 1
+lastUpdated: 2026-05-01
+---
+
+## What worked
+
+- Ask for the alert rule first. — @mira, 2026-05-01
+
+## Open questions
+
+- Near-misses: full template? — @jonas, 2026-04-20
+`
+
+func TestMergeMemoryKeepsLocalAndTakesUpstream(t *testing.T) {
+	t.Parallel()
+	local := mergeBase + "- Short form is enough for near-misses under 5 minutes. — @ana, 2026-06-03\n" +
+		"\n## Tooling\n\n- grep the deploy log before the pager. — @ana, 2026-06-04\n"
+	upstream := strings.Replace(mergeBase, "version: 1.0.0", "version: 1.1.0", 1)
+	upstream = strings.Replace(upstream, "lastUpdated: 2026-05-01", "lastUpdated: 2026-05-20", 1)
+	upstream = strings.Replace(upstream, "\n## Open questions",
+		"- Put the impact sentence first. — @jonas, 2026-05-20\n\n## Open questions", 1)
+
+	got, err := MergeMemory(MemorySide{Name: "local/MEMORY.md", Data: []byte(local)}, MemorySide{Name: "new/MEMORY.md", Data: []byte(upstream)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(upstream, "— @jonas, 2026-04-20\n",
+		"— @jonas, 2026-04-20\n\n- Short form is enough for near-misses under 5 minutes. — @ana, 2026-06-03\n", 1) +
+		"\n## Tooling\n\n- grep the deploy log before the pager. — @ana, 2026-06-04\n"
+	if string(got.Text) != want {
+		t.Errorf("merged:\n%s\nwant:\n%s", got.Text, want)
+	}
+	if got.LastUpdated != "2026-06-04" {
+		t.Errorf("LastUpdated = %q, want the newest entry's date 2026-06-04", got.LastUpdated)
+	}
+	if len(got.Kept) != 2 || got.Kept[0].Signer != "@ana" {
+		t.Errorf("Kept = %+v, want the two entries of @ana", got.Kept)
+	}
+	// Every entry of both sides is in the result, once.
+	m := ParseMemory(got.Text)
+	if n := len(m.Entries()); n != 5 {
+		t.Errorf("merged file has %d entries, want 5", n)
+	}
+}
+
+func TestMergeMemoryUnchangedLocalIsUpstream(t *testing.T) {
+	t.Parallel()
+	upstream := strings.Replace(mergeBase, "## Open questions", "## Open questions\n\n- New one. — @jonas, 2026-05-21", 1)
+	got, err := MergeMemory(MemorySide{Name: "a", Data: []byte(mergeBase)}, MemorySide{Name: "b", Data: []byte(upstream)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Text) != upstream || len(got.Kept) != 0 {
+		t.Errorf("merged = %q (kept %d), want the upstream file unchanged", got.Text, len(got.Kept))
+	}
+	if got.LastUpdated != "2026-05-21" {
+		t.Errorf("LastUpdated = %q", got.LastUpdated)
+	}
+}
+
+func TestMergeMemoryConflict(t *testing.T) {
+	t.Parallel()
+	// The same entry, by its section, signer and date, says different
+	// things on each side.
+	local := strings.Replace(mergeBase, "Ask for the alert rule first.", "Ask for the alert rule and its owner first.", 1)
+	upstream := strings.Replace(mergeBase, "Ask for the alert rule first.", "Ask for the exact alert expression first.", 1)
+	_, err := MergeMemory(MemorySide{Name: "skills/x/MEMORY.md", Data: []byte(local)}, MemorySide{Name: "pkg:x/MEMORY.md", Data: []byte(upstream)})
+	var me *MergeError
+	if !errors.As(err, &me) {
+		t.Fatalf("err = %v, want a *MergeError", err)
+	}
+	if me.File != "skills/x/MEMORY.md" || me.Line != 9 {
+		t.Errorf("conflict at %s:%d, want skills/x/MEMORY.md:9", me.File, me.Line)
+	}
+	for _, want := range []string{"skills/x/MEMORY.md:9", "@mira", "2026-05-01", "line 9 of pkg:x/MEMORY.md", "What worked"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q does not name %q", err, want)
+		}
+	}
+}
+
+func TestMergeMemoryBrokenInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		local, remote string
+		file          string
+		line          int
+	}{
+		{"local without frontmatter", "## What worked\n- x — @a, 2026-01-01\n", mergeBase, "local", 1},
+		{"upstream frontmatter unterminated", mergeBase, "---\nversion: 1.0.0\n", "upstream", 1},
+		{"local bad YAML", "---\nversion: 1.0.0\ncontributors: [1\nlastUpdated: 2026-01-01\n---\n", mergeBase, "local", 3},
+		{"local section twice", mergeBase + "\n## What worked\n\n- y — @a, 2026-07-01\n", mergeBase, "local", 15},
+		{"upstream empty heading", mergeBase, mergeBase + "\n##\n\n- y — @a, 2026-07-01\n", "upstream", 15},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := MergeMemory(MemorySide{Name: "local", Data: []byte(tt.local)}, MemorySide{Name: "upstream", Data: []byte(tt.remote)})
+			var me *MergeError
+			if !errors.As(err, &me) {
+				t.Fatalf("err = %v, want a *MergeError", err)
+			}
+			if me.Upstream != (tt.file == "upstream") {
+				t.Errorf("Upstream = %v for an error in %s", me.Upstream, tt.file)
+			}
+			if me.File != tt.file || me.Line != tt.line {
+				t.Errorf("error at %s:%d, want %s:%d (%v)", me.File, me.Line, tt.file, tt.line, err)
+			}
+		})
+	}
+}
+
+func TestMergeMemoryCases(t *testing.T) {
+	t.Parallel()
+	fm := "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-05-01\n---\n"
+	tests := []struct {
+		name, local, upstream, want string
+		conflictLine                int
+	}{
+		{name: "two entries of one signer and day, one on each side",
+			local:    fm + "\n## What worked\n\n- A. — @ana, 2026-05-01\n\n- B. — @ana, 2026-05-01\n",
+			upstream: fm + "\n## What worked\n\n- A. — @ana, 2026-05-01\n",
+			want:     fm + "\n## What worked\n\n- A. — @ana, 2026-05-01\n\n- B. — @ana, 2026-05-01\n"},
+		{name: "a local entry without a final line break goes before the next section",
+			local:    fm + "\n## What worked\n\n- A. — @mira, 2026-05-01\n- Mine. — @ana, 2026-06-01",
+			upstream: fm + "\n## What worked\n\n- A. — @mira, 2026-05-01\n\n## Edge cases\n\n- C. — @mira, 2026-05-02\n",
+			want:     fm + "\n## What worked\n\n- A. — @mira, 2026-05-01\n\n- Mine. — @ana, 2026-06-01\n\n## Edge cases\n\n- C. — @mira, 2026-05-02\n"},
+		{name: "an undated entry of the user's is kept",
+			local:    fm + "\n## Open questions\n\n- Why?\n",
+			upstream: fm + "\n## Open questions\n",
+			want:     fm + "\n## Open questions\n\n- Why?\n"},
+		{name: "line endings and trailing spaces do not make an entry the user's",
+			local:    strings.ReplaceAll(fm+"\n## What worked\n\n- A.  \n  — @mira, 2026-05-01\n", "\n", "\r\n"),
+			upstream: fm + "\n## What worked\n\n- A.\n  — @mira, 2026-05-01\n",
+			want:     fm + "\n## What worked\n\n- A.\n  — @mira, 2026-05-01\n"},
+		{name: "a preamble of the user's is a conflict",
+			local:        fm + "\nNotes of mine.\n\n## What worked\n",
+			upstream:     fm + "\n## What worked\n",
+			conflictLine: 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := MergeMemory(MemorySide{Name: "local", Data: []byte(tt.local)}, MemorySide{Name: "upstream", Data: []byte(tt.upstream)})
+			if tt.conflictLine != 0 {
+				var me *MergeError
+				if !errors.As(err, &me) || me.Line != tt.conflictLine || me.Upstream {
+					t.Fatalf("err = %v, want a conflict on line %d of the local file", err, tt.conflictLine)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got.Text) != tt.want {
+				t.Errorf("merged:\n%q\nwant:\n%q", got.Text, tt.want)
+			}
+		})
+	}
+}
