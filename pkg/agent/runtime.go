@@ -172,6 +172,13 @@ var table = []Runtime{
 	},
 }
 
+// Defined is a runtime known by its folders alone, as a project defines
+// one for an agent the table does not list: one project folder and one
+// user folder, and the Agent Skills fields.
+func Defined(name, project, user string) Runtime {
+	return Runtime{Name: name, Title: name, Project: []string{project}, User: []string{user}, Fields: slices.Clone(baseFields)}
+}
+
 // Default is the runtime commands use when none is named.
 const Default = "claude-code"
 
