@@ -79,7 +79,7 @@ func TestRuntimeAliases(t *testing.T) {
 		t.Errorf("--runtime copilot: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
 	r = runStax(t, "list", "--runtime", "claud", "--dir", project)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "known runtimes: agents, claude-code (claude), codex") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "known runtimes: agents, claude-code (claude), cline, codex") {
 		t.Errorf("unknown runtime: %d %s", r.Code, r.Stderr)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -42,20 +44,41 @@ func (d *discoveryOptions) list() (*discover.Listing, error) {
 	return l, nil
 }
 
+// runtime finds the runtime of --runtime: one stax knows, else one the
+// project's stax.yaml defines by its folders, which is read only then.
+func (d *discoveryOptions) runtime(project string) (agent.Runtime, error) {
+	if rt, ok := agent.Lookup(d.Runtime); ok {
+		return rt, nil
+	}
+	def, err := staxyaml.LoadDir(project)
+	if err != nil {
+		return agent.Runtime{}, err
+	}
+	var defaults *staxyaml.InstallSpec
+	if def != nil {
+		defaults = def.Install
+	}
+	rt, err := install.FindRuntime(d.Runtime, defaults)
+	if err != nil {
+		return agent.Runtime{}, errdefs.Invalid(err)
+	}
+	return rt, nil
+}
+
 // resolve turns the flags into the runtime and the absolute project and
 // home directories.
 func (d *discoveryOptions) resolve() (discover.Options, error) {
-	rt, err := agent.Find(d.Runtime)
+	project, err := filepath.Abs(d.Project)
 	if err != nil {
-		return discover.Options{}, errdefs.Invalid(err)
+		return discover.Options{}, errdefs.IO(err)
+	}
+	rt, err := d.runtime(project)
+	if err != nil {
+		return discover.Options{}, err
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return discover.Options{}, errdefs.IO(fmt.Errorf("locate the home directory: %w", err))
-	}
-	project, err := filepath.Abs(d.Project)
-	if err != nil {
-		return discover.Options{}, errdefs.IO(err)
 	}
 	return discover.Options{Runtime: rt, Project: project, Home: home}, nil
 }

@@ -99,7 +99,7 @@ func TestListRuntimes(t *testing.T) {
 	}
 
 	r = runStax(t, "list", "--runtime", "vim")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "known runtimes: agents, claude-code (claude), codex") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "known runtimes: agents, claude-code (claude), cline, codex") {
 		t.Errorf("unknown runtime: exit %d %s", r.Code, r.Stderr)
 	}
 	r = runStax(t, "list", "--dir", project, "--runtime", "windsurf")

@@ -35,6 +35,9 @@ type pushOptions struct {
 	PushDependencies bool
 	// NoOverwrite refuses a tag of REF that names another package.
 	NoOverwrite bool
+	// AllowPlaceholders pushes skills that still hold what stax new
+	// skill scaffolded.
+	AllowPlaceholders bool
 }
 
 func newPushCmd(f *factory, runF func(context.Context, *pushOptions) error) *cobra.Command {
@@ -83,6 +86,7 @@ another package is moved, and the push says so ("tag T moved: OLD → NEW");
 	flags.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
 	flags.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")
 	flags.BoolVar(&opts.NoOverwrite, "no-overwrite", false, "refuse, before anything is pushed, a tag of REF that names another package already (a release tag is never moved by accident)")
+	flags.BoolVar(&opts.AllowPlaceholders, "allow-placeholders", false, "when building DIR: push skills that still hold the TODO placeholders stax new skill wrote (refused by default, exit 1)")
 	flags.BoolVar(&opts.Sign, "sign", false, "sign the pushed package with --key (see stax sign)")
 	flags.StringVar(&opts.SignKey, "key", "", "with --sign: private key file")
 	opts.Remote.addFlags(cmd)
@@ -106,7 +110,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	}
 	res, err := workflow.Push(ctx, env, workflow.PushOptions{
 		Source: opts.Source, Destination: opts.Destination, Build: build, Against: opts.Against,
-		PushDependencies: opts.PushDependencies, NoOverwrite: opts.NoOverwrite, Signer: signer,
+		PushDependencies: opts.PushDependencies, NoOverwrite: opts.NoOverwrite, AllowPlaceholders: opts.AllowPlaceholders, Signer: signer,
 		DependencyPushed: func(d publish.Published) { printDependencyPushed(opts.IO, opts.Global, d) },
 		Built:            func(built *pack.Result) { printBuildNotes(opts.IO, opts.Global, built) },
 	})

@@ -121,6 +121,48 @@ var table = []Runtime{
 		Fields:  baseFields,
 	},
 	{
+		// https://kiro.dev/docs/skills: workspace skills in .kiro/skills,
+		// global skills in ~/.kiro/skills.
+		Name: "kiro", Title: "Kiro",
+		Project: []string{".kiro/skills"},
+		User:    []string{".kiro/skills"},
+		Fields:  baseFields,
+	},
+	{
+		// https://docs.cline.bot/customization/skills: .cline/skills
+		// (recommended), .clinerules/skills (alternate), ~/.cline/skills.
+		Name: "cline", Title: "Cline",
+		Project: []string{".cline/skills", ".clinerules/skills"},
+		User:    []string{".cline/skills"},
+		Fields:  baseFields,
+	},
+	{
+		// https://docs.roocode.com/features/skills: .roo/skills in the
+		// project, ~/.roo/skills for every project. Its mode-specific
+		// folders (skills-<mode>) are left out: stax installs for every mode.
+		Name: "roo-code", Title: "Roo Code", Aliases: []string{"roo"},
+		Project: []string{".roo/skills"},
+		User:    []string{".roo/skills"},
+		Fields:  baseFields,
+	},
+	{
+		// https://www.jetbrains.com/help/air/skills.html: .junie/skills in
+		// the project; https://zenn.dev/nattosystem_jp/articles/83eac3ea4f3b2f
+		// (after JetBrains' post on Agent Skills): ~/.junie/skills.
+		Name: "junie", Title: "JetBrains Junie",
+		Project: []string{".junie/skills"},
+		User:    []string{".junie/skills"},
+		Fields:  baseFields,
+	},
+	{
+		// https://qwenlm.github.io/qwen-code-docs/en/users/features/skills/:
+		// project skills in .qwen/skills, personal ones in ~/.qwen/skills.
+		Name: "qwen-code", Title: "Qwen Code", Aliases: []string{"qwen"},
+		Project: []string{".qwen/skills"},
+		User:    []string{".qwen/skills"},
+		Fields:  baseFields,
+	},
+	{
 		// The shared .agents/skills convention, read by several runtimes:
 		// installing there reaches all of them at once.
 		Name: "agents", Title: "the shared .agents/skills folder",
@@ -128,6 +170,13 @@ var table = []Runtime{
 		User:    []string{".agents/skills"},
 		Fields:  baseFields,
 	},
+}
+
+// Defined is a runtime known by its folders alone, as a project defines
+// one for an agent the table does not list: one project folder and one
+// user folder, and the Agent Skills fields.
+func Defined(name, project, user string) Runtime {
+	return Runtime{Name: name, Title: name, Project: []string{project}, User: []string{user}, Fields: slices.Clone(baseFields)}
 }
 
 // Default is the runtime commands use when none is named.

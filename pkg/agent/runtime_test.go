@@ -9,7 +9,7 @@ import (
 )
 
 func TestTable(t *testing.T) {
-	want := []string{"agents", "claude-code", "codex", "cursor", "gemini", "github-copilot", "goose", "opencode", "windsurf"}
+	want := []string{"agents", "claude-code", "cline", "codex", "cursor", "gemini", "github-copilot", "goose", "junie", "kiro", "opencode", "qwen-code", "roo-code", "windsurf"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -54,6 +54,11 @@ func TestLookupAndFolders(t *testing.T) {
 		{name: "windsurf", project: []string{".windsurf/skills"}, user: []string{".codeium/windsurf/skills"}},
 		{name: "goose", project: []string{".agents/skills"}, user: []string{".agents/skills"}},
 		{name: "agents", project: []string{".agents/skills"}, user: []string{".agents/skills"}},
+		{name: "kiro", project: []string{".kiro/skills"}, user: []string{".kiro/skills"}},
+		{name: "cline", project: []string{".cline/skills", ".clinerules/skills"}, user: []string{".cline/skills"}},
+		{name: "roo-code", project: []string{".roo/skills"}, user: []string{".roo/skills"}},
+		{name: "junie", project: []string{".junie/skills"}, user: []string{".junie/skills"}},
+		{name: "qwen-code", project: []string{".qwen/skills"}, user: []string{".qwen/skills"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,6 +151,7 @@ func TestAliases(t *testing.T) {
 	for alias, name := range map[string]string{
 		"claude": "claude-code", "Claude": "claude-code", "copilot": "github-copilot",
 		"github-copilot": "github-copilot", "GitHub-Copilot": "github-copilot", "gemini-cli": "gemini",
+		"roo": "roo-code", "qwen": "qwen-code",
 	} {
 		r, err := Find(alias)
 		if err != nil || r.Name != name {
@@ -153,7 +159,7 @@ func TestAliases(t *testing.T) {
 		}
 	}
 	_, err := Find("claud")
-	if err == nil || !strings.Contains(err.Error(), `unknown runtime "claud"; known runtimes: agents, claude-code (claude), codex, cursor, gemini (gemini-cli), github-copilot (copilot), goose, opencode, windsurf`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown runtime "claud"; known runtimes: agents, claude-code (claude), cline, codex, cursor, gemini (gemini-cli), github-copilot (copilot), goose, junie, kiro, opencode, qwen-code (qwen), roo-code (roo), windsurf`) {
 		t.Errorf("error %v", err)
 	}
 	if got := NamesAndAliases(); !slices.Contains(got, "claude") || !slices.Contains(got, "claude-code") || !slices.IsSorted(got) {

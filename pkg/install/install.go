@@ -99,7 +99,19 @@ type LockFile struct {
 }
 
 // BackupDir is where, under Options.Root, replaced skills are kept.
-const BackupDir = ".stax/backup"
+const BackupDir = StateDir + "/backup"
+
+// StateDir is the directory of stax's own files in a project. When stax
+// creates it, it writes StateIgnore into it: backups are copies of a
+// runtime folder's past, never something to commit.
+const StateDir = ".stax"
+
+// StateIgnore is the .gitignore stax writes into a StateDir it creates,
+// and its content, which ignores everything the directory holds.
+const (
+	StateIgnore        = ".gitignore"
+	stateIgnoreContent = "*\n"
+)
 
 // Result says what an install changed in one folder.
 type Result struct {
@@ -330,6 +342,9 @@ type plan struct {
 	// outermost directory of its path the install made.
 	backupRel  string
 	backupMade string
+	// stateMade says that this install's transaction created StateDir
+	// under the base, for the last rollback of its folders to remove.
+	stateMade bool
 }
 
 func emptyResult(dir string) *Result {
@@ -702,15 +717,74 @@ func (p *plan) removeCreated() {
 // returns the outermost it made: "" when rel was there. A failed install
 // removes them again with removeMade, leaving the project as it was.
 func mkdirAll(base *os.Root, rel string) (made string, err error) {
+	if made = firstMissing(base, rel); made == "" {
+		return "", nil
+	}
+	return made, base.MkdirAll(rel, 0o755)
+}
+
+// firstMissing returns the first directory of rel, from the top, that is
+// not under base: the one mkdirAll would make; "" when rel is there.
+func firstMissing(base *os.Root, rel string) string {
 	for i := 0; i <= len(rel); i++ {
 		if i < len(rel) && rel[i] != filepath.Separator {
 			continue
 		}
 		if _, err := base.Lstat(rel[:i]); errors.Is(err, fs.ErrNotExist) {
-			return rel[:i], base.MkdirAll(rel, 0o755)
+			return rel[:i]
 		}
 	}
-	return "", nil
+	return ""
+}
+
+// makeBackupDir creates rel, a backup directory under StateDir, whose
+// first missing directory firstMissing said is made. When that is
+// StateDir itself, it writes StateIgnore into it, so that git never shows
+// the backups; a StateDir that was there is the user's, and so is any
+// .gitignore in it.
+func makeBackupDir(base *os.Root, rel, made string) error {
+	if err := base.MkdirAll(rel, 0o755); err != nil {
+		return err
+	}
+	if made != StateDir {
+		return nil
+	}
+	f, err := base.OpenFile(filepath.Join(StateDir, StateIgnore), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(stateIgnoreContent)
+	return errors.Join(err, f.Close())
+}
+
+// removeBackupDir removes, once the backups are moved back, what
+// makeBackupDir made: the directories from made down to rel, while empty,
+// and, when the transaction created StateDir (stateMade), StateDir with
+// its StateIgnore once nothing else is left in it. Each folder of a
+// transaction calls it; the last to be undone removes StateDir.
+func removeBackupDir(base *os.Root, rel, made string, stateMade bool) {
+	if rel == "" {
+		return
+	}
+	removeMade(base, rel, made)
+	if !stateMade {
+		return
+	}
+	backups := filepath.FromSlash(BackupDir)
+	// The transaction's own directory, then the backup directory.
+	if txDir, ok := strings.CutPrefix(rel, backups+string(filepath.Separator)); ok {
+		txDir, _, _ = strings.Cut(txDir, string(filepath.Separator))
+		base.Remove(filepath.Join(backups, txDir))
+	}
+	base.Remove(backups)
+	if d, err := base.Open(StateDir); err == nil {
+		names, _ := d.Readdirnames(2)
+		d.Close()
+		if len(names) == 1 && names[0] == StateIgnore {
+			base.Remove(filepath.Join(StateDir, StateIgnore))
+			base.Remove(StateDir)
+		}
+	}
 }
 
 // removeMade removes rel, and the directories above it up to made (see
@@ -799,16 +873,15 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		moves = append(moves, [2]string{in(p.staging, name), in(name)})
 	}
 	if len(p.result.Backups) > 0 {
+		// Created once the journal says so, for a crash to undo.
 		p.backupRel = backupRel
-		var err error
-		if p.backupMade, err = mkdirAll(p.base, backupRel); err != nil {
-			removeMade(p.base, backupRel, p.backupMade)
-			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
-		}
+		p.backupMade = firstMissing(p.base, backupRel)
+		p.stateMade = tx.createsStateDir(p.basePath, p.backupMade == StateDir)
 	}
 	j := &journalData{
 		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
 		Moves: moves, HadRecord: p.hadRecord, Lock: lc,
+		Backup: p.backupRel, BackupMade: p.backupMade, StateMade: p.stateMade,
 	}
 	sameRecord := p.sameRecord
 	if !sameRecord {
@@ -843,6 +916,11 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		return errdefs.IO(fmt.Errorf("write the install journal: %w", err))
 	}
 	p.journaled = true
+	if p.backupRel != "" {
+		if err := makeBackupDir(p.base, p.backupRel, p.backupMade); err != nil {
+			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
+		}
+	}
 	for _, m := range moves {
 		err := step("move " + m[1])
 		if err == nil {
@@ -889,7 +967,7 @@ func (p *plan) rollback() error {
 	// The backup directories this install made, now empty; plans are
 	// rolled back last first, so the directories one made for another's
 	// are empty by its turn.
-	removeMade(p.base, p.backupRel, p.backupMade)
+	removeBackupDir(p.base, p.backupRel, p.backupMade, p.stateMade)
 	if p.recordCopied || !p.hadRecord {
 		err = errors.Join(err, restoreRecord(p.folder, p.hadRecord, previousRecord(p.staging), nil))
 	}

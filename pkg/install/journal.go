@@ -42,6 +42,13 @@ type journalData struct {
 	RecordCopied bool        `json:"recordCopied,omitempty"`
 	Record       string      `json:"record,omitempty"`
 	Lock         *lockChange `json:"lock,omitempty"`
+	// Backup is the install's backup directory under Base, BackupMade
+	// the first of its directories the install creates, and StateMade
+	// whether its transaction creates StateDir there: a rollback removes
+	// what the install made (see removeBackupDir).
+	Backup     string `json:"backup,omitempty"`
+	BackupMade string `json:"backupMade,omitempty"`
+	StateMade  bool   `json:"stateMade,omitempty"`
 }
 
 // lockChange is a file written with an install, as it was and as it will
@@ -146,6 +153,21 @@ func digestOf(path string) (digest.Digest, error) {
 type transaction struct {
 	id     string
 	marker string
+	// stateDirs are the bases under which the transaction creates
+	// StateDir, for each of its folders to know.
+	stateDirs map[string]bool
+}
+
+// createsStateDir records that the transaction creates StateDir under
+// base when creates is true, and says whether it does.
+func (t *transaction) createsStateDir(base string, creates bool) bool {
+	if creates {
+		if t.stateDirs == nil {
+			t.stateDirs = map[string]bool{}
+		}
+		t.stateDirs[base] = true
+	}
+	return t.stateDirs[base]
 }
 
 func newTransaction(lockDir string) *transaction {
@@ -263,6 +285,9 @@ func recoverJournal(path, lockDir string) (string, error) {
 	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, j.HadRecord, copiedRecord(&j), []byte(j.Record))); err != nil {
 		// The journal stays, so that the next run tries again.
 		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
+	}
+	if j.Backup != "" && filepath.IsLocal(j.Backup) && (j.BackupMade == "" || filepath.IsLocal(j.BackupMade)) {
+		removeBackupDir(base, j.Backup, j.BackupMade, j.StateMade)
 	}
 	if j.Lock != nil {
 		if err := j.Lock.restore(folder, j.Staging); err != nil {

@@ -179,6 +179,7 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 	for _, t := range req.Placement.Targets {
 		out.Warnings = append(out.Warnings, IgnoredFields(t.Dir, merged.Paths(), t.Runtimes)...)
 	}
+	out.Warnings = append(out.Warnings, SeenTwice(req.Placement, merged.Paths())...)
 	return out, nil
 }
 

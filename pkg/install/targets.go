@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -42,6 +43,9 @@ type Placement struct {
 	Root string
 	// Workspace is the project for project scope, empty for user scope.
 	Workspace string
+	// Home is the user's home directory, where the runtimes' user
+	// folders are; empty when it is not known.
+	Home string
 }
 
 // Place turns the runtimes and scope asked for into the folders to work on.
@@ -69,6 +73,11 @@ func Place(w Where) (*Placement, error) {
 			return nil, errdefs.IO(err)
 		}
 		p.Root, p.Workspace = abs, abs
+		// Only to look at what the runtimes read there; nothing is
+		// written to it.
+		if p.Home = w.Home; p.Home == "" {
+			p.Home, _ = os.UserHomeDir()
+		}
 	case agent.ScopeUser:
 		home := w.Home
 		if home == "" {
@@ -77,12 +86,12 @@ func Place(w Where) (*Placement, error) {
 				return nil, errdefs.IO(fmt.Errorf("user scope needs a home directory: %w", err))
 			}
 		}
-		p.Root = home
+		p.Root, p.Home = home, home
 	default:
 		return nil, errdefs.Invalid(fmt.Errorf("--scope must be project or user, not %q", scope))
 	}
 	for _, name := range names {
-		rt, err := agent.Find(name)
+		rt, err := FindRuntime(name, w.Defaults)
 		if err != nil {
 			return nil, errdefs.Invalid(err)
 		}
@@ -105,6 +114,30 @@ func Place(w Where) (*Placement, error) {
 // is: a project commits them, and each clone installs them again.
 func (p *Placement) Portable() bool {
 	return p.Scope == agent.ScopeProject
+}
+
+// FindRuntime finds name among the runtimes the project's install section
+// defines (nil: none), then among those stax knows; staxyaml refuses a
+// definition that would shadow one of them.
+func FindRuntime(name string, defaults *staxyaml.InstallSpec) (agent.Runtime, error) {
+	var defined []staxyaml.RuntimeDefinition
+	if defaults != nil {
+		defined = defaults.Defined
+	}
+	for _, d := range defined {
+		if d.Name == name {
+			return d.Runtime(), nil
+		}
+	}
+	rt, err := agent.Find(name)
+	if err != nil && len(defined) > 0 {
+		names := make([]string, len(defined))
+		for i, d := range defined {
+			names[i] = d.Name
+		}
+		err = fmt.Errorf("%w; defined in stax.yaml: %s", err, strings.Join(names, ", "))
+	}
+	return rt, err
 }
 
 // Dirs are the folders of the targets.

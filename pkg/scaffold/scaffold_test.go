@@ -10,6 +10,8 @@ import (
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
+// TestSkillValidatesStrictly pins that a new skill breaks no rule but
+// one: its placeholders, which --strict refuses until they are filled in.
 func TestSkillValidatesStrictly(t *testing.T) {
 	dir := t.TempDir()
 	for _, o := range []Options{{Name: "plain"}, {Name: "with-memory", Stateful: true}} {
@@ -22,8 +24,13 @@ func TestSkillValidatesStrictly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !report.Valid || len(report.Warnings) > 0 || len(report.Skills) != 2 {
+	if len(report.Errors) == 0 || len(report.Warnings) > 0 || len(report.Skills) != 2 {
 		t.Errorf("errors %v, warnings %v, skills %v", report.Errors, report.Warnings, report.Skills)
+	}
+	for _, d := range report.Errors {
+		if d.Code != validate.CodePlaceholder {
+			t.Errorf("a new skill breaks a rule other than its placeholders: %v", d)
+		}
 	}
 }
 

@@ -56,8 +56,12 @@ type InstallSpec struct {
 	// is a reference, an oci: layout, or a path ("." is this package), or
 	// a repository with a version range ({ref, version}).
 	Sources []Dependency `yaml:"sources" json:"sources"`
-	// Runtimes are the agent runtimes to install into.
+	// Runtimes are the agent runtimes to install into, by name: stax's
+	// own, or one of Defined.
 	Runtimes []string `yaml:"runtimes" json:"runtimes"`
+	// Defined are the runtimes of Runtimes the project defines by their
+	// folders (written in place of their names in stax.yaml).
+	Defined []RuntimeDefinition `yaml:"-" json:"defined,omitempty"`
 	// Scope is "project" (default) or "user".
 	Scope string `yaml:"scope,omitempty" json:"scope,omitempty"`
 }
@@ -141,6 +145,11 @@ func (d *Definition) Check() error {
 	}
 	if d.Install != nil && d.Install.Scope != "" && d.Install.Scope != "project" && d.Install.Scope != "user" {
 		return fmt.Errorf("install.scope %q: use project or user", d.Install.Scope)
+	}
+	if d.Install != nil {
+		if err := checkRuntimes(d.Install.Defined); err != nil {
+			return fmt.Errorf("install.runtimes: %w", err)
+		}
 	}
 	if s := d.Skills; s != "" {
 		clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(s)))

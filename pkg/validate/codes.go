@@ -106,6 +106,10 @@ const (
 	// CodeSiblingCase: a file named like a stateful sibling in another
 	// letter case (memory.md), which runtimes ignore.
 	CodeSiblingCase = "sibling-case"
+	// CodePlaceholder: a line stax new skill left for the author to fill
+	// in, still as it was scaffolded (see isPlaceholder); push refuses it
+	// unless --allow-placeholders.
+	CodePlaceholder = "placeholder"
 
 	// Skill-writing lints (Agent Skills progressive disclosure), warnings too.
 

@@ -151,6 +151,7 @@ func (v *validator) part(t *layers.Tree) {
 	v.caseCollisions(t.Entries)
 	v.files(t.Entries)
 	v.hiddenText(t.Entries)
+	v.placeholders(t.Entries)
 	for _, e := range t.Entries {
 		if dir, base := path.Split(e.Path); !e.Dir && strings.Count(dir, "/") == 1 && slices.Contains(stateful.Files, base) {
 			v.report.siblings[e.Path] = e

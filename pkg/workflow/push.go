@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -17,6 +18,7 @@ import (
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/validate"
 )
 
 // PushOptions say what Push publishes, where, and how.
@@ -48,6 +50,10 @@ type PushOptions struct {
 	// that names another package already; false moves the tag, and the
 	// result's Replaced says from which digest.
 	NoOverwrite bool
+	// AllowPlaceholders pushes a package built from a directory whose
+	// skills still hold placeholders stax new skill wrote; false refuses
+	// it, before anything is pushed.
+	AllowPlaceholders bool
 	// Signer, when set, signs the package once it is pushed and attaches
 	// the signature beside it. Nil pushes it unsigned. Loading the key
 	// first, before anything is pushed, means a wrong key pushes nothing.
@@ -114,6 +120,11 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		if opts.Built != nil {
 			opts.Built(src.Built)
 		}
+		if !opts.AllowPlaceholders {
+			if err := refusePlaceholders(src.Built.Report); err != nil {
+				return nil, err
+			}
+		}
 		if seen, err = bumprule.Check(ctx, sourceOpts, opts.Against, dstRef, src.Built); err != nil {
 			return nil, err
 		}
@@ -157,4 +168,25 @@ func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Op
 		}
 	}
 	return err
+}
+
+// refusePlaceholders refuses a package whose skills still hold what stax
+// new skill scaffolded: once pushed, agents read "TODO: say what this
+// skill does" as the skill. Validation keeps them warnings, so that a
+// skill being written still packs and renders.
+func refusePlaceholders(report *validate.Report) error {
+	if report == nil {
+		return nil
+	}
+	var where []string
+	for _, d := range report.Warnings {
+		if d.Code == validate.CodePlaceholder {
+			where = append(where, fmt.Sprintf("%s:%d", d.File, d.Line))
+		}
+	}
+	if len(where) == 0 {
+		return nil
+	}
+	return errdefs.Invalid(fmt.Errorf("the skills hold %d placeholders stax new skill wrote, at %s: replace them with the skills' own text, or push them as they are with --allow-placeholders",
+		len(where), strings.Join(where, ", ")))
 }

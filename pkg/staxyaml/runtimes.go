@@ -1,0 +1,156 @@
+package staxyaml
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/agent"
+)
+
+// RuntimeDefinition is a runtime a project defines by its skills folders,
+// for an agent stax does not know yet: an entry of install.runtimes
+// written as {name, project, user} instead of a name.
+type RuntimeDefinition struct {
+	// Name is what --runtime and install.runtimes call it.
+	Name string `yaml:"name" json:"name"`
+	// Project is its skills folder relative to the project root.
+	Project string `yaml:"project" json:"project"`
+	// User is its skills folder relative to the home directory.
+	User string `yaml:"user" json:"user"`
+}
+
+// Runtime is the runtime the definition describes, read as the runtimes
+// of the table are: it honours the Agent Skills fields.
+func (d RuntimeDefinition) Runtime() agent.Runtime {
+	return agent.Defined(d.Name, d.Project, d.User)
+}
+
+// check applies to a definition read from a project the rules of names
+// and paths read from outside: its folders are relative, clean, without
+// "..", so inside the project (or home), and not stax's own; its name is
+// one a user can type and not one of stax's runtimes, which it would
+// shadow.
+func (d RuntimeDefinition) check() error {
+	if d.Name == "" {
+		return errors.New("a runtime needs a name")
+	}
+	if !namePattern.MatchString(d.Name) {
+		return fmt.Errorf("runtime name %q: use lowercase letters, digits and single '-', '.' or '_' separators", d.Name)
+	}
+	if _, known := agent.Lookup(d.Name); known {
+		return fmt.Errorf("%s is a runtime stax knows: use it by name, or give yours another name", d.Name)
+	}
+	if d.Project == "" || d.User == "" {
+		return fmt.Errorf("runtime %s needs a project and a user folder (project: .agent/skills, user: .agent/skills)", d.Name)
+	}
+	for _, f := range []struct{ scope, dir string }{{"project", d.Project}, {"user", d.User}} {
+		if err := layers.CheckPath(f.dir); err != nil {
+			return fmt.Errorf("runtime %s: %s folder %w: name a folder relative to the %s, such as .agent/skills", d.Name, f.scope, err, rootOf(f.scope))
+		}
+		if first, _, _ := strings.Cut(f.dir, "/"); slices.Contains(layers.Reserved, first) {
+			return fmt.Errorf("runtime %s: %s folder %q is inside %s, stax's own: name another folder", d.Name, f.scope, f.dir, first)
+		}
+	}
+	return nil
+}
+
+func rootOf(scope string) string {
+	if scope == "user" {
+		return "home directory"
+	}
+	return "project root"
+}
+
+// checkRuntimes checks each definition, and that none is given twice.
+func checkRuntimes(defs []RuntimeDefinition) error {
+	seen := map[string]bool{}
+	for _, d := range defs {
+		if err := d.check(); err != nil {
+			return err
+		}
+		if seen[d.Name] {
+			return fmt.Errorf("runtime %s is defined twice in install.runtimes: keep one", d.Name)
+		}
+		seen[d.Name] = true
+	}
+	return nil
+}
+
+// UnmarshalYAML reads install, whose runtimes are names or definitions.
+// Decoding here does not inherit the file's strictness: unknown fields
+// are refused by hand.
+func (s *InstallSpec) UnmarshalYAML(node *yaml.Node) error {
+	if err := knownKeys(node, "install", "sources", "runtimes", "scope"); err != nil {
+		return err
+	}
+	var raw struct {
+		Sources  []Dependency `yaml:"sources"`
+		Runtimes []yaml.Node  `yaml:"runtimes"`
+		Scope    string       `yaml:"scope"`
+	}
+	if err := node.Decode(&raw); err != nil {
+		return err
+	}
+	out := InstallSpec{Sources: raw.Sources, Scope: raw.Scope}
+	for _, n := range raw.Runtimes {
+		if n.Kind == yaml.ScalarNode {
+			out.Runtimes = append(out.Runtimes, n.Value)
+			continue
+		}
+		if err := knownKeys(&n, "a runtime", "name", "project", "user"); err != nil {
+			return err
+		}
+		var d RuntimeDefinition
+		if err := n.Decode(&d); err != nil {
+			return err
+		}
+		if err := d.check(); err != nil {
+			return fmt.Errorf("line %d: %w", n.Line, err)
+		}
+		out.Runtimes = append(out.Runtimes, d.Name)
+		out.Defined = append(out.Defined, d)
+	}
+	if err := checkRuntimes(out.Defined); err != nil {
+		return fmt.Errorf("line %d: %w", node.Line, err)
+	}
+	*s = out
+	return nil
+}
+
+// MarshalYAML writes a defined runtime as its definition, the others by
+// name, in their order.
+func (s InstallSpec) MarshalYAML() (any, error) {
+	type entry = any
+	runtimes := make([]entry, 0, len(s.Runtimes))
+	for _, name := range s.Runtimes {
+		if i := slices.IndexFunc(s.Defined, func(d RuntimeDefinition) bool { return d.Name == name }); i >= 0 {
+			runtimes = append(runtimes, s.Defined[i])
+		} else {
+			runtimes = append(runtimes, name)
+		}
+	}
+	return struct {
+		Sources  []Dependency `yaml:"sources"`
+		Runtimes []entry      `yaml:"runtimes"`
+		Scope    string       `yaml:"scope,omitempty"`
+	}{s.Sources, runtimes, s.Scope}, nil
+}
+
+// knownKeys refuses a key of the mapping node that is not one of keys.
+func knownKeys(node *yaml.Node, what string, keys ...string) error {
+	if node.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: %s must be a mapping of %s", node.Line, what, strings.Join(keys, ", "))
+	}
+	for i := 0; i < len(node.Content); i += 2 {
+		if k := node.Content[i].Value; !slices.Contains(keys, k) {
+			return fmt.Errorf("line %d: field %s not found in %s: use %s and %s", node.Content[i].Line, k, what,
+				strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1])
+		}
+	}
+	return nil
+}
