@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,46 @@ func appendFile(t *testing.T, path, text string) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An entry merged into an update is still the user's, not the package's:
+// stax propose sends it back, though the install record holds the merged
+// file, and not the maintainer's entry the update brought.
+func TestProposeAfterAMergeSendsTheUsersEntry(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/memo"
+	pushStatefulVersion(t, repo+":1.0.0", "1.0.0", memoV1)
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	appendFile(t, filepath.Join(proj, ".claude", "skills", "memo", "MEMORY.md"), userEntry)
+	pushStatefulVersion(t, repo+":1.1.0", "1.1.0", memoV2)
+	if r := runStax(t, "update", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	out := filepath.Join(t.TempDir(), "learnings.json")
+	r := runStax(t, "propose", "memo", "--dir", proj, "--runtime", "claude-code", "-o", out, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("propose after the merge: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var res struct {
+		Entries []struct {
+			Signer string `json:"signer"`
+			Date   string `json:"date"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil {
+		t.Fatalf("%v\n%s", err, r.Stdout)
+	}
+	if len(res.Entries) != 1 || res.Entries[0].Signer != "@ana" || res.Entries[0].Date != "2026-06-03" {
+		t.Errorf("proposed entries: %+v\nwant only @ana's of 2026-06-03", res.Entries)
+	}
+	if p := readFile(t, out); !strings.Contains(p, "Short form is enough") {
+		t.Errorf("the proposal does not carry the user's entry:\n%s", p)
 	}
 }

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -102,42 +103,42 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 	}
 	res := &ProposeResult{Skill: opts.Skill, Dir: dir, Package: installed.Package, PackageVersion: installed.PackageVersion,
 		Files: []ProposedFile{}, Entries: []stateful.Entry{}, Skipped: []string{}}
-	i := slices.IndexFunc(drifts, func(d install.Drift) bool { return d.Skill == opts.Skill })
-	if i < 0 {
-		return nil, errdefs.Invalid(fmt.Errorf("%s has no local changes to propose: its files in %s are as stax installed them", opts.Skill, dir))
-	}
-	drift := drifts[i]
-	if drift.Missing {
-		return nil, errdefs.Invalid(fmt.Errorf("%s is recorded in %s but its directory is gone: nothing to propose", opts.Skill, dir))
-	}
 	changed := map[string]string{}
-	for status, names := range map[string][]string{"changed": drift.Changed, "added": drift.Added} {
-		for _, name := range names {
-			if stateful.IsSibling(name) {
-				changed[name] = status
-			} else {
-				res.Skipped = append(res.Skipped, name+" ("+status+"; only MEMORY.md, EXAMPLES.md and CALIBRATION.md are proposed)")
+	if i := slices.IndexFunc(drifts, func(d install.Drift) bool { return d.Skill == opts.Skill }); i >= 0 {
+		drift := drifts[i]
+		if drift.Missing {
+			return nil, errdefs.Invalid(fmt.Errorf("%s is recorded in %s but its directory is gone: nothing to propose", opts.Skill, dir))
+		}
+		for status, names := range map[string][]string{"changed": drift.Changed, "added": drift.Added} {
+			for _, name := range names {
+				if stateful.IsSibling(name) {
+					changed[name] = status
+				} else {
+					res.Skipped = append(res.Skipped, name+" ("+status+"; only MEMORY.md, EXAMPLES.md and CALIBRATION.md are proposed)")
+				}
 			}
 		}
-	}
-	for _, name := range drift.Removed {
-		res.Skipped = append(res.Skipped, name+" (removed; a proposal only adds or replaces files)")
-	}
-	slices.Sort(res.Skipped)
-	if len(changed) == 0 {
-		return nil, errdefs.Invalid(fmt.Errorf("%s has no local changes to propose: of its stateful files (%s), none changed since stax installed it; changed: %s",
-			opts.Skill, strings.Join(stateful.Files, ", "), strings.Join(res.Skipped, ", ")))
+		for _, name := range drift.Removed {
+			res.Skipped = append(res.Skipped, name+" (removed; a proposal only adds or replaces files)")
+		}
 	}
 	skillDir := filepath.Join(dir, opts.Skill)
-	local, err := readProposed(skillDir, slices.Sorted(maps.Keys(changed)))
-	if err != nil {
-		return nil, err
-	}
 	// The package's own files tell which memory entries are new; a
 	// package no longer at hand only loses that listing, not the proposal.
 	base, err := env.installedPackageSkill(ctx, installed, opts.Skill)
 	if err != nil {
 		res.Skipped = append(res.Skipped, fmt.Sprintf("the list of new MEMORY.md entries: %s could not be read (%v)", installed.Package, err))
+	} else if err := unsentChanges(skillDir, base, changed); err != nil {
+		return nil, err
+	}
+	slices.Sort(res.Skipped)
+	if len(changed) == 0 {
+		return nil, errdefs.Invalid(fmt.Errorf("%s has no local changes to propose: its stateful files (%s) in %s are the package's; other changes: %s",
+			opts.Skill, strings.Join(stateful.Files, ", "), dir, orNone(res.Skipped)))
+	}
+	local, err := readProposed(skillDir, slices.Sorted(maps.Keys(changed)))
+	if err != nil {
+		return nil, err
 	}
 	p := &proposal.Proposal{Operation: proposal.Revise, Files: map[string]string{}}
 	for _, name := range slices.Sorted(maps.Keys(changed)) {
@@ -159,6 +160,41 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 	}
 	res.Proposal = p
 	return res, nil
+}
+
+// unsentChanges adds to changed the stateful files of skillDir whose bytes
+// differ from the package's: an install that merged the user's MEMORY.md
+// entries into a new version records the merged file as installed, yet
+// those entries are still the user's to send.
+func unsentChanges(skillDir string, base *source.SkillFiles, changed map[string]string) error {
+	for _, name := range stateful.Files {
+		if _, ok := changed[name]; ok {
+			continue
+		}
+		info, err := os.Lstat(filepath.Join(skillDir, name))
+		if err != nil || !info.Mode().IsRegular() {
+			continue // absent, or not a file: the record's check reports it
+		}
+		local, err := readProposed(skillDir, []string{name})
+		if err != nil {
+			return err
+		}
+		upstream, ok := base.Siblings[name]
+		switch {
+		case !ok:
+			changed[name] = "added"
+		case !bytes.Equal(local[name], upstream):
+			changed[name] = "changed"
+		}
+	}
+	return nil
+}
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
 }
 
 // readProposed reads the files names of skillDir for a proposal, which is
