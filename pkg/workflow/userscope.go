@@ -135,3 +135,30 @@ func (e *Env) placeFor(w Where) (placement *install.Placement, dir string, err e
 	_, placement, err = w.load()
 	return placement, w.projectDir(), err
 }
+
+// makeUserDir creates dir, the directory of a set of user-scope folders
+// under $STAX_HOME, and returns the directories it made, innermost first,
+// for a failed install to remove again.
+func makeUserDir(dir string) ([]string, error) {
+	var made []string
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, errdefs.IO(fmt.Errorf("create the user-scope directory: %w", err))
+	}
+	return made, nil
+}
+
+// removeMadeDirs removes the directories makeUserDir made, each only
+// while it is empty.
+func removeMadeDirs(made []string) {
+	for _, d := range made {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
