@@ -116,3 +116,47 @@ func assertTreeState(t *testing.T, root string, want map[string]string) {
 		}
 	}
 }
+
+// A runtime the user's settings define by its folders is one user-scope
+// commands can name, and one the settings can pick by default.
+func TestUserScopeInstallIntoARuntimeOfTheUserSettings(t *testing.T) {
+	home := useHome(t)
+	userHome := t.TempDir()
+	t.Setenv("HOME", userHome)
+	filetest.WriteFile(t, filepath.Join(home, "config.yaml"),
+		"install:\n  runtimes:\n    - name: zed-agent\n      project: .zed/skills\n      user: .config/zed/skills\n")
+	src := t.TempDir()
+	writeSkillFiles(t, src, map[string]string{"mine/SKILL.md": skillMD("mine", "the user's")})
+	t.Chdir(t.TempDir())
+
+	if r := runStax(t, "install", "--scope", "user", "--runtime", "zed-agent", "--no-save", src); r.Code != 0 {
+		t.Fatalf("install --runtime zed-agent: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(userHome, ".config", "zed", "skills", "mine", "SKILL.md")); err != nil {
+		t.Errorf("not installed into the user folder of the defined runtime: %v", err)
+	}
+	if r := runStax(t, "uninstall", "--scope", "user", "--runtime", "zed-agent"); r.Code != 0 {
+		t.Fatalf("uninstall --runtime zed-agent: %d %s", r.Code, r.Stderr)
+	}
+	// Without --runtime, the settings' own list names it.
+	if r := runStax(t, "install", "--scope", "user", src); r.Code != 0 {
+		t.Fatalf("install with the settings' runtimes: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(userHome, ".config", "zed", "skills", "mine", "SKILL.md")); err != nil {
+		t.Errorf("not installed into the runtime the settings list: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "user", "config-zed-skills", "stax.lock")); err != nil {
+		t.Errorf("the lock of the defined runtime's folder: %v", err)
+	}
+
+	// A definition breaking the rules is refused, naming the settings.
+	filetest.WriteFile(t, filepath.Join(home, "config.yaml"),
+		"install:\n  runtimes:\n    - {name: zed-agent, project: .zed/skills, user: ../elsewhere}\n")
+	r := runStax(t, "install", "--scope", "user", "--runtime", "zed-agent", "--no-save", src)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "config.yaml") || !strings.Contains(r.Stderr, "path traversal") {
+		t.Errorf("a definition leading out of the home directory: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(userHome), "elsewhere")); !os.IsNotExist(err) {
+		t.Errorf("wrote outside the home directory: %v", err)
+	}
+}

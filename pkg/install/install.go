@@ -701,9 +701,45 @@ func (p *plan) open() (err error) {
 	}
 	if p.folder, err = p.base.OpenRoot(p.folderRel); err != nil {
 		p.removeCreated()
+		if link := linkOnPath(p.base, p.basePath, p.folderRel); link != "" {
+			return errdefs.IO(fmt.Errorf("%s, which install refuses (%w): make the folder a directory there, or a relative link to a directory inside %s", link, err, p.basePath))
+		}
 		return errdefs.IO(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, p.basePath))
 	}
 	return nil
+}
+
+// linkOnPath describes the first symbolic link on the way from base to
+// rel, the folder or a directory above it, with what it points to; ""
+// when there is none. os.Root follows only links that are relative and
+// stay inside it, so a dotfiles checkout linked in by its absolute path
+// is refused as one leading outside, and the message says which it is.
+func linkOnPath(base *os.Root, basePath, rel string) string {
+	for i := 0; i <= len(rel); i++ {
+		if i < len(rel) && rel[i] != filepath.Separator {
+			continue
+		}
+		info, err := base.Lstat(rel[:i])
+		if err != nil {
+			return ""
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		link := filepath.Join(basePath, rel[:i])
+		target, err := base.Readlink(rel[:i])
+		switch {
+		case err != nil:
+			return fmt.Sprintf("%s is a symbolic link", link)
+		case filepath.IsAbs(target):
+			return fmt.Sprintf("%s is a symbolic link to the absolute path %s", link, target)
+		}
+		if filepath.IsLocal(filepath.Join(filepath.Dir(rel[:i]), target)) {
+			continue // followed; a link further on is the one
+		}
+		return fmt.Sprintf("%s is a symbolic link to %s, outside %s", link, target, basePath)
+	}
+	return ""
 }
 
 // removeCreated removes the directories open made for the folder, the
@@ -818,6 +854,9 @@ func checkConfined(root, dir string) error {
 	if info, serr := os.Stat(dir); serr == nil && info.IsDir() {
 		// A directory that opens by its path but not inside root is
 		// reached through a link leading out of it.
+		if link := linkOnPath(base, basePath, rel); link != "" {
+			return errdefs.Corrupt(fmt.Errorf("%s, which install refuses: what it points to is not verified (%w); make the folder a directory there, or a relative link to a directory inside %s, and install again", link, err, basePath))
+		}
 		return errdefs.Corrupt(fmt.Errorf("%s leads outside %s through a symbolic link, which install refuses: what it points to is not verified (%w); make the folder a directory there and install again", dir, basePath, err))
 	}
 	return errdefs.IO(fmt.Errorf("open %s: %w", dir, err))

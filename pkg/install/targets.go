@@ -116,9 +116,10 @@ func (p *Placement) Portable() bool {
 	return p.Scope == agent.ScopeProject
 }
 
-// FindRuntime finds name among the runtimes the project's install section
-// defines (nil: none), then among those stax knows; staxyaml refuses a
-// definition that would shadow one of them.
+// FindRuntime finds name among the runtimes an install section defines
+// (the project's stax.yaml, or in user scope the user's settings; nil:
+// none), then among those stax knows; staxyaml refuses a definition that
+// would shadow one of them.
 func FindRuntime(name string, defaults *staxyaml.InstallSpec) (agent.Runtime, error) {
 	var defined []staxyaml.RuntimeDefinition
 	if defaults != nil {
@@ -135,7 +136,7 @@ func FindRuntime(name string, defaults *staxyaml.InstallSpec) (agent.Runtime, er
 		for i, d := range defined {
 			names[i] = d.Name
 		}
-		err = fmt.Errorf("%w; defined in stax.yaml: %s", err, strings.Join(names, ", "))
+		err = fmt.Errorf("%w; defined in install.runtimes: %s", err, strings.Join(names, ", "))
 	}
 	return rt, err
 }

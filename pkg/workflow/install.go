@@ -296,7 +296,7 @@ func checkVersionFlag(decls []string, version string) error {
 // project being m. adjust, when set, changes the request before it is
 // made; when its Plan stops the install, the result is nil and nothing
 // was written.
-func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, adjust func(*install.Request)) (*InstallResult, error) {
+func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, adjust func(*install.Request)) (_ *InstallResult, err error) {
 	if len(sources) == 0 && m.edited == nil {
 		return nil, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
 	}
@@ -342,9 +342,17 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 			return nil, err
 		}
 	} else if m.placement != nil {
-		if err := os.MkdirAll(m.dir, 0o700); err != nil {
-			return nil, errdefs.IO(fmt.Errorf("create the user-scope directory: %w", err))
+		made, mkErr := makeUserDir(m.dir)
+		if mkErr != nil {
+			return nil, mkErr
 		}
+		// A failed install leaves $STAX_HOME as it was: the lock it would
+		// have written is not there, nor its directory.
+		defer func() {
+			if err != nil {
+				removeMadeDirs(made)
+			}
+		}()
 	}
 	installed, err := install.Sources(ctx, req)
 	if err != nil {

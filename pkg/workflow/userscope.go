@@ -19,7 +19,8 @@ import (
 
 // UserConfigFile is the user's own settings in $STAX_HOME: its
 // install.runtimes are the runtimes of user-scope commands given no
-// --runtime. It has the form of stax.yaml; nothing else of it is read.
+// --runtime, and may define runtimes by their folders as stax.yaml does.
+// It has the form of stax.yaml; nothing else of it is read.
 const UserConfigFile = "config.yaml"
 
 // UserDir is the directory of $STAX_HOME holding, per set of user-scope
@@ -45,15 +46,13 @@ func (e *Env) userPlacement(w Where) (*install.Placement, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	where := install.Where{Runtimes: w.Runtimes, Scope: w.Scope}
-	if len(where.Runtimes) == 0 {
-		settings, err := readUserConfig(filepath.Join(home, UserConfigFile))
-		if err != nil {
-			return nil, "", err
-		}
-		where.Defaults = settings
+	// The settings are read even with --runtime: it may name a runtime
+	// they define. Their list is used only without it.
+	settings, err := readUserConfig(filepath.Join(home, UserConfigFile))
+	if err != nil {
+		return nil, "", err
 	}
-	placement, err := install.Place(where)
+	placement, err := install.Place(install.Where{Runtimes: w.Runtimes, Scope: w.Scope, Defaults: settings})
 	if err != nil {
 		return nil, "", err
 	}
@@ -64,7 +63,8 @@ func (e *Env) userPlacement(w Where) (*install.Placement, string, error) {
 	return placement, filepath.Join(home, UserDir, name), nil
 }
 
-// readUserConfig reads the install section of the user's settings; nil
+// readUserConfig reads the install section of the user's settings, its
+// runtimes and their definitions, checked by the rules of stax.yaml; nil
 // when there are none.
 func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
 	data, err := os.ReadFile(path)
@@ -81,7 +81,7 @@ func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
 	if def.Install.Scope != "" || len(def.Install.Sources) > 0 {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: only install.runtimes is read here: user-scope sources are saved by stax install --scope user (remove install.scope and install.sources)", path))
 	}
-	return &staxyaml.InstallSpec{Runtimes: def.Install.Runtimes}, nil
+	return &staxyaml.InstallSpec{Runtimes: def.Install.Runtimes, Defined: def.Install.Defined}, nil
 }
 
 // userFoldersName names the folders of a user-scope placement as one
@@ -134,4 +134,31 @@ func (e *Env) placeFor(w Where) (placement *install.Placement, dir string, err e
 	}
 	_, placement, err = w.load()
 	return placement, w.projectDir(), err
+}
+
+// makeUserDir creates dir, the directory of a set of user-scope folders
+// under $STAX_HOME, and returns the directories it made, innermost first,
+// for a failed install to remove again.
+func makeUserDir(dir string) ([]string, error) {
+	var made []string
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, errdefs.IO(fmt.Errorf("create the user-scope directory: %w", err))
+	}
+	return made, nil
+}
+
+// removeMadeDirs removes the directories makeUserDir made, each only
+// while it is empty.
+func removeMadeDirs(made []string) {
+	for _, d := range made {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }

@@ -50,6 +50,10 @@ func TestReadUserConfig(t *testing.T) {
 	if err != nil || got == nil || strings.Join(got.Runtimes, ",") != "cursor,codex" {
 		t.Errorf("runtimes: %+v %v", got, err)
 	}
+	got, err = readUserConfig(write("defined.yaml", "install:\n  runtimes:\n    - {name: zed-agent, project: .zed/skills, user: .config/zed/skills}\n"))
+	if err != nil || got == nil || len(got.Defined) != 1 || got.Defined[0].User != ".config/zed/skills" {
+		t.Errorf("a defined runtime: %+v %v", got, err)
+	}
 	if got, err := readUserConfig(filepath.Join(dir, "none.yaml")); got != nil || err != nil {
 		t.Errorf("no settings: %+v %v", got, err)
 	}
