@@ -16,7 +16,7 @@ func Nearest(tags []string, want string, limit int) []string {
 	}
 	var found []candidate
 	for _, tag := range tags {
-		d := editDistance(tag, want)
+		d := EditDistance(tag, want)
 		tagName, _, _ := strings.Cut(tag, ":")
 		near := d <= max(2, len(want)/4) || tagName == name ||
 			strings.HasPrefix(tag, name) || strings.HasPrefix(want, tagName)
@@ -32,9 +32,9 @@ func Nearest(tags []string, want string, limit int) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes:
-// tags are ASCII.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in bytes:
+// tags are ASCII. Messages that offer the nearest tags rank them by it.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/store"
 	"slices"
 	"strings"
 
@@ -94,32 +95,10 @@ func nearestTags(tags []string, want string, n int) []string {
 	tags = slices.Clone(tags)
 	if len(tags) > n {
 		slices.SortStableFunc(tags, func(a, b string) int {
-			return editDistance(a, want) - editDistance(b, want)
+			return store.EditDistance(a, want) - store.EditDistance(b, want)
 		})
 		tags = tags[:n]
 	}
 	semver.SortTags(tags)
 	return tags
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes:
-// tags are ASCII.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
