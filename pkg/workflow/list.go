@@ -14,8 +14,9 @@ import (
 // its folder says. A record that cannot be read leaves the skills of its
 // folder without one and says why in the listing's warnings: a listing
 // is for looking, and the install that next uses the folder refuses the
-// record with the fix.
-// In user scope the records are under $STAX_HOME, read through getenv.
+// record with the fix. The records of user-scope folders are under
+// $STAX_HOME, found through getenv; when it cannot be located, those
+// folders are read as an older stax kept them, with a warning.
 func List(opts discover.Options, getenv func(string) string) (*discover.Listing, error) {
 	l, err := discover.List(opts)
 	if err != nil {
@@ -23,7 +24,7 @@ func List(opts discover.Options, getenv func(string) string) (*discover.Listing,
 	}
 	records, err := userRecords(getenv)
 	if err != nil {
-		return nil, err
+		l.Warnings = append(l.Warnings, fmt.Sprintf("cannot read what stax installed in the user's folders: %v", err))
 	}
 	read := map[string]*install.Record{} // by folder; nil when unreadable
 	for i := range l.Skills {
