@@ -50,7 +50,8 @@ allows (^1.2.0, ~1.2, 1.x, >=1.0.0 <2.0.0, 1.0.0 - 2.0.0, ||), and
 stax.yaml keeps the range; a range nothing matches fails (exit 4) listing
 the tags there are.
 
-stax records what it installs in each folder (` + install.RecordFile + `). It never
+stax records what it installs in each folder (` + install.RecordFile + `; in user
+scope under $STAX_HOME/user/.records). It never
 replaces or removes a skill directory it did not install: a skill of yours
 with the name of one being installed fails the install (exit 5) unless
 --force. Skills it installed before that are no longer in the set are

@@ -130,7 +130,7 @@ func runList(opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := workflow.List(dopts)
+	l, err := workflow.List(dopts, opts.Global.getenv)
 	if err != nil {
 		return err
 	}

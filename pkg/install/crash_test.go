@@ -12,18 +12,28 @@ import (
 )
 
 // crashWorld is two folders of one project installed together with a
-// lock file, holding an old install, about to get a new one.
+// lock file, holding an old install, about to get a new one. With
+// records set, their records are kept there (as user scope keeps them
+// under $STAX_HOME) rather than in the folders.
 type crashWorld struct {
 	root, locks string
 	dirs        []string
 	lockPath    string
+	records     string
 }
 
-func newCrashWorld(t *testing.T) *crashWorld {
+// recordPlaces are where the crash tests keep the records: in the
+// folders, and out of them.
+var recordPlaces = []string{"in the folder", "out of the folder"}
+
+func newCrashWorld(t *testing.T, place string) *crashWorld {
 	t.Helper()
 	root := t.TempDir()
 	w := &crashWorld{root: root, locks: t.TempDir(), lockPath: filepath.Join(root, "stax.lock"),
 		dirs: []string{filepath.Join(root, ".claude", "skills"), filepath.Join(root, ".agents", "skills")}}
+	if place == recordPlaces[1] {
+		w.records = filepath.Join(t.TempDir(), "records")
+	}
 	if err := os.MkdirAll(w.dirs[0], 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +53,16 @@ func newCrashWorld(t *testing.T) *crashWorld {
 }
 
 func (w *crashWorld) options(lock []byte) Options {
-	return Options{Root: w.root, LockDir: w.locks, Lock: &LockFile{Path: w.lockPath, Write: func(out io.Writer) error { _, err := out.Write(lock); return err }}, Force: true}
+	return Options{Root: w.root, LockDir: w.locks, Lock: &LockFile{Path: w.lockPath, Write: func(out io.Writer) error { _, err := out.Write(lock); return err }}, Force: true, Records: w.records}
+}
+
+// check compares the record of dir with the folder, wherever it is kept.
+func (w *crashWorld) check(t *testing.T, dir string) ([]Drift, error) {
+	recordDir, err := RecordDir(w.records, w.root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return CheckIn(dir, recordDir)
 }
 
 func (w *crashWorld) next(t *testing.T) error {
@@ -51,16 +70,26 @@ func (w *crashWorld) next(t *testing.T) error {
 	return err
 }
 
-// state is every file of the project, the lock file included.
+// state is every file of the project, the lock file included, and the
+// records kept out of the folders.
 func (w *crashWorld) state(t *testing.T) string {
-	return listTree(t, w.root)
+	if w.records == "" {
+		return listTree(t, w.root)
+	}
+	return listTree(t, w.root) + "records:\n" + listTree(t, filepath.Dir(w.records))
 }
 
 // leftovers lists what a finished install must not leave: staging
 // directories, journals, commit markers, temporary files.
 func (w *crashWorld) leftovers(t *testing.T) []string {
 	var found []string
-	for _, dir := range append(w.dirs, w.locks, w.root) {
+	dirs := append(w.dirs, w.locks, w.root)
+	for _, dir := range w.dirs {
+		if recordDir, _ := RecordDir(w.records, w.root, dir); recordDir != "" {
+			dirs = append(dirs, recordDir)
+		}
+	}
+	for _, dir := range dirs {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			n := e.Name()
@@ -74,8 +103,8 @@ func (w *crashWorld) leftovers(t *testing.T) []string {
 }
 
 // countSteps runs an install with a hook that only counts.
-func countSteps(t *testing.T) []string {
-	w := newCrashWorld(t)
+func countSteps(t *testing.T, place string) []string {
+	w := newCrashWorld(t, place)
 	var steps []string
 	step = func(s string) error { steps = append(steps, s); return nil }
 	defer func() { step = func(string) error { return nil } }()
@@ -103,13 +132,19 @@ func atStep(k int, what func() error, install func() error) error {
 // A failure at any step of the commit leaves the old install and lock
 // file exactly, and a rerun without --force installs the new one.
 func TestFailureAtEveryStepRollsBack(t *testing.T) {
-	steps := countSteps(t)
+	for _, place := range recordPlaces {
+		t.Run(place, func(t *testing.T) { failureAtEveryStep(t, place) })
+	}
+}
+
+func failureAtEveryStep(t *testing.T, place string) {
+	steps := countSteps(t, place)
 	if len(steps) < 8 {
 		t.Fatalf("too few steps to test: %v", steps)
 	}
 	for k, name := range steps {
 		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
-			w := newCrashWorld(t)
+			w := newCrashWorld(t, place)
 			old := w.state(t)
 			err := atStep(k, func() error { return errInjected }, func() error { return w.next(t) })
 			if !errors.Is(err, errInjected) {
@@ -146,10 +181,16 @@ func TestFailureAtEveryStepRollsBack(t *testing.T) {
 // record and the lock file describing what is on disk; and a rerun
 // without --force installs the new one.
 func TestCrashAtEveryStepIsRecovered(t *testing.T) {
-	steps := countSteps(t)
+	for _, place := range recordPlaces {
+		t.Run(place, func(t *testing.T) { crashAtEveryStep(t, place) })
+	}
+}
+
+func crashAtEveryStep(t *testing.T, place string) {
+	steps := countSteps(t, place)
 	for k, name := range steps {
 		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
-			w := newCrashWorld(t)
+			w := newCrashWorld(t, place)
 			old := w.state(t)
 			func() {
 				defer func() { recover() }()
@@ -174,7 +215,7 @@ func TestCrashAtEveryStepIsRecovered(t *testing.T) {
 				t.Fatalf("after a crash at %s and recovery (%q), a mix:\n%s", name, notes, got)
 			}
 			for i, dir := range w.dirs {
-				drift, err := Check(dir)
+				drift, err := w.check(t, dir)
 				// In the old install, the user's addition is the one
 				// difference; the new one matches its record exactly.
 				userEdit := i == 0 && !newState && len(drift) == 1 && drift[0].Skill == "keep" && fmt.Sprint(drift[0].Added) == "[MEMORY.md]" &&
@@ -197,7 +238,13 @@ func TestCrashAtEveryStepIsRecovered(t *testing.T) {
 // nothing to commit: it writes no journal and no commit marker, nor
 // anything else in the lock directory.
 func TestUnchangedReinstallWritesNothing(t *testing.T) {
-	w := newCrashWorld(t)
+	for _, place := range recordPlaces {
+		t.Run(place, func(t *testing.T) { unchangedReinstall(t, place) })
+	}
+}
+
+func unchangedReinstall(t *testing.T, place string) {
+	w := newCrashWorld(t, place)
 	if err := w.next(t); err != nil {
 		t.Fatal(err)
 	}
@@ -223,8 +270,14 @@ func TestUnchangedReinstallWritesNothing(t *testing.T) {
 // are completed, leaves an install the next run completes: it is the new
 // install, whole, and neither the marker nor a journal is left behind.
 func TestCrashAfterCommitIsCompletedAndForgotten(t *testing.T) {
+	for _, place := range recordPlaces {
+		t.Run(place, func(t *testing.T) { crashAfterCommit(t, place) })
+	}
+}
+
+func crashAfterCommit(t *testing.T, place string) {
 	var points []string
-	counted := newCrashWorld(t)
+	counted := newCrashWorld(t, place)
 	afterCommit = func(p string) { points = append(points, p) }
 	if err := counted.next(t); err != nil {
 		t.Fatal(err)
@@ -236,7 +289,7 @@ func TestCrashAfterCommitIsCompletedAndForgotten(t *testing.T) {
 	for k, name := range points {
 		for _, rerun := range []string{"install", "recover"} {
 			t.Run(fmt.Sprintf("%d %s/%s", k, strings.Fields(name)[0], rerun), func(t *testing.T) {
-				w := newCrashWorld(t)
+				w := newCrashWorld(t, place)
 				func() {
 					n := 0
 					afterCommit = func(string) {
@@ -266,11 +319,140 @@ func TestCrashAfterCommitIsCompletedAndForgotten(t *testing.T) {
 					t.Errorf("left behind: %v", l)
 				}
 				for _, dir := range w.dirs {
-					if drift, err := Check(dir); err != nil || len(drift) > 0 {
+					if drift, err := w.check(t, dir); err != nil || len(drift) > 0 {
 						t.Errorf("%s: the record does not describe the folder: %v %+v", dir, err, drift)
 					}
 				}
 			})
+		}
+	}
+}
+
+// migratingWorld is a crashWorld installed by an older stax, which kept
+// each record in its folder, about to be installed again by one that
+// keeps them out of the folders.
+func migratingWorld(t *testing.T) *crashWorld {
+	w := newCrashWorld(t, recordPlaces[0])
+	w.records = filepath.Join(t.TempDir(), "records")
+	return w
+}
+
+// assertMigrated fails unless each folder's record is out of the folder,
+// none is left in it, and the record describes the new install.
+func (w *crashWorld) assertMigrated(t *testing.T) {
+	t.Helper()
+	for _, dir := range w.dirs {
+		if _, err := os.Stat(filepath.Join(dir, RecordFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the older stax's record is still in the folder (%v)", dir, err)
+		}
+		recordDir, _ := RecordDir(w.records, w.root, dir)
+		rec, err := ReadRecordIn(dir, recordDir)
+		if err != nil || len(rec.Skills) != 2 || rec.Skills["new"].Package == "" {
+			t.Errorf("%s: the record in %s: %+v %v", dir, recordDir, rec, err)
+		}
+		if drift, err := w.check(t, dir); err != nil || len(drift) > 0 {
+			t.Errorf("%s: the record does not describe the folder: %v %+v", dir, err, drift)
+		}
+	}
+}
+
+// A record an older stax kept in the folder is read, so the skills it
+// lists are stax's to update, written in its new place, and removed from
+// the folder once the install is committed.
+func TestRecordInTheFolderIsMigrated(t *testing.T) {
+	t.Parallel()
+	w := migratingWorld(t)
+	out, err := InstallAll(context.Background(), w.dirs, []Skill{testSkill(t, "keep", "v2\n"), testSkill(t, "new", "hi\n")}, w.options([]byte("new\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Results {
+		if fmt.Sprint(r.Removed, r.Replaced) != "[gone] []" {
+			t.Errorf("%s: removed %v, replaced %v: want gone removed as the old record lists it, and no skill of the user's replaced", r.Dir, r.Removed, r.Replaced)
+		}
+	}
+	w.assertMigrated(t)
+	if l := w.leftovers(t); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}
+
+// A crash at any step of the install that migrates the records, before
+// or after its commit, leaves a state the next run repairs: the folders'
+// records describe them wherever they are, and the rerun ends with the
+// records out of the folders and none left in them.
+func TestCrashWhileMigratingTheRecordIsRecovered(t *testing.T) {
+	var steps, points []string
+	counted := migratingWorld(t)
+	step = func(s string) error { steps = append(steps, s); return nil }
+	afterCommit = func(p string) { points = append(points, p) }
+	err := counted.next(t)
+	step, afterCommit = func(string) error { return nil }, func(string) {}
+	if err != nil || len(steps) < 8 || len(points) != 3 {
+		t.Fatalf("steps %q, points %q: %v", steps, points, err)
+	}
+	crashes := len(steps) + len(points)
+	for k := range crashes {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			w := migratingWorld(t)
+			func() {
+				n := 0
+				crash := func() {
+					if n++; n == k+1 {
+						panic(errInjected)
+					}
+				}
+				step = func(string) error { crash(); return nil }
+				afterCommit = func(string) { crash() }
+				defer func() { step, afterCommit = func(string) error { return nil }, func(string) {}; recover() }()
+				w.next(t)
+				t.Fatal("the install was not stopped")
+			}()
+			for _, dir := range w.dirs {
+				if _, err := Recover(context.Background(), dir, w.locks); err != nil {
+					t.Fatal(err)
+				}
+				drift, err := w.check(t, dir)
+				// The old install differs from its record by the user's
+				// addition alone.
+				if err != nil || len(drift) > 1 || len(drift) == 1 && drift[0].Skill != "keep" {
+					t.Errorf("%s: the record does not describe the folder: %v %+v", dir, err, drift)
+				}
+			}
+			if err := w.next(t); err != nil {
+				t.Fatalf("rerun: %v", err)
+			}
+			w.assertMigrated(t)
+			if l := w.leftovers(t); len(l) > 0 {
+				t.Errorf("left behind: %v", l)
+			}
+		})
+	}
+}
+
+// A re-install that changes no skill still moves an older stax's record
+// out of the folder, whole.
+func TestUnchangedReinstallMigratesTheRecord(t *testing.T) {
+	t.Parallel()
+	w := migratingWorld(t)
+	if err := os.Remove(filepath.Join(w.dirs[0], "keep", "MEMORY.md")); err != nil {
+		t.Fatal(err)
+	}
+	skills := []Skill{testSkill(t, "keep", "v1\n"), testSkill(t, "gone", "bye\n")}
+	out, err := InstallAll(context.Background(), w.dirs, skills, w.options([]byte("old\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range out.Results {
+		if len(r.Unchanged) != 2 {
+			t.Errorf("%s: unchanged %v, want both skills", r.Dir, r.Unchanged)
+		}
+		if _, err := os.Stat(filepath.Join(w.dirs[i], RecordFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the older stax's record is still in the folder (%v)", r.Dir, err)
+		}
+		recordDir, _ := RecordDir(w.records, w.root, w.dirs[i])
+		if rec, err := ReadRecordIn(w.dirs[i], recordDir); err != nil || len(rec.Skills) != 2 {
+			t.Errorf("%s: the record in %s: %+v %v", r.Dir, recordDir, rec, err)
 		}
 	}
 }

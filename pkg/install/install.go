@@ -88,6 +88,11 @@ type Options struct {
 	// Lock, when set, is written in the same transaction as the folders:
 	// if it cannot be written, the folders are rolled back.
 	Lock *LockFile
+	// Records, when set, keeps the record of each folder out of it, in a
+	// directory of Records named after the folder (see RecordDir): user
+	// scope keeps its records under $STAX_HOME. Empty keeps each folder's
+	// record in the folder.
+	Records string
 }
 
 // LockFile is a file written with an install, such as stax.lock.
@@ -320,6 +325,18 @@ type plan struct {
 	previous     digest.Digest
 	hadRecord    bool
 	recordCopied bool
+	// record is the directory the folder's record is kept in: the folder
+	// itself, or its directory under Options.Records, which recordMade
+	// lists the directories prepare created of, innermost first. legacy
+	// says the record was read from the folder, where an older stax kept
+	// it: this install writes it in its new place, and removes the old
+	// one once committed.
+	record        *os.Root
+	recordDir     string // "" for the folder
+	recordPath    string
+	recordMade    []string
+	legacy        bool
+	recordWritten bool
 	// merges are the skills the user changed only the MEMORY.md of, which
 	// the install merges rather than refuses (see mergeMemory), with how
 	// they differ from the record.
@@ -380,6 +397,9 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		return nil, err
 	}
 	removeLeftovers(p.folder)
+	if err := p.openRecord(); err != nil {
+		return nil, err
+	}
 
 	p.staging = layers.StagingPrefix + randomID()
 	if err := p.folder.Mkdir(p.staging, 0o700); err != nil {
@@ -502,7 +522,9 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 			p.prune = append(p.prune, name)
 		}
 	}
-	if p.sameRecord = len(p.verbatim) == len(prevs) && p.spool.len() == 0; !p.sameRecord {
+	// A record read from the folder is written in its new place even
+	// when it does not change.
+	if p.sameRecord = len(p.verbatim) == len(prevs) && p.spool.len() == 0 && !p.legacy; !p.sameRecord {
 		if err := p.spoolVerbatim(); err != nil {
 			return nil, err
 		}
@@ -569,7 +591,7 @@ func (p *plan) spoolVerbatim() error {
 		return errdefs.IO(p.spool.add(name, s))
 	})
 	if err == nil && d != p.previous {
-		err = fmt.Errorf("%s changed while stax was installing: run the install again", filepath.Join(p.opts.Dir, RecordFile))
+		err = fmt.Errorf("%s changed while stax was installing: run the install again", p.recordPath)
 	}
 	return errdefs.IO(err) // a record's own errors keep their class
 }
@@ -592,14 +614,24 @@ func (p *plan) readPrevious(each func(name string, s *InstalledSkill) error) err
 	if err != nil {
 		return err
 	}
-	p.hadRecord, p.previous = true, d
+	p.hadRecord, p.previous = !p.legacy, d
 	return nil
 }
 
 // scanRecordFile scans the folder's record (see scanRecord), and returns
 // the digest of the whole file.
 func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (digest.Digest, error) {
-	f, err := p.folder.Open(RecordFile)
+	from, where := p.record, p.recordPath
+	if p.legacy {
+		from, where = p.folder, filepath.Join(p.opts.Dir, RecordFile)
+	}
+	f, err := from.Open(RecordFile)
+	if errors.Is(err, fs.ErrNotExist) && from != p.folder {
+		// Not yet in its new place: an older stax kept it in the folder.
+		if f, err = p.folder.Open(RecordFile); err == nil {
+			p.legacy, where = true, filepath.Join(p.opts.Dir, RecordFile)
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
@@ -608,7 +640,7 @@ func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (
 	}
 	defer f.Close()
 	h := digest.SHA256.Digester()
-	if err := scanRecord(io.TeeReader(f, h.Hash()), filepath.Join(p.opts.Dir, RecordFile), each); err != nil {
+	if err := scanRecord(io.TeeReader(f, h.Hash()), where, each); err != nil {
 		return "", err
 	}
 	// The decoder stops at the record's closing brace: what follows counts.
@@ -919,7 +951,7 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	}
 	j := &journalData{
 		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
-		Moves: moves, HadRecord: p.hadRecord, Lock: lc,
+		Moves: moves, HadRecord: p.hadRecord, Lock: lc, RecordDir: p.recordDir,
 		Backup: p.backupRel, BackupMade: p.backupMade, StateMade: p.stateMade,
 	}
 	sameRecord := p.sameRecord
@@ -928,7 +960,7 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		if err != nil {
 			return errdefs.IO(fmt.Errorf("encode the record: %w", err))
 		}
-		sameRecord = record == p.previous
+		sameRecord = record == p.previous && !p.legacy
 	}
 	p.committing = true
 	if len(moves) == 0 && sameRecord && (lc == nil || !lc.changes()) {
@@ -976,13 +1008,17 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	if sameRecord {
 		return nil
 	}
-	return p.spool.write(p.folder)
+	if err := p.spool.write(p.record); err != nil {
+		return err
+	}
+	p.recordWritten = true
+	return nil
 }
 
 // keepRecord copies the folder's record into the staging directory, and
 // checks that it is still the record as it was read.
 func (p *plan) keepRecord() error {
-	f, err := p.folder.Open(RecordFile)
+	f, err := p.record.Open(RecordFile)
 	if err != nil {
 		return err
 	}
@@ -1008,7 +1044,7 @@ func (p *plan) rollback() error {
 	// are empty by its turn.
 	removeBackupDir(p.base, p.backupRel, p.backupMade, p.stateMade)
 	if p.recordCopied || !p.hadRecord {
-		err = errors.Join(err, restoreRecord(p.folder, p.hadRecord, previousRecord(p.staging), nil))
+		err = errors.Join(err, restoreRecord(p.folder, p.record, p.hadRecord, previousRecord(p.staging), nil))
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.opts.Dir, err)
@@ -1041,6 +1077,7 @@ func rollbackAll(plans []*plan, err error, say bool) error {
 func (p *plan) finish() {
 	p.folder.RemoveAll(p.staging)
 	os.Remove(p.journal)
+	p.dropLegacyRecord()
 	p.finished, p.committing = true, false
 }
 
@@ -1050,6 +1087,11 @@ func (p *plan) finish() {
 // journal, as a crash would be.
 func (p *plan) close() {
 	p.spool.close()
+	if p.record != nil && p.record != p.folder && !p.committing {
+		p.record.Close()
+		// Only while empty: nothing was recorded there.
+		RemoveMade(p.recordMade)
+	}
 	if p.folder != nil && !p.committing {
 		if p.staging != "" && !p.finished {
 			p.folder.RemoveAll(p.staging)

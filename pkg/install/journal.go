@@ -35,13 +35,17 @@ type journalData struct {
 	Staging string `json:"staging"`
 	// Moves are the renames of the install, in order.
 	Moves [][2]string `json:"moves"`
-	// HadRecord says whether the folder had a record. RecordCopied says
+	// HadRecord says whether the folder had a record where it is kept
+	// (in RecordDir when set). RecordCopied says
 	// that a copy of it is in the staging directory (previousRecord);
 	// journals of older installs held it in Record instead.
-	HadRecord    bool        `json:"hadRecord"`
-	RecordCopied bool        `json:"recordCopied,omitempty"`
-	Record       string      `json:"record,omitempty"`
-	Lock         *lockChange `json:"lock,omitempty"`
+	HadRecord    bool   `json:"hadRecord"`
+	RecordCopied bool   `json:"recordCopied,omitempty"`
+	Record       string `json:"record,omitempty"`
+	// RecordDir is where the folder's record is kept when not in the
+	// folder (see Options.Records).
+	RecordDir string      `json:"recordDir,omitempty"`
+	Lock      *lockChange `json:"lock,omitempty"`
 	// Backup is the install's backup directory under Base, BackupMade
 	// the first of its directories the install creates, and StateMade
 	// whether its transaction creates StateDir there: a rollback removes
@@ -282,7 +286,21 @@ func recoverJournal(path, lockDir string) (string, error) {
 		os.Remove(path)
 		return fmt.Sprintf("an install into %s was interrupted after it was committed; it is now complete", dir), nil
 	}
-	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, j.HadRecord, copiedRecord(&j), []byte(j.Record))); err != nil {
+	record := folder
+	if j.RecordDir != "" {
+		record, err = os.OpenRoot(j.RecordDir)
+		if errors.Is(err, fs.ErrNotExist) && !j.HadRecord {
+			// There is no record to remove, nor a directory to hold one.
+			record, err = nil, nil
+		}
+		if err != nil {
+			return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
+		}
+		if record != nil {
+			defer record.Close()
+		}
+	}
+	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, record, j.HadRecord, copiedRecord(&j), []byte(j.Record))); err != nil {
 		// The journal stays, so that the next run tries again.
 		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
 	}
@@ -341,12 +359,16 @@ func undoMoves(base *os.Root, moves [][2]string) error {
 	return errors.Join(errs...)
 }
 
-// restoreRecord puts the folder's record back as it was: removed if
-// there was none, else from the copy in the staging directory, or from
-// data (an older install's journal); without either it was not touched.
-func restoreRecord(folder *os.Root, had bool, copied string, data []byte) error {
+// restoreRecord puts the folder's record, kept in record (the folder or
+// its directory of records), back as it was: removed if there was none,
+// else from the copy in the folder's staging directory, or from data (an
+// older install's journal); without either it was not touched.
+func restoreRecord(folder, record *os.Root, had bool, copied string, data []byte) error {
+	if record == nil {
+		return nil
+	}
 	if !had {
-		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := record.Remove(RecordFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", RecordFile, err)
 		}
 		return nil
@@ -361,7 +383,7 @@ func restoreRecord(folder *os.Root, had bool, copied string, data []byte) error 
 		if err != nil {
 			return fmt.Errorf("restore %s: %w", RecordFile, err)
 		}
-		if now, err := fileDigest(folder, RecordFile); err == nil && now == want {
+		if now, err := fileDigest(record, RecordFile); err == nil && now == want {
 			return nil
 		}
 		write = func(w io.Writer) error {
@@ -374,13 +396,13 @@ func restoreRecord(folder *os.Root, had bool, copied string, data []byte) error 
 			return err
 		}
 	case data != nil:
-		if now, err := folder.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
+		if now, err := record.ReadFile(RecordFile); err == nil && bytes.Equal(now, data) {
 			return nil
 		}
 	default:
 		return nil
 	}
-	if err := atomicfile.WriteIn(folder, RecordFile, 0o644, write); err != nil {
+	if err := atomicfile.WriteIn(record, RecordFile, 0o644, write); err != nil {
 		return fmt.Errorf("restore %s: %w", RecordFile, err)
 	}
 	return nil

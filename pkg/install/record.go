@@ -3,6 +3,7 @@ package install
 import (
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -88,15 +89,137 @@ func readRecord(folder *os.Root, where string) (*Record, error) {
 // ReadRecord returns what stax installed in dir; an empty record when
 // nothing.
 func ReadRecord(dir string) (*Record, error) {
+	return ReadRecordIn(dir, "")
+}
+
+// ReadRecordIn returns what stax installed in dir, as the record kept in
+// recordDir says (see RecordDir), or the folder's own when recordDir is
+// "" or holds none yet; an empty record when nothing.
+func ReadRecordIn(dir, recordDir string) (*Record, error) {
+	from, where, err := openRecordFrom(dir, recordDir)
+	if err != nil || from == nil {
+		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, err
+	}
+	defer from.Close()
+	return readRecord(from, where)
+}
+
+// openRecordFrom opens the directory holding the record of the folder
+// dir: recordDir when it holds one, else the folder, where an older stax
+// kept it; nil when neither exists.
+func openRecordFrom(dir, recordDir string) (*os.Root, string, error) {
+	if recordDir != "" {
+		root, err := os.OpenRoot(recordDir)
+		if err == nil {
+			if present(root, RecordFile) {
+				return root, filepath.Join(recordDir, RecordFile), nil
+			}
+			root.Close()
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", errdefs.IO(err)
+		}
+	}
 	folder, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, "", errdefs.IO(err)
 	}
-	defer folder.Close()
-	return readRecord(folder, filepath.Join(dir, RecordFile))
+	return folder, filepath.Join(dir, RecordFile), nil
+}
+
+// RecordDir is the directory of records, when the records of the
+// folders under root are kept out of them, that holds the record of the
+// folder dir: named after the folder's path under root without its
+// leading dot, its separators turned into "-" (.claude/skills is
+// claude-skills). "" when records is: the folder holds its own.
+func RecordDir(records, root, dir string) (string, error) {
+	if records == "" {
+		return "", nil
+	}
+	name, err := FolderName(root, dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(records, name), nil
+}
+
+// FolderName names the folder dir by its path under root, as one path
+// element: without the leading dot, its separators turned into "-". The
+// name goes through the safe-name rule like every name stax turns into
+// a path.
+func FolderName(root, dir string) (string, error) {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return "", errdefs.IO(err)
+	}
+	name := strings.ReplaceAll(strings.TrimLeft(filepath.ToSlash(rel), "."), "/", "-")
+	if err := layers.CheckName(name); err != nil {
+		return "", errdefs.Invalid(fmt.Errorf("the folder %s: %w", dir, err))
+	}
+	return name, nil
+}
+
+// openRecord opens the directory the folder's record is kept in,
+// creating it when the records are kept out of the folders; close
+// removes what it created while nothing was recorded there. A record
+// left in the folder by an older stax while the new one is in place was
+// committed over: it is removed, so a crash between the two steps of a
+// migration is repaired by the next run.
+func (p *plan) openRecord() error {
+	p.record, p.recordPath = p.folder, filepath.Join(p.opts.Dir, RecordFile)
+	dir, err := RecordDir(p.opts.Records, p.basePath, filepath.Join(p.basePath, p.folderRel))
+	if err != nil || dir == "" {
+		return err
+	}
+	if p.recordMade, err = MkdirAll(dir); err != nil {
+		return errdefs.IO(fmt.Errorf("create the directory of the install record: %w", err))
+	}
+	if p.record, err = os.OpenRoot(dir); err != nil {
+		p.record = p.folder
+		RemoveMade(p.recordMade)
+		return errdefs.IO(err)
+	}
+	p.recordDir, p.recordPath = dir, filepath.Join(dir, RecordFile)
+	removeLeftovers(p.record)
+	if present(p.record, RecordFile) {
+		p.dropLegacyRecord()
+	}
+	return nil
+}
+
+// dropLegacyRecord removes the record an older stax kept in the folder,
+// once the record is kept elsewhere: it is there, or this install wrote
+// it (an empty record is none).
+func (p *plan) dropLegacyRecord() {
+	if p.record != p.folder && (p.recordWritten || present(p.record, RecordFile)) {
+		p.folder.Remove(RecordFile)
+	}
+}
+
+// MkdirAll creates dir and the directories above it that are missing,
+// private to the user, and returns those it made, innermost first, for
+// RemoveMade to remove again when what was to be written there is not.
+func MkdirAll(dir string) ([]string, error) {
+	var made []string
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+	}
+	return made, os.MkdirAll(dir, 0o700)
+}
+
+// RemoveMade removes the directories MkdirAll made, innermost first,
+// each only while it is empty.
+func RemoveMade(made []string) {
+	for _, d := range made {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // hashTree lists the files of the skill directory name in folder as
@@ -350,6 +473,12 @@ func drift(folder *os.Root, name string, want InstalledSkill, trustStat bool) (*
 
 // Check compares the skills recorded in dir with the files on disk.
 func Check(dir string) ([]Drift, error) {
+	return CheckIn(dir, "")
+}
+
+// CheckIn compares the skills recorded for dir, in recordDir as
+// ReadRecordIn reads it, with the files on disk.
+func CheckIn(dir, recordDir string) ([]Drift, error) {
 	folder, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -358,7 +487,7 @@ func Check(dir string) ([]Drift, error) {
 		return nil, errdefs.IO(err)
 	}
 	defer folder.Close()
-	rec, err := readRecord(folder, filepath.Join(dir, RecordFile))
+	rec, err := ReadRecordIn(dir, recordDir)
 	if err != nil {
 		return nil, err
 	}

@@ -125,9 +125,9 @@ func TestRecordNamingASkillTwiceIsRefused(t *testing.T) {
 // in itself, not copies beside it: a crash it describes is still rolled
 // back.
 func TestRecoverFromAnOlderJournal(t *testing.T) {
-	steps := countSteps(t)
+	steps := countSteps(t, recordPlaces[0])
 	k := slices.Index(steps, "commit") // the records and the lock file are written by then
-	w := newCrashWorld(t)
+	w := newCrashWorld(t, recordPlaces[0])
 	old := w.state(t)
 	func() {
 		defer func() { recover() }()

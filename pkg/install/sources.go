@@ -159,7 +159,7 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		})
 	}
 	out := &Installed{Graph: graph, Merged: merged, Warnings: merged.CaseWarnings(), LockPath: filepath.Join(req.ProjectDir, lock.FileName)}
-	iopts := Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir}
+	iopts := Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records}
 	if !frozen && !req.KeepLock {
 		// Made each time it is written rather than held while the skills
 		// are: it lists every skill.

@@ -24,7 +24,7 @@ func plantAged(t *testing.T, path string) {
 // them; a fresh one (a write in progress) and the user's files of similar
 // names stay.
 func TestInstallRemovesDeadTemporaries(t *testing.T) {
-	w := newCrashWorld(t)
+	w := newCrashWorld(t, recordPlaces[0])
 	deadLock := filepath.Join(w.root, ".stax.lock8674665223082153551")
 	deadRecord := filepath.Join(w.dirs[0], "."+RecordFile+"5577006791947779410")
 	plantAged(t, deadLock)

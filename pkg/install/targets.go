@@ -46,6 +46,16 @@ type Placement struct {
 	// Home is the user's home directory, where the runtimes' user
 	// folders are; empty when it is not known.
 	Home string
+	// Records is where the folders' records are kept when not in the
+	// folders (see Options.Records): in user scope, a directory under
+	// $STAX_HOME.
+	Records string
+}
+
+// RecordDir is where the record of the folder dir is kept: "" for the
+// folder itself.
+func (p *Placement) RecordDir(dir string) (string, error) {
+	return RecordDir(p.Records, p.Root, dir)
 }
 
 // Place turns the runtimes and scope asked for into the folders to work on.

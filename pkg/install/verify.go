@@ -31,6 +31,9 @@ type VerifyOptions struct {
 	// which paths the skills' SKILL.md must hold here.
 	Workspace string
 	Portable  bool
+	// Records is where the folders' records are kept (see
+	// Options.Records).
+	Records string
 	// Locked is the project's stax.lock; nil pins nothing.
 	Locked *lock.Lock
 	// LockDir holds the install locks (see store.LockDir).
@@ -89,11 +92,15 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 		if note != "" && opts.Notes != nil {
 			fmt.Fprintf(opts.Notes, "note: %s\n", note)
 		}
-		drift, err := Check(t.Dir)
+		recordDir, err := RecordDir(opts.Records, opts.Root, t.Dir)
 		if err != nil {
 			return res, err
 		}
-		rec, err := ReadRecord(t.Dir)
+		drift, err := CheckIn(t.Dir, recordDir)
+		if err != nil {
+			return res, err
+		}
+		rec, err := ReadRecordIn(t.Dir, recordDir)
 		if err != nil {
 			return res, err
 		}

@@ -37,7 +37,7 @@ func Admit(ctx context.Context, env *Env, skillDir string) error {
 		return nil
 	}
 	parent, name := filepath.Dir(skillDir), filepath.Base(skillDir)
-	rec, err := install.ReadRecord(parent)
+	rec, err := install.ReadRecordIn(parent, env.userRecordDirOf(parent))
 	if err != nil {
 		return err
 	}

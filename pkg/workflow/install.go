@@ -350,7 +350,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 		// have written is not there, nor its directory.
 		defer func() {
 			if err != nil {
-				removeMadeDirs(made)
+				install.RemoveMade(made)
 			}
 		}()
 	}
@@ -405,7 +405,7 @@ func planInstall(req *install.Request, force bool, m *manifest) (*Plan, error) {
 			}
 		}
 		for _, t := range req.Placement.Targets {
-			pt, err := planTarget(t, merged)
+			pt, err := planTarget(req.Placement, t, merged)
 			if err != nil {
 				return false, err
 			}

@@ -186,6 +186,35 @@ func TestVerifyInstalledFindsChangedFiles(t *testing.T) {
 	}
 }
 
+// Admit finds the record of a user-scope folder under $STAX_HOME: a
+// stateful skill installed there and changed since is refused under a
+// policy that requires its signature, as a project's is.
+func TestAdmitChecksUserScopeSkills(t *testing.T) {
+	ctx := context.Background()
+	signer, pub := newKey(t)
+	home, userHome := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", userHome)
+	ref := packLayout(t, statefulPackage(t, t.TempDir(), "Signed."), signer)
+	env := homeEnv(t, home)
+	user := workflow.Where{Runtimes: []string{"claude-code"}, Scope: "user"}
+	if _, err := workflow.Install(ctx, env, workflow.InstallOptions{Where: user, Sources: []string{ref}}); err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(userHome, ".claude", "skills", "notes")
+	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte("mode: require\nkeys: ["+pub+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := workflow.Admit(ctx, env, skill); err != nil {
+		t.Fatalf("the skill as installed: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(skill, "MEMORY.md"), []byte("forged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := workflow.Admit(ctx, env, skill); errdefs.Of(err) != errdefs.DataLoss {
+		t.Fatalf("err = %v: want the changed MEMORY.md of the user's skill refused", err)
+	}
+}
+
 // Admit lets a stateful skill whose rule is require be read only as its
 // package's signature signs it, reading the package through env.Opener.
 func TestAdmitChecksStatefulSkillsAgainstTheirSignature(t *testing.T) {

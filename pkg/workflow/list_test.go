@@ -30,7 +30,7 @@ func TestListNamesWhereInstalledSkillsCameFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	l, err := workflow.List(discover.Options{Runtime: rt, Project: proj, Home: home})
+	l, err := workflow.List(discover.Options{Runtime: rt, Project: proj, Home: home}, func(string) string { return t.TempDir() })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestListWarnsOfAnUnreadableRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := workflow.List(discover.Options{Runtime: rt, Project: proj, Home: t.TempDir()})
+	l, err := workflow.List(discover.Options{Runtime: rt, Project: proj, Home: t.TempDir()}, func(string) string { return t.TempDir() })
 	if err != nil {
 		t.Fatal(err)
 	}

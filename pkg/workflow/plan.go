@@ -53,9 +53,9 @@ type PlanTarget struct {
 // planTarget compares the winners of an install with what the folder of
 // t holds. A folder stax cannot read is reported by the install itself,
 // so it plans as an empty one here.
-func planTarget(t install.Target, merged *merge.Result) (PlanTarget, error) {
+func planTarget(p *install.Placement, t install.Target, merged *merge.Result) (PlanTarget, error) {
 	pt := newPlanTarget(t)
-	rec, changed, err := readFolder(t.Dir)
+	rec, changed, err := readFolder(p, t.Dir)
 	if err != nil {
 		return pt, err
 	}
@@ -93,9 +93,9 @@ func planTarget(t install.Target, merged *merge.Result) (PlanTarget, error) {
 }
 
 // planUninstall is what an uninstall would do in the folder of t.
-func planUninstall(t install.Target, keep []string) (PlanTarget, error) {
+func planUninstall(p *install.Placement, t install.Target, keep []string) (PlanTarget, error) {
 	pt := newPlanTarget(t)
-	rec, changed, err := readFolder(t.Dir)
+	rec, changed, err := readFolder(p, t.Dir)
 	if err != nil {
 		return pt, err
 	}
@@ -126,14 +126,18 @@ func (pt *PlanTarget) sort() {
 	}
 }
 
-// readFolder reads the install record of dir and which of its skills
-// the user changed since.
-func readFolder(dir string) (*install.Record, map[string]bool, error) {
-	rec, err := install.ReadRecord(dir)
+// readFolder reads the install record of the folder dir of p, and which
+// of its skills the user changed since.
+func readFolder(p *install.Placement, dir string) (*install.Record, map[string]bool, error) {
+	recordDir, err := p.RecordDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	drifts, err := install.Check(dir)
+	rec, err := install.ReadRecordIn(dir, recordDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	drifts, err := install.CheckIn(dir, recordDir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -77,15 +77,19 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 	if err != nil {
 		return nil, err
 	}
-	var dir string
+	var dir, recordDir string
 	var installed install.InstalledSkill
 	for _, t := range placement.Targets {
-		rec, err := install.ReadRecord(t.Dir)
+		rd, err := env.recordDir(placement, t.Dir)
+		if err != nil {
+			return nil, err
+		}
+		rec, err := install.ReadRecordIn(t.Dir, rd)
 		if err != nil {
 			return nil, err
 		}
 		if s, ok := rec.Skills[opts.Skill]; ok {
-			dir, installed = t.Dir, s
+			dir, recordDir, installed = t.Dir, rd, s
 			break
 		}
 	}
@@ -97,7 +101,7 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 		return nil, errdefs.Invalid(fmt.Errorf("%q is not installed in %s: stax propose sends back the changes of a skill stax installed; check the name with stax list, or pass --runtime and --dir",
 			opts.Skill, strings.Join(dirs, ", ")))
 	}
-	drifts, err := install.Check(dir)
+	drifts, err := install.CheckIn(dir, recordDir)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func Uninstall(ctx context.Context, env *Env, opts UninstallOptions) ([]Uninstal
 	out := []UninstallResult{}
 	for _, t := range placement.Targets {
 		res, err := install.Uninstall(ctx, install.Options{
-			Dir: t.Dir, Root: placement.Root, LockDir: lockDir, Force: opts.Force, Keep: opts.Keep,
+			Dir: t.Dir, Root: placement.Root, LockDir: lockDir, Force: opts.Force, Keep: opts.Keep, Records: placement.Records,
 		})
 		if err != nil {
 			return nil, err
@@ -68,7 +68,7 @@ func PlanUninstall(ctx context.Context, env *Env, opts UninstallOptions) (*Plan,
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pt, err := planUninstall(t, opts.Keep)
+		pt, err := planUninstall(placement, t, opts.Keep)
 		if err != nil {
 			return nil, err
 		}

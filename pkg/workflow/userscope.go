@@ -28,6 +28,35 @@ const UserConfigFile = "config.yaml"
 // their stax.lock.
 const UserDir = "user"
 
+// userRecordsDir is the directory of UserDir holding the install record
+// of each user-scope folder, one directory per folder named after it
+// (install.RecordDir): a folder has one record whatever set of folders
+// it was installed with. It starts with a dot, which no name of a set
+// of folders does.
+const userRecordsDir = ".records"
+
+// userRecords is where user-scope folders' records are kept.
+func userRecords(getenv func(string) string) (string, error) {
+	home, err := store.HomeFrom(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, UserDir, userRecordsDir), nil
+}
+
+// recordDir is where the record of the folder dir of placement p is
+// kept: in user scope under $STAX_HOME; "" for the folder itself.
+func (e *Env) recordDir(p *install.Placement, dir string) (string, error) {
+	if p.Scope != agent.ScopeUser {
+		return "", nil
+	}
+	records, err := userRecords(e.getenv)
+	if err != nil {
+		return "", err
+	}
+	return install.RecordDir(records, p.Root, dir)
+}
+
 // userScope reports whether w asks for the user's folders. Only the
 // scope asked for counts: a project whose stax.yaml says install.scope:
 // user installs its own sources there, as its project does.
@@ -60,6 +89,7 @@ func (e *Env) userPlacement(w Where) (*install.Placement, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	placement.Records = filepath.Join(home, UserDir, userRecordsDir)
 	return placement, filepath.Join(home, UserDir, name), nil
 }
 
@@ -84,6 +114,30 @@ func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
 	return &staxyaml.InstallSpec{Runtimes: def.Install.Runtimes, Defined: def.Install.Defined}, nil
 }
 
+// userRecordDirOf is where the record of dir would be kept if it were a
+// user-scope folder, for a caller that knows the folder but not its
+// scope; "" when it cannot be one. A folder whose record is not there
+// is read as its own (install.ReadRecordIn).
+func (e *Env) userRecordDirOf(dir string) string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(home, dir)
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	records, err := userRecords(e.getenv)
+	if err != nil {
+		return ""
+	}
+	recordDir, err := install.RecordDir(records, home, dir)
+	if err != nil {
+		return ""
+	}
+	return recordDir
+}
+
 // userFoldersName names the folders of a user-scope placement as one
 // directory: each folder by its path under the home directory without
 // the leading dot, its separators turned into "-" (.claude/skills is
@@ -92,11 +146,11 @@ func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
 func userFoldersName(p *install.Placement) (string, error) {
 	names := make([]string, 0, len(p.Targets))
 	for _, t := range p.Targets {
-		rel, err := filepath.Rel(p.Root, t.Dir)
+		name, err := install.FolderName(p.Root, t.Dir)
 		if err != nil {
-			return "", errdefs.IO(err)
+			return "", err
 		}
-		names = append(names, strings.ReplaceAll(strings.TrimLeft(filepath.ToSlash(rel), "."), "/", "-"))
+		names = append(names, name)
 	}
 	slices.Sort(names)
 	name := strings.Join(names, "+")
@@ -138,27 +192,11 @@ func (e *Env) placeFor(w Where) (placement *install.Placement, dir string, err e
 
 // makeUserDir creates dir, the directory of a set of user-scope folders
 // under $STAX_HOME, and returns the directories it made, innermost first,
-// for a failed install to remove again.
+// for a failed install to remove again (install.RemoveMade).
 func makeUserDir(dir string) ([]string, error) {
-	var made []string
-	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		made = append(made, d)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	made, err := install.MkdirAll(dir)
+	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("create the user-scope directory: %w", err))
 	}
 	return made, nil
-}
-
-// removeMadeDirs removes the directories makeUserDir made, each only
-// while it is empty.
-func removeMadeDirs(made []string) {
-	for _, d := range made {
-		if os.Remove(d) != nil {
-			return
-		}
-	}
 }

@@ -55,7 +55,7 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 		}
 	}
 	res, err := install.Verify(ctx, install.VerifyOptions{
-		Targets: placement.Targets, Root: placement.Root, Workspace: placement.Workspace, Portable: placement.Portable(), Locked: locked, LockDir: lockDir, Notes: env.warnings(),
+		Targets: placement.Targets, Root: placement.Root, Workspace: placement.Workspace, Portable: placement.Portable(), Records: placement.Records, Locked: locked, LockDir: lockDir, Notes: env.warnings(),
 		Signed: install.SignedOptions{Keys: opts.Keys, Policy: policy, Open: func() (trust.Source, int64, error) {
 			return source.TrustSource(env.Opener), opts.MaxSize, nil
 		}},
