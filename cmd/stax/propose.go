@@ -77,15 +77,9 @@ installed, or has no changed stateful file, exits 1 and writes nothing.`,
 }
 
 func runPropose(ctx context.Context, opts *proposeOptions) error {
-	var signer *signature.KeySigner
-	if opts.Key != "" {
-		if opts.Output == "" {
-			return errdefs.Invalid(fmt.Errorf("--key signs the proposal in a file beside it: pass -o FILE too"))
-		}
-		var err error
-		if signer, err = loadSigner(opts.IO, opts.Global, opts.Key); err != nil {
-			return err
-		}
+	signer, err := proposeSigner(opts)
+	if err != nil {
+		return err
 	}
 	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
 	if err != nil {
@@ -95,17 +89,8 @@ func runPropose(ctx context.Context, opts *proposeOptions) error {
 	if err != nil {
 		return err
 	}
-	var text bytes.Buffer
-	if err := writeJSON(&text, res.Proposal); err != nil {
-		return err
-	}
-	report := opts.IO.Out
-	if opts.Output == "" {
-		if _, err := opts.IO.Out.Write(text.Bytes()); err != nil {
-			return errdefs.IO(err)
-		}
-		report = opts.IO.ErrOut
-	} else if err := writeProposal(ctx, opts.Output, text.Bytes(), signer); err != nil {
+	report, err := emitProposal(ctx, opts, res.Proposal, signer)
+	if err != nil {
 		return err
 	}
 	if opts.Global.json() {
@@ -113,6 +98,34 @@ func runPropose(ctx context.Context, opts *proposeOptions) error {
 	}
 	printPropose(report, res, opts.Output, signer != nil)
 	return nil
+}
+
+// emitProposal writes the proposal to -o (signed with signer), or to
+// stdout; the report then goes where the proposal does not.
+func emitProposal(ctx context.Context, opts *proposeOptions, p *proposal.Proposal, signer *signature.KeySigner) (io.Writer, error) {
+	var text bytes.Buffer
+	if err := writeJSON(&text, p); err != nil {
+		return nil, err
+	}
+	if opts.Output != "" {
+		return opts.IO.Out, writeProposal(ctx, opts.Output, text.Bytes(), signer)
+	}
+	if _, err := opts.IO.Out.Write(text.Bytes()); err != nil {
+		return nil, errdefs.IO(err)
+	}
+	return opts.IO.ErrOut, nil
+}
+
+// proposeSigner loads the key of --key before anything is read, so that a
+// wrong key or password writes nothing; nil without --key.
+func proposeSigner(opts *proposeOptions) (*signature.KeySigner, error) {
+	switch {
+	case opts.Key == "":
+		return nil, nil
+	case opts.Output == "":
+		return nil, errdefs.Invalid(fmt.Errorf("--key signs the proposal in a file beside it: pass -o FILE too"))
+	}
+	return loadSigner(opts.IO, opts.Global, opts.Key)
 }
 
 // writeProposal writes the proposal to path and, with signer, its
