@@ -7,7 +7,8 @@
 //
 // The first line on stdout is the address it listens on. GET /_count answers
 // the number of requests proxied so far; it is not proxied, delayed or
-// counted itself.
+// counted itself. -log writes the method and path of each request to stderr,
+// to see which requests a job makes.
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -38,6 +40,8 @@ type delayingProxy struct {
 	sleep    func(ctx context.Context, d time.Duration) error
 	next     http.Handler
 	requests atomic.Int64
+	// log, when set, gets a line "METHOD PATH" for each counted request.
+	log io.Writer
 }
 
 func newDelayingProxy(target *url.URL, delay time.Duration) *delayingProxy {
@@ -56,6 +60,9 @@ func (p *delayingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.requests.Add(1)
+	if p.log != nil {
+		fmt.Fprintf(p.log, "%s %s\n", r.Method, r.URL.Path)
+	}
 	if err := p.sleep(r.Context(), p.delay); err != nil {
 		// The client went away while it waited; there is no one to answer.
 		return
@@ -78,14 +85,19 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on")
 	target := flag.String("target", "", "URL of the server to forward to, e.g. http://127.0.0.1:5000")
 	delay := flag.Duration("delay", 50*time.Millisecond, "time each request waits before it is forwarded")
+	logRequests := flag.Bool("log", false, "write the method and path of each request to stderr")
 	flag.Parse()
-	if err := run(*listen, *target, *delay); err != nil {
+	var log io.Writer
+	if *logRequests {
+		log = os.Stderr
+	}
+	if err := run(*listen, *target, *delay, log); err != nil {
 		fmt.Fprintln(os.Stderr, "latency:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen, target string, delay time.Duration) error {
+func run(listen, target string, delay time.Duration, log io.Writer) error {
 	targetURL, err := url.Parse(target)
 	if err != nil || targetURL.Scheme == "" || targetURL.Host == "" {
 		return fmt.Errorf("-target %q is not a URL like http://127.0.0.1:5000", target)
@@ -95,7 +107,9 @@ func run(listen, target string, delay time.Duration) error {
 		return err
 	}
 	fmt.Println(ln.Addr().String())
-	server := &http.Server{Handler: newDelayingProxy(targetURL, delay), ReadHeaderTimeout: time.Minute}
+	proxy := newDelayingProxy(targetURL, delay)
+	proxy.log = log
+	server := &http.Server{Handler: proxy, ReadHeaderTimeout: time.Minute}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -27,6 +27,8 @@ func TestDelayingProxyDelaysCountsAndForwards(t *testing.T) {
 
 	const delay = 50 * time.Millisecond
 	p := newDelayingProxy(target, delay)
+	var log strings.Builder
+	p.log = &log
 	var slept []time.Duration
 	var hitsWhenSleeping []int64
 	p.sleep = func(_ context.Context, d time.Duration) error {
@@ -48,6 +50,9 @@ func TestDelayingProxyDelaysCountsAndForwards(t *testing.T) {
 	}
 	if got := strings.TrimSpace(get(t, front.URL+countPath)); got != "1" {
 		t.Errorf("GET %s = %q, want 1", countPath, got)
+	}
+	if got := log.String(); got != "GET /v2/\n" {
+		t.Errorf("request log = %q, want the one proxied request", got)
 	}
 	if len(slept) != 1 || backendHits.Load() != 1 {
 		t.Errorf("GET %s slept %d times and reached the backend %d times, want neither", countPath, len(slept)-1, backendHits.Load()-1)

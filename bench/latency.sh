@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# bench/latency.sh: stax against oras when every request to the registry
+# costs a round trip. Debian's docker-registry on loopback, with
+# bench/latency (a reverse proxy that delays each request by DELAY and counts
+# them) in front of it; PKGS packages of PKG_SKILLS skills are pushed to the
+# registry directly, then every row pulls them through the proxy.
+#
+#   STAX=bin/stax bash bench/latency.sh
+#   STAX=bin/stax PKGS=10 PKG_SKILLS=50 DELAY=50ms RUNS=3 bash bench/latency.sh
+#
+# Rows (median wall time of RUNS, requests the proxy saw in one run, ratio
+# to the parallel oras pull): stax install of the PKGS references with a
+# cold store; stax install --frozen from that install's stax.yaml and
+# stax.lock with the store already holding them; stax pull -o of each, one
+# after another; oras pull of each, one after another and all at once. oras
+# is built from the Go module proxy at ORAS_VERSION. SHOW_REQUESTS=1 lists
+# the requests of each row's last run after the table.
+set -euo pipefail
+
+STAX=${STAX:-bin/stax}
+STAX=$(realpath "$STAX")
+PKGS=${PKGS:-10}
+PKG_SKILLS=${PKG_SKILLS:-50}
+DELAY=${DELAY:-50ms}
+RUNS=${RUNS:-3}
+ORAS_VERSION=${ORAS_VERSION:-v1.3.6}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/stax-latency.XXXXXX")
+export SOURCE_DATE_EPOCH=0 DOCKER_CONFIG=$work/docker
+mkdir -p "$DOCKER_CONFIG"
+
+fail() { echo "latency: FAIL: $*" >&2; exit 1; }
+proxy_pid=
+# The tools' notices go to $work/stderr.log, shown when the bench fails.
+cleanup() {
+	local status=$?
+	if ((status != 0)) && [ -s "$work/stderr.log" ]; then
+		echo "--- last lines of the tools' stderr:" >&2
+		tail -n 20 "$work/stderr.log" >&2
+	fi
+	[ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null
+	stop_registry
+	rm -rf "$work"
+}
+# shellcheck source=../test/e2e/lib/registry.sh
+. "$here/../test/e2e/lib/registry.sh"
+trap cleanup EXIT
+start_registry >/dev/null
+
+(cd "$here/.." && go build -o "$work/latency" ./bench/latency) || fail "cannot build bench/latency"
+(cd "$work" && GOFLAGS=-mod=mod GOBIN=$work go install "oras.land/oras/cmd/oras@$ORAS_VERSION") ||
+	fail "cannot build oras $ORAS_VERSION from the Go module proxy"
+ORAS=$work/oras
+
+"$work/latency" -log -target "http://127.0.0.1:$port" -delay "$DELAY" >"$work/proxy.out" 2>"$work/proxy.log" &
+proxy_pid=$!
+proxy=
+for _ in $(seq 100); do
+	proxy=$(head -n 1 "$work/proxy.out")
+	[ -n "$proxy" ] && break
+	sleep 0.1
+done
+[ -n "$proxy" ] || fail "bench/latency did not print its address"
+
+# requests: the proxy's count so far (plain bash, no curl needed).
+requests() {
+	local line body=
+	exec 3<>"/dev/tcp/${proxy%:*}/${proxy##*:}"
+	printf 'GET /_count HTTP/1.0\r\nHost: %s\r\n\r\n' "$proxy" >&3
+	while IFS= read -r line <&3; do body=$line; done
+	exec 3<&-
+	echo "${body%$'\r'}"
+}
+
+refs=()
+for ((i = 0; i < PKGS; i++)); do
+	(cd "$here/.." && go run ./bench/gen -dir "$work/src/p$i" -first $((i * PKG_SKILLS)) -count "$PKG_SKILLS" -variant "$i")
+	STAX_HOME=$work/push-home "$STAX" push --max-size 0 "$work/src/p$i" "127.0.0.1:$port/bench/p$i:1.0.0" >/dev/null 2>>"$work/stderr.log"
+	refs+=("$proxy/bench/p$i:1.0.0")
+done
+
+now() { date +%s.%N; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# Each job runs in a fresh directory $run (and a fresh store where the row
+# says cold); prepare, when set, runs before the clock starts.
+job_install() {
+	export STAX_HOME=$run/home
+	(cd "$run/proj" && "$STAX" install "${refs[@]}" >/dev/null)
+}
+prepare_frozen() {
+	export STAX_HOME=$run/home
+	(cd "$run/proj" && "$STAX" install "${refs[@]}" >/dev/null)
+	mkdir "$run/proj2" && cp "$run/proj/stax.yaml" "$run/proj/stax.lock" "$run/proj2/"
+}
+job_frozen() { (cd "$run/proj2" && "$STAX" install --frozen >/dev/null); }
+job_stax_pull() {
+	export STAX_HOME=$run/home
+	local i
+	for ((i = 0; i < PKGS; i++)); do "$STAX" pull "${refs[i]}" -o "$run/out/p$i" >/dev/null; done
+}
+job_oras_serial() {
+	local i
+	for ((i = 0; i < PKGS; i++)); do "$ORAS" pull --plain-http -o "$run/out/p$i" "${refs[i]}" >/dev/null; done
+}
+job_oras_parallel() {
+	local i pids=()
+	for ((i = 0; i < PKGS; i++)); do
+		"$ORAS" pull --plain-http -o "$run/out/p$i" "${refs[i]}" >/dev/null &
+		pids+=($!)
+	done
+	for pid in "${pids[@]}"; do wait "$pid"; done
+}
+
+# measure JOB [PREPARE]: sets $wall (median seconds) and $reqs (requests of
+# the last run).
+measure() {
+	local r t0 before logged times=()
+	for ((r = 0; r < RUNS; r++)); do
+		run=$work/run-$1-$r
+		mkdir -p "$run/proj" "$run/out"
+		[ -z "${2:-}" ] || "$2" 2>>"$work/stderr.log"
+		before=$(requests) logged=$(wc -l <"$work/proxy.log")
+		t0=$(now)
+		"$1" 2>>"$work/stderr.log"
+		times+=("$(echo "$(now) - $t0" | bc)")
+		reqs=$(($(requests) - before))
+		tail -n +$((logged + 1)) "$work/proxy.log" >"$work/requests-$1"
+		rm -rf "$run"
+	done
+	wall=$(printf '%s\n' "${times[@]}" | median)
+}
+
+echo "latency: $("$STAX" version 2>/dev/null | head -n 1), oras $ORAS_VERSION, $("${DOCKER_REGISTRY:-/usr/bin/docker-registry}" --version)"
+echo "latency: $PKGS packages of $PKG_SKILLS skills, $DELAY per request, median of $RUNS, $(nproc) cores"
+measure job_oras_parallel
+base=$wall base_reqs=$reqs
+declare -A label=(
+	[job_install]="stax install of the $PKGS references, cold store"
+	[job_frozen]="stax install --frozen, store holding them"
+	[job_stax_pull]="stax pull -o of each, one after another"
+	[job_oras_serial]="oras pull of each, one after another"
+	[job_oras_parallel]="oras pull of each, all at once"
+)
+printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "vs parallel oras"
+row() { printf '| %s | %.2f | %s | %.2f× |\n' "${label[$1]}" "$wall" "$reqs" "$(echo "$wall / $base" | bc -l)"; }
+for job in job_install job_frozen job_stax_pull job_oras_serial; do
+	prepare=
+	[ "$job" = job_frozen ] && prepare=prepare_frozen
+	measure "$job" "$prepare"
+	row "$job"
+done
+wall=$base reqs=$base_reqs
+row job_oras_parallel
+if [ "${SHOW_REQUESTS:-}" = 1 ]; then
+	for job in job_install job_frozen job_stax_pull job_oras_serial job_oras_parallel; do
+		echo "requests of one run of: ${label[$job]}"
+		sed 's/sha256:\([0-9a-f]\{12\}\)[0-9a-f]*/sha256:\1…/; s/^/  /' "$work/requests-$job"
+	done
+fi
