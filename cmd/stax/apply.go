@@ -3,19 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/proposal"
-	"github.com/stax-dev/stax/pkg/signature"
-	"github.com/stax-dev/stax/pkg/trust"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -137,48 +130,5 @@ func (opts *applyOptions) signatureCheck() (func([]byte) error, error) {
 		}
 		return nil, nil
 	}
-	sigPath := opts.Signature
-	if sigPath == "" {
-		if opts.Proposal == "-" {
-			return nil, errdefs.Invalid(errors.New("a proposal read from stdin has no signature beside it: pass --signature FILE"))
-		}
-		sigPath = opts.Proposal + proposal.SignatureSuffix
-	}
-	verifiers, err := trust.LoadVerifiers(opts.Keys)
-	if err != nil {
-		return nil, errdefs.Invalid(err)
-	}
-	signed, err := readSignature(sigPath)
-	if err != nil {
-		return nil, err
-	}
-	return func(data []byte) error {
-		signer, err := signature.VerifyBlob(signed, proposal.PredicateType, data, verifiers)
-		if err != nil {
-			return errdefs.Corrupt(fmt.Errorf("the proposal %s does not verify with its signature %s: %w", opts.Proposal, sigPath, err))
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "proposal signed by %s\n", signer)
-		return nil
-	}, nil
-}
-
-// readSignature reads a detached signature file, bounded as the
-// signatures stax reads from registries are.
-func readSignature(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errdefs.Corrupt(fmt.Errorf("%s: no signature: the sender signs with stax propose --key, which writes it beside the proposal; or pass --signature FILE", path))
-	}
-	if err != nil {
-		return nil, errdefs.IO(err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, artifact.MaxMetadataSize+1))
-	if err != nil {
-		return nil, errdefs.IO(err)
-	}
-	if len(data) > artifact.MaxMetadataSize {
-		return nil, errdefs.Corrupt(fmt.Errorf("%s: a signature is at most %d bytes", path, artifact.MaxMetadataSize))
-	}
-	return data, nil
+	return workflow.ProposalCheck(opts.Proposal, opts.Signature, opts.Keys, opts.IO.ErrOut)
 }

@@ -3,16 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/proposal"
 	"github.com/stax-dev/stax/pkg/signature"
@@ -108,7 +103,7 @@ func emitProposal(ctx context.Context, opts *proposeOptions, p *proposal.Proposa
 		return nil, err
 	}
 	if opts.Output != "" {
-		return opts.IO.Out, writeProposal(ctx, opts.Output, text.Bytes(), signer)
+		return opts.IO.Out, workflow.WriteProposal(ctx, opts.Output, text.Bytes(), signer)
 	}
 	if _, err := opts.IO.Out.Write(text.Bytes()); err != nil {
 		return nil, errdefs.IO(err)
@@ -126,34 +121,6 @@ func proposeSigner(opts *proposeOptions) (*signature.KeySigner, error) {
 		return nil, errdefs.Invalid(fmt.Errorf("--key signs the proposal in a file beside it: pass -o FILE too"))
 	}
 	return loadSigner(opts.IO, opts.Global, opts.Key)
-}
-
-// writeProposal writes the proposal to path and, with signer, its
-// signature beside it; the signature is made first, so a key that cannot
-// sign leaves nothing behind, and a signature left from an earlier
-// proposal at path is replaced or removed, never kept beside a new one.
-func writeProposal(ctx context.Context, path string, data []byte, signer *signature.KeySigner) error {
-	sigPath := path + proposal.SignatureSuffix
-	var signed []byte
-	if signer != nil {
-		var err error
-		if signed, err = signature.SignBlob(ctx, signer, filepath.Base(path), proposal.PredicateType, data); err != nil {
-			return errdefs.Invalid(fmt.Errorf("sign the proposal with %s: %w", signer.ID(), err))
-		}
-	} else if err := os.Remove(sigPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return errdefs.IO(fmt.Errorf("remove the signature of an earlier proposal: %w", err))
-	}
-	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
-		return errdefs.IO(fmt.Errorf("write the proposal: %w", err))
-	}
-	if signed == nil {
-		return nil
-	}
-	if err := atomicfile.WriteFile(sigPath, signed, 0o644); err != nil {
-		os.Remove(path) // a signed proposal is sent with its signature, or not at all
-		return errdefs.IO(fmt.Errorf("write the proposal's signature: %w", err))
-	}
-	return nil
 }
 
 func printPropose(w io.Writer, res *workflow.ProposeResult, output string, signed bool) {

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"github.com/opencontainers/go-digest"
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/trust"
-	"github.com/stax-dev/stax/pkg/trustpolicy"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -25,9 +22,4 @@ func (v *verifyFlags) addFlags(cmd *cobra.Command) {
 // verification is the signature check the flags ask for.
 func (v *verifyFlags) verification() workflow.Verification {
 	return workflow.Verification{Mode: v.Mode, Keys: v.Keys}
-}
-
-// options are the trust.Enforce options the flags ask for.
-func (v *verifyFlags) options(streams *IOStreams, global *globalOptions, project *trustpolicy.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
-	return trust.EnforceOptions{Mode: v.Mode, Keys: v.Keys, Project: project, Require: require, Warnings: streams.ErrOut, MaxSize: maxSize, Getenv: global.getenv}
 }
