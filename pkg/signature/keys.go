@@ -228,6 +228,9 @@ func (k keypair) SignData(_ context.Context, data []byte) (sig, signed []byte, e
 type KeyVerifier struct {
 	id, hint string
 	verifier *verify.Verifier
+	// pub checks signatures made outside a bundle, such as cosign's
+	// tag-based ones (see VerifyMessage).
+	pub crypto.PublicKey
 }
 
 // LoadPublicKey reads a PEM public key, such as one stax or cosign wrote.
@@ -254,7 +257,7 @@ func NewKeyVerifier(pub crypto.PublicKey) (*KeyVerifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	kv := &KeyVerifier{verifier: v}
+	kv := &KeyVerifier{verifier: v, pub: pub}
 	if kv.id, err = KeyID(pub); err != nil {
 		return nil, err
 	}

@@ -124,6 +124,11 @@ func Verify(ctx context.Context, t content.ReadOnlyGraphStorage, desc ocispec.De
 		}
 		failed.Details = append(failed.Details, fmt.Sprintf("signature %s: %s", ref.Digest, reason.detail))
 	}
+	// cosign's tag-based signatures are no referrers: they are looked up
+	// by their tag (see simplesigning.go).
+	if v, err := verifySimpleSigning(ctx, t, desc, opts, failed); v != nil || err != nil {
+		return v, err
+	}
 	return nil, failed
 }
 
