@@ -51,9 +51,9 @@ type MessageVerifier interface {
 }
 
 // VerifyMessage checks that sig is the key's signature over message, made
-// as cosign signs with a key: ECDSA and RSA over the message's digest
-// (SHA-256 for P-256 and RSA keys), Ed25519 either prehashed, as cosign v3
-// signs, or pure, as older cosign versions did.
+// as cosign signs with a key: ECDSA over the message's digest (SHA-256
+// for P-256), Ed25519 either prehashed, as cosign v3 signs, or pure, as
+// older cosign versions did.
 func (v *KeyVerifier) VerifyMessage(sig, message []byte) error {
 	sv, err := sigsig.LoadDefaultVerifier(v.pub)
 	if err != nil {
@@ -110,8 +110,14 @@ func verifySimpleSigning(ctx context.Context, t content.ReadOnlyStorage, desc oc
 		failed.add(ReasonBadSignature, fmt.Sprintf("%s: manifest is not valid JSON: %v", where, err))
 		return nil, nil
 	}
-	if m.MediaType != ocispec.MediaTypeImageManifest && m.MediaType != mediaTypeDockerManifest {
-		failed.add(ReasonBadSignature, fmt.Sprintf("%s: it is a %q, not an image manifest", where, m.MediaType))
+	// The mediaType field is optional in an OCI manifest; the registry's
+	// Content-Type, which Resolve gave, says it then.
+	mediaType := m.MediaType
+	if mediaType == "" {
+		mediaType = sigDesc.MediaType
+	}
+	if mediaType != ocispec.MediaTypeImageManifest && mediaType != mediaTypeDockerManifest {
+		failed.add(ReasonBadSignature, fmt.Sprintf("%s: it is a %q, not an image manifest", where, mediaType))
 		return nil, nil
 	}
 	checked := 0

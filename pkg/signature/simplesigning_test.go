@@ -15,6 +15,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/cosigntest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -223,5 +224,49 @@ func TestCosignSigTagReadsABoundedNumberOfLayers(t *testing.T) {
 	wantReason(t, err, signature.ReasonWrongKey)
 	if !strings.Contains(err.Error(), fmt.Sprintf("only the first %d", signature.MaxSignatures)) {
 		t.Fatalf("the error does not say the signatures were bounded: %v", err)
+	}
+}
+
+// TestCosignSigTagRefusesAnOversizedPayload: a payload over the metadata
+// limit is refused from its descriptor, before any of it is fetched.
+func TestCosignSigTagRefusesAnOversizedPayload(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reg := registrytest.New(t)
+	target := openRemote(t, reg)
+	desc := packExamples(t, target, "")
+	key := newCosignKey(t, cosigntest.ECDSAP256)
+	payload := simpleSigningPayload(t, reg.Host+"/acme/skills", desc.Digest)
+	payload = append(payload, bytes.Repeat([]byte(" "), artifact.MaxMetadataSize+1-len(payload))...)
+	layer := key.signedLayer(t, payload)
+	pushSigTag(t, target, desc.Digest, layer)
+	reg.ResetRequests()
+	_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{key.verifier}})
+	wantReason(t, err, signature.ReasonBadSignature)
+	if !strings.Contains(err.Error(), "over the") {
+		t.Fatalf("the error does not name the limit: %v", err)
+	}
+	for _, r := range reg.Requests() {
+		if strings.HasSuffix(r.Path, "/blobs/"+digest.FromBytes(payload).String()) {
+			t.Fatalf("the oversized payload was fetched: %s %s", r.Method, r.Path)
+		}
+	}
+}
+
+// TestCosignSigTagThatIsNoImageManifest: an index under the .sig tag is no
+// signature stax can check, and is reported as a bad one.
+func TestCosignSigTagThatIsNoImageManifest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	target := places[2].open(t)
+	desc := packExamples(t, target, "")
+	index := []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`)
+	if _, err := oras.TagBytes(ctx, target, ocispec.MediaTypeImageIndex, index, cosigntest.Tag(desc.Digest)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := signature.Verify(ctx, target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{strangerKey(t, "")}})
+	wantReason(t, err, signature.ReasonBadSignature)
+	if !strings.Contains(err.Error(), "not an image manifest") {
+		t.Fatalf("the error does not say what the tag holds: %v", err)
 	}
 }
