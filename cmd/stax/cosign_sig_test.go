@@ -92,6 +92,19 @@ func TestCosignSigTagVerifiesThroughTheCLI(t *testing.T) {
 		}
 	}
 
+	// stax.lock records the verification; install --frozen requires it
+	// again, with the lock's package read from where it was.
+	proj := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code", "--verify", "require", "--key", pub); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code", "--frozen", "--key", otherPub); r.Code != 6 || !strings.Contains(r.Stderr, "wrong key") {
+		t.Fatalf("frozen with the wrong key: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code", "--frozen", "--key", pub); r.Code != 0 {
+		t.Fatalf("frozen: %d %s", r.Code, r.Stderr)
+	}
+
 	// The trust policy gives the key: verify and pull without --key.
 	for _, c := range []struct {
 		key  string
