@@ -2,8 +2,11 @@ package resolve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
@@ -42,4 +45,14 @@ func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Pack
 	pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s lists no skills in its config; %d read from its layer (%s)",
 		t.Name(), len(snap.Skills), strings.Join(snap.Dirs(), ", ")))
 	return nil
+}
+
+// missingDependency gives a dependency a registry does not have the class
+// of a package that cannot be resolved: the registry answered, and what
+// the depending package names is not there.
+func missingDependency(err error) error {
+	if errors.Is(err, errdef.ErrNotFound) {
+		return errdefs.Reclassify(errdefs.Unresolved, err)
+	}
+	return err
 }
