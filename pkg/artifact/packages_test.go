@@ -54,7 +54,7 @@ func TestFetchRefusesHostilePackagesLayer(t *testing.T) {
 	many := `{"packages":[` + strings.Repeat(`{"kind":"package","ref":"ghcr.io/a/b:1"},`, MaxDependencies) + `{"kind":"package","ref":"ghcr.io/a/b:1"}]}`
 	for _, tc := range []struct {
 		name, layer, want string
-		oversize         bool
+		oversize          bool
 	}{
 		{"oversized", `{"packages":[]}`, "over the 1048576-byte limit", true},
 		{"too many", many, "over the limit of 1024", false},
