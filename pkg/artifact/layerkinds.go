@@ -77,10 +77,10 @@ func (p *Package) NotInstalledKinds() []string {
 	return kinds
 }
 
-// NotInstalledWarning says which layers of the package named name stax
-// does not install, or is empty when it installs all of them.
-func (p *Package) NotInstalledWarning(name string) string {
-	kinds := p.NotInstalledKinds()
+// NotInstalledWarning says that the package named name carries layers of
+// the kinds given (see NotInstalledKinds), which stax does not install;
+// empty when there are none.
+func NotInstalledWarning(name string, kinds []string) string {
 	if len(kinds) == 0 {
 		return ""
 	}

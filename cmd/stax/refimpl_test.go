@@ -1,0 +1,162 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/internal/packagetest"
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/lock"
+)
+
+// refImplAgent pushes to reg, as the reference implementation writes
+// them, a package of two skills (acme/base:1) and an agent artifact of two
+// skills, rules, a prompt and MCP server configs that depends on it by tag
+// only (acme/agent:1). It returns the agent's reference and the base's
+// digest.
+func refImplAgent(t *testing.T, reg *registrytest.Registry) (string, digest.Digest) {
+	t.Helper()
+	base := packagetest.RefImpl{Name: "base", Version: "1.0.0", Skills: map[string]string{
+		"lint/SKILL.md": packagetest.Skill("lint"), "test/SKILL.md": packagetest.Skill("test"),
+	}}.Push(t, reg.Host+"/acme/base:1")
+	ref := reg.Host + "/acme/agent:1"
+	packagetest.RefImpl{
+		Name: "agent", Version: "1.0.0",
+		Skills: map[string]string{
+			"deploy/SKILL.md": packagetest.Skill("deploy"), "review/SKILL.md": packagetest.Skill("review"),
+		},
+		Dependencies: []string{reg.Host + "/acme/base:1"},
+		Layers:       []packagetest.Layer{packagetest.Rules(t), packagetest.Prompt(), packagetest.MCP()},
+	}.Push(t, ref)
+	return ref, base
+}
+
+// skillsIn lists the skill directories under dir.
+func skillsIn(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "SKILL.md")); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// skippedWarning is the warning pull and install give, once, for a
+// package with layers stax does not install.
+func skippedWarning(ref, kinds string) string {
+	return "warning: " + ref + " carries " + kinds + ", which stax does not install: stax installs skills only\n"
+}
+
+// install of a package the reference implementation wrote installs the
+// skills of the dependency its packages layer lists by tag only, records
+// the dependency by digest in stax.lock, and names, once, the layers it
+// does not install; a frozen install then installs the same.
+func TestInstallReferenceImplementationPackage(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref, base := refImplAgent(t, reg)
+	proj := t.TempDir()
+
+	r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := skillsIn(t, filepath.Join(proj, ".claude", "skills")); strings.Join(got, ",") != "deploy,lint,review,test" {
+		t.Errorf("installed %v, want the agent's two skills and the dependency's two", got)
+	}
+	if want := skippedWarning(ref, "rules, MCP server configs, prompt"); strings.Count(r.Stderr, want) != 1 {
+		t.Errorf("stderr does not say once %q:\n%s", want, r.Stderr)
+	}
+	l, err := lock.Read(filepath.Join(proj, "stax.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var locked bool
+	for _, p := range l.Packages {
+		locked = locked || p.Digest == base && p.Ref == reg.Host+"/acme/base:1"
+	}
+	if !locked {
+		t.Errorf("stax.lock does not record %s at %s: %+v", reg.Host+"/acme/base:1", base, l.Packages)
+	}
+	if r := runStax(t, "install", "--frozen", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install --frozen: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// pull -o of the same package writes the dependency's skills too, and
+// names, once, what it does not write.
+func TestPullReferenceImplementationPackage(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref, _ := refImplAgent(t, reg)
+	out := filepath.Join(t.TempDir(), "skills")
+
+	r := runStax(t, "pull", ref, "-o", out)
+	if r.Code != 0 {
+		t.Fatalf("pull: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := skillsIn(t, out); strings.Join(got, ",") != "deploy,lint,review,test" {
+		t.Errorf("pulled %v, want the agent's two skills and the dependency's two", got)
+	}
+	if want := skippedWarning(ref, "rules, MCP server configs, prompt"); strings.Count(r.Stderr, want) != 1 {
+		t.Errorf("stderr does not say once %q:\n%s", want, r.Stderr)
+	}
+}
+
+// A dependency listed by tag only that the registry does not have fails
+// the pull and the install as a resolution failure naming it, and nothing
+// is installed.
+func TestReferenceImplementationDependencyMissing(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/agent:1"
+	missing := reg.Host + "/acme/gone:1"
+	packagetest.RefImpl{Name: "agent", Version: "1.0.0", Skills: map[string]string{"deploy/SKILL.md": packagetest.Skill("deploy")},
+		Dependencies: []string{missing}}.Push(t, ref)
+	proj := t.TempDir()
+	for _, args := range [][]string{
+		{"pull", ref, "-o", filepath.Join(proj, "out")},
+		{"install", ref, "--dir", proj, "--runtime", "claude-code"},
+	} {
+		if r := runStax(t, args...); r.Code != 4 || !strings.Contains(r.Stderr, missing) {
+			t.Errorf("%s: exit %d, want 4 naming %s\n%s", args[0], r.Code, missing, r.Stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".claude", "skills", "deploy")); err == nil {
+		t.Error("install installed the package without its dependency")
+	}
+}
+
+// A package of rules, a prompt and MCP server configs and no skills pulls
+// and installs nothing, and says so, naming each kind it skipped.
+func TestRulesPromptMCPPackageIsNamed(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/rules:1"
+	packagetest.RefImpl{Name: "rules", Version: "1.0.0",
+		Layers: []packagetest.Layer{packagetest.Rules(t), packagetest.Prompt(), packagetest.MCP()}}.Push(t, ref)
+	want := skippedWarning(ref, "rules, MCP server configs, prompt")
+	proj := t.TempDir()
+	for _, args := range [][]string{
+		{"pull", ref, "-o", filepath.Join(proj, "out")},
+		{"install", ref, "--dir", proj, "--runtime", "claude-code"},
+	} {
+		if r := runStax(t, args...); r.Code != 0 || strings.Count(r.Stderr, want) != 1 {
+			t.Errorf("%s: exit %d, want 0 saying once %q\n%s", args[0], r.Code, want, r.Stderr)
+		}
+	}
+}
