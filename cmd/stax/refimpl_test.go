@@ -160,3 +160,64 @@ func TestRulesPromptMCPPackageIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// inspect lists the layers stax does not install, and the skills the
+// skills layer holds when the config lists none, in text and JSON, for
+// the package on its registry and in the local store.
+func TestInspectReferenceImplementationPackage(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/agent:1"
+	packagetest.RefImpl{Name: "agent", Version: "1.0.0",
+		Skills: map[string]string{"deploy/SKILL.md": packagetest.Skill("deploy"), "review/SKILL.md": packagetest.Skill("review")},
+		Layers: packagetest.Agent(t)}.Push(t, ref)
+	layout := "oci:" + filepath.Join(t.TempDir(), "layout") + ":1"
+	if r := runStax(t, "copy", ref, layout); r.Code != 0 {
+		t.Fatalf("copy: exit %d\n%s", r.Code, r.Stderr)
+	}
+	kinds := []string{"knowledge", "rules", "MCP server configs", "prompt", "persona", "subagents", "memory"}
+	for _, at := range []string{ref, layout} {
+		r := runStax(t, "inspect", at)
+		if r.Code != 0 {
+			t.Fatalf("inspect %s: exit %d\n%s", at, r.Code, r.Stderr)
+		}
+		if !strings.Contains(r.Stdout, "Skills (2):") || !strings.Contains(r.Stdout, "deploy/") || !strings.Contains(r.Stdout, "review/") {
+			t.Errorf("inspect %s does not list the layer's two skills:\n%s", at, r.Stdout)
+		}
+		if !strings.Contains(r.Stdout, "Not installed (stax installs skills only):") {
+			t.Errorf("inspect %s does not list the layers stax does not install:\n%s", at, r.Stdout)
+		}
+		for _, k := range kinds {
+			if !strings.Contains(r.Stdout, "  "+k+" ") {
+				t.Errorf("inspect %s does not list the %s layer:\n%s", at, k, r.Stdout)
+			}
+		}
+		r = runStax(t, "--output", "json", "inspect", at)
+		var res struct {
+			Skills []struct {
+				Path      string `json:"path"`
+				FromLayer bool   `json:"fromLayer"`
+			} `json:"skills"`
+			NotInstalled []struct {
+				Kind      string `json:"kind"`
+				MediaType string `json:"mediaType"`
+				Digest    string `json:"digest"`
+			} `json:"notInstalled"`
+		}
+		decodeJSON(t, r.Stdout, &res)
+		if len(res.Skills) != 2 || !res.Skills[0].FromLayer || res.Skills[0].Path != "deploy" {
+			t.Errorf("inspect %s --output json: skills %+v", at, res.Skills)
+		}
+		var got []string
+		for _, l := range res.NotInstalled {
+			got = append(got, l.Kind)
+			if l.MediaType == "" || l.Digest == "" {
+				t.Errorf("inspect %s --output json: layer %+v", at, l)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(kinds, ",") {
+			t.Errorf("inspect %s --output json: not installed %v, want %v", at, got, kinds)
+		}
+	}
+}

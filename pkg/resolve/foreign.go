@@ -31,17 +31,7 @@ func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Pack
 	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("read the skills layer %s of %s: %w", pkg.Skills.Digest, t.Name(), err))
 	}
-	for _, dir := range snap.Dirs() {
-		s := snap.Skills[dir]
-		rec := artifact.SkillRecord{Name: dir, Path: dir, Digest: s.Digest()}
-		if name, ok := s.Frontmatter["name"].(string); ok {
-			rec.Name = name
-		}
-		if desc, ok := s.Frontmatter["description"].(string); ok {
-			rec.Description = desc
-		}
-		pkg.Config.Skills = append(pkg.Config.Skills, rec)
-	}
+	pkg.Config.Skills = snap.Records()
 	pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s lists no skills in its config; %d read from its layer (%s)",
 		t.Name(), len(snap.Skills), strings.Join(snap.Dirs(), ", ")))
 	return nil
