@@ -221,3 +221,56 @@ func TestInspectReferenceImplementationPackage(t *testing.T) {
 		}
 	}
 }
+
+// sign accepts what pull accepts: a package whose config lists no skills
+// is signed over the skills its layer holds, and verifies.
+func TestSignReferenceImplementationPackage(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/agent:1"
+	packagetest.RefImpl{Name: "agent", Version: "1.0.0",
+		Skills: map[string]string{"deploy/SKILL.md": packagetest.Skill("deploy"), "review/SKILL.md": packagetest.Skill("review")},
+		Layers: packagetest.Agent(t)}.Push(t, ref)
+	if r := runStax(t, "sign", ref, "--key", priv); r.Code != 0 {
+		t.Fatalf("sign: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "verify", ref, "--key", pub); r.Code != 0 {
+		t.Fatalf("verify: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := runStax(t, "pull", ref, "-o", filepath.Join(t.TempDir(), "out"), "--verify", "require", "--key", pub); r.Code != 0 {
+		t.Fatalf("pull --verify require: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// A malformed package is a content problem, wherever it is read from:
+// sign, pull and inspect refuse it with exit 6 (content that is not what
+// it says) or 5 (content stax refuses to materialize), never 3, the
+// registry's code.
+func TestMalformedReferenceImplementationPackage(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	priv, _ := newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	for _, tc := range []struct {
+		name  string
+		layer packagetest.Layer
+		code  int
+	}{
+		{"skills layer not an archive", packagetest.Layer{MediaType: "application/vnd.stax.skills.v1.tar+gzip", Data: []byte("not a layer")}, 6},
+		{"packages layer not JSON", packagetest.Layer{MediaType: "application/vnd.stax.packages.v1+json", Data: []byte("[")}, 5},
+	} {
+		ref := reg.Host + "/acme/" + strings.ToLower(strings.ReplaceAll(tc.name, " ", "-")) + ":1"
+		packagetest.RefImpl{Name: "agent", Version: "1.0.0", Layers: []packagetest.Layer{tc.layer}}.Push(t, ref)
+		for _, args := range [][]string{
+			{"sign", ref, "--key", priv},
+			{"pull", ref, "-o", filepath.Join(t.TempDir(), "out")},
+			{"inspect", ref},
+		} {
+			if r := runStax(t, args...); r.Code != tc.code {
+				t.Errorf("%s: %s: exit %d, want %d\n%s", tc.name, args[0], r.Code, tc.code, r.Stderr)
+			}
+		}
+	}
+}
