@@ -274,3 +274,30 @@ func TestMalformedReferenceImplementationPackage(t *testing.T) {
 		}
 	}
 }
+
+// copy --with-dependencies copies the dependency the packages layer lists
+// by tag only, to its repository path and tag on the mirror, where an
+// install then finds it, with the original registry gone.
+func TestCopyWithDependenciesReferenceImplementationPackage(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref, base := refImplAgent(t, reg)
+	mirror := registrytest.New(t)
+	mirrored := mirror.Host + "/acme/agent:1"
+	r := runStax(t, "copy", "--with-dependencies", ref, mirrored)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "Copied dependency "+reg.Host+"/acme/base:1") {
+		t.Fatalf("copy --with-dependencies: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := runStax(t, "resolve", mirror.Host+"/acme/base:1"); got.Code != 0 || strings.TrimSpace(got.Stdout) != base.String() {
+		t.Fatalf("the mirror's acme/base:1: exit %d %s, want %s\n%s", got.Code, got.Stdout, base, got.Stderr)
+	}
+	reg.Stop()
+	proj := t.TempDir()
+	if r := runStax(t, "install", mirrored, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install from the mirror: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := skillsIn(t, filepath.Join(proj, ".claude", "skills")); strings.Join(got, ",") != "deploy,lint,review,test" {
+		t.Errorf("installed %v from the mirror", got)
+	}
+}
