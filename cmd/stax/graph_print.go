@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/stax-dev/stax/pkg/workflow"
 
+	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // pinnedReference is ref pinned to dgst: ref@dgst, or ref itself when it
@@ -16,11 +17,17 @@ func pinnedReference(ref, dgst string) string {
 	return ref + "@" + dgst
 }
 
-// printGraphNotes shows package notices and overrides on stderr.
+// printGraphNotes shows package notices, the layers not installed and
+// overrides on stderr.
 func printGraphNotes(streams *IOStreams, packages []workflow.Package, overrides []string) {
 	for _, p := range packages {
 		for _, n := range p.Notices {
 			fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
+		}
+	}
+	for _, p := range packages {
+		if w := artifact.NotInstalledWarning(p.Reference, p.NotInstalled); w != "" {
+			fmt.Fprintf(streams.ErrOut, "warning: %s\n", w)
 		}
 	}
 	for _, o := range overrides {

@@ -44,10 +44,18 @@ func printInspect(w io.Writer, r *workflow.InspectResult) error {
 			fmt.Fprintf(w, "    %s: %s\n", k, l.Annotations[k])
 		}
 	}
+	if len(r.NotInstalled) > 0 {
+		fmt.Fprintf(w, "Not installed (stax installs skills only):\n")
+		for _, l := range r.NotInstalled {
+			fmt.Fprintf(w, "  %s  %s %s (%d bytes)\n", l.Kind, l.MediaType, l.Digest, l.Size)
+		}
+	}
 	fmt.Fprintf(w, "Skills (%d):\n", len(r.Skills))
 	for _, s := range r.Skills {
 		state := "not checked (layer not downloaded)"
-		if s.Verified != nil && *s.Verified {
+		if s.FromLayer {
+			state = "read from the layer (the config lists no skills)"
+		} else if s.Verified != nil && *s.Verified {
 			state = "verified"
 		} else if s.Verified != nil {
 			state = "DIGEST MISMATCH"

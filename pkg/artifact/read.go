@@ -11,6 +11,7 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // MaxMetadataSize bounds manifests and configs read from a store, which may
@@ -100,14 +101,28 @@ func fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	if pkg.Config.Kind == KindAgent {
 		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))
 	}
+	var packagesLayer *ocispec.Descriptor
 	for i := range m.Layers {
-		if m.Layers[i].MediaType != layers.MediaTypeSkills {
-			continue
+		switch m.Layers[i].MediaType {
+		case layers.MediaTypeSkills:
+			if pkg.Skills != nil {
+				return nil, invalid("%s has more than one skills layer", desc.Digest)
+			}
+			pkg.Skills = &m.Layers[i]
+		case MediaTypePackages:
+			if packagesLayer != nil {
+				return nil, errdefs.Precondition(invalid("%s has more than one packages layer", desc.Digest))
+			}
+			packagesLayer = &m.Layers[i]
 		}
-		if pkg.Skills != nil {
-			return nil, invalid("%s has more than one skills layer", desc.Digest)
+	}
+	if packagesLayer != nil && len(pkg.Config.Packages) == 0 {
+		if pkg.Config.Packages, err = readPackagesLayer(ctx, fetcher, *packagesLayer); err != nil {
+			return nil, err
 		}
-		pkg.Skills = &m.Layers[i]
+		if n := unpinned(pkg.Config.Packages); n > 0 {
+			pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s lists its dependencies in its packages layer only, %d of them without a digest: resolving them by their references", desc.Digest, n))
+		}
 	}
 	if pkg.Skills == nil && len(pkg.Config.Skills) > 0 {
 		return nil, invalid("%s lists %d skills in its config but has no skills layer", desc.Digest, len(pkg.Config.Skills))
@@ -134,4 +149,15 @@ func (p *Package) OpenSkills(ctx context.Context, fetcher content.Fetcher) (io.R
 		return nil, fmt.Errorf("fetch skills layer %s: %w", p.Skills.Digest, err)
 	}
 	return VerifyReader(rc, *p.Skills), nil
+}
+
+// unpinned counts the dependencies listed without a digest.
+func unpinned(deps []PackageRef) int {
+	n := 0
+	for _, d := range deps {
+		if d.Digest == "" {
+			n++
+		}
+	}
+	return n
 }

@@ -2,8 +2,11 @@ package resolve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
@@ -28,18 +31,18 @@ func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Pack
 	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("read the skills layer %s of %s: %w", pkg.Skills.Digest, t.Name(), err))
 	}
-	for _, dir := range snap.Dirs() {
-		s := snap.Skills[dir]
-		rec := artifact.SkillRecord{Name: dir, Path: dir, Digest: s.Digest()}
-		if name, ok := s.Frontmatter["name"].(string); ok {
-			rec.Name = name
-		}
-		if desc, ok := s.Frontmatter["description"].(string); ok {
-			rec.Description = desc
-		}
-		pkg.Config.Skills = append(pkg.Config.Skills, rec)
-	}
+	pkg.Config.Skills = snap.Records()
 	pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s lists no skills in its config; %d read from its layer (%s)",
 		t.Name(), len(snap.Skills), strings.Join(snap.Dirs(), ", ")))
 	return nil
+}
+
+// missingDependency gives a dependency a registry does not have the class
+// of a package that cannot be resolved: the registry answered, and what
+// the depending package names is not there.
+func missingDependency(err error) error {
+	if errors.Is(err, errdef.ErrNotFound) {
+		return errdefs.Reclassify(errdefs.Unresolved, err)
+	}
+	return err
 }

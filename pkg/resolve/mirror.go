@@ -9,12 +9,13 @@ import (
 )
 
 // A mirror holds a package together with what it depends on, under the
-// same repository paths (stax copy --with-dependencies), without
+// same repository paths and tags (stax copy --with-dependencies), without
 // rewriting the package: its config still names the original registries.
-// So a dependency pinned by digest is looked for first on the registry
-// its dependent came from, and on its own registry only if it is not
-// there. The digest makes both the same bytes; a mirror cut off from the
-// original registries still resolves.
+// So a dependency is looked for first on the registry its dependent came
+// from, and on its own registry only if it is not there. For one pinned
+// by digest, the digest makes both the same bytes; one listed by tag only
+// (as other stax writers list them) is the tag the mirror was given. A
+// mirror cut off from the original registries still resolves.
 
 // noteMirror records that decl, a dependency, was declared by a package
 // read from parent.
@@ -29,11 +30,11 @@ func (r *resolver) noteMirror(decl string, parent *target.Target) {
 }
 
 // openMirrored opens ref on the registry of the package that declared it,
-// when that is another registry and ref is pinned by digest; ok is false
-// when the package is not there.
+// when that is another registry and ref names a digest or a tag; ok is
+// false when the package is not there.
 func (r *resolver) openMirrored(decl string, ref reference.Reference) (*target.Target, ocispec.Descriptor, bool) {
 	host, ok := r.mirrors[decl]
-	if !ok || ref.IsLayout() || ref.Digest == "" || ref.Registry == host {
+	if !ok || ref.IsLayout() || (ref.Digest == "" && ref.Tag == "") || ref.Registry == host {
 		return nil, ocispec.Descriptor{}, false
 	}
 	mirrored := ref

@@ -336,14 +336,16 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, errdefs.Resolution(fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
 				strings.Join(path, " → "), dep.Ref))
 		}
+		// A dependency recorded without a digest (other stax writers
+		// list theirs so) resolves by its reference, as a declaration does.
 		pinned := dep.Ref
-		if !strings.Contains(pinned, "@") {
+		if dep.Digest != "" && !strings.Contains(pinned, "@") {
 			pinned += "@" + dep.Digest.String()
 		}
 		r.noteMirror(pinned, t)
 		child, err := r.resolve(pinned, "", path)
 		if err != nil {
-			return nil, err
+			return nil, missingDependency(err)
 		}
 		child.Ref = dep.Ref
 		n.Children = append(n.Children, child)

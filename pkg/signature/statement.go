@@ -1,6 +1,8 @@
 package signature
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -82,7 +84,11 @@ func (p *Provenance) Skill(path string) (*SkillFiles, bool) {
 
 // Contents reads the skills layer of pkg from fetcher and lists every
 // skill's files with their digests, in the order of the config's records.
+// A config that lists no skills (as other stax writers' configs do) leaves
+// the layer to say what they are, as pull reads it: each top-level
+// directory is a skill, and they are listed in its order.
 func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Package, maxSize int64) ([]SkillFiles, error) {
+	fromLayer := len(pkg.Config.Skills) == 0
 	skills := make([]SkillFiles, 0, len(pkg.Config.Skills))
 	index := map[string]int{}
 	for _, r := range pkg.Config.Skills {
@@ -103,8 +109,12 @@ func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Packag
 			return nil // a file outside every skill
 		}
 		i, ok := index[dir]
-		if !ok {
-			return fmt.Errorf("skills layer holds %s, in no skill the config lists", h.Path)
+		if !ok && fromLayer {
+			i = len(skills)
+			index[dir] = i
+			skills = append(skills, SkillFiles{Name: dir, Path: dir, Files: []FileHash{}})
+		} else if !ok {
+			return errdefs.Corrupt(fmt.Errorf("skills layer holds %s, in no skill the config lists", h.Path))
 		}
 		sum := sha256.New()
 		if _, err := io.Copy(sum, r); err != nil {
@@ -121,6 +131,11 @@ func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Packag
 			// bytes, which is a verification failure wherever they came
 			// from.
 			return nil, errdefs.Corrupt(fmt.Errorf("%w: the layer was altered since the package was made; fetch it again from its source", err))
+		}
+		if malformedArchive(err) || layers.Class(err) == errdefs.FailedPrecondition {
+			// What the layer holds, not how it was fetched: the package
+			// is at fault, never the registry that served it.
+			return nil, errdefs.With(layers.Class(err), err)
 		}
 		return nil, err
 	}
@@ -148,4 +163,10 @@ func ParseStatement(payload []byte) (*Statement, error) {
 		return nil, fmt.Errorf("statement is not valid JSON: %w", err)
 	}
 	return &st, nil
+}
+
+// malformedArchive reports whether err says a stream is no tar+gzip
+// archive, as opposed to one that could not be read.
+func malformedArchive(err error) bool {
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, tar.ErrHeader)
 }

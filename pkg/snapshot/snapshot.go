@@ -16,6 +16,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 )
@@ -140,4 +141,23 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 		l.buf.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
+}
+
+// Records are the skill records of the snapshot, sorted by directory, for
+// a package whose config lists none (as other stax writers' configs do):
+// each is named by its SKILL.md frontmatter, else by its directory.
+func (s *Snapshot) Records() []artifact.SkillRecord {
+	records := make([]artifact.SkillRecord, 0, len(s.Skills))
+	for _, dir := range s.Dirs() {
+		sk := s.Skills[dir]
+		rec := artifact.SkillRecord{Name: dir, Path: dir, Digest: sk.Digest()}
+		if name, ok := sk.Frontmatter["name"].(string); ok {
+			rec.Name = name
+		}
+		if desc, ok := sk.Frontmatter["description"].(string); ok {
+			rec.Description = desc
+		}
+		records = append(records, rec)
+	}
+	return records
 }

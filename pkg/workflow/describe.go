@@ -12,6 +12,9 @@ type Package struct {
 	Direct    bool     `json:"direct"`
 	Skills    int      `json:"skills"`
 	Notices   []string `json:"notices,omitempty"`
+	// NotInstalled names the kinds of the package's layers that stax
+	// does not install (rules, prompt, MCP server configs, ...).
+	NotInstalled []string `json:"notInstalled,omitempty"`
 }
 
 // Skill is one skill of a merged set, with the package it came from.
@@ -35,6 +38,7 @@ func Packages(g *resolve.Graph) []Package {
 		out = append(out, Package{
 			Reference: n.Ref, Digest: n.Digest.String(), Direct: direct[n],
 			Skills: len(n.Package.Config.Skills), Notices: n.Package.Notices,
+			NotInstalled: n.Package.NotInstalledKinds(),
 		})
 	}
 	return out

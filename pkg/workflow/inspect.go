@@ -37,7 +37,17 @@ type InspectResult struct {
 	Manifest   ocispec.Manifest   `json:"manifest"`
 	Config     *artifact.Config   `json:"config"`
 	Skills     []InspectedSkill   `json:"skills"`
-	Notices    []string           `json:"notices"`
+	// NotInstalled are the layers stax does not install: rules, prompt,
+	// MCP server configs and the other layers of an agent artifact.
+	NotInstalled []NotInstalledLayer `json:"notInstalled"`
+	Notices      []string            `json:"notices"`
+}
+
+// NotInstalledLayer is a layer of an inspected package that stax does
+// not install, with its kind (artifact.LayerKind).
+type NotInstalledLayer struct {
+	Kind string `json:"kind"`
+	ocispec.Descriptor
 }
 
 // InspectedSkill is one skill of an inspected package.
@@ -51,6 +61,10 @@ type InspectedSkill struct {
 	// Stateful lists the skill's MEMORY.md, EXAMPLES.md and CALIBRATION.md
 	// with their counts; absent when the layer was not read.
 	Stateful *stateful.Summary `json:"stateful,omitempty"`
+	// FromLayer says the config lists no skills (as other stax writers'
+	// configs do) and the record was read off the skills layer, so there
+	// is no digest in the config to check it against.
+	FromLayer bool `json:"fromLayer,omitempty"`
 }
 
 // Mismatched reports whether the layer was read and the skill's files in
@@ -66,8 +80,10 @@ func (r *InspectResult) Mismatched() bool {
 // Inspect reads a package's manifest and config and lists its skills. The
 // skills layer of a local package (the store, a layout or a directory) is
 // read once and each skill checked against the digest the config records;
-// a remote package's layer is never fetched, and its skills come from the
-// config. A skill that does not match is a notice, and Mismatched says so.
+// a remote package's layer is fetched only when its config lists no
+// skills, and its skills otherwise come from the config. A skill that does
+// not match is a notice, and Mismatched says so. The layers stax does not
+// install are listed with their kinds.
 func Inspect(ctx context.Context, env *Env, opts InspectOptions) (*InspectResult, error) {
 	src, err := env.open(ctx, opts.Ref, opts.Build, opts.Scope)
 	if err != nil {
@@ -80,9 +96,12 @@ func Inspect(ctx context.Context, env *Env, opts InspectOptions) (*InspectResult
 	}
 	res := &InspectResult{
 		Reference: src.Name, Source: string(src.Kind), Descriptor: src.Descriptor, Manifest: pkg.Manifest,
-		Config: pkg.Config, Notices: append([]string{}, pkg.Notices...),
+		Config: pkg.Config, Notices: append([]string{}, pkg.Notices...), NotInstalled: []NotInstalledLayer{},
 	}
-	if src.Kind == target.KindRemote {
+	for _, l := range pkg.NotInstalled() {
+		res.NotInstalled = append(res.NotInstalled, NotInstalledLayer{Kind: artifact.LayerKind(l.MediaType), Descriptor: l})
+	}
+	if src.Kind == target.KindRemote && (len(pkg.Config.Skills) > 0 || pkg.Skills == nil) {
 		res.Skills = configSkills(pkg)
 	} else if res.Skills, err = inspectSkills(ctx, src, pkg); err != nil {
 		return nil, err
@@ -102,11 +121,18 @@ func inspectSkills(ctx context.Context, src *source.Source, pkg *artifact.Packag
 	if err != nil {
 		return nil, err
 	}
-	skills := make([]InspectedSkill, 0, len(pkg.Config.Skills))
-	for _, rec := range pkg.Config.Skills {
+	records, fromLayer := pkg.Config.Skills, len(pkg.Config.Skills) == 0
+	if fromLayer {
+		records = snap.Records()
+	}
+	skills := make([]InspectedSkill, 0, len(records))
+	for _, rec := range records {
 		s, ok := snap.Skills[rec.Path]
-		verified := ok && s.Digest() == rec.Digest
-		item := InspectedSkill{SkillRecord: rec, Verified: &verified}
+		item := InspectedSkill{SkillRecord: rec, FromLayer: fromLayer}
+		if !fromLayer {
+			verified := ok && s.Digest() == rec.Digest
+			item.Verified = &verified
+		}
 		if ok {
 			item.Files, item.Frontmatter = len(s.Files), s.Frontmatter
 			item.Stateful = &s.Stateful
