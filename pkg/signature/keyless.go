@@ -21,10 +21,10 @@ import (
 // --certificate-oidc-issuer[-regexp] give them. A regular expression
 // matches anywhere in the value unless anchored, as in cosign.
 type Identity struct {
-	Subject       string
-	SubjectRegExp string
 	Issuer        string
 	IssuerRegExp  string
+	Subject       string
+	SubjectRegExp string
 }
 
 func (id Identity) String() string {

@@ -68,7 +68,7 @@ func TestKeylessBundleVerifies(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%+v: %v", id, err)
 				}
-				if got.Format != signature.FormatSigstore || got.Signer != workflowIdentity || got.Identity != workflowIdentity || got.Issuer != actionsIssuer {
+				if got.Format != signature.FormatSigstore || got.Signer != workflowIdentity || got.Identity != workflowIdentity || got.Issuer != actionsIssuer || got.SignedAt.IsZero() {
 					t.Fatalf("verified %+v", got)
 				}
 			}

@@ -238,6 +238,13 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 	v := &Verified{Signer: signer.ID(), Signature: ref, Format: format}
 	if cert := result.Signature.Certificate; cert != nil {
 		v.Signer, v.Identity, v.Issuer = cert.SubjectAlternativeName, cert.SubjectAlternativeName, cert.Extensions.Issuer
+		// A keyless signature's time is the one a log or timestamp
+		// authority vouched for, not one the signer states.
+		for _, ts := range result.VerifiedTimestamps {
+			if v.SignedAt.IsZero() || ts.Timestamp.Before(v.SignedAt) {
+				v.SignedAt = ts.Timestamp
+			}
+		}
 	}
 	if format == FormatSigstore {
 		return v, failure{}, nil
