@@ -112,6 +112,13 @@ func TestVerifyKeyless(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Stderr, "--trusted-root") {
 		t.Errorf("no trusted root: %d %s", r.Code, r.Stderr)
 	}
+	// verify --installed compares files with what a stax signature lists,
+	// which a keyless cosign signature does not: the flags are refused
+	// there rather than ignored.
+	r = runStax(t, "verify", "--installed", "--dir", t.TempDir(), "--runtime", "claude-code", "--trusted-root", root, "--certificate-identity", acmeWorkflow, "--certificate-oidc-issuer", actionsIssuer)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "--installed") {
+		t.Errorf("--installed with identity flags: %d %s", r.Code, r.Stderr)
+	}
 }
 
 // TestPolicyRequiresAKeylessIdentity: a trust policy scope requires acme's

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -93,6 +94,9 @@ which install refuses.`,
 func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
 		return errdefs.Invalid(fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
+	}
+	if opts.Identity != (identityFlags{}) {
+		return errdefs.Invalid(errors.New("--installed compares files with the list a stax signature signs, which keyless (cosign) signatures do not carry: verify the package REF with the certificate flags instead"))
 	}
 	env, _, err := opts.Env(&opts.Remote) // nothing is transferred: nothing to finish
 	if err != nil {
