@@ -136,7 +136,7 @@ func TestPolicyRequiresAKeylessIdentity(t *testing.T) {
 	policy := "trustedRoot: trusted_root.json\nscopes:\n"
 	for _, ref := range []string{ours, theirs} {
 		host := strings.SplitN(ref, "/", 2)[0]
-		policy += "  - scope: " + host + "/acme\n    identities:\n      - issuer: " + actionsIssuer + "\n        subjectRegExp: '^https://github.com/acme/'\n"
+		policy += "  - scope: " + host + "/acme\n    mode: require\n    identities:\n      - issuer: " + actionsIssuer + "\n        subjectRegExp: '^https://github.com/acme/'\n"
 	}
 	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
@@ -160,5 +160,15 @@ func TestPolicyRequiresAKeylessIdentity(t *testing.T) {
 	// The flags name the signer instead of the policy.
 	if r := runStax(t, "pull", "--verify", "require", theirs, "-o", refused, "--certificate-identity", evil, "--certificate-oidc-issuer", actionsIssuer); r.Code != 0 {
 		t.Fatalf("pull with the flags: %d %s", r.Code, r.Stderr)
+	}
+	// Installed under the policy, a stateful skill renders: its keyless
+	// signature lists no files, so render has no signed list to compare
+	// with, and does not ask for a key.
+	proj := t.TempDir()
+	if r := runStax(t, "install", ours, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install acme's: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "render", filepath.Join(proj, ".claude", "skills", "incident-postmortem")); r.Code != 0 {
+		t.Fatalf("render: %d %s", r.Code, r.Stderr)
 	}
 }
