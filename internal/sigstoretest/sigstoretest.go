@@ -21,6 +21,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net/url"
 	"os"
@@ -416,7 +417,7 @@ func Attach(t testing.TB, target oras.GraphTarget, subject ocispec.Descriptor, b
 
 func errorsIsExists(err error) bool {
 	// Registries say so in words where oras-go has no sentinel for it.
-	return err != nil && (strings.Contains(err.Error(), "already exists") || err == errdef.ErrAlreadyExists)
+	return errors.Is(err, errdef.ErrAlreadyExists) || (err != nil && strings.Contains(err.Error(), "already exists"))
 }
 
 // logID is how Sigstore names a log: the hex SHA-256 of its key's PKIX
