@@ -168,6 +168,9 @@ func TestPolicyRequiresAKeylessIdentity(t *testing.T) {
 	if r := runStax(t, "install", ours, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
 		t.Fatalf("install acme's: %d %s", r.Code, r.Stderr)
 	}
+	if lock := string(mustRead(t, filepath.Join(proj, "stax.lock"))); !strings.Contains(lock, "signer: "+acmeWorkflow) {
+		t.Fatalf("stax.lock does not record the identity that verified the package:\n%s", lock)
+	}
 	if r := runStax(t, "render", filepath.Join(proj, ".claude", "skills", "incident-postmortem")); r.Code != 0 {
 		t.Fatalf("render: %d %s", r.Code, r.Stderr)
 	}
