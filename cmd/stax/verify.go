@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -19,18 +20,19 @@ type verifyOptions struct {
 	Installed bool
 	// Ref, Keys, Policy, Local, Remote and MaxSize verify a package's
 	// signature.
-	Ref     string
-	Keys    []string
-	Policy  string
-	Local   bool
-	Remote  remoteOptions
-	MaxSize byteSize
+	Ref      string
+	Keys     []string
+	Identity identityFlags
+	Policy   string
+	Local    bool
+	Remote   remoteOptions
+	MaxSize  byteSize
 }
 
 func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) *cobra.Command {
 	opts := &verifyOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
-		Use:   "verify (REF --key PUB... | --installed)",
+		Use:   "verify (REF [--key PUB... | --certificate-identity ID --certificate-oidc-issuer URL --trusted-root FILE] | --installed)",
 		Short: "Verify a package's signature, or the installed skills",
 		Long: `With REF: find the signatures attached to the package REF (a registry
 reference, an OCI layout oci:PATH[:TAG|@DIGEST], or with --local a reference
@@ -38,8 +40,17 @@ in the local store), and check that one was made with a trusted key, that it
 signs this package's manifest, and that every file of every skill is the one
 signed. Trusted keys are the --key files, or those the trust policy
 (--policy FILE) gives REF. Sigstore bundles attached by cosign verify too.
+
+Keyless signatures (cosign sign with an OIDC identity, as in GitHub
+Actions) verify offline against a Sigstore trusted root (--trusted-root
+trusted_root.json) as cosign verify checks them: the Fulcio certificate
+chain, its SCT, the transparency log entry and the time of signing it
+proves, and the certificate's identity and OIDC issuer
+(--certificate-identity[-regexp], --certificate-oidc-issuer[-regexp]).
+
 Exits 0 naming the signer, or 6 with the reason: no signature, wrong key,
-bad signature, subject mismatch or content mismatch.
+wrong issuer, wrong identity, untrusted certificate, no timestamp, no log
+entry, bad signature, subject mismatch or content mismatch.
 
 With --installed: compare every skill stax installed in each runtime's
 folder with the files it wrote, reporting any file changed, added or removed
@@ -51,6 +62,7 @@ differs, or when a folder leads out of the project through a symbolic link,
 which install refuses.`,
 		Example: `  stax verify ghcr.io/acme/skills:1.0.0 --key acme.pub
   stax verify oci:./mirror:1.0.0 --key old.pub --key new.pub
+  stax verify ghcr.io/acme/skills:1.0.0 --trusted-root trusted_root.json --certificate-identity-regexp '^https://github.com/acme/' --certificate-oidc-issuer https://token.actions.githubusercontent.com
   stax verify --installed
   stax verify --installed --runtime cursor --output json`,
 		Args: cobra.MaximumNArgs(1),
@@ -71,6 +83,7 @@ which install refuses.`,
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.Installed, "installed", false, "verify the installed skills")
 	flags.StringArrayVar(&opts.Keys, "key", nil, "trusted public key file (repeatable)")
+	opts.Identity.addFlags(cmd)
 	flags.StringVar(&opts.Policy, "policy", "", "trust policy file giving the keys (default $STAX_HOME/"+trustpolicy.FileName+" when no --key)")
 	flags.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
@@ -81,6 +94,9 @@ which install refuses.`,
 func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
 		return errdefs.Invalid(fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
+	}
+	if opts.Identity != (identityFlags{}) {
+		return errdefs.Invalid(errors.New("--installed compares files with the list a stax signature signs, which keyless (cosign) signatures do not carry: verify the package REF with the certificate flags instead"))
 	}
 	env, _, err := opts.Env(&opts.Remote) // nothing is transferred: nothing to finish
 	if err != nil {

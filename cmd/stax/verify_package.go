@@ -18,6 +18,7 @@ func runVerifyPackage(ctx context.Context, opts *verifyOptions) error {
 	}
 	res, err := workflow.Verify(ctx, env, workflow.VerifyOptions{
 		Ref: opts.Ref, Local: opts.Local, Keys: opts.Keys, Policy: opts.Policy, MaxSize: opts.MaxSize.Limit(),
+		Identities: opts.Identity.identities(), TrustedRoot: opts.Identity.TrustedRoot,
 	})
 	finish()
 	if res == nil {

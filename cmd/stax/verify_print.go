@@ -52,7 +52,11 @@ func printVerify(streams *IOStreams, res install.VerifyResult) {
 func printVerifiedPackage(streams *IOStreams, global *globalOptions, res *workflow.VerifyResult, failed error) error {
 	if !global.json() {
 		if res.Verified {
-			fmt.Fprintf(streams.Out, "%s@%s: verified, signed by %s at %s\n", res.Reference, res.Digest, res.Signer, signedAtText(res.SignedAt))
+			signer := res.Signer
+			if res.Issuer != "" {
+				signer += " (issuer " + res.Issuer + ")"
+			}
+			fmt.Fprintf(streams.Out, "%s@%s: verified, signed by %s at %s\n", res.Reference, res.Digest, signer, signedAtText(res.SignedAt))
 		}
 		return failed
 	}

@@ -51,7 +51,7 @@ func VerifyBlob(signed []byte, predicateType string, data []byte, verifiers []Ve
 	if env == nil {
 		return fail(ReasonBadSignature, "the bundle holds no DSSE envelope, the only kind stax verifies")
 	}
-	signer, reason, why := signerOf(&b, verifiers)
+	signer, _, reason, why := signerOf(&b, verifiers)
 	if signer == nil {
 		return fail(reason, "%s", why)
 	}

@@ -7,10 +7,9 @@
 // package and every file of every skill by digest. Sigstore bundles that
 // cosign attaches as referrers verify too.
 //
-// Keys are the only signers and verifiers today. Signer and Verifier are
-// interfaces so that keyless signing (a Fulcio certificate and a Rekor
-// entry) can be added beside them; neither service is reachable from
-// where stax is built and tested.
+// stax signs with keys. It verifies with keys, and keyless signatures (a
+// Fulcio certificate and a transparency log entry, as cosign makes in CI)
+// offline against a Sigstore trusted root: see KeylessVerifier.
 package signature
 
 import (

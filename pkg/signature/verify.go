@@ -12,6 +12,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/verify"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry"
 
@@ -24,14 +25,33 @@ type Reason string
 // Reasons, from the least to the most telling: when several signatures
 // fail, Verify reports the most telling reason.
 const (
-	ReasonNoSignature     Reason = "no signature"
-	ReasonWrongKey        Reason = "wrong key"
+	ReasonNoSignature Reason = "no signature"
+	ReasonWrongKey    Reason = "wrong key"
+	// ReasonWrongIssuer and ReasonWrongIdentity are a keyless signature
+	// that verifies but whose certificate names another OIDC issuer or
+	// identity than the trusted ones.
+	ReasonWrongIssuer   Reason = "wrong issuer"
+	ReasonWrongIdentity Reason = "wrong identity"
+	// ReasonUntrustedCertificate is a certificate that no Fulcio CA of the
+	// trusted root issued, that was not valid when signing, or that has no
+	// SCT from a trusted CT log.
+	ReasonUntrustedCertificate Reason = "untrusted certificate"
+	// ReasonNoTimestamp is a keyless signature with no proven time of
+	// signing, so its short-lived certificate proves nothing.
+	ReasonNoTimestamp Reason = "no timestamp"
+	// ReasonNoLogEntry is a keyless signature with no entry of a trusted
+	// transparency log.
+	ReasonNoLogEntry      Reason = "no log entry"
 	ReasonBadSignature    Reason = "bad signature"
 	ReasonSubjectMismatch Reason = "subject mismatch"
 	ReasonContentMismatch Reason = "content mismatch"
 )
 
-var reasonRank = []Reason{ReasonNoSignature, ReasonWrongKey, ReasonBadSignature, ReasonSubjectMismatch, ReasonContentMismatch}
+var reasonRank = []Reason{
+	ReasonNoSignature, ReasonWrongKey, ReasonWrongIssuer, ReasonWrongIdentity,
+	ReasonUntrustedCertificate, ReasonNoTimestamp, ReasonNoLogEntry,
+	ReasonBadSignature, ReasonSubjectMismatch, ReasonContentMismatch,
+}
 
 // MaxSignatures bounds how many signature referrers of one package Verify
 // reads.
@@ -75,8 +95,12 @@ const (
 
 // Verified is the signature that verified a package.
 type Verified struct {
-	// Signer is the ID of the trusted key that verified it.
+	// Signer is the ID of the trusted key that verified it, or the
+	// identity its certificate names for a keyless signature.
 	Signer string
+	// Identity and Issuer are what the certificate of a keyless signature
+	// names: its subject and OIDC issuer; empty for a key's.
+	Identity, Issuer string
 	// SignedAt is when the signer says it signed; zero when not said.
 	SignedAt time.Time
 	// Signature is the referrer's manifest.
@@ -203,7 +227,7 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 	if env == nil {
 		return fail(ReasonBadSignature, "its bundle holds no DSSE envelope, the only kind stax verifies")
 	}
-	signer, reason, why := signerOf(&b, opts.Verifiers)
+	signer, result, reason, why := signerOf(&b, opts.Verifiers)
 	if signer == nil {
 		return fail(reason, "%s", why)
 	}
@@ -217,6 +241,16 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 		return fail(ReasonSubjectMismatch, "it signs %s, not %s", subjectDigests(st), desc.Digest)
 	}
 	v := &Verified{Signer: signer.ID(), Signature: ref, Format: format}
+	if cert := result.Signature.Certificate; cert != nil {
+		v.Signer, v.Identity, v.Issuer = cert.SubjectAlternativeName, cert.SubjectAlternativeName, cert.Extensions.Issuer
+		// A keyless signature's time is the one a log or timestamp
+		// authority vouched for, not one the signer states.
+		for _, ts := range result.VerifiedTimestamps {
+			if v.SignedAt.IsZero() || ts.Timestamp.Before(v.SignedAt) {
+				v.SignedAt = ts.Timestamp
+			}
+		}
+	}
 	if format == FormatSigstore {
 		return v, failure{}, nil
 	}
@@ -252,22 +286,31 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 	return v, failure{}, nil
 }
 
-// signerOf is the verifier b's signature verifies with; when none, the
-// reason and what went wrong. A signature by a trusted key that does not
-// verify is told apart from one by a key not trusted at all.
-func signerOf(b *bundle.Bundle, verifiers []Verifier) (Verifier, Reason, string) {
+// signerOf is the verifier b's signature verifies with, and what it
+// verified; when none, the reason and what went wrong. A signature by a
+// trusted key that does not verify is told apart from one by a key not
+// trusted at all; a verifier that knows why it refused (a keyless one)
+// gives its own reason.
+func signerOf(b *bundle.Bundle, verifiers []Verifier) (Verifier, *verify.VerificationResult, Reason, string) {
 	var claimedErr error
 	for _, v := range verifiers {
-		if _, err := v.Verify(b); err == nil {
-			return v, "", ""
+		if res, err := v.Verify(b); err == nil {
+			if res.Signature == nil {
+				res.Signature = &verify.SignatureVerificationResult{}
+			}
+			return v, res, "", ""
 		} else if v.Claimed(b) {
 			claimedErr = err
 		}
 	}
-	if claimedErr != nil {
-		return nil, ReasonBadSignature, fmt.Sprintf("made with a trusted key but does not verify: %v", claimedErr)
+	var reasoned *reasonError
+	switch {
+	case errors.As(claimedErr, &reasoned):
+		return nil, nil, reasoned.reason, reasoned.Error()
+	case claimedErr != nil:
+		return nil, nil, ReasonBadSignature, fmt.Sprintf("made with a trusted key but does not verify: %v", claimedErr)
 	}
-	return nil, ReasonWrongKey, "made with none of the trusted keys"
+	return nil, nil, ReasonWrongKey, "made with none of the trusted keys"
 }
 
 // checkConfig compares the signature config with the signed statement.

@@ -55,8 +55,12 @@ func LoadHomeFrom(getenv func(string) string) (*trustpolicy.Policy, error) {
 type EnforceOptions struct {
 	// Mode, when set, overrides the policy's mode: none, warn or require.
 	Mode string
-	// Keys, when set, replace the policy's trusted keys.
-	Keys []string
+	// Keys and Identities, when either is set, replace the policy's
+	// trusted signers.
+	Keys       []string
+	Identities []trustpolicy.Identity
+	// TrustedRoot, when set, replaces the policy's trusted root.
+	TrustedRoot string
 	// Project is the project's trust section, over the user's policy; nil
 	// for none.
 	Project *trustpolicy.Policy
@@ -83,7 +87,10 @@ func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcom
 	if err != nil {
 		return nil, err
 	}
-	check := Options{Policy: trustpolicy.Merge(policy, opts.Project), Keys: opts.Keys, Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize}
+	check := Options{
+		Policy: trustpolicy.Merge(policy, opts.Project), Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot,
+		Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize,
+	}
 	if opts.Mode != "" {
 		if check.Mode, err = trustpolicy.ParseMode(opts.Mode); err != nil {
 			return nil, errdefs.Invalid(err)
@@ -129,4 +136,25 @@ func PolicyKeys(path, ref string) ([]string, error) {
 		return nil, errdefs.Invalid(fmt.Errorf("no key to verify %s with: pass --key PUB, or list keys for it in %s", ref, path))
 	}
 	return keys, nil
+}
+
+// PolicySigners are the keys and keyless identities (with their trusted
+// root) the trust policy at path (default: the user's) trusts for ref.
+// None is an invalid-argument error naming the fix.
+func PolicySigners(path, ref string) ([]string, trustpolicy.Keyless, error) {
+	if path == "" {
+		var err error
+		if path, err = HomePolicyPath(); err != nil {
+			return nil, trustpolicy.Keyless{}, err
+		}
+	}
+	policy, err := trustpolicy.Load(path)
+	if err != nil {
+		return nil, trustpolicy.Keyless{}, errdefs.Invalid(err)
+	}
+	keys, keyless := policy.Rule(ref).Keys, policy.Keyless(ref)
+	if len(keys) == 0 && len(keyless.Identities) == 0 {
+		return nil, keyless, errdefs.Invalid(fmt.Errorf("no key to verify %s with: pass --key PUB, or --certificate-identity and --certificate-oidc-issuer with --trusted-root, or list keys or identities for it in %s", ref, path))
+	}
+	return keys, keyless, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/sigstore/sigstore-go/pkg/root"
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/signature"
@@ -34,8 +35,13 @@ type Options struct {
 	Policy *trustpolicy.Policy
 	// Mode, when set (--verify), replaces the mode of every rule.
 	Mode trustpolicy.Mode
-	// Keys, when set (--key), replace the keys of every rule.
-	Keys []string
+	// Keys and Identities, when either is set (--key,
+	// --certificate-identity), replace the signers of every rule.
+	Keys       []string
+	Identities []trustpolicy.Identity
+	// TrustedRoot, when set (--trusted-root), replaces the trusted root
+	// of every rule.
+	TrustedRoot string
 	// Require lists packages that must verify whatever the policy says,
 	// such as those stax.lock records as verified.
 	Require map[digest.Digest]bool
@@ -65,16 +71,19 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 	if policy == nil {
 		policy = &trustpolicy.Policy{}
 	}
-	verifiers := map[string]signature.Verifier{}
+	loaded := newLoader()
 	var failed []error
 	out := make([]Outcome, 0, len(pkgs))
 	for _, p := range pkgs {
-		rule := policy.Rule(p.Ref)
+		rule, keyless := policy.Rule(p.Ref), policy.Keyless(p.Ref)
 		if opts.Mode != "" {
 			rule.Mode = opts.Mode
 		}
-		if len(opts.Keys) > 0 {
-			rule.Keys = opts.Keys
+		if len(opts.Keys) > 0 || len(opts.Identities) > 0 {
+			rule.Keys, keyless.Identities = opts.Keys, opts.Identities
+		}
+		if opts.TrustedRoot != "" {
+			keyless.TrustedRoot = opts.TrustedRoot
 		}
 		if opts.Require[p.Descriptor.Digest] {
 			rule.Mode = trustpolicy.ModeRequire
@@ -84,12 +93,12 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 			out = append(out, o)
 			continue
 		}
-		if len(rule.Keys) == 0 {
+		if len(rule.Keys) == 0 && len(keyless.Identities) == 0 {
 			return nil, fmt.Errorf("%s must be verified (%s), but no key is trusted for it: add keys to the trust policy or pass --key", p.Ref, rule.Mode)
 		}
-		vs, err := loadVerifiers(verifiers, rule.Keys)
+		vs, err := loaded.verifiers(rule.Keys, keyless)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", p.Ref, err)
 		}
 		o.Verified, err = signature.Verify(ctx, p.Target, p.Descriptor, signature.VerifyOptions{Verifiers: vs, MaxSize: opts.MaxSize})
 		switch {
@@ -114,13 +123,30 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 
 // LoadVerifiers reads public key files.
 func LoadVerifiers(paths []string) ([]signature.Verifier, error) {
-	return loadVerifiers(map[string]signature.Verifier{}, paths)
+	return newLoader().verifiers(paths, trustpolicy.Keyless{})
 }
 
-func loadVerifiers(cache map[string]signature.Verifier, paths []string) ([]signature.Verifier, error) {
-	out := make([]signature.Verifier, 0, len(paths))
+// LoadSigners are the verifiers of public key files and of keyless
+// identities, checked against the trusted root keyless names.
+func LoadSigners(keys []string, keyless trustpolicy.Keyless) ([]signature.Verifier, error) {
+	return newLoader().verifiers(keys, keyless)
+}
+
+// loader reads each key file and trusted root once, however many
+// packages name it.
+type loader struct {
+	keys  map[string]signature.Verifier
+	roots map[string]root.TrustedMaterial
+}
+
+func newLoader() *loader {
+	return &loader{keys: map[string]signature.Verifier{}, roots: map[string]root.TrustedMaterial{}}
+}
+
+func (l *loader) verifiers(paths []string, keyless trustpolicy.Keyless) ([]signature.Verifier, error) {
+	out := make([]signature.Verifier, 0, len(paths)+1)
 	for _, path := range paths {
-		v, ok := cache[path]
+		v, ok := l.keys[path]
 		if !ok {
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -130,9 +156,31 @@ func loadVerifiers(cache map[string]signature.Verifier, paths []string) ([]signa
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
-			v, cache[path] = kv, kv
+			v, l.keys[path] = kv, kv
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	if len(keyless.Identities) == 0 {
+		return out, nil
+	}
+	if keyless.TrustedRoot == "" {
+		return nil, errors.New("a certificate identity is trusted, but no trusted root to check it against: pass --trusted-root trusted_root.json, or set trustedRoot in the trust policy")
+	}
+	material, ok := l.roots[keyless.TrustedRoot]
+	if !ok {
+		var err error
+		if material, err = signature.LoadTrustedRoot(keyless.TrustedRoot); err != nil {
+			return nil, err
+		}
+		l.roots[keyless.TrustedRoot] = material
+	}
+	ids := make([]signature.Identity, len(keyless.Identities))
+	for i, id := range keyless.Identities {
+		ids[i] = signature.Identity(id)
+	}
+	kv, err := signature.NewKeylessVerifier(material, signature.KeylessOptions{Identities: ids})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, kv), nil
 }

@@ -85,3 +85,65 @@ func TestScopeNameIsTheFullReference(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeRequiresAnIdentity reads a scope that trusts a keyless signer
+// (a GitHub Actions workflow identity) against a trusted root: its
+// signers replace the default keys there, and elsewhere the default keys
+// still apply.
+func TestScopeRequiresAnIdentity(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	policy := "mode: warn\nkeys: [default.pub]\ntrustedRoot: trusted_root.json\nscopes:\n" +
+		"  - scope: ghcr.io/acme\n    mode: require\n    identities:\n" +
+		"      - issuer: https://token.actions.githubusercontent.com\n        subjectRegExp: '^https://github.com/acme/.*'\n" +
+		"  - scope: ghcr.io/acme/keyed\n    keys: [acme.pub]\n"
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions := []Identity{{Issuer: "https://token.actions.githubusercontent.com", SubjectRegExp: "^https://github.com/acme/.*"}}
+	root := filepath.Join(dir, "trusted_root.json")
+	for _, c := range []struct {
+		ref  string
+		keys []string
+		want Keyless
+	}{
+		{"ghcr.io/acme/skills:1", []string{}, Keyless{Identities: actions, TrustedRoot: root}},
+		{"ghcr.io/acme/keyed:1", []string{filepath.Join(dir, "acme.pub")}, Keyless{TrustedRoot: root}},
+		{"docker.io/x/y:1", []string{filepath.Join(dir, "default.pub")}, Keyless{TrustedRoot: root}},
+	} {
+		if got := p.Rule(c.ref); !reflect.DeepEqual(got.Keys, c.keys) {
+			t.Errorf("%s: keys %v, want %v", c.ref, got.Keys, c.keys)
+		}
+		if got := p.Keyless(c.ref); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.ref, got, c.want)
+		}
+	}
+	// A project's policy lays its trusted root over the user's.
+	m := Merge(p, &Policy{Dir: "/proj", TrustedRoot: "root.json"})
+	if got := m.Keyless("ghcr.io/acme/skills:1"); got.TrustedRoot != "/proj/root.json" || !reflect.DeepEqual(got.Identities, actions) {
+		t.Fatalf("merged %+v", got)
+	}
+}
+
+func TestLoadRefusesIncompleteIdentities(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	for _, bad := range []string{
+		"identities: [{issuer: https://accounts.google.com}]\n",
+		"identities: [{subject: me@example.com}]\n",
+		"scopes:\n  - scope: x\n    identities: [{issuerRegExp: '(', subject: me@example.com}]\n",
+		"identities: [{issuer: https://accounts.google.com, subject: me@example.com, san: x}]\n",
+	} {
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(path); err == nil {
+			t.Errorf("%q loaded", bad)
+		}
+	}
+}

@@ -17,9 +17,13 @@ type Verification struct {
 	// Mode is none, warn or require; empty takes the trust policy's mode,
 	// and none when no policy names the package.
 	Mode string
-	// Keys are trusted public key files that replace the policy's keys;
-	// none keeps the policy's.
-	Keys []string
+	// Keys are trusted public key files, and Identities trusted keyless
+	// signers; either replaces the policy's signers, none keeps them.
+	Keys       []string
+	Identities []trustpolicy.Identity
+	// TrustedRoot is Sigstore's trusted_root.json that replaces the
+	// policy's; empty keeps it.
+	TrustedRoot string
 }
 
 // enforce applies the trust policy, as v overrides it, to pkgs. project
@@ -27,7 +31,7 @@ type Verification struct {
 // names digests that must verify whatever the policy says.
 func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, maxSize int64) ([]trust.Outcome, error) {
 	return trust.Enforce(ctx, pkgs, trust.EnforceOptions{
-		Mode: v.Mode, Keys: v.Keys, Project: project, Require: require,
+		Mode: v.Mode, Keys: v.Keys, Identities: v.Identities, TrustedRoot: v.TrustedRoot, Project: project, Require: require,
 		Warnings: e.warnings(), MaxSize: maxSize, Getenv: e.getenv,
 	})
 }

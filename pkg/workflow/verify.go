@@ -11,6 +11,7 @@ import (
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // VerifyOptions say which package Verify checks, and with which keys.
@@ -22,11 +23,15 @@ type VerifyOptions struct {
 	// Local looks Ref up in the local store; false opens the registry
 	// repository it names.
 	Local bool
-	// Keys are the trusted public key files; none takes the keys the
-	// trust policy gives Ref.
-	Keys []string
-	// Policy is the trust policy file giving the keys when there are no
-	// Keys; empty is the user's, under the stax home.
+	// Keys are the trusted public key files, and Identities the trusted
+	// keyless signers; when neither is given, the trust policy's for Ref.
+	Keys       []string
+	Identities []trustpolicy.Identity
+	// TrustedRoot is Sigstore's trusted_root.json keyless signatures are
+	// checked against; empty is the trust policy's.
+	TrustedRoot string
+	// Policy is the trust policy file giving the signers when there are
+	// no Keys or Identities; empty is the user's, under the stax home.
 	Policy string
 	// MaxSize bounds the skills layer read to check the signed files; 0
 	// is layers.DefaultMaxSize, negative no limit.
@@ -41,6 +46,10 @@ type VerifyResult struct {
 	Digest    string `json:"digest"`
 	Verified  bool   `json:"verified"`
 	Signer    string `json:"signer,omitempty"`
+	// Identity and Issuer are the subject and OIDC issuer of the
+	// certificate of a keyless signature.
+	Identity string `json:"identity,omitempty"`
+	Issuer   string `json:"issuer,omitempty"`
 	// SignedAt is when the signer says it signed, RFC 3339 in UTC; empty
 	// when the signature does not say.
 	SignedAt  string `json:"signedAt,omitempty"`
@@ -62,13 +71,16 @@ func Verify(ctx context.Context, env *Env, opts VerifyOptions) (*VerifyResult, e
 		return nil, err
 	}
 	defer src.Close()
-	keys := opts.Keys
-	if len(keys) == 0 {
-		if keys, err = env.policyKeys(opts.Policy, src.Ref.String()); err != nil {
+	keys, keyless := opts.Keys, trustpolicy.Keyless{Identities: opts.Identities}
+	if len(keys) == 0 && len(keyless.Identities) == 0 {
+		if keys, keyless, err = env.policySigners(opts.Policy, src.Ref.String()); err != nil {
 			return nil, err
 		}
 	}
-	verifiers, err := trust.LoadVerifiers(keys)
+	if opts.TrustedRoot != "" {
+		keyless.TrustedRoot = opts.TrustedRoot
+	}
+	verifiers, err := trust.LoadSigners(keys, keyless)
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
@@ -83,20 +95,21 @@ func Verify(ctx context.Context, env *Env, opts VerifyOptions) (*VerifyResult, e
 		return nil, explainSignature(src.Target, err)
 	}
 	out.Verified, out.Signer, out.Signature, out.Format = true, v.Signer, v.Signature.Digest.String(), v.Format
+	out.Identity, out.Issuer = v.Identity, v.Issuer
 	if !v.SignedAt.IsZero() {
 		out.SignedAt = v.SignedAt.UTC().Format(time.RFC3339)
 	}
 	return out, nil
 }
 
-// policyKeys are the keys the trust policy at path, or without one the
-// user's, gives ref.
-func (e *Env) policyKeys(path, ref string) ([]string, error) {
+// policySigners are the keys and keyless identities the trust policy at
+// path, or without one the user's, gives ref.
+func (e *Env) policySigners(path, ref string) ([]string, trustpolicy.Keyless, error) {
 	if path == "" {
 		var err error
 		if path, err = trust.HomePolicyPathFrom(e.getenv); err != nil {
-			return nil, err
+			return nil, trustpolicy.Keyless{}, err
 		}
 	}
-	return trust.PolicyKeys(path, ref)
+	return trust.PolicySigners(path, ref)
 }
