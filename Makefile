@@ -12,11 +12,13 @@ KO_VERSION         := v0.19.1
 # against, built the same way.
 COSIGN_VERSION     := v3.1.3
 REGCTL_VERSION     := v0.11.7
+ORAS_VERSION       := v1.3.6
 TOOLS      ?= $(CURDIR)/bin/tools
 GORELEASER := $(TOOLS)/goreleaser-$(GORELEASER_VERSION)/goreleaser
 KO         := $(TOOLS)/ko-$(KO_VERSION)/ko
 COSIGN     := $(TOOLS)/cosign-$(COSIGN_VERSION)/cosign
 REGCTL     := $(TOOLS)/regctl-$(REGCTL_VERSION)/regctl
+ORAS       := $(TOOLS)/oras-$(ORAS_VERSION)/oras
 # The commit's time: release archives and the image are dated with it, so a
 # commit builds to the same bytes anywhere.
 COMMIT_EPOCH = $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
@@ -86,8 +88,8 @@ image: $(KO)
 	$(KO) build ./cmd/stax --bare --push=false --oci-layout-path $(IMAGE_LAYOUT) \
 		--platform linux/amd64,linux/arm64 --image-user 65532:65532 --sbom none
 
-## e2e-tools: cosign and regctl, which test/e2e/cosign.sh checks signatures with, built into $(TOOLS).
-e2e-tools: $(COSIGN) $(REGCTL)
+## e2e-tools: cosign, regctl and oras, which test/e2e/cosign.sh checks signatures with, built into $(TOOLS).
+e2e-tools: $(COSIGN) $(REGCTL) $(ORAS)
 
 $(GORELEASER):
 	GOBIN=$(dir $@) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
@@ -100,6 +102,9 @@ $(COSIGN):
 
 $(REGCTL):
 	GOBIN=$(dir $@) $(GO) install github.com/regclient/regclient/cmd/regctl@$(REGCTL_VERSION)
+
+$(ORAS):
+	GOBIN=$(dir $@) $(GO) install oras.land/oras/cmd/oras@$(ORAS_VERSION)
 
 clean:
 	rm -rf bin dist

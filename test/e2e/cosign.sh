@@ -4,16 +4,16 @@
 # through the referrers tag schema): what stax signs cosign verifies, as a
 # signature and as an attestation of the files; what cosign signs (a
 # Sigstore bundle, cosign v3's default format) stax verifies; both after a
-# stax copy to another repository; a wrong key fails in both. With regctl,
-# a layout stax signs into or copies into lists its signatures where
-# regctl looks. Last, pkg/signature's TestCosignInterop runs the same
+# stax copy to another repository; a wrong key fails in both. With regctl
+# and oras, a layout stax signs into or copies into lists its signatures
+# where each looks. Last, pkg/signature's TestCosignInterop runs the same
 # cosign against the in-process registries of the Go tests, with the
 # referrers API and without.
 #
-# Usage: STAX=bin/stax COSIGN=path/to/cosign [REGCTL=path/to/regctl] bash test/e2e/cosign.sh
+# Usage: STAX=bin/stax COSIGN=path/to/cosign [REGCTL=path/to/regctl] [ORAS=path/to/oras] bash test/e2e/cosign.sh
 #
-# make e2e-tools builds the pinned cosign and regctl into bin/tools; the
-# defaults are where it puts them. Keys only, offline: cosign signs with
+# make e2e-tools builds the pinned cosign, regctl and oras into bin/tools;
+# the defaults are where it puts them. Keys only, offline: cosign signs with
 # --use-signing-config=false --tlog-upload=false and verifies with
 # --insecure-ignore-tlog=true, and a proxy that refuses every connection
 # makes any attempt to reach Sigstore's services fail rather than pass
@@ -24,6 +24,7 @@ cd "$(dirname "$0")/../.."
 
 COSIGN=${COSIGN:-bin/tools/cosign-v3.1.3/cosign}
 REGCTL=${REGCTL:-bin/tools/regctl-v0.11.7/regctl}
+ORAS=${ORAS:-bin/tools/oras-v1.3.6/oras}
 
 # shellcheck source=lib/registry.sh
 source test/e2e/lib/registry.sh
@@ -119,31 +120,44 @@ case_wrong_key_fails() {
   expect fail "cosign verify-attestation with a wrong key" cosign_verify_attestation "$work/other.pub" "$repo/by-stax:1.0.0"
 }
 
-# regctl_referrers LAYOUT TAG: the digests regctl lists as referrers of
-# the layout's TAG, one a line.
-regctl_referrers() {
-  "$REGCTL" artifact list "ocidir://$1:$2" --format '{{range .Descriptors}}{{println .Digest}}{{end}}'
+# referrers TOOL LAYOUT TAG: the digests TOOL (regctl or oras) lists as
+# referrers of the layout's TAG, one a line.
+referrers() {
+  case $1 in
+    regctl) "$REGCTL" artifact list "ocidir://$2:$3" --format '{{range .Descriptors}}{{println .Digest}}{{end}}' ;;
+    oras) "$ORAS" discover --oci-layout "$2:$3" --format json | jq -r '.referrers[].digest' ;;
+  esac
+}
+
+# check_layout_referrers LAYOUT N: regctl and oras, those there are, each
+# list N referrers of the layout's 1.0.0, each once.
+check_layout_referrers() {
+  local tool bin
+  for tool in regctl oras; do
+    bin=$REGCTL
+    [[ $tool == oras ]] && bin=$ORAS
+    if [[ ! -x $bin ]]; then
+      echo "e2e: no $tool at $bin: its layout check skipped"
+      continue
+    fi
+    expect 0 "$tool lists the referrers of $1" referrers "$tool" "$1" 1.0.0
+    [[ $(grep -c . "$work/out.txt") == "$2" && $(sort -u "$work/out.txt" | grep -c .) == "$2" ]] ||
+      fail "$tool lists the referrers of $1 as [$(cat "$work/out.txt")], want $2, each once"
+  done
 }
 
 # A layout signed into, and one copied into, list their signatures where
-# regctl looks (the referrers tag schema), each once.
-case_layout_lists_signatures_for_regctl() {
-  if [[ ! -x $REGCTL ]]; then
-    echo "e2e: no regctl at $REGCTL: layout check skipped"
-    return
-  fi
+# regctl (the referrers tag schema) and oras (the manifests) look.
+case_layout_lists_signatures() {
   local layout=$work/layout copied=$work/copied
   expect 0 "push to a layout" "$STAX" push examples "oci:$layout:1.0.0" --no-progress
   expect 0 "sign in the layout" "$STAX" sign "oci:$layout:1.0.0" --key "$work/stax.key"
   expect 0 "sign in the layout again" "$STAX" sign "oci:$layout:1.0.0" --key "$work/stax.key"
-  expect 0 "regctl artifact list, signed layout" regctl_referrers "$layout" 1.0.0
-  [[ $(grep -c . "$work/out.txt") == 2 && $(sort -u "$work/out.txt" | grep -c .) == 2 ]] ||
-    fail "regctl lists $(cat "$work/out.txt"), want the two signatures once each"
+  check_layout_referrers "$layout" 2
   expect 0 "stax verify the layout" "$STAX" verify "oci:$layout:1.0.0" --key "$work/stax.pub"
 
   expect 0 "copy to a layout" "$STAX" copy "$repo/by-both:1.0.0" "oci:$copied:1.0.0" --no-progress
-  expect 0 "regctl artifact list, copied layout" regctl_referrers "$copied" 1.0.0
-  [[ $(grep -c . "$work/out.txt") == 2 ]] || fail "regctl lists $(cat "$work/out.txt"), want stax's and cosign's signatures"
+  check_layout_referrers "$copied" 2
   local key
   for key in stax cosign; do
     expect 0 "stax verify the copied layout, $key key" "$STAX" verify "oci:$copied:1.0.0" --key "$work/$key.pub"
@@ -165,7 +179,7 @@ case_cosign_signs_stax_verifies
 case_both_sign
 case_copy_keeps_both
 case_wrong_key_fails
-case_layout_lists_signatures_for_regctl
+case_layout_lists_signatures
 case_in_process_registries
 
 echo "e2e: $passed passed, 0 failed"
