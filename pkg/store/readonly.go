@@ -66,7 +66,7 @@ func OpenLayoutReadOnly(ctx context.Context, dir string) (*ReadOnlyLayout, error
 		}
 		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
 	}
-	tags, err := tagMap(ctx, s)
+	tags, err := referrersTags(ctx, s)
 	if err != nil {
 		root.Close()
 		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))

@@ -14,6 +14,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
@@ -33,17 +34,11 @@ func ReferrersTag(subject digest.Digest) string {
 	return alg[:min(len(alg), 32)] + "-" + hex[:min(len(hex), 64)]
 }
 
-// referrerFields are the parts of a manifest the referrers index records.
-type referrerFields struct {
-	MediaType    string              `json:"mediaType"`
-	ArtifactType string              `json:"artifactType"`
-	Config       ocispec.Descriptor  `json:"config"`
-	Subject      *ocispec.Descriptor `json:"subject"`
-	Annotations  map[string]string   `json:"annotations"`
-}
-
-// recordReferrer adds desc, a manifest just pushed, to the referrers
-// index of its subject, if it has one. The caller holds s.mu.
+// recordReferrer rewrites the referrers index of the subject of desc, a
+// manifest just pushed, if it has one. The index lists what the layout
+// holds that refers to the subject, found in its manifests as oras-go finds
+// them, so a layout an older stax wrote, with referrers and no index, has
+// them all listed from the next referrer on. The caller holds s.mu.
 func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) error {
 	if desc.Size > maxManifestSize {
 		// Larger than any registry accepts: no referrer anyone lists.
@@ -53,47 +48,43 @@ func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) err
 	if err != nil {
 		return errdefs.IO(fmt.Errorf("read manifest %s: %w", desc.Digest, err))
 	}
-	var m referrerFields
-	if err := json.Unmarshal(raw, &m); err != nil || m.Subject == nil || m.Subject.Digest.Validate() != nil {
+	var m struct {
+		Subject *ocispec.Descriptor `json:"subject"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil || m.Subject == nil || m.Subject.Digest.Validate() != nil || !isManifest(m.Subject.MediaType) {
 		return nil
 	}
-	entry := ocispec.Descriptor{
-		MediaType:    desc.MediaType,
-		ArtifactType: m.ArtifactType,
-		Digest:       desc.Digest,
-		Size:         desc.Size,
-		Annotations:  m.Annotations,
-	}
-	// As the referrers API answers: an image manifest without an
-	// artifactType is listed under its config's media type.
-	if entry.ArtifactType == "" && desc.MediaType == ocispec.MediaTypeImageManifest {
-		entry.ArtifactType = m.Config.MediaType
-	}
-	tag := ReferrersTag(m.Subject.Digest)
-	old, listed := s.index.refs[tag]
-	index := ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{}}
-	if listed {
-		if index, err = s.readReferrersIndex(ctx, old); err != nil {
-			return err
-		}
-		if slices.ContainsFunc(index.Manifests, func(d ocispec.Descriptor) bool { return d.Digest == desc.Digest }) {
-			return nil
-		}
+	subject := ocispec.Descriptor{MediaType: m.Subject.MediaType, Digest: m.Subject.Digest, Size: m.Subject.Size}
+	found, err := registry.Referrers(ctx, s.layout, subject, "")
+	if err != nil {
+		return errdefs.IO(fmt.Errorf("list the referrers of %s in %s: %w", subject.Digest, s.Dir, err))
 	}
 	// Sorted by digest, so the same referrers give the same index
-	// whatever order a copy pushed them in.
-	index.Manifests = append(index.Manifests, entry)
+	// whatever order a copy pushed them in; each as the referrers API
+	// lists it.
+	index := ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{}}
+	for _, d := range found {
+		index.Manifests = append(index.Manifests, ocispec.Descriptor{
+			MediaType: d.MediaType, ArtifactType: d.ArtifactType, Digest: d.Digest, Size: d.Size, Annotations: d.Annotations,
+		})
+	}
 	slices.SortFunc(index.Manifests, func(a, b ocispec.Descriptor) int { return strings.Compare(string(a.Digest), string(b.Digest)) })
+	index.Manifests = slices.CompactFunc(index.Manifests, func(a, b ocispec.Descriptor) bool { return a.Digest == b.Digest })
 	data, err := json.Marshal(index)
 	if err != nil {
 		return err
 	}
 	newDesc := content.NewDescriptorFromBytes(ocispec.MediaTypeImageIndex, data)
+	tag := ReferrersTag(subject.Digest)
+	old, listed := s.index.refs[tag]
+	if listed && old.Digest == newDesc.Digest {
+		return nil
+	}
 	if err := s.layout.Push(ctx, newDesc, bytes.NewReader(data)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return errdefs.IO(fmt.Errorf("write the referrers index of %s: %w", m.Subject.Digest, err))
+		return errdefs.IO(fmt.Errorf("write the referrers index of %s: %w", subject.Digest, err))
 	}
 	if err := s.layout.Tag(ctx, newDesc, tag); err != nil {
-		return errdefs.IO(fmt.Errorf("tag the referrers index of %s: %w", m.Subject.Digest, err))
+		return errdefs.IO(fmt.Errorf("tag the referrers index of %s: %w", subject.Digest, err))
 	}
 	s.index.refs[tag] = newDesc
 	if err := s.saveIndex(); err != nil {
@@ -103,25 +94,6 @@ func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) err
 		s.dropReferrersIndex(ctx, old)
 	}
 	return nil
-}
-
-// readReferrersIndex reads the referrers index desc.
-func (s *Store) readReferrersIndex(ctx context.Context, desc ocispec.Descriptor) (ocispec.Index, error) {
-	var index ocispec.Index
-	if desc.Size > maxManifestSize {
-		return index, errdefs.IO(fmt.Errorf("the referrers index %s of %s is %d bytes, over the %d-byte limit", desc.Digest, s.Dir, desc.Size, maxManifestSize))
-	}
-	raw, err := content.FetchAll(ctx, s.layout, desc)
-	if err != nil {
-		return index, errdefs.IO(fmt.Errorf("read the referrers index %s of %s: %w", desc.Digest, s.Dir, err))
-	}
-	if err := json.Unmarshal(raw, &index); err != nil {
-		return index, errdefs.IO(fmt.Errorf("the referrers index %s of %s is not valid JSON: %w", desc.Digest, s.Dir, err))
-	}
-	if index.Manifests == nil {
-		index.Manifests = []ocispec.Descriptor{}
-	}
-	return index, nil
 }
 
 // dropReferrersIndex removes a referrers index that a new one replaced,
@@ -156,11 +128,12 @@ func referrersIndexes(refs map[string]ocispec.Descriptor) map[digest.Digest]bool
 	return out
 }
 
-// isReferrersTag says whether tag has the form of a referrers tag:
-// sha256- and 64 hex digits (cosign's sha256-<hex>.sig is not one).
+// isReferrersTag says whether tag has the form ReferrersTag gives: an
+// algorithm, a dash and a digest's hex (cosign's sha256-<hex>.sig is not
+// one).
 func isReferrersTag(tag string) bool {
-	hex, ok := strings.CutPrefix(tag, digest.SHA256.String()+"-")
-	return ok && digest.SHA256.Validate(hex) == nil
+	alg, hex, ok := strings.Cut(tag, "-")
+	return ok && digest.NewDigestFromEncoded(digest.Algorithm(alg), hex).Validate() == nil
 }
 
 // withoutReferrersIndexes drops from preds the referrers indexes: they
@@ -174,8 +147,9 @@ func withoutReferrersIndexes(preds []ocispec.Descriptor, indexes func() map[dige
 	return slices.DeleteFunc(slices.Clone(preds), func(d ocispec.Descriptor) bool { return skip[d.Digest] })
 }
 
-// tagMap lists the tags of a read-only layout with their descriptors.
-func tagMap(ctx context.Context, s interface {
+// referrersTags maps the referrers tags of a read-only layout to what
+// they name.
+func referrersTags(ctx context.Context, s interface {
 	Tags(context.Context, string, func([]string) error) error
 	Resolve(context.Context, string) (ocispec.Descriptor, error)
 }) (map[string]ocispec.Descriptor, error) {

@@ -13,6 +13,7 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/content/oci"
 	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/pkg/store"
@@ -187,5 +188,63 @@ func TestLayoutListsReferrersInTheTagSchema(t *testing.T) {
 		if len(preds) != 0 {
 			t.Errorf("%s layout: the signature has predecessors %+v, want none", name, preds)
 		}
+	}
+}
+
+// TestLayoutListsReferrersAnOlderWriterLeft: in a layout written without
+// referrers indexes (by oras-go's layout store, as stax wrote layouts
+// before), the next referrer pushed lists the ones already there too.
+func TestLayoutListsReferrersAnOlderWriterLeft(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newReferrersFixture(t)
+	dir := filepath.Join(t.TempDir(), "layout")
+	older, err := oci.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []ocispec.Descriptor{f.subject, f.signatures[0]} {
+		var m ocispec.Manifest
+		if err := json.Unmarshal(f.data[d.Digest.String()], &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range append([]ocispec.Descriptor{m.Config, d}, m.Layers...) {
+			if err := older.Push(ctx, b, bytes.NewReader(f.data[b.Digest.String()])); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := older.Tag(ctx, f.subject, "1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := store.OpenLayout(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := f.push(t, s, f.signatures[1]); err != nil {
+		t.Fatal(err)
+	}
+	referrers, err := s.Resolve(ctx, store.ReferrersTag(f.subject.Digest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := content.FetchAll(ctx, s, referrers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index ocispec.Index
+	if err := json.Unmarshal(raw, &index); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range index.Manifests {
+		got = append(got, d.Digest.String())
+	}
+	want := []string{f.signatures[0].Digest.String(), f.signatures[1].Digest.String()}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("the referrers index lists %v, want %v", got, want)
 	}
 }
