@@ -8,9 +8,17 @@ STATICCHECK_VERSION := v0.8.2
 # module proxy does not serve, and v2.18 needs Go 1.27.
 GORELEASER_VERSION := v2.15.2
 KO_VERSION         := v0.19.1
+# The other implementations test/e2e/cosign.sh checks stax's signatures
+# against, built the same way.
+COSIGN_VERSION     := v3.1.3
+REGCTL_VERSION     := v0.11.7
+ORAS_VERSION       := v1.3.6
 TOOLS      ?= $(CURDIR)/bin/tools
 GORELEASER := $(TOOLS)/goreleaser-$(GORELEASER_VERSION)/goreleaser
 KO         := $(TOOLS)/ko-$(KO_VERSION)/ko
+COSIGN     := $(TOOLS)/cosign-$(COSIGN_VERSION)/cosign
+REGCTL     := $(TOOLS)/regctl-$(REGCTL_VERSION)/regctl
+ORAS       := $(TOOLS)/oras-$(ORAS_VERSION)/oras
 # The commit's time: release archives and the image are dated with it, so a
 # commit builds to the same bytes anywhere.
 COMMIT_EPOCH = $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
@@ -19,7 +27,7 @@ COMMIT_DATE  = $(shell git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00
 # this path, so it must be lowercase).
 IMAGE_LAYOUT ?= bin/image
 
-.PHONY: build test unit vet fmt-check lint bench docs clean release-snapshot image
+.PHONY: build test unit vet fmt-check lint bench docs clean release-snapshot image e2e-tools
 
 build:
 	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/stax
@@ -80,11 +88,23 @@ image: $(KO)
 	$(KO) build ./cmd/stax --bare --push=false --oci-layout-path $(IMAGE_LAYOUT) \
 		--platform linux/amd64,linux/arm64 --image-user 65532:65532 --sbom none
 
+## e2e-tools: cosign, regctl and oras, which test/e2e/cosign.sh checks signatures with, built into $(TOOLS).
+e2e-tools: $(COSIGN) $(REGCTL) $(ORAS)
+
 $(GORELEASER):
 	GOBIN=$(dir $@) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 
 $(KO):
 	GOBIN=$(dir $@) $(GO) install github.com/google/ko@$(KO_VERSION)
+
+$(COSIGN):
+	GOBIN=$(dir $@) $(GO) install github.com/sigstore/cosign/v3/cmd/cosign@$(COSIGN_VERSION)
+
+$(REGCTL):
+	GOBIN=$(dir $@) $(GO) install github.com/regclient/regclient/cmd/regctl@$(REGCTL_VERSION)
+
+$(ORAS):
+	GOBIN=$(dir $@) $(GO) install oras.land/oras/cmd/oras@$(ORAS_VERSION)
 
 clean:
 	rm -rf bin dist

@@ -1,11 +1,12 @@
 // Package signature signs stax packages and verifies their signatures.
 //
-// A signature is an OCI referrer of the package manifest: an artifact of
-// type application/vnd.stax.signature.v1 whose one layer is a Sigstore
-// bundle (v0.3) holding a DSSE envelope over an in-toto statement. The
+// A signature is an OCI referrer of the package manifest attached as
+// cosign v3 attaches one: an artifact of type
+// application/vnd.dev.sigstore.bundle.v0.3+json whose one layer is a
+// Sigstore bundle holding a DSSE envelope over an in-toto statement. The
 // statement's subject is the manifest digest; its predicate names the
-// package and every file of every skill by digest. Sigstore bundles that
-// cosign attaches as referrers verify too.
+// package and every file of every skill by digest. Signatures cosign
+// attaches, and those of stax's older format, verify too.
 //
 // stax signs with keys. It verifies with keys, and keyless signatures (a
 // Fulcio certificate and a transparency log entry, as cosign makes in CI)

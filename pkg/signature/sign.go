@@ -16,18 +16,36 @@ import (
 	"github.com/stax-dev/stax/pkg/artifact"
 )
 
-// Media types of a stax signature referrer.
+// Media types of a signature referrer.
 const (
+	// MediaTypeSigstoreBundle is the artifact and layer type of a
+	// signature: a Sigstore bundle attached as cosign v3 attaches its own,
+	// so that cosign and the policy controllers built on it find it.
+	MediaTypeSigstoreBundle = "application/vnd.dev.sigstore.bundle.v0.3+json"
+
+	// ArtifactType, MediaTypeConfig and MediaTypePayload are the types
+	// of the signatures stax wrote before it attached them as cosign does:
+	// an artifact of its own type whose config records the signer and
+	// whose one layer is the bundle. Verify still reads them.
 	ArtifactType     = "application/vnd.stax.signature.v1"
 	MediaTypeConfig  = "application/vnd.stax.signature.config.v1+json"
 	MediaTypePayload = "application/vnd.stax.signature.payload.v1"
-	// MediaTypeSigstoreBundle is the artifact and layer type of the
-	// Sigstore bundles cosign attaches as referrers.
-	MediaTypeSigstoreBundle = "application/vnd.dev.sigstore.bundle.v0.3+json"
 )
 
-// Config is the config blob of a signature referrer. It is not signed
-// itself: Verify checks each field against the signed statement.
+// Annotations cosign puts on a bundle referrer's manifest: what the bundle
+// holds, and the predicate type of the statement it signs, so that a
+// reader can choose among referrers without fetching every bundle.
+const (
+	AnnotationBundleContent       = "dev.sigstore.bundle.content"
+	AnnotationBundlePredicateType = "dev.sigstore.bundle.predicateType"
+	// BundleContentDSSE says the bundle holds a DSSE envelope.
+	BundleContentDSSE = "dsse-envelope"
+)
+
+// Config is who signed a package, when, and with what. A signature
+// records it in its signed statement (see Provenance); signatures of the
+// older stax format also carry it, unsigned, as their config blob, which
+// Verify checks against the statement.
 type Config struct {
 	SpecVersion string `json:"specVersion"`
 	Signer      string `json:"signer"`
@@ -55,8 +73,15 @@ type Signed struct {
 }
 
 // Sign signs the package at desc in t and attaches the signature to it as
-// a referrer. t is a registry repository (with or without the referrers
-// API), an OCI layout, or the local store.
+// a referrer, as cosign v3 attaches a signature: an artifact of type
+// MediaTypeSigstoreBundle with the empty config and one layer, the
+// Sigstore bundle, whose DSSE envelope signs the stax statement (the
+// package and the digest of every file of every skill). cosign verify
+// accepts it as a signature of the manifest, and cosign verify-attestation
+// --type PredicateType as an attestation of its content. t is a registry
+// repository (with or without the referrers API: oras-go keeps the
+// referrers tag schema where there is none), an OCI layout, or the local
+// store.
 func Sign(ctx context.Context, t oras.GraphTarget, desc ocispec.Descriptor, signer Signer, opts SignOptions) (*Signed, error) {
 	pkg, err := artifact.Fetch(ctx, t, desc)
 	if err != nil {
@@ -95,26 +120,21 @@ func Sign(ctx context.Context, t oras.GraphTarget, desc ocispec.Descriptor, sign
 	if err != nil {
 		return nil, fmt.Errorf("encode Sigstore bundle: %w", err)
 	}
-	cfgJSON, err := artifact.Canonical(cfg)
-	if err != nil {
-		return nil, err
-	}
-	cfgDesc := content.NewDescriptorFromBytes(MediaTypeConfig, cfgJSON)
-	payloadDesc := content.NewDescriptorFromBytes(MediaTypePayload, bundleJSON)
-	for _, b := range []struct {
-		desc ocispec.Descriptor
-		data []byte
-	}{{cfgDesc, cfgJSON}, {payloadDesc, bundleJSON}} {
-		if err := t.Push(ctx, b.desc, bytes.NewReader(b.data)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-			return nil, fmt.Errorf("push signature blob: %w", err)
-		}
+	bundleDesc := content.NewDescriptorFromBytes(MediaTypeSigstoreBundle, bundleJSON)
+	if err := t.Push(ctx, bundleDesc, bytes.NewReader(bundleJSON)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+		return nil, fmt.Errorf("push signature blob: %w", err)
 	}
 	subject := ocispec.Descriptor{MediaType: desc.MediaType, Digest: desc.Digest, Size: desc.Size}
-	sigDesc, err := oras.PackManifest(ctx, t, oras.PackManifestVersion1_1, ArtifactType, oras.PackManifestOptions{
-		Subject:             &subject,
-		ConfigDescriptor:    &cfgDesc,
-		Layers:              []ocispec.Descriptor{payloadDesc},
-		ManifestAnnotations: map[string]string{ocispec.AnnotationCreated: cfg.SignedAt},
+	// With no config descriptor, oras-go writes the empty config, as cosign
+	// does.
+	sigDesc, err := oras.PackManifest(ctx, t, oras.PackManifestVersion1_1, MediaTypeSigstoreBundle, oras.PackManifestOptions{
+		Subject: &subject,
+		Layers:  []ocispec.Descriptor{bundleDesc},
+		ManifestAnnotations: map[string]string{
+			ocispec.AnnotationCreated:     cfg.SignedAt,
+			AnnotationBundleContent:       BundleContentDSSE,
+			AnnotationBundlePredicateType: PredicateType,
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("push signature manifest: %w", err)

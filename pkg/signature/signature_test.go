@@ -306,6 +306,10 @@ func attach(t *testing.T, target oras.GraphTarget, subject ocispec.Descriptor, a
 	}
 }
 
+// TestVerifyRefusesTampering attaches altered signatures in both formats
+// stax has written: as cosign attaches a bundle (the empty config, the
+// bundle its one layer), and the older stax one, whose config records the
+// signer unsigned.
 func TestVerifyRefusesTampering(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -323,6 +327,7 @@ func TestVerifyRefusesTampering(t *testing.T) {
 				t.Fatal(err)
 			}
 			good := readReferrer(t, origin, signed.Descriptor)
+			goodConfig := legacyConfig(t, signed.Config)
 			other := packExamples(t, origin, "2.0.0")
 			otherSigned, err := signature.Sign(ctx, origin, other, signer, signature.SignOptions{})
 			if err != nil {
@@ -332,13 +337,16 @@ func TestVerifyRefusesTampering(t *testing.T) {
 
 			cases := []struct {
 				name   string
+				legacy bool
 				config []byte
 				bundle []byte
 				want   signature.Reason
 			}{
-				{"config", bytes.Replace(good.config, []byte(`"signedAt":"`), []byte(`"signedAt":"1`), 1), good.bundle, signature.ReasonContentMismatch},
-				{"layer", tamperPayload(t, good.bundle), good.config, signature.ReasonBadSignature},
-				{"re-signed other subject", otherRef.config, otherRef.bundle, signature.ReasonSubjectMismatch},
+				{"legacy/config", true, bytes.Replace(goodConfig, []byte(`"signedAt":"`), []byte(`"signedAt":"1`), 1), good.bundle, signature.ReasonContentMismatch},
+				{"legacy/layer", true, goodConfig, tamperPayload(t, good.bundle), signature.ReasonBadSignature},
+				{"legacy/re-signed other subject", true, legacyConfig(t, otherSigned.Config), otherRef.bundle, signature.ReasonSubjectMismatch},
+				{"cosign/layer", false, nil, tamperPayload(t, good.bundle), signature.ReasonBadSignature},
+				{"cosign/re-signed other subject", false, nil, otherRef.bundle, signature.ReasonSubjectMismatch},
 			}
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
@@ -347,13 +355,28 @@ func TestVerifyRefusesTampering(t *testing.T) {
 					if d := packExamples(t, target, ""); d.Digest != desc.Digest {
 						t.Fatal("the build is not reproducible")
 					}
-					attach(t, target, desc, signature.ArtifactType, content.NewDescriptorFromBytes(signature.MediaTypeConfig, c.config), c.config, signature.MediaTypePayload, c.bundle)
+					if c.legacy {
+						attach(t, target, desc, signature.ArtifactType, content.NewDescriptorFromBytes(signature.MediaTypeConfig, c.config), c.config, signature.MediaTypePayload, c.bundle)
+					} else {
+						attach(t, target, desc, signature.MediaTypeSigstoreBundle, ocispec.DescriptorEmptyJSON, ocispec.DescriptorEmptyJSON.Data, signature.MediaTypeSigstoreBundle, c.bundle)
+					}
 					_, err := signature.Verify(ctx, target, desc, opts)
 					wantReason(t, err, c.want)
 				})
 			}
 		})
 	}
+}
+
+// legacyConfig is the config blob of a signature in the older stax
+// format.
+func legacyConfig(t *testing.T, cfg signature.Config) []byte {
+	t.Helper()
+	data, err := artifact.Canonical(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // tamperPayload changes one byte of the signed statement in a bundle.

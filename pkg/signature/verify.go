@@ -87,7 +87,9 @@ type VerifyOptions struct {
 	MaxSize int64
 }
 
-// Formats of a verified signature.
+// Formats of a verified signature: FormatStax is one whose statement
+// lists the package's files, all checked, whichever way it is attached;
+// FormatSigstore one by cosign, which names the manifest alone.
 const (
 	FormatStax     = "stax"
 	FormatSigstore = "sigstore-bundle"
@@ -107,7 +109,7 @@ type Verified struct {
 	Signature ocispec.Descriptor
 	Format    string
 	// Provenance is the signed predicate of a stax signature; nil for a
-	// cosign bundle, whose statement names the manifest alone.
+	// cosign signature, whose statement names the manifest alone.
 	Provenance *Provenance
 }
 
@@ -251,9 +253,11 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 			}
 		}
 	}
-	if format == FormatSigstore {
-		return v, failure{}, nil
+	if format == FormatSigstore && st.PredicateType != PredicateType {
+		return v, failure{}, nil // cosign's: it names the manifest alone
 	}
+	// A stax statement, in either format: its content is checked.
+	v.Format = FormatStax
 	if st.PredicateType != PredicateType || st.Predicate == nil {
 		return fail(ReasonContentMismatch, "its statement is a %q, not a stax package statement", st.PredicateType)
 	}
@@ -263,11 +267,13 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 	if prov.Signer != signer.ID() {
 		return fail(ReasonContentMismatch, "its statement names the signer %s, but key %s made it", prov.Signer, signer.ID())
 	}
-	if f, err := checkConfig(ctx, t, m.Config, prov); err != nil || f != "" {
-		if err != nil {
-			return nil, failure{}, err
+	if m.ArtifactType == ArtifactType {
+		if f, err := checkConfig(ctx, t, m.Config, prov); err != nil || f != "" {
+			if err != nil {
+				return nil, failure{}, err
+			}
+			return fail(ReasonContentMismatch, "%s", f)
 		}
-		return fail(ReasonContentMismatch, "%s", f)
 	}
 	pkg, err := artifact.Fetch(ctx, t, desc)
 	if err != nil {

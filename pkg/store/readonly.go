@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/oci"
 	"oras.land/oras-go/v2/errdef"
@@ -26,6 +27,19 @@ type ReadOnlyLayout struct {
 	*oci.ReadOnlyStore
 	Dir  string
 	root *os.Root
+	// referrersIndexes are the indexes of the referrers tag schema the
+	// layout holds (see recordReferrer).
+	referrersIndexes map[digest.Digest]bool
+}
+
+// Predecessors returns the manifests that refer to node, but for the
+// layout's referrers indexes.
+func (l *ReadOnlyLayout) Predecessors(ctx context.Context, node ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	preds, err := l.ReadOnlyStore.Predecessors(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	return withoutReferrersIndexes(preds, func() map[digest.Digest]bool { return l.referrersIndexes }), nil
 }
 
 // OpenLayoutReadOnly opens the OCI image layout at dir for reading. A
@@ -52,7 +66,12 @@ func OpenLayoutReadOnly(ctx context.Context, dir string) (*ReadOnlyLayout, error
 		}
 		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
 	}
-	return &ReadOnlyLayout{ReadOnlyStore: s, Dir: dir, root: root}, nil
+	tags, err := referrersTags(ctx, s)
+	if err != nil {
+		root.Close()
+		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+	}
+	return &ReadOnlyLayout{ReadOnlyStore: s, Dir: dir, root: root, referrersIndexes: referrersIndexes(tags)}, nil
 }
 
 // CheckLayout says why dir is not an OCI image layout, if it is not: it

@@ -232,6 +232,9 @@ func openPrepared(ctx context.Context, dir, what string, made created) (*Store, 
 	}
 	// index.json is written by saveIndex alone, in one step.
 	layout.AutoSaveIndex = false
+	// The store deletes only a referrers index a new one replaced: the
+	// manifests it lists are listed by the new one, and must stay.
+	layout.AutoGC = false
 	s.layout = layout
 	return s, nil
 }

@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
 	"io"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/errdef"
 )
 
 // Fetch reads the blob desc.
@@ -22,9 +25,18 @@ func (s *Store) Resolve(ctx context.Context, reference string) (ocispec.Descript
 	return s.layout.Resolve(ctx, reference)
 }
 
-// Predecessors returns the manifests that refer to node.
+// Predecessors returns the manifests that refer to node, but for the
+// referrers indexes the store keeps (see recordReferrer).
 func (s *Store) Predecessors(ctx context.Context, node ocispec.Descriptor) ([]ocispec.Descriptor, error) {
-	return s.layout.Predecessors(ctx, node)
+	preds, err := s.layout.Predecessors(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	return withoutReferrersIndexes(preds, func() map[digest.Digest]bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return referrersIndexes(s.index.refs)
+	}), nil
 }
 
 // Tags lists the store's tags, sorted, after last.
@@ -32,18 +44,28 @@ func (s *Store) Tags(ctx context.Context, last string, fn func([]string) error) 
 	return s.layout.Tags(ctx, last, fn)
 }
 
-// Push stores the blob expected; a manifest is listed in index.json.
+// Push stores the blob expected; a manifest is listed in index.json, and
+// one with a subject in the referrers index of its subject as well. A
+// manifest the layout holds already is recorded as a referrer all the
+// same, so that copying into a layout an older stax wrote adds what it
+// lacks.
 func (s *Store) Push(ctx context.Context, expected ocispec.Descriptor, r io.Reader) error {
-	if err := s.layout.Push(ctx, expected, r); err != nil {
+	err := s.layout.Push(ctx, expected, r)
+	if !isManifest(expected.MediaType) || (err != nil && !errors.Is(err, errdef.ErrAlreadyExists)) {
 		return err
-	}
-	if !isManifest(expected.MediaType) {
-		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.index.refs[expected.Digest.String()] = expected
-	return s.saveIndex()
+	if err == nil {
+		s.index.refs[expected.Digest.String()] = expected
+		if err := s.saveIndex(); err != nil {
+			return err
+		}
+	}
+	if recErr := s.recordReferrer(ctx, expected); recErr != nil {
+		return recErr
+	}
+	return err
 }
 
 // Tag tags desc with reference, in index.json.

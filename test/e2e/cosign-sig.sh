@@ -8,19 +8,20 @@
 # repository and to an OCI layout both stax and cosign still verify it.
 # cosign signs offline: no transparency log, no Sigstore signing config.
 #
-# Usage: STAX=bin/stax COSIGN=bin/tools/cosign bash test/e2e/cosign-sig.sh
+# Usage: STAX=bin/stax COSIGN=bin/tools/cosign-v3.1.3/cosign bash test/e2e/cosign-sig.sh
 #
 # It needs the docker-registry binary (Debian package docker-registry;
 # $DOCKER_REGISTRY overrides its path), a built stax ($STAX, default
-# bin/stax) and cosign v3 ($COSIGN, default bin/tools/cosign). It ends with
-# "e2e: N passed, 0 failed", or exits non-zero with the reason.
+# bin/stax) and cosign v3 ($COSIGN, default bin/tools/cosign-v3.1.3/cosign,
+# which make e2e-tools builds). It ends with "e2e: N passed, 0 failed", or
+# exits non-zero with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 # shellcheck source=lib/registry.sh
 source test/e2e/lib/registry.sh
 stax_registry_session
-COSIGN=${COSIGN:-bin/tools/cosign}
+COSIGN=${COSIGN:-bin/tools/cosign-v3.1.3/cosign}
 [[ -x $COSIGN ]] || fail "no cosign binary at $COSIGN (set COSIGN)"
 export STAX_PASSWORD=e2e-password COSIGN_PASSWORD=e2e-cosign
 # cosign keeps its TUF cache under $HOME; it must not touch the machine's.
