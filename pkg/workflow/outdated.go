@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/opencontainers/go-digest"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -18,6 +17,7 @@ import (
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // OutdatedOptions say whose packages Outdated checks.
@@ -72,14 +72,24 @@ func (r *OutdatedResult) Outdated() bool {
 	return false
 }
 
-// maxTagListings is how many repositories are asked for their tags at
-// once: enough to hide a registry's latency, few enough not to look like
-// a flood to it.
-const maxTagListings = 4
+// DefaultListingConcurrency is how many repositories outdated and update
+// ask for their tags at once, unless Env.Concurrency says otherwise. Their
+// requests are small (a tag list, a manifest's digest) and a project
+// names a few tens of repositories, so most projects are asked all at
+// once: the wait is then one repository's, not their sum.
+const DefaultListingConcurrency = 20
+
+// listingConcurrency is how many repositories env asks at once.
+func listingConcurrency(env *Env) int {
+	if env.Concurrency > 0 {
+		return env.Concurrency
+	}
+	return DefaultListingConcurrency
+}
 
 // Outdated lists the tags of every repository the project installs from,
-// each once and concurrently, and compares them with stax.lock. It reads
-// stax.yaml and stax.lock and changes neither.
+// each once, and compares them with stax.lock. It reads stax.yaml and
+// stax.lock and changes neither.
 func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedResult, error) {
 	m, err := readManifest(Where{ProjectDir: opts.ProjectDir}.projectDir())
 	if err != nil {
@@ -96,57 +106,71 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 	if err != nil {
 		return nil, err
 	}
-	repos := make([]reference.Reference, len(entries))
-	for i, e := range entries {
-		repos[i] = e.repo
-	}
-	tags, err := listTags(ctx, env, repos)
-	if err != nil {
+	if err := compareWithRegistries(ctx, env, entries); err != nil {
 		return nil, err
 	}
 	res := &OutdatedResult{Packages: []OutdatedPackage{}}
-	for i := range entries {
-		entries[i].compare(tags[entries[i].repo.Name()])
-	}
-	if err := findMovedTags(ctx, env, entries); err != nil {
-		return nil, err
-	}
 	for _, e := range entries {
 		res.Packages = append(res.Packages, e.OutdatedPackage)
 	}
 	return res, nil
 }
 
-// findMovedTags looks up, a few at a time, the tag each source wants
-// when it is the version locked, and marks the sources whose tag now
-// names another digest.
-func findMovedTags(ctx context.Context, env *Env, entries []outdatedEntry) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxTagListings)
-	for i := range entries {
-		e := &entries[i]
-		if e.dep == nil || !e.listed || e.lockedDigest == "" || e.Wanted != e.Locked {
-			continue
+// compareWithRegistries lists the tags of each repository the entries
+// name, once however many name it, compares its entries with them, and
+// looks up the tags they want to find those moved. The repositories are
+// asked at once, up to env's concurrency, each going on to its lookups
+// as soon as its tags are in; the error reported is the one asking them
+// one after the other, in the order the entries first name them, would.
+func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntry) error {
+	var repos [][]int // the entries of each repository, by first appearance
+	index := map[string]int{}
+	for i, e := range entries {
+		r, ok := index[e.repo.Name()]
+		if !ok {
+			r = len(repos)
+			index[e.repo.Name()] = r
+			repos = append(repos, nil)
 		}
-		g.Go(func() error {
-			ref := e.repo
-			ref.Tag = e.wantedTag
-			t, err := env.Opener.Open(ctx, ref, store.ReadOnly)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			desc, err := t.Lookup(ctx)
-			if err != nil {
-				return err
-			}
-			if desc.Digest != e.lockedDigest {
-				e.Moved, e.Outdated = true, true
-			}
-			return nil
-		})
+		repos[r] = append(repos[r], i)
 	}
-	return g.Wait()
+	return transfer.Concurrently(ctx, len(repos), listingConcurrency(env), func(ctx context.Context, r int) error {
+		t, err := env.Opener.Open(ctx, entries[repos[r][0]].repo, store.ReadOnly)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		tags, err := t.Tags(ctx)
+		if err != nil {
+			return err
+		}
+		for _, i := range repos[r] {
+			entries[i].compare(tags)
+			if err := entries[i].findMovedTag(ctx, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// findMovedTag looks up, in repo (the entry's repository), the tag a
+// source wants when it is the version locked, and marks the source
+// outdated when the tag now names another digest.
+func (e *outdatedEntry) findMovedTag(ctx context.Context, repo *target.Target) error {
+	if e.dep == nil || !e.listed || e.lockedDigest == "" || e.Wanted != e.Locked {
+		return nil
+	}
+	ref := e.repo
+	ref.Tag = e.wantedTag
+	desc, err := repo.WithRef(ref).Lookup(ctx)
+	if err != nil {
+		return err
+	}
+	if desc.Digest != e.lockedDigest {
+		e.Moved, e.Outdated = true, true
+	}
+	return nil
 }
 
 // readLock reads the project's stax.lock; nil when there is none.
@@ -299,7 +323,8 @@ func newer(a, b string) bool {
 }
 
 // listTags lists the tags of repos, each repository once however many
-// times it is named, a few at a time. The tags are by repository name.
+// times it is named, up to env's concurrency at once. The tags are by
+// repository name.
 func listTags(ctx context.Context, env *Env, repos []reference.Reference) (map[string][]string, error) {
 	var unique []reference.Reference
 	seen := map[string]bool{}
@@ -310,20 +335,16 @@ func listTags(ctx context.Context, env *Env, repos []reference.Reference) (map[s
 		}
 	}
 	listed := make([][]string, len(unique))
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxTagListings)
-	for i, repo := range unique {
-		g.Go(func() error {
-			t, err := env.Opener.Open(ctx, repo, store.ReadOnly)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			listed[i], err = t.Tags(ctx)
+	err := transfer.Concurrently(ctx, len(unique), listingConcurrency(env), func(ctx context.Context, i int) error {
+		t, err := env.Opener.Open(ctx, unique[i], store.ReadOnly)
+		if err != nil {
 			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+		}
+		defer t.Close()
+		listed[i], err = t.Tags(ctx)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	tags := make(map[string][]string, len(unique))
