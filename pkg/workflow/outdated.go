@@ -87,6 +87,17 @@ func listingConcurrency(env *Env) int {
 	return DefaultListingConcurrency
 }
 
+// rememberingTags is a copy of e whose opener remembers the tags of the
+// registry repositories it lists (see target.TagMemo), for a job that
+// reads them more than once and writes none.
+func (e *Env) rememberingTags() *Env {
+	opener := *e.Opener
+	opener.TagMemo = target.NewTagMemo()
+	remembering := *e
+	remembering.Opener = &opener
+	return &remembering
+}
+
 // Outdated lists the tags of every repository the project installs from,
 // each once, and compares them with stax.lock. It reads stax.yaml and
 // stax.lock and changes neither.

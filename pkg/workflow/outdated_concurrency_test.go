@@ -102,3 +102,56 @@ func TestOutdatedReportsTheFirstPackagesError(t *testing.T) {
 		t.Errorf("Outdated: %v, want the error of acme/r0", err)
 	}
 }
+
+// Update lists each repository's tags once, though --latest reads them
+// to move the ranges and the resolution that follows to pick versions.
+func TestUpdateListsEachRepositoryOnce(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	env, proj := updateProject(t, p)
+	p.Reg.ResetRequests()
+	res, err := workflow.Update(context.Background(), env, workflow.UpdateOptions{
+		InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, DryRun: true, Latest: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Ranges) != 1 {
+		t.Errorf("moved the ranges %+v, want alpha's", res.Ranges)
+	}
+	p.Reg.WaitIdle()
+	listed := map[string]int{}
+	for _, r := range p.Reg.Requests() {
+		if strings.HasSuffix(r.Path, "/tags/list") {
+			listed[strings.TrimSuffix(strings.TrimPrefix(r.Path, "/v2/"), "/tags/list")]++
+		}
+	}
+	if want := map[string]int{"acme/alpha": 1, "acme/beta": 1}; fmt.Sprint(listed) != fmt.Sprint(want) {
+		t.Errorf("listed the tags of %v, want %v", listed, want)
+	}
+}
+
+// Update asks the repositories of its sources for their tags at once, up
+// to Env.Concurrency: the gate answers only when all six are in flight.
+func TestUpdateAsksTheRepositoriesAtOnce(t *testing.T) {
+	t.Parallel()
+	const repos = 6
+	p := packagetest.New(t)
+	env, proj := rangedProject(t, p, repos)
+	env.Concurrency = repos
+	p.Publish("acme/r3:1.1.0", "r3 1.1.0")
+	tagLists := registrytest.Gate(http.MethodGet, `/tags/list$`, repos)
+	p.Reg.AddFaults(tagLists)
+	ctx, cancel := context.WithTimeout(context.Background(), gateDeadline)
+	defer cancel()
+	res, err := workflow.Update(ctx, env, workflow.UpdateOptions{InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, DryRun: true})
+	if err != nil {
+		t.Fatalf("Update: %v (the registry answers once the %d repositories are asked at once)", err, repos)
+	}
+	if len(res.Packages) != 1 || res.Packages[0].NewVersion != "1.1.0" {
+		t.Errorf("planned %+v, want acme/r3 to 1.1.0", res.Packages)
+	}
+	if tagLists.Hits() != repos {
+		t.Errorf("listed tags %d times, want once for each of the %d repositories", tagLists.Hits(), repos)
+	}
+}
