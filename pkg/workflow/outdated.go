@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -130,9 +132,9 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 // compareWithRegistries lists the tags of each repository the entries
 // name, once however many name it, compares its entries with them, and
 // looks up the tags they want to find those moved. The repositories are
-// asked at once, up to env's concurrency, each going on to its lookups
-// as soon as its tags are in; the error reported is the one asking them
-// one after the other, in the order the entries first name them, would.
+// asked at once, up to env's concurrency; the error reported is the one
+// asking them one after the other, in the order the entries first name
+// them, would.
 func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntry) error {
 	var repos [][]int // the entries of each repository, by first appearance
 	index := map[string]int{}
@@ -145,43 +147,93 @@ func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntr
 		}
 		repos[r] = append(repos[r], i)
 	}
+	// A lookup that finds the tag listed gone asks for the tags again, to
+	// name those there are: they are remembered.
+	env = env.rememberingTags()
 	return transfer.Concurrently(ctx, len(repos), listingConcurrency(env), func(ctx context.Context, r int) error {
-		t, err := env.Opener.Open(ctx, entries[repos[r][0]].repo, store.ReadOnly)
-		if err != nil {
-			return err
-		}
-		defer t.Close()
-		tags, err := t.Tags(ctx)
-		if err != nil {
-			return err
-		}
-		for _, i := range repos[r] {
-			entries[i].compare(tags)
-			if err := entries[i].findMovedTag(ctx, t); err != nil {
-				return err
-			}
-		}
-		return nil
+		return compareWithRepository(ctx, env, entries, repos[r])
 	})
 }
 
-// findMovedTag looks up, in repo (the entry's repository), the tag a
-// source wants when it is the version locked, and marks the source
-// outdated when the tag now names another digest.
-func (e *outdatedEntry) findMovedTag(ctx context.Context, repo *target.Target) error {
-	if e.dep == nil || !e.listed || e.lockedDigest == "" || e.Wanted != e.Locked {
-		return nil
-	}
-	ref := e.repo
-	ref.Tag = e.wantedTag
-	desc, err := repo.WithRef(ref).Lookup(ctx)
+// compareWithRepository lists the tags of the repository of the entries
+// at indices, compares those entries with them, and looks up the tags
+// they want. The tag a source is expected to want — the one it names,
+// or the one locked, which its range wants as long as nothing newer is
+// in it — is looked up while the tags are listed, so that an up-to-date
+// project costs one round trip, not two; the lookup of a tag not wanted
+// after all is dropped.
+func compareWithRepository(ctx context.Context, env *Env, entries []outdatedEntry, indices []int) error {
+	t, err := env.Opener.Open(ctx, entries[indices[0]].repo, store.ReadOnly)
 	if err != nil {
 		return err
 	}
-	if desc.Digest != e.lockedDigest {
-		e.Moved, e.Outdated = true, true
+	defer t.Close()
+	lookupCtx, stop := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	defer func() { stop(); running.Wait() }()
+	lookups := map[string]*tagLookup{}
+	lookUp := func(tag string) *tagLookup {
+		l := &tagLookup{done: make(chan struct{})}
+		lookups[tag] = l
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer close(l.done)
+			ref := t.Ref
+			ref.Tag = tag
+			l.desc, l.err = t.WithRef(ref).Lookup(lookupCtx)
+		}()
+		return l
+	}
+	for _, i := range indices {
+		if tag := entries[i].expectedTag(); tag != "" && lookups[tag] == nil {
+			lookUp(tag)
+		}
+	}
+	tags, err := t.Tags(ctx)
+	if err != nil {
+		return err
+	}
+	for _, i := range indices {
+		e := &entries[i]
+		e.compare(tags)
+		if e.dep == nil || !e.listed || e.lockedDigest == "" || e.Wanted != e.Locked {
+			continue
+		}
+		l := lookups[e.wantedTag]
+		if l == nil {
+			l = lookUp(e.wantedTag)
+		}
+		<-l.done
+		if l.err != nil {
+			return l.err
+		}
+		if l.desc.Digest != e.lockedDigest {
+			e.Moved, e.Outdated = true, true
+		}
 	}
 	return nil
+}
+
+// tagLookup is the lookup of a tag, done when done is closed.
+type tagLookup struct {
+	done chan struct{}
+	desc ocispec.Descriptor
+	err  error
+}
+
+// expectedTag is the tag a source that locks a digest is expected to
+// want before its repository's tags are known: the tag it names, else
+// the tag it was locked through. Empty for a dependency, a source
+// naming a digest, or one not locked.
+func (e *outdatedEntry) expectedTag() string {
+	switch {
+	case e.dep == nil || e.byDigest || e.lockedDigest == "":
+		return ""
+	case e.tag != "":
+		return e.tag
+	}
+	return e.lockedTag
 }
 
 // readLock reads the project's stax.lock; nil when there is none.
@@ -206,6 +258,8 @@ type outdatedEntry struct {
 	byDigest bool
 	// lockedDigest is the digest locked; empty for none.
 	lockedDigest digest.Digest
+	// lockedTag is the tag the digest was locked through; empty for none.
+	lockedTag string
 	// wantedTag is the tag of Wanted; empty when no tag is wanted.
 	wantedTag string
 	// listed is set when the repository lists wantedTag.
@@ -233,7 +287,7 @@ func outdatedEntries(m *manifest, l *lock.Lock) ([]outdatedEntry, error) {
 		e.repo = repositoryOf(ref, m.dir)
 		e.Ref = e.repo.Familiar()
 		if p, ok := lockedSource(l, d.Package()); ok {
-			e.Locked, e.lockedDigest = lockedVersion(p), p.Digest
+			e.Locked, e.lockedDigest, e.lockedTag = lockedVersion(p), p.Digest, lockedTag(p)
 		}
 		sourceOf[d.Package()] = true
 		entries = append(entries, e)
@@ -280,17 +334,25 @@ func lockedSource(l *lock.Lock, pkg string) (lock.Package, bool) {
 }
 
 // lockedVersion is the version a locked package was resolved to, read
-// from the tag it was resolved through or the tag of its reference; the
-// tag itself when that is not a version; empty when it has neither.
+// from its lockedTag; the tag itself when that is not a version; empty
+// when it has none.
 func lockedVersion(p lock.Package) string {
 	if p.Version != "" {
 		return p.Version
 	}
-	tag := p.Tag
-	if ref, err := reference.Parse(p.Ref); err == nil && tag == "" && !staxyaml.IsPath(p.Ref) {
-		tag = ref.Tag
+	return tagVersion(lockedTag(p))
+}
+
+// lockedTag is the tag a locked package was resolved through, else the
+// tag of its reference; empty when it has neither.
+func lockedTag(p lock.Package) string {
+	if p.Tag != "" {
+		return p.Tag
 	}
-	return tagVersion(tag)
+	if ref, err := reference.Parse(p.Ref); err == nil && !staxyaml.IsPath(p.Ref) {
+		return ref.Tag
+	}
+	return ""
 }
 
 // tagVersion is the version tag reads as, or tag when it is not one.

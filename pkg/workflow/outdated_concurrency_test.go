@@ -155,3 +155,28 @@ func TestUpdateAsksTheRepositoriesAtOnce(t *testing.T) {
 		t.Errorf("listed tags %d times, want once for each of the %d repositories", tagLists.Hits(), repos)
 	}
 }
+
+// A source locked at the version its range still wants is looked up
+// while its repository's tags are being listed, not after: with one
+// repository at a time, the gate answers only when the tag list and the
+// lookup of the locked tag are in flight together.
+func TestOutdatedLooksUpTheLockedTagWhileListing(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	env, proj := rangedProject(t, p, 2)
+	env.Concurrency = 1
+	both := registrytest.Gate("", `^/v2/acme/r\d/(tags/list|manifests/1\.0\.0)$`, 2)
+	p.Reg.AddFaults(both)
+	ctx, cancel := context.WithTimeout(context.Background(), gateDeadline)
+	defer cancel()
+	res, err := workflow.Outdated(ctx, env, workflow.OutdatedOptions{ProjectDir: proj})
+	if err != nil {
+		t.Fatalf("Outdated: %v (the registry answers once a tag list and a lookup are asked at once)", err)
+	}
+	if len(res.Packages) != 2 || res.Outdated() {
+		t.Errorf("Outdated %+v, want 2 packages up to date", res.Packages)
+	}
+	if both.Hits() != 4 || both.MaxInFlight() != 2 {
+		t.Errorf("%d requests, %d at once; want a tag list and a lookup for each repository, 2 at once", both.Hits(), both.MaxInFlight())
+	}
+}
