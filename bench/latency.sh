@@ -13,8 +13,12 @@
 # cold store; stax install --frozen from that install's stax.yaml and
 # stax.lock with the store already holding them; stax pull -o of each, one
 # after another; oras pull of each, one after another and all at once. oras
-# is built from the Go module proxy at ORAS_VERSION. SHOW_REQUESTS=1 lists
-# the requests of each row's last run after the table.
+# is built from the Go module proxy at ORAS_VERSION. A second table times
+# stax outdated over a project naming OUTDATED_REPOS repositories in ranges
+# (each holding 1.0.0, 1.1.0 and 2.0.0, pushed directly; the project locked
+# at 1.1.0), in requests and in round trips (wall time over DELAY).
+# SHOW_REQUESTS=1 lists the requests of each row's last run after the
+# tables.
 set -euo pipefail
 
 STAX=${STAX:-bin/stax}
@@ -23,6 +27,7 @@ PKGS=${PKGS:-10}
 PKG_SKILLS=${PKG_SKILLS:-50}
 DELAY=${DELAY:-50ms}
 RUNS=${RUNS:-3}
+OUTDATED_REPOS=${OUTDATED_REPOS:-20}
 ORAS_VERSION=${ORAS_VERSION:-v1.3.6}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/stax-latency.XXXXXX")
@@ -79,6 +84,26 @@ for ((i = 0; i < PKGS; i++)); do
 	refs+=("$proxy/bench/p$i:1.0.0")
 done
 
+# The outdated project: OUTDATED_REPOS repositories of one small package
+# at three versions, pushed directly; the project names each through the
+# proxy in the range ^1.0.0, and its install (through the proxy, before
+# any row) locks 1.1.0.
+outdated_proj=$work/outdated-proj
+mkdir -p "$outdated_proj"
+printf 'install:\n  sources:\n' >"$outdated_proj/stax.yaml"
+for ((i = 0; i < OUTDATED_REPOS; i++)); do
+	for v in 1.0.0 1.1.0 2.0.0; do
+		src=$work/outdated-src/o$i-$v
+		mkdir -p "$src/skills/o$i"
+		printf 'name: o%s\nversion: %s\n' "$i" "$v" >"$src/stax.yaml"
+		printf -- '---\nname: o%s\ndescription: Says its version. Use when timing outdated.\n---\no%s %s\n' "$i" "$i" "$v" >"$src/skills/o$i/SKILL.md"
+		STAX_HOME=$work/push-home "$STAX" push "$src" "127.0.0.1:$port/bench/o$i:$v" >/dev/null 2>>"$work/stderr.log"
+	done
+	printf '    - {ref: %s/bench/o%s, version: ^1.0.0}\n' "$proxy" "$i" >>"$outdated_proj/stax.yaml"
+done
+(cd "$outdated_proj" && STAX_HOME=$work/outdated-home "$STAX" install --runtime claude-code >/dev/null 2>>"$work/stderr.log") ||
+	fail "cannot install the outdated project"
+
 now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -99,6 +124,9 @@ job_stax_pull() {
 	local i
 	for ((i = 0; i < PKGS; i++)); do "$STAX" pull "${refs[i]}" -o "$run/out/p$i" >/dev/null; done
 }
+# stax outdated reads stax.yaml and stax.lock and changes nothing, so
+# every run asks about the same project.
+job_outdated() { STAX_HOME=$run/home "$STAX" outdated --dir "$outdated_proj" >/dev/null; }
 job_oras_serial() {
 	local i
 	for ((i = 0; i < PKGS; i++)); do "$ORAS" pull --plain-http -o "$run/out/p$i" "${refs[i]}" >/dev/null; done
@@ -152,8 +180,22 @@ for job in job_install job_frozen job_stax_pull job_oras_serial; do
 done
 wall=$base reqs=$base_reqs
 row job_oras_parallel
+
+# seconds: DELAY (such as 50ms or 0.05s) in seconds.
+seconds() {
+	case $1 in
+	*ms) echo "${1%ms} / 1000" | bc -l ;;
+	*s) echo "${1%s}" ;;
+	*) fail "DELAY $1: give it in ms or s" ;;
+	esac
+}
+label[job_outdated]="stax outdated over $OUTDATED_REPOS repositories"
+echo
+printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "round trips (wall / $DELAY)"
+measure job_outdated
+printf '| %s | %.2f | %s | %.1f |\n' "${label[job_outdated]}" "$wall" "$reqs" "$(echo "$wall / $(seconds "$DELAY")" | bc -l)"
 if [ "${SHOW_REQUESTS:-}" = 1 ]; then
-	for job in job_install job_frozen job_stax_pull job_oras_serial job_oras_parallel; do
+	for job in job_install job_frozen job_stax_pull job_oras_serial job_oras_parallel job_outdated; do
 		echo "requests of one run of: ${label[$job]}"
 		sed 's/sha256:\([0-9a-f]\{12\}\)[0-9a-f]*/sha256:\1…/; s/^/  /' "$work/requests-$job"
 	done

@@ -29,8 +29,8 @@ update would install (WANTED: the highest its range allows, the tag it
 names, or for a source naming neither the highest release) and the highest
 release published (LATEST). A wanted tag that names another digest than
 the one locked (it was pushed over) is marked "tag moved". The tags of
-each repository are listed once, several repositories at a time. Nothing
-is changed.
+each repository are listed once, and the repositories asked at once, up
+to --concurrency. Nothing is changed.
 
 outdated exits 0 whether or not something is outdated; with --exit-code it
 exits 1 when a package has a newer version wanted or published, its tag
@@ -49,6 +49,7 @@ requests.`,
 	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "the project: where stax.yaml and stax.lock are")
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when a package is outdated, 0 when none is")
 	opts.Remote.addFlags(cmd)
+	cmd.Flags().IntVar(&opts.Remote.Concurrency, "concurrency", workflow.DefaultListingConcurrency, "repositories to ask at once")
 	return cmd
 }
 

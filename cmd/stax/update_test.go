@@ -213,3 +213,34 @@ func TestOutdatedAndUpdateFailuresChangeNothing(t *testing.T) {
 		checkUnchanged(t, strings.Join(args, " ")+" with tags refused", proj, before)
 	}
 }
+
+// stax outdated asks every repository at once by default (the gate
+// answers only when both tag lists are in flight; --timeout fails a run
+// that never gets there), and --concurrency bounds how many.
+func TestOutdatedConcurrencyFlag(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj := t.TempDir()
+	for _, name := range []string{"alpha", "beta"} {
+		repo := reg.Host + "/acme/" + name
+		pushSkillVersion(t, repo+":1.0.0", name, "1.0.0")
+		if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+			t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+		}
+	}
+	both := registrytest.Gate(http.MethodGet, `/tags/list$`, 2)
+	reg.AddFaults(both)
+	if r := runStax(t, "outdated", "--dir", proj, "--timeout", "30s"); r.Code != 0 {
+		t.Fatalf("outdated: exit %d (the registry answers once both repositories are asked at once)\n%s", r.Code, r.Stderr)
+	}
+	one := registrytest.Gate(http.MethodGet, `/tags/list$`, 1)
+	reg.AddFaults(one)
+	both.Times(0)
+	if r := runStax(t, "outdated", "--dir", proj, "--concurrency", "1"); r.Code != 0 {
+		t.Fatalf("outdated --concurrency 1: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if one.Hits() != 2 || one.MaxInFlight() != 1 {
+		t.Errorf("outdated --concurrency 1 listed %d repositories, %d at once; want 2, one at a time", one.Hits(), one.MaxInFlight())
+	}
+}

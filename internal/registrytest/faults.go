@@ -21,6 +21,7 @@ import (
 // with Fail, FailAfterBody, ResetConn, CorruptBody, CorruptBlob or
 // ResizeBody, or with
 // the network faults ResetMidBody, Truncate, Stall, StallMidBody and Stream,
+// or with Gate, which holds requests until enough are in flight at once,
 // and install it with WithFaults or Registry.AddFaults.
 //
 // The method is matched exactly ("" matches any), and the path is a regular
@@ -47,6 +48,8 @@ type Fault struct {
 	delta int
 	// chunked makes a resize fault send no Content-Length.
 	chunked bool
+	// gate is the state of a Gate fault.
+	gate *gate
 }
 
 func newFault(kind, method, path string) *Fault {
@@ -175,6 +178,10 @@ func (f *Fault) take(req *http.Request) bool {
 // where the fault needs one.
 func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler, quit <-chan struct{}) {
 	if f.serveNet(w, req, next, quit) {
+		return
+	}
+	if f.gate != nil {
+		f.gate.serve(w, req, next, quit)
 		return
 	}
 	switch f.kind {

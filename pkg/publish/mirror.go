@@ -24,36 +24,52 @@ type MirroredDependency struct {
 // the copies from registry then find the dependencies there, since
 // resolve looks for a dependency pinned by digest on the registry its
 // dependent came from first, with no access to the original registries.
+//
+// The packages are copied at once, up to opts.Concurrency of them (each
+// moving up to as many blobs at once). The copies made are returned in
+// g's order, also when one failed; the error is then the one copying
+// them one after the other would have met first.
 func CopyDependencies(ctx context.Context, g *resolve.Graph, opener *target.Opener, registry string, opts transfer.Options) ([]MirroredDependency, error) {
 	direct := map[*resolve.Node]bool{}
 	for _, n := range g.Direct {
 		direct[n] = true
 	}
-	var out []MirroredDependency
+	var deps []*resolve.Node
 	for _, n := range g.Order {
-		if direct[n] {
-			continue
+		if !direct[n] {
+			deps = append(deps, n)
 		}
+	}
+	copied := make([]*MirroredDependency, len(deps))
+	err := transfer.Concurrently(ctx, len(deps), opts.Concurrency, func(ctx context.Context, i int) error {
+		n := deps[i]
 		from, err := reference.Parse(n.Ref)
 		if err != nil || from.IsLayout() || n.Dir != "" {
-			return out, errdefs.Invalid(fmt.Errorf("%s is not a registry package: only those can be copied to %s", n.Ref, registry))
+			return errdefs.Invalid(fmt.Errorf("%s is not a registry package: only those can be copied to %s", n.Ref, registry))
 		}
 		from.Digest = n.Digest
 		to := from
 		to.Registry = registry
 		if to == from {
-			continue // already there
+			return nil // already there
 		}
 		dst, err := opener.Open(ctx, to, store.ReadWrite)
 		if err != nil {
-			return out, err
+			return err
 		}
+		defer dst.Close()
 		res, err := transfer.Copy(ctx, n.Target.WithRef(from), dst, opts)
-		dst.Close()
 		if err != nil {
-			return out, err
+			return err
 		}
-		out = append(out, MirroredDependency{From: from, To: to, Result: res})
+		copied[i] = &MirroredDependency{From: from, To: to, Result: res}
+		return nil
+	})
+	var out []MirroredDependency
+	for _, c := range copied {
+		if c != nil {
+			out = append(out, *c)
+		}
 	}
-	return out, nil
+	return out, err
 }

@@ -45,6 +45,8 @@ type Target struct {
 	dir     string
 	close   func() error
 	discard func() error
+	// tagMemo, when set, remembers the tags a remote target listed.
+	tagMemo *TagMemo
 }
 
 // LayoutDir is the directory of a local store or layout target, where
@@ -172,6 +174,10 @@ type Opener struct {
 	// Warnings is where opening a store says what it repaired; standard
 	// error when nil.
 	Warnings io.Writer
+	// TagMemo, when set, remembers the tags of the registry repositories
+	// the opened targets list, for a job that reads them more than once;
+	// nil asks the registry each time.
+	TagMemo *TagMemo
 }
 
 // BareTag returns arg as a reference to a tag of o.Layout when there is
@@ -207,7 +213,7 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference, mode store.M
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry}, nil
+	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo}, nil
 }
 
 // OpenLocal opens ref in the local store.
@@ -259,6 +265,14 @@ func (t *Target) WithRef(ref reference.Reference) *Target {
 // not exist yet. In the local store, which keys tags by the whole
 // reference, they are the tags of the target's repository.
 func (t *Target) Tags(ctx context.Context) ([]string, error) {
+	if t.tagMemo != nil {
+		return t.tagMemo.tags(ctx, t.Ref.Name(), t.listTags)
+	}
+	return t.listTags(ctx)
+}
+
+// listTags is Tags, asking the registry or reading the store.
+func (t *Target) listTags(ctx context.Context) ([]string, error) {
 	lister, ok := t.GraphTarget.(orasregistry.TagLister)
 	if !ok {
 		return nil, fmt.Errorf("%s cannot list tags", t.Name())

@@ -94,7 +94,7 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 		return nil, target.DiscardAfter(dst, err)
 	}
 	if graph != nil {
-		if err := env.copyDependencies(ctx, graph, dstRef.Registry, transfer.Options{MaxSize: opts.MaxSize, Referrers: !opts.NoReferrers}); err != nil {
+		if err := env.copyDependencies(ctx, graph, dstRef.Registry, transfer.Options{MaxSize: opts.MaxSize, Referrers: !opts.NoReferrers, Concurrency: env.Concurrency}); err != nil {
 			return nil, err
 		}
 	}

@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
-	"golang.org/x/sync/errgroup"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -18,6 +19,7 @@ import (
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // OutdatedOptions say whose packages Outdated checks.
@@ -72,14 +74,35 @@ func (r *OutdatedResult) Outdated() bool {
 	return false
 }
 
-// maxTagListings is how many repositories are asked for their tags at
-// once: enough to hide a registry's latency, few enough not to look like
-// a flood to it.
-const maxTagListings = 4
+// DefaultListingConcurrency is how many repositories outdated and update
+// ask for their tags at once, unless Env.Concurrency says otherwise. Their
+// requests are small (a tag list, a manifest's digest) and a project
+// names a few tens of repositories, so most projects are asked all at
+// once: the wait is then one repository's, not their sum.
+const DefaultListingConcurrency = 20
+
+// listingConcurrency is how many repositories env asks at once.
+func listingConcurrency(env *Env) int {
+	if env.Concurrency > 0 {
+		return env.Concurrency
+	}
+	return DefaultListingConcurrency
+}
+
+// rememberingTags is a copy of e whose opener remembers the tags of the
+// registry repositories it lists (see target.TagMemo), for a job that
+// reads them more than once and writes none.
+func (e *Env) rememberingTags() *Env {
+	opener := *e.Opener
+	opener.TagMemo = target.NewTagMemo()
+	remembering := *e
+	remembering.Opener = &opener
+	return &remembering
+}
 
 // Outdated lists the tags of every repository the project installs from,
-// each once and concurrently, and compares them with stax.lock. It reads
-// stax.yaml and stax.lock and changes neither.
+// each once, and compares them with stax.lock. It reads stax.yaml and
+// stax.lock and changes neither.
 func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedResult, error) {
 	m, err := readManifest(Where{ProjectDir: opts.ProjectDir}.projectDir())
 	if err != nil {
@@ -96,57 +119,121 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 	if err != nil {
 		return nil, err
 	}
-	repos := make([]reference.Reference, len(entries))
-	for i, e := range entries {
-		repos[i] = e.repo
-	}
-	tags, err := listTags(ctx, env, repos)
-	if err != nil {
+	if err := compareWithRegistries(ctx, env, entries); err != nil {
 		return nil, err
 	}
 	res := &OutdatedResult{Packages: []OutdatedPackage{}}
-	for i := range entries {
-		entries[i].compare(tags[entries[i].repo.Name()])
-	}
-	if err := findMovedTags(ctx, env, entries); err != nil {
-		return nil, err
-	}
 	for _, e := range entries {
 		res.Packages = append(res.Packages, e.OutdatedPackage)
 	}
 	return res, nil
 }
 
-// findMovedTags looks up, a few at a time, the tag each source wants
-// when it is the version locked, and marks the sources whose tag now
-// names another digest.
-func findMovedTags(ctx context.Context, env *Env, entries []outdatedEntry) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxTagListings)
-	for i := range entries {
+// compareWithRegistries lists the tags of each repository the entries
+// name, once however many name it, compares its entries with them, and
+// looks up the tags they want to find those moved. The repositories are
+// asked at once, up to env's concurrency; the error reported is the one
+// asking them one after the other, in the order the entries first name
+// them, would.
+func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntry) error {
+	var repos [][]int // the entries of each repository, by first appearance
+	index := map[string]int{}
+	for i, e := range entries {
+		r, ok := index[e.repo.Name()]
+		if !ok {
+			r = len(repos)
+			index[e.repo.Name()] = r
+			repos = append(repos, nil)
+		}
+		repos[r] = append(repos[r], i)
+	}
+	// A lookup that finds the tag listed gone asks for the tags again, to
+	// name those there are: they are remembered.
+	env = env.rememberingTags()
+	return transfer.Concurrently(ctx, len(repos), listingConcurrency(env), func(ctx context.Context, r int) error {
+		return compareWithRepository(ctx, env, entries, repos[r])
+	})
+}
+
+// compareWithRepository lists the tags of the repository of the entries
+// at indices, compares those entries with them, and looks up the tags
+// they want. The tag a source is expected to want — the one it names,
+// or the one locked, which its range wants as long as nothing newer is
+// in it — is looked up while the tags are listed, so that an up-to-date
+// project costs one round trip, not two; the lookup of a tag not wanted
+// after all is dropped.
+func compareWithRepository(ctx context.Context, env *Env, entries []outdatedEntry, indices []int) error {
+	t, err := env.Opener.Open(ctx, entries[indices[0]].repo, store.ReadOnly)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	lookupCtx, stop := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	defer func() { stop(); running.Wait() }()
+	lookups := map[string]*tagLookup{}
+	lookUp := func(tag string) *tagLookup {
+		l := &tagLookup{done: make(chan struct{})}
+		lookups[tag] = l
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer close(l.done)
+			ref := t.Ref
+			ref.Tag = tag
+			l.desc, l.err = t.WithRef(ref).Lookup(lookupCtx)
+		}()
+		return l
+	}
+	for _, i := range indices {
+		if tag := entries[i].expectedTag(); tag != "" && lookups[tag] == nil {
+			lookUp(tag)
+		}
+	}
+	tags, err := t.Tags(ctx)
+	if err != nil {
+		return err
+	}
+	for _, i := range indices {
 		e := &entries[i]
+		e.compare(tags)
 		if e.dep == nil || !e.listed || e.lockedDigest == "" || e.Wanted != e.Locked {
 			continue
 		}
-		g.Go(func() error {
-			ref := e.repo
-			ref.Tag = e.wantedTag
-			t, err := env.Opener.Open(ctx, ref, store.ReadOnly)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			desc, err := t.Lookup(ctx)
-			if err != nil {
-				return err
-			}
-			if desc.Digest != e.lockedDigest {
-				e.Moved, e.Outdated = true, true
-			}
-			return nil
-		})
+		l := lookups[e.wantedTag]
+		if l == nil {
+			l = lookUp(e.wantedTag)
+		}
+		<-l.done
+		if l.err != nil {
+			return l.err
+		}
+		if l.desc.Digest != e.lockedDigest {
+			e.Moved, e.Outdated = true, true
+		}
 	}
-	return g.Wait()
+	return nil
+}
+
+// tagLookup is the lookup of a tag, done when done is closed.
+type tagLookup struct {
+	done chan struct{}
+	desc ocispec.Descriptor
+	err  error
+}
+
+// expectedTag is the tag a source that locks a digest is expected to
+// want before its repository's tags are known: the tag it names, else
+// the tag it was locked through. Empty for a dependency, a source
+// naming a digest, or one not locked.
+func (e *outdatedEntry) expectedTag() string {
+	switch {
+	case e.dep == nil || e.byDigest || e.lockedDigest == "":
+		return ""
+	case e.tag != "":
+		return e.tag
+	}
+	return e.lockedTag
 }
 
 // readLock reads the project's stax.lock; nil when there is none.
@@ -171,6 +258,8 @@ type outdatedEntry struct {
 	byDigest bool
 	// lockedDigest is the digest locked; empty for none.
 	lockedDigest digest.Digest
+	// lockedTag is the tag the digest was locked through; empty for none.
+	lockedTag string
 	// wantedTag is the tag of Wanted; empty when no tag is wanted.
 	wantedTag string
 	// listed is set when the repository lists wantedTag.
@@ -198,7 +287,7 @@ func outdatedEntries(m *manifest, l *lock.Lock) ([]outdatedEntry, error) {
 		e.repo = repositoryOf(ref, m.dir)
 		e.Ref = e.repo.Familiar()
 		if p, ok := lockedSource(l, d.Package()); ok {
-			e.Locked, e.lockedDigest = lockedVersion(p), p.Digest
+			e.Locked, e.lockedDigest, e.lockedTag = lockedVersion(p), p.Digest, lockedTag(p)
 		}
 		sourceOf[d.Package()] = true
 		entries = append(entries, e)
@@ -245,17 +334,25 @@ func lockedSource(l *lock.Lock, pkg string) (lock.Package, bool) {
 }
 
 // lockedVersion is the version a locked package was resolved to, read
-// from the tag it was resolved through or the tag of its reference; the
-// tag itself when that is not a version; empty when it has neither.
+// from its lockedTag; the tag itself when that is not a version; empty
+// when it has none.
 func lockedVersion(p lock.Package) string {
 	if p.Version != "" {
 		return p.Version
 	}
-	tag := p.Tag
-	if ref, err := reference.Parse(p.Ref); err == nil && tag == "" && !staxyaml.IsPath(p.Ref) {
-		tag = ref.Tag
+	return tagVersion(lockedTag(p))
+}
+
+// lockedTag is the tag a locked package was resolved through, else the
+// tag of its reference; empty when it has neither.
+func lockedTag(p lock.Package) string {
+	if p.Tag != "" {
+		return p.Tag
 	}
-	return tagVersion(tag)
+	if ref, err := reference.Parse(p.Ref); err == nil && !staxyaml.IsPath(p.Ref) {
+		return ref.Tag
+	}
+	return ""
 }
 
 // tagVersion is the version tag reads as, or tag when it is not one.
@@ -299,7 +396,8 @@ func newer(a, b string) bool {
 }
 
 // listTags lists the tags of repos, each repository once however many
-// times it is named, a few at a time. The tags are by repository name.
+// times it is named, up to env's concurrency at once. The tags are by
+// repository name.
 func listTags(ctx context.Context, env *Env, repos []reference.Reference) (map[string][]string, error) {
 	var unique []reference.Reference
 	seen := map[string]bool{}
@@ -310,20 +408,16 @@ func listTags(ctx context.Context, env *Env, repos []reference.Reference) (map[s
 		}
 	}
 	listed := make([][]string, len(unique))
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxTagListings)
-	for i, repo := range unique {
-		g.Go(func() error {
-			t, err := env.Opener.Open(ctx, repo, store.ReadOnly)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			listed[i], err = t.Tags(ctx)
+	err := transfer.Concurrently(ctx, len(unique), listingConcurrency(env), func(ctx context.Context, i int) error {
+		t, err := env.Opener.Open(ctx, unique[i], store.ReadOnly)
+		if err != nil {
 			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+		}
+		defer t.Close()
+		listed[i], err = t.Tags(ctx)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	tags := make(map[string][]string, len(unique))
