@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -68,15 +67,6 @@ func (v *KeyVerifier) VerifyMessage(sig, message []byte) error {
 		err = ph.VerifySignature(bytes.NewReader(sig), bytes.NewReader(message))
 	}
 	return err
-}
-
-// add records a signature that failed for reason; the error takes the
-// most telling reason of those it records.
-func (e *Error) add(reason Reason, detail string) {
-	if slices.Index(reasonRank, reason) > slices.Index(reasonRank, e.Reason) {
-		e.Reason = reason
-	}
-	e.Details = append(e.Details, detail)
 }
 
 // verifySimpleSigning checks the tag-based signatures of desc in t, when

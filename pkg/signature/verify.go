@@ -78,6 +78,15 @@ func (e *Error) Error() string {
 
 func (e *Error) Is(target error) bool { return target == ErrNotVerified }
 
+// add records a signature that failed for reason; the error takes the
+// most telling reason of those it records.
+func (e *Error) add(reason Reason, detail string) {
+	if slices.Index(reasonRank, reason) > slices.Index(reasonRank, e.Reason) {
+		e.Reason = reason
+	}
+	e.Details = append(e.Details, detail)
+}
+
 // VerifyOptions control Verify.
 type VerifyOptions struct {
 	// Verifiers are the trusted keys; a signature by any of them will do.
@@ -145,10 +154,7 @@ func Verify(ctx context.Context, t content.ReadOnlyGraphStorage, desc ocispec.De
 		if reason.Reason == "" {
 			continue // another kind of referrer
 		}
-		if slices.Index(reasonRank, reason.Reason) > slices.Index(reasonRank, failed.Reason) {
-			failed.Reason = reason.Reason
-		}
-		failed.Details = append(failed.Details, fmt.Sprintf("signature %s: %s", ref.Digest, reason.detail))
+		failed.add(reason.Reason, fmt.Sprintf("signature %s: %s", ref.Digest, reason.detail))
 	}
 	// cosign's tag-based signatures are no referrers: they are looked up
 	// by their tag (see simplesigning.go).
