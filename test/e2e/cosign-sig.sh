@@ -28,19 +28,7 @@ export STAX_PASSWORD=e2e-password COSIGN_PASSWORD=e2e-cosign
 export HOME="$work/cosign-home"
 mkdir -p "$HOME"
 repo=127.0.0.1:$port/e2e
-passed=0
 
-# expect CODE DESCRIPTION COMMAND...: run COMMAND, which must exit CODE.
-expect() {
-  local want=$1 what=$2 code=0
-  shift 2
-  "$@" >"$work/out.txt" 2>"$work/err.txt" || code=$?
-  if [[ $code -ne $want ]]; then
-    cat "$work/out.txt" "$work/err.txt" >&2
-    registry_fail "$what: exit $code, want $want"
-  fi
-  passed=$((passed + 1))
-}
 
 # cosign_sign KEY REF [PASSWORD]: sign as cosign v2 did, offline.
 cosign_sign() {

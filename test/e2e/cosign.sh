@@ -36,21 +36,7 @@ export HTTPS_PROXY=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 NO_PROXY=127
 export TUF_ROOT=$work/sigstore
 repo=127.0.0.1:$port/e2e
 predicate=https://stax.dev/attestation/package/v1
-passed=0
 
-# expect CODE DESCRIPTION COMMAND...: run COMMAND, which must exit CODE
-# (any failure when CODE is "fail").
-expect() {
-  local want=$1 what=$2 code=0
-  shift 2
-  "$@" >"$work/out.txt" 2>"$work/err.txt" || code=$?
-  if [[ $want == fail && $code -ne 0 ]] || [[ $code == "$want" ]]; then
-    passed=$((passed + 1))
-    return
-  fi
-  cat "$work/out.txt" "$work/err.txt" >&2
-  registry_fail "$what: exit $code, want $want"
-}
 
 cosign_verify() { "$COSIGN" verify --key "$1" --insecure-ignore-tlog=true --allow-http-registry "$2"; }
 cosign_verify_attestation() {

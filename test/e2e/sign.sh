@@ -18,19 +18,7 @@ source test/e2e/lib/registry.sh
 stax_registry_session
 export STAX_PASSWORD=e2e-password
 repo=127.0.0.1:$port/e2e
-passed=0
 
-# expect CODE DESCRIPTION COMMAND...: run COMMAND, which must exit CODE.
-expect() {
-  local want=$1 what=$2 code=0
-  shift 2
-  "$@" >"$work/out.txt" 2>"$work/err.txt" || code=$?
-  if [[ $code -ne $want ]]; then
-    cat "$work/err.txt" >&2
-    registry_fail "$what: exit $code, want $want"
-  fi
-  passed=$((passed + 1))
-}
 
 expect 0 "key generate" "$STAX" key generate --output-prefix "$work/acme"
 [[ $(stat -c %a "$work/acme.key") == 600 ]] || fail "the private key is not mode 0600"

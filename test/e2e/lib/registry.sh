@@ -90,3 +90,19 @@ stax_registry_session() {
   export DOCKER_CONFIG="$work/docker"
   mkdir -p "$STAX_HOME" "$DOCKER_CONFIG"
 }
+
+# expect CODE DESCRIPTION COMMAND...: run COMMAND, which must exit CODE
+# (any failure when CODE is "fail"); its output is left in $work/out.txt
+# and $work/err.txt. Each command that does counts in $passed.
+passed=0
+expect() {
+  local want=$1 what=$2 code=0
+  shift 2
+  "$@" >"$work/out.txt" 2>"$work/err.txt" || code=$?
+  if [[ $want == fail && $code -ne 0 ]] || [[ $code == "$want" ]]; then
+    passed=$((passed + 1))
+    return
+  fi
+  cat "$work/out.txt" "$work/err.txt" >&2
+  registry_fail "$what: exit $code, want $want"
+}
