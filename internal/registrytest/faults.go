@@ -21,7 +21,8 @@ import (
 // with Fail, FailAfterBody, ResetConn, CorruptBody, CorruptBlob or
 // ResizeBody, or with
 // the network faults ResetMidBody, Truncate, Stall, StallMidBody and Stream,
-// and install it with WithFaults or Registry.AddFaults.
+// or with Together, which holds requests until enough are in flight at
+// once, and install it with WithFaults or Registry.AddFaults.
 //
 // The method is matched exactly ("" matches any), and the path is a regular
 // expression matched against the URL path ("" matches any), e.g.
@@ -47,6 +48,8 @@ type Fault struct {
 	delta int
 	// chunked makes a resize fault send no Content-Length.
 	chunked bool
+	// gate holds the requests of a Together fault.
+	gate *gate
 }
 
 func newFault(kind, method, path string) *Fault {
@@ -196,6 +199,12 @@ func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler, quit <-
 		next.ServeHTTP(&corrupter{recorder: w, at: f.at}, req)
 	case "resize":
 		resize(w, req, next, f.delta, f.chunked)
+	case "together":
+		if !f.gate.wait(req, quit) {
+			writeError(w, http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, req)
 	default:
 		panic("registrytest: unknown fault kind " + f.kind)
 	}

@@ -91,7 +91,7 @@ type Request struct {
 	ResponseBytes int64
 	// Fault names the fault injected into this request ("fail",
 	// "fail-after-body", "reset", "corrupt", "resize", "reset-mid-body", "truncate",
-	// "stall", "stall-mid-body" or "stream"), or is empty.
+	// "stall", "stall-mid-body", "stream" or "together"), or is empty.
 	Fault string
 	// AuthScheme is the scheme of the request's Authorization header
 	// ("Basic", "Bearer"), or empty when it had none. The credentials
