@@ -56,3 +56,41 @@ func TestFrozenInstallRefusesEditedSkillDigest(t *testing.T) {
 		t.Errorf("a refused frozen install wrote %s (%v)", skills, err)
 	}
 }
+
+// TestFrozenInstallFromTheStoreMakesNoRequest: install --frozen of what
+// the local store holds whole reads it from there, without a request;
+// install without --frozen still asks the registry what its tags name,
+// and sees one moved.
+func TestFrozenInstallFromTheStoreMakesNoRequest(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	alpha, beta := reg.Host+"/acme/alpha:1.0.0", reg.Host+"/acme/beta:1.0.0"
+	pushSkillVersion(t, alpha, "alpha", "1.0.0")
+	pushSkillVersion(t, beta, "beta", "1.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "install", alpha, beta, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	os.RemoveAll(filepath.Join(proj, ".claude"))
+	reg.ResetRequests()
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --frozen: exit %d\n%s", r.Code, r.Stderr)
+	}
+	reg.WaitIdle()
+	if reqs := reg.Requests(); len(reqs) != 0 {
+		t.Errorf("install --frozen of stored packages made %d requests, want none: %+v", len(reqs), reqs)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/beta/SKILL.md")); !strings.Contains(got, "beta 1.0.0") {
+		t.Errorf("install --frozen did not install beta:\n%s", got)
+	}
+
+	// The tag moves: an install that is not frozen asks, and follows it.
+	pushSkillVersion(t, beta, "beta", "1.0.1")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/beta/SKILL.md")); !strings.Contains(got, "beta 1.0.1") {
+		t.Errorf("install did not follow the moved tag:\n%s", got)
+	}
+}
