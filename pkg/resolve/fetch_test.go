@@ -10,6 +10,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -135,5 +136,50 @@ func TestOneLevelIsFetchedAtOnce(t *testing.T) {
 	p.Reg.AddFaults(layers)
 	if _, err := g.Store(ctx, p.Opener, transfer.Options{Concurrency: len(decls)}); err != nil || !layers.Released() {
 		t.Fatalf("the layers were not fetched at once: %v", err)
+	}
+}
+
+// Two packages with the same skills layer, stored at once: the layer is
+// fetched once, and both read it from the store.
+func TestASharedLayerIsFetchedOnce(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	var decls []string
+	for _, name := range []string{"one", "two"} {
+		dir := t.TempDir()
+		filetest.Write(t, dir, map[string]string{
+			"stax.yaml":            "name: " + name + "\nversion: 1.0.0\n",
+			"skills/same/SKILL.md": "---\nname: same\ndescription: The same skill. Use when testing.\n---\nSame.\n",
+		})
+		decls = append(decls, p.Reg.Host+"/"+name+":1")
+		pushDir(t, p.Opener, dir, decls[len(decls)-1])
+	}
+	p.Reg.ResetRequests()
+	g := resolveAndStore(t, p, resolve.Options{Concurrency: 2}, decls...)
+	layer := g.Order[0].Package.Skills.Digest
+	if g.Order[1].Package.Skills.Digest != layer {
+		t.Fatalf("the packages have different layers: %s, %s", layer, g.Order[1].Package.Skills.Digest)
+	}
+	if got := blobGets(p.Reg, layer); got != 1 {
+		t.Errorf("the shared layer was fetched %d times, want once", got)
+	}
+}
+
+// Fetched at once, declarations that fail report the failure a walk one
+// after another reports: the first declaration's, whichever failed first.
+func TestTheFirstFailureInOrderIsReported(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("ok:1", "ok")
+	decls := []string{p.Reg.Host + "/ok:1", p.Reg.Host + "/first:1", p.Reg.Host + "/second:1"}
+	// The second's lookup fails at once; the first's only once all three
+	// were asked for.
+	p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/second/manifests/", http.StatusForbidden),
+		registrytest.Together(http.MethodGet, "/(ok|first)/manifests/", 2))
+	for range 3 {
+		_, err := resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Concurrency: 3})
+		if err == nil || !strings.Contains(err.Error(), "first:1") || strings.Contains(err.Error(), "second") {
+			t.Fatalf("error %v, want the first declaration's", err)
+		}
 	}
 }
