@@ -53,7 +53,7 @@ func TestRetriedUploadResendsTheBody(t *testing.T) {
 func TestRetriesTransientFailures(t *testing.T) {
 	t.Parallel()
 	for _, fault := range []*registrytest.Fault{
-		registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(1),
+		registrytest.Fail(http.MethodGet, "/manifests/", http.StatusTooManyRequests).RetryAfter(1),
 		registrytest.Fail(http.MethodPost, "/blobs/uploads/", http.StatusBadGateway).Times(2),
 		registrytest.ResetConn(http.MethodGet, "/blobs/"),
 	} {

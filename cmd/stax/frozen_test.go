@@ -8,6 +8,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/lock"
 )
@@ -54,5 +55,72 @@ func TestFrozenInstallRefusesEditedSkillDigest(t *testing.T) {
 	}
 	if _, err := os.Stat(skills); !os.IsNotExist(err) {
 		t.Errorf("a refused frozen install wrote %s (%v)", skills, err)
+	}
+}
+
+// TestFrozenInstallFromTheStoreMakesNoRequest: install --frozen of what
+// the local store holds whole reads it from there, without a request;
+// install without --frozen still asks the registry what its tags name,
+// and sees one moved.
+func TestFrozenInstallFromTheStoreMakesNoRequest(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	alpha, beta := reg.Host+"/acme/alpha:1.0.0", reg.Host+"/acme/beta:1.0.0"
+	pushSkillVersion(t, alpha, "alpha", "1.0.0")
+	pushSkillVersion(t, beta, "beta", "1.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "install", alpha, beta, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	os.RemoveAll(filepath.Join(proj, ".claude"))
+	reg.ResetRequests()
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --frozen: exit %d\n%s", r.Code, r.Stderr)
+	}
+	reg.WaitIdle()
+	if reqs := reg.Requests(); len(reqs) != 0 {
+		t.Errorf("install --frozen of stored packages made %d requests, want none: %+v", len(reqs), reqs)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/beta/SKILL.md")); !strings.Contains(got, "beta 1.0.0") {
+		t.Errorf("install --frozen did not install beta:\n%s", got)
+	}
+
+	// The tag moves: an install that is not frozen asks, and follows it.
+	pushSkillVersion(t, beta, "beta", "1.0.1")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/beta/SKILL.md")); !strings.Contains(got, "beta 1.0.1") {
+		t.Errorf("install did not follow the moved tag:\n%s", got)
+	}
+}
+
+// TestInstallExchangesATokenOncePerRepository: packages fetched at once
+// from one repository of a registry that issues tokens share one token
+// exchange; each other repository has its own.
+func TestInstallExchangesATokenOncePerRepository(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t, registrytest.WithTokenAuth(echoUser, echoPassword))
+	config := savedCredentials(t, reg.Host, echoUser, echoPassword)
+	refs := []string{reg.Host + "/acme/alpha:1.0.0", reg.Host + "/acme/alpha:2.0.0", reg.Host + "/acme/alpha:3.0.0", reg.Host + "/acme/beta:1.0.0"}
+	for i, ref := range refs {
+		dir := t.TempDir()
+		filetest.Write(t, dir, map[string]string{
+			"stax.yaml": "name: p\nversion: 1.0.0\n",
+			"skills/s" + string(rune('a'+i)) + "/SKILL.md": "---\nname: s" + string(rune('a'+i)) + "\ndescription: A skill. Use when testing.\n---\nBody.\n",
+		})
+		if r := runStax(t, "push", dir, ref, "--registry-config", config); r.Code != 0 {
+			t.Fatalf("push %s: exit %d\n%s", ref, r.Code, r.Stderr)
+		}
+	}
+	before := len(reg.IssuedTokens())
+	args := append([]string{"install", "--no-save", "--dir", t.TempDir(), "--runtime", "claude-code", "--registry-config", config, "--concurrency", "4"}, refs...)
+	if r := runStax(t, args...); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := len(reg.IssuedTokens()) - before; got != 2 {
+		t.Errorf("the install exchanged %d tokens, want 2: one for each repository", got)
 	}
 }

@@ -140,8 +140,8 @@ func TestRetryAfterBothForms(t *testing.T) {
 		fault *registrytest.Fault
 		want  time.Duration
 	}{
-		{"seconds", registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(1), time.Second},
-		{"HTTP date", registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfterTime(now.Add(3 * time.Second)), 3 * time.Second},
+		{"seconds", registrytest.Fail(http.MethodGet, "/manifests/", http.StatusTooManyRequests).RetryAfter(1), time.Second},
+		{"HTTP date", registrytest.Fail(http.MethodGet, "/manifests/", http.StatusTooManyRequests).RetryAfterTime(now.Add(3 * time.Second)), 3 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := registrytest.New(t)

@@ -7,8 +7,8 @@ import (
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
-// A pull asks the registry for each thing once: the tag (a HEAD), the
-// manifest, the config and the layer. Storing the package after resolving
+// A pull asks the registry for each thing once: the manifest by its tag
+// (one GET, which gives its digest too), the config and the layer. Storing the package after resolving
 // it reuses the manifest and config already fetched and checked, rather
 // than looking the package up and fetching them again; with -o the layer
 // streams into the store and the extractor in the same GET.
@@ -40,8 +40,8 @@ func TestPullFetchesEachBlobOnce(t *testing.T) {
 				}
 				seen[q.Method+" "+q.Path] = true
 			}
-			if len(requests) != 4 {
-				t.Errorf("the pull made %d requests, want 4: the tag, the manifest, the config, the layer", len(requests))
+			if len(requests) != 3 {
+				t.Errorf("the pull made %d requests, want 3: the manifest by tag, the config, the layer", len(requests))
 			}
 		})
 	}

@@ -115,7 +115,7 @@ func TestPullWaitMessageShowsNoCredential(t *testing.T) {
 	useHome(t)
 	config := savedCredentials(t, reg.Host, echoUser, echoPassword)
 	pushExamples(t, reg.Host+"/acme/skills:1.0.0", "--registry-config", config)
-	fault := registrytest.Fail(http.MethodHead, "/manifests/", http.StatusTooManyRequests).RetryAfter(0).Reason("Slow down, " + echoPassword)
+	fault := registrytest.Fail(http.MethodGet, "/manifests/", http.StatusTooManyRequests).RetryAfter(0).Reason("Slow down, " + echoPassword)
 	reg.AddFaults(fault)
 	useHome(t)
 	r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "skills"), "--registry-config", config)

@@ -6,12 +6,15 @@ import (
 )
 
 // Gate holds the requests it matches until n of them are held at once,
-// then lets those and every later one through to the registry: a client
-// that never has n such requests in flight is never answered. A test
-// asserting that a client asks concurrently gives the client's run a
-// deadline, which the gate not opening fails; MaxInFlight then checks
-// that the client stayed within its bound. A Gate takes every matching
-// request (Times does not apply).
+// then lets those and every later one through to the registry: it proves
+// a client sends n requests concurrently, without timing anything. A
+// client that never has n such requests in flight waits until it gives up
+// (its context ends) or the registry stops, and the held request is
+// answered 503. A test asserting that a client asks concurrently gives
+// the client's run a deadline, which the gate not opening fails; Released
+// says whether it opened, and MaxInFlight checks that the client stayed
+// within its bound. A Gate takes every matching request (Times does not
+// apply).
 func Gate(method, path string, n int) *Fault {
 	f := newFault("gate", method, path)
 	f.left.Store(-1)
@@ -28,6 +31,20 @@ func (f *Fault) MaxInFlight() int {
 	f.gate.mu.Lock()
 	defer f.gate.mu.Unlock()
 	return f.gate.most
+}
+
+// Released reports whether a Gate fault has opened: whether n of its
+// requests were in flight at once.
+func (f *Fault) Released() bool {
+	if f.gate == nil {
+		return false
+	}
+	select {
+	case <-f.gate.open:
+		return true
+	default:
+		return false
+	}
 }
 
 type gate struct {
@@ -60,6 +77,8 @@ func (g *gate) serve(w http.ResponseWriter, req *http.Request, next http.Handler
 	case <-g.open:
 		next.ServeHTTP(w, req)
 	case <-req.Context().Done():
+		writeError(w, http.StatusServiceUnavailable)
 	case <-quit:
+		writeError(w, http.StatusServiceUnavailable)
 	}
 }

@@ -85,7 +85,7 @@ type Installed struct {
 // Close the graph of the result.
 func Sources(ctx context.Context, req Request) (*Installed, error) {
 	frozen := req.Frozen != nil
-	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges, Pins: req.Pins, PinTags: req.PinTags}
+	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency}
 	if frozen {
 		ropts.Pins = req.Frozen.Pins()
 	}

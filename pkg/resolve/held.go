@@ -10,6 +10,8 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/pkg/artifact"
 )
 
 // heldBlobs is a view of a registry repository that keeps, while
@@ -27,6 +29,24 @@ type heldBlobs struct {
 
 func holdBlobs(t oras.GraphTarget) *heldBlobs {
 	return &heldBlobs{GraphTarget: t, recording: true, blobs: map[digest.Digest][]byte{}, manifests: map[string]ocispec.Descriptor{}}
+}
+
+// hold keeps manifest, the content of desc fetched with the lookup that
+// found it, when it is a manifest small enough to read: what is not is
+// left to be fetched, and refused, as any other. It closes manifest.
+func (h *heldBlobs) hold(desc ocispec.Descriptor, manifest io.ReadCloser) {
+	defer manifest.Close()
+	if desc.MediaType != ocispec.MediaTypeImageManifest || desc.Size < 0 || desc.Size > artifact.MaxMetadataSize {
+		return
+	}
+	b, err := content.ReadAll(manifest, desc) // checks size and digest
+	if err != nil {
+		return // fetched again, and its failure reported then
+	}
+	h.mu.Lock()
+	h.blobs[desc.Digest] = b
+	h.manifests[desc.Digest.String()] = desc
+	h.mu.Unlock()
 }
 
 // stopRecording keeps what was fetched so far, and nothing more: what is

@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"context"
+
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/pkg/reference"
@@ -29,24 +31,24 @@ func (r *resolver) noteMirror(decl string, parent *target.Target) {
 	r.mirrors[decl] = parent.Ref.Registry
 }
 
-// openMirrored opens ref on the registry of the package that declared it,
-// when that is another registry and ref names a digest or a tag; ok is
-// false when the package is not there.
-func (r *resolver) openMirrored(decl string, ref reference.Reference) (*target.Target, ocispec.Descriptor, bool) {
-	host, ok := r.mirrors[decl]
-	if !ok || ref.IsLayout() || (ref.Digest == "" && ref.Tag == "") || ref.Registry == host {
+// openMirrored opens ref on mirror, the registry of the package that
+// declared it, when that is another registry and ref names a digest or a
+// tag; ok is false when the package is not there.
+func (r *resolver) openMirrored(ctx context.Context, mirror string, ref reference.Reference) (*target.Target, ocispec.Descriptor, bool) {
+	if mirror == "" || ref.IsLayout() || (ref.Digest == "" && ref.Tag == "") || ref.Registry == mirror {
 		return nil, ocispec.Descriptor{}, false
 	}
 	mirrored := ref
-	mirrored.Registry = host
-	t, err := r.opts.Opener.Open(r.ctx, mirrored, store.ReadOnly)
+	mirrored.Registry = mirror
+	t, err := r.opts.Opener.Open(ctx, mirrored, store.ReadOnly)
 	if err != nil {
 		return nil, ocispec.Descriptor{}, false
 	}
-	desc, err := t.Lookup(r.ctx)
+	desc, err := t.Lookup(ctx)
 	if err != nil {
 		t.Close()
 		return nil, ocispec.Descriptor{}, false
 	}
+	r.opened(t)
 	return t, desc, true
 }

@@ -14,8 +14,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/artifact"
@@ -54,7 +56,14 @@ type Options struct {
 	// version its range allows. A pin wins over a range, and then no tag
 	// is listed.
 	Ranges map[string]*semver.Range
+	// Concurrency is how many registry packages are looked up and
+	// checked at once (see prefetch); 0 is DefaultConcurrency.
+	Concurrency int
 }
+
+// DefaultConcurrency is how many packages are fetched at once when
+// Options.Concurrency is 0: as many as oras-go copies blobs at once.
+const DefaultConcurrency = 3
 
 // Node is one resolved package.
 type Node struct {
@@ -142,6 +151,8 @@ type resolver struct {
 	// tags holds each repository's tags once listed, so that a repository
 	// is asked once however many declarations name it.
 	tags map[string][]string
+	// ahead fetches what the walk is about to reach (see prefetch).
+	ahead *prefetcher
 }
 
 // Resolve resolves decls, declared by the package at base (relative paths
@@ -149,13 +160,20 @@ type resolver struct {
 func Resolve(ctx context.Context, decls []string, base string, opts Options) (*Graph, error) {
 	r := newResolver(ctx, opts)
 	for _, decl := range decls {
+		if r.ranges[decl] == nil {
+			r.prefetch(decl, "", 1)
+		}
+	}
+	for _, decl := range decls {
 		n, err := r.resolve(decl, base, nil)
 		if err != nil {
+			r.finish()
 			r.graph.Close()
 			return nil, err
 		}
 		r.graph.Direct = append(r.graph.Direct, n)
 	}
+	r.finish()
 	if len(decls) == 1 {
 		r.graph.Root = r.graph.Direct[0]
 	}
@@ -168,7 +186,8 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 	if ranges == nil {
 		ranges = map[string]*semver.Range{}
 	}
-	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges, tags: map[string][]string{}}
+	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges, tags: map[string][]string{},
+		ahead: newPrefetcher(ctx, opts.Concurrency)}
 }
 
 func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
@@ -266,10 +285,31 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, errdefs.Resolution(fmt.Errorf("%s: no OCI layout at %s", strings.Join(path, " → "), ref.Layout))
 		}
 	}
-	t, desc, mirrored := r.openMirrored(decl, ref)
-	if mirrored {
+	var (
+		t    *target.Target
+		desc ocispec.Descriptor
+		l    *looked
+	)
+	switch {
+	case ref.IsLayout():
+		t, err = r.opts.Opener.Open(r.ctx, ref, store.ReadOnly)
+		if err != nil {
+			// A directory that is not a layout is as unresolved as a missing one.
+			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
+		}
 		r.graph.targets = append(r.graph.targets, t)
-	} else if !ref.IsLayout() && !reference.NamesHost(decl) {
+		if err = r.selectInRange(t, r.ranges[decl], path); err == nil {
+			desc, err = t.Lookup(r.ctx)
+		}
+		if err != nil {
+			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
+		}
+	case !reference.NamesHost(decl):
+		if mt, mdesc, ok := r.openMirrored(r.ctx, r.mirrors[decl], ref); ok {
+			l = &looked{t: mt, desc: mdesc, mirrored: true, held: holdBlobs(mt.GraphTarget)}
+			t, desc = mt, mdesc
+			break
+		}
 		// A name without a registry host is a tag of the local store, as
 		// pack -t writes it: a mistyped one is not a Docker Hub request.
 		if t, err = r.opts.Opener.OpenStored(r.ctx, ref); err != nil {
@@ -277,47 +317,43 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		}
 		r.graph.targets = append(r.graph.targets, t)
 		if desc, err = t.Lookup(r.ctx); err != nil {
-			err = r.opts.Opener.MissingLocalTag(r.ctx, ref, err)
+			return nil, resolutionError(path, r.opts.Opener.MissingLocalTag(r.ctx, ref, err))
 		}
-	} else {
-		t, err = r.opts.Opener.Open(r.ctx, ref, store.ReadOnly)
-		if err != nil && ref.IsLayout() {
-			// A directory that is not a layout is as unresolved as a missing one.
-			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
+	default:
+		mirror := r.mirrors[decl]
+		if l = r.taken(decl, mirror); l == nil {
+			var selectTag func(*target.Target) error
+			if rng := r.ranges[decl]; rng != nil {
+				selectTag = func(t *target.Target) error { return r.selectInRange(t, rng, path) }
+			}
+			l = r.lookUp(r.ctx, ref, mirror, selectTag)
 		}
-		if err != nil {
-			return nil, err
+		if l.openErr != nil {
+			return nil, l.openErr
 		}
-		r.graph.targets = append(r.graph.targets, t)
-		if err = r.selectInRange(t, r.ranges[decl], path); err == nil {
-			desc, err = t.Lookup(r.ctx)
+		if l.lookupErr != nil {
+			return nil, resolutionError(path, l.lookupErr)
 		}
-	}
-	if err != nil && t.Kind == target.KindLayout {
-		return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
-	}
-	if err != nil {
-		return nil, resolutionError(path, err)
+		t, desc = l.t, l.desc
 	}
 	if n, done, err := r.seen(key, desc.Digest, path); done || err != nil {
 		return n, err
 	}
-	checked := t
+	var pkg *artifact.Package
 	var held *heldBlobs
-	if t.Kind == target.KindRemote {
-		held = holdBlobs(t.GraphTarget)
-		checked = t.WithRef(t.Ref)
-		checked.GraphTarget = held
-	}
-	pkg, err := transfer.Check(r.ctx, checked, desc, r.opts.MaxSize)
-	if held != nil {
-		held.stopRecording()
-	}
-	if err != nil {
-		return nil, resolutionError(path, err)
-	}
-	if err := recordLayerSkills(r.ctx, t, pkg, r.opts.MaxSize, r.opts.MaxFiles); err != nil {
-		return nil, resolutionError(path, err)
+	if l != nil {
+		r.check(r.ctx, l)
+		if l.checkErr != nil {
+			return nil, resolutionError(path, l.checkErr)
+		}
+		pkg, held = l.pkg, l.held
+	} else {
+		if pkg, err = transfer.Check(r.ctx, t, desc, r.opts.MaxSize); err != nil {
+			return nil, resolutionError(path, err)
+		}
+		if err := recordLayerSkills(r.ctx, t, pkg, r.opts.MaxSize, r.opts.MaxFiles); err != nil {
+			return nil, resolutionError(path, err)
+		}
 	}
 	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path, held: held}
 	switch {
@@ -332,15 +368,13 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	}
 	r.remember(n)
 	for _, dep := range pkg.Config.Packages {
-		if isPath(dep.Ref) {
+		r.prefetch(pinnedDecl(dep), registryOf(t), len(path)+1)
+	}
+	for _, dep := range pkg.Config.Packages {
+		pinned := pinnedDecl(dep)
+		if pinned == "" {
 			return nil, errdefs.Resolution(fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
 				strings.Join(path, " → "), dep.Ref))
-		}
-		// A dependency recorded without a digest (other stax writers
-		// list theirs so) resolves by its reference, as a declaration does.
-		pinned := dep.Ref
-		if dep.Digest != "" && !strings.Contains(pinned, "@") {
-			pinned += "@" + dep.Digest.String()
 		}
 		r.noteMirror(pinned, t)
 		child, err := r.resolve(pinned, "", path)
@@ -351,6 +385,21 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		n.Children = append(n.Children, child)
 	}
 	return n, nil
+}
+
+// pinnedDecl is how a package's dependency is resolved: its reference,
+// pinned to the digest recorded; empty for a directory, which a
+// published package cannot depend on. A dependency recorded without a
+// digest (other stax writers list theirs so) resolves by its reference,
+// as a declaration does.
+func pinnedDecl(dep artifact.PackageRef) string {
+	if isPath(dep.Ref) {
+		return ""
+	}
+	if dep.Digest == "" || strings.Contains(dep.Ref, "@") {
+		return dep.Ref
+	}
+	return dep.Ref + "@" + dep.Digest.String()
 }
 
 // selectInRange gives t, when it names neither tag nor digest and rng is
@@ -416,6 +465,7 @@ func (d dependencies) Resolve(ctx context.Context, p *staxyaml.Project, build pa
 	opts.Build = build
 	r := newResolver(ctx, opts)
 	defer r.graph.Close()
+	defer r.finish()
 	root, err := filepath.Abs(p.Root)
 	if err != nil {
 		return nil, errdefs.IO(err)
@@ -487,6 +537,13 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 	var children []*Node
 	var deps []artifact.PackageRef
 	if p.Definition != nil {
+		if !r.opts.Build.Publish {
+			for _, dep := range p.Definition.Packages {
+				if dep.Version == "" {
+					r.prefetch(dep.String(), "", len(path)+1)
+				}
+			}
+		}
 		for _, dep := range p.Definition.Packages {
 			decl := dep.String()
 			if r.opts.Build.Publish && dep.Ref != "" {
@@ -547,37 +604,113 @@ func resolutionError(path []string, err error) error {
 // was resolved is kept, and a registry that goes away after this point
 // cannot leave a materialization half done. A package's manifest and
 // config are the bytes resolving fetched and checked, not asked for again,
-// and a layer already in the store (see StoreLayers) is not fetched. The
-// store stays locked until the graph is closed.
+// and a layer already in the store (see StoreLayers) is not fetched.
+// Packages are copied at once, opts.Concurrency at most (0: as many as
+// DefaultConcurrency); one whose blobs an earlier package also has waits
+// for that one, then finds them stored, so a blob is fetched once. The
+// first failure in the graph's order is returned, and stops the others.
+// The store stays locked until the graph is closed.
 func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.Options) ([]*transfer.Result, error) {
-	var results []*transfer.Result
+	var remote []*Node
 	for _, n := range g.Order {
-		if n.Target.Kind != target.KindRemote {
-			continue
+		if n.Target.Kind == target.KindRemote {
+			remote = append(remote, n)
 		}
-		local, err := g.local(ctx, opener)
-		if err != nil {
+	}
+	if len(remote) == 0 {
+		return nil, nil
+	}
+	local, err := g.local(ctx, opener)
+	if err != nil {
+		return nil, err
+	}
+	outer := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	concurrency := opts.Concurrency
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency
+	}
+	slots := make(chan struct{}, concurrency)
+	done := make([]chan struct{}, len(remote))
+	results := make([]*transfer.Result, len(remote))
+	errs := make([]error, len(remote))
+	after := sharingBlobs(remote)
+	var wg sync.WaitGroup
+	for i, n := range remote {
+		done[i] = make(chan struct{})
+		wg.Go(func() {
+			defer close(done[i])
+			for _, j := range after[i] {
+				select {
+				case <-done[j]:
+				case <-ctx.Done():
+					errs[i] = ctx.Err()
+					return
+				}
+			}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-slots }()
+			if results[i], errs[i] = n.store(ctx, local, opts); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		// A copy stopped because another failed is not the failure.
+		if err != nil && (outer.Err() != nil || !errors.Is(err, context.Canceled)) {
 			return nil, err
 		}
-		ref, err := reference.Parse(n.Key)
-		if err != nil {
-			return nil, errdefs.Invalid(err)
-		}
-		ref.Digest = n.Digest
-		dst := local.WithRef(ref)
-		src := n.Target.WithRef(ref)
-		if n.held != nil && !opts.Referrers {
-			// The manifest and config are stored as resolving fetched
-			// and checked them; what refers to the package is listed
-			// through the repository itself.
-			src.GraphTarget = n.held
-		}
-		res, err := transfer.Copy(ctx, src, dst, opts)
-		if err != nil {
-			return nil, err
-		}
-		results = append(results, res)
-		n.Target, n.held = dst, nil
 	}
 	return results, nil
+}
+
+// sharingBlobs gives, for each of nodes, the earlier ones that have one
+// of its blobs: storing it waits for them.
+func sharingBlobs(nodes []*Node) [][]int {
+	first := map[digest.Digest]int{}
+	after := make([][]int, len(nodes))
+	for i, n := range nodes {
+		blobs := append([]ocispec.Descriptor{n.Package.Manifest.Config}, n.Package.Manifest.Layers...)
+		for _, b := range blobs {
+			j, seen := first[b.Digest]
+			switch {
+			case !seen:
+				first[b.Digest] = i
+			case j != i && !slices.Contains(after[i], j):
+				after[i] = append(after[i], j)
+			}
+		}
+	}
+	return after
+}
+
+// store copies n, a registry package, into local, and reads it from there
+// from then on.
+func (n *Node) store(ctx context.Context, local *target.Target, opts transfer.Options) (*transfer.Result, error) {
+	ref, err := reference.Parse(n.Key)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	ref.Digest = n.Digest
+	dst := local.WithRef(ref)
+	src := n.Target.WithRef(ref)
+	if n.held != nil && !opts.Referrers {
+		// The manifest and config are stored as resolving fetched
+		// and checked them; what refers to the package is listed
+		// through the repository itself.
+		src.GraphTarget = n.held
+	}
+	res, err := transfer.Copy(ctx, src, dst, opts)
+	if err != nil {
+		return nil, err
+	}
+	n.Target, n.held = dst, nil
+	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/errdef"
@@ -38,12 +39,67 @@ func (o *Opener) OpenRegistry(ctx context.Context, ref reference.Reference) (*Ta
 	return t, nil
 }
 
+// OpenPinned is OpenRegistry for a reference pinned by digest: the
+// manifest it pins is read from the local store too when the store holds
+// it, so that a package stored whole is read without a request. A digest
+// names the same bytes wherever they are; only a tag is the registry's
+// to say.
+func (o *Opener) OpenPinned(ctx context.Context, ref reference.Reference) (*Target, error) {
+	t, err := o.OpenRegistry(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if h, ok := t.GraphTarget.(*heldLocally); ok {
+		h.pinned = ref.Digest
+	}
+	return t, nil
+}
+
 // heldLocally is a registry repository whose blobs are fetched from the
-// local store when it holds them. Everything else (tags, manifests by tag,
-// referrers) is the registry's.
+// local store when it holds them, and with pinned, the manifest of that
+// digest too. Everything else (tags, manifests by tag, referrers) is the
+// registry's.
 type heldLocally struct {
 	oras.GraphTarget
-	local *store.ReadOnlyLayout
+	local  *store.ReadOnlyLayout
+	pinned digest.Digest
+}
+
+// storedPin is the descriptor of the pinned manifest, when the local
+// store holds it.
+func (h *heldLocally) storedPin(ctx context.Context, reference string) (ocispec.Descriptor, bool) {
+	if h.pinned == "" || reference != h.pinned.String() {
+		return ocispec.Descriptor{}, false
+	}
+	desc, err := h.local.Resolve(ctx, reference)
+	// The store resolves a digest it holds as a plain blob too: only a
+	// manifest it lists is the one pinned.
+	if err != nil || desc.Digest != h.pinned || desc.MediaType != ocispec.MediaTypeImageManifest {
+		return ocispec.Descriptor{}, false
+	}
+	return desc, true
+}
+
+func (h *heldLocally) Resolve(ctx context.Context, reference string) (ocispec.Descriptor, error) {
+	if desc, ok := h.storedPin(ctx, reference); ok {
+		return desc, nil
+	}
+	return h.GraphTarget.Resolve(ctx, reference)
+}
+
+// FetchReference serves the pinned manifest from the store when it holds
+// it, and anything else as the registry does, in one request (see
+// Target.LookupManifest).
+func (h *heldLocally) FetchReference(ctx context.Context, reference string) (ocispec.Descriptor, io.ReadCloser, error) {
+	if desc, ok := h.storedPin(ctx, reference); ok {
+		rc, err := h.Fetch(ctx, desc)
+		return desc, rc, err
+	}
+	fetcher, ok := h.GraphTarget.(orasregistry.ReferenceFetcher)
+	if !ok {
+		return ocispec.Descriptor{}, nil, errdef.ErrUnsupported
+	}
+	return fetcher.FetchReference(ctx, reference)
 }
 
 func (h *heldLocally) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {

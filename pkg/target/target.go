@@ -118,14 +118,42 @@ func (t *Target) Lookup(ctx context.Context) (ocispec.Descriptor, error) {
 	}
 	desc, err := t.GraphTarget.Resolve(ctx, t.selector())
 	if err != nil {
-		if errors.Is(err, errdef.ErrNotFound) && t.Ref.Digest == "" {
-			if hint := t.missingTagHint(ctx); hint != "" {
-				return ocispec.Descriptor{}, fmt.Errorf("%w%s", t.Explain(err), hint)
-			}
-		}
-		return ocispec.Descriptor{}, t.Explain(err)
+		return ocispec.Descriptor{}, t.explainLookup(ctx, err)
 	}
 	return desc, nil
+}
+
+// LookupManifest is Lookup for a caller about to read the manifest: a
+// registry answers a GET of the manifest by tag (or digest) with its
+// digest and its content in one round trip, where Lookup's HEAD and a
+// GET by digest are two. manifest is that content, unread and not yet
+// verified (the caller reads it against desc and closes it); nil where
+// the target only resolved the reference, as Lookup does.
+func (t *Target) LookupManifest(ctx context.Context) (desc ocispec.Descriptor, manifest io.ReadCloser, err error) {
+	fetcher, ok := t.GraphTarget.(orasregistry.ReferenceFetcher)
+	if t.Kind != KindRemote || !ok {
+		desc, err = t.Lookup(ctx)
+		return desc, nil, err
+	}
+	if err := t.SelectDefault(ctx); err != nil {
+		return ocispec.Descriptor{}, nil, err
+	}
+	desc, manifest, err = fetcher.FetchReference(ctx, t.selector())
+	if err != nil {
+		return ocispec.Descriptor{}, nil, t.explainLookup(ctx, err)
+	}
+	return desc, manifest, nil
+}
+
+// explainLookup explains err, the failure to look the target's reference
+// up; a tag that is not there is reported with the tags that are.
+func (t *Target) explainLookup(ctx context.Context, err error) error {
+	if errors.Is(err, errdef.ErrNotFound) && t.Ref.Digest == "" {
+		if hint := t.missingTagHint(ctx); hint != "" {
+			return fmt.Errorf("%w%s", t.Explain(err), hint)
+		}
+	}
+	return t.Explain(err)
 }
 
 // TagAs tags desc with the target's tag, if it has one. A reference that

@@ -40,7 +40,7 @@ func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification,
 // the trust policy to every package before anything else reads them: the
 // one way pull, copy and install admit packages.
 func (e *Env) resolveTrusted(ctx context.Context, refs []string, dir string, opts resolve.Options, v Verification) (*resolve.Graph, error) {
-	opts.Opener = e.Opener
+	opts.Opener, opts.Concurrency = e.Opener, e.Concurrency
 	g, err := resolve.Resolve(ctx, refs, dir, opts)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,185 @@
+package resolve_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/packagetest"
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// requestsOf lists reg's requests as "METHOD path", the paths relative to
+// /v2/.
+func requestsOf(reg *registrytest.Registry) []string {
+	var out []string
+	for _, q := range reg.Requests() {
+		out = append(out, q.Method+" "+strings.TrimPrefix(q.Path, "/v2/"))
+	}
+	return out
+}
+
+// resolveAndStore resolves decls with opts and stores the graph, which
+// it closes: the store is unlocked, and the nodes are to be read only.
+func resolveAndStore(t *testing.T, p *packagetest.Publisher, opts resolve.Options, decls ...string) *resolve.Graph {
+	t.Helper()
+	opts.Opener = p.Opener
+	g, err := resolve.Resolve(context.Background(), decls, "", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.Store(context.Background(), p.Opener, transfer.Options{Concurrency: opts.Concurrency}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Resolving and storing a registry package asks for its manifest once, by
+// tag or by digest (no HEAD first), its config once and each layer once.
+func TestResolveAndStoreAskEachThingOnce(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("base:1", "base")
+	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
+	p.Publish("solo:1", "solo")
+	p.Reg.ResetRequests()
+
+	g := resolveAndStore(t, p, resolve.Options{}, p.Reg.Host+"/team:1", p.Reg.Host+"/solo:1")
+	want := map[string]int{"GET team/manifests/1": 1, "GET solo/manifests/1": 1}
+	for _, n := range g.Order {
+		repo := strings.TrimPrefix(n.Key, p.Reg.Host+"/")
+		repo, _, _ = strings.Cut(repo, ":")
+		if repo == "base" {
+			want["GET base/manifests/"+n.Digest.String()] = 1
+		}
+		want["GET "+repo+"/blobs/"+n.Package.Manifest.Config.Digest.String()]++
+		for _, layer := range n.Package.Manifest.Layers {
+			want["GET "+repo+"/blobs/"+layer.Digest.String()]++
+		}
+	}
+	got := map[string]int{}
+	for _, q := range requestsOf(p.Reg) {
+		got[q]++
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests:\n%v\nwant one each of:\n%v", requestsOf(p.Reg), want)
+	}
+}
+
+// pinsOf are the pins of g's packages, as a lock gives them.
+func pinsOf(g *resolve.Graph) map[string]digest.Digest {
+	pins := map[string]digest.Digest{}
+	for _, n := range g.Order {
+		pins[n.Key] = n.Digest
+	}
+	return pins
+}
+
+// Packages pinned by digest that the local store holds are resolved and
+// stored without a request; a tag is still asked of the registry, which
+// sees it move.
+func TestPinnedPackagesInTheStoreAskNothing(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("base:1", "base")
+	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
+	p.Publish("solo:1", "solo")
+	decls := []string{p.Reg.Host + "/team:1", p.Reg.Host + "/solo:1"}
+	first := resolveAndStore(t, p, resolve.Options{}, decls...)
+	p.Reg.ResetRequests()
+
+	again := resolveAndStore(t, p, resolve.Options{Pins: pinsOf(first)}, decls...)
+	if reqs := requestsOf(p.Reg); len(reqs) != 0 {
+		t.Errorf("a pinned resolution of stored packages made %d requests: %v", len(reqs), reqs)
+	}
+	if fmt.Sprint(pinsOf(again)) != fmt.Sprint(pinsOf(first)) {
+		t.Errorf("resolved %v, want %v", pinsOf(again), pinsOf(first))
+	}
+
+	moved := p.Publish("solo:1", "solo, moved")
+	g := resolveAndStore(t, p, resolve.Options{}, decls...)
+	if got := g.Order[len(g.Order)-1].Digest; got != moved {
+		t.Errorf("solo:1 resolved to %s from the store, want %s, where the tag moved", got, moved)
+	}
+}
+
+// The packages of one level are fetched at once: the manifests of the
+// declarations, then their layers as the graph is stored.
+func TestOneLevelIsFetchedAtOnce(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	decls := make([]string, 3)
+	for i := range decls {
+		p.Publish(fmt.Sprintf("p%d:1", i), fmt.Sprintf("package %d", i))
+		decls[i] = fmt.Sprintf("%s/p%d:1", p.Reg.Host, i)
+	}
+	manifests := registrytest.Gate(http.MethodGet, "/manifests/", len(decls))
+	layers := registrytest.Gate(http.MethodGet, "/blobs/", len(decls))
+	p.Reg.AddFaults(manifests)
+	// A client that asks one after another is held until it gives up.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, err := resolve.Resolve(ctx, decls, "", resolve.Options{Opener: p.Opener, Concurrency: len(decls)})
+	if err != nil || !manifests.Released() {
+		t.Fatalf("the manifests were not asked for at once: %v", err)
+	}
+	defer g.Close()
+	p.Reg.AddFaults(layers)
+	if _, err := g.Store(ctx, p.Opener, transfer.Options{Concurrency: len(decls)}); err != nil || !layers.Released() {
+		t.Fatalf("the layers were not fetched at once: %v", err)
+	}
+}
+
+// Two packages with the same skills layer, stored at once: the layer is
+// fetched once, and both read it from the store.
+func TestASharedLayerIsFetchedOnce(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	var decls []string
+	for _, name := range []string{"one", "two"} {
+		dir := t.TempDir()
+		filetest.Write(t, dir, map[string]string{
+			"stax.yaml":            "name: " + name + "\nversion: 1.0.0\n",
+			"skills/same/SKILL.md": "---\nname: same\ndescription: The same skill. Use when testing.\n---\nSame.\n",
+		})
+		decls = append(decls, p.Reg.Host+"/"+name+":1")
+		pushDir(t, p.Opener, dir, decls[len(decls)-1])
+	}
+	p.Reg.ResetRequests()
+	g := resolveAndStore(t, p, resolve.Options{Concurrency: 2}, decls...)
+	layer := g.Order[0].Package.Skills.Digest
+	if g.Order[1].Package.Skills.Digest != layer {
+		t.Fatalf("the packages have different layers: %s, %s", layer, g.Order[1].Package.Skills.Digest)
+	}
+	if got := blobGets(p.Reg, layer); got != 1 {
+		t.Errorf("the shared layer was fetched %d times, want once", got)
+	}
+}
+
+// Fetched at once, declarations that fail report the failure a walk one
+// after another reports: the first declaration's, whichever failed first.
+func TestTheFirstFailureInOrderIsReported(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("ok:1", "ok")
+	decls := []string{p.Reg.Host + "/ok:1", p.Reg.Host + "/first:1", p.Reg.Host + "/second:1"}
+	// The second's lookup fails at once; the first's only once all three
+	// were asked for.
+	p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/second/manifests/", http.StatusForbidden),
+		registrytest.Gate(http.MethodGet, "/(ok|first)/manifests/", 2))
+	for range 3 {
+		_, err := resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Concurrency: 3})
+		if err == nil || !strings.Contains(err.Error(), "first:1") || strings.Contains(err.Error(), "second") {
+			t.Fatalf("error %v, want the first declaration's", err)
+		}
+	}
+}

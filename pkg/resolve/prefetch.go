@@ -1,0 +1,223 @@
+package resolve
+
+import (
+	"context"
+	"sync"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// Resolving is a walk of the graph that makes every decision in one
+// goroutine, in declaration order: precedence, conflicts, cycles and
+// which error is reported are what a walk fetching one package after
+// another gives. Only the fetching is done ahead of it: the registry
+// references the walk is about to reach (the declarations, then each
+// package's dependencies as soon as its config is read) are looked up
+// and checked concurrently, at most Options.Concurrency at once, and the
+// walk takes each result, or its error, from there when it reaches it.
+
+// looked is what looking up and checking a registry reference gave. Its
+// errors are unexplained: the walk names the path it reached them by.
+type looked struct {
+	t        *target.Target
+	mirrored bool
+	desc     ocispec.Descriptor
+	// openErr is the failure to open the repository, lookupErr to find
+	// the manifest the reference names; checkErr the failure to read and
+	// vet the package.
+	openErr, lookupErr, checkErr error
+	pkg                          *artifact.Package
+	held                         *heldBlobs
+	// checked is set once the package was checked (or failed to be).
+	checked bool
+}
+
+// lookUp opens ref on its registry (or the mirror, see openMirrored) and
+// finds the manifest it names, fetching it in the same request. A
+// reference pinned by digest is read from the local store when it holds
+// the package. selectTag, when set, picks the tag first (see
+// selectInRange).
+func (r *resolver) lookUp(ctx context.Context, ref reference.Reference, mirror string, selectTag func(*target.Target) error) *looked {
+	l := &looked{}
+	if t, desc, ok := r.openMirrored(ctx, mirror, ref); ok {
+		l.t, l.desc, l.mirrored = t, desc, true
+		l.held = holdBlobs(t.GraphTarget)
+		return l
+	}
+	if ref.Digest != "" {
+		l.t, l.openErr = r.opts.Opener.OpenPinned(ctx, ref)
+	} else {
+		l.t, l.openErr = r.opts.Opener.Open(ctx, ref, store.ReadOnly)
+	}
+	if l.openErr != nil {
+		return l
+	}
+	r.opened(l.t)
+	if selectTag != nil {
+		if l.lookupErr = selectTag(l.t); l.lookupErr != nil {
+			return l
+		}
+	}
+	l.held = holdBlobs(l.t.GraphTarget)
+	desc, manifest, err := l.t.LookupManifest(ctx)
+	if err != nil {
+		l.lookupErr = err
+		return l
+	}
+	l.desc = desc
+	if manifest != nil {
+		l.held.hold(desc, manifest)
+	}
+	return l
+}
+
+// check reads and vets the package l found, unless that was done.
+func (r *resolver) check(ctx context.Context, l *looked) {
+	if l.checked {
+		return
+	}
+	l.checked = true
+	checked := l.t.WithRef(l.t.Ref)
+	checked.GraphTarget = l.held
+	l.pkg, l.checkErr = transfer.Check(ctx, checked, l.desc, r.opts.MaxSize)
+	l.held.stopRecording()
+	if l.checkErr == nil {
+		l.checkErr = recordLayerSkills(ctx, l.t, l.pkg, r.opts.MaxSize, r.opts.MaxFiles)
+	}
+}
+
+// prefetcher runs lookUp and check ahead of the walk.
+type prefetcher struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	slots  chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	// ahead holds the lookups started, by prefetchKey.
+	ahead map[string]*pending
+	// targets are those the lookups opened, which the graph closes.
+	targets []*target.Target
+}
+
+// pending is a lookup under way.
+type pending struct {
+	done chan struct{}
+	l    *looked
+}
+
+func newPrefetcher(ctx context.Context, concurrency int) *prefetcher {
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	return &prefetcher{ctx: ctx, cancel: cancel, slots: make(chan struct{}, concurrency), ahead: map[string]*pending{}}
+}
+
+// prefetchKey is what a lookup was asked: the declaration, and the
+// registry of the package that declared it.
+func prefetchKey(decl, mirror string) string { return decl + "\x00" + mirror }
+
+// prefetch starts looking up decl, declared by a package from the
+// registry mirror (empty for a declaration of the user's), unless that was
+// started already or decl is not a registry reference whose lookup needs
+// nothing of the walk: a directory, a layout and a tag of the local store
+// are left to the walk, and so is a declaration with a version range,
+// which the caller does not pass. depth is how deep decl is; the
+// dependencies of what it finds, pinned by digest, are prefetched in
+// turn, to MaxDepth.
+func (r *resolver) prefetch(decl, mirror string, depth int) {
+	p := r.ahead
+	if depth > MaxDepth || isPath(decl) || !reference.NamesHost(decl) {
+		return
+	}
+	ref, err := reference.Parse(decl)
+	if err != nil || ref.IsLayout() {
+		return
+	}
+	if ref.Digest == "" {
+		// As the walk pins it (see fetch).
+		key, _, _, err := r.identify(decl, "")
+		if err != nil {
+			return
+		}
+		ref.Digest = r.opts.Pins[key]
+	}
+	key := prefetchKey(decl, mirror)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, started := p.ahead[key]; started {
+		return
+	}
+	job := &pending{done: make(chan struct{})}
+	p.ahead[key] = job
+	p.wg.Go(func() {
+		defer close(job.done)
+		select {
+		case p.slots <- struct{}{}:
+		case <-p.ctx.Done():
+			job.l = &looked{openErr: p.ctx.Err()}
+			return
+		}
+		l := r.lookUp(p.ctx, ref, mirror, nil)
+		if l.openErr == nil && l.lookupErr == nil {
+			r.check(p.ctx, l)
+		}
+		<-p.slots
+		job.l = l
+		if l.checkErr != nil || l.pkg == nil {
+			return
+		}
+		for _, dep := range l.pkg.Config.Packages {
+			if d := pinnedDecl(dep); d != "" {
+				r.prefetch(d, registryOf(l.t), depth+1)
+			}
+		}
+	})
+}
+
+// taken returns the lookup of decl prefetched for the walk, waiting for
+// it to end; nil when none was started.
+func (r *resolver) taken(decl, mirror string) *looked {
+	p := r.ahead
+	p.mu.Lock()
+	job := p.ahead[prefetchKey(decl, mirror)]
+	p.mu.Unlock()
+	if job == nil {
+		return nil
+	}
+	<-job.done
+	return job.l
+}
+
+// opened records a target a lookup opened, for the graph to close.
+func (r *resolver) opened(t *target.Target) {
+	p := r.ahead
+	p.mu.Lock()
+	p.targets = append(p.targets, t)
+	p.mu.Unlock()
+}
+
+// finish stops what is still being fetched ahead, waits for it, and hands
+// every target opened to the graph.
+func (r *resolver) finish() {
+	p := r.ahead
+	p.cancel()
+	p.wg.Wait()
+	r.graph.targets = append(r.graph.targets, p.targets...)
+	p.targets = nil
+}
+
+// registryOf is the registry a dependency declared by a package read
+// from t is looked for on first (see noteMirror): t's, for a registry.
+func registryOf(t *target.Target) string {
+	if t == nil || t.Kind != target.KindRemote {
+		return ""
+	}
+	return t.Ref.Registry
+}
