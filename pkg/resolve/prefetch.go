@@ -113,7 +113,7 @@ type pending struct {
 
 func newPrefetcher(ctx context.Context, concurrency int) *prefetcher {
 	if concurrency <= 0 {
-		concurrency = DefaultConcurrency
+		concurrency = transfer.DefaultConcurrency
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	return &prefetcher{ctx: ctx, cancel: cancel, slots: make(chan struct{}, concurrency), ahead: map[string]*pending{}}

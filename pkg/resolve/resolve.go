@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -57,13 +56,9 @@ type Options struct {
 	// is listed.
 	Ranges map[string]*semver.Range
 	// Concurrency is how many registry packages are looked up and
-	// checked at once (see prefetch); 0 is DefaultConcurrency.
+	// checked at once (see prefetch); 0 is transfer.DefaultConcurrency.
 	Concurrency int
 }
-
-// DefaultConcurrency is how many packages are fetched at once when
-// Options.Concurrency is 0: as many as oras-go copies blobs at once.
-const DefaultConcurrency = 3
 
 // Node is one resolved package.
 type Node struct {
@@ -606,7 +601,7 @@ func resolutionError(path []string, err error) error {
 // config are the bytes resolving fetched and checked, not asked for again,
 // and a layer already in the store (see StoreLayers) is not fetched.
 // Packages are copied at once, opts.Concurrency at most (0: as many as
-// DefaultConcurrency); one whose blobs an earlier package also has waits
+// transfer.DefaultConcurrency); one whose blobs an earlier package also has waits
 // for that one, then finds them stored, so a blob is fetched once. The
 // first failure in the graph's order is returned, and stops the others.
 // The store stays locked until the graph is closed.
@@ -624,49 +619,29 @@ func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.
 	if err != nil {
 		return nil, err
 	}
-	outer := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	concurrency := opts.Concurrency
-	if concurrency <= 0 {
-		concurrency = DefaultConcurrency
-	}
-	slots := make(chan struct{}, concurrency)
-	done := make([]chan struct{}, len(remote))
 	results := make([]*transfer.Result, len(remote))
-	errs := make([]error, len(remote))
-	after := sharingBlobs(remote)
-	var wg sync.WaitGroup
-	for i, n := range remote {
+	done := make([]chan struct{}, len(remote))
+	for i := range done {
 		done[i] = make(chan struct{})
-		wg.Go(func() {
-			defer close(done[i])
-			for _, j := range after[i] {
-				select {
-				case <-done[j]:
-				case <-ctx.Done():
-					errs[i] = ctx.Err()
-					return
-				}
-			}
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-slots }()
-			if results[i], errs[i] = n.store(ctx, local, opts); errs[i] != nil {
-				cancel()
-			}
-		})
 	}
-	wg.Wait()
-	for _, err := range errs {
-		// A copy stopped because another failed is not the failure.
-		if err != nil && (outer.Err() != nil || !errors.Is(err, context.Canceled)) {
-			return nil, err
+	after := sharingBlobs(remote)
+	// Packages start in graph order, so the ones a package waits for have
+	// started before it and do not wait for it.
+	err = transfer.Concurrently(ctx, len(remote), opts.Concurrency, func(ctx context.Context, i int) error {
+		defer close(done[i])
+		for _, j := range after[i] {
+			select {
+			case <-done[j]:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
+		var err error
+		results[i], err = remote[i].store(ctx, local, opts)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return results, nil
 }
