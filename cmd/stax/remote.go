@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/stax-dev/stax/pkg/transfer"
 	"io"
 	"time"
 
@@ -57,7 +58,7 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 func (r *remoteOptions) addTransferFlags(cmd *cobra.Command) {
 	r.transfers = true
 	f := cmd.Flags()
-	f.IntVar(&r.Concurrency, "concurrency", 3, "blobs to transfer at once")
+	f.IntVar(&r.Concurrency, "concurrency", transfer.DefaultConcurrency, "packages, and blobs of each, to transfer at once")
 	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")
 }
 
