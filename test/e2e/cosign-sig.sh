@@ -22,6 +22,7 @@ cd "$(dirname "$0")/../.."
 source test/e2e/lib/registry.sh
 stax_registry_session
 COSIGN=${COSIGN:-bin/tools/cosign-v3.1.3/cosign}
+[[ ! -e $COSIGN ]] || COSIGN=$(realpath "$COSIGN")
 [[ -x $COSIGN ]] || fail "no cosign binary at $COSIGN (set COSIGN)"
 export STAX_PASSWORD=e2e-password COSIGN_PASSWORD=e2e-cosign
 # cosign keeps its TUF cache under $HOME; it must not touch the machine's.

@@ -25,6 +25,10 @@ cd "$(dirname "$0")/../.."
 COSIGN=${COSIGN:-bin/tools/cosign-v3.1.3/cosign}
 REGCTL=${REGCTL:-bin/tools/regctl-v0.11.7/regctl}
 ORAS=${ORAS:-bin/tools/oras-v1.3.6/oras}
+# The cases run in other directories: the tools' paths are made absolute.
+for tool in COSIGN REGCTL ORAS; do
+  [[ ! -e ${!tool} ]] || printf -v "$tool" '%s' "$(realpath "${!tool}")"
+done
 
 # shellcheck source=lib/registry.sh
 source test/e2e/lib/registry.sh
