@@ -93,6 +93,9 @@ type Options struct {
 	// scope keeps its records under $STAX_HOME. Empty keeps each folder's
 	// record in the folder.
 	Records string
+	// Concurrency is how many layers are extracted at once; 0 is
+	// layers.ExtractWorkers().
+	Concurrency int
 }
 
 // LockFile is a file written with an install, such as stax.lock.
@@ -511,7 +514,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		prev, ours := prevs[sk.skill.Path]
 		return p.settle(sk, prev, ours, conflict[sk.skill.Path])
 	}}
-	if err := st.stage(ctx, todo); err != nil {
+	if err := st.stage(ctx, todo, opts.Concurrency); err != nil {
 		return nil, err
 	}
 	if err := p.spool.flush(); err != nil {
