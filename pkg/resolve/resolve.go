@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -115,7 +116,8 @@ type Graph struct {
 	Order   []*Node
 	targets []*target.Target
 	// store is the local store, once opened for writing.
-	store *target.Target
+	store   *target.Target
+	storeMu sync.Mutex
 }
 
 // Close releases every target the graph opened.
