@@ -96,6 +96,9 @@ type Options struct {
 	// Concurrency is how many layers are extracted at once; 0 is
 	// layers.ExtractWorkers().
 	Concurrency int
+	// BeforeCommit, when set, runs once every folder is staged, before
+	// any is touched: an error from it leaves them as they were.
+	BeforeCommit func() error
 }
 
 // LockFile is a file written with an install, such as stax.lock.
@@ -243,6 +246,11 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 			return nil, err
 		}
 		plans = append(plans, p)
+	}
+	if opts.BeforeCommit != nil {
+		if err := opts.BeforeCommit(); err != nil {
+			return nil, err
+		}
 	}
 	tx := newTransaction(opts.LockDir)
 	var lockChange *lockChange
