@@ -518,7 +518,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	}
 	// Each staged skill's entry is settled as soon as it is written, and
 	// its file list dropped: memory does not grow with the files staged.
-	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, 256<<10), merge: memoryMerger{p}, done: func(sk *staged) error {
+	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, stageBufferSize), merge: memoryMerger{p}, done: func(sk *staged) error {
 		prev, ours := prevs[sk.skill.Path]
 		return p.settle(sk, prev, ours, conflict[sk.skill.Path])
 	}}

@@ -62,6 +62,12 @@ type writing struct {
 	version string
 }
 
+// stageBufferSize is the size of a stager's buffer: a layer's content is
+// read from chunks of layers' read-ahead, a read never returns more than
+// one, and a larger buffer would only be held by each stager extracting
+// at once.
+const stageBufferSize = 64 << 10
+
 // stager writes skills into the staging directory, hashing each file as
 // it is written, through one reusable buffer.
 type stager struct {
@@ -99,7 +105,7 @@ type stager struct {
 // it shares where and how skills are staged and settled, and has a
 // buffer and open directory of its own.
 func (st *stager) fork() *stager {
-	return &stager{folder: st.folder, staging: st.staging, vars: st.vars, buf: make([]byte, len(st.buf)),
+	return &stager{folder: st.folder, staging: st.staging, vars: st.vars, buf: make([]byte, stageBufferSize),
 		merge: st.merge, done: st.done, settling: st.settling}
 }
 
