@@ -93,6 +93,12 @@ type Options struct {
 	// scope keeps its records under $STAX_HOME. Empty keeps each folder's
 	// record in the folder.
 	Records string
+	// Concurrency is how many layers are extracted at once; 0 is
+	// layers.ExtractWorkers().
+	Concurrency int
+	// BeforeCommit, when set, runs once every folder is staged, before
+	// any is touched: an error from it leaves them as they were.
+	BeforeCommit func() error
 }
 
 // LockFile is a file written with an install, such as stax.lock.
@@ -240,6 +246,11 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 			return nil, err
 		}
 		plans = append(plans, p)
+	}
+	if opts.BeforeCommit != nil {
+		if err := opts.BeforeCommit(); err != nil {
+			return nil, err
+		}
 	}
 	tx := newTransaction(opts.LockDir)
 	var lockChange *lockChange
@@ -507,11 +518,11 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	}
 	// Each staged skill's entry is settled as soon as it is written, and
 	// its file list dropped: memory does not grow with the files staged.
-	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, 256<<10), merge: memoryMerger{p}, done: func(sk *staged) error {
+	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, stageBufferSize), merge: memoryMerger{p}, done: func(sk *staged) error {
 		prev, ours := prevs[sk.skill.Path]
 		return p.settle(sk, prev, ours, conflict[sk.skill.Path])
 	}}
-	if err := st.stage(ctx, todo); err != nil {
+	if err := st.stage(ctx, todo, opts.Concurrency); err != nil {
 		return nil, err
 	}
 	if err := p.spool.flush(); err != nil {

@@ -11,11 +11,12 @@ import (
 )
 
 // LayerOf is n's skills layer as install reads it: opened only when
-// one of n's winning skills must be written, bounded by maxSize and
-// maxFiles (as in layers.ReadOptions) and verified against its
-// descriptor, size and digest, as pull verifies it: an OCI layout's
-// store does not check what it serves.
-func LayerOf(n *resolve.Node, maxSize int64, maxFiles int) *Layer {
+// one of n's winning skills must be written, once storing (when not nil)
+// has stored n, bounded by maxSize and maxFiles (as in
+// layers.ReadOptions) and verified against its descriptor, size and
+// digest, as pull verifies it: an OCI layout's store does not check what
+// it serves.
+func LayerOf(n *resolve.Node, storing *resolve.Storing, maxSize int64, maxFiles int) *Layer {
 	l := &Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
 	if n.Package.Skills != nil {
 		l.Read.Digest = n.Package.Skills.Digest
@@ -23,6 +24,11 @@ func LayerOf(n *resolve.Node, maxSize int64, maxFiles int) *Layer {
 	l.Open = func(ctx context.Context) (io.ReadCloser, error) {
 		if n.Package.Skills == nil {
 			return nil, errdefs.Precondition(fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
+		}
+		if storing != nil {
+			if err := storing.Stored(ctx, n); err != nil {
+				return nil, err
+			}
 		}
 		rc, err := n.Package.OpenSkills(ctx, n.Target)
 		if err != nil {

@@ -123,10 +123,30 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 	}
 	copyOpts := req.Copy
 	copyOpts.MaxSize = req.MaxSize
-	if _, err := graph.Store(ctx, req.Opener, copyOpts); err != nil {
-		return nil, frozenError(frozen, err)
+	// The packages are stored while the install prepares the folders, and
+	// each layer is extracted as soon as its package is stored; nothing is
+	// committed before all are. A failure to store them is the one
+	// reported, as when they were stored first: it stops the install, and
+	// a failure of the install waits for the store's end to be told.
+	storing := graph.StartStore(ctx, req.Opener, copyOpts)
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		if _, err := storing.Wait(); err != nil {
+			cancel()
+		}
+	}()
+	out, err := installStored(ictx, req, graph, verified, storing)
+	if _, storeErr := storing.Wait(); storeErr != nil {
+		return nil, frozenError(frozen, storeErr)
 	}
+	return out, err
+}
 
+// installStored installs the winning skills of graph, whose packages
+// storing is storing.
+func installStored(ctx context.Context, req Request, graph *resolve.Graph, verified map[digest.Digest]string, storing *resolve.Storing) (*Installed, error) {
+	frozen := req.Frozen != nil
 	// The winners are known from the packages' configs: each skill is
 	// read from its layer straight into the folder's staging directory,
 	// and only if the folder does not hold it already.
@@ -147,7 +167,7 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 	for _, s := range merged.Skills {
 		l := layerOf[s.From]
 		if l == nil {
-			l = LayerOf(s.From, req.MaxSize, req.MaxFiles)
+			l = LayerOf(s.From, storing, req.MaxSize, req.MaxFiles)
 			if !req.AllowHiddenText {
 				l.Read.Inspect = hiddentext.LayerGuard
 			}
@@ -159,7 +179,8 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		})
 	}
 	out := &Installed{Graph: graph, Merged: merged, Warnings: merged.CaseWarnings(), LockPath: filepath.Join(req.ProjectDir, lock.FileName)}
-	iopts := Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records}
+	iopts := Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records,
+		BeforeCommit: func() error { _, err := storing.Wait(); return err }}
 	if !frozen && !req.KeepLock {
 		// Made each time it is written rather than held while the skills
 		// are: it lists every skill.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
+	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // Layer is a package's skills layer. The skills an install must stage
@@ -60,6 +62,12 @@ type writing struct {
 	version string
 }
 
+// stageBufferSize is the size of a stager's buffer: a layer's content is
+// read from chunks of layers' read-ahead, a read never returns more than
+// one, and a larger buffer would only be held by each stager extracting
+// at once.
+const stageBufferSize = 64 << 10
+
 // stager writes skills into the staging directory, hashing each file as
 // it is written, through one reusable buffer.
 type stager struct {
@@ -87,6 +95,18 @@ type stager struct {
 	// done is called with each skill once all of it is staged; the
 	// skill's files and stat are not used after.
 	done func(*staged) error
+	// settling is held while a skill's MEMORY.md is merged and done is
+	// called: stagers extracting layers at once share it, as they share
+	// the plan those change.
+	settling *sync.Mutex
+}
+
+// fork is a stager for another layer extracted at the same time as st's:
+// it shares where and how skills are staged and settled, and has a
+// buffer and open directory of its own.
+func (st *stager) fork() *stager {
+	return &stager{folder: st.folder, staging: st.staging, vars: st.vars, buf: make([]byte, stageBufferSize),
+		merge: st.merge, done: st.done, settling: st.settling}
 }
 
 // in returns the root of sk's directory, made if needed.
@@ -135,6 +155,8 @@ func (st *stager) finish(sk *staged) error {
 	if sk.stat == nil {
 		sk.files, sk.stat = map[string]string{}, map[string]string{}
 	}
+	st.settling.Lock()
+	defer st.settling.Unlock()
 	if st.merge != nil && st.merge.wants(sk) {
 		if err := st.merge.merge(sk, root); err != nil {
 			return err
@@ -403,10 +425,16 @@ func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]
 }
 
 // stage writes every skill of todo into the staging directory: those with
-// a Source from their directory, the others from their layers, each
-// layer read once.
-func (st *stager) stage(ctx context.Context, todo []*staged) error {
+// a Source from their directory, one after another, then the others from
+// their layers, each layer read once, up to workers layers at once (0 is
+// layers.ExtractWorkers()), each by a stager of its own. The error is the
+// one a serial run reports: the Source skills' first, else the first
+// layer's in order that failed.
+func (st *stager) stage(ctx context.Context, todo []*staged, workers int) error {
 	defer st.close()
+	if st.settling == nil {
+		st.settling = new(sync.Mutex)
+	}
 	var order []*Layer
 	byLayer := map[*Layer][]*staged{}
 	for _, sk := range todo {
@@ -427,18 +455,53 @@ func (st *stager) stage(ctx context.Context, todo []*staged) error {
 		}
 		byLayer[sk.skill.Layer] = append(byLayer[sk.skill.Layer], sk)
 	}
-	for _, l := range order {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		of := byLayer[l]
-		want := newPathIndex(len(of), func(i int) *staged { return of[i] }, func(sk *staged) string { return sk.skill.Path })
-		delete(byLayer, l)
-		if err := st.extract(ctx, l, want); err != nil {
-			return err
-		}
+	st.close()
+	groups := make([][]*staged, len(order))
+	for i, l := range order {
+		groups[i] = byLayer[l]
 	}
-	return nil
+	clear(byLayer)
+	if workers < 1 {
+		workers = layers.ExtractWorkers()
+	}
+	if pathTwice(todo) {
+		// Which of two layers staging one path fails would depend on
+		// timing: one after the other, the second always does.
+		workers = 1
+	}
+	idle := make(chan *stager, workers) // at most workers run at once
+	idle <- st
+	return transfer.Concurrently(ctx, len(order), workers, func(ctx context.Context, i int) error {
+		var w *stager
+		select {
+		case w = <-idle:
+		default:
+			w = st.fork()
+		}
+		defer func() {
+			w.close()
+			idle <- w
+		}()
+		of := groups[i]
+		groups[i] = nil // held by want until the layer is read
+		want := newPathIndex(len(of), func(i int) *staged { return of[i] }, func(sk *staged) string { return sk.skill.Path })
+		return w.extract(ctx, order[i], want)
+	})
+}
+
+// pathTwice reports whether two skills of layers have one path.
+func pathTwice(todo []*staged) bool {
+	seen := make(map[string]struct{}, len(todo))
+	for _, sk := range todo {
+		if sk.skill.Layer == nil {
+			continue
+		}
+		if _, ok := seen[sk.skill.Path]; ok {
+			return true
+		}
+		seen[sk.skill.Path] = struct{}{}
+	}
+	return false
 }
 
 // statKey is what a re-install compares before reading a file: its size

@@ -19,6 +19,7 @@ import (
 	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/scratch"
+	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // Skill is a skill of the merged set and where it came from.
@@ -94,9 +95,13 @@ type Options struct {
 	// cannot see (see package hiddentext); without it such a skill fails
 	// the materialization as a failed precondition.
 	AllowHiddenText bool
+	// Concurrency is how many packages' layers are read and extracted at
+	// once; 0 is layers.ExtractWorkers().
+	Concurrency int
 }
 
-// Layers reads the skills layers of packages.
+// Layers reads the skills layers of packages; Materialize reads several
+// at once.
 type Layers interface {
 	// ReadLayer calls read with the stream of n's skills layer and
 	// returns nil only when read did and the stream matched the layer's
@@ -107,9 +112,9 @@ type Layers interface {
 
 // Materialize writes the merged skills into dest, which must not exist or
 // be empty. Only the winning skills are extracted, each layer that has
-// any is read once, every one is checked against the digest its
-// package's config records, and dest appears only when all of it is in
-// place.
+// any is read once (up to opts.Concurrency at once), every one is checked
+// against the digest its package's config records, and dest appears only
+// when all of it is in place.
 func (r *Result) Materialize(ctx context.Context, dest string, opts Options) error {
 	read := opts.Layers
 	if read == nil {
@@ -123,14 +128,23 @@ func (r *Result) Materialize(ctx context.Context, dest string, opts Options) err
 			return errdefs.IO(err)
 		}
 		defer root.Close()
-		for _, w := range r.byPackage() {
-			ropts := layers.ReadOptions{MaxSize: opts.MaxSize, MaxFiles: r.MaxFiles}
-			if !opts.AllowHiddenText {
-				ropts.Inspect = hiddentext.LayerGuard
-			}
-			if err := extractWinners(ctx, read, w, root, ropts); err != nil {
-				return err
-			}
+		ropts := layers.ReadOptions{MaxSize: opts.MaxSize, MaxFiles: r.MaxFiles}
+		if !opts.AllowHiddenText {
+			ropts.Inspect = hiddentext.LayerGuard
+		}
+		workers := opts.Concurrency
+		if workers < 1 {
+			workers = layers.ExtractWorkers()
+		}
+		// The packages' winners are disjoint directories of root: their
+		// layers are extracted at once, and the error is the first
+		// package's in order that failed, as one after another.
+		byPackage := r.byPackage()
+		err = transfer.Concurrently(ctx, len(byPackage), workers, func(ctx context.Context, i int) error {
+			return extractWinners(ctx, read, byPackage[i], root, ropts)
+		})
+		if err != nil {
+			return err
 		}
 		if opts.BeforeCommit != nil {
 			return opts.BeforeCommit()

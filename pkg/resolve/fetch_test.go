@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -181,5 +182,56 @@ func TestTheFirstFailureInOrderIsReported(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "first:1") || strings.Contains(err.Error(), "second") {
 			t.Fatalf("error %v, want the first declaration's", err)
 		}
+	}
+}
+
+// A package is readable from the store as soon as it is stored, while
+// another package's layer is still being fetched.
+func TestAStoredPackageIsReadableBeforeTheOthersAre(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("first:1", "first")
+	p.Publish("held:1", "held")
+	g, err := resolve.Resolve(context.Background(), []string{p.Reg.Host + "/first:1", p.Reg.Host + "/held:1"}, "", resolve.Options{Opener: p.Opener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	// Only the store asks for held's layer, once: the gate holds it until
+	// the store is cancelled.
+	p.Reg.AddFaults(registrytest.Gate(http.MethodGet, "/held/blobs/", 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	storing := g.StartStore(ctx, p.Opener, transfer.Options{Concurrency: 2})
+	first := g.Order[0]
+	if err := storing.Stored(ctx, first); err != nil {
+		t.Fatalf("%s was not stored while the other package's layer was held: %v", first.Ref, err)
+	}
+	if first.Target.Kind != target.KindLocal {
+		t.Errorf("%s is read from a %v target once stored, want the local store", first.Ref, first.Target.Kind)
+	}
+	cancel()
+	if _, err := storing.Wait(); err == nil {
+		t.Error("the store of a package whose layer never came succeeded")
+	}
+}
+
+// A package the store never got to reports the store's failure.
+func TestAPackageNotStoredReportsTheStoresFailure(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("broken:1", "broken")
+	p.Publish("after:1", "after")
+	g, err := resolve.Resolve(context.Background(), []string{p.Reg.Host + "/broken:1", p.Reg.Host + "/after:1"}, "", resolve.Options{Opener: p.Opener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/broken/blobs/", http.StatusForbidden).Times(-1))
+	storing := g.StartStore(context.Background(), p.Opener, transfer.Options{Concurrency: 1})
+	err = storing.Stored(context.Background(), g.Order[1])
+	_, storeErr := storing.Wait()
+	if err == nil || storeErr == nil || err.Error() != storeErr.Error() {
+		t.Errorf("Stored of a package after a failed one: %v; the store: %v; want the store's failure", err, storeErr)
 	}
 }

@@ -75,8 +75,10 @@ func (l StoreLayers) ReadLayer(ctx context.Context, n *Node, read func(io.Reader
 }
 
 // local opens the local store for writing, once: the graph keeps it, and
-// its lock, until closed.
+// its lock, until closed. Layers read at once ask for it at once.
 func (g *Graph) local(ctx context.Context, opener *target.Opener) (*target.Target, error) {
+	g.storeMu.Lock()
+	defer g.storeMu.Unlock()
 	if g.store != nil {
 		return g.store, nil
 	}

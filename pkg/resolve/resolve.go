@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -115,7 +116,8 @@ type Graph struct {
 	Order   []*Node
 	targets []*target.Target
 	// store is the local store, once opened for writing.
-	store *target.Target
+	store   *target.Target
+	storeMu sync.Mutex
 }
 
 // Close releases every target the graph opened.
@@ -606,12 +608,79 @@ func resolutionError(path []string, err error) error {
 // first failure in the graph's order is returned, and stops the others.
 // The store stays locked until the graph is closed.
 func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.Options) ([]*transfer.Result, error) {
+	return g.StartStore(ctx, opener, opts).Wait()
+}
+
+// Storing is a Store under way.
+type Storing struct {
+	index map[*Node]int // of the registry packages
+	// done[i] is closed once the store of the i-th registry package has
+	// ended, with errs[i]; one never started is never closed.
+	done     []chan struct{}
+	errs     []error
+	finished chan struct{}
+	results  []*transfer.Result
+	err      error
+}
+
+// StartStore starts Store on a goroutine of its own: a package can be
+// read from the store (see Stored) while the others are still being
+// fetched. Until Wait has returned, a package's Target is not to be
+// read before Stored has returned for it, nor the graph closed.
+func (g *Graph) StartStore(ctx context.Context, opener *target.Opener, opts transfer.Options) *Storing {
+	s := &Storing{index: map[*Node]int{}, finished: make(chan struct{})}
 	var remote []*Node
 	for _, n := range g.Order {
 		if n.Target.Kind == target.KindRemote {
+			s.index[n] = len(remote)
 			remote = append(remote, n)
 		}
 	}
+	s.done, s.errs = make([]chan struct{}, len(remote)), make([]error, len(remote))
+	for i := range s.done {
+		s.done[i] = make(chan struct{})
+	}
+	go func() {
+		defer close(s.finished)
+		s.results, s.err = g.storeAll(ctx, opener, opts, remote, s)
+	}()
+	return s
+}
+
+// Wait waits for the store to end, and returns what Store returns.
+func (s *Storing) Wait() ([]*transfer.Result, error) {
+	<-s.finished
+	return s.results, s.err
+}
+
+// Stored waits until n can be read from its Target: at once for a
+// package that is not a registry's, else once it is in the local store.
+// It returns the failure to store n, the store's failure when it ended
+// before storing n, or ctx's error.
+func (s *Storing) Stored(ctx context.Context, n *Node) error {
+	i, ok := s.index[n]
+	if !ok {
+		return nil
+	}
+	select {
+	case <-s.done[i]:
+		return s.errs[i]
+	case <-s.finished:
+		select {
+		case <-s.done[i]:
+			return s.errs[i]
+		default:
+		}
+		if s.err == nil {
+			return fmt.Errorf("%s was not stored", n.Ref) // not reached: Store stores every registry package
+		}
+		return s.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (g *Graph) storeAll(ctx context.Context, opener *target.Opener, opts transfer.Options, remote []*Node, s *Storing) ([]*transfer.Result, error) {
 	if len(remote) == 0 {
 		return nil, nil
 	}
@@ -620,23 +689,21 @@ func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.
 		return nil, err
 	}
 	results := make([]*transfer.Result, len(remote))
-	done := make([]chan struct{}, len(remote))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
 	after := sharingBlobs(remote)
 	// Packages start in graph order, so the ones a package waits for have
 	// started before it and do not wait for it.
-	err = transfer.Concurrently(ctx, len(remote), opts.Concurrency, func(ctx context.Context, i int) error {
-		defer close(done[i])
+	err = transfer.Concurrently(ctx, len(remote), opts.Concurrency, func(ctx context.Context, i int) (err error) {
+		defer func() {
+			s.errs[i] = err
+			close(s.done[i])
+		}()
 		for _, j := range after[i] {
 			select {
-			case <-done[j]:
+			case <-s.done[j]:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
-		var err error
 		results[i], err = remote[i].store(ctx, local, opts)
 		return err
 	})

@@ -79,8 +79,11 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	if opts.OutputDir == "" {
 		err = store()
 	} else {
+		// Reading a registry package's layer fetches it: as many are read
+		// at once as blobs are transferred.
 		layers := resolve.StoreLayers{Graph: graph, Opener: env.Opener, Progress: env.Progress}
-		err = merged.Materialize(ctx, opts.OutputDir, merge.Options{MaxSize: opts.MaxSize, Layers: layers, BeforeCommit: store, AllowHiddenText: opts.AllowHiddenText})
+		err = merged.Materialize(ctx, opts.OutputDir, merge.Options{MaxSize: opts.MaxSize, Layers: layers, BeforeCommit: store,
+			AllowHiddenText: opts.AllowHiddenText, Concurrency: env.Concurrency})
 	}
 	if err != nil {
 		return nil, err
