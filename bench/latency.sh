@@ -10,9 +10,12 @@
 #
 # Rows (median wall time of RUNS, requests the proxy saw in one run, ratio
 # to the parallel oras pull): stax install of the PKGS references with a
-# cold store; stax install --frozen from that install's stax.yaml and
-# stax.lock with the store already holding them; stax pull -o of each, one
-# after another; oras pull of each, one after another and all at once. oras
+# cold store, at the default --concurrency and with --concurrency PKGS (as
+# many packages at once as the parallel oras pulls); stax install --frozen
+# from that install's stax.yaml and stax.lock with the store already
+# holding them; stax pull -o of each, one after another; oras pull of
+# each, one after another, all at once, and all at once with each layer
+# then unpacked by tar -xzf (what installing with oras takes). oras
 # is built from the Go module proxy at ORAS_VERSION. A second table times
 # stax outdated over a project naming OUTDATED_REPOS repositories in ranges
 # (each holding 1.0.0, 1.1.0 and 2.0.0, pushed directly; the project locked
@@ -139,6 +142,23 @@ job_oras_parallel() {
 	done
 	for pid in "${pids[@]}"; do wait "$pid"; done
 }
+# What a user of oras does to install the skills: each pull, then its
+# layer unpacked, all at once.
+job_oras_parallel_untar() {
+	local i pids=()
+	for ((i = 0; i < PKGS; i++)); do
+		(cd "$run/out" && mkdir "p$i" && cd "p$i" &&
+			"$ORAS" pull --plain-http "${refs[i]}" >/dev/null && tar -xzf skills.tar.gz && rm skills.tar.gz) &
+		pids+=($!)
+	done
+	for pid in "${pids[@]}"; do wait "$pid"; done
+}
+# The install asking for as many packages at once as the parallel oras
+# pulls run.
+job_install_wide() {
+	export STAX_HOME=$run/home
+	(cd "$run/proj" && "$STAX" install --concurrency "$PKGS" "${refs[@]}" >/dev/null)
+}
 
 # measure JOB [PREPARE]: sets $wall (median seconds) and $reqs (requests of
 # the last run).
@@ -165,6 +185,8 @@ measure job_oras_parallel
 base=$wall base_reqs=$reqs
 declare -A label=(
 	[job_install]="stax install of the $PKGS references, cold store"
+	[job_install_wide]="stax install --concurrency $PKGS, cold store"
+	[job_oras_parallel_untar]="oras pull of each, all at once, each layer then unpacked (tar -xzf)"
 	[job_frozen]="stax install --frozen, store holding them"
 	[job_stax_pull]="stax pull -o of each, one after another"
 	[job_oras_serial]="oras pull of each, one after another"
@@ -172,7 +194,7 @@ declare -A label=(
 )
 printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "vs parallel oras"
 row() { printf '| %s | %.2f | %s | %.2f× |\n' "${label[$1]}" "$wall" "$reqs" "$(echo "$wall / $base" | bc -l)"; }
-for job in job_install job_frozen job_stax_pull job_oras_serial; do
+for job in job_install job_install_wide job_frozen job_stax_pull job_oras_serial job_oras_parallel_untar; do
 	prepare=
 	[ "$job" = job_frozen ] && prepare=prepare_frozen
 	measure "$job" "$prepare"
@@ -195,7 +217,7 @@ printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "rou
 measure job_outdated
 printf '| %s | %.2f | %s | %.1f |\n' "${label[job_outdated]}" "$wall" "$reqs" "$(echo "$wall / $(seconds "$DELAY")" | bc -l)"
 if [ "${SHOW_REQUESTS:-}" = 1 ]; then
-	for job in job_install job_frozen job_stax_pull job_oras_serial job_oras_parallel job_outdated; do
+	for job in job_install job_install_wide job_frozen job_stax_pull job_oras_serial job_oras_parallel job_oras_parallel_untar job_outdated; do
 		echo "requests of one run of: ${label[$job]}"
 		sed 's/sha256:\([0-9a-f]\{12\}\)[0-9a-f]*/sha256:\1…/; s/^/  /' "$work/requests-$job"
 	done
