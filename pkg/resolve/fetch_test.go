@@ -235,3 +235,41 @@ func TestAPackageNotStoredReportsTheStoresFailure(t *testing.T) {
 		t.Errorf("Stored of a package after a failed one: %v; the store: %v; want the store's failure", err, storeErr)
 	}
 }
+
+// A lock fixes the digest of every package, dependencies included: a
+// pinned resolution asks for a dependency together with its dependent,
+// rather than once the dependent's config is read.
+func TestPinnedDependenciesAreFetchedWithTheirDependents(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("base:1", "base")
+	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
+	decls := []string{p.Reg.Host + "/team:1"}
+	first, err := resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins := pinsOf(first)
+	first.Close()
+	p.Reg.ResetRequests()
+
+	both := registrytest.Gate(http.MethodGet, "/(team|base)/manifests/", 2)
+	p.Reg.AddFaults(both)
+	// A dependency asked for only after its dependent is held until this
+	// gives up.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, err := resolve.Resolve(ctx, decls, "", resolve.Options{Opener: p.Opener, Pins: pins, Concurrency: 2})
+	if err != nil || !both.Released() {
+		t.Fatalf("the dependency was not asked for with its dependent: %v", err)
+	}
+	defer g.Close()
+	if fmt.Sprint(pinsOf(g)) != fmt.Sprint(pins) {
+		t.Errorf("resolved %v, want %v", pinsOf(g), pins)
+	}
+	// Each package once: the lookup the lock started is the one the walk
+	// takes.
+	if reqs := requestsOf(p.Reg); len(reqs) != 4 {
+		t.Errorf("%d requests, want a manifest and a config of each package:\n%v", len(reqs), reqs)
+	}
+}

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -119,9 +120,57 @@ func newPrefetcher(ctx context.Context, concurrency int) *prefetcher {
 	return &prefetcher{ctx: ctx, cancel: cancel, slots: make(chan struct{}, concurrency), ahead: map[string]*pending{}}
 }
 
-// prefetchKey is what a lookup was asked: the declaration, and the
-// registry of the package that declared it.
-func prefetchKey(decl, mirror string) string { return decl + "\x00" + mirror }
+// prefetchKey names a lookup by what it fetches: the reference in full,
+// pinned as the walk pins it, and the registry of the package that
+// declared it when that is another registry (see openMirrored), so that a
+// declaration, a dependency and a lock's pin of the same package are one
+// lookup.
+func prefetchKey(ref reference.Reference, mirror string) string {
+	if mirror == ref.Registry {
+		mirror = ""
+	}
+	return ref.String() + "\x00" + mirror
+}
+
+// pinned parses decl, a registry reference, and pins it to the digest
+// the lock gives its key, as the walk does (see fetch).
+func (r *resolver) pinned(decl string) (reference.Reference, bool) {
+	ref, err := reference.Parse(decl)
+	if err != nil || ref.IsLayout() {
+		return reference.Reference{}, false
+	}
+	if ref.Digest == "" {
+		key, _, _, err := r.identify(decl, "")
+		if err != nil {
+			return reference.Reference{}, false
+		}
+		ref.Digest = r.opts.Pins[key]
+	}
+	return ref, true
+}
+
+// prefetchPins starts looking up every registry package the lock pins that
+// is on the registry of a declaration: the dependencies of a locked
+// install are known up front, and need not wait for their dependents'
+// configs. A pin elsewhere may be read from a mirror (see openMirrored),
+// which only its dependent knows, so it waits for the walk.
+func (r *resolver) prefetchPins(decls []string) {
+	registries := map[string]bool{}
+	for _, decl := range decls {
+		if ref, err := reference.Parse(decl); err == nil && !ref.IsLayout() && reference.NamesHost(decl) {
+			registries[ref.Registry] = true
+		}
+	}
+	for key, d := range r.opts.Pins {
+		decl := key
+		if !strings.Contains(key, "@") {
+			decl += "@" + d.String()
+		}
+		if ref, err := reference.Parse(decl); err == nil && registries[ref.Registry] {
+			r.prefetch(decl, "", 2)
+		}
+	}
+}
 
 // prefetch starts looking up decl, declared by a package from the
 // registry mirror (empty for a declaration of the user's), unless that was
@@ -136,19 +185,11 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 	if depth > MaxDepth || isPath(decl) || !reference.NamesHost(decl) {
 		return
 	}
-	ref, err := reference.Parse(decl)
-	if err != nil || ref.IsLayout() {
+	ref, ok := r.pinned(decl)
+	if !ok {
 		return
 	}
-	if ref.Digest == "" {
-		// As the walk pins it (see fetch).
-		key, _, _, err := r.identify(decl, "")
-		if err != nil {
-			return
-		}
-		ref.Digest = r.opts.Pins[key]
-	}
-	key := prefetchKey(decl, mirror)
+	key := prefetchKey(ref, mirror)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, started := p.ahead[key]; started {
@@ -184,9 +225,13 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 // taken returns the lookup of decl prefetched for the walk, waiting for
 // it to end; nil when none was started.
 func (r *resolver) taken(decl, mirror string) *looked {
+	ref, ok := r.pinned(decl)
+	if !ok {
+		return nil
+	}
 	p := r.ahead
 	p.mu.Lock()
-	job := p.ahead[prefetchKey(decl, mirror)]
+	job := p.ahead[prefetchKey(ref, mirror)]
 	p.mu.Unlock()
 	if job == nil {
 		return nil

@@ -161,6 +161,7 @@ func Resolve(ctx context.Context, decls []string, base string, opts Options) (*G
 			r.prefetch(decl, "", 1)
 		}
 	}
+	r.prefetchPins(decls)
 	for _, decl := range decls {
 		n, err := r.resolve(decl, base, nil)
 		if err != nil {
