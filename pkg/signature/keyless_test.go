@@ -190,3 +190,38 @@ func TestKeylessIdentityIsChecked(t *testing.T) {
 		t.Error("no identity: accepted")
 	}
 }
+
+// A signature of the other kind than every signer trusted — a key's where
+// only identities are trusted, a certificate's where only keys are — says
+// so, and how to trust it, rather than only that no trusted key made it.
+func TestSignerOfTheOtherKindIsNamed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := sharedSigstore(t)
+	reg := registrytest.New(t, registrytest.WithReferrersAPI())
+
+	target := openRemote(t, reg)
+	keySigned := packExamples(t, target, "1.1.0")
+	signer, keyVerifier := signingKey(t, signature.AlgorithmECDSAP256)
+	if _, err := signature.Sign(ctx, target, keySigned, signer, signature.SignOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	identities := keylessVerifier(t, s, nil, signature.Identity{Subject: workflowIdentity, Issuer: actionsIssuer})
+	_, err := signature.Verify(ctx, target, keySigned, signature.VerifyOptions{Verifiers: []signature.Verifier{identities}})
+	wantReason(t, err, signature.ReasonWrongKey)
+	for _, w := range []string{"signed with a key", "certificate identities", "--key"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the error does not say %q: %v", w, err)
+		}
+	}
+
+	certSigned := packExamples(t, target, "1.2.0")
+	sigstoretest.Attach(t, target, certSigned, s.Sign(t, sigstoretest.Statement("ghcr.io/acme/skills", certSigned), sigstoretest.SignOptions{Identity: workflowIdentity, Issuer: actionsIssuer}))
+	_, err = signature.Verify(ctx, target, certSigned, signature.VerifyOptions{Verifiers: []signature.Verifier{keyVerifier}})
+	wantReason(t, err, signature.ReasonWrongKey)
+	for _, w := range []string{"keyless", workflowIdentity, "--certificate-identity"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the error does not say %q: %v", w, err)
+		}
+	}
+}

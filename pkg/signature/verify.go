@@ -322,7 +322,31 @@ func signerOf(b *bundle.Bundle, verifiers []Verifier) (Verifier, *verify.Verific
 	case claimedErr != nil:
 		return nil, nil, ReasonBadSignature, fmt.Sprintf("made with a trusted key but does not verify: %v", claimedErr)
 	}
-	return nil, nil, ReasonWrongKey, "made with none of the trusted keys"
+	return nil, nil, ReasonWrongKey, untrusted(b, verifiers)
+}
+
+// untrusted says why none of verifiers made b. A signature of the other
+// kind than every signer trusted (a key's where only identities are, a
+// certificate's where only keys are) is named so, with how to trust it.
+func untrusted(b *bundle.Bundle, verifiers []Verifier) string {
+	keys, identities := 0, 0
+	for _, v := range verifiers {
+		if _, ok := v.(*KeylessVerifier); ok {
+			identities++
+		} else {
+			keys++
+		}
+	}
+	vc, err := b.VerificationContent()
+	switch {
+	case err != nil:
+	case vc.Certificate() != nil && identities == 0:
+		return fmt.Sprintf("signed keyless, by %s, but only keys are trusted: trust that identity with --certificate-identity, --certificate-oidc-issuer and --trusted-root, or with identities in the trust policy",
+			certificateName(vc.Certificate()))
+	case vc.Certificate() == nil && keys == 0:
+		return "signed with a key, but only certificate identities are trusted: trust the key with --key, or with keys in the trust policy"
+	}
+	return "made with none of the trusted keys"
 }
 
 // checkConfig compares the signature config with the signed statement.
