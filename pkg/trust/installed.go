@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/stax-dev/stax/pkg/artifact"
 	"io"
 	"io/fs"
 	"os"
@@ -59,15 +60,12 @@ func CheckInstalled(ctx context.Context, skills []InstalledSkill, open Source, v
 			if err != nil {
 				return nil, err
 			}
-			v, err := signature.Verify(ctx, t, desc, signature.VerifyOptions{Verifiers: verifiers, MaxSize: maxSize})
+			prov, err = signedFiles(ctx, t, desc, verifiers, maxSize)
 			closeFn()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Ref, err)
 			}
-			if v.Provenance == nil {
-				return nil, fmt.Errorf("%s: its signature (%s) lists no files to compare with", s.Ref, v.Format)
-			}
-			prov, statements[s.Digest] = v.Provenance, v.Provenance
+			statements[s.Digest] = prov
 		}
 		signed, ok := prov.Skill(s.Path)
 		if !ok {
@@ -88,6 +86,29 @@ func CheckInstalled(ctx context.Context, skills []InstalledSkill, open Source, v
 		}
 	}
 	return out, nil
+}
+
+// signedFiles verifies the package at desc and returns the files its
+// signature vouches for. A stax statement lists them; a signature of the
+// manifest alone (cosign's bundle or .sig, a keyless one) fixes its layer
+// by digest, so they are read from the layer, which must match it.
+func signedFiles(ctx context.Context, t content.ReadOnlyGraphStorage, desc ocispec.Descriptor, verifiers []signature.Verifier, maxSize int64) (*signature.Provenance, error) {
+	v, err := signature.Verify(ctx, t, desc, signature.VerifyOptions{Verifiers: verifiers, MaxSize: maxSize})
+	if err != nil {
+		return nil, err
+	}
+	if v.Provenance != nil {
+		return v.Provenance, nil
+	}
+	pkg, err := artifact.Fetch(ctx, t, desc)
+	if err != nil {
+		return nil, err
+	}
+	skills, err := signature.Contents(ctx, t, pkg, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	return &signature.Provenance{Name: pkg.Config.Name, Version: pkg.Config.Version, Skills: skills}, nil
 }
 
 func withoutSkillFile(s signature.SkillFiles) signature.SkillFiles {

@@ -50,16 +50,12 @@ func Admit(ctx context.Context, env *Env, skillDir string) error {
 	if rule.Mode != trustpolicy.ModeRequire {
 		return nil
 	}
-	// A keyless (cosign) signature signs the manifest digest, not a list
-	// of files to compare the installed ones with: install verified the
-	// package, and stax verify --installed compares its files with the
-	// install record.
-	if len(rule.Keys) == 0 && len(policy.Keyless(scope).Identities) > 0 {
-		return nil
-	}
-	verifiers, err := trust.LoadVerifiers(rule.Keys)
+	verifiers, err := trust.LoadSigners(rule.Keys, policy.Keyless(scope))
 	if err != nil {
 		return errdefs.Invalid(err)
+	}
+	if len(verifiers) == 0 {
+		return errdefs.Invalid(fmt.Errorf("the trust policy requires %s to verify but trusts no key or identity for it: add keys or identities to its scope", installed.Package))
 	}
 	skill := trust.InstalledSkill{Dir: skillDir, Path: name, Ref: installed.Package, Digest: installed.PackageDigest}
 	drift, err := trust.CheckInstalled(ctx, []trust.InstalledSkill{skill}, source.TrustSource(env.Opener), verifiers, 0)
