@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"context"
+	"github.com/stax-dev/stax/pkg/semver"
 	"strings"
 	"testing"
 
@@ -139,5 +140,34 @@ func TestDependencyListedWithoutDigestFromMirror(t *testing.T) {
 	defer g.Close()
 	if got := g.Root.Children[0].Digest; got != dep {
 		t.Errorf("dependency at %s, want %s", got, dep)
+	}
+}
+
+// A dependency listed without a digest that a declaration with a version
+// range also names resolves within the range, as that declaration does:
+// looking it up ahead of the walk must not take the repository's default.
+func TestDependencyListedWithoutDigestKeepsADeclaredRange(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	inRange := p.Publish("acme/base:1.0.0", "base one")
+	p.Publish("acme/base:2.0.0", "base two")
+	p.Publish("acme/base:latest", "base two")
+	base := p.Reg.Host + "/acme/base"
+	packagetest.RefImpl{Name: "agent", Version: "1.0.0", Dependencies: []string{base}}.Push(t, p.Reg.Host+"/acme/agent:1")
+
+	rng, err := semver.ParseRange("^1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls := []string{p.Reg.Host + "/acme/agent:1", base}
+	g, err := resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Ranges: map[string]*semver.Range{base: rng}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, n := range g.Order {
+		if n.Key == base && (n.Digest != inRange || n.Tag != "1.0.0") {
+			t.Errorf("%s resolved to %s (tag %q), want 1.0.0 (%s) in ^1", n.Ref, n.Digest, n.Tag, inRange)
+		}
 	}
 }

@@ -319,9 +319,16 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		}
 	default:
 		mirror := r.mirrors[decl]
-		if l = r.taken(decl, mirror); l == nil {
+		rng := r.ranges[decl]
+		// What was looked up ahead took the reference as it reads; one
+		// with a range unpinned picks its tag here. (A dependency listed
+		// without a digest reads like a declaration with a range.)
+		if rng == nil || ref.Digest != "" {
+			l = r.taken(decl, mirror)
+		}
+		if l == nil {
 			var selectTag func(*target.Target) error
-			if rng := r.ranges[decl]; rng != nil {
+			if rng != nil {
 				selectTag = func(t *target.Target) error { return r.selectInRange(t, rng, path) }
 			}
 			l = r.lookUp(r.ctx, ref, mirror, selectTag)
