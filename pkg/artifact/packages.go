@@ -3,6 +3,7 @@ package artifact
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -33,6 +34,9 @@ func readPackagesLayer(ctx context.Context, fetcher content.Fetcher, desc ocispe
 		return nil, refuse("%d bytes, over the %d-byte limit", desc.Size, MaxPackagesLayerSize)
 	}
 	raw, err := content.FetchAll(ctx, fetcher, desc)
+	if errors.Is(err, content.ErrMismatchedDigest) {
+		return nil, errdefs.Corrupt(fmt.Errorf("fetch packages layer %s: %w", desc.Digest, err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fetch packages layer %s: %w", desc.Digest, err)
 	}
@@ -75,6 +79,11 @@ func (p PackageRef) check() error {
 	}
 	if ref.IsLayout() {
 		return fmt.Errorf("%s names a directory of the machine that installs it, not a published package", p.Ref)
+	}
+	if !reference.NamesHost(p.Ref) {
+		// Without a host, a reference is a tag of the installing machine's
+		// local store: a published package must not reach into it.
+		return fmt.Errorf("%s names no registry: a published package depends on packages by their registry, e.g. ghcr.io/%s", p.Ref, p.Ref)
 	}
 	if ref.Digest != "" && p.Digest != "" && ref.Digest != p.Digest {
 		return fmt.Errorf("%s is listed with the digest %s", p.Ref, p.Digest)

@@ -1,8 +1,10 @@
 package artifact
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +66,7 @@ func TestFetchRefusesHostilePackagesLayer(t *testing.T) {
 		{"empty reference", `{"packages":[{"kind":"package"}]}`, "without a reference", false},
 		{"other kind", `{"packages":[{"kind":"agent","ref":"ghcr.io/a/b:1"}]}`, `of kind "agent"`, false},
 		{"bad digest", `{"packages":[{"digest":"sha256:12","kind":"package","ref":"ghcr.io/a/b:1"}]}`, "digest", false},
+		{"no registry", `{"packages":[{"kind":"package","ref":"acme/base:1"}]}`, "names no registry", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -83,5 +86,35 @@ func TestFetchRefusesHostilePackagesLayer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// alteringFetcher serves packages layers with one byte changed, as a
+// registry or a disk that corrupts blobs would.
+type alteringFetcher struct{ content.Fetcher }
+
+func (a alteringFetcher) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+	rc, err := a.Fetcher.Fetch(ctx, desc)
+	if err != nil || desc.MediaType != MediaTypePackages {
+		return rc, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, err
+	}
+	data[0] ^= 0xff
+	return io.NopCloser(bytes.NewReader(data)), nil
+}
+
+// A packages layer that is not the bytes its digest names is corrupt
+// content, whoever served it.
+func TestFetchPackagesLayerOfAnotherDigestIsCorrupt(t *testing.T) {
+	t.Parallel()
+	layer := []byte(`{"packages":[{"kind":"package","ref":"ghcr.io/acme/base:1.0.0"}]}`)
+	store, manifest := withPackagesLayer(t, layer, content.NewDescriptorFromBytes(MediaTypePackages, layer))
+	_, err := Fetch(context.Background(), alteringFetcher{store}, manifest)
+	if errdefs.Of(err) != errdefs.DataLoss {
+		t.Fatalf("got %v (%v), want corrupt content", err, errdefs.Of(err))
 	}
 }
