@@ -7,6 +7,7 @@ package trustpolicy
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -244,23 +246,29 @@ func (p *Policy) rule(ref string) (Rule, Keyless) {
 	if p.TrustedRoot != "" {
 		k.TrustedRoot = p.path(p.TrustedRoot)
 	}
-	best := -1
+	// The scopes covering ref, outermost first, so that each takes what it
+	// does not name from those enclosing it, wherever they are in the
+	// file. On a tie the later scope wins: Merge puts a project's after
+	// $STAX_HOME's, and the sort is stable.
+	var covering []Scope
 	for _, s := range p.Scopes {
-		// On a tie the later scope wins: Merge puts a project's after $STAX_HOME's.
-		if covers(s.Scope, ref) && len(s.Scope) >= best {
-			best = len(s.Scope)
-			if s.Mode != "" {
-				r.Mode = s.Mode
-			}
-			// A scope that names its signers trusts them alone, so a
-			// scope requiring a workflow identity is not also satisfied
-			// by the default keys.
-			if len(s.Keys) > 0 || len(s.Identities) > 0 {
-				r.Keys, k.Identities = p.paths(s.Keys), s.Identities
-			}
-			if s.TrustedRoot != "" {
-				k.TrustedRoot = p.path(s.TrustedRoot)
-			}
+		if covers(s.Scope, ref) {
+			covering = append(covering, s)
+		}
+	}
+	slices.SortStableFunc(covering, func(a, b Scope) int { return cmp.Compare(len(a.Scope), len(b.Scope)) })
+	for _, s := range covering {
+		if s.Mode != "" {
+			r.Mode = s.Mode
+		}
+		// A scope that names its signers trusts them alone, so a scope
+		// requiring a workflow identity is not also satisfied by the
+		// default keys.
+		if len(s.Keys) > 0 || len(s.Identities) > 0 {
+			r.Keys, k.Identities = p.paths(s.Keys), s.Identities
+		}
+		if s.TrustedRoot != "" {
+			k.TrustedRoot = p.path(s.TrustedRoot)
 		}
 	}
 	if r.Mode == "" {

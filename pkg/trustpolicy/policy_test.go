@@ -147,3 +147,39 @@ func TestLoadRefusesIncompleteIdentities(t *testing.T) {
 		}
 	}
 }
+
+// A scope takes what it does not name from the scopes enclosing it
+// wherever they are in the file: the order of the scopes does not matter.
+func TestRuleDoesNotDependOnTheOrderOfScopes(t *testing.T) {
+	t.Parallel()
+	scopes := []string{
+		"  - scope: ghcr.io/acme\n    mode: require\n    keys: [acme.pub]\n",
+		"  - scope: ghcr.io/acme/skills\n    keys: [skills.pub]\n",
+		"  - scope: ghcr.io/acme/skills/memory\n    trustedRoot: root.json\n",
+	}
+	rules := map[string]Rule{}
+	path := filepath.Join(t.TempDir(), FileName)
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}} {
+		policy := "mode: warn\nscopes:\n"
+		for _, i := range order {
+			policy += scopes[i]
+		}
+		if err := os.WriteFile(path, []byte(policy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range []string{"ghcr.io/acme/tools:1", "ghcr.io/acme/skills:1", "ghcr.io/acme/skills/memory:1"} {
+			got := p.Rule(ref)
+			if want, seen := rules[ref]; seen && !reflect.DeepEqual(got, want) {
+				t.Errorf("scopes in the order %v: %s is %+v, in the first order %+v", order, ref, got, want)
+			}
+			rules[ref] = got
+		}
+	}
+	if got := rules["ghcr.io/acme/skills/memory:1"]; got.Mode != ModeRequire || len(got.Keys) != 1 || filepath.Base(got.Keys[0]) != "skills.pub" {
+		t.Errorf("the innermost scope is %+v, want require with skills.pub from the scopes enclosing it", got)
+	}
+}
