@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -126,9 +127,12 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 	// The packages are stored while the install prepares the folders, and
 	// each layer is extracted as soon as its package is stored; nothing is
 	// committed before all are. A failure to store them is the one
-	// reported, as when they were stored first: it stops the install, and
-	// a failure of the install waits for the store's end to be told.
-	storing := graph.StartStore(ctx, req.Opener, copyOpts)
+	// reported, as when they were stored first: it stops the install. An
+	// install that fails on its own stops the store, whose packages it no
+	// longer needs, and reports its own failure.
+	sctx, stopStore := context.WithCancel(ctx)
+	defer stopStore()
+	storing := graph.StartStore(sctx, req.Opener, copyOpts)
 	ictx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -137,7 +141,11 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		}
 	}()
 	out, err := installStored(ictx, req, graph, verified, storing)
-	if _, storeErr := storing.Wait(); storeErr != nil {
+	failedFirst := err != nil && ictx.Err() == nil
+	if failedFirst {
+		stopStore()
+	}
+	if _, storeErr := storing.Wait(); storeErr != nil && !(failedFirst && errors.Is(storeErr, context.Canceled)) {
 		return nil, frozenError(frozen, storeErr)
 	}
 	return out, err
