@@ -112,12 +112,21 @@ func TestVerifyKeyless(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Stderr, "--trusted-root") {
 		t.Errorf("no trusted root: %d %s", r.Code, r.Stderr)
 	}
-	// verify --installed compares files with what a stax signature lists,
-	// which a keyless cosign signature does not: the flags are refused
-	// there rather than ignored.
-	r = runStax(t, "verify", "--installed", "--dir", t.TempDir(), "--runtime", "claude-code", "--trusted-root", root, "--certificate-identity", acmeWorkflow, "--certificate-oidc-issuer", actionsIssuer)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "--installed") {
-		t.Errorf("--installed with identity flags: %d %s", r.Code, r.Stderr)
+	// verify --installed checks the installed skills against the keyless
+	// signature too: it signs the manifest, which fixes the layer their
+	// files are compared with.
+	proj := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	installed := func(identity string) result {
+		return runStax(t, "verify", "--installed", "--dir", proj, "--runtime", "claude-code", "--trusted-root", root, "--certificate-identity", identity, "--certificate-oidc-issuer", actionsIssuer)
+	}
+	if r := installed(acmeWorkflow); r.Code != 0 {
+		t.Errorf("--installed with the signer's identity: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := installed("https://github.com/evil/skills/.github/workflows/release.yml@refs/heads/main"); r.Code != 6 || !strings.Contains(r.Stderr, "wrong identity") {
+		t.Errorf("--installed with another identity: %d %s %s, want 6, wrong identity", r.Code, r.Stdout, r.Stderr)
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -55,9 +54,10 @@ entry, bad signature, subject mismatch or content mismatch.
 With --installed: compare every skill stax installed in each runtime's
 folder with the files it wrote, reporting any file changed, added or removed
 since, and check that each installed skill is the one stax.lock pins. With
---key (or keys the trust policy gives a package), compare the installed
-files with what the package's signature signs as well, so that a file
-changed together with the install record is found. Exits 6 when anything
+--key or the certificate flags (or the signers the trust policy gives a
+package), compare the installed files with what the package's signature
+signs as well, so that a file changed together with the install record is
+found. Exits 6 when anything
 differs, or when a folder leads out of the project through a symbolic link,
 which install refuses.`,
 		Example: `  stax verify ghcr.io/acme/skills:1.0.0 --key acme.pub
@@ -95,15 +95,13 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if !opts.Installed {
 		return errdefs.Invalid(fmt.Errorf("say what to verify: a package REF with --key, or --installed for the installed skills"))
 	}
-	if opts.Identity != (identityFlags{}) {
-		return errdefs.Invalid(errors.New("--installed compares files with the list a stax signature signs, which keyless (cosign) signatures do not carry: verify the package REF with the certificate flags instead"))
-	}
 	env, _, err := opts.Env(&opts.Remote) // nothing is transferred: nothing to finish
 	if err != nil {
 		return err
 	}
 	res, err := workflow.VerifyInstalled(ctx, env, workflow.VerifyInstalledOptions{
 		Where: opts.Where.where(), Keys: opts.Keys, Policy: opts.Policy, MaxSize: opts.MaxSize.Limit(),
+		Identities: opts.Identity.identities(), TrustedRoot: opts.Identity.TrustedRoot,
 	})
 	if err != nil {
 		return err

@@ -47,11 +47,14 @@ type VerifyOptions struct {
 // SignedOptions say which keys to check installed skills against, and
 // where to find their packages.
 type SignedOptions struct {
-	// Keys are the trusted key files; none takes each package's keys from
-	// the trust policy at Policy (default: the user's), and a package no
-	// key is trusted for is not checked.
-	Keys   []string
-	Policy string
+	// Keys are the trusted key files and Keyless the trusted certificate
+	// identities, with the trusted root to check them against; with
+	// neither, each package's signers come from the trust policy at Policy
+	// (default: the user's), and a package no signer is trusted for is
+	// not checked. A Keyless with only a TrustedRoot sets the policy's.
+	Keys    []string
+	Keyless trustpolicy.Keyless
+	Policy  string
 	// Open gives the source of packages and the size limit of a read; it
 	// is called only when some skill came from a package.
 	Open func() (trust.Source, int64, error)
@@ -141,8 +144,8 @@ func relocated(drift []Drift, dir string, rec *Record, opts VerifyOptions) []Dri
 	return drift
 }
 
-// CheckSigned compares the skills installed in dir with the signed
-// statements of their packages, for the packages a key is trusted for.
+// CheckSigned compares the skills installed in dir with what their
+// packages' signatures sign, for the packages a signer is trusted for.
 func CheckSigned(ctx context.Context, dir string, rec *Record, opts SignedOptions) ([]trust.SignedDrift, error) {
 	byPackage := map[string][]trust.InstalledSkill{}
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
@@ -161,15 +164,18 @@ func CheckSigned(ctx context.Context, dir string, rec *Record, opts SignedOption
 	}
 	var out []trust.SignedDrift
 	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
-		keys := opts.Keys
-		if len(keys) == 0 {
-			if keys, err = trust.PolicyKeys(opts.Policy, trustpolicy.ScopeName(ref)); errdefs.Of(err) == errdefs.InvalidArgument {
-				continue // no key trusted for it: only the install record is checked
+		keys, keyless := opts.Keys, opts.Keyless
+		if len(keys) == 0 && len(keyless.Identities) == 0 {
+			if keys, keyless, err = trust.PolicySigners(opts.Policy, trustpolicy.ScopeName(ref)); errdefs.Of(err) == errdefs.InvalidArgument {
+				continue // no signer trusted for it: only the install record is checked
 			} else if err != nil {
 				return nil, err
 			}
+			if opts.Keyless.TrustedRoot != "" {
+				keyless.TrustedRoot = opts.Keyless.TrustedRoot
+			}
 		}
-		verifiers, err := trust.LoadVerifiers(keys)
+		verifiers, err := trust.LoadSigners(keys, keyless)
 		if err != nil {
 			return nil, errdefs.Invalid(err)
 		}

@@ -118,26 +118,6 @@ func Signers(outcomes []Outcome) map[digest.Digest]string {
 	return out
 }
 
-// PolicyKeys are the keys the trust policy at path (default: the user's)
-// trusts for ref. No key is an invalid-argument error naming the fix.
-func PolicyKeys(path, ref string) ([]string, error) {
-	if path == "" {
-		var err error
-		if path, err = HomePolicyPath(); err != nil {
-			return nil, err
-		}
-	}
-	policy, err := trustpolicy.Load(path)
-	if err != nil {
-		return nil, errdefs.Invalid(err)
-	}
-	keys := policy.Rule(ref).Keys
-	if len(keys) == 0 {
-		return nil, errdefs.Invalid(fmt.Errorf("no key to verify %s with: pass --key PUB, or list keys for it in %s", ref, path))
-	}
-	return keys, nil
-}
-
 // PolicySigners are the keys and keyless identities (with their trusted
 // root) the trust policy at path (default: the user's) trusts for ref.
 // None is an invalid-argument error naming the fix.

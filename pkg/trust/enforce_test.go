@@ -35,7 +35,7 @@ func TestSignersAreTheVerifiedPackages(t *testing.T) {
 	}
 }
 
-func TestPolicyKeys(t *testing.T) {
+func TestPolicySigners(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv(store.EnvHome, home)
 	write := func(path, text string) string {
@@ -55,10 +55,10 @@ func TestPolicyKeys(t *testing.T) {
 	}{
 		{name: "home policy", ref: "docker.io/acme/skills:1", want: []string{filepath.Join(home, "acme.pub")}},
 		{name: "given policy", path: other, ref: "ghcr.io/x/y:1", want: []string{filepath.Join(filepath.Dir(other), "all.pub")}},
-		{name: "no key", ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "pass --key PUB, or list keys for it in " + filepath.Join(home, trustpolicy.FileName)},
+		{name: "no key", ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "list keys or identities for it in " + filepath.Join(home, trustpolicy.FileName)},
 		{name: "bad policy", path: bad, ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "strict"},
 	} {
-		got, err := PolicyKeys(c.path, c.ref)
+		got, _, err := PolicySigners(c.path, c.ref)
 		if c.message != "" {
 			if errdefs.Of(err) != c.class || !strings.Contains(err.Error(), c.message) {
 				t.Errorf("%s: error %v (%v), want %v containing %q", c.name, err, errdefs.Of(err), c.class, c.message)

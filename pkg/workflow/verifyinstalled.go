@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"errors"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 	"io/fs"
 	"path/filepath"
 
@@ -22,8 +23,14 @@ type VerifyInstalledOptions struct {
 	// from the trust policy, and a package no key is trusted for is
 	// compared with the install record and stax.lock only.
 	Keys []string
-	// Policy is the trust policy file that gives keys when Keys is empty;
-	// empty is the user's, in the stax home env.Getenv names.
+	// Identities are trusted keyless signers, checked against
+	// TrustedRoot (Sigstore's trusted_root.json; empty takes the trust
+	// policy's), in place of the policy's signers as Keys are.
+	Identities  []trustpolicy.Identity
+	TrustedRoot string
+	// Policy is the trust policy file that gives the signers when Keys
+	// and Identities are empty; empty is the user's, in the stax home
+	// env.Getenv names.
 	Policy string
 	// MaxSize bounds each package read to check a signature; 0 is
 	// layers.DefaultMaxSize, negative no limit.
@@ -49,14 +56,14 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 		return nil, err
 	}
 	policy := opts.Policy
-	if policy == "" && len(opts.Keys) == 0 {
+	if policy == "" && len(opts.Keys) == 0 && len(opts.Identities) == 0 {
 		if policy, err = trust.HomePolicyPathFrom(env.getenv); err != nil {
 			return nil, err
 		}
 	}
 	res, err := install.Verify(ctx, install.VerifyOptions{
 		Targets: placement.Targets, Root: placement.Root, Workspace: placement.Workspace, Portable: placement.Portable(), Records: placement.Records, Locked: locked, LockDir: lockDir, Notes: env.warnings(),
-		Signed: install.SignedOptions{Keys: opts.Keys, Policy: policy, Open: func() (trust.Source, int64, error) {
+		Signed: install.SignedOptions{Keys: opts.Keys, Keyless: trustpolicy.Keyless{Identities: opts.Identities, TrustedRoot: opts.TrustedRoot}, Policy: policy, Open: func() (trust.Source, int64, error) {
 			return source.TrustSource(env.Opener), opts.MaxSize, nil
 		}},
 	})
