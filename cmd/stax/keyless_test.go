@@ -192,6 +192,12 @@ func TestPolicyRequiresAKeylessIdentity(t *testing.T) {
 	if r := runStax(t, "render", skill); r.Code != 6 || !strings.Contains(r.Stderr, "MEMORY.md changed") {
 		t.Fatalf("render of a changed memory: %d %s, want 6 naming MEMORY.md", r.Code, r.Stderr)
 	}
+	// verify --installed checks it against the signature the policy
+	// trusts, not only against the install record.
+	r = runStax(t, "verify", "--installed", "--dir", proj, "--runtime", "claude-code", "--output", "json")
+	if r.Code != 6 || !strings.Contains(r.Stdout, `"unsigned"`) || !strings.Contains(r.Stdout, "MEMORY.md changed") {
+		t.Fatalf("verify --installed of a changed memory: %d %s %s, want 6 with the signed drift", r.Code, r.Stdout, r.Stderr)
+	}
 	// A scope that requires a signature but trusts no signer is the
 	// policy's to fix.
 	host := strings.SplitN(ours, "/", 2)[0]
