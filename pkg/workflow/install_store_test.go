@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"context"
+	"github.com/opencontainers/go-digest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,37 +18,56 @@ import (
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
+// storedTwice is a project that installed a:1 and b:1, with b's layer
+// digest, and an env whose next install fetches them again into a store
+// of its own.
+type storedTwice struct {
+	p     *packagetest.Publisher
+	env   *workflow.Env
+	proj  string
+	a, b  string
+	layer digest.Digest // b's
+}
+
+func installTwoPackages(t *testing.T) *storedTwice {
+	t.Helper()
+	p := packagetest.New(t)
+	s := &storedTwice{p: p, proj: t.TempDir(), a: p.Reg.Host + "/a:1", b: p.Reg.Host + "/b:1"}
+	p.Publish("a:1", "a one")
+	p.Publish("b:1", "b one")
+	s.env = homeEnv(t, t.TempDir())
+	s.env.Opener.Registry = p.Opener.Registry
+	if _, err := s.install(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g, err := resolve.Resolve(context.Background(), []string{s.b}, "", resolve.Options{Opener: p.Opener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.layer = g.Order[0].Package.Skills.Digest
+	g.Close()
+	s.env.Opener = &target.Opener{StoreDir: filepath.Join(t.TempDir(), "store"), Registry: p.Opener.Registry}
+	return s
+}
+
+func (s *storedTwice) install(ctx context.Context) (*workflow.InstallResult, error) {
+	return workflow.Install(ctx, s.env, workflow.InstallOptions{Where: claudeCode(s.proj), Sources: []string{s.a, s.b}})
+}
+
 // An install extracts a package's layer as soon as it is stored, but
 // commits nothing before every package is: when one whose skill is
 // already in place fails to be stored, the skill of another that did
 // change is not updated, and the failure is the store's.
 func TestInstallCommitsNothingBeforeEveryPackageIsStored(t *testing.T) {
 	t.Parallel()
-	p := packagetest.New(t)
-	a, b := p.Reg.Host+"/a:1", p.Reg.Host+"/b:1"
-	p.Publish("a:1", "a one")
-	p.Publish("b:1", "b one")
-	env := homeEnv(t, t.TempDir())
-	env.Opener.Registry = p.Opener.Registry
-	proj := t.TempDir()
-	if _, err := workflow.Install(context.Background(), env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{a, b}}); err != nil {
-		t.Fatal(err)
-	}
-	g, err := resolve.Resolve(context.Background(), []string{b}, "", resolve.Options{Opener: p.Opener})
-	if err != nil {
-		t.Fatal(err)
-	}
-	layer := g.Order[0].Package.Skills.Digest
-	g.Close()
-
-	p.Publish("a:1", "a two")
-	p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/b/blobs/"+layer.String(), http.StatusForbidden).Times(-1))
-	env.Opener = &target.Opener{StoreDir: filepath.Join(t.TempDir(), "store"), Registry: p.Opener.Registry} // b is fetched again
-	_, err = workflow.Install(context.Background(), env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{a, b}})
-	if errdefs.Of(err) != errdefs.Unavailable || !strings.Contains(err.Error(), layer.String()) {
+	s := installTwoPackages(t)
+	s.p.Publish("a:1", "a two")
+	s.p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/b/blobs/"+s.layer.String(), http.StatusForbidden).Times(-1))
+	_, err := s.install(context.Background())
+	if errdefs.Of(err) != errdefs.Unavailable || !strings.Contains(err.Error(), s.layer.String()) {
 		t.Fatalf("err = %v, want the failure to store b", err)
 	}
-	data, err := os.ReadFile(filepath.Join(proj, ".claude", "skills", "s-a-1", "SKILL.md"))
+	data, err := os.ReadFile(filepath.Join(s.proj, ".claude", "skills", "s-a-1", "SKILL.md"))
 	if err != nil || !strings.Contains(string(data), "a one") {
 		t.Errorf("a's skill after a failed install: %q (%v), want it as it was", data, err)
 	}
@@ -58,36 +78,20 @@ func TestInstallCommitsNothingBeforeEveryPackageIsStored(t *testing.T) {
 // for a layer it will not use, nor let that wait's end stand for it.
 func TestInstallThatFailsStopsTheStore(t *testing.T) {
 	t.Parallel()
-	p := packagetest.New(t)
-	a, b := p.Reg.Host+"/a:1", p.Reg.Host+"/b:1"
-	p.Publish("a:1", "a one")
-	p.Publish("b:1", "b one")
-	env := homeEnv(t, t.TempDir())
-	env.Opener.Registry = p.Opener.Registry
-	proj := t.TempDir()
-	if _, err := workflow.Install(context.Background(), env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{a, b}}); err != nil {
-		t.Fatal(err)
-	}
+	s := installTwoPackages(t)
 	// The user edits a's skill, which a new a:1 would replace: the install
 	// must refuse, without --force.
-	skill := filepath.Join(proj, ".claude", "skills", "s-a-1", "SKILL.md")
+	skill := filepath.Join(s.proj, ".claude", "skills", "s-a-1", "SKILL.md")
 	if err := os.WriteFile(skill, []byte("---\nname: s-a-1\ndescription: Mine now. Use when testing.\n---\nmine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p.Publish("a:1", "a two")
+	s.p.Publish("a:1", "a two")
 	// b's layer is held until the client gives up: only a store that is
 	// stopped lets the install end before the deadline.
-	g, err := resolve.Resolve(context.Background(), []string{b}, "", resolve.Options{Opener: p.Opener})
-	if err != nil {
-		t.Fatal(err)
-	}
-	layer := g.Order[0].Package.Skills.Digest
-	g.Close()
-	p.Reg.AddFaults(registrytest.Gate(http.MethodGet, "/b/blobs/"+layer.String(), 2))
-	env.Opener = &target.Opener{StoreDir: filepath.Join(t.TempDir(), "store"), Registry: p.Opener.Registry}
+	s.p.Reg.AddFaults(registrytest.Gate(http.MethodGet, "/b/blobs/"+s.layer.String(), 2))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err = workflow.Install(ctx, env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{a, b}})
+	_, err := s.install(ctx)
 	if errdefs.Of(err) != errdefs.FailedPrecondition || ctx.Err() != nil {
 		t.Fatalf("err = %v (%v), deadline %v; want the install's own refusal, before the deadline", err, errdefs.Of(err), ctx.Err())
 	}
