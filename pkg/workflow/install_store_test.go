@@ -2,13 +2,14 @@ package workflow_test
 
 import (
 	"context"
-	"github.com/opencontainers/go-digest"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
