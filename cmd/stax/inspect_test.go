@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/stax-dev/stax/pkg/workflow"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 func TestInspectListsEverySkillWithFrontmatter(t *testing.T) {

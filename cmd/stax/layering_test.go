@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/stax-dev/stax/pkg/workflow"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // writeTree writes files (slash paths; a "#!" file is made executable).

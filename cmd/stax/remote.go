@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/stax-dev/stax/pkg/transfer"
 	"io"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // remoteOptions are the flags of every command that talks to registries.

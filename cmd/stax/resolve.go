@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/stax-dev/stax/pkg/workflow"
 
 	"github.com/spf13/cobra"
+
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type resolveOptions struct {

@@ -3,13 +3,13 @@ package target
 import (
 	"context"
 	"fmt"
-	"github.com/stax-dev/stax/pkg/store"
 	"slices"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/store"
 )
 
 // DefaultTag is the tag a reference with neither tag nor digest names,

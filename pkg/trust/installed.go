@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/stax-dev/stax/pkg/artifact"
 	"io"
 	"io/fs"
 	"os"
@@ -17,6 +16,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/signature"
 )
 

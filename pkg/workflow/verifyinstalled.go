@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"errors"
-	"github.com/stax-dev/stax/pkg/trustpolicy"
 	"io/fs"
 	"path/filepath"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // VerifyInstalledOptions say which folders VerifyInstalled checks, and
