@@ -155,6 +155,10 @@ func TestPolicyRequiresAKeylessIdentity(t *testing.T) {
 	if r := runStax(t, "pull", "--verify", "require", ours, "-o", out); r.Code != 0 {
 		t.Fatalf("pull acme's: %d %s", r.Code, r.Stderr)
 	}
+	// The flags name the signer; the trusted root is still the policy's.
+	if r := runStax(t, "verify", ours, "--certificate-identity", acmeWorkflow, "--certificate-oidc-issuer", actionsIssuer); r.Code != 0 {
+		t.Fatalf("verify with the flags and the policy's trusted root: %d %s", r.Code, r.Stderr)
+	}
 	if r := runStax(t, "verify", ours); r.Code != 0 || !strings.Contains(r.Stdout, acmeWorkflow) {
 		t.Fatalf("verify by the policy: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}

@@ -47,13 +47,11 @@ type VerifyOptions struct {
 // SignedOptions say which keys to check installed skills against, and
 // where to find their packages.
 type SignedOptions struct {
-	// Keys are the trusted key files and Keyless the trusted certificate
-	// identities, with the trusted root to check them against; with
-	// neither, each package's signers come from the trust policy at Policy
-	// (default: the user's), and a package no signer is trusted for is
-	// not checked. A Keyless with only a TrustedRoot sets the policy's.
-	Keys    []string
-	Keyless trustpolicy.Keyless
+	// Trusted are the signers the command names; with none, each
+	// package's signers come from the trust policy at Policy (default:
+	// the user's), and a package no signer is trusted for is not
+	// checked. Its trusted root replaces the policy's.
+	Trusted trust.Trusted
 	Policy  string
 	// Open gives the source of packages and the size limit of a read; it
 	// is called only when some skill came from a package.
@@ -164,18 +162,13 @@ func CheckSigned(ctx context.Context, dir string, rec *Record, opts SignedOption
 	}
 	var out []trust.SignedDrift
 	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
-		keys, keyless := opts.Keys, opts.Keyless
-		if len(keys) == 0 && len(keyless.Identities) == 0 {
-			if keys, keyless, err = trust.PolicySigners(opts.Policy, trustpolicy.ScopeName(ref)); errdefs.Of(err) == errdefs.InvalidArgument {
-				continue // no signer trusted for it: only the install record is checked
-			} else if err != nil {
-				return nil, err
-			}
-			if opts.Keyless.TrustedRoot != "" {
-				keyless.TrustedRoot = opts.Keyless.TrustedRoot
-			}
+		trusted, err := trust.PolicySigners(opts.Policy, trustpolicy.ScopeName(ref), opts.Trusted)
+		if errdefs.Of(err) == errdefs.InvalidArgument && !opts.Trusted.Named() {
+			continue // no signer trusted for it: only the install record is checked
+		} else if err != nil {
+			return nil, err
 		}
-		verifiers, err := trust.LoadSigners(keys, keyless)
+		verifiers, err := trusted.Verifiers()
 		if err != nil {
 			return nil, errdefs.Invalid(err)
 		}

@@ -203,8 +203,8 @@ func TestCheck(t *testing.T) {
 		}{
 			{"--verify require", trust.Options{Policy: policy, Mode: trustpolicy.ModeRequire}, false, true},
 			{"--verify none", trust.Options{Policy: policy, Mode: trustpolicy.ModeNone}, false, false},
-			{"--key of the foreign signer", trust.Options{Policy: policy, Mode: trustpolicy.ModeRequire, Keys: []string{other.pub}}, true, false},
-			{"--key with the scope's mode none", trust.Options{Policy: policy, Keys: []string{other.pub}}, false, false},
+			{"--key of the foreign signer", trust.Options{Policy: policy, Mode: trustpolicy.ModeRequire, Trusted: trust.Trusted{Keys: []string{other.pub}}}, true, false},
+			{"--key with the scope's mode none", trust.Options{Policy: policy, Trusted: trust.Trusted{Keys: []string{other.pub}}}, false, false},
 			{"required by stax.lock", trust.Options{Policy: policy, Require: map[digest.Digest]bool{foreign.desc.Digest: true}}, false, true},
 		} {
 			out, err := trust.Check(ctx, []trust.Package{foreign.pkg("ghcr.io/free/foreign:1")}, tt.opts)
@@ -229,9 +229,9 @@ func TestCheck(t *testing.T) {
 			opts trust.Options
 			want string
 		}{
-			{"no key", trust.Options{Mode: trustpolicy.ModeWarn}, "ghcr.io/x/y:1 must be verified (warn), but no key is trusted for it: add keys to the trust policy or pass --key"},
-			{"a missing key file", trust.Options{Mode: trustpolicy.ModeRequire, Keys: []string{filepath.Join(t.TempDir(), "none.pub")}}, "read public key"},
-			{"not a key", trust.Options{Mode: trustpolicy.ModeRequire, Keys: []string{garbage}}, garbage + ": "},
+			{"no key", trust.Options{Mode: trustpolicy.ModeWarn}, "ghcr.io/x/y:1 must be verified (warn), but no signer is trusted for it: add keys or identities to the trust policy, or pass --key or --certificate-identity"},
+			{"a missing key file", trust.Options{Mode: trustpolicy.ModeRequire, Trusted: trust.Trusted{Keys: []string{filepath.Join(t.TempDir(), "none.pub")}}}, "read public key"},
+			{"not a key", trust.Options{Mode: trustpolicy.ModeRequire, Trusted: trust.Trusted{Keys: []string{garbage}}}, garbage + ": "},
 		} {
 			_, err := trust.Check(ctx, []trust.Package{signed.pkg("ghcr.io/x/y:1")}, tt.opts)
 			if err == nil || errors.Is(err, signature.ErrNotVerified) || !strings.Contains(err.Error(), tt.want) {
@@ -241,10 +241,10 @@ func TestCheck(t *testing.T) {
 	})
 }
 
-func TestLoadVerifiers(t *testing.T) {
+func TestTrustedKeysVerifiers(t *testing.T) {
 	t.Parallel()
 	a, b := newKey(t), newKey(t)
-	vs, err := trust.LoadVerifiers([]string{a.pub, b.pub, a.pub})
+	vs, err := trust.Trusted{Keys: []string{a.pub, b.pub, a.pub}}.Verifiers()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestLoadVerifiers(t *testing.T) {
 	if want := []string{a.signer.ID(), b.signer.ID(), a.signer.ID()}; !slices.Equal(ids, want) {
 		t.Errorf("verifier IDs %v, want %v", ids, want)
 	}
-	if _, err := trust.LoadVerifiers([]string{filepath.Join(t.TempDir(), "none.pub")}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := (trust.Trusted{Keys: []string{filepath.Join(t.TempDir(), "none.pub")}}).Verifiers(); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing key: %v, want not-exist", err)
 	}
 }
@@ -319,7 +319,7 @@ func TestCheckInstalled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	k := newKey(t)
-	vs, err := trust.LoadVerifiers([]string{k.pub})
+	vs, err := trust.Trusted{Keys: []string{k.pub}}.Verifiers()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +420,7 @@ func TestCheckInstalledDoesNotFollowLinks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	k := newKey(t)
-	vs, err := trust.LoadVerifiers([]string{k.pub})
+	vs, err := trust.Trusted{Keys: []string{k.pub}}.Verifiers()
 	if err != nil {
 		t.Fatal(err)
 	}

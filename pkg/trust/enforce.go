@@ -88,7 +88,7 @@ func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcom
 		return nil, err
 	}
 	check := Options{
-		Policy: trustpolicy.Merge(policy, opts.Project), Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot,
+		Policy: trustpolicy.Merge(policy, opts.Project), Trusted: Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot},
 		Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize,
 	}
 	if opts.Mode != "" {
@@ -118,23 +118,28 @@ func Signers(outcomes []Outcome) map[digest.Digest]string {
 	return out
 }
 
-// PolicySigners are the keys and keyless identities (with their trusted
-// root) the trust policy at path (default: the user's) trusts for ref.
-// None is an invalid-argument error naming the fix.
-func PolicySigners(path, ref string) ([]string, trustpolicy.Keyless, error) {
+// PolicySigners are the signers trusted for ref: those s names (a
+// command's flags), else those of the trust policy at path (default: the
+// user's), whose trusted root s's does not replace. The policy is read
+// only when s leaves it something to give. No signer is an
+// invalid-argument error naming the fix.
+func PolicySigners(path, ref string, s Trusted) (Trusted, error) {
+	if s.Named() && (s.TrustedRoot != "" || len(s.Identities) == 0) {
+		return s, nil
+	}
 	if path == "" {
 		var err error
 		if path, err = HomePolicyPath(); err != nil {
-			return nil, trustpolicy.Keyless{}, err
+			return Trusted{}, err
 		}
 	}
 	policy, err := trustpolicy.Load(path)
 	if err != nil {
-		return nil, trustpolicy.Keyless{}, errdefs.Invalid(err)
+		return Trusted{}, errdefs.Invalid(err)
 	}
-	keys, keyless := policy.Rule(ref).Keys, policy.Keyless(ref)
-	if len(keys) == 0 && len(keyless.Identities) == 0 {
-		return nil, keyless, errdefs.Invalid(fmt.Errorf("no key to verify %s with: pass --key PUB, or --certificate-identity and --certificate-oidc-issuer with --trusted-root, or list keys or identities for it in %s", ref, path))
+	trusted := s.Over(policy, ref)
+	if !trusted.Named() {
+		return trusted, errdefs.Invalid(fmt.Errorf("no key to verify %s with: pass --key PUB, or --certificate-identity and --certificate-oidc-issuer with --trusted-root, or list keys or identities for it in %s", ref, path))
 	}
-	return keys, keyless, nil
+	return trusted, nil
 }

@@ -58,7 +58,8 @@ func TestPolicySigners(t *testing.T) {
 		{name: "no key", ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "list keys or identities for it in " + filepath.Join(home, trustpolicy.FileName)},
 		{name: "bad policy", path: bad, ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "strict"},
 	} {
-		got, _, err := PolicySigners(c.path, c.ref)
+		trusted, err := PolicySigners(c.path, c.ref, Trusted{})
+		got := trusted.Keys
 		if c.message != "" {
 			if errdefs.Of(err) != c.class || !strings.Contains(err.Error(), c.message) {
 				t.Errorf("%s: error %v (%v), want %v containing %q", c.name, err, errdefs.Of(err), c.class, c.message)

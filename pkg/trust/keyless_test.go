@@ -58,12 +58,12 @@ func TestCheckRequiresAPolicyIdentity(t *testing.T) {
 	}
 	// Flags name the signer instead of the policy.
 	evil := []trustpolicy.Identity{{Issuer: actionsIssuer, SubjectRegExp: "^https://github.com/evil/"}}
-	if _, err := trust.Check(ctx, []trust.Package{theirs.pkg("ghcr.io/acme/skills:1")}, trust.Options{Policy: p, Identities: evil}); err != nil {
+	if _, err := trust.Check(ctx, []trust.Package{theirs.pkg("ghcr.io/acme/skills:1")}, trust.Options{Policy: p, Trusted: trust.Trusted{Identities: evil}}); err != nil {
 		t.Fatalf("with the identity flags: %v", err)
 	}
 	// Outside the scope nothing is required; required there, an identity
 	// with no trusted root to check it against is a usage error.
-	_, err = trust.Check(ctx, []trust.Package{theirs.pkg("quay.io/x:1")}, trust.Options{Policy: p, Mode: trustpolicy.ModeRequire, Identities: evil})
+	_, err = trust.Check(ctx, []trust.Package{theirs.pkg("quay.io/x:1")}, trust.Options{Policy: p, Mode: trustpolicy.ModeRequire, Trusted: trust.Trusted{Identities: evil}})
 	if err == nil || errors.Is(err, signature.ErrNotVerified) || !strings.Contains(err.Error(), "trusted root") {
 		t.Fatalf("want a missing trusted root named, got %v", err)
 	}

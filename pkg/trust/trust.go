@@ -19,6 +19,44 @@ import (
 	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
+// Trusted are the keys and keyless identities a signature may be made
+// by, and the trusted root keyless ones are checked against.
+type Trusted struct {
+	Keys        []string
+	Identities  []trustpolicy.Identity
+	TrustedRoot string
+}
+
+// Named reports whether s names any signer.
+func (s Trusted) Named() bool { return len(s.Keys) > 0 || len(s.Identities) > 0 }
+
+// Over is what s, a command's flags, leave of the signers policy trusts
+// for ref: s's signers when it names any, else the policy's, and s's
+// trusted root over the policy's.
+func (s Trusted) Over(policy *trustpolicy.Policy, ref string) Trusted {
+	out := s
+	if policy == nil {
+		policy = &trustpolicy.Policy{}
+	}
+	keyless := policy.Keyless(ref)
+	if !s.Named() {
+		out.Keys, out.Identities = policy.Rule(ref).Keys, keyless.Identities
+	}
+	if out.TrustedRoot == "" {
+		out.TrustedRoot = keyless.TrustedRoot
+	}
+	return out
+}
+
+// Verifiers are the verifiers of s's key files and identities.
+func (s Trusted) Verifiers() ([]signature.Verifier, error) {
+	return newLoader().verifiers(s.Keys, s.keyless())
+}
+
+func (s Trusted) keyless() trustpolicy.Keyless {
+	return trustpolicy.Keyless{Identities: s.Identities, TrustedRoot: s.TrustedRoot}
+}
+
 // Package is one package to check.
 type Package struct {
 	// Ref names the package, as declared; scopes match it.
@@ -35,13 +73,10 @@ type Options struct {
 	Policy *trustpolicy.Policy
 	// Mode, when set (--verify), replaces the mode of every rule.
 	Mode trustpolicy.Mode
-	// Keys and Identities, when either is set (--key,
-	// --certificate-identity), replace the signers of every rule.
-	Keys       []string
-	Identities []trustpolicy.Identity
-	// TrustedRoot, when set (--trusted-root), replaces the trusted root
-	// of every rule.
-	TrustedRoot string
+	// Trusted, when it names signers (--key, --certificate-identity),
+	// replaces the signers of every rule, and its trusted root
+	// (--trusted-root) their root.
+	Trusted Trusted
 	// Require lists packages that must verify whatever the policy says,
 	// such as those stax.lock records as verified.
 	Require map[digest.Digest]bool
@@ -75,16 +110,13 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 	var failed []error
 	out := make([]Outcome, 0, len(pkgs))
 	for _, p := range pkgs {
-		rule, keyless := policy.Rule(p.Ref), policy.Keyless(p.Ref)
+		rule := policy.Rule(p.Ref)
 		if opts.Mode != "" {
 			rule.Mode = opts.Mode
 		}
-		if len(opts.Keys) > 0 || len(opts.Identities) > 0 {
-			rule.Keys, keyless.Identities = opts.Keys, opts.Identities
-		}
-		if opts.TrustedRoot != "" {
-			keyless.TrustedRoot = opts.TrustedRoot
-		}
+		trusted := opts.Trusted.Over(policy, p.Ref)
+		rule.Keys = trusted.Keys
+		keyless := trusted.keyless()
 		if opts.Require[p.Descriptor.Digest] {
 			rule.Mode = trustpolicy.ModeRequire
 		}
@@ -94,7 +126,7 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 			continue
 		}
 		if len(rule.Keys) == 0 && len(keyless.Identities) == 0 {
-			return nil, fmt.Errorf("%s must be verified (%s), but no key is trusted for it: add keys to the trust policy or pass --key", p.Ref, rule.Mode)
+			return nil, fmt.Errorf("%s must be verified (%s), but no signer is trusted for it: add keys or identities to the trust policy, or pass --key or --certificate-identity", p.Ref, rule.Mode)
 		}
 		vs, err := loaded.verifiers(rule.Keys, keyless)
 		if err != nil {
@@ -119,17 +151,6 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 		return out, errors.Join(failed...)
 	}
 	return out, nil
-}
-
-// LoadVerifiers reads public key files.
-func LoadVerifiers(paths []string) ([]signature.Verifier, error) {
-	return newLoader().verifiers(paths, trustpolicy.Keyless{})
-}
-
-// LoadSigners are the verifiers of public key files and of keyless
-// identities, checked against the trusted root keyless names.
-func LoadSigners(keys []string, keyless trustpolicy.Keyless) ([]signature.Verifier, error) {
-	return newLoader().verifiers(keys, keyless)
 }
 
 // loader reads each key file and trusted root once, however many

@@ -50,7 +50,7 @@ func Admit(ctx context.Context, env *Env, skillDir string) error {
 	if rule.Mode != trustpolicy.ModeRequire {
 		return nil
 	}
-	verifiers, err := trust.LoadSigners(rule.Keys, policy.Keyless(scope))
+	verifiers, err := trust.Trusted{}.Over(policy, scope).Verifiers()
 	if err != nil {
 		return errdefs.Invalid(err)
 	}

@@ -71,16 +71,11 @@ func Verify(ctx context.Context, env *Env, opts VerifyOptions) (*VerifyResult, e
 		return nil, err
 	}
 	defer src.Close()
-	keys, keyless := opts.Keys, trustpolicy.Keyless{Identities: opts.Identities}
-	if len(keys) == 0 && len(keyless.Identities) == 0 {
-		if keys, keyless, err = env.policySigners(opts.Policy, src.Ref.String()); err != nil {
-			return nil, err
-		}
+	trusted, err := env.policySigners(opts.Policy, src.Ref.String(), trust.Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot})
+	if err != nil {
+		return nil, err
 	}
-	if opts.TrustedRoot != "" {
-		keyless.TrustedRoot = opts.TrustedRoot
-	}
-	verifiers, err := trust.LoadSigners(keys, keyless)
+	verifiers, err := trusted.Verifiers()
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
@@ -102,14 +97,15 @@ func Verify(ctx context.Context, env *Env, opts VerifyOptions) (*VerifyResult, e
 	return out, nil
 }
 
-// policySigners are the keys and keyless identities the trust policy at
-// path, or without one the user's, gives ref.
-func (e *Env) policySigners(path, ref string) ([]string, trustpolicy.Keyless, error) {
+// policySigners are the signers trusted names, else those the trust
+// policy at path, or without one the user's, gives ref; see
+// trust.PolicySigners.
+func (e *Env) policySigners(path, ref string, trusted trust.Trusted) (trust.Trusted, error) {
 	if path == "" {
 		var err error
 		if path, err = trust.HomePolicyPathFrom(e.getenv); err != nil {
-			return nil, trustpolicy.Keyless{}, err
+			return trust.Trusted{}, err
 		}
 	}
-	return trust.PolicySigners(path, ref)
+	return trust.PolicySigners(path, ref, trusted)
 }

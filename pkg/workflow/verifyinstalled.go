@@ -19,9 +19,10 @@ type VerifyInstalledOptions struct {
 	// Where are the folders to verify.
 	Where Where
 	// Keys are trusted key files to compare installed skills with what
-	// their packages' signatures sign; none takes each package's keys
-	// from the trust policy, and a package no key is trusted for is
-	// compared with the install record and stax.lock only.
+	// their packages' signatures sign; with no Keys or Identities each
+	// package's signers come from the trust policy, and a package no
+	// signer is trusted for is compared with the install record and
+	// stax.lock only.
 	Keys []string
 	// Identities are trusted keyless signers, checked against
 	// TrustedRoot (Sigstore's trusted_root.json; empty takes the trust
@@ -56,14 +57,14 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 		return nil, err
 	}
 	policy := opts.Policy
-	if policy == "" && len(opts.Keys) == 0 && len(opts.Identities) == 0 {
+	if policy == "" {
 		if policy, err = trust.HomePolicyPathFrom(env.getenv); err != nil {
 			return nil, err
 		}
 	}
 	res, err := install.Verify(ctx, install.VerifyOptions{
 		Targets: placement.Targets, Root: placement.Root, Workspace: placement.Workspace, Portable: placement.Portable(), Records: placement.Records, Locked: locked, LockDir: lockDir, Notes: env.warnings(),
-		Signed: install.SignedOptions{Keys: opts.Keys, Keyless: trustpolicy.Keyless{Identities: opts.Identities, TrustedRoot: opts.TrustedRoot}, Policy: policy, Open: func() (trust.Source, int64, error) {
+		Signed: install.SignedOptions{Trusted: trust.Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot}, Policy: policy, Open: func() (trust.Source, int64, error) {
 			return source.TrustSource(env.Opener), opts.MaxSize, nil
 		}},
 	})
