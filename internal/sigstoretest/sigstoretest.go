@@ -89,15 +89,43 @@ func New(t testing.TB) *Sigstore {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inter, interKey, err := ca.GenerateFulcioIntermediate(rootCert, rootKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	inter, interKey := fulcioIntermediate(t, rootCert, rootKey)
 	ctKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &Sigstore{virtual: virtual, root: rootCert, intermediate: inter, intermediateKey: interKey, ctKey: ctKey, start: time.Now().Add(-time.Hour)}
+}
+
+// fulcioIntermediate is Fulcio's intermediate CA under root. It is made
+// here rather than by the ca package, whose intermediate starts two
+// minutes before it is made: a certificate a test back-dates (to sign in
+// the past, see SignOptions.NotBefore) must chain to it at its time.
+func fulcioIntermediate(t testing.TB, rootCert *x509.Certificate, rootKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	template := &x509.Certificate{
+		SerialNumber:          big.NewInt(2),
+		Subject:               pkix.Name{CommonName: "sigstoretest-intermediate", Organization: []string{"sigstoretest"}},
+		NotBefore:             rootCert.NotBefore,
+		NotAfter:              rootCert.NotAfter,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageCodeSigning},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, rootCert, key.Public(), rootKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
 }
 
 // TrustedRoot is the trusted_root.json that verifies what s signs: its

@@ -152,13 +152,17 @@ func TestKeylessNeedsNoCurrentCertificate(t *testing.T) {
 	t.Parallel()
 	s := sharedSigstore(t)
 	target := openRemote(t, registrytest.New(t, registrytest.WithReferrersAPI()))
-	desc := packExamples(t, target, "")
-	later := func() time.Time { return time.Now().Add(time.Hour) }
-	v := keylessVerifier(t, s, later, signature.Identity{Subject: workflowIdentity, Issuer: actionsIssuer})
-	for _, opts := range []sigstoretest.SignOptions{
-		{Identity: workflowIdentity, Issuer: actionsIssuer},
+	v := keylessVerifier(t, s, nil, signature.Identity{Subject: workflowIdentity, Issuer: actionsIssuer})
+	for i, opts := range []sigstoretest.SignOptions{
+		// Expired by now, in real time: the log's signed time, within
+		// the certificate's validity, is what it is checked at.
+		{Identity: workflowIdentity, Issuer: actionsIssuer, NotBefore: time.Now().Add(-2 * sigstoretest.CertificateLifetime)},
+		// A time the timestamp authority signed does as well as the log's.
 		{Identity: workflowIdentity, Issuer: actionsIssuer, UnsignedLogTime: true, Timestamp: true},
 	} {
+		// Each case signs its own version: Verify takes the first
+		// signature that verifies.
+		desc := packExamples(t, target, "1.0."+strconv.Itoa(i+1))
 		b := s.Sign(t, sigstoretest.Statement("ghcr.io/acme/skills", desc), opts)
 		sigstoretest.Attach(t, target, desc, b)
 		if _, err := signature.Verify(context.Background(), target, desc, signature.VerifyOptions{Verifiers: []signature.Verifier{v}}); err != nil {
