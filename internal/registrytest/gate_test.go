@@ -53,6 +53,9 @@ func TestGateOpensWhenEnoughRequestsAreInFlight(t *testing.T) {
 	if err := list("r3"); err != nil { // the gate stays open
 		t.Fatal(err)
 	}
+	if !gate.Released() {
+		t.Error("the gate let the requests through but says it never opened")
+	}
 	if got := gate.MaxInFlight(); got != 3 {
 		t.Errorf("MaxInFlight %d, want 3", got)
 	}
