@@ -145,9 +145,6 @@ type resolver struct {
 	// ranges are Options.Ranges and the ranges of the packages built
 	// projects declare, by declaration.
 	ranges map[string]*semver.Range
-	// tags holds each repository's tags once listed, so that a repository
-	// is asked once however many declarations name it.
-	tags map[string][]string
 	// ahead fetches what the walk is about to reach (see prefetch).
 	ahead *prefetcher
 }
@@ -184,7 +181,14 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 	if ranges == nil {
 		ranges = map[string]*semver.Range{}
 	}
-	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges, tags: map[string][]string{},
+	if opts.Opener != nil && opts.Opener.TagMemo == nil {
+		// A repository is asked for its tags once however many
+		// declarations name it.
+		opener := *opts.Opener
+		opener.TagMemo = target.NewTagMemo()
+		opts.Opener = &opener
+	}
+	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges,
 		ahead: newPrefetcher(ctx, opts.Concurrency)}
 }
 
@@ -416,13 +420,9 @@ func (r *resolver) selectInRange(t *target.Target, rng *semver.Range, path []str
 	}
 	repo := t.Ref
 	repo.Tag, repo.Digest = "", ""
-	tags, listed := r.tags[repo.Name()]
-	if !listed {
-		var err error
-		if tags, err = t.Tags(r.ctx); err != nil {
-			return resolutionError(path, err)
-		}
-		r.tags[repo.Name()] = tags
+	tags, err := t.Tags(r.ctx)
+	if err != nil {
+		return resolutionError(path, err)
 	}
 	tag, ok := semver.Highest(tags, rng)
 	if !ok {
