@@ -439,17 +439,11 @@ const maxTagsListed = 20
 // describeTags lists tags as a message does, versions highest first,
 // without the tags named after digests.
 func describeTags(tags []string) string {
-	tags = slices.DeleteFunc(slices.Clone(tags), target.IsDigestTag)
-	if len(tags) == 0 {
+	listed := target.SomeTags(tags, "", maxTagsListed)
+	if listed == "" {
 		return "it has no tags"
 	}
-	semver.SortTags(tags)
-	more := ""
-	if len(tags) > maxTagsListed {
-		more = fmt.Sprintf(" and %d more", len(tags)-maxTagsListed)
-		tags = tags[:maxTagsListed]
-	}
-	return "its tags are " + strings.Join(tags, ", ") + more + " (a pre-release is in a range only when the range names one)"
+	return "its tags are " + listed + " (a pre-release is in a range only when the range names one)"
 }
 
 // Dependencies resolves, for pack.Project, the packages a project

@@ -75,30 +75,34 @@ func (t *Target) missingTagHint(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	tags = slices.DeleteFunc(tags, IsDigestTag)
-	if len(tags) == 0 {
+	shown := SomeTags(tags, t.Ref.Tag, maxTagsShown)
+	if shown == "" {
 		return ""
 	}
-	shown := nearestTags(tags, t.Ref.Tag, maxTagsShown)
 	repo := t.Ref
 	repo.Tag, repo.Digest = "", ""
-	more := ""
-	if len(tags) > len(shown) {
-		more = fmt.Sprintf(" and %d more", len(tags)-len(shown))
-	}
-	return fmt.Sprintf("; %s has the tags %s%s (stax tags %s lists them)", repo.Familiar(), strings.Join(shown, ", "), more, repo.Familiar())
+	return fmt.Sprintf("; %s has the tags %s (stax tags %s lists them)", repo.Familiar(), shown, repo.Familiar())
 }
 
-// nearestTags returns at most n of tags, the nearest to want by edit
-// distance, in the order semver.SortTags gives.
-func nearestTags(tags []string, want string, n int) []string {
-	tags = slices.Clone(tags)
-	if len(tags) > n {
+// SomeTags lists, for a message, at most n of tags in the order
+// semver.SortTags gives, digest tags left out: the nearest to near by edit
+// distance when near is set, else the first in that order (the highest
+// versions), and says how many more there are. It is empty when no tag is
+// left.
+func SomeTags(tags []string, near string, n int) string {
+	tags = slices.DeleteFunc(slices.Clone(tags), IsDigestTag)
+	all := len(tags)
+	if near != "" && all > n {
 		slices.SortStableFunc(tags, func(a, b string) int {
-			return store.EditDistance(a, want) - store.EditDistance(b, want)
+			return store.EditDistance(a, near) - store.EditDistance(b, near)
 		})
 		tags = tags[:n]
 	}
 	semver.SortTags(tags)
-	return tags
+	tags = tags[:min(n, len(tags))]
+	more := ""
+	if all > len(tags) {
+		more = fmt.Sprintf(" and %d more", all-len(tags))
+	}
+	return strings.Join(tags, ", ") + more
 }

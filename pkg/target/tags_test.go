@@ -1,8 +1,8 @@
 package target
 
 import (
-	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -45,20 +45,25 @@ func TestIsDigestTag(t *testing.T) {
 	}
 }
 
-func TestNearestTags(t *testing.T) {
+func TestSomeTags(t *testing.T) {
 	t.Parallel()
 	var tags []string
 	for i := 10; i < 40; i++ {
 		tags = append(tags, "1."+strconv.Itoa(i)+".0")
 	}
-	tags = append(tags, "latest")
-	got := nearestTags(tags, "1.2.0", 3)
+	tags = append(tags, "latest", "sha256-"+strings.Repeat("a", 64)+".sig")
 	// The first three of those one edit away, in the order of the list,
-	// shown highest first.
-	if want := []string{"1.21.0", "1.20.0", "1.12.0"}; len(got) != 3 || !slices.Equal(got, want) {
-		t.Errorf("nearestTags = %q, want %q", got, want)
+	// shown highest first; the digest tag is none of the count.
+	if got, want := SomeTags(tags, "1.2.0", 3), "1.21.0, 1.20.0, 1.12.0 and 28 more"; got != want {
+		t.Errorf("SomeTags near 1.2.0 = %q, want %q", got, want)
 	}
-	if got := nearestTags([]string{"latest", "1.0.0"}, "2.0.0", 10); !slices.Equal(got, []string{"1.0.0", "latest"}) {
-		t.Errorf("nearestTags of a short list = %q, want all, versions first", got)
+	if got, want := SomeTags(tags, "", 2), "1.39.0, 1.38.0 and 29 more"; got != want {
+		t.Errorf("SomeTags = %q, want %q", got, want)
+	}
+	if got, want := SomeTags([]string{"latest", "1.0.0"}, "2.0.0", 10), "1.0.0, latest"; got != want {
+		t.Errorf("SomeTags of a short list = %q, want all, versions first", got)
+	}
+	if got := SomeTags([]string{"sha256-" + strings.Repeat("a", 64) + ".sig"}, "", 10); got != "" {
+		t.Errorf("SomeTags of digest tags alone = %q, want none", got)
 	}
 }
