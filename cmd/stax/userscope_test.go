@@ -160,3 +160,29 @@ func TestUserScopeInstallIntoARuntimeOfTheUserSettings(t *testing.T) {
 		t.Errorf("wrote outside the home directory: %v", err)
 	}
 }
+
+// propose --scope user finds the skill in the folders of the user's
+// settings, as install put it there.
+func TestUserScopeProposeReadsTheUsersSettings(t *testing.T) {
+	home := useHome(t)
+	userHome := t.TempDir()
+	t.Setenv("HOME", userHome)
+	filetest.WriteFile(t, filepath.Join(home, "config.yaml"), "install:\n  runtimes: [cursor]\n")
+	layout := filepath.Join(t.TempDir(), "layout")
+	ref := "oci:" + layout + ":1.0.0"
+	if r := runStax(t, "push", copyExamples(t), ref); r.Code != 0 {
+		t.Fatalf("push: %d %s", r.Code, r.Stderr)
+	}
+	t.Chdir(t.TempDir())
+	if r := runStax(t, "install", ref, "--scope", "user", "--oci-layout", layout); r.Code != 0 {
+		t.Fatalf("install --scope user: %d %s", r.Code, r.Stderr)
+	}
+	addMemoryEntry(t, filepath.Join(userHome, ".cursor", "skills", "incident-postmortem"), learned)
+	out := filepath.Join(t.TempDir(), "proposal.json")
+	if r := runStax(t, "propose", "incident-postmortem", "--scope", "user", "--oci-layout", layout, "-o", out); r.Code != 0 {
+		t.Fatalf("propose --scope user: %d %s", r.Code, r.Stderr)
+	}
+	if !strings.Contains(readText(t, out), "@ana, 2026-11-20") {
+		t.Errorf("the proposal lacks the entry:\n%s", readText(t, out))
+	}
+}

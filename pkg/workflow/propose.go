@@ -73,14 +73,14 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 	if err := layers.CheckName(opts.Skill); err != nil {
 		return nil, errdefs.Invalid(fmt.Errorf("propose %q: %w", opts.Skill, err))
 	}
-	_, placement, err := opts.Where.load()
+	placement, _, err := env.placeFor(opts.Where)
 	if err != nil {
 		return nil, err
 	}
 	var dir, recordDir string
 	var installed install.InstalledSkill
 	for _, t := range placement.Targets {
-		rd, err := env.recordDir(placement, t.Dir)
+		rd, err := placement.RecordDir(t.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -94,12 +94,8 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 		}
 	}
 	if dir == "" {
-		var dirs []string
-		for _, t := range placement.Targets {
-			dirs = append(dirs, t.Dir)
-		}
 		return nil, errdefs.Invalid(fmt.Errorf("%q is not installed in %s: stax propose sends back the changes of a skill stax installed; check the name with stax list, or pass --runtime and --dir",
-			opts.Skill, strings.Join(dirs, ", ")))
+			opts.Skill, strings.Join(placement.Dirs(), ", ")))
 	}
 	drifts, err := install.CheckIn(dir, recordDir)
 	if err != nil {

@@ -44,19 +44,6 @@ func userRecords(getenv func(string) string) (string, error) {
 	return filepath.Join(home, UserDir, userRecordsDir), nil
 }
 
-// recordDir is where the record of the folder dir of placement p is
-// kept: in user scope under $STAX_HOME; "" for the folder itself.
-func (e *Env) recordDir(p *install.Placement, dir string) (string, error) {
-	if p.Scope != agent.ScopeUser {
-		return "", nil
-	}
-	records, err := userRecords(e.getenv)
-	if err != nil {
-		return "", err
-	}
-	return install.RecordDir(records, p.Root, dir)
-}
-
 // userScope reports whether w asks for the user's folders. Only the
 // scope asked for counts: a project whose stax.yaml says install.scope:
 // user installs its own sources there, as its project does.
