@@ -15,9 +15,9 @@
 # from that install's stax.yaml and stax.lock with the store already
 # holding them; stax pull -o of each, one after another; oras pull of
 # each, one after another, all at once, and all at once with each layer
-# then unpacked by tar -xzf (what installing with oras takes). oras
-# is built from the Go module proxy at ORAS_VERSION. A second table times
-# stax outdated over a project naming OUTDATED_REPOS repositories in ranges
+# then unpacked by tar -xzf (what installing with oras takes). oras is
+# the version the Makefile pins, built into bin/tools on first use. A
+# second table times stax outdated over a project naming OUTDATED_REPOS repositories in ranges
 # (each holding 1.0.0, 1.1.0 and 2.0.0, pushed directly; the project locked
 # at 1.1.0), in requests and in round trips (wall time over DELAY).
 # SHOW_REQUESTS=1 lists the requests of each row's last run after the
@@ -31,7 +31,6 @@ PKG_SKILLS=${PKG_SKILLS:-50}
 DELAY=${DELAY:-50ms}
 RUNS=${RUNS:-3}
 OUTDATED_REPOS=${OUTDATED_REPOS:-20}
-ORAS_VERSION=${ORAS_VERSION:-v1.3.6}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/stax-latency.XXXXXX")
 export SOURCE_DATE_EPOCH=0 DOCKER_CONFIG=$work/docker
@@ -56,9 +55,10 @@ trap cleanup EXIT
 start_registry >/dev/null
 
 (cd "$here/.." && go build -o "$work/latency" ./bench/latency) || fail "cannot build bench/latency"
-(cd "$work" && GOFLAGS=-mod=mod GOBIN=$work go install "oras.land/oras/cmd/oras@$ORAS_VERSION") ||
-	fail "cannot build oras $ORAS_VERSION from the Go module proxy"
-ORAS=$work/oras
+# shellcheck source=../test/e2e/lib/tools.sh
+. "$here/../test/e2e/lib/tools.sh"
+ORAS_VERSION=$(tool_version oras)
+ORAS=$(tool oras) || fail "cannot build oras $ORAS_VERSION from the Go module proxy"
 
 "$work/latency" -log -target "http://127.0.0.1:$port" -delay "$DELAY" >"$work/proxy.out" 2>"$work/proxy.log" &
 proxy_pid=$!

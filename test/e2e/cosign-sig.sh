@@ -8,12 +8,12 @@
 # repository and to an OCI layout both stax and cosign still verify it.
 # cosign signs offline: no transparency log, no Sigstore signing config.
 #
-# Usage: STAX=bin/stax COSIGN=bin/tools/cosign-v3.1.3/cosign bash test/e2e/cosign-sig.sh
+# Usage: STAX=bin/stax [COSIGN=path/to/cosign] bash test/e2e/cosign-sig.sh
 #
 # It needs the docker-registry binary (Debian package docker-registry;
 # $DOCKER_REGISTRY overrides its path), a built stax ($STAX, default
-# bin/stax) and cosign v3 ($COSIGN, default bin/tools/cosign-v3.1.3/cosign,
-# which make e2e-tools builds). It ends with "e2e: N passed, 0 failed", or
+# bin/stax) and cosign v3 ($COSIGN; by default the version the Makefile
+# pins, which make builds into bin/tools on first use). It ends with "e2e: N passed, 0 failed", or
 # exits non-zero with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +21,9 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=lib/registry.sh
 source test/e2e/lib/registry.sh
 stax_registry_session
-COSIGN=${COSIGN:-bin/tools/cosign-v3.1.3/cosign}
+# shellcheck source=lib/tools.sh
+source test/e2e/lib/tools.sh
+COSIGN=${COSIGN:-$(tool cosign)}
 [[ ! -e $COSIGN ]] || COSIGN=$(realpath "$COSIGN")
 [[ -x $COSIGN ]] || fail "no cosign binary at $COSIGN (set COSIGN)"
 export STAX_PASSWORD=e2e-password COSIGN_PASSWORD=e2e-cosign

@@ -10,7 +10,8 @@
 # cosign against the in-process registries of the Go tests, with the
 # referrers API and without.
 #
-# Usage: STAX=bin/stax COSIGN=path/to/cosign [REGCTL=path/to/regctl] [ORAS=path/to/oras] bash test/e2e/cosign.sh
+# Usage: STAX=bin/stax [COSIGN=path/to/cosign] [REGCTL=path/to/regctl] [ORAS=path/to/oras] bash test/e2e/cosign.sh
+# (by default the versions the Makefile pins, built into bin/tools on first use)
 #
 # make e2e-tools builds the pinned cosign, regctl and oras into bin/tools;
 # the defaults are where it puts them. Keys only, offline: cosign signs with
@@ -22,12 +23,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-COSIGN=${COSIGN:-bin/tools/cosign-v3.1.3/cosign}
-REGCTL=${REGCTL:-bin/tools/regctl-v0.11.7/regctl}
-ORAS=${ORAS:-bin/tools/oras-v1.3.6/oras}
+# shellcheck source=lib/tools.sh
+source test/e2e/lib/tools.sh
+COSIGN=${COSIGN:-$(tool cosign)}
+REGCTL=${REGCTL:-$(tool regctl)}
+ORAS=${ORAS:-$(tool oras)}
 # The cases run in other directories: the tools' paths are made absolute.
-for tool in COSIGN REGCTL ORAS; do
-  [[ ! -e ${!tool} ]] || printf -v "$tool" '%s' "$(realpath "${!tool}")"
+for name in COSIGN REGCTL ORAS; do
+  [[ ! -e ${!name} ]] || printf -v "$name" '%s' "$(realpath "${!name}")"
 done
 
 # shellcheck source=lib/registry.sh

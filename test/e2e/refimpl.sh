@@ -13,25 +13,21 @@
 #
 # Like registry.sh, it needs the docker-registry binary ($DOCKER_REGISTRY
 # overrides its path) and a built stax ($STAX, default bin/stax); and oras
-# ($ORAS), which it builds from the Go module proxy into
-# bin/tools/oras-$ORAS_VERSION on first use (cache bin/tools and the Go build
-# cache to skip that). It ends with "e2e: 4 passed, 0 failed", or exits
+# ($ORAS; by default the version the Makefile pins, which make builds into
+# bin/tools on first use: cache bin/tools and the Go build cache to skip
+# that). It ends with "e2e: 4 passed, 0 failed", or exits
 # non-zero with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ORAS_VERSION=${ORAS_VERSION:-v1.3.6}
-ORAS=${ORAS:-$PWD/bin/tools/oras-$ORAS_VERSION/oras}
+# shellcheck source=lib/tools.sh
+source test/e2e/lib/tools.sh
 
 # shellcheck source=lib/registry.sh
 source test/e2e/lib/registry.sh
 stax_registry_session
 host=127.0.0.1:$port
 
-if [[ ! -x $ORAS ]]; then
-  # Outside the module, so that go.mod is not consulted or changed.
-  (cd "$work" && GOFLAGS=-mod=mod GOBIN=$(dirname "$ORAS") go install "oras.land/oras/cmd/oras@$ORAS_VERSION") ||
-    fail "cannot build oras $ORAS_VERSION from the Go module proxy"
-fi
+ORAS=${ORAS:-$(tool oras)} || fail "cannot build oras from the Go module proxy (make e2e-tools)"
 echo "e2e: $("$ORAS" version | head -n 1)"
 
 # targz DIR: DIR's files as the family's tar layers are written: sorted,
