@@ -39,14 +39,25 @@ func (h *heldBlobs) hold(desc ocispec.Descriptor, manifest io.ReadCloser) {
 	if desc.MediaType != ocispec.MediaTypeImageManifest || desc.Size < 0 || desc.Size > artifact.MaxMetadataSize {
 		return
 	}
-	b, err := content.ReadAll(manifest, desc) // checks size and digest
+	// A manifest that does not read whole is fetched again, and its
+	// failure reported then.
+	_, _ = h.keep(desc, manifest)
+}
+
+// keep reads the blob desc names from rc, checking its size and digest,
+// and holds it.
+func (h *heldBlobs) keep(desc ocispec.Descriptor, rc io.Reader) ([]byte, error) {
+	b, err := content.ReadAll(rc, desc)
 	if err != nil {
-		return // fetched again, and its failure reported then
+		return nil, err
 	}
 	h.mu.Lock()
 	h.blobs[desc.Digest] = b
-	h.manifests[desc.Digest.String()] = desc
+	if desc.MediaType == ocispec.MediaTypeImageManifest {
+		h.manifests[desc.Digest.String()] = desc
+	}
 	h.mu.Unlock()
+	return b, nil
 }
 
 // stopRecording keeps what was fetched so far, and nothing more: what is
@@ -70,16 +81,9 @@ func (h *heldBlobs) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.Read
 		return rc, err
 	}
 	defer rc.Close()
-	b, err = content.ReadAll(rc, desc) // checks size and digest
-	if err != nil {
+	if b, err = h.keep(desc, rc); err != nil {
 		return nil, err
 	}
-	h.mu.Lock()
-	h.blobs[desc.Digest] = b
-	if desc.MediaType == ocispec.MediaTypeImageManifest {
-		h.manifests[desc.Digest.String()] = desc
-	}
-	h.mu.Unlock()
 	return io.NopCloser(bytes.NewReader(b)), nil
 }
 

@@ -672,11 +672,9 @@ func (s *Storing) Stored(ctx context.Context, n *Node) error {
 		case <-s.done[i]:
 			return s.errs[i]
 		default:
+			// Never started: the store failed first.
+			return s.err
 		}
-		if s.err == nil {
-			return fmt.Errorf("%s was not stored", n.Ref) // not reached: Store stores every registry package
-		}
-		return s.err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
