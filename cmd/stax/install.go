@@ -27,7 +27,7 @@ type installOptions struct {
 	// Version is --version, NoSave --no-save.
 	Version string
 	NoSave  bool
-	// DryRun is --dry-run of install and remove (update has its own).
+	// DryRun is --dry-run of install, remove and update.
 	DryRun bool
 }
 

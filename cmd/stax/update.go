@@ -10,7 +10,6 @@ import (
 
 type updateOptions struct {
 	installOptions
-	DryRun bool
 	Latest bool
 }
 
@@ -56,7 +55,7 @@ func runUpdate(ctx context.Context, opts *updateOptions) error {
 		return err
 	}
 	res, err := workflow.Update(ctx, env, workflow.UpdateOptions{
-		InstallOptions: opts.options(), Refs: opts.Sources, DryRun: opts.DryRun, Latest: opts.Latest,
+		InstallOptions: opts.options(), Refs: opts.Sources, Latest: opts.Latest,
 	})
 	finish()
 	if err != nil {

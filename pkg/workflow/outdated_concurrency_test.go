@@ -111,7 +111,7 @@ func TestUpdateListsEachRepositoryOnce(t *testing.T) {
 	env, proj := updateProject(t, p)
 	p.Reg.ResetRequests()
 	res, err := workflow.Update(context.Background(), env, workflow.UpdateOptions{
-		InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, DryRun: true, Latest: true,
+		InstallOptions: workflow.InstallOptions{Where: claudeCode(proj), DryRun: true}, Latest: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestUpdateAsksTheRepositoriesAtOnce(t *testing.T) {
 	p.Reg.AddFaults(tagLists)
 	ctx, cancel := context.WithTimeout(context.Background(), gateDeadline)
 	defer cancel()
-	res, err := workflow.Update(ctx, env, workflow.UpdateOptions{InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, DryRun: true})
+	res, err := workflow.Update(ctx, env, workflow.UpdateOptions{InstallOptions: workflow.InstallOptions{Where: claudeCode(proj), DryRun: true}})
 	if err != nil {
 		t.Fatalf("Update: %v (the registry answers once the %d repositories are asked at once)", err, repos)
 	}

@@ -19,8 +19,8 @@ import (
 )
 
 // UpdateOptions say what Update updates; the rest are those of the
-// install it makes (their Sources, Version, NoSave, Frozen and DryRun
-// are not used: DryRun here makes the dry run).
+// install it makes (their Sources, Version, NoSave and Frozen are not
+// used). DryRun computes the plan and changes nothing; false installs it.
 type UpdateOptions struct {
 	InstallOptions
 	// Refs name the sources of install.sources to update: references
@@ -28,8 +28,6 @@ type UpdateOptions struct {
 	// others stay at the digests stax.lock holds. None updates every
 	// source.
 	Refs []string
-	// DryRun computes the plan and changes nothing; false installs it.
-	DryRun bool
 	// Latest first moves the range of each source updated, when it does
 	// not allow the repository's highest release, to ^ that release,
 	// rewriting stax.yaml; false keeps the ranges.
@@ -121,16 +119,17 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 			return nil, err
 		}
 	}
+	dryRun := opts.DryRun
 	adjust := func(req *install.Request) {
 		req.Pins, req.PinTags = keepLocked(old, m.sources(), selected)
 		req.Plan = func(g *resolve.Graph, merged *merge.Result) (bool, error) {
 			planned := lock.New(req.Sources, g, merged)
 			res.Packages, res.Skills = packageUpdates(old, planned), skillUpdates(old, planned)
-			return !opts.DryRun && res.Changed(), nil
+			return !dryRun && res.Changed(), nil
 		}
 	}
 	// The update's own plan is its dry run.
-	opts.NoSave, opts.Sources, opts.Version, opts.Frozen, opts.InstallOptions.DryRun = false, nil, "", false, false
+	opts.NoSave, opts.Sources, opts.Version, opts.Frozen, opts.DryRun = false, nil, "", false, false
 	res.Install, err = installSources(ctx, env, opts.InstallOptions, m, m.sources(), adjust)
 	return res, err
 }

@@ -145,7 +145,7 @@ func TestUpdateDryRunChangesNothing(t *testing.T) {
 	stored := storeFiles(t, env.Opener.StoreDir)
 	alpha := p.Reg.Host + "/acme/alpha"
 	res, err := workflow.Update(context.Background(), env, workflow.UpdateOptions{
-		InstallOptions: workflow.InstallOptions{Where: claudeCode(proj)}, Refs: []string{alpha}, DryRun: true, Latest: true,
+		InstallOptions: workflow.InstallOptions{Where: claudeCode(proj), DryRun: true}, Refs: []string{alpha}, Latest: true,
 	})
 	if err != nil {
 		t.Fatal(err)
