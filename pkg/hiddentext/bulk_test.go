@@ -1,6 +1,7 @@
 package hiddentext
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 	"unicode/utf8"
@@ -33,4 +34,18 @@ func FuzzBulkMatchesCharByChar(f *testing.F) {
 			t.Fatalf("bulk %v %d (%d:%d) != char %v %d (%d:%d)", a.Findings(), a.More(), a.line, a.column, b.Findings(), b.More(), b.line, b.column)
 		}
 	})
+}
+
+// BenchmarkScanASCII is the cost of scanning the text of a skill, which is
+// nearly all ASCII, as install does for every file it writes.
+func BenchmarkScanASCII(b *testing.B) {
+	line := []byte("Run the script with the project's settings, then compare its output with the reference.\n")
+	data := bytes.Repeat(line, (64<<10)/len(line))
+	b.SetBytes(int64(len(data)))
+	var s Scanner
+	for b.Loop() {
+		s.Reset()
+		s.Write(data)
+		s.Close()
+	}
 }

@@ -70,6 +70,7 @@ package hiddentext
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
@@ -294,10 +295,7 @@ func (s *Scanner) Write(p []byte) (int, error) {
 				i++
 				continue
 			}
-			k := i + 1
-			for k < len(p) && p[k] < utf8.RuneSelf {
-				k++
-			}
+			k := i + 1 + asciiPrefix(p[i+1:])
 			if s.ascii(p[i:k]) {
 				return n, nil
 			}
@@ -313,6 +311,22 @@ func (s *Scanner) Write(p []byte) (int, error) {
 		i += size
 	}
 	return n, nil
+}
+
+// asciiPrefix is the length of the run of ASCII bytes p starts with. It
+// tests eight bytes at a time: install scans every byte of every file it
+// writes, and nearly all of them are ASCII.
+func asciiPrefix(p []byte) int {
+	k := 0
+	for ; k+8 <= len(p); k += 8 {
+		if binary.LittleEndian.Uint64(p[k:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for k < len(p) && p[k] < utf8.RuneSelf {
+		k++
+	}
+	return k
 }
 
 // ascii scans a run of ASCII characters with nothing pending, as char
