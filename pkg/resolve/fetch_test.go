@@ -13,7 +13,9 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -271,5 +273,61 @@ func TestPinnedDependenciesAreFetchedWithTheirDependents(t *testing.T) {
 	// takes.
 	if reqs := requestsOf(p.Reg); len(reqs) != 4 {
 		t.Errorf("%d requests, want a manifest and a config of each package:\n%v", len(reqs), reqs)
+	}
+}
+
+// Declarations in version ranges are resolved at once too, each in its
+// range: the tags of their repositories are listed at once.
+func TestRangedDeclarationsAreResolvedAtOnce(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	decls := make([]string, 3)
+	ranges := map[string]*semver.Range{}
+	caret1, err := semver.ParseRange("^1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range decls {
+		for _, v := range []string{"1.0.0", "1.1.0", "2.0.0"} {
+			p.Publish(fmt.Sprintf("p%d:%s", i, v), fmt.Sprintf("package %d at %s", i, v))
+		}
+		decls[i] = fmt.Sprintf("%s/p%d", p.Reg.Host, i)
+		ranges[decls[i]] = caret1
+	}
+	tags := registrytest.Gate(http.MethodGet, "/tags/list", len(decls))
+	p.Reg.AddFaults(tags)
+	// A walk that lists one repository's tags after another is held
+	// until it gives up.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, err := resolve.Resolve(ctx, decls, "", resolve.Options{Opener: p.Opener, Concurrency: len(decls), Ranges: ranges})
+	if err != nil || !tags.Released() {
+		t.Fatalf("the tags were not listed at once: %v", err)
+	}
+	defer g.Close()
+	for _, n := range g.Direct {
+		if n.Tag != "1.1.0" || n.Range != "^1.0.0" {
+			t.Errorf("%s resolved to tag %q in range %q, want 1.1.0 in ^1.0.0", n.Ref, n.Tag, n.Range)
+		}
+	}
+}
+
+// A declaration whose range no tag is in fails as when it is resolved on
+// its own, naming it, though it was looked up with the others.
+func TestRangedDeclarationWithNoTagInRangeIsNamed(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("ok:1.0.0", "ok")
+	p.Publish("old:1.0.0", "old")
+	caret2, err := semver.ParseRange("^2.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls := []string{p.Reg.Host + "/ok:1.0.0", p.Reg.Host + "/old"}
+	_, err = resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Concurrency: 2,
+		Ranges: map[string]*semver.Range{decls[1]: caret2}})
+	want := "resolve " + decls[1] + ": " + decls[1] + ": no tag of " + p.Reg.Host + "/old is a version in the range ^2.0.0: its tags are 1.0.0"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || errdefs.Of(err) != errdefs.Unresolved {
+		t.Fatalf("error %v (%v), want it to start %q, unresolved", err, errdefs.Of(err), want)
 	}
 }

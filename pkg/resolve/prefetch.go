@@ -9,6 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -121,15 +122,32 @@ func newPrefetcher(ctx context.Context, concurrency int) *prefetcher {
 }
 
 // prefetchKey names a lookup by what it fetches: the reference in full,
-// pinned as the walk pins it, and the registry of the package that
-// declared it when that is another registry (see openMirrored), so that a
-// declaration, a dependency and a lock's pin of the same package are one
-// lookup.
-func prefetchKey(ref reference.Reference, mirror string) string {
+// pinned as the walk pins it, the range its tag is picked in (nil when it
+// is not), and the registry of the package that declared it when that is
+// another registry (see openMirrored), so that a declaration, a
+// dependency and a lock's pin of the same package are one lookup, and a
+// declaration in a range is not mistaken for the same reference without.
+func prefetchKey(ref reference.Reference, rng *semver.Range, mirror string) string {
 	if mirror == ref.Registry {
 		mirror = ""
 	}
-	return ref.String() + "\x00" + mirror
+	key := ref.String() + "\x00" + mirror
+	if rng != nil {
+		key += "\x00" + rng.String()
+	}
+	return key
+}
+
+// inRange is the range the lookup of decl, at depth, picks its tag in:
+// a declaration's own range when the lock does not pin it. A dependency
+// equal to a declaration in a range is looked up by the walk in that
+// range (see fetch), which names the dependency's path in its errors.
+func (r *resolver) inRange(decl string, ref reference.Reference, depth int) (rng *semver.Range, ahead bool) {
+	rng = r.ranges[decl]
+	if rng == nil || ref.Digest != "" {
+		return nil, true
+	}
+	return rng, depth == 1
 }
 
 // pinned parses decl, a registry reference, and pins it to the digest
@@ -176,10 +194,10 @@ func (r *resolver) prefetchPins(decls []string) {
 // registry mirror (empty for a declaration of the user's), unless that was
 // started already or decl is not a registry reference whose lookup needs
 // nothing of the walk: a directory, a layout and a tag of the local store
-// are left to the walk, and so is a declaration with a version range,
-// which the caller does not pass. depth is how deep decl is; the
-// dependencies of what it finds, pinned by digest, are prefetched in
-// turn, to MaxDepth.
+// are left to the walk. A declaration in a version range, unpinned, has
+// its tag picked in the range first (see inRange). depth is how deep decl
+// is; the dependencies of what it finds, pinned by digest, are prefetched
+// in turn, to MaxDepth.
 func (r *resolver) prefetch(decl, mirror string, depth int) {
 	p := r.ahead
 	if depth > MaxDepth || isPath(decl) || !reference.NamesHost(decl) {
@@ -189,7 +207,17 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 	if !ok {
 		return
 	}
-	key := prefetchKey(ref, mirror)
+	rng, ahead := r.inRange(decl, ref, depth)
+	if !ahead {
+		return
+	}
+	var selectTag func(*target.Target) error
+	if rng != nil {
+		// Its errors name the declaration, as the walk's do: a
+		// declaration is its own path.
+		selectTag = func(t *target.Target) error { return r.selectInRange(t, rng, []string{decl}) }
+	}
+	key := prefetchKey(ref, rng, mirror)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, started := p.ahead[key]; started {
@@ -205,7 +233,7 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 			job.l = &looked{openErr: p.ctx.Err()}
 			return
 		}
-		l := r.lookUp(p.ctx, ref, mirror, nil)
+		l := r.lookUp(p.ctx, ref, mirror, selectTag)
 		if l.openErr == nil && l.lookupErr == nil {
 			r.check(p.ctx, l)
 		}
@@ -222,16 +250,20 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 	})
 }
 
-// taken returns the lookup of decl prefetched for the walk, waiting for
-// it to end; nil when none was started.
-func (r *resolver) taken(decl, mirror string) *looked {
+// taken returns the lookup of decl, at depth, prefetched for the walk,
+// waiting for it to end; nil when none was started.
+func (r *resolver) taken(decl, mirror string, depth int) *looked {
 	ref, ok := r.pinned(decl)
 	if !ok {
 		return nil
 	}
+	rng, ahead := r.inRange(decl, ref, depth)
+	if !ahead {
+		return nil
+	}
 	p := r.ahead
 	p.mu.Lock()
-	job := p.ahead[prefetchKey(ref, mirror)]
+	job := p.ahead[prefetchKey(ref, rng, mirror)]
 	p.mu.Unlock()
 	if job == nil {
 		return nil

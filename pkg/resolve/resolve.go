@@ -154,9 +154,7 @@ type resolver struct {
 func Resolve(ctx context.Context, decls []string, base string, opts Options) (*Graph, error) {
 	r := newResolver(ctx, opts)
 	for _, decl := range decls {
-		if r.ranges[decl] == nil {
-			r.prefetch(decl, "", 1)
-		}
+		r.prefetch(decl, "", 1)
 	}
 	r.prefetchPins(decls)
 	for _, decl := range decls {
@@ -324,13 +322,9 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	default:
 		mirror := r.mirrors[decl]
 		rng := r.ranges[decl]
-		// What was looked up ahead took the reference as it reads; one
-		// with a range unpinned picks its tag here. (A dependency listed
-		// without a digest reads like a declaration with a range.)
-		if rng == nil || ref.Digest != "" {
-			l = r.taken(decl, mirror)
-		}
-		if l == nil {
+		// A dependency listed without a digest that reads like a
+		// declaration with a range is looked up here, in the range.
+		if l = r.taken(decl, mirror, len(path)); l == nil {
 			var selectTag func(*target.Target) error
 			if rng != nil {
 				selectTag = func(t *target.Target) error { return r.selectInRange(t, rng, path) }
