@@ -11,12 +11,15 @@ import (
 )
 
 // Tags lists the tags of the local store at dir, sorted; a store that does
-// not exist has none, and is not created.
+// not exist has none, and is not created. It reads the store as a layout,
+// without its lock: a command writing into the store lists them to name
+// the nearest to a mistyped one, and would wait for its own lock. The
+// store replaces its index.json in one step, so the list is a whole one.
 func Tags(ctx context.Context, dir string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(dir, ocispec.ImageIndexFile)); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	s, err := OpenLocal(ctx, dir, ReadOnly)
+	s, err := OpenLayoutReadOnly(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
