@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
@@ -101,21 +102,11 @@ func fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	if pkg.Config.Kind == KindAgent {
 		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s has a config of kind %q; reading its skills layer", desc.Digest, KindAgent))
 	}
-	var packagesLayer *ocispec.Descriptor
-	for i := range m.Layers {
-		switch m.Layers[i].MediaType {
-		case layers.MediaTypeSkills:
-			if pkg.Skills != nil {
-				return nil, invalid("%s has more than one skills layer", desc.Digest)
-			}
-			pkg.Skills = &m.Layers[i]
-		case MediaTypePackages:
-			if packagesLayer != nil {
-				return nil, errdefs.Precondition(invalid("%s has more than one packages layer", desc.Digest))
-			}
-			packagesLayer = &m.Layers[i]
-		}
+	skills, packagesLayer, err := findLayers(desc.Digest, m)
+	if err != nil {
+		return nil, err
 	}
+	pkg.Skills = skills
 	if packagesLayer != nil && len(pkg.Config.Packages) == 0 {
 		if pkg.Config.Packages, err = readPackagesLayer(ctx, fetcher, *packagesLayer); err != nil {
 			return nil, err
@@ -128,6 +119,43 @@ func fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 		return nil, invalid("%s lists %d skills in its config but has no skills layer", desc.Digest, len(pkg.Config.Skills))
 	}
 	return pkg, nil
+}
+
+// findLayers finds the skills layer and the packages layer among the
+// layers of m, the manifest d; either may be nil. More than one of either
+// is refused.
+func findLayers(d digest.Digest, m ocispec.Manifest) (skills, packages *ocispec.Descriptor, err error) {
+	for i := range m.Layers {
+		switch m.Layers[i].MediaType {
+		case layers.MediaTypeSkills:
+			if skills != nil {
+				return nil, nil, invalid("%s has more than one skills layer", d)
+			}
+			skills = &m.Layers[i]
+		case MediaTypePackages:
+			if packages != nil {
+				return nil, nil, errdefs.Precondition(invalid("%s has more than one packages layer", d))
+			}
+			packages = &m.Layers[i]
+		}
+	}
+	return skills, packages, nil
+}
+
+// PeekSkillsLayer is the skills layer the manifest raw names, found
+// without checking the rest of the package: to fetch it while the config
+// is fetched and checked. ok is false when raw is no manifest, or names
+// none or more than one.
+func PeekSkillsLayer(raw []byte) (layer ocispec.Descriptor, ok bool) {
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return ocispec.Descriptor{}, false
+	}
+	skills, _, err := findLayers("", m)
+	if err != nil || skills == nil {
+		return ocispec.Descriptor{}, false
+	}
+	return *skills, true
 }
 
 // fetchSmall reads a blob that must fit in memory, verifying size and digest.

@@ -86,7 +86,10 @@ type Installed struct {
 // Close the graph of the result.
 func Sources(ctx context.Context, req Request) (*Installed, error) {
 	frozen := req.Frozen != nil
-	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency}
+	// An install that will store what it resolves has each layer
+	// fetched with its package's config; a plan may stop it first.
+	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency,
+		FetchLayers: req.Plan == nil, Progress: req.Copy.Progress}
 	if frozen {
 		ropts.Pins = req.Frozen.Pins()
 	}

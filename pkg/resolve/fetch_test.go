@@ -331,3 +331,52 @@ func TestRangedDeclarationWithNoTagInRangeIsNamed(t *testing.T) {
 		t.Fatalf("error %v (%v), want it to start %q, unresolved", err, errdefs.Of(err), want)
 	}
 }
+
+// With FetchLayers, a package's layer is fetched beside its config while
+// the graph is resolved, not once it is stored: the two are asked for at
+// once, and storing the graph then asks the registry for nothing.
+func TestLayersAreFetchedWithTheirConfigs(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("solo:1", "solo")
+	blobs := registrytest.Gate(http.MethodGet, "/solo/blobs/", 2)
+	p.Reg.AddFaults(blobs)
+	// A resolver that fetches the config alone is held until it gives up.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, err := resolve.Resolve(ctx, []string{p.Reg.Host + "/solo:1"}, "", resolve.Options{Opener: p.Opener, FetchLayers: true})
+	if err != nil || !blobs.Released() {
+		t.Fatalf("the config and the layer were not asked for at once: %v", err)
+	}
+	defer g.Close()
+	p.Reg.ResetRequests()
+	if _, err := g.Store(ctx, p.Opener, transfer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := requestsOf(p.Reg); len(reqs) != 0 {
+		t.Errorf("storing the graph made %d requests: %v", len(reqs), reqs)
+	}
+}
+
+// A layer whose fetch ahead failed is fetched again when the graph is
+// stored, and a failure then is the store's to report.
+func TestALayerFetchedAheadThatFailedIsFetchedAgain(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("solo:1", "solo")
+	g, err := resolve.Resolve(context.Background(), []string{p.Reg.Host + "/solo:1"}, "", resolve.Options{Opener: p.Opener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := g.Order[0].Package.Skills.Digest
+	g.Close()
+	p.Reg.ResetRequests()
+	p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/blobs/"+layer.String(), http.StatusForbidden).Times(1))
+	g = resolveAndStore(t, p, resolve.Options{FetchLayers: true}, p.Reg.Host+"/solo:1")
+	if got := blobGets(p.Reg, layer); got != 2 {
+		t.Errorf("the layer was fetched %d times, want twice: ahead, failing, then to store it", got)
+	}
+	if _, err := g.Order[0].Target.Resolve(context.Background(), g.Order[0].Digest.String()); err != nil {
+		t.Errorf("the package was not stored: %v", err)
+	}
+}

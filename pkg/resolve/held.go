@@ -60,6 +60,14 @@ func (h *heldBlobs) keep(desc ocispec.Descriptor, rc io.Reader) ([]byte, error) 
 	return b, nil
 }
 
+// heldBytes is the blob d, when it is held.
+func (h *heldBlobs) heldBytes(d digest.Digest) ([]byte, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, ok := h.blobs[d]
+	return b, ok
+}
+
 // stopRecording keeps what was fetched so far, and nothing more: what is
 // fetched from now on (a layer) streams from the repository.
 func (h *heldBlobs) stopRecording() {

@@ -86,7 +86,6 @@ func (g *Graph) local(ctx context.Context, opener *target.Opener) (*target.Targe
 	if err != nil {
 		return nil, err
 	}
-	g.targets = append(g.targets, t)
 	g.store = t
 	return t, nil
 }

@@ -235,6 +235,7 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 		}
 		l := r.lookUp(p.ctx, ref, mirror, selectTag)
 		if l.openErr == nil && l.lookupErr == nil {
+			r.graph.ahead.start(l)
 			r.check(p.ctx, l)
 		}
 		<-p.slots

@@ -57,8 +57,21 @@ type Options struct {
 	// is listed.
 	Ranges map[string]*semver.Range
 	// Concurrency is how many registry packages are looked up and
-	// checked at once (see prefetch); 0 is transfer.DefaultConcurrency.
+	// checked at once (see prefetch), and how many layers are fetched
+	// ahead at once; 0 is transfer.DefaultConcurrency.
 	Concurrency int
+	// FetchLayers, for a graph about to be stored, fetches each registry
+	// package's skills layer into the local store as soon as its
+	// manifest is read, beside its config, rather than once the whole
+	// graph is resolved: the layers of one level come while the next is
+	// looked up. The local store is then locked from the first such
+	// fetch until the graph is closed. A layer fetched for a package the
+	// graph then refuses, or does not store, stays in the store untagged,
+	// where a later install finds it.
+	FetchLayers bool
+	// Progress, when set, is told about the layers fetched ahead; Store
+	// then does not report them again as blobs the store had.
+	Progress transfer.Progress
 }
 
 // Node is one resolved package.
@@ -115,17 +128,28 @@ type Graph struct {
 	// Order is every package, lowest precedence first; see layOut.
 	Order   []*Node
 	targets []*target.Target
-	// store is the local store, once opened for writing.
+	// store is the local store, once opened for writing; it is not
+	// among targets, which the walk changes while layers are fetched
+	// ahead into the store.
 	store   *target.Target
 	storeMu sync.Mutex
+	// ahead fetches layers while resolving (Options.FetchLayers); nil
+	// when it does not.
+	ahead *layersAhead
 }
 
 // Close releases every target the graph opened.
 func (g *Graph) Close() error {
+	g.ahead.stop()
 	var errs []error
 	for _, t := range g.targets {
 		errs = append(errs, t.Close())
 	}
+	g.storeMu.Lock()
+	if g.store != nil {
+		errs = append(errs, g.store.Close())
+	}
+	g.storeMu.Unlock()
 	return errors.Join(errs...)
 }
 
@@ -186,7 +210,11 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 		opener.TagMemo = target.NewTagMemo()
 		opts.Opener = &opener
 	}
-	return &resolver{ctx: ctx, opts: opts, graph: &Graph{}, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges,
+	g := &Graph{}
+	if opts.FetchLayers && opts.Opener != nil {
+		g.ahead = newLayersAhead(ctx, g, opts)
+	}
+	return &resolver{ctx: ctx, opts: opts, graph: g, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges,
 		ahead: newPrefetcher(ctx, opts.Concurrency)}
 }
 
@@ -698,7 +726,10 @@ func (g *Graph) storeAll(ctx context.Context, opener *target.Opener, opts transf
 				return ctx.Err()
 			}
 		}
-		results[i], err = remote[i].store(ctx, local, opts)
+		if err := g.ahead.wait(ctx, remote[i]); err != nil {
+			return err
+		}
+		results[i], err = remote[i].store(ctx, local, g.ahead.progressOf(opts))
 		return err
 	})
 	if err != nil {

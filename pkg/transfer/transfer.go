@@ -493,6 +493,14 @@ func limit(maxSize int64) int64 {
 	return maxSize
 }
 
+// WithinLimit says whether a blob of size bytes is within the limit
+// maxSize means for a package (see Options.MaxSize): a blob fetched
+// before its package is checked is not fetched when it could not pass.
+func WithinLimit(size, maxSize int64) bool {
+	l := limit(maxSize)
+	return size >= 0 && (l <= 0 || size <= l)
+}
+
 // sizeBudget adds up the sizes of the blobs of a copy, refusing a negative
 // size, a sum past the 64-bit maximum, and one over the limit (when it is
 // positive). It is safe for concurrent use.

@@ -97,3 +97,52 @@ func TestInstallThatFailsStopsTheStore(t *testing.T) {
 		t.Fatalf("err = %v (%v), deadline %v; want the install's own refusal, before the deadline", err, errdefs.Of(err), ctx.Err())
 	}
 }
+
+// A cold install fetches each package's layer beside its config, while
+// the packages are resolved: the two are asked for at once.
+func TestInstallFetchesLayersWithTheirConfigs(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("solo:1", "solo")
+	env := homeEnv(t, t.TempDir())
+	env.Opener.Registry = p.Opener.Registry
+	blobs := registrytest.Gate(http.MethodGet, "/solo/blobs/", 2)
+	p.Reg.AddFaults(blobs)
+	// An install that asks for the layer once the config is read is held
+	// until it gives up.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	proj := t.TempDir()
+	_, err := workflow.Install(ctx, env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{p.Reg.Host + "/solo:1"}})
+	if err != nil || !blobs.Released() {
+		t.Fatalf("the config and the layer were not asked for at once: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".claude", "skills", "s-solo-1", "SKILL.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+// An install that holds the local store while it fetches a layer, and
+// then finds a declaration naming no tag of the store, says so without
+// waiting for its own lock to list the tags nearest to it.
+func TestInstallNamesTheNearestLocalTagWhileFetching(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("solo:1", "solo")
+	env := homeEnv(t, t.TempDir())
+	env.Opener.Registry = p.Opener.Registry
+	proj := t.TempDir()
+	if _, err := workflow.Install(context.Background(), env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{p.Reg.Host + "/solo:1"}}); err != nil {
+		t.Fatal(err)
+	}
+	p.Publish("solo:1", "solo, moved")
+	// The layer is fetched, with the store locked, before the walk
+	// reaches the mistyped tag: the two blobs are asked for at once.
+	p.Reg.AddFaults(registrytest.Gate(http.MethodGet, "/solo/blobs/", 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := workflow.Install(ctx, env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{p.Reg.Host + "/solo:1", "sol:1"}})
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "sol:1 is not in the local store") {
+		t.Fatalf("err = %v, want sol:1 named missing before the deadline", err)
+	}
+}

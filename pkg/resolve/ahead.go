@@ -1,0 +1,158 @@
+package resolve
+
+import (
+	"context"
+	"sync"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// layersAhead fetches the skills layers of the packages being resolved
+// into the local store as soon as their manifests are read (see
+// Options.FetchLayers): a package's layer then comes with its config, in
+// the same round trip, instead of once the whole graph is resolved. It
+// only saves work: a fetch that fails leaves nothing, and storing the
+// graph fetches that layer again and reports its failure.
+type layersAhead struct {
+	graph    *Graph
+	opener   *target.Opener
+	maxSize  int64
+	ctx      context.Context
+	cancel   context.CancelFunc
+	slots    chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	progress transfer.Progress
+	// started holds, by digest, a channel closed once that layer's fetch
+	// has ended; fetched the layers it stored.
+	started map[digest.Digest]chan struct{}
+	fetched map[digest.Digest]bool
+}
+
+func newLayersAhead(ctx context.Context, g *Graph, opts Options) *layersAhead {
+	concurrency := opts.Concurrency
+	if concurrency <= 0 {
+		concurrency = transfer.DefaultConcurrency
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	return &layersAhead{graph: g, opener: opts.Opener, maxSize: opts.MaxSize, ctx: ctx, cancel: cancel, progress: opts.Progress,
+		slots: make(chan struct{}, concurrency), started: map[digest.Digest]chan struct{}{}, fetched: map[digest.Digest]bool{}}
+}
+
+// start fetches the skills layer of the package l found, unless l is not
+// a registry's, its manifest was not held, names no single skills layer or
+// one over the size limit, or the layer's fetch was started already.
+func (a *layersAhead) start(l *looked) {
+	if a == nil || l.t.Kind != target.KindRemote {
+		return
+	}
+	manifest, ok := l.held.heldBytes(l.desc.Digest)
+	if !ok {
+		return
+	}
+	layer, ok := artifact.PeekSkillsLayer(manifest)
+	if !ok || !transfer.WithinLimit(layer.Size, a.maxSize) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.started[layer.Digest]; ok {
+		return
+	}
+	done := make(chan struct{})
+	a.started[layer.Digest] = done
+	a.wg.Go(func() {
+		defer close(done)
+		select {
+		case a.slots <- struct{}{}:
+		case <-a.ctx.Done():
+			return
+		}
+		defer func() { <-a.slots }()
+		a.fetch(l.t, layer)
+	})
+}
+
+// fetch stores layer, read from src, in the local store, unless the store
+// holds it. The store checks the bytes against the layer's digest and size
+// as it writes them.
+func (a *layersAhead) fetch(src *target.Target, layer ocispec.Descriptor) {
+	local, err := a.graph.local(a.ctx, a.opener)
+	if err != nil {
+		return
+	}
+	if held, err := local.Exists(a.ctx, layer); err != nil || held {
+		return
+	}
+	rc, err := src.Fetch(a.ctx, layer)
+	if err != nil {
+		return
+	}
+	if a.progress != nil {
+		rc = a.progress.Track(layer, rc)
+	}
+	defer rc.Close()
+	if local.Push(a.ctx, layer, rc) == nil {
+		a.mu.Lock()
+		a.fetched[layer.Digest] = true
+		a.mu.Unlock()
+	}
+}
+
+// progressOf is opts with a progress that does not report the layers
+// fetched ahead, which it showed being fetched, as blobs the store had.
+func (a *layersAhead) progressOf(opts transfer.Options) transfer.Options {
+	if a != nil && opts.Progress != nil {
+		opts.Progress = fetchedAhead{Progress: opts.Progress, ahead: a}
+	}
+	return opts
+}
+
+type fetchedAhead struct {
+	transfer.Progress
+	ahead *layersAhead
+}
+
+func (f fetchedAhead) Skipped(desc ocispec.Descriptor) {
+	f.ahead.mu.Lock()
+	fetched := f.ahead.fetched[desc.Digest]
+	f.ahead.mu.Unlock()
+	if !fetched {
+		f.Progress.Skipped(desc)
+	}
+}
+
+// wait waits until the fetches of n's layers started ahead have ended.
+func (a *layersAhead) wait(ctx context.Context, n *Node) error {
+	if a == nil {
+		return nil
+	}
+	for _, layer := range n.Package.Manifest.Layers {
+		a.mu.Lock()
+		done := a.started[layer.Digest]
+		a.mu.Unlock()
+		if done == nil {
+			continue
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// stop stops the fetches still under way and waits for them.
+func (a *layersAhead) stop() {
+	if a == nil {
+		return
+	}
+	a.cancel()
+	a.wg.Wait()
+}
