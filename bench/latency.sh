@@ -11,7 +11,9 @@
 # Rows (median wall time of RUNS, requests the proxy saw in one run, ratio
 # to the parallel oras pull): stax install of the PKGS references with a
 # cold store, at the default --concurrency and with --concurrency PKGS (as
-# many packages at once as the parallel oras pulls); stax install --frozen
+# many packages at once as the parallel oras pulls), and with
+# --concurrency PKGS from a stax.yaml declaring them in version ranges
+# with no stax.lock (tags listed first); stax install --frozen
 # from that install's stax.yaml and stax.lock with the store already
 # holding them; stax pull -o of each, one after another; oras pull of
 # each, one after another, all at once, and all at once with each layer
@@ -81,10 +83,12 @@ requests() {
 }
 
 refs=()
+printf 'install:\n  sources:\n' >"$work/ranged.yaml"
 for ((i = 0; i < PKGS; i++)); do
 	(cd "$here/.." && go run ./bench/gen -dir "$work/src/p$i" -first $((i * PKG_SKILLS)) -count "$PKG_SKILLS" -variant "$i")
 	STAX_HOME=$work/push-home "$STAX" push --max-size 0 "$work/src/p$i" "127.0.0.1:$port/bench/p$i:1.0.0" >/dev/null 2>>"$work/stderr.log"
 	refs+=("$proxy/bench/p$i:1.0.0")
+	printf '    - {ref: %s/bench/p%s, version: ^1.0.0}\n' "$proxy" "$i" >>"$work/ranged.yaml"
 done
 
 # The outdated project: OUTDATED_REPOS repositories of one small package
@@ -159,6 +163,14 @@ job_install_wide() {
 	export STAX_HOME=$run/home
 	(cd "$run/proj" && "$STAX" install --concurrency "$PKGS" "${refs[@]}" >/dev/null)
 }
+# The same packages declared in version ranges, as stax add --version
+# writes them, with no stax.lock yet: each repository's tags are listed
+# before its package is looked up.
+job_install_ranged() {
+	export STAX_HOME=$run/home
+	cp "$work/ranged.yaml" "$run/proj/stax.yaml"
+	(cd "$run/proj" && "$STAX" install --concurrency "$PKGS" >/dev/null)
+}
 
 # measure JOB [PREPARE]: sets $wall (median seconds) and $reqs (requests of
 # the last run).
@@ -186,6 +198,7 @@ base=$wall base_reqs=$reqs
 declare -A label=(
 	[job_install]="stax install of the $PKGS references, cold store"
 	[job_install_wide]="stax install --concurrency $PKGS, cold store"
+	[job_install_ranged]="stax install --concurrency $PKGS of them declared in ranges (^1.0.0), no lock, cold store"
 	[job_oras_parallel_untar]="oras pull of each, all at once, each layer then unpacked (tar -xzf)"
 	[job_frozen]="stax install --frozen, store holding them"
 	[job_stax_pull]="stax pull -o of each, one after another"
@@ -194,7 +207,7 @@ declare -A label=(
 )
 printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "vs parallel oras"
 row() { printf '| %s | %.2f | %s | %.2f× |\n' "${label[$1]}" "$wall" "$reqs" "$(echo "$wall / $base" | bc -l)"; }
-for job in job_install job_install_wide job_frozen job_stax_pull job_oras_serial job_oras_parallel_untar; do
+for job in job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_oras_serial job_oras_parallel_untar; do
 	prepare=
 	[ "$job" = job_frozen ] && prepare=prepare_frozen
 	measure "$job" "$prepare"
@@ -217,7 +230,7 @@ printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "rou
 measure job_outdated
 printf '| %s | %.2f | %s | %.1f |\n' "${label[job_outdated]}" "$wall" "$reqs" "$(echo "$wall / $(seconds "$DELAY")" | bc -l)"
 if [ "${SHOW_REQUESTS:-}" = 1 ]; then
-	for job in job_install job_install_wide job_frozen job_stax_pull job_oras_serial job_oras_parallel job_oras_parallel_untar job_outdated; do
+	for job in job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_oras_serial job_oras_parallel job_oras_parallel_untar job_outdated; do
 		echo "requests of one run of: ${label[$job]}"
 		sed 's/sha256:\([0-9a-f]\{12\}\)[0-9a-f]*/sha256:\1…/; s/^/  /' "$work/requests-$job"
 	done
