@@ -61,27 +61,11 @@ func fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	if err != nil {
 		return nil, fmt.Errorf("fetch manifest %s: %w", desc.Digest, err)
 	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, invalid("manifest %s is not valid JSON: %w", desc.Digest, err)
+	pkg, err := readManifest(desc, raw)
+	if err != nil {
+		return nil, err
 	}
-	pkg := &Package{Descriptor: desc, Manifest: m}
-	switch m.ArtifactType {
-	case ArtifactTypePackage:
-	case "":
-		// OCI 1.1: without artifactType, the config media type is the
-		// artifact's type (oras push --image-spec v1.0 writes these).
-		if m.Config.MediaType != MediaTypeConfig {
-			return nil, invalid("%s has no artifactType and config media type %q: not a stax package (%s)", desc.Digest, m.Config.MediaType, ArtifactTypePackage)
-		}
-	case ArtifactTypeAgent:
-		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s is labelled %s; reading it as a package", desc.Digest, ArtifactTypeAgent))
-	default:
-		return nil, invalid("%s has artifactType %q, not a stax package (%s)", desc.Digest, m.ArtifactType, ArtifactTypePackage)
-	}
-	if m.Config.MediaType != MediaTypeConfig {
-		return nil, invalid("%s has config media type %q, want %s", desc.Digest, m.Config.MediaType, MediaTypeConfig)
-	}
+	m := pkg.Manifest
 	if built != nil {
 		if m.Config.Digest != builtDesc.Digest || m.Config.Size != builtDesc.Size {
 			return nil, invalid("%s names config %s (%d bytes), not the one built, %s (%d bytes)", desc.Digest, m.Config.Digest, m.Config.Size, builtDesc.Digest, builtDesc.Size)
@@ -121,6 +105,34 @@ func fetch(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descriptor
 	return pkg, nil
 }
 
+// readManifest decodes raw, the manifest desc names, and checks that it
+// is a stax package's: by its artifact type, or the config's media type
+// where it has none.
+func readManifest(desc ocispec.Descriptor, raw []byte) (*Package, error) {
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, invalid("manifest %s is not valid JSON: %w", desc.Digest, err)
+	}
+	pkg := &Package{Descriptor: desc, Manifest: m}
+	switch m.ArtifactType {
+	case ArtifactTypePackage:
+	case "":
+		// OCI 1.1: without artifactType, the config media type is the
+		// artifact's type (oras push --image-spec v1.0 writes these).
+		if m.Config.MediaType != MediaTypeConfig {
+			return nil, invalid("%s has no artifactType and config media type %q: not a stax package (%s)", desc.Digest, m.Config.MediaType, ArtifactTypePackage)
+		}
+	case ArtifactTypeAgent:
+		pkg.Notices = append(pkg.Notices, fmt.Sprintf("%s is labelled %s; reading it as a package", desc.Digest, ArtifactTypeAgent))
+	default:
+		return nil, invalid("%s has artifactType %q, not a stax package (%s)", desc.Digest, m.ArtifactType, ArtifactTypePackage)
+	}
+	if m.Config.MediaType != MediaTypeConfig {
+		return nil, invalid("%s has config media type %q, want %s", desc.Digest, m.Config.MediaType, MediaTypeConfig)
+	}
+	return pkg, nil
+}
+
 // findLayers finds the skills layer and the packages layer among the
 // layers of m, the manifest d; either may be nil. More than one of either
 // is refused.
@@ -142,20 +154,22 @@ func findLayers(d digest.Digest, m ocispec.Manifest) (skills, packages *ocispec.
 	return skills, packages, nil
 }
 
-// PeekSkillsLayer is the skills layer the manifest raw names, found
-// without checking the rest of the package: to fetch it while the config
-// is fetched and checked. ok is false when raw is no manifest, or names
-// none or more than one.
-func PeekSkillsLayer(raw []byte) (layer ocispec.Descriptor, ok bool) {
-	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return ocispec.Descriptor{}, false
+// PeekManifest reads raw, the manifest desc names, as Fetch reads a
+// package's manifest, without fetching its config, which the result does
+// not hold: to fetch the skills layer while the config is fetched and
+// checked. ok is false for what Fetch would refuse at this point.
+func PeekManifest(desc ocispec.Descriptor, raw []byte) (pkg *Package, ok bool) {
+	if desc.MediaType != ocispec.MediaTypeImageManifest {
+		return nil, false
 	}
-	skills, _, err := findLayers("", m)
-	if err != nil || skills == nil {
-		return ocispec.Descriptor{}, false
+	pkg, err := readManifest(desc, raw)
+	if err != nil {
+		return nil, false
 	}
-	return *skills, true
+	if pkg.Skills, _, err = findLayers(desc.Digest, pkg.Manifest); err != nil {
+		return nil, false
+	}
+	return pkg, true
 }
 
 // fetchSmall reads a blob that must fit in memory, verifying size and digest.

@@ -45,8 +45,9 @@ func newLayersAhead(ctx context.Context, g *Graph, opts Options) *layersAhead {
 }
 
 // start fetches the skills layer of the package l found, unless l is not
-// a registry's, its manifest was not held, names no single skills layer or
-// one over the size limit, or the layer's fetch was started already.
+// a registry's, its manifest was not held or is not a package's (see
+// artifact.PeekManifest), names no single skills layer, holds layers over
+// the size limit, or the layer's fetch was started already.
 func (a *layersAhead) start(l *looked) {
 	if a == nil || l.t.Kind != target.KindRemote {
 		return
@@ -55,10 +56,16 @@ func (a *layersAhead) start(l *looked) {
 	if !ok {
 		return
 	}
-	layer, ok := artifact.PeekSkillsLayer(manifest)
-	if !ok || !transfer.WithinLimit(layer.Size, a.maxSize) {
+	// Only a layer Check would let through: of a package, within the
+	// size limit.
+	pkg, ok := artifact.PeekManifest(l.desc, manifest)
+	if !ok || pkg.Skills == nil {
 		return
 	}
+	if _, err := transfer.LayersSize(pkg.Manifest.Layers, a.maxSize); err != nil {
+		return
+	}
+	layer := *pkg.Skills
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.started[layer.Digest]; ok {

@@ -476,13 +476,24 @@ func checked(src *target.Target, pkg *artifact.Package, err error, maxSize int64
 	if err != nil {
 		return nil, 0, src.Explain(err)
 	}
+	used, err := LayersSize(pkg.Manifest.Layers, maxSize)
+	if err != nil {
+		return nil, 0, errdefs.Invalid(fmt.Errorf("%s: its layers %w", src.Name(), err))
+	}
+	return pkg, used, nil
+}
+
+// LayersSize adds up the sizes of a package's layers, refusing what Check
+// refuses: a negative size, a sum past the 64-bit maximum, and one over
+// the limit maxSize means (see Options.MaxSize).
+func LayersSize(layers []ocispec.Descriptor, maxSize int64) (int64, error) {
 	budget := &sizeBudget{limit: limit(maxSize)}
-	for _, l := range pkg.Manifest.Layers {
+	for _, l := range layers {
 		if err := budget.add(l); err != nil {
-			return nil, 0, errdefs.Invalid(fmt.Errorf("%s: its layers %w", src.Name(), err))
+			return 0, err
 		}
 	}
-	return pkg, budget.used, nil
+	return budget.used, nil
 }
 
 // limit is the size limit maxSize means: 0 the default, negative none.
@@ -491,14 +502,6 @@ func limit(maxSize int64) int64 {
 		return layers.DefaultMaxSize
 	}
 	return maxSize
-}
-
-// WithinLimit says whether a blob of size bytes is within the limit
-// maxSize means for a package (see Options.MaxSize): a blob fetched
-// before its package is checked is not fetched when it could not pass.
-func WithinLimit(size, maxSize int64) bool {
-	l := limit(maxSize)
-	return size >= 0 && (l <= 0 || size <= l)
 }
 
 // sizeBudget adds up the sizes of the blobs of a copy, refusing a negative
