@@ -55,7 +55,10 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	for i, ref := range refs {
 		refs[i] = env.Opener.BareTag(ref)
 	}
-	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles}, opts.Verify)
+	// Every package is stored, so each layer is fetched with its
+	// config; but not before a set Strict refuses is refused.
+	ropts := resolve.Options{MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles, FetchLayers: !opts.Strict, Progress: env.Progress}
+	graph, err := env.resolveTrusted(ctx, refs, ".", ropts, opts.Verify)
 	if err != nil {
 		return nil, err
 	}
