@@ -15,7 +15,8 @@
 # --concurrency PKGS from a stax.yaml declaring them in version ranges
 # with no stax.lock (tags listed first); stax install --frozen
 # from that install's stax.yaml and stax.lock with the store already
-# holding them; stax pull -o of each, one after another; oras pull of
+# holding them; stax pull -o of each, one after another, and of all of
+# them in one command with --concurrency PKGS; oras pull of
 # each, one after another, all at once, and all at once with each layer
 # then unpacked by tar -xzf (what installing with oras takes). oras is
 # the version the Makefile pins, built into bin/tools on first use. A
@@ -131,6 +132,12 @@ job_stax_pull() {
 	local i
 	for ((i = 0; i < PKGS; i++)); do "$STAX" pull "${refs[i]}" -o "$run/out/p$i" >/dev/null; done
 }
+# One stax pull -o of all of them, as many at once as the parallel oras
+# pulls: their skills merged into one directory.
+job_stax_pull_all() {
+	export STAX_HOME=$run/home
+	"$STAX" pull --concurrency "$PKGS" -o "$run/out/all" "${refs[@]}" >/dev/null
+}
 # stax outdated reads stax.yaml and stax.lock and changes nothing, so
 # every run asks about the same project.
 job_outdated() { STAX_HOME=$run/home "$STAX" outdated --dir "$outdated_proj" >/dev/null; }
@@ -166,9 +173,9 @@ job_install_wide() {
 # The same packages declared in version ranges, as stax add --version
 # writes them, with no stax.lock yet: each repository's tags are listed
 # before its package is looked up.
+prepare_ranged() { cp "$work/ranged.yaml" "$run/proj/stax.yaml"; }
 job_install_ranged() {
 	export STAX_HOME=$run/home
-	cp "$work/ranged.yaml" "$run/proj/stax.yaml"
 	(cd "$run/proj" && "$STAX" install --concurrency "$PKGS" >/dev/null)
 }
 
@@ -202,14 +209,16 @@ declare -A label=(
 	[job_oras_parallel_untar]="oras pull of each, all at once, each layer then unpacked (tar -xzf)"
 	[job_frozen]="stax install --frozen, store holding them"
 	[job_stax_pull]="stax pull -o of each, one after another"
+	[job_stax_pull_all]="stax pull --concurrency $PKGS -o of all of them, one command"
 	[job_oras_serial]="oras pull of each, one after another"
 	[job_oras_parallel]="oras pull of each, all at once"
 )
 printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "vs parallel oras"
 row() { printf '| %s | %.2f | %s | %.2f× |\n' "${label[$1]}" "$wall" "$reqs" "$(echo "$wall / $base" | bc -l)"; }
-for job in job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_oras_serial job_oras_parallel_untar; do
+for job in job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_stax_pull_all job_oras_serial job_oras_parallel_untar; do
 	prepare=
 	[ "$job" = job_frozen ] && prepare=prepare_frozen
+	[ "$job" = job_install_ranged ] && prepare=prepare_ranged
 	measure "$job" "$prepare"
 	row "$job"
 done
@@ -230,7 +239,7 @@ printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "rou
 measure job_outdated
 printf '| %s | %.2f | %s | %.1f |\n' "${label[job_outdated]}" "$wall" "$reqs" "$(echo "$wall / $(seconds "$DELAY")" | bc -l)"
 if [ "${SHOW_REQUESTS:-}" = 1 ]; then
-	for job in job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_oras_serial job_oras_parallel job_oras_parallel_untar job_outdated; do
+	for job in job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_stax_pull_all job_oras_serial job_oras_parallel job_oras_parallel_untar job_outdated; do
 		echo "requests of one run of: ${label[$job]}"
 		sed 's/sha256:\([0-9a-f]\{12\}\)[0-9a-f]*/sha256:\1…/; s/^/  /' "$work/requests-$job"
 	done

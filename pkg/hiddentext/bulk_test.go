@@ -11,7 +11,9 @@ import (
 // finds, and where, is what scanning one character at a time finds. (Once
 // a file turns out binary nothing counts, so positions are not compared.)
 func FuzzBulkMatchesCharByChar(f *testing.F) {
-	for _, s := range []string{"hi\u200b there\n\x00\xff\u202e", "a\u200db", "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f x", "\ufeffa\n\nb\u0915\u094d\u200d\u0937", "x\ufe0f\ufe0f y"} {
+	for _, s := range []string{"hi\u200b there\n\x00\xff\u202e", "a\u200db", "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f x", "\ufeffa\n\nb\u0915\u094d\u200d\u0937", "x\ufe0f\ufe0f y",
+		// Runs of ASCII longer than the eight bytes Write tests at once.
+		"abcdefgh\u200b", "abcdefghijklmno\u202eabcdefghijklmnop\xff", "abcdefg\n\x00abcdefgh\x80"} {
 		f.Add([]byte(s), true)
 		f.Add([]byte(s), false)
 	}
