@@ -17,7 +17,9 @@ import (
 // Options.FetchLayers): a package's layer then comes with its config, in
 // the same round trip, instead of once the whole graph is resolved. It
 // only saves work: a fetch that fails leaves nothing, and storing the
-// graph fetches that layer again and reports its failure.
+// graph fetches that layer again and reports its failure. The fetches
+// are bounded by the lookups that start them, each of which holds its
+// slot until its layer is in (see prefetch).
 type layersAhead struct {
 	graph    *Graph
 	opener   *target.Opener
@@ -35,54 +37,57 @@ type layersAhead struct {
 }
 
 func newLayersAhead(ctx context.Context, g *Graph, opts Options) *layersAhead {
-	concurrency := opts.Concurrency
-	if concurrency <= 0 {
-		concurrency = transfer.DefaultConcurrency
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	return &layersAhead{graph: g, opener: opts.Opener, maxSize: opts.MaxSize, ctx: ctx, cancel: cancel, progress: opts.Progress,
-		slots: make(chan struct{}, concurrency), started: map[digest.Digest]chan struct{}{}, fetched: map[digest.Digest]bool{}}
+		started: map[digest.Digest]chan struct{}{}, fetched: map[digest.Digest]bool{}}
 }
 
-// start fetches the skills layer of the package l found, unless l is not
-// a registry's, its manifest was not held or is not a package's (see
-// artifact.PeekManifest), names no single skills layer, holds layers over
-// the size limit, or the layer's fetch was started already.
-func (a *layersAhead) start(l *looked) {
-	if a == nil || l.t.Kind != target.KindRemote {
-		return
+// start starts fetching the skills layer of the package l found (see
+// layerAhead), and returns a channel closed once the fetch has ended; nil
+// when there is none to fetch, or its fetch was started already.
+func (a *layersAhead) start(l *looked) <-chan struct{} {
+	if a == nil {
+		return nil
 	}
-	manifest, ok := l.held.heldBytes(l.desc.Digest)
+	layer, ok := layerAhead(l, a.maxSize)
 	if !ok {
-		return
+		return nil
 	}
-	// Only a layer Check would let through: of a package, within the
-	// size limit.
-	pkg, ok := artifact.PeekManifest(l.desc, manifest)
-	if !ok || pkg.Skills == nil {
-		return
-	}
-	if _, err := transfer.LayersSize(pkg.Manifest.Layers, a.maxSize); err != nil {
-		return
-	}
-	layer := *pkg.Skills
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.started[layer.Digest]; ok {
-		return
+		return nil
 	}
 	done := make(chan struct{})
 	a.started[layer.Digest] = done
 	a.wg.Go(func() {
 		defer close(done)
-		select {
-		case a.slots <- struct{}{}:
-		case <-a.ctx.Done():
-			return
-		}
-		defer func() { <-a.slots }()
 		a.fetch(l.t, layer)
 	})
+	return done
+}
+
+// layerAhead is the skills layer to fetch ahead of the package l found:
+// none when l is not a registry's, its manifest was not held or is not a
+// package's (see artifact.PeekManifest), names no single skills layer, or
+// holds layers over the size limit maxSize means. Only a layer Check
+// would let through is fetched.
+func layerAhead(l *looked, maxSize int64) (ocispec.Descriptor, bool) {
+	if l.t.Kind != target.KindRemote {
+		return ocispec.Descriptor{}, false
+	}
+	manifest, ok := l.held.heldBytes(l.desc.Digest)
+	if !ok {
+		return ocispec.Descriptor{}, false
+	}
+	pkg, ok := artifact.PeekManifest(l.desc, manifest)
+	if !ok || pkg.Skills == nil {
+		return ocispec.Descriptor{}, false
+	}
+	if _, err := transfer.LayersSize(pkg.Manifest.Layers, maxSize); err != nil {
+		return ocispec.Descriptor{}, false
+	}
+	return *pkg.Skills, true
 }
 
 // fetch stores layer, read from src, in the local store, unless the store
@@ -134,25 +139,24 @@ func (f fetchedAhead) Skipped(desc ocispec.Descriptor) {
 	}
 }
 
-// wait waits until the fetches of n's layers started ahead have ended.
+// wait waits until the fetch of n's layer started ahead, if any, has
+// ended.
 func (a *layersAhead) wait(ctx context.Context, n *Node) error {
-	if a == nil {
+	if a == nil || n.Package.Skills == nil {
 		return nil
 	}
-	for _, layer := range n.Package.Manifest.Layers {
-		a.mu.Lock()
-		done := a.started[layer.Digest]
-		a.mu.Unlock()
-		if done == nil {
-			continue
-		}
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	a.mu.Lock()
+	done := a.started[n.Package.Skills.Digest]
+	a.mu.Unlock()
+	if done == nil {
+		return nil
 	}
-	return nil
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // stop stops the fetches still under way and waits for them.

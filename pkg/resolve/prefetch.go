@@ -215,7 +215,7 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 	if rng != nil {
 		// Its errors name the declaration, as the walk's do: a
 		// declaration is its own path.
-		selectTag = func(t *target.Target) error { return r.selectInRange(t, rng, []string{decl}) }
+		selectTag = func(t *target.Target) error { return r.selectInRange(p.ctx, t, rng, []string{decl}) }
 	}
 	key := prefetchKey(ref, rng, mirror)
 	p.mu.Lock()
@@ -226,26 +226,37 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 	job := &pending{done: make(chan struct{})}
 	p.ahead[key] = job
 	p.wg.Go(func() {
-		defer close(job.done)
 		select {
 		case p.slots <- struct{}{}:
 		case <-p.ctx.Done():
 			job.l = &looked{openErr: p.ctx.Err()}
+			close(job.done)
 			return
 		}
+		// A slot is a package being fetched: its manifest, then its
+		// config and its layer (see Options.FetchLayers) at once.
+		defer func() { <-p.slots }()
 		l := r.lookUp(p.ctx, ref, mirror, selectTag)
+		var layer <-chan struct{}
 		if l.openErr == nil && l.lookupErr == nil {
-			r.graph.ahead.start(l)
+			layer = r.graph.ahead.start(l)
 			r.check(p.ctx, l)
 		}
-		<-p.slots
 		job.l = l
-		if l.checkErr != nil || l.pkg == nil {
-			return
+		close(job.done)
+		if l.checkErr == nil && l.pkg != nil {
+			for _, dep := range l.pkg.Config.Packages {
+				if d := pinnedDecl(dep); d != "" {
+					r.prefetch(d, registryOf(l.t), depth+1)
+				}
+			}
 		}
-		for _, dep := range l.pkg.Config.Packages {
-			if d := pinnedDecl(dep); d != "" {
-				r.prefetch(d, registryOf(l.t), depth+1)
+		// The walk goes on with what was checked; the slot is held
+		// until the layer is in too, or until resolving ends.
+		if layer != nil {
+			select {
+			case <-layer:
+			case <-p.ctx.Done():
 			}
 		}
 	})

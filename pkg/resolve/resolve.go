@@ -56,9 +56,9 @@ type Options struct {
 	// version its range allows. A pin wins over a range, and then no tag
 	// is listed.
 	Ranges map[string]*semver.Range
-	// Concurrency is how many registry packages are looked up and
-	// checked at once (see prefetch), and how many layers are fetched
-	// ahead at once; 0 is transfer.DefaultConcurrency.
+	// Concurrency is how many registry packages are fetched at once
+	// while resolving (see prefetch): each its manifest, then its config
+	// and, with FetchLayers, its layer; 0 is transfer.DefaultConcurrency.
 	Concurrency int
 	// FetchLayers, for a graph about to be stored, fetches each registry
 	// package's skills layer into the local store as soon as its
@@ -326,7 +326,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
 		}
 		r.graph.targets = append(r.graph.targets, t)
-		if err = r.selectInRange(t, r.ranges[decl], path); err == nil {
+		if err = r.selectInRange(r.ctx, t, r.ranges[decl], path); err == nil {
 			desc, err = t.Lookup(r.ctx)
 		}
 		if err != nil {
@@ -355,7 +355,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		if l = r.taken(decl, mirror, len(path)); l == nil {
 			var selectTag func(*target.Target) error
 			if rng != nil {
-				selectTag = func(t *target.Target) error { return r.selectInRange(t, rng, path) }
+				selectTag = func(t *target.Target) error { return r.selectInRange(r.ctx, t, rng, path) }
 			}
 			l = r.lookUp(r.ctx, ref, mirror, selectTag)
 		}
@@ -436,13 +436,13 @@ func pinnedDecl(dep artifact.PackageRef) string {
 // selectInRange gives t, when it names neither tag nor digest and rng is
 // set, the tag of the highest version rng allows among its repository's
 // tags. None in range is a resolution failure listing the tags there are.
-func (r *resolver) selectInRange(t *target.Target, rng *semver.Range, path []string) error {
+func (r *resolver) selectInRange(ctx context.Context, t *target.Target, rng *semver.Range, path []string) error {
 	if rng == nil || t.Ref.Tag != "" || t.Ref.Digest != "" {
 		return nil
 	}
 	repo := t.Ref
 	repo.Tag, repo.Digest = "", ""
-	tags, err := t.Tags(r.ctx)
+	tags, err := t.Tags(ctx)
 	if err != nil {
 		return resolutionError(path, err)
 	}
@@ -663,6 +663,12 @@ func (g *Graph) StartStore(ctx context.Context, opener *target.Opener, opts tran
 	s.done, s.errs = make([]chan struct{}, len(remote)), make([]error, len(remote))
 	for i := range s.done {
 		s.done[i] = make(chan struct{})
+	}
+	if g.ahead != nil {
+		// A store stopped needs no layer: a fetch ahead waiting for
+		// the store's lock, which it holds the graph's store for, lets
+		// go of it.
+		context.AfterFunc(ctx, g.ahead.cancel)
 	}
 	go func() {
 		defer close(s.finished)

@@ -15,6 +15,7 @@ import (
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
@@ -123,8 +124,8 @@ func TestInstallFetchesLayersWithTheirConfigs(t *testing.T) {
 }
 
 // An install that holds the local store while it fetches a layer, and
-// then finds a declaration naming no tag of the store, says so without
-// waiting for its own lock to list the tags nearest to it.
+// then finds a declaration naming no tag of the store, lists the tags
+// nearest to it without waiting for its own lock.
 func TestInstallNamesTheNearestLocalTagWhileFetching(t *testing.T) {
 	t.Parallel()
 	p := packagetest.New(t)
@@ -136,14 +137,17 @@ func TestInstallNamesTheNearestLocalTagWhileFetching(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Publish("solo:1", "solo, moved")
+	if _, err := workflow.Pack(context.Background(), env, workflow.PackOptions{Dir: writePackage(t, t.TempDir(), "solo", "x"), Tag: "solo:1"}); err != nil {
+		t.Fatal(err)
+	}
 	// The layer is fetched, with the store locked, before the walk
 	// reaches the mistyped tag: the two blobs are asked for at once.
 	p.Reg.AddFaults(registrytest.Gate(http.MethodGet, "/solo/blobs/", 2))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := workflow.Install(ctx, env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{p.Reg.Host + "/solo:1", "sol:1"}})
-	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "sol:1 is not in the local store") {
-		t.Fatalf("err = %v, want sol:1 named missing before the deadline", err)
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "sol:1 is not in the local store") || !strings.Contains(err.Error(), "the nearest local tags are solo:1") {
+		t.Fatalf("err = %v, want sol:1 named missing, and solo:1 nearest, before the deadline", err)
 	}
 }
 
@@ -178,5 +182,30 @@ func TestPullFetchesLayersWithTheirConfigs(t *testing.T) {
 		if gets != 2 {
 			t.Errorf("pull, output %v: %d blob requests, want 2 (config and layer, once each)", output, gets)
 		}
+	}
+}
+
+// An install that fails on its own while another process holds the local
+// store ends at once: the layer it fetched ahead, waiting for the store's
+// lock, lets go of the store.
+func TestInstallThatFailsWhileTheStoreIsBusyEnds(t *testing.T) {
+	t.Parallel()
+	s := installTwoPackages(t)
+	skill := filepath.Join(s.proj, ".claude", "skills", "s-a-1", "SKILL.md")
+	if err := os.WriteFile(skill, []byte("---\nname: s-a-1\ndescription: Mine now. Use when testing.\n---\nmine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.p.Publish("a:1", "a two")
+	// Another stax writes into the store until the test ends.
+	other, err := store.OpenLocal(context.Background(), s.env.Opener.StoreDir, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = s.install(ctx)
+	if errdefs.Of(err) != errdefs.FailedPrecondition || ctx.Err() != nil {
+		t.Fatalf("err = %v (%v), deadline %v; want the install's own refusal, before the deadline", err, errdefs.Of(err), ctx.Err())
 	}
 }
