@@ -77,25 +77,46 @@ func TestInstallCommitsNothingBeforeEveryPackageIsStored(t *testing.T) {
 
 // An install that fails on its own while packages are still being stored
 // stops storing them and reports its own failure at once: it does not wait
-// for a layer it will not use, nor let that wait's end stand for it.
+// for a layer it will not use, nor let that wait's end stand for it; nor,
+// while another process holds the local store, for the store's lock, which
+// the layer it fetched ahead waits for.
 func TestInstallThatFailsStopsTheStore(t *testing.T) {
 	t.Parallel()
-	s := installTwoPackages(t)
-	// The user edits a's skill, which a new a:1 would replace: the install
-	// must refuse, without --force.
-	skill := filepath.Join(s.proj, ".claude", "skills", "s-a-1", "SKILL.md")
-	if err := os.WriteFile(skill, []byte("---\nname: s-a-1\ndescription: Mine now. Use when testing.\n---\nmine\n"), 0o644); err != nil {
-		t.Fatal(err)
+	holds := map[string]func(t *testing.T, s *storedTwice){
+		// b's layer is held until the client gives up.
+		"a layer held": func(t *testing.T, s *storedTwice) {
+			s.p.Reg.AddFaults(registrytest.Gate(http.MethodGet, "/b/blobs/"+s.layer.String(), 2))
+		},
+		// Another stax writes into the store until the test ends.
+		"the store held": func(t *testing.T, s *storedTwice) {
+			other, err := store.OpenLocal(context.Background(), s.env.Opener.StoreDir, store.ReadWrite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { other.Close() })
+		},
 	}
-	s.p.Publish("a:1", "a two")
-	// b's layer is held until the client gives up: only a store that is
-	// stopped lets the install end before the deadline.
-	s.p.Reg.AddFaults(registrytest.Gate(http.MethodGet, "/b/blobs/"+s.layer.String(), 2))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, err := s.install(ctx)
-	if errdefs.Of(err) != errdefs.FailedPrecondition || ctx.Err() != nil {
-		t.Fatalf("err = %v (%v), deadline %v; want the install's own refusal, before the deadline", err, errdefs.Of(err), ctx.Err())
+	for name, hold := range holds {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := installTwoPackages(t)
+			// The user edits a's skill, which a new a:1 would replace:
+			// the install must refuse, without --force.
+			skill := filepath.Join(s.proj, ".claude", "skills", "s-a-1", "SKILL.md")
+			if err := os.WriteFile(skill, []byte("---\nname: s-a-1\ndescription: Mine now. Use when testing.\n---\nmine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s.p.Publish("a:1", "a two")
+			hold(t, s)
+			// Only a store that is stopped lets the install end before
+			// the deadline.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := s.install(ctx)
+			if errdefs.Of(err) != errdefs.FailedPrecondition || ctx.Err() != nil {
+				t.Fatalf("err = %v (%v), deadline %v; want the install's own refusal, before the deadline", err, errdefs.Of(err), ctx.Err())
+			}
+		})
 	}
 }
 
@@ -182,30 +203,5 @@ func TestPullFetchesLayersWithTheirConfigs(t *testing.T) {
 		if gets != 2 {
 			t.Errorf("pull, output %v: %d blob requests, want 2 (config and layer, once each)", output, gets)
 		}
-	}
-}
-
-// An install that fails on its own while another process holds the local
-// store ends at once: the layer it fetched ahead, waiting for the store's
-// lock, lets go of the store.
-func TestInstallThatFailsWhileTheStoreIsBusyEnds(t *testing.T) {
-	t.Parallel()
-	s := installTwoPackages(t)
-	skill := filepath.Join(s.proj, ".claude", "skills", "s-a-1", "SKILL.md")
-	if err := os.WriteFile(skill, []byte("---\nname: s-a-1\ndescription: Mine now. Use when testing.\n---\nmine\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.p.Publish("a:1", "a two")
-	// Another stax writes into the store until the test ends.
-	other, err := store.OpenLocal(context.Background(), s.env.Opener.StoreDir, store.ReadWrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, err = s.install(ctx)
-	if errdefs.Of(err) != errdefs.FailedPrecondition || ctx.Err() != nil {
-		t.Fatalf("err = %v (%v), deadline %v; want the install's own refusal, before the deadline", err, errdefs.Of(err), ctx.Err())
 	}
 }
