@@ -26,7 +26,6 @@ type layersAhead struct {
 	maxSize  int64
 	ctx      context.Context
 	cancel   context.CancelFunc
-	slots    chan struct{}
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	progress transfer.Progress
