@@ -35,8 +35,7 @@ func ReadLayer(ctx context.Context, n *Node, t *target.Target, read func(io.Read
 // merge.Materialize, as pull does: a registry package's layer goes into
 // the local store while read consumes it, one pass over its bytes, and
 // Graph.Store then finds it there rather than fetching it again. A layer
-// the store holds already, or once its fetch ahead has ended (see
-// Options.FetchLayers), is read from it; any other, from its package's
+// the store holds already is read from it; any other, from its package's
 // target.
 type StoreLayers struct {
 	Graph  *Graph
@@ -48,9 +47,6 @@ type StoreLayers struct {
 func (l StoreLayers) ReadLayer(ctx context.Context, n *Node, read func(io.Reader) error) error {
 	if n.Target.Kind != target.KindRemote {
 		return ReadLayer(ctx, n, n.Target, read)
-	}
-	if err := l.Graph.ahead.wait(ctx, n); err != nil {
-		return err
 	}
 	local, err := l.Graph.local(ctx, l.Opener)
 	if err != nil {

@@ -171,37 +171,3 @@ func TestInstallNamesTheNearestLocalTagWhileFetching(t *testing.T) {
 		t.Fatalf("err = %v, want sol:1 named missing, and solo:1 nearest, before the deadline", err)
 	}
 }
-
-// A pull fetches each package's layer beside its config too, and the
-// layer is then read once, from the store, into the directory.
-func TestPullFetchesLayersWithTheirConfigs(t *testing.T) {
-	t.Parallel()
-	for _, output := range []bool{false, true} {
-		p := packagetest.New(t)
-		p.Publish("solo:1", "solo")
-		env := homeEnv(t, t.TempDir())
-		env.Opener.Registry = p.Opener.Registry
-		blobs := registrytest.Gate(http.MethodGet, "/solo/blobs/", 2)
-		p.Reg.AddFaults(blobs)
-		// A pull that asks for the layer once the config is read is
-		// held until it gives up.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		opts := workflow.PullOptions{Refs: []string{p.Reg.Host + "/solo:1"}}
-		if output {
-			opts.OutputDir = filepath.Join(t.TempDir(), "out")
-		}
-		if _, err := workflow.Pull(ctx, env, opts); err != nil || !blobs.Released() {
-			t.Fatalf("pull, output %v: the config and the layer were not asked for at once: %v", output, err)
-		}
-		gets := 0
-		for _, q := range p.Reg.Requests() {
-			if q.Method == http.MethodGet && strings.Contains(q.Path, "/blobs/") {
-				gets++
-			}
-		}
-		if gets != 2 {
-			t.Errorf("pull, output %v: %d blob requests, want 2 (config and layer, once each)", output, gets)
-		}
-	}
-}

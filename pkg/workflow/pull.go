@@ -55,10 +55,7 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	for i, ref := range refs {
 		refs[i] = env.Opener.BareTag(ref)
 	}
-	// Every package is stored, so each layer is fetched with its
-	// config; but not before a set Strict refuses is refused.
-	ropts := resolve.Options{MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles, FetchLayers: !opts.Strict, Progress: env.Progress}
-	graph, err := env.resolveTrusted(ctx, refs, ".", ropts, opts.Verify)
+	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles}, opts.Verify)
 	if err != nil {
 		return nil, err
 	}
