@@ -49,6 +49,9 @@ func TestPolicyRequireLeavesTargetsUntouched(t *testing.T) {
 	if tree := listTree(t, proj); tree != "" {
 		t.Fatalf("install wrote to the project:\n%s", tree)
 	}
+	if after := listTree(t, filepath.Join(home, "store")); after != storeBefore {
+		t.Fatalf("install wrote to the local store:\n%s", after)
+	}
 
 	mirror := filepath.Join(t.TempDir(), "mirror")
 	r = runStax(t, "copy", "--verify", "require", "--key", pub, ref, "oci:"+mirror+":1.0.0")

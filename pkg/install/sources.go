@@ -51,6 +51,11 @@ type Request struct {
 	// Verify checks the resolved packages before anything is written, and
 	// returns the digests a trusted signature verified; nil checks none.
 	Verify func(g *resolve.Graph, require map[digest.Digest]bool) (verified map[digest.Digest]string, err error)
+	// MayRefuse says whether Verify may refuse the package decl declares,
+	// at manifest digest manifest, for its signature (with require nil);
+	// nil: it refuses none. Such a package's layer is fetched only once
+	// it is admitted; the others' come with their configs.
+	MayRefuse func(decl string, manifest digest.Digest) bool
 	// Copy are the options of storing the packages (progress, concurrency).
 	Copy      transfer.Options
 	Placement *Placement
@@ -86,12 +91,19 @@ type Installed struct {
 // Close the graph of the result.
 func Sources(ctx context.Context, req Request) (*Installed, error) {
 	frozen := req.Frozen != nil
-	// An install that will store what it resolves has each layer
-	// fetched with its package's config; a plan may stop it first.
 	ropts := resolve.Options{Opener: req.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency,
-		FetchLayers: req.Plan == nil, Progress: req.Copy.Progress}
+		Progress: req.Copy.Progress}
 	if frozen {
 		ropts.Pins = req.Frozen.Pins()
+	}
+	if req.Plan == nil {
+		// An install that will store what it resolves has each layer
+		// fetched with its package's config, but for a package Verify
+		// may refuse: nothing of it is written before it is admitted.
+		require := req.Frozen.VerifiedDigests()
+		ropts.FetchLayers = func(decl string, manifest digest.Digest) bool {
+			return !require[manifest] && (req.MayRefuse == nil || !req.MayRefuse(decl, manifest))
+		}
 	}
 	graph, err := resolve.Resolve(ctx, req.Sources, req.ProjectDir, ropts)
 	if err != nil {

@@ -21,7 +21,9 @@ import (
 // are bounded by the lookups that start them, each of which holds its
 // slot until its layer is in (see prefetch).
 type layersAhead struct {
-	graph    *Graph
+	graph *Graph
+	// admit is Options.FetchLayers.
+	admit    func(decl string, manifest digest.Digest) bool
 	opener   *target.Opener
 	maxSize  int64
 	ctx      context.Context
@@ -37,15 +39,16 @@ type layersAhead struct {
 
 func newLayersAhead(ctx context.Context, g *Graph, opts Options) *layersAhead {
 	ctx, cancel := context.WithCancel(ctx)
-	return &layersAhead{graph: g, opener: opts.Opener, maxSize: opts.MaxSize, ctx: ctx, cancel: cancel, progress: opts.Progress,
+	return &layersAhead{graph: g, admit: opts.FetchLayers, opener: opts.Opener, maxSize: opts.MaxSize, ctx: ctx, cancel: cancel, progress: opts.Progress,
 		started: map[digest.Digest]chan struct{}{}, fetched: map[digest.Digest]bool{}}
 }
 
-// start starts fetching the skills layer of the package l found (see
-// layerAhead), and returns a channel closed once the fetch has ended; nil
-// when there is none to fetch, or its fetch was started already.
-func (a *layersAhead) start(l *looked) <-chan struct{} {
-	if a == nil {
+// start starts fetching the skills layer of the package l found for
+// decl (see layerAhead), and returns a channel closed once the fetch has
+// ended; nil when there is none to fetch, FetchLayers does not admit it,
+// or its fetch was started already.
+func (a *layersAhead) start(l *looked, decl string) <-chan struct{} {
+	if a == nil || !a.admit(decl, l.desc.Digest) {
 		return nil
 	}
 	layer, ok := layerAhead(l, a.maxSize)

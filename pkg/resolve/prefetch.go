@@ -239,7 +239,7 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 		l := r.lookUp(p.ctx, ref, mirror, selectTag)
 		var layer <-chan struct{}
 		if l.openErr == nil && l.lookupErr == nil {
-			layer = r.graph.ahead.start(l)
+			layer = r.graph.ahead.start(l, decl)
 			r.check(p.ctx, l)
 		}
 		job.l = l

@@ -60,15 +60,17 @@ type Options struct {
 	// while resolving (see prefetch): each its manifest, then its config
 	// and, with FetchLayers, its layer; 0 is transfer.DefaultConcurrency.
 	Concurrency int
-	// FetchLayers, for a graph about to be stored, fetches each registry
-	// package's skills layer into the local store as soon as its
-	// manifest is read, beside its config, rather than once the whole
-	// graph is resolved: the layers of one level come while the next is
-	// looked up. The local store is then locked from the first such
-	// fetch until the graph is closed. A layer fetched for a package the
-	// graph then refuses, or does not store, stays in the store untagged,
-	// where a later install finds it.
-	FetchLayers bool
+	// FetchLayers, for a graph about to be stored, says of each registry
+	// package, by its declaration and its manifest's digest, whether to
+	// fetch its skills layer into the local store as soon as the manifest
+	// is read, beside its config, rather than once the whole graph is
+	// resolved: the layers of one level then come while the next is
+	// looked up. nil fetches none so. A package the caller may yet refuse
+	// (a signature to check) is not to be fetched so: a layer fetched for
+	// a package the graph then does not store stays in the store
+	// untagged, where a later install finds it. The local store is locked
+	// from the first such fetch until the graph is closed.
+	FetchLayers func(decl string, manifest digest.Digest) bool
 	// Progress, when set, is told about the layers fetched ahead; Store
 	// then does not report them again as blobs the store had.
 	Progress transfer.Progress
@@ -211,7 +213,7 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 		opts.Opener = &opener
 	}
 	g := &Graph{}
-	if opts.FetchLayers && opts.Opener != nil {
+	if opts.FetchLayers != nil && opts.Opener != nil {
 		g.ahead = newLayersAhead(ctx, g, opts)
 	}
 	return &resolver{ctx: ctx, opts: opts, graph: g, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges,

@@ -79,22 +79,9 @@ type EnforceOptions struct {
 // opts to pkgs, before anything is written. A package that must verify
 // and does not is a data-loss class error.
 func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcome, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	policy, err := LoadHomeFrom(getenv)
+	check, err := opts.check()
 	if err != nil {
 		return nil, err
-	}
-	check := Options{
-		Policy: trustpolicy.Merge(policy, opts.Project), Trusted: Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot},
-		Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize,
-	}
-	if opts.Mode != "" {
-		if check.Mode, err = trustpolicy.ParseMode(opts.Mode); err != nil {
-			return nil, errdefs.Invalid(err)
-		}
 	}
 	out, err := Check(ctx, pkgs, check)
 	switch {
@@ -104,6 +91,43 @@ func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcom
 		return nil, errdefs.Invalid(err)
 	}
 	return out, nil
+}
+
+// check is the Options of Check that opts make: the user's policy read,
+// the project's section over it, the mode parsed.
+func (opts EnforceOptions) check() (Options, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	policy, err := LoadHomeFrom(getenv)
+	if err != nil {
+		return Options{}, err
+	}
+	check := Options{
+		Policy: trustpolicy.Merge(policy, opts.Project), Trusted: Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot},
+		Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize,
+	}
+	if opts.Mode != "" {
+		if check.Mode, err = trustpolicy.ParseMode(opts.Mode); err != nil {
+			return Options{}, errdefs.Invalid(err)
+		}
+	}
+	return check, nil
+}
+
+// Refusing says which packages Enforce, with opts, may refuse for their
+// signature: those it checks in require mode, named as Package.Ref names
+// them, at the manifest digest given. What it may refuse is to be
+// written nowhere before it is checked.
+func Refusing(opts EnforceOptions) (func(ref string, manifest digest.Digest) bool, error) {
+	check, err := opts.check()
+	if err != nil {
+		return nil, err
+	}
+	return func(ref string, manifest digest.Digest) bool {
+		return check.mode(ref, manifest) == trustpolicy.ModeRequire
+	}, nil
 }
 
 // Signers are the packages a trusted signature verified, by digest, with

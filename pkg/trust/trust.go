@@ -87,6 +87,22 @@ type Options struct {
 	MaxSize int64
 }
 
+// mode is the mode the package ref names, at manifest d, is checked in:
+// the policy's rule for ref, unless Mode replaces it, and require for a
+// digest Require lists.
+func (opts Options) mode(ref string, d digest.Digest) trustpolicy.Mode {
+	if opts.Require[d] {
+		return trustpolicy.ModeRequire
+	}
+	if opts.Mode != "" {
+		return opts.Mode
+	}
+	if opts.Policy == nil {
+		return (&trustpolicy.Policy{}).Rule(ref).Mode
+	}
+	return opts.Policy.Rule(ref).Mode
+}
+
 // Outcome is what checking one package found.
 type Outcome struct {
 	Ref    string
@@ -110,16 +126,10 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 	var failed []error
 	out := make([]Outcome, 0, len(pkgs))
 	for _, p := range pkgs {
-		rule := policy.Rule(p.Ref)
-		if opts.Mode != "" {
-			rule.Mode = opts.Mode
-		}
+		rule := trustpolicy.Rule{Mode: opts.mode(p.Ref, p.Descriptor.Digest)}
 		trusted := opts.Trusted.Over(policy, p.Ref)
 		rule.Keys = trusted.Keys
 		keyless := trusted.keyless()
-		if opts.Require[p.Descriptor.Digest] {
-			rule.Mode = trustpolicy.ModeRequire
-		}
 		o := Outcome{Ref: p.Ref, Digest: p.Descriptor.Digest, Mode: rule.Mode}
 		if rule.Mode == trustpolicy.ModeNone {
 			out = append(out, o)

@@ -30,10 +30,26 @@ type Verification struct {
 // is the consumer project's own policy, laid over the user's; require
 // names digests that must verify whatever the policy says.
 func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, maxSize int64) ([]trust.Outcome, error) {
-	return trust.Enforce(ctx, pkgs, trust.EnforceOptions{
+	return trust.Enforce(ctx, pkgs, e.enforceOptions(v, project, require, maxSize))
+}
+
+func (e *Env) enforceOptions(v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
+	return trust.EnforceOptions{
 		Mode: v.Mode, Keys: v.Keys, Identities: v.Identities, TrustedRoot: v.TrustedRoot, Project: project, Require: require,
 		Warnings: e.warnings(), MaxSize: maxSize, Getenv: e.getenv,
-	})
+	}
+}
+
+// refusing says, of a package by its declaration and manifest digest,
+// whether enforce may refuse it for its signature (see trust.Refusing).
+func (e *Env) refusing(v Verification, project *trustpolicy.Policy) (func(decl string, manifest digest.Digest) bool, error) {
+	refusing, err := trust.Refusing(e.enforceOptions(v, project, nil, 0))
+	if err != nil {
+		return nil, err
+	}
+	return func(decl string, manifest digest.Digest) bool {
+		return refusing(trustpolicy.ScopeName(decl), manifest)
+	}, nil
 }
 
 // resolveTrusted resolves refs with everything they depend on and applies
