@@ -120,14 +120,22 @@ func TestInstallThatFailsStopsTheStore(t *testing.T) {
 	}
 }
 
-// A cold install fetches each package's layer beside its config, while
-// the packages are resolved: the two are asked for at once.
-func TestInstallFetchesLayersWithTheirConfigs(t *testing.T) {
-	t.Parallel()
+// publishSolo publishes solo:1 to a registry of its own, and gives an env
+// of a home of its own that reads from that registry.
+func publishSolo(t *testing.T) (*packagetest.Publisher, *workflow.Env) {
+	t.Helper()
 	p := packagetest.New(t)
 	p.Publish("solo:1", "solo")
 	env := homeEnv(t, t.TempDir())
 	env.Opener.Registry = p.Opener.Registry
+	return p, env
+}
+
+// A cold install fetches each package's layer beside its config, while
+// the packages are resolved: the two are asked for at once.
+func TestInstallFetchesLayersWithTheirConfigs(t *testing.T) {
+	t.Parallel()
+	p, env := publishSolo(t)
 	blobs := registrytest.Gate(http.MethodGet, "/solo/blobs/", 2)
 	p.Reg.AddFaults(blobs)
 	// An install that asks for the layer once the config is read is held
@@ -149,10 +157,7 @@ func TestInstallFetchesLayersWithTheirConfigs(t *testing.T) {
 // nearest to it without waiting for its own lock.
 func TestInstallNamesTheNearestLocalTagWhileFetching(t *testing.T) {
 	t.Parallel()
-	p := packagetest.New(t)
-	p.Publish("solo:1", "solo")
-	env := homeEnv(t, t.TempDir())
-	env.Opener.Registry = p.Opener.Registry
+	p, env := publishSolo(t)
 	proj := t.TempDir()
 	if _, err := workflow.Install(context.Background(), env, workflow.InstallOptions{Where: claudeCode(proj), Sources: []string{p.Reg.Host + "/solo:1"}}); err != nil {
 		t.Fatal(err)
