@@ -119,14 +119,16 @@ func (opts EnforceOptions) check() (Options, error) {
 // Refusing says which packages Enforce, with opts, may refuse for their
 // signature: those it checks in require mode, named as Package.Ref names
 // them, at the manifest digest given. What it may refuse is to be
-// written nowhere before it is checked.
+// written nowhere before it is checked. (A package Enforce checks in warn
+// mode may still fail it when no signer is trusted for it: a setup error,
+// not a refusal of the package.)
 func Refusing(opts EnforceOptions) (func(ref string, manifest digest.Digest) bool, error) {
 	check, err := opts.check()
 	if err != nil {
 		return nil, err
 	}
 	return func(ref string, manifest digest.Digest) bool {
-		return check.mode(ref, manifest) == trustpolicy.ModeRequire
+		return check.mode(check.Policy, ref, manifest) == trustpolicy.ModeRequire
 	}, nil
 }
 

@@ -88,19 +88,16 @@ type Options struct {
 }
 
 // mode is the mode the package ref names, at manifest d, is checked in:
-// the policy's rule for ref, unless Mode replaces it, and require for a
+// policy's rule for ref, unless Mode replaces it, and require for a
 // digest Require lists.
-func (opts Options) mode(ref string, d digest.Digest) trustpolicy.Mode {
+func (opts Options) mode(policy *trustpolicy.Policy, ref string, d digest.Digest) trustpolicy.Mode {
 	if opts.Require[d] {
 		return trustpolicy.ModeRequire
 	}
 	if opts.Mode != "" {
 		return opts.Mode
 	}
-	if opts.Policy == nil {
-		return (&trustpolicy.Policy{}).Rule(ref).Mode
-	}
-	return opts.Policy.Rule(ref).Mode
+	return policy.Rule(ref).Mode
 }
 
 // Outcome is what checking one package found.
@@ -126,7 +123,7 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 	var failed []error
 	out := make([]Outcome, 0, len(pkgs))
 	for _, p := range pkgs {
-		rule := trustpolicy.Rule{Mode: opts.mode(p.Ref, p.Descriptor.Digest)}
+		rule := trustpolicy.Rule{Mode: opts.mode(policy, p.Ref, p.Descriptor.Digest)}
 		trusted := opts.Trusted.Over(policy, p.Ref)
 		rule.Keys = trusted.Keys
 		keyless := trusted.keyless()

@@ -322,9 +322,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 			return trust.Signers(outcomes), err
 		},
 	}
-	if req.MayRefuse, err = env.refusing(opts.Verify, m.def.TrustPolicy(m.dir)); err != nil {
-		return nil, err
-	}
+	req.MayRefuse = env.refusing(opts.Verify, m.def.TrustPolicy(m.dir))
 	if opts.Frozen {
 		if req.Frozen, err = lock.ReadFrozen(filepath.Join(m.dir, lock.FileName), decls); err != nil {
 			return nil, err

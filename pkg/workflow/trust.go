@@ -5,6 +5,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
@@ -42,14 +43,32 @@ func (e *Env) enforceOptions(v Verification, project *trustpolicy.Policy, requir
 
 // refusing says, of a package by its declaration and manifest digest,
 // whether enforce may refuse it for its signature (see trust.Refusing).
-func (e *Env) refusing(v Verification, project *trustpolicy.Policy) (func(decl string, manifest digest.Digest) bool, error) {
+// The package is checked by a name its declaration need not be (a
+// dependency is fetched by its reference pinned to its digest, and
+// checked by its reference), and a scope may name a tag or a digest: any
+// of the names, or its repository, in require mode says it may. A
+// policy that cannot be read says so of every package, and is reported
+// by the check itself.
+func (e *Env) refusing(v Verification, project *trustpolicy.Policy) func(decl string, manifest digest.Digest) bool {
 	refusing, err := trust.Refusing(e.enforceOptions(v, project, nil, 0))
 	if err != nil {
-		return nil, err
+		return func(string, digest.Digest) bool { return true }
 	}
 	return func(decl string, manifest digest.Digest) bool {
-		return refusing(trustpolicy.ScopeName(decl), manifest)
-	}, nil
+		names := []string{decl}
+		if ref, err := reference.Parse(decl); err == nil {
+			ref.Digest = ""
+			names = append(names, ref.String())
+			ref.Tag = ""
+			names = append(names, ref.String())
+		}
+		for _, name := range names {
+			if refusing(trustpolicy.ScopeName(name), manifest) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // resolveTrusted resolves refs with everything they depend on and applies
