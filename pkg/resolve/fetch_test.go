@@ -46,35 +46,49 @@ func resolveAndStore(t *testing.T, p *packagetest.Publisher, opts resolve.Option
 	return g
 }
 
-// Resolving and storing a registry package asks for its manifest once, by
-// tag or by digest (no HEAD first), its config once and each layer once.
-func TestResolveAndStoreAskEachThingOnce(t *testing.T) {
-	t.Parallel()
+// publishTeamAndSolo publishes team:1, which depends on base:1, and
+// solo:1, and returns the declarations of team and solo.
+func publishTeamAndSolo(t *testing.T) (*packagetest.Publisher, []string) {
+	t.Helper()
 	p := packagetest.New(t)
 	p.Publish("base:1", "base")
 	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
 	p.Publish("solo:1", "solo")
-	p.Reg.ResetRequests()
+	return p, []string{p.Reg.Host + "/team:1", p.Reg.Host + "/solo:1"}
+}
 
-	g := resolveAndStore(t, p, resolve.Options{}, p.Reg.Host+"/team:1", p.Reg.Host+"/solo:1")
-	want := map[string]int{"GET team/manifests/1": 1, "GET solo/manifests/1": 1}
-	for _, n := range g.Order {
-		repo := strings.TrimPrefix(n.Key, p.Reg.Host+"/")
-		repo, _, _ = strings.Cut(repo, ":")
-		if repo == "base" {
-			want["GET base/manifests/"+n.Digest.String()] = 1
-		}
-		want["GET "+repo+"/blobs/"+n.Package.Manifest.Config.Digest.String()]++
-		for _, layer := range n.Package.Manifest.Layers {
-			want["GET "+repo+"/blobs/"+layer.Digest.String()]++
-		}
-	}
-	got := map[string]int{}
-	for _, q := range requestsOf(p.Reg) {
-		got[q]++
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("requests:\n%v\nwant one each of:\n%v", requestsOf(p.Reg), want)
+// Resolving and storing a registry package asks for its manifest once, by
+// tag or by digest (no HEAD first), its config once and each layer once,
+// whether the layers are fetched ahead (as install does) or when the
+// graph is stored.
+func TestResolveAndStoreAskEachThingOnce(t *testing.T) {
+	t.Parallel()
+	for name, fetchLayers := range map[string]func(string, digest.Digest) bool{"when stored": nil, "ahead": fetchAll} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p, decls := publishTeamAndSolo(t)
+			p.Reg.ResetRequests()
+			g := resolveAndStore(t, p, resolve.Options{FetchLayers: fetchLayers}, decls...)
+			want := map[string]int{"GET team/manifests/1": 1, "GET solo/manifests/1": 1}
+			for _, n := range g.Order {
+				repo := strings.TrimPrefix(n.Key, p.Reg.Host+"/")
+				repo, _, _ = strings.Cut(repo, ":")
+				if repo == "base" {
+					want["GET base/manifests/"+n.Digest.String()] = 1
+				}
+				want["GET "+repo+"/blobs/"+n.Package.Manifest.Config.Digest.String()]++
+				for _, layer := range n.Package.Manifest.Layers {
+					want["GET "+repo+"/blobs/"+layer.Digest.String()]++
+				}
+			}
+			got := map[string]int{}
+			for _, q := range requestsOf(p.Reg) {
+				got[q]++
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("requests:\n%v\nwant one each of:\n%v", requestsOf(p.Reg), want)
+			}
+		})
 	}
 }
 
@@ -92,15 +106,12 @@ func pinsOf(g *resolve.Graph) map[string]digest.Digest {
 // sees it move.
 func TestPinnedPackagesInTheStoreAskNothing(t *testing.T) {
 	t.Parallel()
-	p := packagetest.New(t)
-	p.Publish("base:1", "base")
-	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
-	p.Publish("solo:1", "solo")
-	decls := []string{p.Reg.Host + "/team:1", p.Reg.Host + "/solo:1"}
+	p, decls := publishTeamAndSolo(t)
 	first := resolveAndStore(t, p, resolve.Options{}, decls...)
 	p.Reg.ResetRequests()
 
-	again := resolveAndStore(t, p, resolve.Options{Pins: pinsOf(first)}, decls...)
+	// Fetching layers ahead, as a frozen install does, finds them stored.
+	again := resolveAndStore(t, p, resolve.Options{Pins: pinsOf(first), FetchLayers: fetchAll}, decls...)
 	if reqs := requestsOf(p.Reg); len(reqs) != 0 {
 		t.Errorf("a pinned resolution of stored packages made %d requests: %v", len(reqs), reqs)
 	}
