@@ -8,13 +8,9 @@ import (
 	"testing"
 )
 
-func TestRulePicksTheMostSpecificScope(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	policy := "mode: warn\nkeys: [default.pub]\nscopes:\n" +
-		"  - scope: ghcr.io/acme\n    mode: require\n    keys: [acme.pub]\n" +
-		"  - scope: ghcr.io/acme/experiments\n    mode: none\n" +
-		"  - scope: ghcr.io/acme/skills\n    keys: [/abs/skills.pub]\n"
+// loadPolicy writes policy as the trust policy file of dir and loads it.
+func loadPolicy(t *testing.T, dir, policy string) *Policy {
+	t.Helper()
 	path := filepath.Join(dir, FileName)
 	if err := os.WriteFile(path, []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
@@ -23,6 +19,17 @@ func TestRulePicksTheMostSpecificScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func TestRulePicksTheMostSpecificScope(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	policy := "mode: warn\nkeys: [default.pub]\nscopes:\n" +
+		"  - scope: ghcr.io/acme\n    mode: require\n    keys: [acme.pub]\n" +
+		"  - scope: ghcr.io/acme/experiments\n    mode: none\n" +
+		"  - scope: ghcr.io/acme/skills\n    keys: [/abs/skills.pub]\n"
+	p := loadPolicy(t, dir, policy)
 	for _, c := range []struct {
 		ref  string
 		want Rule
@@ -97,14 +104,7 @@ func TestScopeRequiresAnIdentity(t *testing.T) {
 		"  - scope: ghcr.io/acme\n    mode: require\n    identities:\n" +
 		"      - issuer: https://token.actions.githubusercontent.com\n        subjectRegExp: '^https://github.com/acme/.*'\n" +
 		"  - scope: ghcr.io/acme/keyed\n    keys: [acme.pub]\n"
-	path := filepath.Join(dir, FileName)
-	if err := os.WriteFile(path, []byte(policy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadPolicy(t, dir, policy)
 	actions := []Identity{{Issuer: "https://token.actions.githubusercontent.com", SubjectRegExp: "^https://github.com/acme/.*"}}
 	root := filepath.Join(dir, "trusted_root.json")
 	for _, c := range []struct {
