@@ -113,7 +113,6 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	}
 	res := &UpdateResult{DryRun: opts.DryRun, Ranges: []RangeUpdate{}, Packages: []PackageUpdate{}, Skills: []SkillUpdate{}}
 	env = env.rememberingTags()
-	listSourceTags(ctx, env, m, selected)
 	if opts.Latest {
 		if res.Ranges, err = moveRanges(ctx, env, m, selected); err != nil {
 			return nil, err
@@ -157,27 +156,6 @@ func selectSources(env *Env, m *manifest, refs []string) (map[string]bool, error
 		selected[pkg] = true
 	}
 	return selected, nil
-}
-
-// listSourceTags lists at once, up to env's concurrency, the tags of the
-// repositories of the selected sources that resolve through them (those
-// naming neither tag nor digest), for env to remember: the resolution
-// that follows, which asks one repository after the other, then finds
-// them listed. A failure is left for the resolution to meet and report
-// as it does, since a failed listing is not remembered.
-func listSourceTags(ctx context.Context, env *Env, m *manifest, selected map[string]bool) {
-	var repos []reference.Reference
-	for _, d := range m.sources() {
-		if !selected[d.Package()] || d.Path != "" || staxyaml.IsPath(d.Ref) || !reference.NamesHost(d.Ref) {
-			continue
-		}
-		ref, err := reference.Parse(d.Ref)
-		if err != nil || ref.IsLayout() || ref.Tag != "" || ref.Digest != "" {
-			continue
-		}
-		repos = append(repos, repositoryOf(ref, m.dir))
-	}
-	_, _ = listTags(ctx, env, repos)
 }
 
 // moveRanges gives each selected source with a range that does not allow
