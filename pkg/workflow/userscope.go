@@ -41,7 +41,12 @@ func userRecords(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, UserDir, userRecordsDir), nil
+	return userRecordsIn(home), nil
+}
+
+// userRecordsIn is userRecords of the stax home home.
+func userRecordsIn(home string) string {
+	return filepath.Join(home, UserDir, userRecordsDir)
 }
 
 // userScope reports whether w asks for the user's folders. Only the
@@ -76,7 +81,7 @@ func (e *Env) userPlacement(w Where) (*install.Placement, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	placement.Records = filepath.Join(home, UserDir, userRecordsDir)
+	placement.Records = userRecordsIn(home)
 	return placement, filepath.Join(home, UserDir, name), nil
 }
 
