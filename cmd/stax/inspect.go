@@ -33,8 +33,9 @@ its registry, reusing the blobs the local store holds; --offline reads the
 local store instead. A name without a registry host is a tag of the local
 store. For a local package every skill is listed with its frontmatter, read
 from the skills layer and checked against the digest the config records for
-it. For a remote package only the manifest and config are fetched, never
-the layer: skills come from the config.`,
+it. For a remote package only the manifest and config are fetched: skills come
+from the config, and from the layer only when the config lists none, as
+other writers' packages do.`,
 		Example: `  stax inspect example-skills:1.0.0
   stax inspect oci:./out:1.0.0 --output json
   stax inspect ghcr.io/acme/skills:1.0.0
