@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -394,3 +395,36 @@ func TestALayerFetchedAheadThatFailedIsFetchedAgain(t *testing.T) {
 
 // fetchAll fetches every layer ahead (see resolve.Options.FetchLayers).
 func fetchAll(string, digest.Digest) bool { return true }
+
+// A directory declaring its dependencies in version ranges is built while
+// the registry packages declared beside it, and their dependencies, are
+// looked up ahead: the ranges it records are read by those lookups at the
+// same time (run with -race).
+func TestRangesOfADirectoryWhileLookingAhead(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("acme/base:1", "base")
+	decls := []string{filepath.Join(t.TempDir(), "proj")}
+	def := "name: proj\nversion: 1.0.0\npackages:\n"
+	for i := range 6 {
+		p.Publish(fmt.Sprintf("acme/r%d:1.0.0", i), fmt.Sprintf("r%d", i))
+		def += fmt.Sprintf("  - {ref: %s/acme/r%d, version: ^1.0.0}\n", p.Reg.Host, i)
+		p.Publish(fmt.Sprintf("acme/team%d:1", i), fmt.Sprintf("team %d", i), p.Reg.Host+"/acme/base:1")
+		decls = append(decls, fmt.Sprintf("%s/acme/team%d:1", p.Reg.Host, i))
+	}
+	filetest.WriteFile(t, filepath.Join(decls[0], "stax.yaml"), def)
+	filetest.WriteFile(t, filepath.Join(decls[0], "skills", "own", "SKILL.md"), "---\nname: own\ndescription: The project's own skill. Use when testing.\n---\nOwn.\n")
+	// The race detector sees the two only when both happen in a run.
+	for range 4 {
+		g, err := resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Concurrency: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range g.Direct[0].Children {
+			if n.Tag != "1.0.0" || n.Range != "^1.0.0" {
+				t.Errorf("%s resolved to tag %q in range %q, want 1.0.0 in ^1.0.0", n.Ref, n.Tag, n.Range)
+			}
+		}
+		g.Close()
+	}
+}

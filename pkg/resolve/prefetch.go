@@ -143,7 +143,7 @@ func prefetchKey(ref reference.Reference, rng *semver.Range, mirror string) stri
 // equal to a declaration in a range is looked up by the walk in that
 // range (see fetch), which names the dependency's path in its errors.
 func (r *resolver) inRange(decl string, ref reference.Reference, depth int) (rng *semver.Range, ahead bool) {
-	rng = r.ranges[decl]
+	rng = r.rangeOf(decl)
 	if rng == nil || ref.Digest != "" {
 		return nil, true
 	}

@@ -169,8 +169,10 @@ type resolver struct {
 	// package that declared it (see openMirrored).
 	mirrors map[string]string
 	// ranges are Options.Ranges and the ranges of the packages built
-	// projects declare, by declaration.
-	ranges map[string]*semver.Range
+	// projects declare, by declaration: the walk adds to them while
+	// lookups ahead read them (see rangeOf).
+	ranges   map[string]*semver.Range
+	rangesMu sync.Mutex
 	// ahead fetches what the walk is about to reach (see prefetch).
 	ahead *prefetcher
 }
@@ -328,7 +330,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
 		}
 		r.graph.targets = append(r.graph.targets, t)
-		if err = r.selectInRange(r.ctx, t, r.ranges[decl], path); err == nil {
+		if err = r.selectInRange(r.ctx, t, r.rangeOf(decl), path); err == nil {
 			desc, err = t.Lookup(r.ctx)
 		}
 		if err != nil {
@@ -351,7 +353,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		}
 	default:
 		mirror := r.mirrors[decl]
-		rng := r.ranges[decl]
+		rng := r.rangeOf(decl)
 		// A dependency listed without a digest that reads like a
 		// declaration with a range is looked up here, in the range.
 		if l = r.taken(decl, mirror, len(path)); l == nil {
@@ -396,7 +398,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	case ref.Tag == "":
 		n.Tag = pinnedTag
 	}
-	if rng := r.ranges[decl]; rng != nil {
+	if rng := r.rangeOf(decl); rng != nil {
 		n.Range = rng.String()
 	}
 	r.remember(n)
@@ -579,7 +581,9 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 				if err != nil {
 					return nil, nil, errdefs.Invalid(fmt.Errorf("%s: %w", filepath.Join(p.Root, staxyaml.FileName), err))
 				}
+				r.rangesMu.Lock()
 				r.ranges[decl] = rng
+				r.rangesMu.Unlock()
 			}
 			child, err := r.resolve(decl, p.Root, path)
 			if err != nil && r.opts.Build.Publish && dep.Path != "" {
@@ -593,6 +597,13 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 		}
 	}
 	return children, deps, nil
+}
+
+// rangeOf is the version range of decl, nil for none.
+func (r *resolver) rangeOf(decl string) *semver.Range {
+	r.rangesMu.Lock()
+	defer r.rangesMu.Unlock()
+	return r.ranges[decl]
 }
 
 // seen returns the node already resolved for (key, dgst), or a conflict
