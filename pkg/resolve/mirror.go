@@ -3,8 +3,6 @@ package resolve
 import (
 	"context"
 
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
@@ -31,24 +29,24 @@ func (r *resolver) noteMirror(decl string, parent *target.Target) {
 	r.mirrors[decl] = parent.Ref.Registry
 }
 
-// openMirrored opens ref on mirror, the registry of the package that
-// declared it, when that is another registry and ref names a digest or a
-// tag; ok is false when the package is not there.
-func (r *resolver) openMirrored(ctx context.Context, mirror string, ref reference.Reference) (*target.Target, ocispec.Descriptor, bool) {
+// lookUpMirrored looks ref up on mirror, the registry of the package
+// that declared it, when that is another registry and ref names a digest
+// or a tag; nil when the package is not there.
+func (r *resolver) lookUpMirrored(ctx context.Context, mirror string, ref reference.Reference) *looked {
 	if mirror == "" || ref.IsLayout() || (ref.Digest == "" && ref.Tag == "") || ref.Registry == mirror {
-		return nil, ocispec.Descriptor{}, false
+		return nil
 	}
 	mirrored := ref
 	mirrored.Registry = mirror
 	t, err := r.opts.Opener.Open(ctx, mirrored, store.ReadOnly)
 	if err != nil {
-		return nil, ocispec.Descriptor{}, false
+		return nil
 	}
 	desc, err := t.Lookup(ctx)
 	if err != nil {
 		t.Close()
-		return nil, ocispec.Descriptor{}, false
+		return nil
 	}
 	r.opened(t)
-	return t, desc, true
+	return &looked{t: t, desc: desc, held: holdBlobs(t.GraphTarget)}
 }

@@ -27,9 +27,8 @@ import (
 // looked is what looking up and checking a registry reference gave. Its
 // errors are unexplained: the walk names the path it reached them by.
 type looked struct {
-	t        *target.Target
-	mirrored bool
-	desc     ocispec.Descriptor
+	t    *target.Target
+	desc ocispec.Descriptor
 	// openErr is the failure to open the repository, lookupErr to find
 	// the manifest the reference names; checkErr the failure to read and
 	// vet the package.
@@ -40,18 +39,16 @@ type looked struct {
 	checked bool
 }
 
-// lookUp opens ref on its registry (or the mirror, see openMirrored) and
+// lookUp opens ref on its registry (or the mirror, see lookUpMirrored) and
 // finds the manifest it names, fetching it in the same request. A
 // reference pinned by digest is read from the local store when it holds
 // the package. selectTag, when set, picks the tag first (see
 // selectInRange).
 func (r *resolver) lookUp(ctx context.Context, ref reference.Reference, mirror string, selectTag func(*target.Target) error) *looked {
-	l := &looked{}
-	if t, desc, ok := r.openMirrored(ctx, mirror, ref); ok {
-		l.t, l.desc, l.mirrored = t, desc, true
-		l.held = holdBlobs(t.GraphTarget)
+	if l := r.lookUpMirrored(ctx, mirror, ref); l != nil {
 		return l
 	}
+	l := &looked{}
 	if ref.Digest != "" {
 		l.t, l.openErr = r.opts.Opener.OpenPinned(ctx, ref)
 	} else {
@@ -124,7 +121,7 @@ func newPrefetcher(ctx context.Context, concurrency int) *prefetcher {
 // prefetchKey names a lookup by what it fetches: the reference in full,
 // pinned as the walk pins it, the range its tag is picked in (nil when it
 // is not), and the registry of the package that declared it when that is
-// another registry (see openMirrored), so that a declaration, a
+// another registry (see lookUpMirrored), so that a declaration, a
 // dependency and a lock's pin of the same package are one lookup, and a
 // declaration in a range is not mistaken for the same reference without.
 func prefetchKey(ref reference.Reference, rng *semver.Range, mirror string) string {
@@ -170,7 +167,7 @@ func (r *resolver) pinned(decl string) (reference.Reference, bool) {
 // prefetchPins starts looking up every registry package the lock pins that
 // is on the registry of a declaration: the dependencies of a locked
 // install are known up front, and need not wait for their dependents'
-// configs. A pin elsewhere may be read from a mirror (see openMirrored),
+// configs. A pin elsewhere may be read from a mirror (see lookUpMirrored),
 // which only its dependent knows, so it waits for the walk.
 func (r *resolver) prefetchPins(decls []string) {
 	registries := map[string]bool{}

@@ -166,7 +166,7 @@ type resolver struct {
 	// stack holds the keys being resolved, for cycle detection.
 	stack []string
 	// mirrors maps a dependency's declaration to the registry of the
-	// package that declared it (see openMirrored).
+	// package that declared it (see lookUpMirrored).
 	mirrors map[string]string
 	// ranges are Options.Ranges and the ranges of the packages built
 	// projects declare, by declaration: the walk adds to them while
@@ -337,9 +337,8 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
 		}
 	case !reference.NamesHost(decl):
-		if mt, mdesc, ok := r.openMirrored(r.ctx, r.mirrors[decl], ref); ok {
-			l = &looked{t: mt, desc: mdesc, mirrored: true, held: holdBlobs(mt.GraphTarget)}
-			t, desc = mt, mdesc
+		if l = r.lookUpMirrored(r.ctx, r.mirrors[decl], ref); l != nil {
+			t, desc = l.t, l.desc
 			break
 		}
 		// A name without a registry host is a tag of the local store, as
