@@ -63,7 +63,7 @@ func TestInstallMergesMemoryIntoNewVersion(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("MEMORY.md:\n%s\nwant:\n%s", got, want)
 	}
-	if drift, err := Check(dir); err != nil || len(drift) != 0 {
+	if drift, err := CheckIn(dir, ""); err != nil || len(drift) != 0 {
 		t.Errorf("Check after the merge: %+v, %v; want the record to hold the merged file", drift, err)
 	}
 }

@@ -86,12 +86,6 @@ func readRecord(folder *os.Root, where string) (*Record, error) {
 	return r, nil
 }
 
-// ReadRecord returns what stax installed in dir; an empty record when
-// nothing.
-func ReadRecord(dir string) (*Record, error) {
-	return ReadRecordIn(dir, "")
-}
-
 // ReadRecordIn returns what stax installed in dir, as the record kept in
 // recordDir says (see RecordDir), or the folder's own when recordDir is
 // "" or holds none yet; an empty record when nothing.
@@ -469,11 +463,6 @@ func drift(folder *os.Root, name string, want InstalledSkill, trustStat bool) (*
 		return nil, nil
 	}
 	return d, nil
-}
-
-// Check compares the skills recorded in dir with the files on disk.
-func Check(dir string) ([]Drift, error) {
-	return CheckIn(dir, "")
 }
 
 // CheckIn compares the skills recorded for dir, in recordDir as

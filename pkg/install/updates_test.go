@@ -28,7 +28,7 @@ func TestUpdatesNameThePackageBeforeAndAfter(t *testing.T) {
 	if _, err := Install(context.Background(), skills(from, "a\n"), Options{Dir: dir, LockDir: locks}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := ReadRecord(dir)
+	rec, err := ReadRecordIn(dir, "")
 	if err != nil || rec.Skills["a"].PackageVersion != "1.0.0" {
 		t.Fatalf("record %+v, %v: want version 1.0.0 recorded", rec, err)
 	}
@@ -40,7 +40,7 @@ func TestUpdatesNameThePackageBeforeAndAfter(t *testing.T) {
 		t.Errorf("updates %+v, want %+v", res.Updates, want)
 	}
 	// b, unchanged and not written again, now comes from the new version.
-	rec, err = ReadRecord(dir)
+	rec, err = ReadRecordIn(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
