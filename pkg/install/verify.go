@@ -48,9 +48,9 @@ type VerifyOptions struct {
 // where to find their packages.
 type SignedOptions struct {
 	// Trusted are the signers the command names; with none, each
-	// package's signers come from the trust policy at Policy (default:
-	// the user's), and a package no signer is trusted for is not
-	// checked. Its trusted root replaces the policy's.
+	// package's signers come from the trust policy file at Policy, and a
+	// package no signer is trusted for is not checked. Its trusted root
+	// replaces the policy's.
 	Trusted trust.Trusted
 	Policy  string
 	// Open gives the source of packages and the size limit of a read; it

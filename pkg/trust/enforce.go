@@ -16,13 +16,8 @@ import (
 	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
-// HomePolicyPath is the user's trust policy, $STAX_HOME/trust.yaml.
-func HomePolicyPath() (string, error) {
-	return HomePolicyPathFrom(os.Getenv)
-}
-
-// HomePolicyPathFrom is HomePolicyPath with the variables read through
-// getenv.
+// HomePolicyPathFrom is the user's trust policy, $STAX_HOME/trust.yaml,
+// with the variables read through getenv.
 func HomePolicyPathFrom(getenv func(string) string) (string, error) {
 	home, err := store.HomeFrom(getenv)
 	if err != nil {
@@ -31,13 +26,8 @@ func HomePolicyPathFrom(getenv func(string) string) (string, error) {
 	return filepath.Join(home, trustpolicy.FileName), nil
 }
 
-// LoadHome loads the user's trust policy; a missing file is the empty
-// policy.
-func LoadHome() (*trustpolicy.Policy, error) {
-	return LoadHomeFrom(os.Getenv)
-}
-
-// LoadHomeFrom is LoadHome with the variables read through getenv.
+// LoadHomeFrom loads the user's trust policy, with the variables read
+// through getenv; a missing file is the empty policy.
 func LoadHomeFrom(getenv func(string) string) (*trustpolicy.Policy, error) {
 	path, err := HomePolicyPathFrom(getenv)
 	if err != nil {
@@ -145,19 +135,13 @@ func Signers(outcomes []Outcome) map[digest.Digest]string {
 }
 
 // PolicySigners are the signers trusted for ref: those s names (a
-// command's flags), else those of the trust policy at path (default: the
-// user's), whose trusted root s's does not replace. The policy is read
+// command's flags), else those of the trust policy at path, whose
+// trusted root s's does not replace. The policy is read
 // only when s leaves it something to give. No signer is an
 // invalid-argument error naming the fix.
 func PolicySigners(path, ref string, s Trusted) (Trusted, error) {
 	if s.Named() && (s.TrustedRoot != "" || len(s.Identities) == 0) {
 		return s, nil
-	}
-	if path == "" {
-		var err error
-		if path, err = HomePolicyPath(); err != nil {
-			return Trusted{}, err
-		}
 	}
 	policy, err := trustpolicy.Load(path)
 	if err != nil {

@@ -37,14 +37,13 @@ func TestSignersAreTheVerifiedPackages(t *testing.T) {
 
 func TestPolicySigners(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv(store.EnvHome, home)
 	write := func(path, text string) string {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return path
 	}
-	write(filepath.Join(home, trustpolicy.FileName), "scopes:\n  - scope: docker.io/acme\n    keys: [acme.pub]\n")
+	homePolicy := write(filepath.Join(home, trustpolicy.FileName), "scopes:\n  - scope: docker.io/acme\n    keys: [acme.pub]\n")
 	other := write(filepath.Join(t.TempDir(), "other.yaml"), "keys: [all.pub]\n")
 	bad := write(filepath.Join(t.TempDir(), "bad.yaml"), "mode: strict\n")
 	for _, c := range []struct {
@@ -53,9 +52,9 @@ func TestPolicySigners(t *testing.T) {
 		class           errdefs.Class
 		message         string
 	}{
-		{name: "home policy", ref: "docker.io/acme/skills:1", want: []string{filepath.Join(home, "acme.pub")}},
+		{name: "home policy", path: homePolicy, ref: "docker.io/acme/skills:1", want: []string{filepath.Join(home, "acme.pub")}},
 		{name: "given policy", path: other, ref: "ghcr.io/x/y:1", want: []string{filepath.Join(filepath.Dir(other), "all.pub")}},
-		{name: "no key", ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "list keys or identities for it in " + filepath.Join(home, trustpolicy.FileName)},
+		{name: "no key", path: homePolicy, ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "list keys or identities for it in " + filepath.Join(home, trustpolicy.FileName)},
 		{name: "bad policy", path: bad, ref: "ghcr.io/x/y:1", class: errdefs.InvalidArgument, message: "strict"},
 	} {
 		trusted, err := PolicySigners(c.path, c.ref, Trusted{})

@@ -35,9 +35,6 @@ func (s Trusted) Named() bool { return len(s.Keys) > 0 || len(s.Identities) > 0 
 // trusted root over the policy's.
 func (s Trusted) Over(policy *trustpolicy.Policy, ref string) Trusted {
 	out := s
-	if policy == nil {
-		policy = &trustpolicy.Policy{}
-	}
 	keyless := policy.Keyless(ref)
 	if !s.Named() {
 		out.Keys, out.Identities = policy.Rule(ref).Keys, keyless.Identities
@@ -50,11 +47,7 @@ func (s Trusted) Over(policy *trustpolicy.Policy, ref string) Trusted {
 
 // Verifiers are the verifiers of s's key files and identities.
 func (s Trusted) Verifiers() ([]signature.Verifier, error) {
-	return newLoader().verifiers(s.Keys, s.keyless())
-}
-
-func (s Trusted) keyless() trustpolicy.Keyless {
-	return trustpolicy.Keyless{Identities: s.Identities, TrustedRoot: s.TrustedRoot}
+	return newLoader().verifiers(s)
 }
 
 // Package is one package to check.
@@ -123,19 +116,17 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 	var failed []error
 	out := make([]Outcome, 0, len(pkgs))
 	for _, p := range pkgs {
-		rule := trustpolicy.Rule{Mode: opts.mode(policy, p.Ref, p.Descriptor.Digest)}
-		trusted := opts.Trusted.Over(policy, p.Ref)
-		rule.Keys = trusted.Keys
-		keyless := trusted.keyless()
-		o := Outcome{Ref: p.Ref, Digest: p.Descriptor.Digest, Mode: rule.Mode}
-		if rule.Mode == trustpolicy.ModeNone {
+		mode := opts.mode(policy, p.Ref, p.Descriptor.Digest)
+		o := Outcome{Ref: p.Ref, Digest: p.Descriptor.Digest, Mode: mode}
+		if mode == trustpolicy.ModeNone {
 			out = append(out, o)
 			continue
 		}
-		if len(rule.Keys) == 0 && len(keyless.Identities) == 0 {
-			return nil, fmt.Errorf("%s must be verified (%s), but no signer is trusted for it: add keys or identities to the trust policy, or pass --key or --certificate-identity", p.Ref, rule.Mode)
+		trusted := opts.Trusted.Over(policy, p.Ref)
+		if !trusted.Named() {
+			return nil, fmt.Errorf("%s must be verified (%s), but no signer is trusted for it: add keys or identities to the trust policy, or pass --key or --certificate-identity", p.Ref, mode)
 		}
-		vs, err := loaded.verifiers(rule.Keys, keyless)
+		vs, err := loaded.verifiers(trusted)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Ref, err)
 		}
@@ -144,7 +135,7 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 		case err == nil:
 		case !errors.Is(err, signature.ErrNotVerified):
 			return nil, fmt.Errorf("verify %s: %w", p.Ref, err)
-		case rule.Mode == trustpolicy.ModeRequire:
+		case mode == trustpolicy.ModeRequire:
 			failed = append(failed, fmt.Errorf("%s: %w", p.Ref, err))
 		default:
 			o.Err = err
@@ -171,9 +162,9 @@ func newLoader() *loader {
 	return &loader{keys: map[string]signature.Verifier{}, roots: map[string]root.TrustedMaterial{}}
 }
 
-func (l *loader) verifiers(paths []string, keyless trustpolicy.Keyless) ([]signature.Verifier, error) {
-	out := make([]signature.Verifier, 0, len(paths)+1)
-	for _, path := range paths {
+func (l *loader) verifiers(s Trusted) ([]signature.Verifier, error) {
+	out := make([]signature.Verifier, 0, len(s.Keys)+1)
+	for _, path := range s.Keys {
 		v, ok := l.keys[path]
 		if !ok {
 			data, err := os.ReadFile(path)
@@ -188,22 +179,22 @@ func (l *loader) verifiers(paths []string, keyless trustpolicy.Keyless) ([]signa
 		}
 		out = append(out, v)
 	}
-	if len(keyless.Identities) == 0 {
+	if len(s.Identities) == 0 {
 		return out, nil
 	}
-	if keyless.TrustedRoot == "" {
+	if s.TrustedRoot == "" {
 		return nil, errors.New("a certificate identity is trusted, but no trusted root to check it against: pass --trusted-root trusted_root.json, or set trustedRoot in the trust policy")
 	}
-	material, ok := l.roots[keyless.TrustedRoot]
+	material, ok := l.roots[s.TrustedRoot]
 	if !ok {
 		var err error
-		if material, err = signature.LoadTrustedRoot(keyless.TrustedRoot); err != nil {
+		if material, err = signature.LoadTrustedRoot(s.TrustedRoot); err != nil {
 			return nil, err
 		}
-		l.roots[keyless.TrustedRoot] = material
+		l.roots[s.TrustedRoot] = material
 	}
-	ids := make([]signature.Identity, len(keyless.Identities))
-	for i, id := range keyless.Identities {
+	ids := make([]signature.Identity, len(s.Identities))
+	for i, id := range s.Identities {
 		ids[i] = signature.Identity(id)
 	}
 	kv, err := signature.NewKeylessVerifier(material, signature.KeylessOptions{Identities: ids})
