@@ -249,7 +249,8 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 		return fail(ReasonSubjectMismatch, "it signs %s, not %s", subjectDigests(st), desc.Digest)
 	}
 	v := &Verified{Signer: signer.ID(), Signature: ref, Format: format}
-	if cert := result.Signature.Certificate; cert != nil {
+	if result.Signature != nil && result.Signature.Certificate != nil {
+		cert := result.Signature.Certificate
 		v.Signer, v.Identity, v.Issuer = cert.SubjectAlternativeName, cert.SubjectAlternativeName, cert.Extensions.Issuer
 		// A keyless signature's time is the one a log or timestamp
 		// authority vouched for, not one the signer states.
@@ -307,9 +308,6 @@ func signerOf(b *bundle.Bundle, verifiers []Verifier) (Verifier, *verify.Verific
 	var claimedErr error
 	for _, v := range verifiers {
 		if res, err := v.Verify(b); err == nil {
-			if res.Signature == nil {
-				res.Signature = &verify.SignatureVerificationResult{}
-			}
 			return v, res, "", ""
 		} else if v.Claimed(b) {
 			claimedErr = err
