@@ -338,7 +338,7 @@ func TestRangedDeclarationWithNoTagInRangeIsNamed(t *testing.T) {
 	decls := []string{p.Reg.Host + "/ok:1.0.0", p.Reg.Host + "/old"}
 	_, err = resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Concurrency: 2,
 		Ranges: map[string]*semver.Range{decls[1]: caret2}})
-	want := "resolve " + decls[1] + ": " + decls[1] + ": no tag of " + p.Reg.Host + "/old is a version in the range ^2.0.0: its tags are 1.0.0"
+	want := "resolve " + decls[1] + ": no tag of " + p.Reg.Host + "/old is a version in the range ^2.0.0: its tags are 1.0.0"
 	if err == nil || !strings.HasPrefix(err.Error(), want) || errdefs.Of(err) != errdefs.Unresolved {
 		t.Fatalf("error %v (%v), want it to start %q, unresolved", err, errdefs.Of(err), want)
 	}

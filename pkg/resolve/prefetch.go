@@ -210,9 +210,7 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 	}
 	var selectTag func(*target.Target) error
 	if rng != nil {
-		// Its errors name the declaration, as the walk's do: a
-		// declaration is its own path.
-		selectTag = func(t *target.Target) error { return r.selectInRange(p.ctx, t, rng, []string{decl}) }
+		selectTag = func(t *target.Target) error { return selectInRange(p.ctx, t, rng) }
 	}
 	key := prefetchKey(ref, rng, mirror)
 	p.mu.Lock()

@@ -330,7 +330,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
 		}
 		r.graph.targets = append(r.graph.targets, t)
-		if err = r.selectInRange(r.ctx, t, r.rangeOf(decl), path); err == nil {
+		if err = selectInRange(r.ctx, t, r.rangeOf(decl)); err == nil {
 			desc, err = t.Lookup(r.ctx)
 		}
 		if err != nil {
@@ -358,7 +358,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		if l = r.taken(decl, mirror, len(path)); l == nil {
 			var selectTag func(*target.Target) error
 			if rng != nil {
-				selectTag = func(t *target.Target) error { return r.selectInRange(r.ctx, t, rng, path) }
+				selectTag = func(t *target.Target) error { return selectInRange(r.ctx, t, rng) }
 			}
 			l = r.lookUp(r.ctx, ref, mirror, selectTag)
 		}
@@ -439,7 +439,7 @@ func pinnedDecl(dep artifact.PackageRef) string {
 // selectInRange gives t, when it names neither tag nor digest and rng is
 // set, the tag of the highest version rng allows among its repository's
 // tags. None in range is a resolution failure listing the tags there are.
-func (r *resolver) selectInRange(ctx context.Context, t *target.Target, rng *semver.Range, path []string) error {
+func selectInRange(ctx context.Context, t *target.Target, rng *semver.Range) error {
 	if rng == nil || t.Ref.Tag != "" || t.Ref.Digest != "" {
 		return nil
 	}
@@ -447,12 +447,12 @@ func (r *resolver) selectInRange(ctx context.Context, t *target.Target, rng *sem
 	repo.Tag, repo.Digest = "", ""
 	tags, err := t.Tags(ctx)
 	if err != nil {
-		return resolutionError(path, err)
+		return err
 	}
 	tag, ok := semver.Highest(tags, rng)
 	if !ok {
-		return errdefs.Resolution(fmt.Errorf("%s: no tag of %s is a version in the range %s: %s",
-			strings.Join(path, " → "), repo.Familiar(), rng, describeTags(tags)))
+		return errdefs.Resolution(fmt.Errorf("no tag of %s is a version in the range %s: %s",
+			repo.Familiar(), rng, describeTags(tags)))
 	}
 	t.Ref.Tag = tag
 	return nil
