@@ -18,9 +18,8 @@ import (
 // A Fault is a rule of the fault-injecting layer in front of the registry.
 // It matches requests by method and path and takes the first of them (one
 // by default; see Times); the others reach the registry untouched. Make one
-// with Fail, FailAfterBody, ResetConn, CorruptBody, CorruptBlob or
-// ResizeBody, or with
-// the network faults ResetMidBody, Truncate, Stall, StallMidBody and Stream,
+// with Fail, FailAfterBody, ResetConn, CorruptBody, CorruptBlob,
+// ResizeBody or Rewrite, or with the network faults ResetMidBody, Truncate, Stall, StallMidBody and Stream,
 // or with Gate, which holds requests until enough are in flight at once,
 // and install it with WithFaults or Registry.AddFaults.
 //
@@ -46,8 +45,10 @@ type Fault struct {
 	// delta is how many bytes a resize fault adds to a body (or, negative,
 	// removes from its end).
 	delta int
-	// chunked makes a resize fault send no Content-Length.
+	// chunked makes a resize or rewrite fault send no Content-Length.
 	chunked bool
+	// edit is how a rewrite fault changes a response.
+	edit RewriteFunc
 	// gate is the state of a Gate fault.
 	gate *gate
 }
@@ -98,7 +99,20 @@ func ResizeBody(method, path string, delta int) *Fault {
 	return f
 }
 
-// Chunked makes a ResizeBody fault send the body without a
+// A RewriteFunc edits the registry's response to req, with its status:
+// it changes header in place and returns the body to send.
+type RewriteFunc func(req *http.Request, status int, header http.Header, body []byte) []byte
+
+// Rewrite passes matching requests to the registry and sends its
+// responses as edit rewrites them: a hostile registry built on a real
+// one, such as one whose Link header leads back to the page it serves.
+func Rewrite(method, path string, edit RewriteFunc) *Fault {
+	f := newFault("rewrite", method, path)
+	f.edit = edit
+	return f
+}
+
+// Chunked makes a ResizeBody or Rewrite fault send the body without a
 // Content-Length (chunked), so that only its end tells its size. It
 // returns f.
 func (f *Fault) Chunked() *Fault {
@@ -203,6 +217,8 @@ func (f *Fault) serve(w *recorder, req *http.Request, next http.Handler, quit <-
 		next.ServeHTTP(&corrupter{recorder: w, at: f.at}, req)
 	case "resize":
 		resize(w, req, next, f.delta, f.chunked)
+	case "rewrite":
+		rewrite(w, req, next, f.chunked, f.edit)
 	default:
 		panic("registrytest: unknown fault kind " + f.kind)
 	}
@@ -275,17 +291,25 @@ func resetConn(w *recorder) {
 // resize lets next answer req and sends its response with delta bytes
 // more or fewer in a 2xx body, chunked or with a Content-Length to match.
 func resize(w *recorder, req *http.Request, next http.Handler, delta int, chunked bool) {
+	rewrite(w, req, next, chunked, func(_ *http.Request, status int, _ http.Header, body []byte) []byte {
+		switch {
+		case status/100 != 2:
+			return body
+		case delta >= 0:
+			return append(body, make([]byte, delta)...)
+		}
+		return body[:max(len(body)+delta, 0)]
+	})
+}
+
+// rewrite lets next answer req and sends its response with the headers
+// and body edit makes of it, chunked or with a Content-Length to match.
+func rewrite(w *recorder, req *http.Request, next http.Handler, chunked bool, edit RewriteFunc) {
 	full := httptest.NewRecorder()
 	next.ServeHTTP(full, req)
-	body := full.Body.Bytes()
-	if full.Code/100 == 2 {
-		if delta >= 0 {
-			body = append(body, make([]byte, delta)...)
-		} else {
-			body = body[:max(len(body)+delta, 0)]
-		}
-	}
-	for k, v := range full.Header() {
+	header := full.Header().Clone()
+	body := edit(req, full.Code, header, full.Body.Bytes())
+	for k, v := range header {
 		w.Header()[k] = v
 	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))

@@ -90,7 +90,7 @@ type Request struct {
 	// ResponseBytes is how many response body bytes the server wrote.
 	ResponseBytes int64
 	// Fault names the fault injected into this request ("fail",
-	// "fail-after-body", "reset", "corrupt", "resize", "reset-mid-body", "truncate",
+	// "fail-after-body", "reset", "corrupt", "resize", "rewrite", "reset-mid-body", "truncate",
 	// "stall", "stall-mid-body", "stream" or "gate"), or is empty.
 	Fault string
 	// AuthScheme is the scheme of the request's Authorization header
