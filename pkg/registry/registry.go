@@ -225,7 +225,7 @@ func (c *Client) Repository(ref reference.Reference) (*remote.Repository, error)
 	if err != nil {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", ref, err))
 	}
-	repo.Client = c.http
+	repo.Client = tagPages{next: c.http}
 	repo.PlainHTTP = c.plainHTTP(host)
 	// Where referrers are kept under the tag schema, adding one replaces
 	// the referrers index; deleting the old one is housekeeping that GHCR

@@ -311,8 +311,12 @@ func (t *Target) listTags(ctx context.Context) ([]string, error) {
 		repo.Tag, repo.Digest = "", ""
 		localPrefix = repo.Familiar() + ":"
 	}
+	where := "registry " + t.Host
+	if t.Kind != KindRemote {
+		where = t.Name()
+	}
 	var tags []string
-	err := lister.Tags(ctx, "", func(page []string) error {
+	err := registry.ListTags(ctx, lister, where, func(page []string) error {
 		if t.Kind != KindLocal {
 			tags = append(tags, page...)
 			return nil

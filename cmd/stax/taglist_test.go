@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+// runStaxWithin is runStax, cancelled after d: a command that hangs ends
+// as interrupted, and the test that expected it to finish fails instead
+// of hanging.
+func runStaxWithin(t *testing.T, d time.Duration, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	code := executeTest(t, ctx, args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	return result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
+
+// tagPage is a page of a tag list as a registry sends it.
+func tagPage(t *testing.T, repo string, tags []string) []byte {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"name": repo, "tags": tags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// A registry whose tag list links back to the page it serves would be
+// listed forever; every command that lists tags stops at the page served
+// again, with a registry error (exit 3) naming the registry, well within
+// 30 s.
+func TestTagListThatLoopsExitsThree(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/loop"
+	pushExamples(t, repo+":1.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	loop := registrytest.Rewrite(http.MethodGet, "^/v2/acme/loop/tags/list$", func(req *http.Request, _ int, header http.Header, body []byte) []byte {
+		header.Set("Link", "<"+req.URL.RequestURI()+`>; rel="next"`)
+		return body
+	}).Times(-1)
+	reg.AddFaults(loop)
+
+	for _, args := range [][]string{
+		{"tags", repo},
+		{"add", repo, "--version", "^1.0.0", "--dir", t.TempDir(), "--runtime", "claude-code"},
+		{"outdated", "--dir", proj},
+		{"update", "--dir", proj},
+		{"install", repo, "--dir", t.TempDir(), "--runtime", "claude-code"},
+	} {
+		before := loop.Hits()
+		r := runStaxWithin(t, 30*time.Second, args...)
+		if r.Code != 3 || !strings.Contains(r.Stderr, "in a loop") || !strings.Contains(r.Stderr, reg.Host) {
+			t.Errorf("stax %s: exit %d, stderr %q; want exit 3 naming the registry and the loop", strings.Join(args, " "), r.Code, r.Stderr)
+		}
+		if n := loop.Hits() - before; n > 2 {
+			t.Errorf("stax %s: %d tag list requests, want the page and its repetition", args[0], n)
+		}
+	}
+}
+
+// A registry that serves new pages without end is stopped at the bounds
+// of one tag list (here a million tags), exit 3, instead of growing the
+// command's memory until it is killed.
+func TestEndlessTagListIsBounded(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/endless"
+	pushExamples(t, repo+":1.0.0")
+	var page atomic.Int64
+	const perPage = 50_000
+	reg.AddFaults(registrytest.Rewrite(http.MethodGet, "^/v2/acme/endless/tags/list$", func(_ *http.Request, _ int, header http.Header, _ []byte) []byte {
+		n := page.Add(1)
+		tags := make([]string, perPage)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("0.%d.%d", n, i)
+		}
+		header.Set("Link", fmt.Sprintf(`</v2/acme/endless/tags/list?last=0.%d.%d>; rel="next"`, n, perPage-1))
+		return tagPage(t, "acme/endless", tags)
+	}).Times(-1))
+
+	r := runStaxWithin(t, 60*time.Second, "tags", repo)
+	if r.Code != 3 || !strings.Contains(r.Stderr, fmt.Sprintf("more than %d tags", registry.MaxTags)) {
+		t.Errorf("stax tags: exit %d, stderr %q; want exit 3 at %d tags", r.Code, r.Stderr, registry.MaxTags)
+	}
+	if want := int64(registry.MaxTags/perPage + 1); page.Load() != want {
+		t.Errorf("%d pages served, want %d: listing stops at the page that crosses the bound", page.Load(), want)
+	}
+}
+
+// 100,000 tags over a hundred pages (and one), which real repositories reach, are
+// listed whole.
+func TestHundredThousandTagsAreListed(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/many"
+	pushExamples(t, repo+":1.0.0")
+	const pages, perPage = 101, 1000
+	reg.AddFaults(registrytest.Rewrite(http.MethodGet, "^/v2/acme/many/tags/list$", func(req *http.Request, _ int, header http.Header, body []byte) []byte {
+		var n int
+		fmt.Sscanf(req.URL.Query().Get("page"), "%d", &n)
+		if n == pages-1 {
+			return body // the registry's own last page: 1.0.0
+		}
+		tags := make([]string, perPage)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("0.%d.%d", n, i)
+		}
+		header.Set("Link", fmt.Sprintf(`</v2/acme/many/tags/list?page=%d>; rel="next"`, n+1))
+		return tagPage(t, "acme/many", tags)
+	}).Times(-1))
+
+	r := runStaxWithin(t, 60*time.Second, "tags", repo, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("stax tags: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var res workflow.TagsResult
+	decodeJSON(t, r.Stdout, &res)
+	if want := (pages-1)*perPage + 1; len(res.Tags) != want || res.Tags[0] != "1.0.0" {
+		t.Errorf("stax tags listed %d tags, the first %q; want %d, 1.0.0 first", len(res.Tags), res.Tags[:1], want)
+	}
+}
+
+// A page of tags larger than stax reads in one is the registry's fault,
+// exit 3, not content altered on the way (exit 6).
+func TestTagPageOverTheLimitIsARegistryError(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/big"
+	pushExamples(t, repo+":1.0.0")
+	reg.AddFaults(registrytest.Rewrite(http.MethodGet, "^/v2/acme/big/tags/list$", func(*http.Request, int, http.Header, []byte) []byte {
+		tags := make([]string, registry.MaxTagPageBytes/10)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("1.0.%d", i)
+		}
+		return tagPage(t, "acme/big", tags)
+	}))
+
+	r := runStaxWithin(t, 30*time.Second, "tags", repo)
+	if r.Code != 3 || !strings.Contains(r.Stderr, "over 4 MiB") || !strings.Contains(r.Stderr, reg.Host) {
+		t.Errorf("stax tags: exit %d, stderr %q; want exit 3 naming the registry and the page size", r.Code, r.Stderr)
+	}
+}
