@@ -200,6 +200,9 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 	if depth > MaxDepth || isPath(decl) || !reference.NamesHost(decl) {
 		return
 	}
+	if _, private := privateFromPublic(mirror, decl); private {
+		return // the walk decides whether it may be reached (checkReach)
+	}
 	ref, ok := r.pinned(decl)
 	if !ok {
 		return

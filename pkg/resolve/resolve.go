@@ -175,6 +175,10 @@ type resolver struct {
 	rangesMu sync.Mutex
 	// ahead fetches what the walk is about to reach (see prefetch).
 	ahead *prefetcher
+	// named are the registries the consumer's own declarations name,
+	// lower-cased: those a package from elsewhere may name even when
+	// they are private (see checkReach).
+	named map[string]bool
 }
 
 // Resolve resolves decls, declared by the package at base (relative paths
@@ -182,6 +186,7 @@ type resolver struct {
 func Resolve(ctx context.Context, decls []string, base string, opts Options) (*Graph, error) {
 	r := newResolver(ctx, opts)
 	for _, decl := range decls {
+		r.noteNamed(decl)
 		r.prefetch(decl, "", 1)
 	}
 	r.prefetchPins(decls)
@@ -410,6 +415,9 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, errdefs.Resolution(fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
 				strings.Join(path, " → "), dep.Ref))
 		}
+		if err := r.checkReach(registryOf(t), pinned, path); err != nil {
+			return nil, err
+		}
 		r.noteMirror(pinned, t)
 		child, err := r.resolve(pinned, "", path)
 		if err != nil {
@@ -584,6 +592,7 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 				r.ranges[decl] = rng
 				r.rangesMu.Unlock()
 			}
+			r.noteNamed(decl)
 			child, err := r.resolve(decl, p.Root, path)
 			if err != nil && r.opts.Build.Publish && dep.Path != "" {
 				err = fmt.Errorf("%w\n%s is the published reference of %s: publish it first, or push with --push-dependencies", err, dep.Ref, dep.Path)
