@@ -77,32 +77,43 @@ func TestTagListThatLoopsExitsThree(t *testing.T) {
 }
 
 // A registry that serves new pages without end is stopped at the bounds
-// of one tag list (here a million tags), exit 3, instead of growing the
-// command's memory until it is killed.
+// of one tag list — a million tags, 64 MiB of tag names, or 10,000 pages
+// when they are empty — exit 3, instead of growing the command's memory until it is killed.
 func TestEndlessTagListIsBounded(t *testing.T) {
 	t.Parallel()
 	useHome(t)
 	reg := registrytest.New(t)
-	repo := reg.Host + "/acme/endless"
-	pushExamples(t, repo+":1.0.0")
-	var page atomic.Int64
-	const perPage = 50_000
-	reg.AddFaults(registrytest.Rewrite(http.MethodGet, "^/v2/acme/endless/tags/list$", func(_ *http.Request, _ int, header http.Header, _ []byte) []byte {
-		n := page.Add(1)
-		tags := make([]string, perPage)
-		for i := range tags {
-			tags[i] = fmt.Sprintf("0.%d.%d", n, i)
-		}
-		header.Set("Link", fmt.Sprintf(`</v2/acme/endless/tags/list?last=0.%d.%d>; rel="next"`, n, perPage-1))
-		return tagPage(t, "acme/endless", tags)
-	}).Times(-1))
+	for _, tc := range []struct {
+		repo      string
+		perPage   int
+		pad       int // bytes added to each tag name
+		want      string
+		wantPages int64
+	}{
+		{"acme/endless", 50_000, 0, fmt.Sprintf("more than %d tags", registry.MaxTags), registry.MaxTags/50_000 + 1},
+		{"acme/long", 1, 4_000_000, fmt.Sprintf("more than %d MiB of tag names", registry.MaxTagBytes>>20), registry.MaxTagBytes/4_000_000 + 1},
+		{"acme/empty", 0, 0, fmt.Sprintf("more than %d pages", registry.MaxTagPages), registry.MaxTagPages + 1},
+	} {
+		repo := reg.Host + "/" + tc.repo
+		pushExamples(t, repo+":1.0.0")
+		var page atomic.Int64
+		reg.AddFaults(registrytest.Rewrite(http.MethodGet, "^/v2/"+tc.repo+"/tags/list$", func(_ *http.Request, _ int, header http.Header, _ []byte) []byte {
+			n := page.Add(1)
+			tags := make([]string, tc.perPage)
+			for i := range tags {
+				tags[i] = fmt.Sprintf("0.%d.%d", n, i) + strings.Repeat("x", tc.pad)
+			}
+			header.Set("Link", fmt.Sprintf(`</v2/%s/tags/list?last=0.%d.%d>; rel="next"`, tc.repo, n, tc.perPage))
+			return tagPage(t, tc.repo, tags)
+		}).Times(-1))
 
-	r := runStaxWithin(t, 60*time.Second, "tags", repo)
-	if r.Code != 3 || !strings.Contains(r.Stderr, fmt.Sprintf("more than %d tags", registry.MaxTags)) {
-		t.Errorf("stax tags: exit %d, stderr %q; want exit 3 at %d tags", r.Code, r.Stderr, registry.MaxTags)
-	}
-	if want := int64(registry.MaxTags/perPage + 1); page.Load() != want {
-		t.Errorf("%d pages served, want %d: listing stops at the page that crosses the bound", page.Load(), want)
+		r := runStaxWithin(t, 60*time.Second, "tags", repo)
+		if r.Code != 3 || !strings.Contains(r.Stderr, tc.want) || !strings.Contains(r.Stderr, reg.Host) {
+			t.Errorf("stax tags %s: exit %d, stderr %q; want exit 3 naming the registry, at %s", tc.repo, r.Code, r.Stderr, tc.want)
+		}
+		if page.Load() != tc.wantPages {
+			t.Errorf("%s: %d pages served, want %d: listing stops at the page that crosses the bound", tc.repo, page.Load(), tc.wantPages)
+		}
 	}
 }
 
