@@ -3,9 +3,12 @@ package registry
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	orasregistry "oras.land/oras-go/v2/registry"
@@ -36,7 +39,7 @@ const (
 // ("registry ghcr.io").
 func ListTags(ctx context.Context, lister orasregistry.TagLister, where string, fn func([]string) error) error {
 	var pages, tags, size int
-	ctx = context.WithValue(ctx, tagListKey{}, &tagListing{seen: map[string]bool{}})
+	ctx = context.WithValue(ctx, tagListKey{}, &tagListing{seen: map[[sha256.Size]byte]bool{}})
 	return lister.Tags(ctx, "", func(page []string) error {
 		pages++
 		tags += len(page)
@@ -62,9 +65,10 @@ func tooManyTags(where, what string) error {
 // tagListKey is the context key of the tag list ListTags is reading.
 type tagListKey struct{}
 
-// tagListing is what the requests of one tag list have asked for.
+// tagListing is what the requests of one tag list have asked for: the
+// digests of their URLs, which a registry may make as long as a header.
 type tagListing struct {
-	seen map[string]bool
+	seen map[[sha256.Size]byte]bool
 }
 
 // tagPages is the client of a repository: it refuses a page of a tag
@@ -82,9 +86,9 @@ func (c tagPages) Do(req *http.Request) (*http.Response, error) {
 		return c.next.Do(req)
 	}
 	if listing, ok := req.Context().Value(tagListKey{}).(*tagListing); ok {
-		page := req.URL.String()
+		page := sha256.Sum256([]byte(req.URL.String()))
 		if listing.seen[page] {
-			return nil, errdefs.Remote(fmt.Errorf("registry %s serves the tag list in a loop: its Link header leads back to %q, a page already listed; stopped listing (report it to the registry's operator)", req.URL.Host, page))
+			return nil, errdefs.Remote(fmt.Errorf("registry %s serves the tag list in a loop: its Link header leads back to %s, a page already listed; stopped listing (report it to the registry's operator)", req.URL.Host, shortURL(req.URL)))
 		}
 		listing.seen[page] = true
 	}
@@ -98,8 +102,20 @@ func (c tagPages) Do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if len(body) > MaxTagPageBytes {
-		return nil, errdefs.Remote(fmt.Errorf("registry %s sent a page of tags over %d MiB, more than stax reads in one: ask for smaller pages, or report it to the registry's operator", req.URL.Host, MaxTagPageBytes>>20))
+		return nil, errdefs.Remote(fmt.Errorf("registry %s sent a page of tags over %d MiB, more than stax reads in one; stopped listing (report it to the registry's operator)", req.URL.Host, MaxTagPageBytes>>20))
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
+}
+
+// maxURLShown is how much of a URL a registry chose a message shows.
+const maxURLShown = 200
+
+// shortURL is u quoted for a message, cut to maxURLShown bytes.
+func shortURL(u *url.URL) string {
+	s := u.String()
+	if len(s) > maxURLShown {
+		return strconv.Quote(s[:maxURLShown]) + "…"
+	}
+	return strconv.Quote(s)
 }
