@@ -8,7 +8,9 @@ import (
 )
 
 // verifyFlags are the signature checks of the commands that bring packages
-// in (pull, install, copy): the trust policy, overridden by the flags.
+// in (pull, install, copy): the trust policy, overridden by the flags. A
+// signer or trusted root given without --verify requires (see
+// trust.Options).
 type verifyFlags struct {
 	Mode     string
 	Keys     []string
@@ -17,8 +19,8 @@ type verifyFlags struct {
 
 func (v *verifyFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&v.Mode, "verify", "", "signature check: none, warn or require (default: the trust policy's, else none)")
-	f.StringArrayVar(&v.Keys, "key", nil, "trusted public key file, replacing the trust policy's (repeatable)")
+	f.StringVar(&v.Mode, "verify", "", "signature check: none, warn or require (default: require when --key, a --certificate flag or --trusted-root is given, else the trust policy's, else none)")
+	f.StringArrayVar(&v.Keys, "key", nil, "trusted public key file, replacing the trust policy's (repeatable); without --verify, a signature is required")
 	v.Identity.addFlags(cmd)
 }
 

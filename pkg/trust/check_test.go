@@ -204,7 +204,11 @@ func TestCheck(t *testing.T) {
 			{"--verify require", trust.Options{Policy: policy, Mode: trustpolicy.ModeRequire}, false, true},
 			{"--verify none", trust.Options{Policy: policy, Mode: trustpolicy.ModeNone}, false, false},
 			{"--key of the foreign signer", trust.Options{Policy: policy, Mode: trustpolicy.ModeRequire, Trusted: trust.Trusted{Keys: []string{other.pub}}}, true, false},
-			{"--key with the scope's mode none", trust.Options{Policy: policy, Trusted: trust.Trusted{Keys: []string{other.pub}}}, false, false},
+			// A signer given without --verify is a check asked for: it
+			// requires, over the scope's mode none.
+			{"--key alone, of the signer", trust.Options{Policy: policy, Trusted: trust.Trusted{Keys: []string{other.pub}}}, true, false},
+			{"--key alone, of another signer", trust.Options{Policy: policy, Trusted: trust.Trusted{Keys: []string{trusted.pub}}}, false, true},
+			{"--verify warn with --key", trust.Options{Policy: policy, Mode: trustpolicy.ModeWarn, Trusted: trust.Trusted{Keys: []string{trusted.pub}}}, false, false},
 			{"required by stax.lock", trust.Options{Policy: policy, Require: map[digest.Digest]bool{foreign.desc.Digest: true}}, false, true},
 		} {
 			out, err := trust.Check(ctx, []trust.Package{foreign.pkg("ghcr.io/free/foreign:1")}, tt.opts)
@@ -474,5 +478,38 @@ func TestEnforceClassesOfAPackageCheck(t *testing.T) {
 	_, err = trust.Enforce(ctx, []trust.Package{unsigned.pkg("ghcr.io/acme/unsigned:1")}, trust.EnforceOptions{Keys: []string{filepath.Join(t.TempDir(), "none.pub")}})
 	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "read public key") {
 		t.Errorf("a missing --key: %v (class %v), want an invalid-argument error", err, errdefs.Of(err))
+	}
+}
+
+func TestValidateRefusesNoneWithASigner(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		opts  trust.EnforceOptions
+		flags []string // named in the error; none for no error
+	}{
+		{"none alone", trust.EnforceOptions{Mode: "none"}, nil},
+		{"a key alone", trust.EnforceOptions{Keys: []string{"k.pub"}}, nil},
+		{"warn with a key", trust.EnforceOptions{Mode: "warn", Keys: []string{"k.pub"}}, nil},
+		{"none with a key", trust.EnforceOptions{Mode: "none", Keys: []string{"k.pub"}}, []string{"--verify none", "--key"}},
+		{"none with a trusted root", trust.EnforceOptions{Mode: "none", TrustedRoot: "root.json"}, []string{"--verify none", "--trusted-root"}},
+		{"none with an identity", trust.EnforceOptions{Mode: "none", Identities: []trustpolicy.Identity{{Subject: "a@acme.example", Issuer: "https://issuer.example"}}}, []string{"--verify none", "--certificate-identity"}},
+	} {
+		err := c.opts.Validate()
+		if c.flags == nil {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if errdefs.Of(err) != errdefs.InvalidArgument {
+			t.Errorf("%s: %v (class %v), want an invalid-argument error", c.name, err, errdefs.Of(err))
+			continue
+		}
+		for _, f := range c.flags {
+			if !strings.Contains(err.Error(), f) {
+				t.Errorf("%s: %q does not name %s", c.name, err, f)
+			}
+		}
 	}
 }

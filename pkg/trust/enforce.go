@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
 
@@ -94,16 +95,57 @@ func (opts EnforceOptions) check() (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	check := Options{
-		Policy: trustpolicy.Merge(policy, opts.Project), Trusted: Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot},
+	mode, err := opts.mode()
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{
+		Policy: trustpolicy.Merge(policy, opts.Project), Mode: mode, Trusted: opts.trusted(),
 		Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize,
+	}, nil
+}
+
+func (opts EnforceOptions) trusted() Trusted {
+	return Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot}
+}
+
+// mode is the mode opts set, parsed; an explicit none with flags that
+// ask for a check is a contradiction, not a choice between them.
+func (opts EnforceOptions) mode() (trustpolicy.Mode, error) {
+	if opts.Mode == "" {
+		return "", nil
 	}
-	if opts.Mode != "" {
-		if check.Mode, err = trustpolicy.ParseMode(opts.Mode); err != nil {
-			return Options{}, errdefs.Invalid(err)
-		}
+	mode, err := trustpolicy.ParseMode(opts.Mode)
+	if err != nil {
+		return "", errdefs.Invalid(err)
 	}
-	return check, nil
+	if trusted := opts.trusted(); mode == trustpolicy.ModeNone && trusted.Asked() {
+		return "", errdefs.Invalid(fmt.Errorf("--verify none turns off the signature check that %s asks for: drop --verify none to verify, or drop %[1]s to check nothing", askingFlags(trusted)))
+	}
+	return mode, nil
+}
+
+// Validate reports flags of opts that Enforce would refuse whatever the
+// packages: a mode that does not parse, or that contradicts the signers.
+// It reads no policy.
+func (opts EnforceOptions) Validate() error {
+	_, err := opts.mode()
+	return err
+}
+
+// askingFlags names the flags of a command that set s.
+func askingFlags(s Trusted) string {
+	var flags []string
+	if len(s.Keys) > 0 {
+		flags = append(flags, "--key")
+	}
+	if len(s.Identities) > 0 {
+		flags = append(flags, "--certificate-identity")
+	}
+	if s.TrustedRoot != "" {
+		flags = append(flags, "--trusted-root")
+	}
+	return strings.Join(flags, " and ")
 }
 
 // Refusing says which packages Enforce, with opts, may refuse for their

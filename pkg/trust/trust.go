@@ -30,6 +30,10 @@ type Trusted struct {
 // Named reports whether s names any signer.
 func (s Trusted) Named() bool { return len(s.Keys) > 0 || len(s.Identities) > 0 }
 
+// Asked reports whether s, a command's flags, asks for a check: naming a
+// signer or a trusted root is asking for packages to be verified.
+func (s Trusted) Asked() bool { return s.Named() || s.TrustedRoot != "" }
+
 // Over is what s, a command's flags, leave of the signers policy trusts
 // for ref: s's signers when it names any, else the policy's, and s's
 // trusted root over the policy's.
@@ -68,7 +72,8 @@ type Options struct {
 	Mode trustpolicy.Mode
 	// Trusted, when it names signers (--key, --certificate-identity),
 	// replaces the signers of every rule, and its trusted root
-	// (--trusted-root) their root.
+	// (--trusted-root) their root. When it asks for a check at all
+	// (Trusted.Asked) and Mode is not set, every rule requires.
 	Trusted Trusted
 	// Require lists packages that must verify whatever the policy says,
 	// such as those stax.lock records as verified.
@@ -81,14 +86,18 @@ type Options struct {
 }
 
 // mode is the mode the package ref names, at manifest d, is checked in:
-// policy's rule for ref, unless Mode replaces it, and require for a
-// digest Require lists.
+// require for a digest Require lists; else Mode when set; else require
+// when Trusted asks for a check, as cosign verify --key does, so that a
+// signer given without --verify is never silently left unused; else
+// policy's rule for ref.
 func (opts Options) mode(policy *trustpolicy.Policy, ref string, d digest.Digest) trustpolicy.Mode {
-	if opts.Require[d] {
+	switch {
+	case opts.Require[d]:
 		return trustpolicy.ModeRequire
-	}
-	if opts.Mode != "" {
+	case opts.Mode != "":
 		return opts.Mode
+	case opts.Trusted.Asked():
+		return trustpolicy.ModeRequire
 	}
 	return policy.Rule(ref).Mode
 }

@@ -48,6 +48,9 @@ type CopyOptions struct {
 // copied before anything is written: the package alone, or with what it
 // depends on. Each dependency copied is reported on env.Warnings.
 func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
+	if err := env.checkVerification(opts.Verify); err != nil {
+		return nil, err
+	}
 	srcRef, dstRef, err := copyReferences(env.Opener, opts.Source, opts.Destination)
 	if err != nil {
 		return nil, err

@@ -322,6 +322,9 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 			return trust.Signers(outcomes), err
 		},
 	}
+	if err := env.checkVerification(opts.Verify); err != nil {
+		return nil, err
+	}
 	req.MayRefuse = env.refusing(opts.Verify, m.def.TrustPolicy(m.dir))
 	if opts.Frozen {
 		if req.Frozen, err = lock.ReadFrozen(filepath.Join(m.dir, lock.FileName), decls); err != nil {

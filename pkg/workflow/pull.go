@@ -48,6 +48,9 @@ type PullResult struct {
 // as they stream into the store, in one pass, and the directory appears
 // only when everything checked out.
 func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) {
+	if err := env.checkVerification(opts.Verify); err != nil {
+		return nil, err
+	}
 	refs, err := env.declarations(opts.Refs, ".")
 	if err != nil {
 		return nil, err

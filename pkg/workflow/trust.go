@@ -71,6 +71,13 @@ func (e *Env) refusing(v Verification, project *trustpolicy.Policy) func(decl st
 	}
 }
 
+// checkVerification reports flags of v that contradict each other: the
+// first thing a command that brings packages in does, so that a usage
+// error costs no fetch.
+func (e *Env) checkVerification(v Verification) error {
+	return e.enforceOptions(v, nil, nil, 0).Validate()
+}
+
 // resolveTrusted resolves refs with everything they depend on and applies
 // the trust policy to every package before anything else reads them: the
 // one way pull, copy and install admit packages.

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/internal/sigstoretest"
+)
+
+// broughtIn is what one command that brings a package in did.
+type broughtIn struct {
+	r     result
+	wrote bool
+}
+
+// bringIn runs each command that brings ref in (install, pull -o, copy)
+// with flags, each to a new target, and returns its result and whether
+// it wrote its target.
+func bringIn(t *testing.T, ref string, flags ...string) map[string]broughtIn {
+	t.Helper()
+	out := map[string]broughtIn{}
+	proj := t.TempDir()
+	r := runStax(t, append([]string{"install", ref, "--dir", proj, "--runtime", "claude-code"}, flags...)...)
+	out["install"] = broughtIn{r, listTree(t, proj) != ""}
+	dir := filepath.Join(t.TempDir(), "out")
+	r = runStax(t, append([]string{"pull", ref, "-o", dir}, flags...)...)
+	out["pull"] = broughtIn{r, listTree(t, dir) != ""}
+	mirror := filepath.Join(t.TempDir(), "mirror")
+	r = runStax(t, append([]string{"copy", ref, "oci:" + mirror + ":1.0.0"}, flags...)...)
+	out["copy"] = broughtIn{r, listTree(t, mirror) != ""}
+	return out
+}
+
+// TestVerificationFlagsRequireWithoutVerify: a signer or a trusted root
+// given without --verify is a check asked for, as cosign verify --key is:
+// install, pull and copy refuse an unsigned, wrongly signed, wrong-issuer
+// or tampered package with exit 6 and write nothing, where they used to
+// take it with exit 0.
+func TestVerificationFlagsRequireWithoutVerify(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	otherPriv, _ := newKeyPair(t, "other")
+	reg := registrytest.New(t)
+	unsigned, signed, wrongKey := reg.Host+"/acme/unsigned:1.0.0", reg.Host+"/acme/signed:1.0.0", reg.Host+"/acme/other:1.0.0"
+	pushExamples(t, unsigned)
+	pushExamples(t, signed, "--sign", "--key", priv)
+	pushExamples(t, wrongKey, "--sign", "--key", otherPriv)
+
+	s := sigstoretest.New(t)
+	root := s.WriteTrustedRoot(t, t.TempDir())
+	keyless := keylessPackage(t, s, sigstoretest.SignOptions{Identity: acmeWorkflow, Issuer: actionsIssuer}, false)
+	tampered := keylessPackage(t, s, sigstoretest.SignOptions{Identity: acmeWorkflow, Issuer: actionsIssuer}, true)
+	identity := []string{"--trusted-root", root, "--certificate-identity", acmeWorkflow, "--certificate-oidc-issuer", actionsIssuer}
+
+	for _, c := range []struct {
+		name  string
+		ref   string
+		flags []string
+		says  string
+	}{
+		{"unsigned, --key", unsigned, []string{"--key", pub}, "no signature"},
+		{"another key's signature, --key", wrongKey, []string{"--key", pub}, "wrong key"},
+		{"wrong issuer, --certificate-oidc-issuer", keyless, []string{"--trusted-root", root, "--certificate-identity", acmeWorkflow, "--certificate-oidc-issuer", "https://accounts.google.com"}, "wrong issuer"},
+		{"tampered, --certificate-identity", tampered, identity, "bad signature"},
+		{"unsigned, --certificate-identity-regexp", unsigned, []string{"--trusted-root", root, "--certificate-identity-regexp", "^https://github\\.com/acme/.*$", "--certificate-oidc-issuer", actionsIssuer}, "no signature"},
+	} {
+		for cmd, got := range bringIn(t, c.ref, c.flags...) {
+			if got.r.Code != 6 || !strings.Contains(got.r.Stderr, c.says) {
+				t.Errorf("%s: %s: exit %d, want 6 saying %q: %s", c.name, cmd, got.r.Code, c.says, got.r.Stderr)
+			}
+			if got.wrote {
+				t.Errorf("%s: %s wrote its target", c.name, cmd)
+			}
+		}
+	}
+	// A trusted root alone asks for a check too; with no signer to check
+	// it is a usage error, not a pass.
+	for cmd, got := range bringIn(t, unsigned, "--trusted-root", os.DevNull) {
+		if got.r.Code != 1 || got.wrote {
+			t.Errorf("--trusted-root %s: %s: exit %d (wrote: %v), want 1 writing nothing: %s", os.DevNull, cmd, got.r.Code, got.wrote, got.r.Stderr)
+		}
+	}
+	// What verifies still passes.
+	for _, c := range []struct {
+		ref   string
+		flags []string
+	}{{signed, []string{"--key", pub}}, {keyless, identity}} {
+		for cmd, got := range bringIn(t, c.ref, c.flags...) {
+			if got.r.Code != 0 || !got.wrote {
+				t.Errorf("%s %v: %s: exit %d (wrote: %v), want 0: %s", c.ref, c.flags, cmd, got.r.Code, got.wrote, got.r.Stderr)
+			}
+		}
+	}
+}
+
+// TestVerificationFlagsAndExplicitMode: an explicit --verify decides.
+// warn keeps warning; none contradicts a signer given with it, a usage
+// error naming both, before anything is fetched or written.
+func TestVerificationFlagsAndExplicitMode(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, pub := newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	unsigned := reg.Host + "/acme/unsigned:1.0.0"
+	pushExamples(t, unsigned)
+
+	for cmd, got := range bringIn(t, unsigned, "--verify", "warn", "--key", pub) {
+		if got.r.Code != 0 || !got.wrote || !strings.Contains(got.r.Stderr, "warning: "+unsigned+" does not verify") {
+			t.Errorf("--verify warn --key: %s: exit %d (wrote: %v), want 0 with a warning: %s", cmd, got.r.Code, got.wrote, got.r.Stderr)
+		}
+	}
+	reg.ResetRequests()
+	for cmd, got := range bringIn(t, unsigned, "--verify", "none", "--key", pub) {
+		if got.r.Code != 1 || got.wrote || !strings.Contains(got.r.Stderr, "--verify none") || !strings.Contains(got.r.Stderr, "--key") {
+			t.Errorf("--verify none --key: %s: exit %d (wrote: %v), want 1 naming both flags: %s", cmd, got.r.Code, got.wrote, got.r.Stderr)
+		}
+	}
+	if n := len(reg.Requests()); n != 0 {
+		t.Errorf("a usage error sent %d requests to the registry", n)
+	}
+}
