@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -137,6 +138,54 @@ func TestLockRecordsVerificationAndFrozenRequiresIt(t *testing.T) {
 	}
 	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code", "--frozen", "--key", pub); r.Code != 0 {
 		t.Fatalf("frozen: %d %s", r.Code, r.Stderr)
+	}
+}
+
+// TestFrozenInstallOfAVerifiedPackageWithoutItsSignature: stax.lock
+// records a package as verified; its signature is then removed from the
+// registry. install --frozen with no key must verify it again and cannot:
+// a verification failure, exit 6, as it is with the key, not a usage
+// error.
+func TestFrozenInstallOfAVerifiedPackageWithoutItsSignature(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	pushExamples(t, ref, "--sign", "--key", priv)
+	proj := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code", "--verify", "require", "--key", pub); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	ctx := context.Background()
+	repo := testRepository(t, reg.Host+"/acme/skills")
+	desc, err := repo.Resolve(ctx, "1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sigs []ocispec.Descriptor
+	if err := repo.Referrers(ctx, desc, "", func(r []ocispec.Descriptor) error { sigs = append(sigs, r...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(sigs) == 0 {
+		t.Fatal("the package has no signature to remove")
+	}
+	for _, sig := range sigs {
+		if err := repo.Delete(ctx, sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := listTree(t, proj)
+	r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code", "--frozen")
+	if r.Code != 6 || !strings.Contains(r.Stderr, "stax.lock records it as verified") || !strings.Contains(r.Stderr, "--key") {
+		t.Fatalf("frozen, no key: %d %s, want 6 naming stax.lock and --key", r.Code, r.Stderr)
+	}
+	r = runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code", "--frozen", "--key", pub)
+	if r.Code != 6 || !strings.Contains(r.Stderr, "no signature") {
+		t.Fatalf("frozen with the key: %d %s, want 6, no signature", r.Code, r.Stderr)
+	}
+	if after := listTree(t, proj); after != before {
+		t.Fatalf("a refused install changed the project:\n%s", after)
 	}
 }
 

@@ -210,6 +210,9 @@ func TestCheck(t *testing.T) {
 			{"--key alone, of another signer", trust.Options{Policy: policy, Trusted: trust.Trusted{Keys: []string{trusted.pub}}}, false, true},
 			{"--verify warn with --key", trust.Options{Policy: policy, Mode: trustpolicy.ModeWarn, Trusted: trust.Trusted{Keys: []string{trusted.pub}}}, false, false},
 			{"required by stax.lock", trust.Options{Policy: policy, Require: map[digest.Digest]bool{foreign.desc.Digest: true}}, false, true},
+			// What stax.lock vouches for and no signer can check again
+			// does not verify.
+			{"required by stax.lock, no signer trusted", trust.Options{Require: map[digest.Digest]bool{foreign.desc.Digest: true}}, false, true},
 		} {
 			out, err := trust.Check(ctx, []trust.Package{foreign.pkg("ghcr.io/free/foreign:1")}, tt.opts)
 			if refused := errors.Is(err, signature.ErrNotVerified); refused != tt.refused || (err != nil && !refused) {
@@ -478,6 +481,12 @@ func TestEnforceClassesOfAPackageCheck(t *testing.T) {
 	_, err = trust.Enforce(ctx, []trust.Package{unsigned.pkg("ghcr.io/acme/unsigned:1")}, trust.EnforceOptions{Keys: []string{filepath.Join(t.TempDir(), "none.pub")}})
 	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "read public key") {
 		t.Errorf("a missing --key: %v (class %v), want an invalid-argument error", err, errdefs.Of(err))
+	}
+	// stax.lock requires a package no signer is trusted for.
+	filetest.WriteFile(t, filepath.Join(home, trustpolicy.FileName), "")
+	_, err = trust.Enforce(ctx, []trust.Package{signed.pkg("ghcr.io/acme/signed:1")}, trust.EnforceOptions{Require: map[digest.Digest]bool{signed.desc.Digest: true}})
+	if errdefs.Of(err) != errdefs.DataLoss || !strings.Contains(err.Error(), "stax.lock records it as verified") {
+		t.Errorf("required by stax.lock, no signer: %v (class %v), want a data-loss error naming stax.lock", err, errdefs.Of(err))
 	}
 }
 

@@ -132,6 +132,13 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 			continue
 		}
 		trusted := opts.Trusted.Over(policy, p.Ref)
+		if !trusted.Named() && opts.Require[p.Descriptor.Digest] {
+			// What stax.lock vouches for and cannot be checked again is
+			// a package that does not verify, not a usage error.
+			failed = append(failed, fmt.Errorf("%s: %w: stax.lock records it as verified, but no signer is trusted to verify it again: pass --key or --certificate-identity naming the signer stax.lock records, or add it to the trust policy", p.Ref, signature.ErrNotVerified))
+			out = append(out, o)
+			continue
+		}
 		if !trusted.Named() {
 			return nil, fmt.Errorf("%s must be verified (%s), but no signer is trusted for it: add keys or identities to the trust policy, or pass --key or --certificate-identity", p.Ref, mode)
 		}
