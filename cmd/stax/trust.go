@@ -39,9 +39,9 @@ type identityFlags struct {
 func (i *identityFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&i.Subject, "certificate-identity", "", "trusted identity of a keyless signature's certificate (an email, or a workflow URI), replacing the trust policy's signers")
-	f.StringVar(&i.SubjectRegExp, "certificate-identity-regexp", "", "regular expression of the trusted certificate identity")
+	f.StringVar(&i.SubjectRegExp, "certificate-identity-regexp", "", "regular expression of the trusted certificate identity; it matches anywhere in the identity unless anchored (^...$), as in cosign, and stax warns when it is not")
 	f.StringVar(&i.Issuer, "certificate-oidc-issuer", "", "trusted OIDC issuer of the certificate, e.g. https://token.actions.githubusercontent.com")
-	f.StringVar(&i.IssuerRegExp, "certificate-oidc-issuer-regexp", "", "regular expression of the trusted OIDC issuer")
+	f.StringVar(&i.IssuerRegExp, "certificate-oidc-issuer-regexp", "", "regular expression of the trusted OIDC issuer; it matches anywhere in the issuer unless anchored (^...$), and stax warns when it is not")
 	f.StringVar(&i.TrustedRoot, "trusted-root", "", "Sigstore trusted_root.json that keyless signatures are checked against, offline (default: the trust policy's)")
 }
 

@@ -62,7 +62,7 @@ differs, or when a folder leads out of the project through a symbolic link,
 which install refuses.`,
 		Example: `  stax verify ghcr.io/acme/skills:1.0.0 --key acme.pub
   stax verify oci:./mirror:1.0.0 --key old.pub --key new.pub
-  stax verify ghcr.io/acme/skills:1.0.0 --trusted-root trusted_root.json --certificate-identity-regexp '^https://github.com/acme/' --certificate-oidc-issuer https://token.actions.githubusercontent.com
+  stax verify ghcr.io/acme/skills:1.0.0 --trusted-root trusted_root.json --certificate-identity-regexp '^https://github\.com/acme/.+$' --certificate-oidc-issuer https://token.actions.githubusercontent.com
   stax verify --installed
   stax verify --installed --runtime cursor --output json`,
 		Args: cobra.MaximumNArgs(1),

@@ -123,3 +123,48 @@ func TestVerificationFlagsAndExplicitMode(t *testing.T) {
 		t.Errorf("a usage error sent %d requests to the registry", n)
 	}
 }
+
+// TestUnanchoredIdentityPatternWarnsOnce: an identity pattern not anchored
+// at both ends matches anywhere in the certificate's identity, as in
+// cosign, and stays so: `.*@acme.example` accepts a signature by
+// evil@acme.example.attacker.com. stax says so once per command, naming
+// what else the pattern accepts and the anchored pattern to write, whether
+// the pattern came from a flag or from the trust policy.
+func TestUnanchoredIdentityPatternWarnsOnce(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	s := sigstoretest.New(t)
+	root := s.WriteTrustedRoot(t, home)
+	evil := sigstoretest.SignOptions{Identity: "evil@acme.example.attacker.com", Issuer: actionsIssuer}
+	first, second := keylessPackage(t, s, evil, false), keylessPackage(t, s, evil, false)
+	const pattern = ".*@acme.example"
+	warning := "warning: the certificate identity pattern `.*@acme.example` is not anchored: it matches anywhere in the certificate identity, so it also accepts `evil@acme.example.attacker.com`; to match the whole certificate identity, write `^.*@acme.example$`\n"
+	check := func(name string, r result) {
+		t.Helper()
+		if r.Code != 0 {
+			t.Errorf("%s: exit %d, want 0 (the pattern accepts the signer, as cosign's does): %s", name, r.Code, r.Stderr)
+		}
+		if n := strings.Count(r.Stderr, warning); n != 1 {
+			t.Errorf("%s: the warning is there %d times, want once:\n%s", name, n, r.Stderr)
+		}
+	}
+
+	flags := []string{"--trusted-root", root, "--certificate-identity-regexp", pattern, "--certificate-oidc-issuer", actionsIssuer}
+	proj := t.TempDir()
+	check("install of two packages", runStax(t, append([]string{"install", first, second, "--dir", proj, "--runtime", "claude-code"}, flags...)...))
+	check("verify", runStax(t, append([]string{"verify", first}, flags...)...))
+	check("verify --installed", runStax(t, append([]string{"verify", "--installed", "--dir", proj, "--runtime", "claude-code"}, flags...)...))
+
+	policy := "mode: require\ntrustedRoot: trusted_root.json\nidentities:\n  - issuer: " + actionsIssuer + "\n    subjectRegExp: '" + pattern + "'\n"
+	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("pull under the trust policy", runStax(t, "pull", first, second))
+
+	// Anchored, it says nothing, and refuses the other domain.
+	anchored := []string{"--trusted-root", root, "--certificate-identity-regexp", `^.*@acme\.example$`, "--certificate-oidc-issuer", actionsIssuer}
+	r := runStax(t, append([]string{"pull", first}, anchored...)...)
+	if r.Code != 6 || strings.Contains(r.Stderr, "not anchored") || !strings.Contains(r.Stderr, "wrong identity") {
+		t.Errorf("anchored: exit %d, want 6, wrong identity, and no warning: %s", r.Code, r.Stderr)
+	}
+}

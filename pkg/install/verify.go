@@ -56,6 +56,9 @@ type SignedOptions struct {
 	// Open gives the source of packages and the size limit of a read; it
 	// is called only when some skill came from a package.
 	Open func() (trust.Source, int64, error)
+	// Loader makes the verifiers, once for every folder checked; nil is
+	// a new one for each, warning nowhere.
+	Loader *trust.Loader
 }
 
 // VerifyResult is what Verify found; Verified when nothing differs.
@@ -160,6 +163,10 @@ func CheckSigned(ctx context.Context, dir string, rec *Record, opts SignedOption
 	if err != nil {
 		return nil, err
 	}
+	loader := opts.Loader
+	if loader == nil {
+		loader = trust.NewLoader(nil)
+	}
 	var out []trust.SignedDrift
 	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
 		trusted, err := trust.PolicySigners(opts.Policy, trustpolicy.ScopeName(ref), opts.Trusted)
@@ -168,7 +175,7 @@ func CheckSigned(ctx context.Context, dir string, rec *Record, opts SignedOption
 		} else if err != nil {
 			return nil, err
 		}
-		verifiers, err := trusted.Verifiers()
+		verifiers, err := loader.Verifiers(trusted)
 		if err != nil {
 			return nil, errdefs.Invalid(err)
 		}

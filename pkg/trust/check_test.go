@@ -251,7 +251,7 @@ func TestCheck(t *testing.T) {
 func TestTrustedKeysVerifiers(t *testing.T) {
 	t.Parallel()
 	a, b := newKey(t), newKey(t)
-	vs, err := trust.Trusted{Keys: []string{a.pub, b.pub, a.pub}}.Verifiers()
+	vs, err := trust.NewLoader(nil).Verifiers(trust.Trusted{Keys: []string{a.pub, b.pub, a.pub}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestTrustedKeysVerifiers(t *testing.T) {
 	if want := []string{a.signer.ID(), b.signer.ID(), a.signer.ID()}; !slices.Equal(ids, want) {
 		t.Errorf("verifier IDs %v, want %v", ids, want)
 	}
-	if _, err := (trust.Trusted{Keys: []string{filepath.Join(t.TempDir(), "none.pub")}}).Verifiers(); !errors.Is(err, os.ErrNotExist) {
+	if _, err := trust.NewLoader(nil).Verifiers(trust.Trusted{Keys: []string{filepath.Join(t.TempDir(), "none.pub")}}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing key: %v, want not-exist", err)
 	}
 }
@@ -326,7 +326,7 @@ func TestCheckInstalled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	k := newKey(t)
-	vs, err := trust.Trusted{Keys: []string{k.pub}}.Verifiers()
+	vs, err := trust.NewLoader(nil).Verifiers(trust.Trusted{Keys: []string{k.pub}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestCheckInstalledDoesNotFollowLinks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	k := newKey(t)
-	vs, err := trust.Trusted{Keys: []string{k.pub}}.Verifiers()
+	vs, err := trust.NewLoader(nil).Verifiers(trust.Trusted{Keys: []string{k.pub}})
 	if err != nil {
 		t.Fatal(err)
 	}

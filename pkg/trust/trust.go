@@ -49,11 +49,6 @@ func (s Trusted) Over(policy *trustpolicy.Policy, ref string) Trusted {
 	return out
 }
 
-// Verifiers are the verifiers of s's key files and identities.
-func (s Trusted) Verifiers() ([]signature.Verifier, error) {
-	return newLoader().verifiers(s)
-}
-
 // Package is one package to check.
 type Package struct {
 	// Ref names the package, as declared; scopes match it.
@@ -121,7 +116,7 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 	if policy == nil {
 		policy = &trustpolicy.Policy{}
 	}
-	loaded := newLoader()
+	loaded := NewLoader(opts.Warnings)
 	var failed []error
 	out := make([]Outcome, 0, len(pkgs))
 	for _, p := range pkgs {
@@ -142,7 +137,7 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 		if !trusted.Named() {
 			return nil, fmt.Errorf("%s must be verified (%s), but no signer is trusted for it: add keys or identities to the trust policy, or pass --key or --certificate-identity", p.Ref, mode)
 		}
-		vs, err := loaded.verifiers(trusted)
+		vs, err := loaded.Verifiers(trusted)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Ref, err)
 		}
@@ -167,18 +162,27 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 	return out, nil
 }
 
-// loader reads each key file and trusted root once, however many
-// packages name it.
-type loader struct {
-	keys  map[string]signature.Verifier
-	roots map[string]root.TrustedMaterial
+// Loader makes the verifiers of signers: it reads each key file and
+// trusted root once, however many packages name it, and warns once of
+// each identity pattern that is not anchored (see
+// trustpolicy.Identity.Unanchored), wherever it was given.
+type Loader struct {
+	keys     map[string]signature.Verifier
+	roots    map[string]root.TrustedMaterial
+	warnings io.Writer
+	warned   map[string]bool
 }
 
-func newLoader() *loader {
-	return &loader{keys: map[string]signature.Verifier{}, roots: map[string]root.TrustedMaterial{}}
+// NewLoader is a Loader that warns to warnings; nil discards them.
+func NewLoader(warnings io.Writer) *Loader {
+	if warnings == nil {
+		warnings = io.Discard
+	}
+	return &Loader{keys: map[string]signature.Verifier{}, roots: map[string]root.TrustedMaterial{}, warnings: warnings, warned: map[string]bool{}}
 }
 
-func (l *loader) verifiers(s Trusted) ([]signature.Verifier, error) {
+// Verifiers are the verifiers of s's key files and identities.
+func (l *Loader) Verifiers(s Trusted) ([]signature.Verifier, error) {
 	out := make([]signature.Verifier, 0, len(s.Keys)+1)
 	for _, path := range s.Keys {
 		v, ok := l.keys[path]
@@ -212,6 +216,12 @@ func (l *loader) verifiers(s Trusted) ([]signature.Verifier, error) {
 	ids := make([]signature.Identity, len(s.Identities))
 	for i, id := range s.Identities {
 		ids[i] = signature.Identity(id)
+		for _, w := range id.Unanchored() {
+			if !l.warned[w] {
+				l.warned[w] = true
+				fmt.Fprintf(l.warnings, "warning: %s\n", w)
+			}
+		}
 	}
 	kv, err := signature.NewKeylessVerifier(material, signature.KeylessOptions{Identities: ids})
 	if err != nil {

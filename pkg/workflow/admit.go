@@ -50,7 +50,7 @@ func Admit(ctx context.Context, env *Env, skillDir string) error {
 	if rule.Mode != trustpolicy.ModeRequire {
 		return nil
 	}
-	verifiers, err := trust.Trusted{}.Over(policy, scope).Verifiers()
+	verifiers, err := trust.NewLoader(env.warnings()).Verifiers(trust.Trusted{}.Over(policy, scope))
 	if err != nil {
 		return errdefs.Invalid(err)
 	}

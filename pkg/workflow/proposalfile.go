@@ -60,7 +60,7 @@ func ProposalCheck(proposalPath, signaturePath string, keys []string, notes io.W
 		}
 		sigPath = proposalPath + proposal.SignatureSuffix
 	}
-	verifiers, err := trust.Trusted{Keys: keys}.Verifiers()
+	verifiers, err := trust.NewLoader(nil).Verifiers(trust.Trusted{Keys: keys})
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}

@@ -75,7 +75,7 @@ func Verify(ctx context.Context, env *Env, opts VerifyOptions) (*VerifyResult, e
 	if err != nil {
 		return nil, err
 	}
-	verifiers, err := trusted.Verifiers()
+	verifiers, err := trust.NewLoader(env.warnings()).Verifiers(trusted)
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}

@@ -66,7 +66,7 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 		Targets: placement.Targets, Root: placement.Root, Workspace: placement.Workspace, Portable: placement.Portable(), Records: placement.Records, Locked: locked, LockDir: lockDir, Notes: env.warnings(),
 		Signed: install.SignedOptions{Trusted: trust.Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot}, Policy: policy, Open: func() (trust.Source, int64, error) {
 			return source.TrustSource(env.Opener), opts.MaxSize, nil
-		}},
+		}, Loader: trust.NewLoader(env.warnings())},
 	})
 	if err != nil {
 		return nil, err
