@@ -113,11 +113,19 @@ func TestVerificationFlagsAndExplicitMode(t *testing.T) {
 			t.Errorf("--verify warn --key: %s: exit %d (wrote: %v), want 0 with a warning: %s", cmd, got.r.Code, got.wrote, got.r.Stderr)
 		}
 	}
+	proj := t.TempDir()
+	// A ranged source, which update --latest looks up first.
+	if r := runStax(t, "install", reg.Host+"/acme/unsigned", "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
 	reg.ResetRequests()
 	for cmd, got := range bringIn(t, unsigned, "--verify", "none", "--key", pub) {
 		if got.r.Code != 1 || got.wrote || !strings.Contains(got.r.Stderr, "--verify none") || !strings.Contains(got.r.Stderr, "--key") {
 			t.Errorf("--verify none --key: %s: exit %d (wrote: %v), want 1 naming both flags: %s", cmd, got.r.Code, got.wrote, got.r.Stderr)
 		}
+	}
+	if r := runStax(t, "update", "--latest", "--dir", proj, "--verify", "none", "--key", pub); r.Code != 1 || !strings.Contains(r.Stderr, "--verify none") {
+		t.Errorf("update --verify none --key: exit %d, want 1 naming both flags: %s", r.Code, r.Stderr)
 	}
 	if n := len(reg.Requests()); n != 0 {
 		t.Errorf("a usage error sent %d requests to the registry", n)

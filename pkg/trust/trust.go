@@ -74,7 +74,7 @@ type Options struct {
 	// such as those stax.lock records as verified.
 	Require map[digest.Digest]bool
 	// Warnings receives a line for each package that does not verify in
-	// warn mode.
+	// warn mode, and for each identity pattern that is not anchored.
 	Warnings io.Writer
 	// MaxSize bounds each skills layer read; see layers.ReadOptions.
 	MaxSize int64

@@ -96,6 +96,9 @@ type SkillUpdate struct {
 // does, in one transaction with stax.lock (and stax.yaml, when Latest
 // moved a range, written once that succeeded).
 func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, error) {
+	if err := env.checkVerification(opts.Verify); err != nil {
+		return nil, err
+	}
 	m, err := env.manifestFor(opts.Where)
 	if err != nil {
 		return nil, err
