@@ -502,7 +502,8 @@ func TestValidateRefusesNoneWithASigner(t *testing.T) {
 		{"warn with a key", trust.EnforceOptions{Mode: "warn", Keys: []string{"k.pub"}}, nil},
 		{"none with a key", trust.EnforceOptions{Mode: "none", Keys: []string{"k.pub"}}, []string{"--verify none", "--key"}},
 		{"none with a trusted root", trust.EnforceOptions{Mode: "none", TrustedRoot: "root.json"}, []string{"--verify none", "--trusted-root"}},
-		{"none with an identity", trust.EnforceOptions{Mode: "none", Identities: []trustpolicy.Identity{{Subject: "a@acme.example", Issuer: "https://issuer.example"}}}, []string{"--verify none", "--certificate-identity"}},
+		{"none with an identity", trust.EnforceOptions{Mode: "none", Identities: []trustpolicy.Identity{{Subject: "a@acme.example", Issuer: "https://issuer.example"}}}, []string{"--verify none", "--certificate-identity and --certificate-oidc-issuer"}},
+		{"none with an identity regexp and a trusted root", trust.EnforceOptions{Mode: "none", TrustedRoot: "root.json", Identities: []trustpolicy.Identity{{SubjectRegExp: "^a@acme\\.example$", Issuer: "https://issuer.example"}}}, []string{"--certificate-identity-regexp and --certificate-oidc-issuer and --trusted-root"}},
 	} {
 		err := c.opts.Validate()
 		if c.flags == nil {

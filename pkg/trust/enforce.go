@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
@@ -133,14 +134,22 @@ func (opts EnforceOptions) Validate() error {
 	return err
 }
 
-// askingFlags names the flags of a command that set s.
+// askingFlags names the flags of a command that set s: its keys, the
+// fields of the one identity flags name, its trusted root.
 func askingFlags(s Trusted) string {
 	var flags []string
 	if len(s.Keys) > 0 {
 		flags = append(flags, "--key")
 	}
-	if len(s.Identities) > 0 {
-		flags = append(flags, "--certificate-identity")
+	for _, id := range s.Identities {
+		for _, f := range []struct{ name, value string }{
+			{"--certificate-identity", id.Subject}, {"--certificate-identity-regexp", id.SubjectRegExp},
+			{"--certificate-oidc-issuer", id.Issuer}, {"--certificate-oidc-issuer-regexp", id.IssuerRegExp},
+		} {
+			if f.value != "" && !slices.Contains(flags, f.name) {
+				flags = append(flags, f.name)
+			}
+		}
 	}
 	if s.TrustedRoot != "" {
 		flags = append(flags, "--trusted-root")
