@@ -11,6 +11,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -142,5 +143,9 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client, Warnings: global.errOut}, nil
+	lockDir, err := store.LockDirFrom(global.getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client, Warnings: global.errOut, LockDir: lockDir}, nil
 }

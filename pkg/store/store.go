@@ -213,17 +213,19 @@ func openPrepared(ctx context.Context, dir, what string, made created) (*Store, 
 		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
 	}
 	s := &Store{Dir: dir, root: root, created: made}
-	if _, err := root.Lstat(ocispec.ImageLayoutFile); errors.Is(err, fs.ErrNotExist) {
-		if err := writeLayoutFile(root); err != nil {
-			root.Close()
-			return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
-		}
-	}
 	// Temporary files of index writes that were killed before their rename.
 	atomicfile.RemoveStale(filepath.Join(dir, ocispec.ImageIndexFile))
 	if err := s.loadIndex(ctx, what); err != nil {
 		root.Close()
 		return nil, err
+	}
+	// The oci-layout file of a new layout comes last: a reader that finds
+	// it (see CheckLayout) finds index.json too.
+	if _, err := root.Lstat(ocispec.ImageLayoutFile); errors.Is(err, fs.ErrNotExist) {
+		if err := writeLayoutFile(root); err != nil {
+			root.Close()
+			return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
+		}
 	}
 	layout, err := oci.NewWithContext(ctx, dir)
 	if err != nil {

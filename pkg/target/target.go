@@ -47,6 +47,8 @@ type Target struct {
 	discard func() error
 	// tagMemo, when set, remembers the tags a remote target listed.
 	tagMemo *TagMemo
+	// lockDir is Opener.LockDir, for LockTag.
+	lockDir string
 }
 
 // LayoutDir is the directory of a local store or layout target, where
@@ -206,6 +208,10 @@ type Opener struct {
 	// the opened targets list, for a job that reads them more than once;
 	// nil asks the registry each time.
 	TagMemo *TagMemo
+	// LockDir holds the locks that serialize stax processes writing one
+	// OCI layout, or claiming one registry tag (see Target.LockTag);
+	// empty takes no lock.
+	LockDir string
 }
 
 // BareTag returns arg as a reference to a tag of o.Layout when there is
@@ -230,18 +236,30 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference, mode store.M
 		return &Target{GraphTarget: l, Ref: ref, Kind: KindLayout, dir: l.Dir, close: l.Close}, nil
 	}
 	if ref.IsLayout() {
-		s, err := store.OpenLayout(ctx, ref.Layout)
+		// Held until Close: the index is read, checked and written by
+		// one writer at a time, and what opening creates is removed only
+		// by the writer that created it.
+		unlock, err := o.lockLayout(ctx, ref.Layout)
 		if err != nil {
 			return nil, err
 		}
+		s, err := store.OpenLayout(ctx, ref.Layout)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
 		o.warnRepaired(s)
-		return &Target{GraphTarget: s, Ref: ref, Kind: KindLayout, dir: s.Dir, close: s.Close, discard: s.Discard}, nil
+		closeAndUnlock := func() error {
+			defer unlock()
+			return s.Close()
+		}
+		return &Target{GraphTarget: s, Ref: ref, Kind: KindLayout, dir: s.Dir, close: closeAndUnlock, discard: s.Discard}, nil
 	}
 	repo, err := o.Registry.Repository(ref)
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo}, nil
+	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo, lockDir: o.LockDir}, nil
 }
 
 // OpenLocal opens ref in the local store.

@@ -69,7 +69,8 @@ type Options struct {
 	// does not exist (it listed the repository's tags). A push by tag then
 	// PUTs the package's manifest under the tag without first asking the
 	// registry whether it holds it by digest: the PUT is due either way.
-	// Every blob is still looked up before it is uploaded.
+	// Every blob is still looked up before it is uploaded. A layout's
+	// tag is looked up again all the same, under its writer's lock.
 	NewTag bool
 	// Tagged is the digest the caller has just seen the destination's tag
 	// name (it looked the tag up); empty when it did not look. A push by
@@ -81,7 +82,11 @@ type Options struct {
 	// NoOverwrite refuses, before any blob is written, a copy to a tag of
 	// a registry or a layout that names another manifest already, with a
 	// *TagExistsError: a release tag is then never replaced by accident.
-	// False moves the tag, and Result.Replaced says from where.
+	// A registry's tag is looked up again as it is written, and read
+	// back (see claimTag): of concurrent copies of different manifests to
+	// one new tag, one succeeds and the others fail with a
+	// *TagExistsError naming its digest. False moves the tag, and
+	// Result.Replaced says from where.
 	NoOverwrite bool
 }
 
@@ -121,9 +126,16 @@ type TagExistsError struct {
 	// Refused the digest of what the copy would have put there.
 	Tag              string
 	Current, Refused digest.Digest
+	// Lost says the tag was absent when the copy looked, and another
+	// writer's tag landed after the copy's own: the manifest Refused is
+	// in the destination by digest, untagged.
+	Lost bool
 }
 
 func (e *TagExistsError) Error() string {
+	if e.Lost {
+		return fmt.Sprintf("%s: another push tagged %s with %s at the same time, after this one tagged it with %s, and --no-overwrite keeps theirs: give this release a new tag, or leave out --no-overwrite to move the tag", e.Destination, e.Tag, e.Current, e.Refused)
+	}
 	return fmt.Sprintf("%s: tag %s names %s already, not %s, and --no-overwrite keeps it: give this release a new tag, or leave out --no-overwrite to move the tag", e.Destination, e.Tag, e.Current, e.Refused)
 }
 
@@ -184,8 +196,11 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 
 	from := source{ReadOnlyGraphTarget: src, progress: opts.Progress, failed: &firstError{}}
 	_, isPusher := dst.GraphTarget.(registry.ReferencePusher)
-	pushByTag := dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" && isPusher
-	if pushByTag && !opts.Referrers && known && previous == desc.Digest {
+	byTag := dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == "" && isPusher
+	// A tag claimed (NoOverwrite) is written only once its manifest is
+	// there by digest, by claimTag.
+	pushByTag := byTag && !claimsTag(dst, opts)
+	if byTag && !opts.Referrers && known && previous == desc.Digest {
 		res.Skipped = 1
 		if opts.Progress != nil {
 			opts.Progress.Skipped(desc)
@@ -275,7 +290,12 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	if err != nil {
 		return nil, explainCopy(err, from.failed.get(), src, dst)
 	}
-	if !tagged.Load() {
+	switch {
+	case claimsTag(dst, opts):
+		if err := claimTag(ctx, dst, desc); err != nil {
+			return nil, err
+		}
+	case !tagged.Load():
 		if err := tagUnlessTagged(ctx, dst, desc); err != nil {
 			return nil, err
 		}
@@ -291,15 +311,18 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 }
 
 // taggedBefore is the digest dst's tag names before a copy to it (empty: the
-// tag is new), and whether that is known: from what the caller saw
-// (Options.NewTag, Options.Tagged), else from one lookup of the tag. A
-// destination by digest, or the local store, has no tag to move. A
+// tag is new), and whether that is known: from what the caller saw of a
+// registry (Options.NewTag, Options.Tagged), else from one lookup of the
+// tag. A destination by digest, or the local store, has no tag to move. A
 // lookup that fails leaves it unknown, and the copy as it was before it
 // looked, unless NoOverwrite needs to know.
 func taggedBefore(ctx context.Context, dst *target.Target, opts Options) (digest.Digest, bool, error) {
 	switch {
 	case dst.Kind == target.KindLocal || dst.Ref.Tag == "" || dst.Ref.Digest != "":
 		return "", false, nil
+	case dst.Kind == target.KindLayout:
+		// What the caller saw may be stale: a layout read now is read
+		// under the lock its writer holds, and costs no request.
 	case opts.NewTag:
 		return "", true, nil
 	case opts.Tagged != "":

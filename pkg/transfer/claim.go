@@ -1,0 +1,80 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/errdef"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/target"
+)
+
+// claimsTag says whether a copy to dst with NoOverwrite claims dst's tag
+// with claimTag: a registry's, which no lock of stax's guards.
+func claimsTag(dst *target.Target, opts Options) bool {
+	return opts.NoOverwrite && dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == ""
+}
+
+// claimTag points dst's tag at desc, whose manifest the registry holds by
+// digest already, unless the tag names another manifest: the write of a
+// copy with NoOverwrite. Registries have no conditional write of a tag
+// (the distribution spec has none, and distribution answers If-None-Match
+// on reads only), so the claim is three requests: a look-up that finds
+// the tag absent, the write, and a look-up that reads the tag back. A
+// tag that names another digest at either look-up is a *TagExistsError
+// naming that digest: at the first, nothing was written; at the second,
+// a concurrent writer's PUT landed after this one, and the tag is theirs.
+//
+// Among stax processes sharing a lock directory the three requests run
+// under dst.LockTag, one claim at a time, so exactly one of them finds
+// the tag absent and the others find its digest. A writer that takes no
+// such lock (another machine, another tool) can still write between the
+// first look-up and the write, or after the read-back: the read-back
+// catches the first, nothing can catch the second. docs/registries.md
+// says so.
+func claimTag(ctx context.Context, dst *target.Target, desc ocispec.Descriptor) error {
+	unlock, err := dst.LockTag(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	current, err := taggedNow(ctx, dst)
+	switch {
+	case err != nil:
+		return err
+	case current == desc.Digest:
+		return nil
+	case current != "":
+		return errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: current, Refused: desc.Digest})
+	}
+	if err := dst.TagAs(ctx, desc); err != nil {
+		return err
+	}
+	current, err = taggedNow(ctx, dst)
+	switch {
+	case err != nil:
+		return err
+	case current == "":
+		return errdefs.Remote(fmt.Errorf("%s: tag %s names nothing right after it was written: another client deleted it; push again", dst.Name(), dst.Ref.Tag))
+	case current != desc.Digest:
+		return errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: current, Refused: desc.Digest, Lost: true})
+	}
+	return nil
+}
+
+// taggedNow is the digest dst's tag names, asked of the registry; empty
+// when the tag does not exist.
+func taggedNow(ctx context.Context, dst *target.Target) (digest.Digest, error) {
+	current, err := dst.GraphTarget.Resolve(ctx, dst.Ref.Tag)
+	switch {
+	case err == nil:
+		return current.Digest, nil
+	case errors.Is(err, errdef.ErrNotFound):
+		return "", nil
+	}
+	return "", dst.Explain(fmt.Errorf("look up tag %s: %w", dst.Ref.Tag, err))
+}
