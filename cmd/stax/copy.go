@@ -40,7 +40,8 @@ OCI referrers API or, where a registry lacks it, the referrers tag schema.
 Cosign's tag-based signatures (the sha256-HEX.sig, .att and .sbom tags of the
 package's digest) are copied as well. DST without a tag or digest takes SRC's
 tag. A tag of DST that names another manifest is moved, and the copy says
-so; --no-overwrite refuses it instead, before anything is copied (exit 3).`,
+so; --no-overwrite refuses it instead, before anything is copied (exit 3),
+and of copies racing for one new tag, one wins and the others exit 3.`,
 		Example: `  stax copy ghcr.io/acme/skills:1.0.0 registry.internal/acme/skills:1.0.0
   stax copy ghcr.io/acme/skills:1.0.0 oci:./mirror
   stax copy oci:./mirror:1.0.0 localhost:5000/acme/skills

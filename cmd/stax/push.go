@@ -53,7 +53,9 @@ REF without a tag gets the package version as its tag; REF@sha256:… pushes
 by digest only, without a tag, and must name the digest the package has.
 On success the pinned reference REF@DIGEST is printed. A tag that names
 another package is moved, and the push says so ("tag T moved: OLD → NEW");
---no-overwrite refuses it instead, before anything is pushed (exit 3).`,
+--no-overwrite refuses it instead, before anything is pushed (exit 3). Of
+pushes with --no-overwrite racing for one new tag, one wins and the others
+exit 3 naming its digest (see docs/registries.md for the guarantee).`,
 		Example: `  stax push ./skills ghcr.io/acme/skills:1.0.0
   stax push acme/skills:1.0.0 localhost:5000/acme/skills:1.0.0
   stax push . docker.io/acme/skills          # tag = the version in stax.yaml
