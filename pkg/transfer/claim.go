@@ -7,7 +7,9 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/target"
@@ -19,12 +21,13 @@ func claimsTag(dst *target.Target, opts Options) bool {
 	return opts.NoOverwrite && dst.Kind == target.KindRemote && dst.Ref.Tag != "" && dst.Ref.Digest == ""
 }
 
-// claimTag points dst's tag at desc, whose manifest the registry holds by
-// digest already, unless the tag names another manifest: the write of a
-// copy with NoOverwrite. Registries have no conditional write of a tag
-// (the distribution spec has none, and distribution answers If-None-Match
-// on reads only), so the claim is three requests: a look-up that finds
-// the tag absent, the write, and a look-up that reads the tag back. A
+// claimTag points dst's tag at desc, unless the tag names another
+// manifest: the write of a copy with NoOverwrite, once the registry holds
+// desc's manifest by digest (src holds it too). Registries have no
+// conditional write of a tag (the distribution spec has none, and
+// distribution answers If-None-Match on reads only), so the claim is
+// three requests: a look-up that finds the tag absent, the write, and a
+// look-up that reads the tag back. A
 // tag that names another digest at either look-up is a *TagExistsError
 // naming that digest: at the first, nothing was written; at the second,
 // a concurrent writer's PUT landed after this one, and the tag is theirs.
@@ -36,7 +39,7 @@ func claimsTag(dst *target.Target, opts Options) bool {
 // first look-up and the write, or after the read-back: the read-back
 // catches the first, nothing can catch the second. docs/registries.md
 // says so.
-func claimTag(ctx context.Context, dst *target.Target, desc ocispec.Descriptor) error {
+func claimTag(ctx context.Context, src content.Fetcher, dst *target.Target, desc ocispec.Descriptor) error {
 	unlock, err := dst.LockTag(ctx)
 	if err != nil {
 		return err
@@ -51,7 +54,7 @@ func claimTag(ctx context.Context, dst *target.Target, desc ocispec.Descriptor) 
 	case current != "":
 		return errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: current, Refused: desc.Digest})
 	}
-	if err := dst.TagAs(ctx, desc); err != nil {
+	if err := putTag(ctx, src, dst, desc); err != nil {
 		return err
 	}
 	current, err = taggedNow(ctx, dst)
@@ -59,11 +62,20 @@ func claimTag(ctx context.Context, dst *target.Target, desc ocispec.Descriptor) 
 	case err != nil:
 		return err
 	case current == "":
-		return errdefs.Remote(fmt.Errorf("%s: tag %s names nothing right after it was written: another client deleted it; push again", dst.Name(), dst.Ref.Tag))
+		return errdefs.Remote(fmt.Errorf("%s: tag %s names nothing right after it was written (another client deleted it, or the registry does not show its own writes yet): push again", dst.Name(), dst.Ref.Tag))
 	case current != desc.Digest:
 		return errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: current, Refused: desc.Digest, Lost: true})
 	}
 	return nil
+}
+
+// putTag tags desc in dst by pushing its manifest again, by tag: one
+// request, where tagging by digest reads the manifest back first.
+func putTag(ctx context.Context, src content.Fetcher, dst *target.Target, desc ocispec.Descriptor) error {
+	if _, ok := dst.GraphTarget.(registry.ReferencePusher); ok {
+		return pushReference(ctx, src, dst, desc)
+	}
+	return dst.TagAs(ctx, desc)
 }
 
 // taggedNow is the digest dst's tag names, asked of the registry; empty

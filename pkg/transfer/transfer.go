@@ -292,7 +292,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	}
 	switch {
 	case claimsTag(dst, opts):
-		if err := claimTag(ctx, dst, desc); err != nil {
+		if err := claimTag(ctx, from, dst, desc); err != nil {
 			return nil, err
 		}
 	case !tagged.Load():
