@@ -26,8 +26,8 @@ const pushRacers = 8
 // with tag-exists naming the digest of the one that won, and the tag
 // names that digest. To a registry, the gate holds every push's listing
 // of the repository's tags until all have asked, so that all of them
-// find the tag absent before any writes it; into an OCI layout, the
-// processes race as they start.
+// find the tag absent before any writes it; into a new OCI layout, the
+// processes race as they start, three times.
 func TestConcurrentNoOverwritePushesHaveOneWinner(t *testing.T) {
 	t.Parallel()
 	reg := registrytest.New(t)
@@ -42,7 +42,11 @@ func TestConcurrentNoOverwritePushesHaveOneWinner(t *testing.T) {
 			"skills/greet/SKILL.md": fmt.Sprintf("---\nname: greet\ndescription: Greets, the way number %d does. Use when testing races.\n---\nHello %d.\n", i, i),
 		})
 	}
-	for _, dst := range []string{reg.Host + "/race/skills:1.0.0", "oci:" + filepath.Join(t.TempDir(), "out") + ":1.0.0"} {
+	dsts := []string{reg.Host + "/race/skills:1.0.0"}
+	for range 3 { // a layout race is not held at one point: run it more than once
+		dsts = append(dsts, "oci:"+filepath.Join(t.TempDir(), "out")+":1.0.0")
+	}
+	for _, dst := range dsts {
 		results := pushAtOnce(t, home, dirs, dst)
 		var winners []string
 		for _, r := range results {
