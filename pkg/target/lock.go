@@ -71,13 +71,18 @@ func lockNamed(ctx context.Context, lockDir, kind, name, what string) (unlock fu
 	if err := os.MkdirAll(lockDir, 0o755); err != nil {
 		return nil, errdefs.IO(fmt.Errorf("create lock directory: %w", err))
 	}
-	path := filepath.Join(lockDir, kind+"-"+digest.FromString(name).Encoded()[:32]+".lock")
+	path := lockPath(lockDir, kind, name)
 	lock := flock.New(path)
 	ok, err := lock.TryLockContext(ctx, lockRetryDelay)
 	if err != nil || !ok {
 		return nil, errdefs.IO(fmt.Errorf("lock %s (%s): another stax holds it: %v", what, path, err))
 	}
 	return func() { _ = lock.Unlock() }, nil
+}
+
+// lockPath is the file of the lock of name in lockDir.
+func lockPath(lockDir, kind, name string) string {
+	return filepath.Join(lockDir, kind+"-"+digest.FromString(name).Encoded()[:32]+".lock")
 }
 
 // lockRetryDelay is how often a lock another process holds is tried
