@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/diff"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // printDiff writes one line per difference, sorted: package fields first,
@@ -105,5 +106,5 @@ func jsonValue(v any) string {
 		// Fields hold only what JSON can encode; this is a safety net.
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	return strings.TrimSuffix(string(termtext.JSON([]byte(buf.String()))), "\n")
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // jsonError is what --output json prints on stderr for a failure, inside
@@ -34,19 +36,21 @@ func describeError(err error, exit int) jsonError {
 }
 
 // printError writes err to w: one JSON object when asJSON, else an
-// "Error: " line.
+// "Error: " line with every character a terminal would act on escaped
+// (termtext.EscapeLines), since a message quotes what came from outside.
+// JSON escapes them itself.
 func printError(w io.Writer, err error, exit int, asJSON bool) {
 	if !asJSON {
-		fmt.Fprintf(w, "Error: %v\n", err)
+		fmt.Fprintf(w, "Error: %s\n", termtext.EscapeLines(err.Error()))
 		return
 	}
 	// One line, so a log that interleaves stderr keeps it whole.
 	line, merr := json.Marshal(map[string]jsonError{"error": describeError(err, exit)})
 	if merr != nil {
-		fmt.Fprintf(w, "Error: %v\n", err)
+		fmt.Fprintf(w, "Error: %s\n", termtext.EscapeLines(err.Error()))
 		return
 	}
-	fmt.Fprintf(w, "%s\n", line)
+	fmt.Fprintf(w, "%s\n", termtext.JSON(line))
 }
 
 // argsAskJSON reports whether args ask for --output json, for failures

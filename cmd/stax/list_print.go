@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // printListWarnings says, on stderr, what a runtime would only log: the
@@ -88,12 +88,12 @@ func origin(o *discover.Origin) string {
 	return printable(o.Package) + "\t" + printable(cmp.Or(o.Version, "-")) + "\t" + printable(cmp.Or(d, "-"))
 }
 
-// printable is s, quoted when it holds a character that is not printable
-// or is a space: the record it comes from is a file in the project,
+// printable is s, quoted when it holds a character termtext.Escape
+// escapes or a space: the record it comes from is a file in the project,
 // which anyone who can change the project can write, and it must not
 // move the terminal's cursor or split a column.
 func printable(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0 {
+	if termtext.Escape(s) != s || strings.Contains(s, " ") {
 		return strconv.Quote(s)
 	}
 	return s

@@ -11,6 +11,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/proposal"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -123,24 +124,28 @@ func proposeSigner(opts *proposeOptions) (*signature.KeySigner, error) {
 	return loadSigner(opts.IO, opts.Global, opts.Key)
 }
 
+// printPropose reports the proposal written. Its names, paths and
+// MEMORY.md section titles are the installed skill's, anyone's to write,
+// so each is escaped.
 func printPropose(w io.Writer, res *workflow.ProposeResult, output string, signed bool) {
+	esc := termtext.Escape
 	where, file := "stdout", "PROPOSAL.json"
 	if output != "" {
 		where, file = output, output
 	}
-	fmt.Fprintf(w, "proposal for %s written to %s: %s\n", res.Skill, where, res.Proposal.Summary)
+	fmt.Fprintf(w, "proposal for %s written to %s: %s\n", esc(res.Skill), where, esc(res.Proposal.Summary))
 	for _, f := range res.Files {
 		status := "M"
 		if f.Status == "added" {
 			status = "A"
 		}
-		fmt.Fprintf(w, "  %s %s\n", status, f.Path)
+		fmt.Fprintf(w, "  %s %s\n", status, esc(f.Path))
 	}
 	for _, e := range res.Entries {
-		fmt.Fprintf(w, "  + MEMORY.md:%d  %s entry by %s, %s\n", e.Line, e.Section, e.Signer, e.Date)
+		fmt.Fprintf(w, "  + MEMORY.md:%d  %s entry by %s, %s\n", e.Line, esc(e.Section), esc(e.Signer), esc(e.Date))
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(w, "  not proposed: %s\n", s)
+		fmt.Fprintf(w, "  not proposed: %s\n", esc(s))
 	}
 	if signed {
 		fmt.Fprintf(w, "signature written to %s%s\n", output, proposal.SignatureSuffix)

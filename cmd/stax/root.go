@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // Output formats of --output.
@@ -240,10 +242,17 @@ func executeIn(ctx context.Context, args []string, streams *IOStreams, lookupEnv
 	return code
 }
 
-// writeJSON writes v as indented JSON, the form every --output json takes.
+// writeJSON writes v as indented JSON, the form every --output json takes,
+// with the controls encoding/json leaves raw escaped too (termtext.JSON):
+// a script's output may end up on a terminal.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.JSON(buf.Bytes()))
+	return err
 }

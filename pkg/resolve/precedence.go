@@ -1,9 +1,6 @@
 package resolve
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // StandingKind is how a package relates to the consumer of a graph.
 type StandingKind int
@@ -36,7 +33,7 @@ func (s Standing) String() string {
 	case Direct:
 		return "direct, " + ordinal(s.Index)
 	}
-	return "transitive via " + strings.Join(s.Via, " → ")
+	return "transitive via " + chain(s.Via)
 }
 
 func ordinal(n int) string {

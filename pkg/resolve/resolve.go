@@ -28,6 +28,7 @@ import (
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -230,7 +231,7 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 	path := append(append([]string{}, parent...), decl)
 	if len(path) > MaxDepth {
-		return nil, errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, strings.Join(path, " → ")))
+		return nil, errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, chain(path)))
 	}
 	key, identity, dir, err := r.identify(decl, base)
 	if err != nil {
@@ -238,12 +239,12 @@ func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 		if errors.Is(err, reference.ErrInvalid) {
 			class = errdefs.InvalidArgument // the user's to fix, as in every command
 		}
-		return nil, errdefs.With(class, fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
+		return nil, errdefs.With(class, fmt.Errorf("%s: %w", chain(path), err))
 	}
 	for i, onStack := range r.stack {
 		if onStack == identity {
 			cycle := append(append([]string{}, path[i:len(path)-1]...), decl)
-			return nil, errdefs.Resolution(fmt.Errorf("dependency cycle: %s", strings.Join(cycle, " → ")))
+			return nil, errdefs.Resolution(fmt.Errorf("dependency cycle: %s", chain(cycle)))
 		}
 	}
 	r.stack = append(r.stack, identity)
@@ -289,6 +290,19 @@ func (r *resolver) identify(decl, base string) (key, identity, dir string, err e
 	return keyRef.Familiar(), ref.Name(), "", nil
 }
 
+// chain is how a message names a path of declarations, the first
+// declaring the next. The declarations come from stax.yaml files and
+// packages, so each is escaped (termtext.Escape): the message quotes it
+// once, as written, without the escape sequences or line feeds in it
+// reaching the terminal.
+func chain(path []string) string {
+	escaped := make([]string, len(path))
+	for i, decl := range path {
+		escaped[i] = termtext.Escape(decl)
+	}
+	return strings.Join(escaped, " → ")
+}
+
 // isPath reports whether decl is a directory rather than a reference:
 // "." or anything starting with ./, ../ or /.
 func isPath(decl string) bool { return staxyaml.IsPath(decl) }
@@ -319,7 +333,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	if ref.IsLayout() {
 		// A dependency must already be there.
 		if info, err := os.Stat(ref.Layout); err != nil || !info.IsDir() {
-			return nil, errdefs.Resolution(fmt.Errorf("%s: no OCI layout at %s", strings.Join(path, " → "), ref.Layout))
+			return nil, errdefs.Resolution(fmt.Errorf("%s: no OCI layout at %s", chain(path), ref.Layout))
 		}
 	}
 	var (
@@ -413,7 +427,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		pinned := pinnedDecl(dep)
 		if pinned == "" {
 			return nil, errdefs.Resolution(fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
-				strings.Join(path, " → "), dep.Ref))
+				chain(path), dep.Ref))
 		}
 		if err := r.checkReach(registryOf(t), pinned, path); err != nil {
 			return nil, err
@@ -514,7 +528,7 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("no package directory at %s", dir)
 		}
-		return nil, errdefs.Resolution(fmt.Errorf("%s: %w", strings.Join(path, " → "), err))
+		return nil, errdefs.Resolution(fmt.Errorf("%s: %w", chain(path), err))
 	}
 	p, err := staxyaml.Open(dir)
 	if err != nil {
@@ -624,7 +638,7 @@ func (r *resolver) seen(key string, dgst digest.Digest, path []string) (*Node, b
 		name, _, _ := strings.Cut(key, "@")
 		return nil, false, errdefs.Resolution(fmt.Errorf(
 			"%s resolves to two digests:\n  %s via %s\n  %s via %s\npin one of them in stax.yaml, e.g. %s@%s",
-			key, first.Digest, strings.Join(first.Path, " → "), dgst, strings.Join(path, " → "), name, first.Digest))
+			key, first.Digest, chain(first.Path), dgst, chain(path), name, first.Digest))
 	}
 	return nil, false, nil
 }
@@ -638,7 +652,7 @@ func (r *resolver) remember(n *Node) {
 
 // resolutionError keeps registry and validation codes, and names the path.
 func resolutionError(path []string, err error) error {
-	return fmt.Errorf("resolve %s: %w", strings.Join(path, " → "), err)
+	return fmt.Errorf("resolve %s: %w", chain(path), err)
 }
 
 // Store copies every registry package of the graph into the local store,

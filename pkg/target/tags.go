@@ -10,6 +10,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // DefaultTag is the tag a reference with neither tag nor digest names,
@@ -88,7 +89,9 @@ func (t *Target) missingTagHint(ctx context.Context) string {
 // semver.SortTags gives, digest tags left out: the nearest to near by edit
 // distance when near is set, else the first in that order (the highest
 // versions), and says how many more there are. It is empty when no tag is
-// left.
+// left. The registry named the tags, so each is escaped (termtext.Escape):
+// one holding a line feed or an escape sequence cannot forge a line of the
+// message or drive the terminal.
 func SomeTags(tags []string, near string, n int) string {
 	tags = slices.DeleteFunc(slices.Clone(tags), IsDigestTag)
 	all := len(tags)
@@ -103,6 +106,9 @@ func SomeTags(tags []string, near string, n int) string {
 	more := ""
 	if all > len(tags) {
 		more = fmt.Sprintf(" and %d more", all-len(tags))
+	}
+	for i, tag := range tags {
+		tags[i] = termtext.Escape(tag)
 	}
 	return strings.Join(tags, ", ") + more
 }

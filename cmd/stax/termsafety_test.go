@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+// hostileTexts are names a hostile registry or file may hold: an escape
+// sequence that clears the screen, an OSC that retitles the terminal's
+// window, a C1 control sequence introducer, and a carriage return and
+// line feed that forge a line of their own.
+var hostileTexts = []string{
+	"1.0.1\x1b[2J",
+	"x\x1b]0;PWNED\x07",
+	"csi\u009b31m",
+	"y\r\nError: FORGED LINE",
+}
+
+// assertNoRawControls fails t when out holds a character a terminal acts
+// on (other than the newline and tab of ordinary output), or a line that
+// a hostile text forged.
+func assertNoRawControls(t *testing.T, what, out string) {
+	t.Helper()
+	if i := strings.IndexFunc(out, func(r rune) bool {
+		return r != '\n' && r != '\t' && (r < 0x20 || r >= 0x7f && r <= 0x9f)
+	}); i >= 0 {
+		t.Errorf("%s prints a raw control character %q at byte %d:\n%q", what, out[i], i, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "Error: FORGED") {
+			t.Errorf("%s prints a line a hostile text forged:\n%q", what, out)
+		}
+	}
+}
+
+// serveHostileTags starts, in front of reg, a registry whose tag lists are
+// reg's tags and the tags hostile: everything else is reg's. It returns
+// its host.
+func serveHostileTags(t *testing.T, reg *registrytest.Registry, hostile []string) string {
+	t.Helper()
+	backend, err := url.Parse(reg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(backend)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if !strings.HasSuffix(resp.Request.URL.Path, "/tags/list") || resp.StatusCode != http.StatusOK {
+			return nil
+		}
+		var list struct {
+			Name string   `json:"name"`
+			Tags []string `json:"tags"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+			return err
+		}
+		resp.Body.Close()
+		list.Tags = append(list.Tags, hostile...)
+		body, err := json.Marshal(list)
+		if err != nil {
+			return err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// stax tags prints a registry's tags escaped, one a line however many
+// line feeds a tag holds; --output json keeps them as they are, in valid
+// JSON.
+func TestTagsPrintsHostileTagsEscaped(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	pushExamples(t, reg.Host+"/acme/org-skills:1.0.0")
+	repo := serveHostileTags(t, reg, hostileTexts) + "/acme/org-skills"
+
+	r := runStax(t, "tags", repo)
+	if r.Code != 0 {
+		t.Fatalf("stax tags: exit %d\n%s", r.Code, r.Stderr)
+	}
+	assertNoRawControls(t, "stax tags", r.Stdout+r.Stderr)
+	lines := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
+	for _, want := range []string{`1.0.1\x1b[2J`, `x\x1b]0;PWNED\a`, `csi\u009b31m`, `y\r\nError: FORGED LINE`, "1.0.0"} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("stax tags does not print the line %s:\n%s", want, r.Stdout)
+		}
+	}
+	if len(lines) != len(hostileTexts)+1 {
+		t.Errorf("stax tags prints %d lines for %d tags:\n%s", len(lines), len(hostileTexts)+1, r.Stdout)
+	}
+
+	r = runStax(t, "tags", repo, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("stax tags --output json: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var res struct{ Tags []string }
+	decodeJSON(t, r.Stdout, &res)
+	for _, tag := range hostileTexts {
+		if !slices.Contains(res.Tags, tag) {
+			t.Errorf("stax tags --output json does not keep the tag %q: %q", tag, res.Tags)
+		}
+	}
+	assertNoRawControls(t, "stax tags --output json", r.Stdout)
+}
+
+// The message that no tag is in a range lists the repository's tags, each
+// escaped, in text; as JSON, the error is still one valid JSON line.
+func TestNoTagInRangeNamesHostileTagsEscaped(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	pushExamples(t, reg.Host+"/acme/org-skills:1.0.0")
+	repo := serveHostileTags(t, reg, hostileTexts) + "/acme/org-skills"
+	proj := t.TempDir()
+
+	r := runStax(t, "add", repo, "--version", "^9.0.0", "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 4 || !strings.Contains(r.Stderr, "in the range ^9.0.0") {
+		t.Fatalf("add --version ^9.0.0: exit %d, want 4 naming the range\n%s", r.Code, r.Stderr)
+	}
+	assertNoRawControls(t, "the error of add --version", r.Stderr)
+	if !strings.Contains(r.Stderr, `x\x1b]0;PWNED\a`) || !strings.Contains(r.Stderr, `y\r\nError: FORGED LINE`) {
+		t.Errorf("the error does not name the tags escaped:\n%s", r.Stderr)
+	}
+
+	r = runStax(t, "add", repo, "--version", "^9.0.0", "--dir", proj, "--runtime", "claude-code", "--output", "json")
+	var e struct{ Error jsonError }
+	decodeJSON(t, r.Stderr, &e)
+	if r.Code != 4 || e.Error.Exit != 4 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+		t.Errorf("add --version ^9.0.0 --output json: exit %d, want 4 on one JSON line\n%s", r.Code, r.Stderr)
+	}
+	assertNoRawControls(t, "the JSON error of add --version", r.Stderr)
+}
+
+// A source in stax.yaml that is not a reference is named in the error
+// escaped, where the message quotes it and where it says whose it is.
+func TestHostileSourceIsEchoedEscaped(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	filetest.Write(t, proj, map[string]string{"stax.yaml": "install:\n  sources:\n" +
+		"    - \"ghcr.io/acme/x\\e]0;PWNED\\a\\r\\nError: FORGED LINE\"\n  runtimes: [claude-code]\n"})
+	r := runStax(t, "install", "--dir", proj)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "invalid reference") {
+		t.Fatalf("install: exit %d, want 1 for an invalid reference\n%s", r.Code, r.Stderr)
+	}
+	assertNoRawControls(t, "the error of install", r.Stderr)
+	if !strings.HasPrefix(r.Stderr, `Error: ghcr.io/acme/x\x1b]0;PWNED\a\r\nError: FORGED LINE: `) {
+		t.Errorf("install does not name the source escaped:\n%s", r.Stderr)
+	}
+}
+
+// stax propose names the MEMORY.md section of each entry it proposes: a
+// section title is the package's text, and is printed escaped.
+func TestProposeEscapesSectionTitles(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	source := copyExamples(t)
+	memory := filepath.Join(source, "skills", "incident-postmortem", "MEMORY.md")
+	text := readText(t, memory)
+	if !strings.Contains(text, "\n## What worked") {
+		t.Fatalf("MEMORY.md has no What worked section:\n%s", text)
+	}
+	text = strings.Replace(text, "\n## What worked", "\n## What worked\x1b]0;PWNED\x07\x1b[2J", 1)
+	if err := os.WriteFile(memory, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	layout := filepath.Join(t.TempDir(), "layout")
+	ref := "oci:" + layout + ":1.0.0"
+	if r := runStax(t, "push", source, ref); r.Code != 0 {
+		t.Fatalf("push: %d %s", r.Code, r.Stderr)
+	}
+	proj := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code", "--oci-layout", layout); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	addMemoryEntry(t, filepath.Join(proj, ".claude", "skills", "incident-postmortem"), learned)
+
+	out := filepath.Join(t.TempDir(), "proposal.json")
+	r := runStax(t, "propose", "incident-postmortem", "--dir", proj, "--runtime", "claude-code", "--oci-layout", layout, "-o", out)
+	if r.Code != 0 {
+		t.Fatalf("propose: %d %s", r.Code, r.Stderr)
+	}
+	assertNoRawControls(t, "stax propose", r.Stdout+r.Stderr)
+	if !strings.Contains(r.Stdout, `What worked\x1b]0;PWNED\a\x1b[2J entry by @ana`) {
+		t.Errorf("propose does not name the section escaped:\n%s", r.Stdout)
+	}
+}
