@@ -20,11 +20,11 @@ import (
 // (docs/layering-and-install.md, "What a runtime loads").
 func printListWarnings(w io.Writer, l *discover.Listing) {
 	for _, msg := range l.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", msg)
+		fmt.Fprintf(w, "warning: %s\n", termtext.EscapeLines(msg))
 	}
 	for _, s := range l.Skills {
 		if s.Problem != "" {
-			fmt.Fprintf(w, "warning: %s: %s\n", s.Dir, s.Problem)
+			fmt.Fprintf(w, "warning: %s: %s\n", termtext.Escape(s.Dir), termtext.Escape(s.Problem))
 		}
 	}
 	for _, s := range l.Skills {
@@ -35,7 +35,7 @@ func printListWarnings(w io.Writer, l *discover.Listing) {
 			}
 		}
 		if s.Visible() && len(lost) > 0 {
-			fmt.Fprintf(w, "notice: %s: %s ignores %s\n", s.Key, l.Runtime, strings.Join(lost, " and "))
+			fmt.Fprintf(w, "notice: %s: %s ignores %s\n", termtext.Escape(s.Key), l.Runtime, strings.Join(lost, " and "))
 		}
 	}
 }
@@ -47,7 +47,7 @@ func printList(w io.Writer, l *discover.Listing) error {
 		if !f.Exists {
 			state = "  (none)"
 		}
-		fmt.Fprintf(w, "  %-8s %s%s\n", f.Scope, f.Dir, state)
+		fmt.Fprintf(w, "  %-8s %s%s\n", f.Scope, termtext.Escape(f.Dir), state)
 	}
 	for _, p := range pluginPatterns(l.Runtime) {
 		fmt.Fprintf(w, "  (plugin folders are those matching ~/%s)\n", p)
@@ -65,11 +65,13 @@ func printList(w io.Writer, l *discover.Listing) error {
 		case s.Problem != "":
 			status = "warning: cannot load (see above)"
 		case s.ShadowedBy != "":
-			status = "shadowed by " + s.ShadowedBy
+			status = "shadowed by " + termtext.Escape(s.ShadowedBy)
 		case s.ModelHidden:
 			status = "loaded, user-invoked only"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Key, s.Scope, status, origin(s.Installed), truncate(s.Description, 70))
+		// The skills' names and descriptions are their authors': a YAML
+		// escape in SKILL.md ("\e") puts a control character in one.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", printable(s.Key), s.Scope, status, origin(s.Installed), truncate(termtext.Escape(s.Description), 70))
 	}
 	return tw.Flush()
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -204,4 +205,48 @@ func TestProposeEscapesSectionTitles(t *testing.T) {
 	if !strings.Contains(r.Stdout, `What worked\x1b]0;PWNED\a\x1b[2J entry by @ana`) {
 		t.Errorf("propose does not name the section escaped:\n%s", r.Stdout)
 	}
+}
+
+// A SKILL.md with control characters in its frontmatter, which YAML
+// forbids, cannot be loaded by any runtime or by stax list: install
+// refuses the package (exit 5), naming the file, and installs nothing.
+// Written by another tool than stax, whose push would have refused it.
+func TestInstallRefusesFrontmatterWithControlCharacters(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/evil:1"
+	packagetest.RefImpl{Name: "evil", Version: "1.0.0", Skills: map[string]string{
+		"evil/SKILL.md": "---\nname: evil\ndescription: Does things\x1b]0;PWNED\x07. Use when asked.\n---\nDo it.\n",
+	}}.Push(t, ref)
+	proj := t.TempDir()
+	r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 5 || !strings.Contains(r.Stderr, "evil/SKILL.md: line 3: invalid YAML in frontmatter: control characters are not allowed") {
+		t.Errorf("install: exit %d, want 5 naming the file\n%s", r.Code, r.Stderr)
+	}
+	assertNoRawControls(t, "install", r.Stdout+r.Stderr)
+	if _, err := os.Stat(filepath.Join(proj, ".claude", "skills", "evil")); !os.IsNotExist(err) {
+		t.Errorf("install left the skill it refused: %v", err)
+	}
+}
+
+// A control character a YAML escape puts in a description ("\e") parses:
+// the skill installs and stax list shows it escaped.
+func TestListEscapesDescriptions(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/evil:1"
+	packagetest.RefImpl{Name: "evil", Version: "1.0.0", Skills: map[string]string{
+		"evil/SKILL.md": "---\nname: evil\ndescription: \"Does things\\e]0;PWNED\\a\\r\\nError: FORGED LINE\"\n---\nDo it.\n",
+	}}.Push(t, ref)
+	proj := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "list", "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `Does things\x1b]0;PWNED\a`) {
+		t.Errorf("list: exit %d, want 0 and the description escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	assertNoRawControls(t, "list", r.Stdout+r.Stderr)
 }

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -292,9 +293,16 @@ func (st *stager) skillMD(sk *staged, r io.Reader) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A SKILL.md no command and no runtime could load is refused here
+	// rather than installed for list to say so: one over a limit, or
+	// whose frontmatter is not YAML (control characters, which YAML
+	// forbids and stax push refuses, bytes that are not UTF-8). Callers
+	// name the skill or the layer path.
 	if err := skill.CheckLimits(data); err != nil {
-		// Callers name the skill or the layer path.
 		return "", errdefs.Precondition(err)
+	}
+	if _, err := skill.Parse(data); errors.Is(err, skill.ErrYAML) {
+		return "", errdefs.Precondition(fmt.Errorf("%w: no runtime can load it; its publisher must fix it", err))
 	}
 	sk.placeless = !substitute.UsesPaths(string(data))
 	text, err := substitute.ApplyLimit(string(data), st.vars(sk.skill), skill.MaxFileSize)
