@@ -161,6 +161,41 @@ func TestUserScopeInstallIntoARuntimeOfTheUserSettings(t *testing.T) {
 	}
 }
 
+// A user folder written ~/FOLDER, as a shell takes it, is FOLDER in the
+// home directory, not a directory named ~; ~ anywhere else is refused.
+func TestUserFolderFromTheHomeDirectory(t *testing.T) {
+	home := useHome(t)
+	userHome := t.TempDir()
+	t.Setenv("HOME", userHome)
+	filetest.WriteFile(t, filepath.Join(home, "config.yaml"),
+		"install:\n  runtimes:\n    - {name: zed-agent, project: .zed/skills, user: ~/.config/zed/skills}\n")
+	src := t.TempDir()
+	writeSkillFiles(t, src, map[string]string{"mine/SKILL.md": skillMD("mine", "the user's")})
+	t.Chdir(t.TempDir())
+
+	if r := runStax(t, "install", "--scope", "user", "--runtime", "zed-agent", "--no-save", src); r.Code != 0 {
+		t.Fatalf("install --runtime zed-agent: %d %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(userHome, ".config", "zed", "skills", "mine", "SKILL.md")); err != nil {
+		t.Errorf("not installed into ~/.config/zed/skills: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(userHome, "~")); !os.IsNotExist(err) {
+		t.Errorf("a directory named ~ was made in the home directory: %v", err)
+	}
+
+	for _, user := range []string{"'~'", "~root/skills"} {
+		filetest.WriteFile(t, filepath.Join(home, "config.yaml"),
+			"install:\n  runtimes:\n    - {name: zed-agent, project: .zed/skills, user: "+user+"}\n")
+		r := runStax(t, "install", "--scope", "user", "--runtime", "zed-agent", "--no-save", src)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "config.yaml") || !strings.Contains(r.Stderr, "~ is not expanded there") {
+			t.Errorf("user folder %s: exit %d, want 1 saying ~ is not expanded\n%s", user, r.Code, r.Stderr)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(userHome, "~")); !os.IsNotExist(err) {
+		t.Errorf("a directory named ~ was made in the home directory: %v", err)
+	}
+}
+
 // propose --scope user finds the skill in the folders of the user's
 // settings, as install put it there.
 func TestUserScopeProposeReadsTheUsersSettings(t *testing.T) {

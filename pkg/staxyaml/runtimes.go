@@ -20,8 +20,18 @@ type RuntimeDefinition struct {
 	Name string `yaml:"name" json:"name"`
 	// Project is its skills folder relative to the project root.
 	Project string `yaml:"project" json:"project"`
-	// User is its skills folder relative to the home directory.
+	// User is its skills folder relative to the home directory; written
+	// ~/.agent/skills, as a shell would, it is read as .agent/skills.
 	User string `yaml:"user" json:"user"`
+}
+
+// expandHome reads a user folder written from the home directory, as
+// ~/FOLDER, as the FOLDER relative to it that it names: taken as it is,
+// it would be a directory named ~ in the home directory.
+func (d *RuntimeDefinition) expandHome() {
+	if rest, ok := strings.CutPrefix(d.User, "~/"); ok {
+		d.User = rest
+	}
 }
 
 // Runtime is the runtime the definition describes, read as the runtimes
@@ -51,6 +61,10 @@ func (d RuntimeDefinition) check() error {
 	for _, f := range []struct{ scope, dir string }{{"project", d.Project}, {"user", d.User}} {
 		if err := layers.CheckPath(f.dir); err != nil {
 			return fmt.Errorf("runtime %s: %s folder %w: name a folder relative to the %s, such as .agent/skills", d.Name, f.scope, err, rootOf(f.scope))
+		}
+		if strings.HasPrefix(f.dir, "~") {
+			// ~/ in a user folder was read as the home directory before.
+			return fmt.Errorf("runtime %s: %s folder %q: ~ is not expanded there: name a folder relative to the %s, such as .agent/skills", d.Name, f.scope, f.dir, rootOf(f.scope))
 		}
 		if first, _, _ := strings.Cut(f.dir, "/"); slices.Contains(layers.Reserved, first) {
 			return fmt.Errorf("runtime %s: %s folder %q is inside %s, stax's own: name another folder", d.Name, f.scope, f.dir, first)
@@ -109,6 +123,7 @@ func (s *InstallSpec) UnmarshalYAML(node *yaml.Node) error {
 		if err := n.Decode(&d); err != nil {
 			return err
 		}
+		d.expandHome()
 		if err := d.check(); err != nil {
 			return fmt.Errorf("line %d: %w", n.Line, err)
 		}

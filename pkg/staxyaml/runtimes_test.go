@@ -56,6 +56,8 @@ func TestInstallRuntimeDefinitionsAreChecked(t *testing.T) {
 		{"backslash", entry(`{name: x, project: '.x\skills', user: .x/skills}`), "backslash"},
 		{"not clean", entry("{name: x, project: ./.x/skills, user: .x/skills}"), "not clean"},
 		{"stax's own folder", entry("{name: x, project: .stax/skills, user: .x/skills}"), "stax's own"},
+		{"home in the project", entry("{name: x, project: ~/skills, user: .x/skills}"), `project folder "~/skills": ~ is not expanded there: name a folder relative to the project root`},
+		{"another user's home", entry("{name: x, project: .x/skills, user: ~bob/skills}"), `user folder "~bob/skills": ~ is not expanded there`},
 		{"missing folder", entry("{name: x, project: .x/skills}"), "runtime x needs a project and a user folder"},
 		{"missing name", entry("{project: .x/skills, user: .x/skills}"), "line 3: a runtime needs a name"},
 		{"bad name", entry("{name: ../x, project: .x/skills, user: .x/skills}"), "runtime name \"../x\""},
@@ -71,5 +73,23 @@ func TestInstallRuntimeDefinitionsAreChecked(t *testing.T) {
 				t.Errorf("error %v: want one of class invalid containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A user folder written from the home directory, ~/FOLDER, is FOLDER: the
+// folder is relative to the home directory, and ~ would otherwise name a
+// directory called ~ in it.
+func TestRuntimeUserFolderFromTheHomeDirectory(t *testing.T) {
+	t.Parallel()
+	def, err := staxyaml.Parse("stax.yaml", []byte("install:\n  runtimes:\n    - {name: x, project: .x/skills, user: ~/.config/x/skills}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []staxyaml.RuntimeDefinition{{Name: "x", Project: ".x/skills", User: ".config/x/skills"}}
+	if got := def.Install.Defined; !slices.Equal(got, want) {
+		t.Errorf("defined %+v, want %+v", got, want)
+	}
+	if got := def.Install.Defined[0].Runtime().User; !slices.Equal(got, []string{".config/x/skills"}) {
+		t.Errorf("the runtime's user folders are %q", got)
 	}
 }
