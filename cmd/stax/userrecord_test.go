@@ -103,3 +103,52 @@ func TestUserScopeRecordInTheFolderIsMigrated(t *testing.T) {
 		t.Errorf("verify --installed: %d %s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// $STAX_HOME/user/.records linked to a directory out of $STAX_HOME/user
+// is not followed: a user-scope install refuses to keep its record there
+// (exit 2, naming the link) and writes nothing through it, and the
+// commands that read the record refuse it too.
+func TestUserScopeRecordsLinkedOutOfTheHomeAreRefused(t *testing.T) {
+	home := useHome(t)
+	t.Setenv("HOME", t.TempDir())
+	layout := filepath.Join(t.TempDir(), "layout")
+	ref := "oci:" + layout + ":1.0.0"
+	if r := runStax(t, "push", copyExamples(t), ref); r.Code != 0 {
+		t.Fatalf("push: %d %s", r.Code, r.Stderr)
+	}
+	t.Chdir(t.TempDir())
+	outside := t.TempDir()
+	records := filepath.Join(home, "user", ".records")
+	if err := os.MkdirAll(filepath.Dir(records), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{outside, "../../" + filepath.Base(outside)} {
+		os.Remove(records)
+		if err := os.Symlink(target, records); err != nil {
+			t.Fatal(err)
+		}
+		r := runStax(t, "install", ref, "--scope", "user", "--runtime", "claude-code", "--oci-layout", layout)
+		if r.Code != 2 || !strings.Contains(r.Stderr, records+" is a symbolic link") {
+			t.Errorf("install with .records linked to %s: exit %d, want 2 naming the link\n%s", target, r.Code, r.Stderr)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+			t.Errorf("install wrote through the link to %s: %v", target, entries)
+		}
+	}
+
+	// Installed with .records a directory, then linked out to a copy.
+	os.Remove(records)
+	if r := runStax(t, "install", ref, "--scope", "user", "--runtime", "claude-code", "--oci-layout", layout); r.Code != 0 {
+		t.Fatalf("install --scope user: %d %s", r.Code, r.Stderr)
+	}
+	if err := os.Rename(records, filepath.Join(outside, "records")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "records"), records); err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "verify", "--installed", "--scope", "user", "--runtime", "claude-code")
+	if r.Code != 2 || !strings.Contains(r.Stderr, records+" is a symbolic link") {
+		t.Errorf("verify --installed with .records linked out: exit %d, want 2 naming the link\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -288,7 +288,7 @@ func recoverJournal(path, lockDir string) (string, error) {
 	}
 	record := folder
 	if j.RecordDir != "" {
-		record, err = os.OpenRoot(j.RecordDir)
+		record, _, err = openRecordDir(j.RecordDir, false)
 		if errors.Is(err, fs.ErrNotExist) && !j.HadRecord {
 			// There is no record to remove, nor a directory to hold one.
 			record, err = nil, nil

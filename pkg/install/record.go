@@ -103,14 +103,14 @@ func ReadRecordIn(dir, recordDir string) (*Record, error) {
 // kept it; nil when neither exists.
 func openRecordFrom(dir, recordDir string) (*os.Root, string, error) {
 	if recordDir != "" {
-		root, err := os.OpenRoot(recordDir)
+		root, _, err := openRecordDir(recordDir, false)
 		if err == nil {
 			if present(root, RecordFile) {
 				return root, filepath.Join(recordDir, RecordFile), nil
 			}
 			root.Close()
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, "", errdefs.IO(err)
+			return nil, "", err
 		}
 	}
 	folder, err := os.OpenRoot(dir)
@@ -167,20 +167,78 @@ func (p *plan) openRecord() error {
 	if err != nil || dir == "" {
 		return err
 	}
-	if p.recordMade, err = MkdirAll(dir); err != nil {
-		return errdefs.IO(fmt.Errorf("create the directory of the install record: %w", err))
+	record, made, err := openRecordDir(dir, true)
+	if err != nil {
+		return err
 	}
-	if p.record, err = os.OpenRoot(dir); err != nil {
-		p.record = p.folder
-		RemoveMade(p.recordMade)
-		return errdefs.IO(err)
-	}
+	p.record, p.recordMade = record, made
 	p.recordDir, p.recordPath = dir, filepath.Join(dir, RecordFile)
 	removeLeftovers(p.record)
 	if present(p.record, RecordFile) {
 		p.dropLegacyRecord()
 	}
 	return nil
+}
+
+// openRecordDir opens recordDir, the directory of one folder's record
+// (RecordDir), inside the directory above the records ($STAX_HOME/user
+// for Options.Records), making what is missing of it when create. Like
+// an install folder, it is opened through os.Root: a symbolic link on the
+// way that leads out of that directory (the records linked to another
+// directory) is refused, not followed to read and write records there.
+// It returns the directories it made, innermost first, for RemoveMade.
+// Without create, a recordDir that is not there is fs.ErrNotExist.
+func openRecordDir(recordDir string, create bool) (root *os.Root, made []string, err error) {
+	top := filepath.Dir(filepath.Dir(recordDir))
+	rel := filepath.Join(filepath.Base(filepath.Dir(recordDir)), filepath.Base(recordDir))
+	if create {
+		if made, err = MkdirAll(top); err != nil {
+			return nil, nil, errdefs.IO(fmt.Errorf("create the directory of the install record: %w", err))
+		}
+	}
+	defer func() {
+		if err != nil {
+			RemoveMade(made)
+		}
+	}()
+	base, err := os.OpenRoot(top)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		return nil, nil, errdefs.IO(err)
+	}
+	defer base.Close()
+	if create {
+		first := firstMissing(base, rel)
+		if err := base.MkdirAll(rel, 0o700); err != nil {
+			return nil, nil, refuseRecordDir(base, top, rel, err)
+		}
+		var inner []string // innermost first, as made is
+		for dir := rel; first != ""; dir = filepath.Dir(dir) {
+			inner = append(inner, filepath.Join(top, dir))
+			if dir == first {
+				break
+			}
+		}
+		made = append(inner, made...)
+	}
+	if root, err = base.OpenRoot(rel); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		return nil, nil, refuseRecordDir(base, top, rel, err)
+	}
+	return root, made, nil
+}
+
+// refuseRecordDir says why the directory of a record, rel in base, could
+// not be opened: a symbolic link that leads out of base, or err.
+func refuseRecordDir(base *os.Root, basePath, rel string, err error) error {
+	if link := linkOnPath(base, basePath, rel); link != "" {
+		return errdefs.IO(fmt.Errorf("%s, which stax does not follow to keep its install records (%w): remove the link, and stax makes the directory again", link, err))
+	}
+	return errdefs.IO(fmt.Errorf("open the directory of the install record %s: %w", filepath.Join(basePath, rel), err))
 }
 
 // dropLegacyRecord removes the record an older stax kept in the folder,
