@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stax-dev/stax/pkg/mounts"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -39,7 +40,8 @@ func (f *factory) Env(remote *remoteOptions) (*workflow.Env, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	env := &workflow.Env{Opener: opener, Getenv: f.Getenv, Warnings: f.IO.ErrOut, Concurrency: remote.Concurrency}
+	// Warnings quote registries, packages and files: escaped, as errors are.
+	env := &workflow.Env{Opener: opener, Getenv: f.Getenv, Warnings: termtext.Writer{W: f.IO.ErrOut}, Concurrency: remote.Concurrency}
 	finish := func() {}
 	if !remote.transfers {
 		return env, finish, nil

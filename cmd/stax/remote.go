@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -147,5 +148,5 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client, Warnings: global.errOut, LockDir: lockDir}, nil
+	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client, Warnings: termtext.Writer{W: global.errOut}, LockDir: lockDir}, nil
 }

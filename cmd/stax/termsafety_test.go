@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -249,4 +250,35 @@ func TestListEscapesDescriptions(t *testing.T) {
 		t.Errorf("list: exit %d, want 0 and the description escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	assertNoRawControls(t, "list", r.Stdout+r.Stderr)
+}
+
+// What a job warns of as it goes quotes registries, packages and files:
+// the warnings of a command's environment, and of its store, reach the
+// terminal escaped, as its errors do.
+func TestWarningsAreEscaped(t *testing.T) {
+	t.Parallel()
+	var errOut bytes.Buffer
+	home := t.TempDir()
+	global := &globalOptions{errOut: &errOut, lookupEnv: func(key string) (string, bool) {
+		if key == "STAX_HOME" {
+			return home, true
+		}
+		return "", false
+	}}
+	env, finish, err := newFactory(&IOStreams{Out: io.Discard, ErrOut: &errOut}, global).Env(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer finish()
+	// A warning is a line; a line feed in what it quotes is the job's to
+	// escape, as for an error: the stream keeps the lines it is given.
+	for _, w := range []io.Writer{env.Warnings, env.Opener.Warnings} {
+		for _, text := range hostileTexts[:3] {
+			fmt.Fprintf(w, "warning: %s\n", text)
+		}
+	}
+	assertNoRawControls(t, "the warnings", errOut.String())
+	if !strings.Contains(errOut.String(), "warning: x\\x1b]0;PWNED\\a\n") {
+		t.Errorf("the warnings do not show the text escaped:\n%s", errOut.String())
+	}
 }

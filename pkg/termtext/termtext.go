@@ -12,6 +12,7 @@ package termtext
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -60,6 +61,20 @@ func escape(s string, lines bool) string {
 		i += size
 	}
 	return b.String()
+}
+
+// Writer writes to W what it is given through EscapeLines: a stream of
+// messages, such as the warnings a job writes as it goes, whose parts
+// from outside were not escaped one by one. Each Write must hold whole
+// characters, as one written by fmt.Fprintf does; Write reports len(p)
+// written when W took all of the escaped text.
+type Writer struct{ W io.Writer }
+
+func (w Writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.W, EscapeLines(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // JSON returns the JSON text data with every character Escape escapes

@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,5 +72,17 @@ func TestJSON(t *testing.T) {
 	}
 	if plain := []byte(`{"a": [1, "b"]}` + "\n"); &JSON(plain)[0] != &plain[0] {
 		t.Errorf("JSON copies text it does not change")
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var out strings.Builder
+	msg := "warning: x\x1b]0;PWNED\x07 moved\r\nnext line\n"
+	n, err := fmt.Fprint(Writer{&out}, msg)
+	if err != nil || n != len(msg) {
+		t.Errorf("Fprint = %d, %v; want %d, nil", n, err, len(msg))
+	}
+	if want := "warning: x\\x1b]0;PWNED\\a moved\\r\nnext line\n"; out.String() != want {
+		t.Errorf("wrote %q, want %q", out.String(), want)
 	}
 }
