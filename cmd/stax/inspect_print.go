@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -17,37 +18,41 @@ func writeInspect(opts *inspectOptions, res *workflow.InspectResult) error {
 		return writeJSON(opts.IO.Out, res)
 	}
 	for _, n := range res.Notices {
-		fmt.Fprintf(opts.IO.ErrOut, "notice: %s\n", n)
+		fmt.Fprintf(opts.IO.ErrOut, "notice: %s\n", termtext.EscapeLines(n))
 	}
 	return printInspect(opts.IO.Out, res)
 }
 
+// printInspect shows a package as its manifest and config say. Whoever
+// pushed it wrote them, so every string of theirs is escaped; the
+// frontmatter is YAML, which escapes its own.
 func printInspect(w io.Writer, r *workflow.InspectResult) error {
+	esc := termtext.Escape
 	ann := r.Manifest.Annotations
-	fmt.Fprintf(w, "Reference:     %s (%s)\n", r.Reference, r.Source)
+	fmt.Fprintf(w, "Reference:     %s (%s)\n", esc(r.Reference), r.Source)
 	fmt.Fprintf(w, "Digest:        %s\n", r.Descriptor.Digest)
-	fmt.Fprintf(w, "Artifact type: %s\n", r.Manifest.ArtifactType)
-	fmt.Fprintf(w, "Package:       %s %s\n", r.Config.Name, r.Config.Version)
+	fmt.Fprintf(w, "Artifact type: %s\n", esc(r.Manifest.ArtifactType))
+	fmt.Fprintf(w, "Package:       %s %s\n", esc(r.Config.Name), esc(r.Config.Version))
 	if r.Config.Description != "" {
-		fmt.Fprintf(w, "Description:   %s\n", r.Config.Description)
+		fmt.Fprintf(w, "Description:   %s\n", esc(r.Config.Description))
 	}
-	fmt.Fprintf(w, "Created:       %s\n", ann[artifact.AnnotationCreated])
+	fmt.Fprintf(w, "Created:       %s\n", esc(ann[artifact.AnnotationCreated]))
 	fmt.Fprintf(w, "Annotations:\n")
 	for _, k := range sortedKeys(ann) {
-		fmt.Fprintf(w, "  %s: %s\n", k, ann[k])
+		fmt.Fprintf(w, "  %s: %s\n", esc(k), esc(ann[k]))
 	}
-	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", r.Manifest.Config.MediaType, r.Manifest.Config.Digest, r.Manifest.Config.Size)
+	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", esc(r.Manifest.Config.MediaType), r.Manifest.Config.Digest, r.Manifest.Config.Size)
 	fmt.Fprintf(w, "Layers:\n")
 	for _, l := range r.Manifest.Layers {
-		fmt.Fprintf(w, "  %s %s (%d bytes)\n", l.MediaType, l.Digest, l.Size)
+		fmt.Fprintf(w, "  %s %s (%d bytes)\n", esc(l.MediaType), l.Digest, l.Size)
 		for _, k := range sortedKeys(l.Annotations) {
-			fmt.Fprintf(w, "    %s: %s\n", k, l.Annotations[k])
+			fmt.Fprintf(w, "    %s: %s\n", esc(k), esc(l.Annotations[k]))
 		}
 	}
 	if len(r.NotInstalled) > 0 {
 		fmt.Fprintf(w, "Not installed (stax installs skills only):\n")
 		for _, l := range r.NotInstalled {
-			fmt.Fprintf(w, "  %s  %s %s (%d bytes)\n", l.Kind, l.MediaType, l.Digest, l.Size)
+			fmt.Fprintf(w, "  %s  %s %s (%d bytes)\n", esc(l.Kind), esc(l.MediaType), l.Digest, l.Size)
 		}
 	}
 	fmt.Fprintf(w, "Skills (%d):\n", len(r.Skills))
@@ -60,14 +65,14 @@ func printInspect(w io.Writer, r *workflow.InspectResult) error {
 		} else if s.Verified != nil {
 			state = "DIGEST MISMATCH"
 		}
-		fmt.Fprintf(w, "  %s", s.Name)
+		fmt.Fprintf(w, "  %s", esc(s.Name))
 		if s.Version != "" {
-			fmt.Fprintf(w, " %s", s.Version)
+			fmt.Fprintf(w, " %s", esc(s.Version))
 		}
 		if s.Files > 0 {
-			fmt.Fprintf(w, "  %s/  %s  %s  %s\n", s.Path, plural(int64(s.Files), "file"), s.Digest, state)
+			fmt.Fprintf(w, "  %s/  %s  %s  %s\n", esc(s.Path), plural(int64(s.Files), "file"), s.Digest, state)
 		} else {
-			fmt.Fprintf(w, "  %s/  %s  %s\n", s.Path, s.Digest, state)
+			fmt.Fprintf(w, "  %s/  %s  %s\n", esc(s.Path), s.Digest, state)
 		}
 		printSiblings(w, s.Stateful)
 		if len(s.Frontmatter) > 0 {

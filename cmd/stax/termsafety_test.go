@@ -282,3 +282,41 @@ func TestWarningsAreEscaped(t *testing.T) {
 		t.Errorf("the warnings do not show the text escaped:\n%s", errOut.String())
 	}
 }
+
+// verify --installed names the files added to an installed skill, whose
+// names anyone who can write the folder chose: escaped.
+func TestVerifyInstalledEscapesFileNames(t *testing.T) {
+	t.Parallel()
+	_, _, skillDir, proj := installExamplesFromLayout(t)
+	name := "notes\x1b]0;PWNED\x07\r\nError: FORGED LINE.md"
+	if err := os.WriteFile(filepath.Join(skillDir, name), []byte("added\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "verify", "--installed", "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 6 || !strings.Contains(r.Stdout, `skill incident-postmortem: added notes\x1b]0;PWNED\a\r\nError: FORGED LINE.md`) {
+		t.Errorf("verify --installed: exit %d, want 6 naming the file escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	assertNoRawControls(t, "verify --installed", r.Stdout+r.Stderr)
+}
+
+// inspect shows what the publisher wrote into the config and manifest: a
+// description with escapes in it is shown escaped, as config and
+// annotation.
+func TestInspectEscapesWhatThePublisherWrote(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	src := t.TempDir()
+	filetest.Write(t, src, map[string]string{
+		"stax.yaml":          "name: evil-pkg\nversion: 1.0.0\ndescription: \"Skills\\e]0;PWNED\\a\\r\\nError: FORGED LINE\"\nskills: skills\n",
+		"skills/ok/SKILL.md": "---\nname: ok\ndescription: Does things. Use when asked.\n---\nBody.\n",
+	})
+	layout := filepath.Join(t.TempDir(), "layout")
+	if r := runStax(t, "push", src, "oci:"+layout+":1.0.0"); r.Code != 0 {
+		t.Fatalf("push: %d %s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "inspect", "oci:"+layout+":1.0.0")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `Description:   Skills\x1b]0;PWNED\a\r\nError: FORGED LINE`) {
+		t.Errorf("inspect: exit %d, want 0 and the description escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	assertNoRawControls(t, "inspect", r.Stdout+r.Stderr)
+}

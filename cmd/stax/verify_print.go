@@ -8,40 +8,45 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
+// printVerify reports each folder's drift. The names of skills and files
+// are what is on disk, which anyone who can write the folder chose: each
+// is escaped.
 func printVerify(streams *IOStreams, res install.VerifyResult) {
+	esc := termtext.Escape
 	for _, t := range res.Targets {
-		where := strings.Join(t.Runtimes, ",") + ": " + t.Dir
+		where := strings.Join(t.Runtimes, ",") + ": " + esc(t.Dir)
 		if len(t.Drift) == 0 && len(t.Unlocked) == 0 && len(t.Unsigned) == 0 {
 			fmt.Fprintf(streams.Out, "%s: verified\n", where)
 			continue
 		}
 		for _, d := range t.Drift {
 			if d.Missing {
-				fmt.Fprintf(streams.Out, "%s: skill %s: removed\n", where, d.Skill)
+				fmt.Fprintf(streams.Out, "%s: skill %s: removed\n", where, esc(d.Skill))
 			}
 			if d.Relocated {
-				fmt.Fprintf(streams.Out, "%s: skill %s: written for another place; run stax install to write it for this one\n", where, d.Skill)
+				fmt.Fprintf(streams.Out, "%s: skill %s: written for another place; run stax install to write it for this one\n", where, esc(d.Skill))
 			}
 			for _, f := range d.Changed {
-				fmt.Fprintf(streams.Out, "%s: skill %s: changed %s\n", where, d.Skill, f)
+				fmt.Fprintf(streams.Out, "%s: skill %s: changed %s\n", where, esc(d.Skill), esc(f))
 			}
 			for _, f := range d.Added {
-				fmt.Fprintf(streams.Out, "%s: skill %s: added %s\n", where, d.Skill, f)
+				fmt.Fprintf(streams.Out, "%s: skill %s: added %s\n", where, esc(d.Skill), esc(f))
 			}
 			for _, f := range d.Removed {
-				fmt.Fprintf(streams.Out, "%s: skill %s: removed %s\n", where, d.Skill, f)
+				fmt.Fprintf(streams.Out, "%s: skill %s: removed %s\n", where, esc(d.Skill), esc(f))
 			}
 		}
 		for _, u := range t.Unsigned {
 			for _, f := range u.Files {
-				fmt.Fprintf(streams.Out, "%s: skill %s: not as signed: %s\n", where, filepath.Base(u.Dir), f)
+				fmt.Fprintf(streams.Out, "%s: skill %s: not as signed: %s\n", where, esc(filepath.Base(u.Dir)), esc(f))
 			}
 		}
 		for _, name := range t.Unlocked {
-			fmt.Fprintf(streams.Out, "%s: skill %s: not the digest %s pins\n", where, name, lock.FileName)
+			fmt.Fprintf(streams.Out, "%s: skill %s: not the digest %s pins\n", where, esc(name), lock.FileName)
 		}
 	}
 }
@@ -52,9 +57,10 @@ func printVerify(streams *IOStreams, res install.VerifyResult) {
 func printVerifiedPackage(streams *IOStreams, global *globalOptions, res *workflow.VerifyResult, failed error) error {
 	if !global.json() {
 		if res.Verified {
-			signer := res.Signer
+			// The certificate names the signer and issuer: escaped.
+			signer := termtext.Escape(res.Signer)
 			if res.Issuer != "" {
-				signer += " (issuer " + res.Issuer + ")"
+				signer += " (issuer " + termtext.Escape(res.Issuer) + ")"
 			}
 			fmt.Fprintf(streams.Out, "%s@%s: verified, signed by %s at %s\n", res.Reference, res.Digest, signer, signedAtText(res.SignedAt))
 		}
@@ -64,7 +70,7 @@ func printVerifiedPackage(streams *IOStreams, global *globalOptions, res *workfl
 		return err
 	}
 	if failed != nil {
-		fmt.Fprintf(streams.ErrOut, "Error: %v\n", failed)
+		fmt.Fprintf(streams.ErrOut, "Error: %s\n", termtext.EscapeLines(failed.Error()))
 		return errdefs.Corrupt(errReported)
 	}
 	return nil
