@@ -320,3 +320,25 @@ func TestInspectEscapesWhatThePublisherWrote(t *testing.T) {
 	}
 	assertNoRawControls(t, "inspect", r.Stdout+r.Stderr)
 }
+
+// An oci: source in stax.yaml names a directory, whose name can hold
+// anything: outdated's table and the messages naming the source show it
+// escaped.
+func TestOutdatedEscapesSources(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	name := "lay\x1b]0;PWNED\x07"
+	if r := runStax(t, "push", examples, "oci:"+filepath.Join(proj, name)+":1.0.0"); r.Code != 0 {
+		t.Fatalf("push: %d %s", r.Code, r.Stderr)
+	}
+	filetest.Write(t, proj, map[string]string{"stax.yaml": "install:\n  sources:\n    - \"oci:" + proj + "/lay\\e]0;PWNED\\a:1.0.0\"\n  runtimes: [claude-code]\n"})
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "outdated", "--dir", proj)
+	if r.Code != 0 || !strings.Contains(r.Stdout, `/lay\x1b]0;PWNED\a`) {
+		t.Errorf("outdated: exit %d, want 0 naming the source escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	assertNoRawControls(t, "outdated", r.Stdout+r.Stderr)
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -20,7 +21,7 @@ func printUpdate(io *IOStreams, global *globalOptions, res *workflow.UpdateResul
 		return nil
 	}
 	for _, r := range res.Ranges {
-		fmt.Fprintf(io.Out, "%s range %s → %s\n", r.Ref, r.Old, r.New)
+		fmt.Fprintf(io.Out, "%s range %s → %s\n", termtext.Escape(r.Ref), termtext.Escape(r.Old), termtext.Escape(r.New))
 	}
 	printLockChanges(io, res.Packages, res.Skills)
 	if res.DryRun {
@@ -31,21 +32,23 @@ func printUpdate(io *IOStreams, global *globalOptions, res *workflow.UpdateResul
 }
 
 // printLockChanges writes a line a package whose digest changes and a
-// line a skill added, removed or changed.
+// line a skill added, removed or changed. Declarations, versions and
+// paths come from stax.yaml files and packages: escaped.
 func printLockChanges(io *IOStreams, packages []workflow.PackageUpdate, skills []workflow.SkillUpdate) {
+	esc := termtext.Escape
 	for _, p := range packages {
 		switch p.Change {
 		case workflow.ChangeAdded:
-			fmt.Fprintf(io.Out, "%s added %s (%s)\n", p.Ref, cmp.Or(p.NewVersion, "-"), shortDigest(p.NewDigest))
+			fmt.Fprintf(io.Out, "%s added %s (%s)\n", esc(p.Ref), esc(cmp.Or(p.NewVersion, "-")), shortDigest(p.NewDigest))
 		case workflow.ChangeRemoved:
-			fmt.Fprintf(io.Out, "%s removed %s (%s)\n", p.Ref, cmp.Or(p.OldVersion, "-"), shortDigest(p.OldDigest))
+			fmt.Fprintf(io.Out, "%s removed %s (%s)\n", esc(p.Ref), esc(cmp.Or(p.OldVersion, "-")), shortDigest(p.OldDigest))
 		default:
-			fmt.Fprintf(io.Out, "%s %s → %s (%s → %s)\n", p.Ref, cmp.Or(p.OldVersion, "-"), cmp.Or(p.NewVersion, "-"),
+			fmt.Fprintf(io.Out, "%s %s → %s (%s → %s)\n", esc(p.Ref), esc(cmp.Or(p.OldVersion, "-")), esc(cmp.Or(p.NewVersion, "-")),
 				shortDigest(p.OldDigest), shortDigest(p.NewDigest))
 		}
 	}
 	for _, s := range skills {
-		fmt.Fprintf(io.Out, "  %s %s (%s)\n", s.Change, s.Path, s.Package)
+		fmt.Fprintf(io.Out, "  %s %s (%s)\n", s.Change, esc(s.Path), esc(s.Package))
 	}
 }
 
