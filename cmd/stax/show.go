@@ -10,6 +10,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -97,11 +98,16 @@ func findShown(l *discover.Listing, name, project string) (discover.Skill, error
 	return s, nil
 }
 
+// printShow writes what the runtime reads of the skill: a header of its
+// frontmatter, escaped as list shows it (a YAML escape puts any
+// character in a description), then its body as it is, the text the
+// runtime loads.
 func printShow(w io.Writer, runtime string, s discover.Skill) error {
-	fmt.Fprintf(w, "Skill:       %s (%s, %s)\n", s.Name, s.Scope, s.Dir)
-	fmt.Fprintf(w, "Description: %s\n", s.Description)
+	esc := termtext.Escape
+	fmt.Fprintf(w, "Skill:       %s (%s, %s)\n", esc(s.Name), s.Scope, esc(s.Dir))
+	fmt.Fprintf(w, "Description: %s\n", esc(s.Description))
 	if len(s.Ignored) > 0 {
-		fmt.Fprintf(w, "Ignored by %s: %s\n", runtime, strings.Join(s.Ignored, ", "))
+		fmt.Fprintf(w, "Ignored by %s: %s\n", runtime, esc(strings.Join(s.Ignored, ", ")))
 	}
 	if s.ModelHidden {
 		fmt.Fprintf(w, "Not offered to the model (disable-model-invocation); users invoke it by name.\n")

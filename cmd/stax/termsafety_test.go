@@ -232,7 +232,7 @@ func TestInstallRefusesFrontmatterWithControlCharacters(t *testing.T) {
 }
 
 // A control character a YAML escape puts in a description ("\e") parses:
-// the skill installs and stax list shows it escaped.
+// the skill installs and stax list and show show it escaped.
 func TestListEscapesDescriptions(t *testing.T) {
 	t.Parallel()
 	useHome(t)
@@ -250,6 +250,12 @@ func TestListEscapesDescriptions(t *testing.T) {
 		t.Errorf("list: exit %d, want 0 and the description escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	assertNoRawControls(t, "list", r.Stdout+r.Stderr)
+
+	r = runStax(t, "show", "evil", "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `Description: Does things\x1b]0;PWNED\a`) {
+		t.Errorf("show: exit %d, want 0 and the description escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	assertNoRawControls(t, "show", r.Stdout+r.Stderr)
 }
 
 // What a job warns of as it goes quotes registries, packages and files:
