@@ -53,7 +53,7 @@ func newCrashWorld(t *testing.T, place string) *crashWorld {
 }
 
 func (w *crashWorld) options(lock []byte) Options {
-	return Options{Root: w.root, LockDir: w.locks, Lock: &LockFile{Path: w.lockPath, Write: func(out io.Writer) error { _, err := out.Write(lock); return err }}, Force: true, Records: w.records}
+	return Options{Root: w.root, LockDir: w.locks, Files: []LockFile{{Path: w.lockPath, Write: func(out io.Writer) error { _, err := out.Write(lock); return err }}}, Force: true, Records: w.records}
 }
 
 // check compares the record of dir with the folder, wherever it is kept.

@@ -85,9 +85,10 @@ type Options struct {
 	// refused install leaves no trace there and a project cannot plant a
 	// journal.
 	LockDir string
-	// Lock, when set, is written in the same transaction as the folders:
-	// if it cannot be written, the folders are rolled back.
-	Lock *LockFile
+	// Files are written in the same transaction as the folders, such as
+	// stax.lock and stax.yaml: if one cannot be written, the folders and
+	// the others are rolled back, and a crash leaves all old or all new.
+	Files []LockFile
 	// Records, when set, keeps the record of each folder out of it, in a
 	// directory of Records named after the folder (see RecordDir): user
 	// scope keeps its records under $STAX_HOME. Empty keeps each folder's
@@ -104,6 +105,8 @@ type Options struct {
 // LockFile is a file written with an install, such as stax.lock.
 type LockFile struct {
 	Path string
+	// Mode is the file's permissions; 0 is 0644.
+	Mode fs.FileMode
 	// Write writes the file's content. It is called more than once (to
 	// hash the content, and to write it) and writes the same each time.
 	Write func(io.Writer) error
@@ -170,8 +173,9 @@ type PackageVersion struct {
 // Outcome is what InstallAll did.
 type Outcome struct {
 	Results []*Result
-	// LockChanged is false when the lock file already held its data.
-	LockChanged bool
+	// Changed are the paths of the Options.Files that did not already
+	// hold their data, and were written.
+	Changed []string
 }
 
 // ConflictError lists skills in a folder that stax did not install and an
@@ -222,15 +226,15 @@ func Uninstall(ctx context.Context, opts Options) (*Result, error) {
 	if _, err := os.Lstat(opts.Dir); errors.Is(err, fs.ErrNotExist) {
 		return emptyResult(opts.Dir), nil
 	}
-	opts.Lock = nil
+	opts.Files = nil
 	return Install(ctx, nil, opts)
 }
 
 // InstallAll installs skills into every folder of dirs, and writes
-// opts.Lock, all or nothing: every folder is checked and staged before any
+// opts.Files, all or nothing: every folder is checked and staged before any
 // is touched, a journal kept beside the folder's lock says how to undo
 // each step, and a failure (or, on the next run, a crash) at any step
-// puts every folder and the lock file back as they were.
+// puts every folder and file back as they were.
 func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options) (*Outcome, error) {
 	var plans []*plan
 	defer func() {
@@ -253,37 +257,42 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		}
 	}
 	tx := newTransaction(opts.LockDir)
-	var lockChange *lockChange
-	if opts.Lock != nil {
-		lc, err := newLockChange(*opts.Lock)
+	files := make([]*lockChange, len(opts.Files))
+	for i, f := range opts.Files {
+		lc, err := newLockChange(f, i)
 		if err != nil {
 			return nil, err
 		}
-		lockChange = lc
-		// Every folder's lock is held: a temporary file of the lock file's
+		files[i] = lc
+		// Every folder's lock is held: a temporary file of the file's
 		// that is not fresh was left by a killed install.
-		atomicfile.RemoveStale(opts.Lock.Path)
+		atomicfile.RemoveStale(f.Path)
 	}
 	out := &Outcome{}
 	for i, p := range plans {
-		if err := p.commit(tx, lockChange); err != nil {
+		if err := p.commit(tx, files); err != nil {
 			return nil, rollbackAll(plans[:i+1], err, false)
 		}
 		out.Results = append(out.Results, p.result)
 	}
-	if lockChange != nil && lockChange.changes() {
+	var written []*lockChange
+	for _, lc := range files {
+		if !lc.changes() {
+			continue
+		}
 		err := step("lock")
 		if err == nil {
-			err = lockChange.writeFile()
+			err = lc.writeFile()
 		}
 		if err != nil {
-			return nil, rollbackAll(plans, errdefs.IO(fmt.Errorf("write %s: %w", opts.Lock.Path, err)), true)
+			return nil, rollbackFiles(plans, written, errdefs.IO(fmt.Errorf("write %s: %w", lc.Path, err)))
 		}
-		out.LockChanged = true
+		written = append(written, lc)
+		out.Changed = append(out.Changed, lc.Path)
 	}
 	if !slices.ContainsFunc(plans, func(p *plan) bool { return p.journaled }) {
-		// Nothing changed, in any folder nor the lock file: no journal
-		// to complete or roll back, so no marker to write.
+		// Nothing changed, in any folder nor file: no journal to
+		// complete or roll back, so no marker to write.
 		for _, p := range plans {
 			p.finish()
 		}
@@ -296,13 +305,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		err = tx.commit()
 	}
 	if err != nil {
-		err = rollbackAll(plans, errdefs.IO(fmt.Errorf("commit the install: %w", err)), true)
-		if out.LockChanged {
-			if rerr := lockChange.restore(plans[0].folder, plans[0].staging); rerr != nil {
-				err = fmt.Errorf("%w; and %s could not be put back: %w", err, opts.Lock.Path, rerr)
-			}
-		}
-		return nil, err
+		return nil, rollbackFiles(plans, written, errdefs.IO(fmt.Errorf("commit the install: %w", err)))
 	}
 	afterCommit("commit")
 	for _, p := range plans {
@@ -932,7 +935,7 @@ func openBase(root, dir string) (base *os.Root, basePath, rel string, err error)
 
 // commit swaps the staged skills in, prunes, and writes the record, after
 // writing the journal that lets a later run undo any of it.
-func (p *plan) commit(tx *transaction, lc *lockChange) error {
+func (p *plan) commit(tx *transaction, files []*lockChange) error {
 	backupRel := filepath.Join(BackupDir, tx.id, p.folderRel)
 	var moves [][2]string
 	in := func(names ...string) string { return filepath.Join(append([]string{p.folderRel}, names...)...) }
@@ -962,7 +965,7 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 	}
 	j := &journalData{
 		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
-		Moves: moves, HadRecord: p.hadRecord, Lock: lc, RecordDir: p.recordDir,
+		Moves: moves, HadRecord: p.hadRecord, Files: files, RecordDir: p.recordDir,
 		Backup: p.backupRel, BackupMade: p.backupMade, StateMade: p.stateMade,
 	}
 	sameRecord := p.sameRecord
@@ -974,12 +977,16 @@ func (p *plan) commit(tx *transaction, lc *lockChange) error {
 		sameRecord = record == p.previous && !p.legacy
 	}
 	p.committing = true
-	if len(moves) == 0 && sameRecord && (lc == nil || !lc.changes()) {
-		// Nothing in the folder changes, nor the lock file: no journal,
+	changing := slices.ContainsFunc(files, (*lockChange).changes)
+	if len(moves) == 0 && sameRecord && !changing {
+		// Nothing in the folder changes, nor a file: no journal,
 		// nothing to undo.
 		return nil
 	}
-	if lc != nil && lc.changes() {
+	for _, lc := range files {
+		if !lc.changes() {
+			continue
+		}
 		if err := lc.keep(p.folder, p.staging); err != nil {
 			return errdefs.IO(fmt.Errorf("keep a copy of %s: %w", lc.Path, err))
 		}
@@ -1066,6 +1073,19 @@ func (p *plan) rollback() error {
 	return nil
 }
 
+// rollbackFiles puts back the files written, then rolls back plans (see
+// rollbackAll): the files first, since the folders' journals, which a
+// rollback removes, are what the next run would restore them from.
+func rollbackFiles(plans []*plan, written []*lockChange, err error) error {
+	if len(plans) == 0 {
+		return err // no folder holds a copy of the files to put back
+	}
+	if rerr := restoreFiles(plans[0].folder, plans[0].staging, written); rerr != nil {
+		return fmt.Errorf("%w; and the files could not be put back (the next stax run puts them back): %w", err, rerr)
+	}
+	return rollbackAll(plans, err, true)
+}
+
 // rollbackAll rolls back plans, last first, and adds to err what could
 // not be put back; when everything was and say is set, it says so.
 func rollbackAll(plans []*plan, err error, say bool) error {
@@ -1126,17 +1146,27 @@ func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journa
 	if err != nil {
 		return nil, "", errdefs.IO(err)
 	}
-	if err := os.MkdirAll(lockDir, 0o755); err != nil {
-		return nil, "", errdefs.IO(fmt.Errorf("create lock directory: %w", err))
-	}
 	key := digest.FromString(abs).Encoded()[:32]
+	unlock, err = lockIn(ctx, lockDir, key, "install into "+dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return unlock, filepath.Join(lockDir, key+".journal.json"), nil
+}
+
+// lockIn takes the lock key names in lockDir, waiting while another stax
+// holds it, until ctx ends; what says what holds it, for the error.
+func lockIn(ctx context.Context, lockDir, key, what string) (unlock func(), err error) {
+	if err := os.MkdirAll(lockDir, 0o755); err != nil {
+		return nil, errdefs.IO(fmt.Errorf("create lock directory: %w", err))
+	}
 	path := filepath.Join(lockDir, key+".lock")
 	lock := flock.New(path)
 	ok, err := lock.TryLockContext(ctx, 50*time.Millisecond)
 	if err != nil || !ok {
-		return nil, "", errdefs.IO(fmt.Errorf("another stax install into %s holds %s: %v", dir, path, err))
+		return nil, errdefs.IO(fmt.Errorf("another stax %s holds %s: %v", what, path, err))
 	}
-	return func() { lock.Unlock() }, filepath.Join(lockDir, key+".journal.json"), nil
+	return func() { lock.Unlock() }, nil
 }
 
 // removeLeftovers removes what a killed run left in the folder: staging

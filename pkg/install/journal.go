@@ -44,8 +44,12 @@ type journalData struct {
 	Record       string `json:"record,omitempty"`
 	// RecordDir is where the folder's record is kept when not in the
 	// folder (see Options.Records).
-	RecordDir string      `json:"recordDir,omitempty"`
-	Lock      *lockChange `json:"lock,omitempty"`
+	RecordDir string `json:"recordDir,omitempty"`
+	// Files are the files written with the install (see Options.Files),
+	// each with a copy of it as it was in the staging directory. Lock is
+	// the one file of the journals of older installs.
+	Files []*lockChange `json:"files,omitempty"`
+	Lock  *lockChange   `json:"lock,omitempty"`
 	// Backup is the install's backup directory under Base, BackupMade
 	// the first of its directories the install creates, and StateMade
 	// whether its transaction creates StateDir there: a rollback removes
@@ -64,18 +68,24 @@ type lockChange struct {
 	Existed bool          `json:"existed"`
 	Old     digest.Digest `json:"old,omitempty"`
 	New     digest.Digest `json:"new"`
+	// Mode is the file's permissions when it is written; 0 is 0644.
+	Mode fs.FileMode `json:"mode,omitempty"`
+	// Copy is the name of the copy of the file as it was in the staging
+	// directory; empty in older journals, whose copy is previousLock.
+	Copy string `json:"copy,omitempty"`
 	// Previous is the file as it was, in the journals of older installs,
 	// which kept it there rather than a copy (they have no Old).
 	Previous string `json:"previous,omitempty"`
 	write    func(io.Writer) error
 }
 
-func newLockChange(l LockFile) (*lockChange, error) {
+// newLockChange is the change of the i-th file an install writes.
+func newLockChange(l LockFile, i int) (*lockChange, error) {
 	h := digest.SHA256.Digester()
 	if err := l.Write(h.Hash()); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", l.Path, err)
 	}
-	lc := &lockChange{Path: l.Path, New: h.Digest(), write: l.Write}
+	lc := &lockChange{Path: l.Path, New: h.Digest(), Mode: l.Mode, Copy: previousFile(i), write: l.Write}
 	old, err := digestOf(l.Path)
 	switch {
 	case err == nil:
@@ -91,7 +101,22 @@ func (lc *lockChange) changes() bool {
 }
 
 func (lc *lockChange) writeFile() error {
-	return atomicfile.Write(lc.Path, 0o644, lc.write)
+	return atomicfile.Write(lc.Path, lc.mode(), lc.write)
+}
+
+func (lc *lockChange) mode() fs.FileMode {
+	if lc.Mode == 0 {
+		return 0o644
+	}
+	return lc.Mode.Perm()
+}
+
+// copyIn is where, in the staging directory, the file as it was is kept.
+func (lc *lockChange) copyIn(staging string) string {
+	if !strings.HasPrefix(lc.Copy, previousFile(0)) || strings.ContainsAny(lc.Copy, `/\`) {
+		return previousLock(staging)
+	}
+	return filepath.Join(staging, lc.Copy)
 }
 
 // keep copies the file as it is into the staging directory of folder,
@@ -105,7 +130,7 @@ func (lc *lockChange) keep(folder *os.Root, staging string) error {
 		return err
 	}
 	defer in.Close()
-	d, err := keepCopy(folder, previousLock(staging), in)
+	d, err := keepCopy(folder, lc.copyIn(staging), in)
 	if err == nil && d != lc.Old {
 		err = fmt.Errorf("%s changed while stax was installing", lc.Path)
 	}
@@ -124,10 +149,10 @@ func (lc *lockChange) restore(folder *os.Root, staging string) error {
 		return os.Remove(lc.Path)
 	}
 	if lc.Old == "" {
-		return atomicfile.WriteFile(lc.Path, []byte(lc.Previous), 0o644)
+		return atomicfile.WriteFile(lc.Path, []byte(lc.Previous), lc.mode())
 	}
-	return atomicfile.Write(lc.Path, 0o644, func(w io.Writer) error {
-		f, err := folder.Open(previousLock(staging))
+	return atomicfile.Write(lc.Path, lc.mode(), func(w io.Writer) error {
+		f, err := folder.Open(lc.copyIn(staging))
 		if err != nil {
 			return err
 		}
@@ -138,9 +163,18 @@ func (lc *lockChange) restore(folder *os.Root, staging string) error {
 }
 
 // previousLock is where, in the staging directory, an install keeps the
-// lock file as it was; no skill can have the name.
+// first of its files as it was; no skill can have the name.
 func previousLock(staging string) string {
-	return filepath.Join(staging, ".previous-lock")
+	return filepath.Join(staging, previousFile(0))
+}
+
+// previousFile is the name, in the staging directory, of the copy of the
+// i-th file of an install as it was.
+func previousFile(i int) string {
+	if i == 0 {
+		return ".previous-lock"
+	}
+	return fmt.Sprintf(".previous-lock-%d", i)
 }
 
 func digestOf(path string) (digest.Digest, error) {
@@ -307,16 +341,34 @@ func recoverJournal(path, lockDir string) (string, error) {
 	if j.Backup != "" && filepath.IsLocal(j.Backup) && (j.BackupMade == "" || filepath.IsLocal(j.BackupMade)) {
 		removeBackupDir(base, j.Backup, j.BackupMade, j.StateMade)
 	}
-	if j.Lock != nil {
-		if err := j.Lock.restore(folder, j.Staging); err != nil {
-			return "", errdefs.IO(fmt.Errorf("restore %s: %w", j.Lock.Path, err))
-		}
+	if err := restoreFiles(folder, j.Staging, j.files()); err != nil {
+		return "", errdefs.IO(err)
 	}
 	if err := folder.RemoveAll(j.Staging); err != nil {
 		return "", errdefs.IO(err)
 	}
 	os.Remove(path)
 	return fmt.Sprintf("an install into %s was interrupted; it was rolled back to the install before it", dir), nil
+}
+
+// files are the files the journal's install writes, from either field.
+func (j *journalData) files() []*lockChange {
+	if j.Lock != nil {
+		return append([]*lockChange{j.Lock}, j.Files...)
+	}
+	return j.Files
+}
+
+// restoreFiles puts back each of files that an install wrote, from the
+// copies kept in the staging directory of folder.
+func restoreFiles(folder *os.Root, staging string, files []*lockChange) error {
+	var errs []error
+	for _, lc := range files {
+		if err := lc.restore(folder, staging); err != nil {
+			errs = append(errs, fmt.Errorf("restore %s: %w", lc.Path, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Recover finishes or undoes, under the folder's lock, an install into dir

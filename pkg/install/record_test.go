@@ -144,9 +144,12 @@ func TestRecoverFromAnOlderJournal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal(data, &j); err != nil || !j.RecordCopied || j.Lock == nil || j.Lock.Old == "" {
+		if err := json.Unmarshal(data, &j); err != nil || !j.RecordCopied || len(j.Files) != 1 || j.Files[0].Old == "" {
 			t.Fatalf("journal %s: %v", data, err)
 		}
+		// Older journals name their one file Lock.
+		j.Lock, j.Files = j.Files[0], nil
+		j.Lock.Copy, j.Lock.Mode = "", 0
 		for _, kept := range []struct {
 			copy, now string
 			into      *string

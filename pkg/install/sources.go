@@ -62,8 +62,12 @@ type Request struct {
 	// KeepLock leaves stax.lock as it is: a one-off install of sources the
 	// project does not declare.
 	KeepLock bool
-	Force    bool
-	LockDir  string
+	// Files are written in the same transaction as stax.lock and the
+	// folders (see Options.Files): the project's stax.yaml, when the
+	// install changes it.
+	Files   []LockFile
+	Force   bool
+	LockDir string
 	// AllowHiddenText installs skills that hold characters reviewers
 	// cannot see (see package hiddentext); without it such a skill fails
 	// the install as a failed precondition, naming the file and line.
@@ -136,6 +140,10 @@ func sources(ctx context.Context, req Request, graph *resolve.Graph) (*Installed
 		if verified, err = req.Verify(graph, req.Frozen.VerifiedDigests()); err != nil {
 			return nil, err
 		}
+	}
+	// The store's lock before the folders': see LockProject.
+	if err := graph.LockStore(ctx, req.Opener); err != nil {
+		return nil, frozenError(frozen, err)
 	}
 	copyOpts := req.Copy
 	copyOpts.MaxSize = req.MaxSize
@@ -214,8 +222,9 @@ func installStored(ctx context.Context, req Request, graph *resolve.Graph, verif
 			}
 			return l.Encode(w)
 		}
-		iopts.Lock = &LockFile{Path: out.LockPath, Write: write}
+		iopts.Files = []LockFile{{Path: out.LockPath, Write: write}}
 	}
+	iopts.Files = append(iopts.Files, req.Files...)
 	var err error
 	if out.Outcome, err = InstallAll(ctx, req.Placement.Dirs(), skills, iopts); err != nil {
 		return nil, err

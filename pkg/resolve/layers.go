@@ -74,6 +74,21 @@ func (l StoreLayers) ReadLayer(ctx context.Context, n *Node, read func(io.Reader
 	return err
 }
 
+// LockStore opens the local store for writing, as storing the graph
+// does, when the graph has a registry's package to store: an install
+// takes the store's lock before the folders' (see install.LockProject
+// for the order), so that no stax holds a folder while it waits for the
+// store, which another holds while it waits for that folder.
+func (g *Graph) LockStore(ctx context.Context, opener *target.Opener) error {
+	for _, n := range g.Order {
+		if n.Target.Kind == target.KindRemote {
+			_, err := g.local(ctx, opener)
+			return err
+		}
+	}
+	return nil
+}
+
 // local opens the local store for writing, once: the graph keeps it, and
 // its lock, until closed. Layers read at once ask for it at once.
 func (g *Graph) local(ctx context.Context, opener *target.Opener) (*target.Target, error) {

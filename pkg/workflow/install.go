@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/opencontainers/go-digest"
 
-	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -98,10 +99,11 @@ type InstallTarget struct {
 // as it was. Notes on what it recovered or moved to a backup go to
 // env.Warnings.
 func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult, error) {
-	m, err := env.manifestFor(opts.Where)
+	m, err := env.manifestFor(ctx, opts.Where)
 	if err != nil {
 		return nil, err
 	}
+	defer m.close()
 	decls, err := m.declarations(env, opts.Sources)
 	if err != nil {
 		return nil, err
@@ -142,10 +144,11 @@ type RemoveOptions struct {
 // supplies comes from that one. stax.yaml is written once the install
 // succeeded.
 func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, error) {
-	m, err := env.manifestFor(opts.Where)
+	m, err := env.manifestFor(ctx, opts.Where)
 	if err != nil {
 		return nil, err
 	}
+	defer m.close()
 	decls, err := m.declarations(env, opts.Refs)
 	if err != nil {
 		return nil, err
@@ -182,6 +185,16 @@ type manifest struct {
 	// placement is where a user-scope manifest's folders are; nil for a
 	// project's, whose own install section places them.
 	placement *install.Placement
+	// unlock releases the project's lock (see Env.manifestFor).
+	unlock func()
+}
+
+// close releases the project's lock.
+func (m *manifest) close() {
+	if m.unlock != nil {
+		m.unlock()
+		m.unlock = nil
+	}
 }
 
 // declarations are the sources args name, as the manifest lists them: a
@@ -258,15 +271,17 @@ func (m *manifest) checkWritable() error {
 	return f.Close()
 }
 
-// write saves the edited stax.yaml, unless it is what the file holds.
-func (m *manifest) write() (saved bool, err error) {
+// file is the edited stax.yaml, for the install to write in its
+// transaction; nil when the file holds it already.
+func (m *manifest) file() *install.LockFile {
 	if m.edited == nil || (m.data != nil && string(m.edited) == string(m.data)) {
-		return false, nil
+		return nil
 	}
-	if err := atomicfile.WriteFile(m.path, m.edited, m.mode); err != nil {
-		return false, errdefs.IO(fmt.Errorf("the skills are installed, but %s could not be saved: %w", m.path, err))
-	}
-	return true, nil
+	edited := m.edited
+	return &install.LockFile{Path: m.path, Mode: m.mode, Write: func(w io.Writer) error {
+		_, err := w.Write(edited)
+		return err
+	}}
 }
 
 // dependencyOf is the install.sources entry of a declaration.
@@ -337,6 +352,9 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	if req.LockDir, err = env.lockDir(); err != nil {
 		return nil, err
 	}
+	if f := m.file(); f != nil {
+		req.Files = []install.LockFile{*f}
+	}
 	if adjust != nil {
 		adjust(&req)
 	}
@@ -376,17 +394,16 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	res := &InstallResult{
 		Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
 		Overrides: Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []InstallTarget{},
-		Lock: installed.LockPath, LockChanged: installed.LockChanged,
+		Lock: installed.LockPath, LockChanged: slices.Contains(installed.Changed, installed.LockPath),
+	}
+	if slices.Contains(installed.Changed, m.path) {
+		res.Saved = m.path
 	}
 	for i, t := range placement.Targets {
 		env.noteInstall(installed.Results[i])
 		res.Targets = append(res.Targets, InstallTarget{Runtimes: install.Names(t.Runtimes), Result: installed.Results[i]})
 	}
-	saved, err := m.write()
-	if saved {
-		res.Saved = m.path
-	}
-	return res, err
+	return res, nil
 }
 
 // planInstall makes req a dry run: its Plan, after any the job set,

@@ -99,10 +99,11 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
 	}
-	m, err := env.manifestFor(opts.Where)
+	m, err := env.manifestFor(ctx, opts.Where)
 	if err != nil {
 		return nil, err
 	}
+	defer m.close()
 	if len(m.sources()) == 0 {
 		return nil, errdefs.Invalid(fmt.Errorf("nothing to update: %s lists no install.sources", m.path))
 	}

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -154,13 +156,37 @@ func userFoldersName(p *install.Placement) (string, error) {
 
 // manifestFor reads the stax.yaml a job installs from: the project's, or
 // in user scope the user's own under $STAX_HOME, with the folders placed.
-// Its directory is created when an install writes into it, not here: a
-// dry run writes nothing.
-func (e *Env) manifestFor(w Where) (*manifest, error) {
-	if !w.userScope() {
-		return readManifest(w.projectDir())
+// It holds the project's lock from before it reads stax.yaml until
+// close, so that what the job writes is what it read plus its own change
+// (see install.LockProject); an install a crash interrupted, whose
+// stax.yaml and stax.lock may be torn, is finished or undone first. Its
+// directory is created when an install writes into it, not here: a dry
+// run writes nothing.
+func (e *Env) manifestFor(ctx context.Context, w Where) (_ *manifest, err error) {
+	var placement *install.Placement
+	dir := w.projectDir()
+	if w.userScope() {
+		if placement, dir, err = e.userPlacement(w); err != nil {
+			return nil, err
+		}
 	}
-	placement, dir, err := e.userPlacement(w)
+	lockDir, err := e.lockDir()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := install.LockProject(ctx, lockDir, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			unlock()
+		}
+	}()
+	notes, err := install.RecoverFiles(ctx, lockDir, filepath.Join(dir, staxyaml.FileName), filepath.Join(dir, lock.FileName))
+	for _, note := range notes {
+		e.notef("%s", note)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +194,7 @@ func (e *Env) manifestFor(w Where) (*manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.placement = placement
+	m.placement, m.unlock = placement, unlock
 	return m, nil
 }
 

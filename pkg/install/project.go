@@ -1,0 +1,80 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+)
+
+// LockProject takes the lock of the project in dir (or of a user-scope
+// directory under $STAX_HOME), waiting while another stax holds it, until
+// ctx ends. A command that reads stax.yaml to change it, or installs from
+// it, holds it from before it reads stax.yaml until it has written
+// stax.yaml, stax.lock and the folders: two commands at once on one
+// project then each start from what the other wrote, and neither loses
+// the other's source. It is the first lock of the order every stax takes
+// its locks in: the project, then the local store, then the folders (see
+// docs/architecture.md).
+func LockProject(ctx context.Context, lockDir, dir string) (unlock func(), err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, errdefs.IO(err)
+	}
+	// A project reached through a link is the same project.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	key := "project-" + digest.FromString(abs).Encoded()[:32]
+	return lockIn(ctx, lockDir, key, "command on the project "+dir)
+}
+
+// RecoverFiles finishes or undoes, as Recover does, each interrupted
+// install whose journal in lockDir writes one of paths, and says what it
+// did: a project's stax.yaml and stax.lock are then a pair written by the
+// same install before a command reads them. The caller holds the
+// project's lock, which comes before the folders' in the lock order.
+func RecoverFiles(ctx context.Context, lockDir string, paths ...string) ([]string, error) {
+	journals, err := filepath.Glob(filepath.Join(lockDir, "*.journal.json"))
+	if err != nil || len(journals) == 0 {
+		return nil, nil
+	}
+	var notes []string
+	for _, path := range journals {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // completed since, or not ours to read
+		}
+		var j journalData
+		if json.Unmarshal(data, &j) != nil || !slices.ContainsFunc(j.files(), func(lc *lockChange) bool { return slices.Contains(paths, lc.Path) }) {
+			continue
+		}
+		note, err := recoverFolder(ctx, lockDir, path)
+		if err != nil {
+			return notes, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	sweepMarkers(lockDir)
+	return notes, nil
+}
+
+// recoverFolder recovers the journal at path under the lock of its
+// folder, which shares its name.
+func recoverFolder(ctx context.Context, lockDir, path string) (string, error) {
+	key := strings.TrimSuffix(filepath.Base(path), ".journal.json")
+	unlock, err := lockIn(ctx, lockDir, key, "install")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	return recoverJournal(path, lockDir)
+}
