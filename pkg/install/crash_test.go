@@ -12,13 +12,15 @@ import (
 )
 
 // crashWorld is two folders of one project installed together with a
-// lock file, holding an old install, about to get a new one. With
+// lock file and a manifest (as stax.lock and stax.yaml are), holding an
+// old install, about to get a new one. With
 // records set, their records are kept there (as user scope keeps them
 // under $STAX_HOME) rather than in the folders.
 type crashWorld struct {
 	root, locks string
 	dirs        []string
 	lockPath    string
+	manifest    string
 	records     string
 }
 
@@ -29,7 +31,7 @@ var recordPlaces = []string{"in the folder", "out of the folder"}
 func newCrashWorld(t *testing.T, place string) *crashWorld {
 	t.Helper()
 	root := t.TempDir()
-	w := &crashWorld{root: root, locks: t.TempDir(), lockPath: filepath.Join(root, "stax.lock"),
+	w := &crashWorld{root: root, locks: t.TempDir(), lockPath: filepath.Join(root, "stax.lock"), manifest: filepath.Join(root, "stax.yaml"),
 		dirs: []string{filepath.Join(root, ".claude", "skills"), filepath.Join(root, ".agents", "skills")}}
 	if place == recordPlaces[1] {
 		w.records = filepath.Join(t.TempDir(), "records")
@@ -52,8 +54,12 @@ func newCrashWorld(t *testing.T, place string) *crashWorld {
 	return w
 }
 
+// options write lock into both the lock file and the manifest: the two
+// say the same whenever an install is complete.
 func (w *crashWorld) options(lock []byte) Options {
-	return Options{Root: w.root, LockDir: w.locks, Files: []LockFile{{Path: w.lockPath, Write: func(out io.Writer) error { _, err := out.Write(lock); return err }}}, Force: true, Records: w.records}
+	write := func(out io.Writer) error { _, err := out.Write(lock); return err }
+	return Options{Root: w.root, LockDir: w.locks, Files: []LockFile{{Path: w.lockPath, Write: write}, {Path: w.manifest, Mode: 0o600, Write: write}},
+		Force: true, Records: w.records}
 }
 
 // check compares the record of dir with the folder, wherever it is kept.
@@ -94,7 +100,7 @@ func (w *crashWorld) leftovers(t *testing.T) []string {
 		for _, e := range entries {
 			n := e.Name()
 			if strings.HasPrefix(n, ".stax-staging-") || strings.HasSuffix(n, ".journal.json") || strings.HasSuffix(n, ".committed") ||
-				strings.HasPrefix(n, "..stax") || strings.HasPrefix(n, ".stax.lock") {
+				strings.HasPrefix(n, "..stax") || strings.HasPrefix(n, ".stax.lock") || strings.HasPrefix(n, ".stax.yaml") {
 				found = append(found, filepath.Join(dir, n))
 			}
 		}
@@ -209,7 +215,7 @@ func crashAtEveryStep(t *testing.T, place string) {
 			newState := strings.Contains(got, "keep/SKILL.md: v2")
 			switch {
 			case got == old:
-			case newState && !strings.Contains(got, "gone/") && strings.Contains(got, "stax.lock: new") &&
+			case newState && !strings.Contains(got, "gone/") && strings.Contains(got, "stax.lock: new") && strings.Contains(got, "stax.yaml: new") &&
 				strings.Count(got, "new/SKILL.md: hi") == 2 && strings.Contains(got, BackupDir) && strings.Contains(got, "keep/MEMORY.md: learned"):
 			default:
 				t.Fatalf("after a crash at %s and recovery (%q), a mix:\n%s", name, notes, got)
@@ -455,4 +461,48 @@ func TestUnchangedReinstallMigratesTheRecord(t *testing.T) {
 			t.Errorf("%s: the record in %s: %+v %v", r.Dir, recordDir, rec, err)
 		}
 	}
+}
+
+// A crash at any step of an install leaves the lock file and the
+// manifest a pair, once RecoverFiles, which a command runs under the
+// project's lock before it reads them, has recovered the install that
+// writes them: both old, or both new, never the one new and the other
+// old (an update --latest killed between them left stax.yaml's range
+// behind stax.lock's).
+func TestCrashAtEveryStepLeavesFilesAPair(t *testing.T) {
+	steps := countSteps(t, recordPlaces[0])
+	for k, name := range steps {
+		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
+			w := newCrashWorld(t, recordPlaces[0])
+			func() {
+				defer func() { recover() }()
+				atStep(k, func() error { panic(errInjected) }, func() error { return w.next(t) })
+			}()
+			if _, err := RecoverFiles(context.Background(), w.locks, w.manifest, w.lockPath); err != nil {
+				t.Fatal(err)
+			}
+			lock, manifest := readFile(t, w.lockPath), readFile(t, w.manifest)
+			if lock != manifest {
+				t.Fatalf("after a crash at %s and recovery: stax.lock %q, stax.yaml %q", name, lock, manifest)
+			}
+			if info, err := os.Stat(w.manifest); err != nil || info.Mode().Perm() != 0o600 {
+				t.Errorf("the manifest's mode after recovery: %v %v, want 0600", info.Mode(), err)
+			}
+			if err := w.next(t); err != nil {
+				t.Fatalf("rerun: %v", err)
+			}
+			if l := w.leftovers(t); len(l) > 0 {
+				t.Errorf("left behind: %v", l)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

@@ -99,7 +99,7 @@ type InstallTarget struct {
 // as it was. Notes on what it recovered or moved to a backup go to
 // env.Warnings.
 func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult, error) {
-	m, err := env.manifestFor(ctx, opts.Where)
+	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ type RemoveOptions struct {
 // supplies comes from that one. stax.yaml is written once the install
 // succeeded.
 func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, error) {
-	m, err := env.manifestFor(ctx, opts.Where)
+	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
 	}
-	m, err := env.manifestFor(ctx, opts.Where)
+	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}

@@ -161,14 +161,21 @@ func userFoldersName(p *install.Placement) (string, error) {
 // (see install.LockProject); an install a crash interrupted, whose
 // stax.yaml and stax.lock may be torn, is finished or undone first. Its
 // directory is created when an install writes into it, not here: a dry
-// run writes nothing.
-func (e *Env) manifestFor(ctx context.Context, w Where) (_ *manifest, err error) {
+// run, which writes nothing (not even a lock), reads it unlocked.
+func (e *Env) manifestFor(ctx context.Context, w Where, dryRun bool) (_ *manifest, err error) {
 	var placement *install.Placement
 	dir := w.projectDir()
 	if w.userScope() {
 		if placement, dir, err = e.userPlacement(w); err != nil {
 			return nil, err
 		}
+	}
+	if dryRun {
+		m, err := readManifest(dir)
+		if err == nil {
+			m.placement = placement
+		}
+		return m, err
 	}
 	lockDir, err := e.lockDir()
 	if err != nil {
