@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/lock"
 )
@@ -75,13 +76,13 @@ func checkSources(t *testing.T, dir, folder string, repos []string) {
 	}
 	locked := map[string]bool{}
 	for _, p := range l.Packages {
-		locked[p.Ref] = true
+		locked[repositoryOf(p.Ref)] = true
 	}
 	for _, repo := range repos {
 		if !strings.Contains(yaml, repo) {
 			t.Errorf("stax.yaml lost %s:\n%s", repo, yaml)
 		}
-		if !locked[repo+":1.0.0"] {
+		if !locked[repo] {
 			t.Errorf("stax.lock lost %s: %v", repo, locked)
 		}
 		skill := filepath.Base(repo)
@@ -89,6 +90,14 @@ func checkSources(t *testing.T, dir, folder string, repos []string) {
 			t.Errorf("the runtime folder lost %s: %v", skill, err)
 		}
 	}
+}
+
+// repositoryOf is ref without its tag.
+func repositoryOf(ref string) string {
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[:i]
+	}
+	return ref
 }
 
 // publishSkills pushes n packages, acme/s0 … acme/s{n-1}, each of one
@@ -137,4 +146,30 @@ func TestConcurrentUserScopeInstallsKeepEverySource(t *testing.T) {
 	staxProcs(t, env, cmds)
 	home := strings.TrimPrefix(env[0], "STAX_HOME=")
 	checkSources(t, filepath.Join(home, "user", "claude-skills"), filepath.Join(userHome, ".claude", "skills"), refs)
+}
+
+// Installs, adds, an update and pushes at once on one project and one
+// store: every command finishes, and every source ends up in stax.yaml,
+// stax.lock and the folder.
+func TestConcurrentCommandsOnOneProject(t *testing.T) {
+	reg := registrytest.New(t)
+	refs := publishSkills(t, reg, 4)
+	env, _ := concurrentEnv(t)
+	next := t.TempDir()
+	filetest.Write(t, next, map[string]string{
+		"stax.yaml":          "name: s3-pkg\nversion: 1.1.0\n",
+		"skills/s3/SKILL.md": "---\nname: s3\ndescription: Says its version. Use when testing ranges.\nversion: 1.0.0\n---\nThis is s3 1.1.0.\n",
+	})
+	for round := range 3 {
+		proj := t.TempDir()
+		staxProcs(t, env, [][]string{{"add", refs[3], "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"}})
+		staxProcs(t, env, [][]string{
+			{"install", refs[0] + ":1.0.0", "--dir", proj, "--runtime", "claude-code"},
+			{"add", refs[1] + ":1.0.0", "--dir", proj, "--runtime", "claude-code"},
+			{"install", refs[2] + ":1.0.0", "--dir", proj, "--runtime", "claude-code"},
+			{"update", refs[3], "--dir", proj, "--runtime", "claude-code"},
+			{"push", next, fmt.Sprintf("%s:1.1.%d", refs[3], round)},
+		})
+		checkSources(t, proj, filepath.Join(proj, ".claude", "skills"), refs)
+	}
 }
