@@ -17,6 +17,10 @@ import (
 // is escaped.
 func printVerify(streams *IOStreams, res install.VerifyResult) {
 	esc := termtext.Escape
+	if res.Manifest != "" {
+		// The sources in the message are stax.yaml's, anyone's to write.
+		fmt.Fprintf(streams.Out, "%s: not what stax.yaml asks for: %s\n", lock.FileName, esc(res.Manifest))
+	}
 	for _, t := range res.Targets {
 		where := strings.Join(t.Runtimes, ",") + ": " + esc(t.Dir)
 		if len(t.Drift) == 0 && len(t.Unlocked) == 0 && len(t.Unsigned) == 0 {

@@ -65,6 +65,9 @@ type SignedOptions struct {
 type VerifyResult struct {
 	Verified bool           `json:"verified"`
 	Targets  []VerifyTarget `json:"targets"`
+	// Manifest says how stax.yaml and stax.lock disagree (an install
+	// --frozen refuses them); empty when they agree, or there is no lock.
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // VerifyTarget is what Verify found in one folder.

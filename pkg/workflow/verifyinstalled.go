@@ -3,9 +3,11 @@ package workflow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/source"
@@ -44,11 +46,20 @@ type VerifyInstalledOptions struct {
 // first, with a note to env.Warnings. The result is Verified when nothing
 // differs; a difference is not an error.
 func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions) (*install.VerifyResult, error) {
-	placement, dir, err := env.placeFor(opts.Where)
+	// Under the project's lock, which recovers an interrupted install of
+	// its stax.yaml and stax.lock before they are read.
+	m, err := env.manifestFor(ctx, opts.Where, false)
 	if err != nil {
 		return nil, err
 	}
-	locked, err := lock.Read(filepath.Join(dir, lock.FileName))
+	defer m.close()
+	placement := m.placement
+	if placement == nil {
+		if placement, err = opts.Where.place(m.def); err != nil {
+			return nil, err
+		}
+	}
+	locked, err := lock.Read(filepath.Join(m.dir, lock.FileName))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -71,5 +82,29 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 	if err != nil {
 		return nil, err
 	}
+	if locked != nil {
+		if res.Manifest, err = disagreement(m, locked); err != nil {
+			return nil, err
+		}
+		res.Verified = res.Verified && res.Manifest == ""
+	}
 	return &res, nil
+}
+
+// disagreement says how stax.yaml and the stax.lock of its last install
+// disagree, as an install --frozen would refuse them; "" when they agree.
+// They disagree when stax.yaml was edited since, or a pair was torn apart
+// by a stax older than the one that writes them in one transaction.
+func disagreement(m *manifest, locked *lock.Lock) (string, error) {
+	decls, ranges, err := declarationsOf(m.sources())
+	if err != nil {
+		return "", errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+	}
+	if err := locked.CheckSources(decls); err != nil {
+		return err.Error(), nil
+	}
+	if err := locked.CheckRanges(rangeTexts(ranges)); err != nil {
+		return err.Error(), nil
+	}
+	return "", nil
 }
