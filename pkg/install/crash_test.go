@@ -54,12 +54,15 @@ func newCrashWorld(t *testing.T, place string) *crashWorld {
 	return w
 }
 
-// options write lock into both the lock file and the manifest: the two
-// say the same whenever an install is complete.
+// options write lock into both the lock file and the manifest (unless
+// it is ""): the two say the same whenever an install is complete.
 func (w *crashWorld) options(lock []byte) Options {
 	write := func(out io.Writer) error { _, err := out.Write(lock); return err }
-	return Options{Root: w.root, LockDir: w.locks, Files: []LockFile{{Path: w.lockPath, Write: write}, {Path: w.manifest, Mode: 0o600, Write: write}},
-		Force: true, Records: w.records}
+	files := []LockFile{{Path: w.lockPath, Write: write}}
+	if w.manifest != "" {
+		files = append(files, LockFile{Path: w.manifest, Mode: 0o600, Write: write})
+	}
+	return Options{Root: w.root, LockDir: w.locks, Files: files, Force: true, Records: w.records}
 }
 
 // check compares the record of dir with the folder, wherever it is kept.

@@ -236,20 +236,25 @@ func Uninstall(ctx context.Context, opts Options) (*Result, error) {
 // each step, and a failure (or, on the next run, a crash) at any step
 // puts every folder and file back as they were.
 func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options) (*Outcome, error) {
-	var plans []*plan
+	plans := make([]*plan, len(dirs))
 	defer func() {
 		for _, p := range plans {
-			p.close()
+			if p != nil {
+				p.close()
+			}
 		}
 	}()
-	for _, dir := range dirs {
+	// Every stax locks folders in the order of their paths, whatever
+	// order its placement lists them in: two installs that share two
+	// folders never hold one each while they wait for the other.
+	for _, i := range pathOrder(dirs) {
 		o := opts
-		o.Dir = dir
+		o.Dir = dirs[i]
 		p, err := prepare(ctx, skills, o)
 		if err != nil {
 			return nil, err
 		}
-		plans = append(plans, p)
+		plans[i] = p
 	}
 	if opts.BeforeCommit != nil {
 		if err := opts.BeforeCommit(); err != nil {
@@ -314,6 +319,20 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	}
 	tx.forget()
 	return out, nil
+}
+
+// pathOrder is the indexes of dirs in the order of their absolute paths.
+func pathOrder(dirs []string) []int {
+	abs := make([]string, len(dirs))
+	order := make([]int, len(dirs))
+	for i, dir := range dirs {
+		abs[i], order[i] = dir, i
+		if a, err := filepath.Abs(dir); err == nil {
+			abs[i] = a
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(abs[a], abs[b]) })
+	return order
 }
 
 // plan is an install into one folder, staged and ready to swap in. It
