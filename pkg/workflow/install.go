@@ -94,10 +94,10 @@ type InstallTarget struct {
 // Install resolves the sources with everything they depend on, applies
 // the trust policy, stores the packages, layers them and installs the
 // winning skills into every folder of Where as one transaction with
-// stax.lock; stax.yaml, when the sources named are saved into it, is
-// written once that transaction succeeded, so a failed install leaves it
-// as it was. Notes on what it recovered or moved to a backup go to
-// env.Warnings.
+// stax.lock and, when the sources named are saved into it, stax.yaml: a
+// failed or killed install leaves all of them as they were. It holds the
+// project's lock throughout (see Env.manifestFor). Notes on what it
+// recovered or moved to a backup go to env.Warnings.
 func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult, error) {
 	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
@@ -141,8 +141,8 @@ type RemoveOptions struct {
 // Remove drops sources from install.sources of stax.yaml, and installs
 // what remains as Install does, in one transaction: the skills only the
 // dropped sources supplied are removed, and a skill another source also
-// supplies comes from that one. stax.yaml is written once the install
-// succeeded.
+// supplies comes from that one. stax.yaml is written in the install's
+// transaction.
 func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, error) {
 	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
@@ -180,7 +180,8 @@ type manifest struct {
 	data []byte
 	mode fs.FileMode
 	def  *staxyaml.Definition
-	// edited is what to write once the install succeeded; nil for nothing.
+	// edited is what the install writes in its transaction; nil for
+	// nothing.
 	edited []byte
 	// placement is where a user-scope manifest's folders are; nil for a
 	// project's, whose own install section places them.

@@ -94,7 +94,7 @@ type SkillUpdate struct {
 // range the highest release — and compares the result with stax.lock.
 // Unless DryRun, or nothing is newer, it then installs it as Install
 // does, in one transaction with stax.lock (and stax.yaml, when Latest
-// moved a range, written once that succeeded).
+// moved a range).
 func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, error) {
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
