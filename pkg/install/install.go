@@ -1166,7 +1166,7 @@ func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journa
 		return nil, "", errdefs.IO(err)
 	}
 	key := digest.FromString(abs).Encoded()[:32]
-	unlock, err = lockIn(ctx, lockDir, key, "install into "+dir)
+	unlock, err = lockIn(ctx, lockDir, key, "install into "+dir, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -1175,13 +1175,20 @@ func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journa
 
 // lockIn takes the lock key names in lockDir, waiting while another stax
 // holds it, until ctx ends; what says what holds it, for the error.
-func lockIn(ctx context.Context, lockDir, key, what string) (unlock func(), err error) {
+// waiting, when set, is called once before it waits.
+func lockIn(ctx context.Context, lockDir, key, what string, waiting func()) (unlock func(), err error) {
 	if err := os.MkdirAll(lockDir, 0o755); err != nil {
 		return nil, errdefs.IO(fmt.Errorf("create lock directory: %w", err))
 	}
 	path := filepath.Join(lockDir, key+".lock")
 	lock := flock.New(path)
-	ok, err := lock.TryLockContext(ctx, 50*time.Millisecond)
+	ok, err := lock.TryLock()
+	if err == nil && !ok {
+		if waiting != nil {
+			waiting()
+		}
+		ok, err = lock.TryLockContext(ctx, 50*time.Millisecond)
+	}
 	if err != nil || !ok {
 		return nil, errdefs.IO(fmt.Errorf("another stax %s holds %s: %v", what, path, err))
 	}

@@ -21,8 +21,9 @@ import (
 // project then each start from what the other wrote, and neither loses
 // the other's source. It is the first lock of the order every stax takes
 // its locks in: the project, then the local store, then the folders (see
-// docs/architecture.md).
-func LockProject(ctx context.Context, lockDir, dir string) (unlock func(), err error) {
+// docs/architecture.md). waiting, when set, is called once before it
+// waits, for the command to say why it does not go on.
+func LockProject(ctx context.Context, lockDir, dir string, waiting func()) (unlock func(), err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, errdefs.IO(err)
@@ -32,7 +33,7 @@ func LockProject(ctx context.Context, lockDir, dir string) (unlock func(), err e
 		abs = real
 	}
 	key := "project-" + digest.FromString(abs).Encoded()[:32]
-	return lockIn(ctx, lockDir, key, "command on the project "+dir)
+	return lockIn(ctx, lockDir, key, "command on the project "+dir, waiting)
 }
 
 // RecoverFiles finishes or undoes, as Recover does, each interrupted
@@ -71,7 +72,7 @@ func RecoverFiles(ctx context.Context, lockDir string, paths ...string) ([]strin
 // folder, which shares its name.
 func recoverFolder(ctx context.Context, lockDir, path string) (string, error) {
 	key := strings.TrimSuffix(filepath.Base(path), ".journal.json")
-	unlock, err := lockIn(ctx, lockDir, key, "install")
+	unlock, err := lockIn(ctx, lockDir, key, "install", nil)
 	if err != nil {
 		return "", err
 	}

@@ -181,7 +181,9 @@ func (e *Env) manifestFor(ctx context.Context, w Where, dryRun bool) (_ *manifes
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := install.LockProject(ctx, lockDir, dir)
+	unlock, err := install.LockProject(ctx, lockDir, dir, func() {
+		e.notef("waiting for another stax working on %s to finish", dir)
+	})
 	if err != nil {
 		return nil, err
 	}
