@@ -1,11 +1,13 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,13 +26,21 @@ type HTTPOptions struct {
 	// Token, when set, is the bearer token every request must carry in
 	// "Authorization: Bearer TOKEN"; see CheckToken.
 	Token string
+	// BodyTimeout bounds the time a request's body may take to arrive;
+	// zero is DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
+
+// DefaultBodyTimeout is how long a client has to send a request's headers,
+// and then its body: an MCP message is a few kilobytes at most.
+const DefaultBodyTimeout = 30 * time.Second
 
 // ServeHTTP serves clients on ln with the streamable HTTP transport,
 // watching the skill folders, until ctx ends.
 //
 // Every request passes two checks before it reaches the MCP handler. A
-// request with an Origin header that is not a loopback origin
+// request with more than one Origin header, or with one that is not a
+// loopback origin
 // (http or https on localhost, 127.0.0.0/8 or ::1) is refused with 403:
 // browsers send Origin, so this stops any web page the user visits,
 // including one that rebinds its DNS name to this machine, from driving
@@ -38,7 +48,9 @@ type HTTPOptions struct {
 // are not browsers send no Origin and pass. Then, when opts.Token is set,
 // a request without that bearer token is refused with 401. The SDK
 // handler adds its own check: on a loopback listener, a Host header that
-// is not loopback is refused with 403.
+// is not loopback is refused with 403 (and net/http refuses a request
+// with more than one Host header with 400). A client that sends its
+// headers or its body slower than opts.BodyTimeout is cut off.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	if opts.Token != "" {
 		if err := CheckToken(opts.Token); err != nil {
@@ -48,11 +60,15 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	stop := s.watchInBackground(ctx)
 	defer stop()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+	timeout := cmp.Or(opts.BodyTimeout, DefaultBodyTimeout)
 	srv := &http.Server{
-		Handler: guard(h, opts.Token),
+		Handler: guard(bodyDeadline(h, timeout), opts.Token),
 		// A client that opens a connection and sends its headers slowly
-		// must not hold the connection for ever.
-		ReadHeaderTimeout: 30 * time.Second,
+		// must not hold the connection for ever. Server.ReadTimeout would
+		// bound the body too, but it stays on the connection and cancels
+		// the event streams the transport holds open once it passes:
+		// bodyDeadline bounds each body instead.
+		ReadHeaderTimeout: timeout,
 		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
 	}
 	// Closing on cancellation ends Serve; AfterFunc, unlike a goroutine
@@ -72,8 +88,13 @@ func guard(next http.Handler, token string) http.Handler {
 	// neither its bytes nor its length can be learnt from response times.
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" && !isLoopbackOrigin(origin) {
-			http.Error(w, fmt.Sprintf("Forbidden: this MCP server serves web pages of loopback origins only, not %q", origin), http.StatusForbidden)
+		// Header.Get reads the first of several Origin headers only: a
+		// loopback one first would hide a foreign one after it.
+		if origins := r.Header.Values("Origin"); len(origins) > 1 {
+			http.Error(w, fmt.Sprintf("Forbidden: a request may carry one Origin header, not %d", len(origins)), http.StatusForbidden)
+			return
+		} else if len(origins) == 1 && !isLoopbackOrigin(origins[0]) {
+			http.Error(w, fmt.Sprintf("Forbidden: this MCP server serves web pages of loopback origins only, not %q", origins[0]), http.StatusForbidden)
 			return
 		}
 		if token != "" {
@@ -87,6 +108,40 @@ func guard(next http.Handler, token string) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bodyDeadline gives each request's body timeout to arrive in whole: a
+// client that sends a byte now and then, which no idle timeout catches,
+// is cut off (the read fails, and the handler answers 400). The deadline
+// is lifted once the body is read, so that the response, an event stream
+// that may stay open for long, is not cut.
+func bodyDeadline(next http.Handler, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		if r.Body != nil && r.Body != http.NoBody {
+			if err := rc.SetReadDeadline(time.Now().Add(timeout)); err == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody lifts the read deadline of its connection once read to
+// its end.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 // bearerToken is the token of an "Authorization: Bearer TOKEN" header; the

@@ -1,12 +1,16 @@
 package mcpserver
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -172,5 +176,101 @@ func TestCheckToken(t *testing.T) {
 		if err := CheckToken(token); err != nil && token != "" && strings.Contains(err.Error(), token) {
 			t.Errorf("CheckToken's error shows the token: %v", err)
 		}
+	}
+}
+
+// TestHTTPRefusesMoreThanOneOrigin: Header.Get reads the first Origin
+// only, so a loopback one followed by a foreign one must not pass; nor may
+// two Host headers, the second of which the SDK's check would not see.
+func TestHTTPRefusesMoreThanOneOrigin(t *testing.T) {
+	t.Parallel()
+	url := serveHTTP(t, HTTPOptions{})
+	for _, origins := range [][]string{
+		{"http://localhost:6274", "http://evil.example"},
+		{"http://127.0.0.1:3000", "http://127.0.0.1:3000"},
+	} {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeLine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header["Origin"] = origins
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("Origin headers %q: status %d, want 403\n%s", origins, resp.StatusCode, body)
+		}
+	}
+
+	// http.Client sends one Host header: two need a raw request.
+	status := rawRequest(t, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"),
+		"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nContent-Type: application/json\r\n"+
+			"Accept: application/json, text/event-stream\r\nContent-Length: "+strconv.Itoa(len(initializeLine))+"\r\n\r\n"+initializeLine, nil)
+	if !strings.Contains(status, " 400 ") && !strings.Contains(status, " 403 ") {
+		t.Errorf("two Host headers: %q, want 400 or 403", status)
+	}
+}
+
+// rawRequest writes head on a new connection to addr, then, while it waits
+// for the status line of the answer, calls trickle every few milliseconds
+// to send more (when not nil). A server that never answers fails the test
+// after 30 s; a connection closed without an answer is "".
+func rawRequest(t *testing.T, addr, head string, trickle func(net.Conn) error) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	if trickle != nil {
+		go func() {
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					if trickle(conn) != nil {
+						return
+					}
+				}
+			}
+		}()
+	}
+	// Only a hang reaches this deadline.
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("no answer in 30 s to %.40q", head)
+	}
+	return line
+}
+
+// TestHTTPCutsASlowBody: a client that sends its body a byte at a time,
+// never finishing, is cut off once the body timeout passes, rather than
+// holding its connection and a handler for ever.
+func TestHTTPCutsASlowBody(t *testing.T) {
+	t.Parallel()
+	url := serveHTTP(t, HTTPOptions{BodyTimeout: 500 * time.Millisecond})
+	head := "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+		"Accept: application/json, text/event-stream\r\nContent-Length: 1048576\r\n\r\n{"
+	status := rawRequest(t, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"), head, func(c net.Conn) error {
+		_, err := c.Write([]byte(" "))
+		return err
+	})
+	if strings.Contains(status, " 200 ") {
+		t.Errorf("a body that never ends: %q, want it cut", status)
 	}
 }
