@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
@@ -58,7 +59,7 @@ func Skill(opts Options) (*Result, error) {
 		opts.Part = Patch
 	}
 	skillPath := filepath.Join(opts.Dir, skill.FileName)
-	skillData, err := skill.ReadFile(skillPath, skill.MaxFileSize)
+	skillData, err := regularfile.ReadFile(skillPath, skill.MaxFileSize)
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
 	}
@@ -95,7 +96,7 @@ func Skill(opts Options) (*Result, error) {
 	writes := []pendingWrite{{skillPath, newSkill}}
 
 	memPath := filepath.Join(opts.Dir, stateful.MemoryFile)
-	memData, err := skill.ReadFile(memPath, stateful.MaxFileSize)
+	memData, err := regularfile.ReadFile(memPath, stateful.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

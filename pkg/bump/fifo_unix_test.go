@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
-	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/internal/regularfile"
 )
 
 // TestSkillRefusesNamedPipes: bump reads SKILL.md and MEMORY.md as every
@@ -28,8 +28,8 @@ func TestSkillRefusesNamedPipes(t *testing.T) {
 			filetest.Finishes(t, "bump of a skill with a named pipe "+name, func() {
 				_, err = Skill(Options{Dir: dir})
 			})
-			if !errors.Is(err, skill.ErrNotRegular) {
-				t.Fatalf("bump: %v, want an error wrapping %v", err, skill.ErrNotRegular)
+			if !errors.Is(err, regularfile.ErrNotRegular) {
+				t.Fatalf("bump: %v, want an error wrapping %v", err, regularfile.ErrNotRegular)
 			}
 		})
 	}

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/skill"
 )
@@ -167,7 +168,7 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 		return Skill{}, false
 	}
 	s := Skill{Key: name, Name: name, Dir: dir, Scope: loc.Scope, Location: loc.Dir}
-	data, err := skill.ReadFile(filepath.Join(dir, skill.FileName), skill.MaxFileSize)
+	data, err := regularfile.ReadFile(filepath.Join(dir, skill.FileName), skill.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if other := caseVariant(dir); other != "" {

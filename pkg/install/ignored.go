@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/skill"
 )
@@ -20,7 +21,7 @@ func IgnoredFields(dir string, paths []string, runtimes []agent.Runtime) []strin
 	}
 	var warnings []string
 	for _, p := range paths {
-		data, err := skill.ReadFile(filepath.Join(dir, p, skill.FileName), skill.MaxFileSize)
+		data, err := regularfile.ReadFile(filepath.Join(dir, p, skill.FileName), skill.MaxFileSize)
 		if err != nil {
 			continue
 		}

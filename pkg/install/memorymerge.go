@@ -8,9 +8,9 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/bump"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 )
 
@@ -115,7 +115,7 @@ func readSibling(in *os.Root, name string) ([]byte, error) {
 		return nil, errdefs.IO(err)
 	}
 	defer f.Close()
-	data, err := skill.ReadAll(f, name, stateful.MaxFileSize)
+	data, err := regularfile.ReadAll(f, name, stateful.MaxFileSize)
 	if err != nil {
 		return nil, errdefs.Precondition(err)
 	}

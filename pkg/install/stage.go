@@ -17,6 +17,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -355,7 +356,7 @@ func (st *stager) copyDir(sk *staged) error {
 		}
 		// Checked again on the descriptor: the file may be replaced by a
 		// named pipe after the walk saw it.
-		in, err := skill.OpenFile(p)
+		in, err := regularfile.Open(p)
 		if err != nil {
 			return err
 		}

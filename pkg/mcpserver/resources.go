@@ -16,10 +16,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/hiddentext"
-	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // uriScheme names skill files: skill://KEY/PATH, KEY the skill's directory
@@ -168,7 +168,7 @@ func mimeType(root *os.Root, rel string) string {
 	if t := mime.TypeByExtension(ext); t != "" {
 		return t
 	}
-	f, err := skill.OpenFileIn(root, rel)
+	f, err := regularfile.OpenIn(root, rel)
 	if err != nil {
 		return "application/octet-stream"
 	}
@@ -207,7 +207,7 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	defer root.Close()
 	// Listed as a regular file, but it may have been replaced since: a
 	// named pipe would block the read, and the server with it.
-	file, err := skill.OpenFileIn(root, f.rel)
+	file, err := regularfile.OpenIn(root, f.rel)
 	if err != nil {
 		return nil, err
 	}

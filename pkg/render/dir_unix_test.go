@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 )
@@ -30,7 +31,7 @@ func TestReadDirRefusesNamedPipes(t *testing.T) {
 			filetest.Mkfifo(t, pipe)
 			var err error
 			filetest.Finishes(t, "ReadDir", func() { _, err = ReadDir(dir) })
-			if !errors.Is(err, skill.ErrNotRegular) || !strings.Contains(err.Error(), pipe) {
+			if !errors.Is(err, regularfile.ErrNotRegular) || !strings.Contains(err.Error(), pipe) {
 				t.Errorf("ReadDir = %v, want a refusal naming %s as not a regular file", err, pipe)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 )
 
@@ -31,8 +32,9 @@ const (
 )
 
 // ErrTooLarge is wrapped by the ParseError of a SKILL.md over one of the
-// limits above, and by ReadFile's refusal of a file over its limit.
-var ErrTooLarge = errors.New("too large")
+// limits above; it is the error regularfile.ReadFile wraps for a file over
+// its limit.
+var ErrTooLarge = regularfile.ErrTooLarge
 
 // CheckLimits reports, as a *ParseError wrapping ErrTooLarge, a SKILL.md
 // over one of the limits; anything else it leaves to Parse. An installer

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -105,7 +106,7 @@ func (s *Source) ReadSkill(ctx context.Context, pkg *artifact.Package, name stri
 		if rest == skill.FileName {
 			limit = skill.MaxFileSize
 		}
-		data, err := skill.ReadAll(r, h.Path, limit)
+		data, err := regularfile.ReadAll(r, h.Path, limit)
 		if err != nil {
 			return err
 		}

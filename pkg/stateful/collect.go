@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/internal/regularfile"
 )
 
 // MaxFileSize bounds how much of one sibling file a Collector keeps in
@@ -35,7 +35,7 @@ func (c *Collector) Add(layerPath string, r io.Reader) error {
 		return nil
 	}
 	dir, name, _ := strings.Cut(layerPath, "/")
-	data, err := skill.ReadAll(r, layerPath, MaxFileSize)
+	data, err := regularfile.ReadAll(r, layerPath, MaxFileSize)
 	if err != nil {
 		return err
 	}

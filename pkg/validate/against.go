@@ -8,6 +8,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -139,7 +140,7 @@ func versionText(v string) string {
 }
 
 func hashFile(name string) (digest.Digest, error) {
-	f, err := skill.OpenFile(name)
+	f, err := regularfile.Open(name)
 	if err != nil {
 		return "", err
 	}

@@ -4,9 +4,9 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/hiddentext"
-	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // files checks every regular file of the tree: its size, and the encoding
@@ -39,7 +39,7 @@ func (v *validator) files(entries []layers.Entry) {
 }
 
 func (v *validator) invalidUTF8(name string) (int, error) {
-	f, err := skill.OpenFile(name)
+	f, err := regularfile.Open(name)
 	if err != nil {
 		return 0, err
 	}

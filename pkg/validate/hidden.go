@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/hiddentext"
-	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // hiddenText reports the characters reviewers cannot see in every file of
@@ -53,7 +53,7 @@ func (v *validator) hiddenText(entries []layers.Entry) {
 }
 
 func scanFile(s *hiddentext.Scanner, name string, buf []byte) error {
-	f, err := skill.OpenFile(name)
+	f, err := regularfile.Open(name)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
@@ -44,7 +45,7 @@ func (v *validator) placeholders(entries []layers.Entry) {
 // placeholderLines returns the 1-based lines of the file name that hold a
 // placeholder, outside fenced code blocks.
 func placeholderLines(name string, buf []byte) ([]int, error) {
-	f, err := skill.OpenFile(name)
+	f, err := regularfile.Open(name)
 	if err != nil {
 		return nil, err
 	}

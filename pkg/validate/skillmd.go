@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
 )
@@ -105,7 +106,7 @@ func readFile(name string, size, limit int64) ([]byte, error) {
 // readFileInto is readFile reading into buf, which it grows as needed, so
 // that a buffer can serve file after file.
 func readFileInto(buf []byte, name string, size, limit int64) ([]byte, error) {
-	f, err := skill.OpenFile(name)
+	f, err := regularfile.Open(name)
 	if err != nil {
 		return nil, err
 	}

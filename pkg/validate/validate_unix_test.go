@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -99,7 +100,7 @@ func buildUnreadableDir(t *testing.T) (string, string) {
 
 // TestReadersRefuseNamedPipes: the scan refuses a named pipe, but one put
 // in a file's place after the scan must not block validate either: every
-// reader of skill files opens through skill.OpenFile.
+// reader of skill files opens through regularfile.Open.
 func TestReadersRefuseNamedPipes(t *testing.T) {
 	t.Parallel()
 	pipe := filepath.Join(t.TempDir(), "SKILL.md")
@@ -113,8 +114,8 @@ func TestReadersRefuseNamedPipes(t *testing.T) {
 	} {
 		var err error
 		filetest.Finishes(t, name+" of a named pipe", func() { err = read() })
-		if !errors.Is(err, skill.ErrNotRegular) {
-			t.Errorf("%s of a named pipe: %v, want %v", name, err, skill.ErrNotRegular)
+		if !errors.Is(err, regularfile.ErrNotRegular) {
+			t.Errorf("%s of a named pipe: %v, want %v", name, err, regularfile.ErrNotRegular)
 		}
 	}
 }

@@ -11,12 +11,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/proposal"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/store"
@@ -218,11 +218,11 @@ func readProposed(skillDir string, names []string) (map[string][]byte, error) {
 		if info.Mode()&fs.ModeSymlink != 0 {
 			return nil, errdefs.Invalid(fmt.Errorf("%s is a symbolic link; a proposal carries only the skill's own regular files: replace the link with the file", where))
 		}
-		f, err := skill.OpenFileIn(root, name)
+		f, err := regularfile.OpenIn(root, name)
 		if err != nil {
 			return nil, errdefs.IO(fmt.Errorf("%s: %w", skillDir, err))
 		}
-		data, err := skill.ReadAll(f, where, stateful.MaxFileSize)
+		data, err := regularfile.ReadAll(f, where, stateful.MaxFileSize)
 		f.Close()
 		if err != nil {
 			return nil, err

@@ -1,4 +1,12 @@
-package skill
+// Package regularfile reads the files a user or a package names: a
+// stax.yaml, a key, a token file, a skill's files. Such a path may name
+// anything: a named pipe blocks whoever opens it for reading until a
+// writer comes, with no descriptor to check and no signal to end the wait,
+// a device never ends, and a huge file takes memory several times its
+// size to decode. So only regular files (after links) are read, checked on
+// the descriptor that is read, opened without blocking, and never past a
+// limit that suits what the file holds.
+package regularfile
 
 import (
 	"errors"
@@ -10,21 +18,20 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
-// ErrNotRegular is wrapped by the error of ReadFile for a file that is not
-// a regular file: a named pipe, a device or a socket.
+// ErrNotRegular is wrapped by the error for a file that is not a regular
+// file: a named pipe, a device, a socket or a directory.
 var ErrNotRegular = errors.New("not a regular file")
 
-// ReadFile reads the skill file name (a SKILL.md or a stateful sibling) of
-// at most limit bytes. It is the one way commands read the files of an
-// installed skill, because those files are whatever a package or a user
-// put there: a named pipe would block a reader forever and a device would
-// never end, so anything but a regular file (after links) is refused
-// without a byte read, and a file over limit without reading past it.
-// Those refusals are invalid arguments, wrapping ErrNotRegular or
-// ErrTooLarge; a failure to open or read is returned as the os package
-// gives it.
+// ErrTooLarge is wrapped by the error for a file over its limit.
+var ErrTooLarge = errors.New("too large")
+
+// ReadFile reads name, a regular file of at most limit bytes. The
+// refusals, of a file that is not regular or is over limit, are invalid
+// arguments naming the file, wrapping ErrNotRegular or ErrTooLarge; a
+// failure to open or read is returned as the os package gives it, so that
+// errors.Is(err, fs.ErrNotExist) holds for a missing file.
 func ReadFile(name string, limit int64) ([]byte, error) {
-	f, err := OpenFile(name)
+	f, err := Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -36,9 +43,9 @@ func ReadFile(name string, limit int64) ([]byte, error) {
 	return readAtMost(f, name, info.Size(), limit)
 }
 
-// ReadAll reads what r holds of the skill file name, refusing, without
-// reading further, more than limit bytes: for a file read from a layer
-// rather than from the disk.
+// ReadAll reads r, which holds the file name, refusing, without reading
+// further, more than limit bytes: for a file opened with Open or OpenIn,
+// or read from a layer rather than from the disk.
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
 	return readAtMost(r, name, 0, limit)
 }
@@ -66,16 +73,16 @@ func readAtMost(r io.Reader, name string, size, limit int64) ([]byte, error) {
 	}
 }
 
-// OpenFile opens name for reading only if it is a regular file, following
+// Open opens name for reading only if it is a regular file, following
 // links. The file is opened without blocking (see openFlags) and checked
 // on the open descriptor, so a file swapped for a pipe between a check and
 // the open cannot block the caller.
-func OpenFile(name string) (*os.File, error) {
+func Open(name string) (*os.File, error) {
 	return openRegular(name, func(flag int) (*os.File, error) { return os.OpenFile(name, flag, 0) })
 }
 
-// OpenFileIn is OpenFile for the file name inside root.
-func OpenFileIn(root *os.Root, name string) (*os.File, error) {
+// OpenIn is Open for the file name inside root.
+func OpenIn(root *os.Root, name string) (*os.File, error) {
 	return openRegular(name, func(flag int) (*os.File, error) { return root.OpenFile(name, flag, 0) })
 }
 
@@ -91,7 +98,7 @@ func openRegular(name string, open func(flag int) (*os.File, error)) (*os.File, 
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, errdefs.Invalid(fmt.Errorf("%s is %w (%s); skill files must be regular files", name, ErrNotRegular, describeMode(info.Mode())))
+		return nil, errdefs.Invalid(fmt.Errorf("%s is %w (%s): stax reads only regular files; give the path of a file", name, ErrNotRegular, describeMode(info.Mode())))
 	}
 	return f, nil
 }

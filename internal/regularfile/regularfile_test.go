@@ -1,4 +1,4 @@
-package skill
+package regularfile
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 func TestReadFileLimit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	name := filepath.Join(dir, FileName)
+	name := filepath.Join(dir, "SKILL.md")
 	if err := os.WriteFile(name, []byte(strings.Repeat("x", 100)), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package skill
+package regularfile
 
 // openFlags is empty where opening a file cannot block on a writer.
 const openFlags = 0
