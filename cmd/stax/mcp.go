@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/mcpserver"
 	"github.com/stax-dev/stax/pkg/render"
@@ -157,17 +156,12 @@ func (opts *mcpOptions) token() (string, error) {
 	if env != "" {
 		return "", errdefs.Invalid(fmt.Errorf("both $%s and --token-file are set: unset one", mcpTokenEnv))
 	}
-	f, err := os.Open(opts.TokenFile)
+	data, err := regularfile.ReadFile(opts.TokenFile, maxTokenFileBytes)
+	if errors.Is(err, regularfile.ErrTooLarge) {
+		return "", fmt.Errorf("--token-file: %w; the file holds the token alone", err)
+	}
 	if err != nil {
 		return "", errdefs.IO(fmt.Errorf("--token-file: %w", err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
-	if err != nil {
-		return "", errdefs.IO(fmt.Errorf("--token-file: %w", err))
-	}
-	if len(data) > maxTokenFileBytes {
-		return "", errdefs.Invalid(fmt.Errorf("--token-file %s: more than %d bytes; the file holds the token alone", opts.TokenFile, maxTokenFileBytes))
 	}
 	token := strings.TrimSpace(string(data))
 	if err := mcpserver.CheckToken(token); err != nil {

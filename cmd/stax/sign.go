@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -76,7 +76,7 @@ func runSign(ctx context.Context, opts *signOptions) error {
 
 // loadSigner reads a private key file and its password.
 func loadSigner(streams *IOStreams, global *globalOptions, path string) (*signature.KeySigner, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, signature.MaxKeyFileSize)
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("read private key: %w", err))
 	}

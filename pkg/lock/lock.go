@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/internal/regularfile"
 	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/layers"
@@ -285,9 +285,13 @@ func ReadFrozen(path string, sources []string) (*Lock, error) {
 	return l, nil
 }
 
+// MaxFileSize bounds a stax.lock, which Read refuses to read beyond and
+// Write to write beyond: tens of thousands of packages fit.
+const MaxFileSize = 16 << 20
+
 // Read loads a lockfile; a missing one is fs.ErrNotExist.
 func Read(path string) (*Lock, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -410,7 +414,11 @@ func (l *Lock) Write(path string) (changed bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("encode %s: %w", path, err)
 	}
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	if len(data) > MaxFileSize {
+		return false, errdefs.Invalid(fmt.Errorf("%s would hold %s, over the limit of %s that stax reads: install fewer packages in this project",
+			path, layers.FormatSize(int64(len(data))), layers.FormatSize(MaxFileSize)))
+	}
+	if old, err := regularfile.ReadFile(path, MaxFileSize); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
 	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {

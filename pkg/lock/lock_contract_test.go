@@ -289,3 +289,20 @@ func TestCheckSkillsHoldsEverySkillDigest(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteRefusesWhatReadWouldNot: Read refuses a stax.lock over
+// MaxFileSize, so Write refuses to write one, rather than leave a project
+// every later command fails in; the file stays as it was.
+func TestWriteRefusesWhatReadWouldNot(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), lock.FileName)
+	filetest.WriteFile(t, path, "before\n")
+	huge := &lock.Lock{LockVersion: 1, Sources: []string{strings.Repeat("a", lock.MaxFileSize)}}
+	changed, err := huge.Write(path)
+	if err == nil || changed || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "16.0 MiB") {
+		t.Errorf("Write over the limit = %v, %v; want an error naming the file and the limit", changed, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "before\n" {
+		t.Errorf("the file changed: %.40q", data)
+	}
+}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
@@ -37,7 +37,7 @@ type Outcome struct {
 func ApplyFile(path string, stdin io.Reader, opts Options) (*Outcome, error) {
 	in := stdin
 	if path != "-" {
-		f, err := os.Open(path)
+		f, err := regularfile.Open(path)
 		if err != nil {
 			return nil, errdefs.IO(err)
 		}

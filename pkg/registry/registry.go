@@ -13,7 +13,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 )
@@ -128,6 +128,10 @@ func New(opts Options) (*Client, error) {
 	return &Client{opts: opts, creds: creds, http: client, secrets: sent}, nil
 }
 
+// maxCAFileSize bounds a --ca-file: a system's whole bundle of
+// certificates is a few hundred kilobytes.
+const maxCAFileSize = 4 << 20
+
 func baseTransport(opts Options) (http.RoundTripper, error) {
 	if opts.Transport != nil {
 		return opts.Transport, nil
@@ -143,7 +147,7 @@ func baseTransport(opts Options) (http.RoundTripper, error) {
 	}
 	cfg := &tls.Config{InsecureSkipVerify: opts.Insecure} //nolint:gosec // the user asked for --insecure
 	if opts.CAFile != "" {
-		pem, err := os.ReadFile(opts.CAFile)
+		pem, err := regularfile.ReadFile(opts.CAFile, maxCAFileSize)
 		if err != nil {
 			return nil, errdefs.IO(fmt.Errorf("read --ca-file: %w", err))
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
+
+	"github.com/stax-dev/stax/internal/regularfile"
 )
 
 // Identity is who a keyless signature must be made by: the subject of its
@@ -56,11 +58,19 @@ type KeylessOptions struct {
 	Now func() time.Time
 }
 
+// maxTrustedRootSize bounds a trusted_root.json: Sigstore's public one,
+// with every key and certificate it has had, is some tens of kilobytes.
+const maxTrustedRootSize = 4 << 20
+
 // LoadTrustedRoot reads Sigstore's trusted_root.json: the Fulcio CAs, CT
 // logs, transparency logs and timestamp authorities keyless signatures are
 // checked against, with no network.
 func LoadTrustedRoot(path string) (root.TrustedMaterial, error) {
-	tr, err := root.NewTrustedRootFromPath(path)
+	data, err := regularfile.ReadFile(path, maxTrustedRootSize)
+	if err != nil {
+		return nil, fmt.Errorf("read trusted root: %w", err)
+	}
+	tr, err := root.NewTrustedRootFromJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("read trusted root %s: %w", path, err)
 	}

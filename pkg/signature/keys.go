@@ -233,6 +233,10 @@ type KeyVerifier struct {
 	pub crypto.PublicKey
 }
 
+// MaxKeyFileSize bounds a key file read: a PEM key, encrypted or not, is
+// a few kilobytes.
+const MaxKeyFileSize = 64 << 10
+
 // LoadPublicKey reads a PEM public key, such as one stax or cosign wrote.
 func LoadPublicKey(pemBytes []byte) (*KeyVerifier, error) {
 	pub, err := cryptoutils.UnmarshalPEMToPublicKey(pemBytes)

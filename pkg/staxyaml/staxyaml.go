@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
@@ -25,6 +26,11 @@ import (
 
 // FileName is the package definition file at a package root.
 const FileName = "stax.yaml"
+
+// MaxFileSize bounds a stax.yaml, and $STAX_HOME/config.yaml read by its
+// rules: tens of thousands of sources fit, and decoding one takes memory
+// many times its size.
+const MaxFileSize = 4 << 20
 
 // DefaultSkillsDir is where skills live when stax.yaml does not say.
 const DefaultSkillsDir = "skills"
@@ -106,7 +112,7 @@ func Open(dir string) (*Project, error) {
 // Load parses and checks a stax.yaml file. Unknown keys are errors, so that
 // a typo does not silently drop a setting.
 func Load(path string) (*Definition, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err

@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
@@ -187,7 +187,7 @@ func (l *Loader) Verifiers(s Trusted) ([]signature.Verifier, error) {
 	for _, path := range s.Keys {
 		v, ok := l.keys[path]
 		if !ok {
-			data, err := os.ReadFile(path)
+			data, err := regularfile.ReadFile(path, signature.MaxKeyFileSize)
 			if err != nil {
 				return nil, fmt.Errorf("read public key: %w", err)
 			}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/reference"
 )
 
@@ -106,10 +106,13 @@ func (id Identity) Check() error {
 	return nil
 }
 
+// MaxFileSize bounds a policy file: a few identities and keys per scope.
+const MaxFileSize = 1 << 20
+
 // Load reads a policy file; a file that does not exist is the empty
 // policy, which checks nothing.
 func Load(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Policy{}, nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -216,7 +217,7 @@ func (m *manifest) declarations(env *Env, args []string) ([]string, error) {
 
 func readManifest(dir string) (*manifest, error) {
 	m := &manifest{dir: dir, path: filepath.Join(dir, staxyaml.FileName), mode: 0o644}
-	data, err := os.ReadFile(m.path)
+	data, err := regularfile.ReadFile(m.path, staxyaml.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return m, nil

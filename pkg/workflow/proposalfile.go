@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/proposal"
@@ -81,7 +82,7 @@ func ProposalCheck(proposalPath, signaturePath string, keys []string, notes io.W
 // readSignature reads a detached signature file, bounded as the
 // signatures stax reads from registries are.
 func readSignature(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errdefs.Corrupt(fmt.Errorf("%s: no signature: the sender signs with stax propose --key, which writes it beside the proposal; or pass --signature FILE", path))
 	}

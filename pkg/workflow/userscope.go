@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -91,7 +92,7 @@ func (e *Env) userPlacement(w Where) (*install.Placement, string, error) {
 // runtimes and their definitions, checked by the rules of stax.yaml; nil
 // when there are none.
 func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, staxyaml.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
