@@ -35,7 +35,15 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 			fmt.Fprintf(streams.Out, "  updated %s: %s\n", u.Skill, describeUpdate(u))
 		}
 		for _, m := range t.Merged {
-			fmt.Fprintf(streams.Out, "  merged %s/%s: kept your %s, took the new version's\n", m.Skill, m.File, plural(int64(m.Kept), "entry"))
+			fields := ""
+			if len(m.Fields) > 0 {
+				names := make([]string, len(m.Fields))
+				for i, f := range m.Fields {
+					names[i] = printable(f)
+				}
+				fields = " and your " + plural(int64(len(m.Fields)), "field") + " " + strings.Join(names, ", ")
+			}
+			fmt.Fprintf(streams.Out, "  merged %s/%s: kept your %s%s, took the new version's\n", m.Skill, m.File, plural(int64(m.Kept), "entry"), fields)
 		}
 	}
 	return nil

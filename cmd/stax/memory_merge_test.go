@@ -170,3 +170,61 @@ func TestProposeAfterAMergeSendsTheUsersEntry(t *testing.T) {
 		t.Errorf("the proposal does not carry the user's entry:\n%s", p)
 	}
 }
+
+// A user's edit of an installed MEMORY.md's frontmatter is never dropped
+// by an update: a field the new version lacks is kept (and said to be),
+// and a field both sides hold with other values is a conflict, exit 5,
+// that writes nothing, as a changed entry is.
+func TestUpdateKeepsTheUsersFrontmatter(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/memo"
+	pushStatefulVersion(t, repo+":1.0.0", "1.0.0", memoV1)
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	skillDir := filepath.Join(proj, ".claude", "skills", "memo")
+	memory := filepath.Join(skillDir, "MEMORY.md")
+	owned := strings.Replace(readFile(t, memory), "contributors: 2\n", "contributors: 2\nowner: \"@ana\"\n", 1)
+	if err := os.WriteFile(memory, []byte(owned), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	pushStatefulVersion(t, repo+":1.1.0", "1.1.0", memoV2)
+	r := runStax(t, "update", "--dir", proj)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "merged memo/MEMORY.md: kept your 0 entries and your 1 field owner") {
+		t.Fatalf("update over a field the user added: exit %d, want 0 saying the field was kept\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	want := "---\nversion: 1.1.0\ncontributors: 2\nlastUpdated: 2026-05-20\nowner: \"@ana\"\n---\n" + memoV2
+	if got := readFile(t, memory); got != want {
+		t.Errorf("merged MEMORY.md:\n%s\nwant:\n%s", got, want)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", proj); r.Code != 0 {
+		t.Errorf("verify --installed after the merge: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	// The user counts the contributors otherwise than 1.2.0 does.
+	counted := strings.Replace(readFile(t, memory), "contributors: 2\n", "contributors: 7\n", 1)
+	if err := os.WriteFile(memory, []byte(counted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pushStatefulVersion(t, repo+":1.2.0", "1.2.0", memoV2)
+	lockBefore := readFile(t, filepath.Join(proj, lock.FileName))
+	r = runStax(t, "update", "--dir", proj)
+	if r.Code != 5 {
+		t.Fatalf("update over a field changed on both sides: exit %d, want 5\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{filepath.Join("memo", "MEMORY.md") + ":3", `contributors is "7" here and "2"`} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("the conflict does not say %q:\n%s", want, r.Stderr)
+		}
+	}
+	if got := readFile(t, memory); got != counted {
+		t.Errorf("a refused update changed MEMORY.md:\n%s", got)
+	}
+	if got := readFile(t, filepath.Join(proj, lock.FileName)); got != lockBefore {
+		t.Errorf("a refused update changed %s", lock.FileName)
+	}
+}

@@ -21,6 +21,9 @@ type MergedFile struct {
 	File  string `json:"file"`
 	// Kept is how many of the user's entries the merged file kept.
 	Kept int `json:"kept"`
+	// Fields are the frontmatter fields of the user's that the merged
+	// file kept, which the new version's lacked.
+	Fields []string `json:"fields,omitempty"`
 }
 
 // mergeable reports whether a skill that differs from its record as d
@@ -103,7 +106,7 @@ func (m memoryMerger) merge(sk *staged, root *os.Root) error {
 	sum := sha256.Sum256(text)
 	sk.files[stateful.MemoryFile] = fileEntry(info.Mode(), digest.NewDigestFromBytes(digest.SHA256, sum[:]))
 	sk.stat[stateful.MemoryFile] = statKey(info)
-	p.result.Merged = append(p.result.Merged, MergedFile{Skill: name, File: stateful.MemoryFile, Kept: len(merged.Kept)})
+	p.result.Merged = append(p.result.Merged, MergedFile{Skill: name, File: stateful.MemoryFile, Kept: len(merged.Kept), Fields: merged.Fields})
 	return errdefs.IO(f.Close())
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestInstallMergesMemoryIntoNewVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Merged) != 1 || res.Merged[0] != (MergedFile{Skill: "memo", File: "MEMORY.md", Kept: 1}) {
+	if len(res.Merged) != 1 || !reflect.DeepEqual(res.Merged[0], MergedFile{Skill: "memo", File: "MEMORY.md", Kept: 1}) {
 		t.Errorf("Merged = %+v", res.Merged)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "memo", "MEMORY.md"))

@@ -38,6 +38,10 @@ type Memory struct {
 	PreambleLine int
 	Sections     []MemorySection
 	Problems     []Problem
+	// fields is the frontmatter as parsed, and bodyLine the line after
+	// its closing ---; nil and 0 when the block does not parse.
+	fields   *skill.Frontmatter
+	bodyLine int
 }
 
 // MemoryFrontmatter holds the fields of the frontmatter. A field that is
@@ -103,6 +107,7 @@ func ParseMemory(data []byte) *Memory {
 		}
 	} else {
 		m.Frontmatter = m.frontmatter(doc.Frontmatter)
+		m.fields, m.bodyLine = doc.Frontmatter, doc.BodyLine
 		body, bodyLine = doc.Body, doc.BodyLine
 	}
 	pre, secs := splitH2(scanLines(body, bodyLine))

@@ -20,6 +20,9 @@ type MemoryMerge struct {
 	Text []byte
 	// Kept are the local entries added, as the local file has them.
 	Kept []Entry
+	// Fields are the names of the local frontmatter fields added, at the
+	// end of the upstream frontmatter, as the local file has them.
+	Fields []string
 	// LastUpdated is the newest of the upstream lastUpdated and the dates
 	// of the entries: the date of the merged file's newest entry.
 	LastUpdated string
@@ -48,9 +51,11 @@ func (e *MergeError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 // local entry upstream lacks is the user's and is kept; a local entry
 // whose section, signer and date upstream has with other text is a
 // conflict, since which side changed it cannot be told and neither may be
-// lost. The upstream file is kept byte for byte, its frontmatter included
-// (the caller sets version and lastUpdated, see LastUpdated); a local
-// preamble that differs from upstream's is a conflict too.
+// lost. Frontmatter fields are merged the same way (see mergeFields): a
+// field only the local side has is kept, one both have with other values
+// is a conflict. The upstream file is otherwise kept byte for byte (the
+// caller sets version and lastUpdated, see LastUpdated); a local preamble
+// that differs from upstream's is a conflict too.
 //
 // A side whose frontmatter does not parse, or whose H2 headings are empty
 // or repeat a title (so that sections cannot be matched), is a MergeError
@@ -68,6 +73,10 @@ func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
 	if lm.Preamble != "" && normalizeEntry(lm.Preamble) != normalizeEntry(um.Preamble) {
 		return nil, &MergeError{File: local.Name, Line: lm.PreambleLine, Message: fmt.Sprintf(
 			"the text before the first section differs from %s's: stax cannot tell which to keep; make it the same as the new one (move your text into a dated entry under a section), then install again", upstream.Name)}
+	}
+	fields, ferr := mergeFields(local, upstream, lm, um)
+	if ferr != nil {
+		return nil, ferr
 	}
 
 	newest := ""
@@ -139,7 +148,15 @@ func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
 		}
 		after[end] = append(after[end], kept...)
 	}
-	out.Text = assemble(upstream.Data, after, added)
+	fm := make([]string, len(fields))
+	for i, f := range fields {
+		fm[i] = f.text
+		out.Fields = append(out.Fields, f.name)
+	}
+	out.Text = assemble(upstream.Data, um.bodyLine-1, fm, after, added)
+	if err := checkKept(local, out.Text, lm, um, fields); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -199,9 +216,10 @@ type localSection struct {
 	entries []string
 }
 
-// assemble writes data with, after each line of after's keys, a blank line
+// assemble writes data with, before line fmEnd (the frontmatter's closing
+// ---), the lines of fields, after each line of after's keys, a blank line
 // and each entry, and at the end the added sections.
-func assemble(data []byte, after map[int][]string, added []localSection) []byte {
+func assemble(data []byte, fmEnd int, fields []string, after map[int][]string, added []localSection) []byte {
 	var b strings.Builder
 	b.Grow(len(data))
 	text := string(data)
@@ -212,6 +230,11 @@ func assemble(data []byte, after map[int][]string, added []localSection) []byte 
 			raw = text[:i+1]
 		}
 		text = text[len(raw):]
+		if line == fmEnd {
+			for _, f := range fields {
+				b.WriteString(f + "\n")
+			}
+		}
 		b.WriteString(raw)
 		for _, e := range after[line] {
 			endLine(&b)

@@ -148,6 +148,22 @@ func TestMergeMemoryCases(t *testing.T) {
 			local:        fm + "\nNotes of mine.\n\n## What worked\n",
 			upstream:     fm + "\n## What worked\n",
 			conflictLine: 7},
+		{name: "a frontmatter field the user added is kept, at the end of the new frontmatter",
+			local:    "---\nversion: 1.0.0\nowner: \"@ana\" # mine\ncontributors: 1\ntags:\n  - ops\n  - oncall\nlastUpdated: 2026-05-01\n---\n\n## What worked\n",
+			upstream: "---\nversion: 1.1.0\ncontributors: 1\nlastUpdated: 2026-05-20\n---\n\n## What worked\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 1\nlastUpdated: 2026-05-20\nowner: \"@ana\" # mine\ntags:\n  - ops\n  - oncall\n---\n\n## What worked\n"},
+		{name: "a frontmatter field both sides have with other values is a conflict",
+			local:        "---\nversion: 1.0.0\ncontributors: 7\nlastUpdated: 2026-05-01\n---\n\n## What worked\n",
+			upstream:     "---\nversion: 1.1.0\ncontributors: 2\nlastUpdated: 2026-05-20\n---\n\n## What worked\n",
+			conflictLine: 3},
+		{name: "a field the same on both sides, written otherwise, is the new version's",
+			local:    "---\nversion: 1.0.0\ncontributors: 0x2\nowner: ana\nlastUpdated: 2026-05-01\n---\n",
+			upstream: "---\nversion: 1.1.0\ncontributors: 2\nowner: \"ana\"\nlastUpdated: 2026-05-20\n---\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 2\nowner: \"ana\"\nlastUpdated: 2026-05-20\n---\n"},
+		{name: "a field of the user's on the line of another cannot be cut out",
+			local:        "---\n{version: 1.0.0, contributors: 1, lastUpdated: 2026-05-01, owner: ana}\n---\n",
+			upstream:     fm,
+			conflictLine: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
