@@ -296,7 +296,7 @@ func Read(path string) (*Lock, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("read %s: %w", path, err))
+		return nil, errdefs.IO(err) // names the file
 	}
 	var l Lock
 	dec := yaml.NewDecoder(bytes.NewReader(data))

@@ -97,7 +97,7 @@ func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
-		return nil, errdefs.IO(fmt.Errorf("read %s: %w", path, err))
+		return nil, errdefs.IO(err) // names the file
 	}
 	def, err := staxyaml.Parse(path, data)
 	if err != nil || def.Install == nil {
