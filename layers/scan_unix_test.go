@@ -6,8 +6,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 func TestSpecialFileProblems(t *testing.T) {
@@ -81,4 +84,19 @@ func TestExtractIgnoresUmask(t *testing.T) {
 	_, err := Extract(bytesReader(data), dest, ReadOptions{})
 	must(t, err)
 	checkExtractedModes(t, dest)
+}
+
+// A named pipe for the ignore file blocked Scan in its open for ever; it
+// is refused, naming the file.
+func TestScanRefusesAnIgnoreFileThatIsAPipe(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	buildTree(t, root, specs([]string{"s/SKILL.md"}), defaultBuild)
+	ignore := filepath.Join(root, IgnoreFile)
+	filetest.Mkfifo(t, ignore)
+	var err error
+	filetest.Finishes(t, "Scan with a named pipe for "+IgnoreFile, func() { _, err = Scan(ScanOptions{Root: root}) })
+	if err == nil || !strings.Contains(err.Error(), ignore+" must be a regular file") {
+		t.Errorf("Scan = %v, want a refusal naming %s", err, ignore)
+	}
 }
