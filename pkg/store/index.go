@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -36,16 +37,53 @@ type layoutIndex struct {
 func newLayoutIndex(index ocispec.Index) *layoutIndex {
 	ix := &layoutIndex{index: index, refs: map[string]ocispec.Descriptor{}, encode: encodeIndex}
 	for _, desc := range index.Manifests {
-		ix.refs[desc.Digest.String()] = withoutRefName(desc)
-		if ref := desc.Annotations[ocispec.AnnotationRefName]; ref != "" {
-			ix.refs[ref] = desc
-		}
+		ix.add(desc)
 	}
+	ix.index.Manifests = nil
 	return ix
 }
 
+// add records desc, an entry of index.json: by its digest, and by the tag
+// its ref.name annotation names.
+func (ix *layoutIndex) add(desc ocispec.Descriptor) {
+	ix.refs[desc.Digest.String()] = withoutRefName(desc)
+	if ref := desc.Annotations[ocispec.AnnotationRefName]; ref != "" {
+		ix.refs[ref] = desc
+	}
+}
+
+// encodeIndex writes index as json.Encoder does, but an entry of its
+// manifests at a time: a store of many tags is never held encoded whole.
 func encodeIndex(w io.Writer, index *ocispec.Index) error {
-	return json.NewEncoder(w).Encode(index)
+	head := *index
+	head.Manifests = []ocispec.Descriptor{}
+	data, err := json.Marshal(&head)
+	if err != nil {
+		return err
+	}
+	before, after, ok := bytes.Cut(data, []byte(`"manifests":[]`))
+	if !ok {
+		return fmt.Errorf("encode %s: no manifests in %s", ocispec.ImageIndexFile, data)
+	}
+	buf := bufio.NewWriterSize(w, 64<<10)
+	buf.Write(before)
+	buf.WriteString(`"manifests":[`)
+	for i, desc := range index.Manifests {
+		entry, err := json.Marshal(desc)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if _, err := buf.Write(entry); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte(']')
+	buf.Write(after)
+	buf.WriteByte('\n')
+	return buf.Flush()
 }
 
 // manifests lists the index's entries as oras-go writes them: one per tag,
@@ -97,32 +135,62 @@ func (s *Store) saveIndex() error {
 	index := s.index.index
 	index.Manifests = s.index.manifests()
 	err := atomicfile.WriteIn(s.root, ocispec.ImageIndexFile, 0o644, func(w io.Writer) error {
-		return s.index.encode(w, &index)
+		return s.index.encode(&boundedWriter{w: w, n: MaxIndexSize}, &index)
 	})
+	if errors.Is(err, errIndexFull) {
+		return errdefs.IO(fmt.Errorf("%s of %s would be over %d bytes with its %d entries, more than stax reads: "+
+			"nothing was written; `stax store prune` removes the manifests no tag names, and the store is a cache of registries that can be removed whole (rm -r %s)",
+			ocispec.ImageIndexFile, s.Dir, MaxIndexSize, len(index.Manifests), s.Dir))
+	}
 	if err != nil {
 		return errdefs.IO(fmt.Errorf("write %s of %s: %w", ocispec.ImageIndexFile, s.Dir, err))
 	}
 	return nil
 }
 
-// loadIndex reads index.json, and rebuilds it when it is missing or
-// cannot be parsed (see rebuildIndex).
+// errIndexFull is a write of index.json past MaxIndexSize.
+var errIndexFull = errors.New("index.json over its limit")
+
+// boundedWriter refuses the write that would take it past n bytes, so
+// that the store never writes an index.json its readers refuse.
+type boundedWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > b.n {
+		return 0, errIndexFull
+	}
+	n, err := b.w.Write(p)
+	b.n -= int64(n)
+	return n, err
+}
+
+// loadIndex reads index.json, one entry at a time, and rebuilds it when
+// it is missing or cannot be parsed (see rebuildIndex).
 func (s *Store) loadIndex(ctx context.Context, what string) error {
 	if err := CheckIndexFile(s.Dir); err != nil {
 		return err
 	}
-	data, err := s.root.ReadFile(ocispec.ImageIndexFile)
+	f, err := s.root.Open(ocispec.ImageIndexFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errdefs.IO(fmt.Errorf("read %s of %s %s: %w", ocispec.ImageIndexFile, what, s.Dir, err))
 	}
 	if err == nil {
-		var index ocispec.Index
-		parseErr := json.Unmarshal(data, &index)
+		defer f.Close()
+		read := newLayoutIndex(ocispec.Index{})
+		index, parseErr := decodeIndex(f, func(desc ocispec.Descriptor) error { read.add(desc); return nil })
+		var ioErr *readError
+		if errors.As(parseErr, &ioErr) {
+			return errdefs.IO(fmt.Errorf("read %s of %s %s: %w", ocispec.ImageIndexFile, what, s.Dir, ioErr.err))
+		}
 		if parseErr == nil {
-			s.index = newLayoutIndex(index)
+			read.index = index
+			s.index = read
 			return nil
 		}
-		s.index, s.Repaired, err = rebuildIndex(ctx, s.root, data)
+		s.index, s.Repaired, err = rebuildIndex(ctx, s.root, read)
 		if err != nil {
 			return errdefs.IO(fmt.Errorf("%s %s: %s is damaged (%v), and rebuilding it failed: %w", what, s.Dir, ocispec.ImageIndexFile, parseErr, err))
 		}
@@ -146,15 +214,15 @@ func (s *Store) loadIndex(ctx context.Context, what string) error {
 //     the index, so all of them go back in, untagged; nothing is lost, and
 //     they can be pulled and copied by digest.
 //   - the tags that the readable part of the damaged file records in
-//     complete entries, for manifests found in the blobs. A writer killed
-//     part way through wrote a prefix of the new index: what it holds
-//     whole is what the store held.
+//     complete entries (salvaged), for manifests found in the blobs. A
+//     writer killed part way through wrote a prefix of the new index: what
+//     it holds whole is what the store held.
 //
 // Other tags cannot be proven: a tag is a name the user gave, which no
 // blob records (a package's own name says nothing of the registry and
 // repository it was pulled from). They are lost, and the message says to
 // pull or pack those packages again.
-func rebuildIndex(ctx context.Context, root *os.Root, damaged []byte) (*layoutIndex, string, error) {
+func rebuildIndex(ctx context.Context, root *os.Root, salvaged *layoutIndex) (*layoutIndex, string, error) {
 	found, err := findManifests(ctx, root)
 	if err != nil {
 		return nil, "", err
@@ -165,17 +233,19 @@ func rebuildIndex(ctx context.Context, root *os.Root, damaged []byte) (*layoutIn
 		ix.refs[desc.Digest.String()] = desc
 	}
 	var tags []string
-	for _, desc := range salvageEntries(damaged) {
-		ref := desc.Annotations[ocispec.AnnotationRefName]
-		if ref == "" {
-			continue
-		}
-		if got, ok := ix.refs[desc.Digest.String()]; ok && got.Size == desc.Size {
-			ix.refs[ref] = desc
-			tags = append(tags, ref)
+	if salvaged != nil {
+		for _, ref := range slices.Sorted(maps.Keys(salvaged.refs)) {
+			desc := salvaged.refs[ref]
+			if ref == desc.Digest.String() {
+				continue
+			}
+			if got, ok := ix.refs[desc.Digest.String()]; ok && got.Size == desc.Size {
+				ix.refs[ref] = desc
+				tags = append(tags, ref)
+			}
 		}
 	}
-	if damaged == nil && len(found) == 0 {
+	if salvaged == nil && len(found) == 0 {
 		return ix, "", nil
 	}
 	msg := fmt.Sprintf("rebuilt it from the %d manifests in blobs/", len(found))
@@ -281,39 +351,107 @@ func isManifest(mediaType string) bool {
 	return false
 }
 
-// salvageEntries returns the entries of the manifests array that damaged,
-// a torn index.json, holds whole.
-func salvageEntries(damaged []byte) []ocispec.Descriptor {
-	dec := json.NewDecoder(bytes.NewReader(damaged))
+// decodeIndex reads the index.json r streams, at most MaxIndexSize bytes,
+// handing each entry of its manifests to each as it is read: the file is
+// never held whole, nor its entries in a slice, so that a store of many
+// tags is read in the memory its tags take. The index is returned without
+// its manifests. A failure to read r is a *readError; any other error is
+// a file that is not an index. On a torn file, each has been given the
+// entries the file holds whole, with a valid digest.
+func decodeIndex(r io.Reader, each func(ocispec.Descriptor) error) (ocispec.Index, error) {
+	limited := &io.LimitedReader{R: r, N: MaxIndexSize + 1}
+	dec := json.NewDecoder(&errorReader{r: limited})
+	var index ocispec.Index
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
+		return index, indexError(limited, err, "not a JSON object")
 	}
-	var out []ocispec.Descriptor
+	rest := map[string]json.RawMessage{}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return out
+			return index, indexError(limited, err, "")
 		}
 		if key != "manifests" {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return out
+			var value json.RawMessage
+			if err := dec.Decode(&value); err != nil {
+				return index, indexError(limited, err, "")
 			}
+			rest[key.(string)] = value
 			continue
 		}
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			return out
+		if err := decodeManifests(dec, each); err != nil {
+			return index, indexError(limited, err, "")
 		}
-		for dec.More() {
-			var desc ocispec.Descriptor
-			if dec.Decode(&desc) != nil {
-				return out
-			}
-			if desc.Digest.Validate() == nil {
-				out = append(out, desc)
-			}
-		}
-		return out
 	}
-	return out
+	if _, err := dec.Token(); err != nil {
+		return index, indexError(limited, err, "")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return index, indexError(limited, err, "data after the index")
+	}
+	data, err := json.Marshal(rest)
+	if err != nil {
+		return index, err
+	}
+	return index, json.Unmarshal(data, &index)
+}
+
+// decodeManifests reads the manifests array of an index, an entry at a
+// time.
+func decodeManifests(dec *json.Decoder, each func(ocispec.Descriptor) error) error {
+	if tok, err := dec.Token(); err != nil {
+		return err
+	} else if tok == nil {
+		return nil
+	} else if tok != json.Delim('[') {
+		return errors.New("manifests is not an array")
+	}
+	for dec.More() {
+		var desc ocispec.Descriptor
+		if err := dec.Decode(&desc); err != nil {
+			return err
+		}
+		if err := desc.Digest.Validate(); err != nil {
+			return fmt.Errorf("an entry of manifests: %w", err)
+		}
+		if err := each(desc); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// indexError says why decoding an index failed: reading it, its size, or
+// its content.
+func indexError(limited *io.LimitedReader, err error, what string) error {
+	var rerr *readError
+	switch {
+	case errors.As(err, &rerr):
+		return rerr
+	case limited.N <= 0:
+		return fmt.Errorf("%s is over %d bytes", ocispec.ImageIndexFile, MaxIndexSize)
+	case err == nil || err == io.EOF && what != "":
+		return errors.New(what)
+	case err == io.EOF:
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// readError is a failure to read an index, rather than to parse it.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
+// errorReader marks the errors of r, but its end, as *readError.
+type errorReader struct{ r io.Reader }
+
+func (e *errorReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &readError{err: err}
+	}
+	return n, err
 }

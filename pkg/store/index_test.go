@@ -19,7 +19,7 @@ import (
 
 // storeWithPackage is a local store holding one manifest, tagged a:1 and
 // b:2, and the blobs it refers to.
-func storeWithPackage(t *testing.T) (dir string, manifest ocispec.Descriptor) {
+func storeWithPackage(t testing.TB) (dir string, manifest ocispec.Descriptor) {
 	t.Helper()
 	ctx := context.Background()
 	dir = filepath.Join(t.TempDir(), "store")

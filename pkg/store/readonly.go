@@ -105,12 +105,15 @@ func (l *ReadOnlyLayout) Tag(context.Context, ocispec.Descriptor, string) error 
 // Close releases the layout's directory.
 func (l *ReadOnlyLayout) Close() error { return l.root.Close() }
 
-// MaxIndexSize bounds the index.json of a layout stax reads: it is read
-// whole, and a layout can come from anyone.
-const MaxIndexSize = 4 << 20
+// MaxIndexSize bounds the index.json of a layout: what stax reads, since
+// a layout can come from anyone, and what it writes, so that it never
+// writes an index it then refuses to read. An entry of the local store is
+// about 250 bytes: this is some 250,000 tags, what a long-lived CI cache
+// or mirror holds. The store reads and writes it an entry at a time.
+const MaxIndexSize = 64 << 20
 
 // CheckIndexFile says why the index.json of the layout at dir cannot be
-// read whole, if it cannot: it is not a regular file (a named pipe would
+// read, if it cannot: it is not a regular file (a named pipe would
 // block the reader for ever) or it is over MaxIndexSize. A missing one is
 // for the caller to judge.
 func CheckIndexFile(dir string) error {
@@ -126,4 +129,33 @@ func CheckIndexFile(dir string) error {
 		return errdefs.Invalid(fmt.Errorf("OCI layout %s: %s is over %d bytes", dir, ocispec.ImageIndexFile, MaxIndexSize))
 	}
 	return nil
+}
+
+// ReadIndexFile reads the index.json of the layout at dir, handing each
+// entry of its manifests to each as it is read (see decodeIndex); an
+// error each returns stops the reading and is returned as it is.
+func ReadIndexFile(dir string, each func(ocispec.Descriptor) error) error {
+	if err := CheckIndexFile(dir); err != nil {
+		return err
+	}
+	f, err := os.Open(filepath.Join(dir, ocispec.ImageIndexFile))
+	if err != nil {
+		return errdefs.IO(fmt.Errorf("OCI layout %s: %w", dir, err))
+	}
+	defer f.Close()
+	var stopped error
+	_, err = decodeIndex(f, func(desc ocispec.Descriptor) error {
+		stopped = each(desc)
+		return stopped
+	})
+	var rerr *readError
+	switch {
+	case err == nil:
+		return nil
+	case stopped != nil:
+		return stopped
+	case errors.As(err, &rerr):
+		return errdefs.IO(fmt.Errorf("OCI layout %s: %w", dir, rerr.err))
+	}
+	return errdefs.Invalid(fmt.Errorf("OCI layout %s: %s: %w", dir, ocispec.ImageIndexFile, err))
 }
