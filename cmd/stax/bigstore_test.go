@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // oldIndexLimit is the bound on index.json that stax read before it read
@@ -99,5 +103,57 @@ func TestStoreAnOlderStaxLockedOutOpens(t *testing.T) {
 	}
 	if r := runStax(t, "resolve", reg.Host+"/acme/skills:2.0.0", "--offline"); r.Code != 0 {
 		t.Fatalf("resolve from a store of 5 MiB: exit %d: %s", r.Code, r.Stderr)
+	}
+}
+
+// stax store prune removes the package a moved tag left behind, with its
+// signature, and keeps the package the tag names with its own: a dry run
+// says so and changes nothing; after the prune the tagged package still
+// verifies, and a second prune finds nothing.
+func TestStorePruneKeepsWhatATagReaches(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	priv, pub := newKeyPair(t, "prune")
+	run := func(args ...string) result {
+		t.Helper()
+		r := runStax(t, args...)
+		if r.Code != 0 {
+			t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), r.Code, r.Stderr)
+		}
+		return r
+	}
+	var old, current workflow.PackResult
+	decodeJSON(t, run("pack", examples, "-t", "acme/skills:1.0.0", "--output", "json").Stdout, &old)
+	run("sign", "--local", "acme/skills:1.0.0", "--key", priv)
+	decodeJSON(t, run("pack", examples, "--version", "9.0.0", "-t", "acme/skills:1.0.0", "--output", "json").Stdout, &current)
+	run("sign", "--local", "acme/skills:1.0.0", "--key", priv)
+	if old.Digest == current.Digest {
+		t.Fatal("the second pack made the same package")
+	}
+
+	storeDir := filepath.Join(home, "store")
+	before := listTree(t, storeDir)
+	var dry, pruned workflow.PruneResult
+	decodeJSON(t, run("store", "prune", "--dry-run", "--output", "json").Stdout, &dry)
+	if after := listTree(t, storeDir); after != before {
+		t.Errorf("a dry run changed the store:\n%s\nwas:\n%s", after, before)
+	}
+	decodeJSON(t, run("store", "prune", "--output", "json").Stdout, &pruned)
+	// The old package, its signature and the referrers index listing it.
+	if pruned.DryRun || len(pruned.Manifests) != 3 || !slices.Contains(pruned.Manifests, digest.Digest(old.Digest)) || len(pruned.Tags) != 1 || pruned.Blobs < 5 || pruned.Bytes <= 0 {
+		t.Errorf("prune: %+v, want the old package, its signature and referrers index", pruned)
+	}
+	dry.DryRun = false
+	if !reflect.DeepEqual(dry, pruned) {
+		t.Errorf("the dry run said %+v, the prune did %+v", dry, pruned)
+	}
+	if _, err := os.Stat(filepath.Join(storeDir, "blobs", "sha256", strings.TrimPrefix(old.Digest, "sha256:"))); !os.IsNotExist(err) {
+		t.Errorf("the old package is still in blobs/: %v", err)
+	}
+	run("verify", "--local", "acme/skills:1.0.0", "--key", pub)
+	run("install", "acme/skills:1.0.0", "--dir", t.TempDir(), "--runtime", "claude-code")
+	r := run("store", "prune")
+	if !strings.Contains(r.Stdout, "removed 0 manifests no tag reaches, 0 referrers tags and 0 blobs (0 bytes)") {
+		t.Errorf("a second prune: %s", r.Stdout)
 	}
 }

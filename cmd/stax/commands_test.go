@@ -145,6 +145,10 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 			var o *keyGenerateOptions
 			return newKeyGenerateCmd(f, capture(&o)), func() bool { return o.Prefix == "p" && o.Force }
 		}},
+		"store prune": {[]string{"--dry-run"}, func(f *factory) (*cobra.Command, func() bool) {
+			var o *storePruneOptions
+			return newStorePruneCmd(f, capture(&o)), func() bool { return o.DryRun }
+		}},
 		"apply": {[]string{"p.json", "--dry-run", "--key", "a.pub", "--signature", "p.sig"}, func(f *factory) (*cobra.Command, func() bool) {
 			var o *applyOptions
 			return newApplyCmd(f, capture(&o)), func() bool { return o.Proposal == "p.json" && o.DryRun && len(o.Keys) == 1 && o.Signature == "p.sig" }

@@ -40,22 +40,11 @@ func ReferrersTag(subject digest.Digest) string {
 // them, so a layout an older stax wrote, with referrers and no index, has
 // them all listed from the next referrer on. The caller holds s.mu.
 func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) error {
-	if desc.Size > maxManifestSize {
-		// Larger than any registry accepts: no referrer anyone lists.
-		return nil
+	subject, err := s.subjectOf(ctx, desc)
+	if err != nil || subject == nil {
+		return err
 	}
-	raw, err := content.FetchAll(ctx, s.layout, desc)
-	if err != nil {
-		return errdefs.IO(fmt.Errorf("read manifest %s: %w", desc.Digest, err))
-	}
-	var m struct {
-		Subject *ocispec.Descriptor `json:"subject"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil || m.Subject == nil || m.Subject.Digest.Validate() != nil || !isManifest(m.Subject.MediaType) {
-		return nil
-	}
-	subject := ocispec.Descriptor{MediaType: m.Subject.MediaType, Digest: m.Subject.Digest, Size: m.Subject.Size}
-	found, err := registry.Referrers(ctx, s.layout, subject, "")
+	found, err := registry.Referrers(ctx, s.layout, *subject, "")
 	if err != nil {
 		return errdefs.IO(fmt.Errorf("list the referrers of %s in %s: %w", subject.Digest, s.Dir, err))
 	}
@@ -94,6 +83,26 @@ func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) err
 		s.dropReferrersIndex(ctx, old)
 	}
 	return nil
+}
+
+// subjectOf returns the subject of the manifest desc, or nil when it has
+// none (or is no manifest a registry would accept).
+func (s *Store) subjectOf(ctx context.Context, desc ocispec.Descriptor) (*ocispec.Descriptor, error) {
+	if desc.Size > maxManifestSize {
+		// Larger than any registry accepts: no referrer anyone lists.
+		return nil, nil
+	}
+	raw, err := content.FetchAll(ctx, s.layout, desc)
+	if err != nil {
+		return nil, errdefs.IO(fmt.Errorf("read manifest %s: %w", desc.Digest, err))
+	}
+	var m struct {
+		Subject *ocispec.Descriptor `json:"subject"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil || m.Subject == nil || m.Subject.Digest.Validate() != nil || !isManifest(m.Subject.MediaType) {
+		return nil, nil
+	}
+	return &ocispec.Descriptor{MediaType: m.Subject.MediaType, Digest: m.Subject.Digest, Size: m.Subject.Size}, nil
 }
 
 // dropReferrersIndex removes a referrers index that a new one replaced,

@@ -227,18 +227,26 @@ func openPrepared(ctx context.Context, dir, what string, made created) (*Store, 
 			return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
 		}
 	}
-	layout, err := oci.NewWithContext(ctx, dir)
-	if err != nil {
+	if s.layout, err = openORASLayout(ctx, dir); err != nil {
 		root.Close()
 		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
+	}
+	return s, nil
+}
+
+// openORASLayout opens oras-go's view of the layout at dir, which reads
+// its index.json.
+func openORASLayout(ctx context.Context, dir string) (*oci.Store, error) {
+	layout, err := oci.NewWithContext(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
 	// index.json is written by saveIndex alone, in one step.
 	layout.AutoSaveIndex = false
 	// The store deletes only a referrers index a new one replaced: the
 	// manifests it lists are listed by the new one, and must stay.
 	layout.AutoGC = false
-	s.layout = layout
-	return s, nil
+	return layout, nil
 }
 
 // OpenScratch opens a new layout in a scratch directory (see

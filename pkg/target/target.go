@@ -264,12 +264,22 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference, mode store.M
 
 // OpenLocal opens ref in the local store.
 func (o *Opener) OpenLocal(ctx context.Context, ref reference.Reference, mode store.Mode) (*Target, error) {
+	s, err := o.OpenStore(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &Target{GraphTarget: s, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close}, nil
+}
+
+// OpenStore opens the local store itself, for a job on the whole store
+// rather than on a package in it.
+func (o *Opener) OpenStore(ctx context.Context, mode store.Mode) (*store.Store, error) {
 	s, err := store.OpenLocal(ctx, o.StoreDir, mode)
 	if err != nil {
 		return nil, err
 	}
 	o.warnRepaired(s)
-	return &Target{GraphTarget: s, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close}, nil
+	return s, nil
 }
 
 // warnRepaired says what opening s repaired, if anything: the store works,

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+)
+
+// pruneFixture is a store holding a tagged package with a signature, and
+// what nothing tagged reaches: a package a moved tag left, with a
+// signature of its own, and a blob a killed pull left.
+type pruneFixture struct {
+	dir           string
+	kept, removed []ocispec.Descriptor
+	// prunedManifests are the manifests index.json lists no more.
+	prunedManifests             []digest.Digest
+	tagged, signature, untagged ocispec.Descriptor
+}
+
+func newPruneFixture(t *testing.T) *pruneFixture {
+	t.Helper()
+	ctx := context.Background()
+	f := &pruneFixture{}
+	f.dir, f.tagged = storeWithPackage(t)
+	s, err := OpenLocal(ctx, f.dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	push := func(mediaType string, data []byte) ocispec.Descriptor {
+		t.Helper()
+		desc := content.NewDescriptorFromBytes(mediaType, data)
+		if err := s.Push(ctx, desc, bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+		return desc
+	}
+	manifest := func(subject *ocispec.Descriptor, layer string) (ocispec.Descriptor, []ocispec.Descriptor) {
+		t.Helper()
+		config := push("application/vnd.stax.config.v1+json", []byte(`{"kind":"package","name":"`+layer+`"}`))
+		l := push("application/octet-stream", []byte(layer))
+		data, err := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+			Config: config, Layers: []ocispec.Descriptor{l}, Subject: subject})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return push(ocispec.MediaTypeImageManifest, data), []ocispec.Descriptor{config, l}
+	}
+	var blobs []ocispec.Descriptor
+	f.signature, blobs = manifest(&f.tagged, "signature of the tagged")
+	f.kept = append(blobs, f.tagged, f.signature)
+	f.untagged, blobs = manifest(nil, "the package a moved tag left")
+	f.removed = append(blobs, f.untagged)
+	oldSignature, blobs := manifest(&f.untagged, "signature of the untagged")
+	f.removed = append(f.removed, append(blobs, oldSignature)...)
+	for _, tag := range []string{ReferrersTag(f.tagged.Digest), ReferrersTag(f.untagged.Digest)} {
+		desc, err := s.Resolve(ctx, tag)
+		if err != nil {
+			t.Fatalf("the referrers index %s: %v", tag, err)
+		}
+		if tag == ReferrersTag(f.tagged.Digest) {
+			f.kept = append(f.kept, desc)
+		} else {
+			f.removed = append(f.removed, desc)
+			f.prunedManifests = []digest.Digest{f.untagged.Digest, oldSignature.Digest, desc.Digest}
+			slices.Sort(f.prunedManifests)
+		}
+	}
+	data := []byte("a layer a killed pull left")
+	orphan := content.NewDescriptorFromBytes("application/octet-stream", data)
+	if err := WriteBlob(f.dir, func(w io.Writer) (digest.Digest, error) {
+		_, err := w.Write(data)
+		return orphan.Digest, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.removed = append(f.removed, orphan)
+	return f
+}
+
+func (f *pruneFixture) blobExists(t *testing.T, d digest.Digest) bool {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(f.dir, "blobs", d.Algorithm().String(), d.Encoded()))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// Prune removes what no tag reaches, with its blobs, and keeps what a tag
+// names with everything it refers to, its signature and the referrers
+// index that lists it; a dry run says the same and changes nothing. The
+// store works after, and a second prune finds nothing.
+func TestPruneRemovesWhatNoTagReaches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newPruneFixture(t)
+	var wantBytes int64
+	for _, d := range f.removed {
+		wantBytes += d.Size
+	}
+	wantManifests := f.prunedManifests
+	check := func(what string, got *Pruned) {
+		t.Helper()
+		if !slices.Equal(got.Manifests, wantManifests) || !slices.Equal(got.Tags, []string{ReferrersTag(f.untagged.Digest)}) ||
+			got.Blobs != len(f.removed) || got.Bytes != wantBytes {
+			t.Errorf("%s: %+v, want manifests %v, the untagged's referrers tag, %d blobs of %d bytes", what, got, wantManifests, len(f.removed), wantBytes)
+		}
+	}
+
+	before := tree(t, f.dir)
+	r, err := OpenLocal(ctx, f.dir, ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Prune(ctx, true)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("dry run", got)
+	if after := tree(t, f.dir); after != before {
+		t.Errorf("a dry run changed the store:\n%s\nwas:\n%s", after, before)
+	}
+
+	s, err := OpenLocal(ctx, f.dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Prune(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("prune", got)
+	if _, err := s.Resolve(ctx, f.untagged.Digest.String()); err == nil {
+		t.Error("the store still resolves a pruned manifest")
+	}
+	s.Close()
+	for _, d := range f.removed {
+		if f.blobExists(t, d.Digest) {
+			t.Errorf("%s (%s) is still in blobs/", d.Digest, d.MediaType)
+		}
+	}
+	for _, d := range f.kept {
+		if !f.blobExists(t, d.Digest) {
+			t.Errorf("%s (%s), which a tag reaches, was removed", d.Digest, d.MediaType)
+		}
+	}
+
+	s, err = OpenLocal(ctx, f.dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Repaired != "" {
+		t.Errorf("the pruned store was repaired: %s", s.Repaired)
+	}
+	if got, err := s.Resolve(ctx, "a:1"); err != nil || got.Digest != f.tagged.Digest {
+		t.Errorf("resolve a:1 after a prune: %v, %v", got.Digest, err)
+	}
+	preds, err := s.Predecessors(ctx, f.tagged)
+	if err != nil || !slices.ContainsFunc(preds, func(d ocispec.Descriptor) bool { return d.Digest == f.signature.Digest }) {
+		t.Errorf("the signature of a:1 after a prune: %v, %v", preds, err)
+	}
+	again, err := s.Prune(ctx, false)
+	if err != nil || len(again.Manifests)+len(again.Tags)+again.Blobs != 0 {
+		t.Errorf("a second prune: %+v, %v; want nothing", again, err)
+	}
+}
+
+// tree lists the files under dir with the digests of their content.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var out bytes.Buffer
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out.WriteString(rel)
+		if d.Type().IsRegular() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out.WriteString(" " + digest.FromBytes(data).String())
+		}
+		out.WriteString("\n")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
