@@ -46,7 +46,7 @@ func addTags(tb testing.TB, dir string, manifest ocispec.Descriptor, n int) {
 // BenchmarkOpenLocal opens a local store of n tags for reading, as every
 // command that reads the store does.
 func BenchmarkOpenLocal(b *testing.B) {
-	for _, n := range []int{100, 15_000} {
+	for _, n := range []int{100, 15_000, 100_000} {
 		b.Run(fmt.Sprintf("%dtags", n), func(b *testing.B) {
 			dir, manifest := storeWithPackage(b)
 			addTags(b, dir, manifest, n)

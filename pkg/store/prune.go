@@ -76,10 +76,8 @@ func (s *Store) Prune(ctx context.Context, dryRun bool) (*Pruned, error) {
 		if err := s.saveIndex(); err != nil {
 			return nil, err
 		}
-		// oras-go's view of the index is rebuilt from the new file.
-		if s.layout, err = openORASLayout(ctx, s.Dir); err != nil {
-			return nil, errdefs.IO(fmt.Errorf("reopen %s: %w", s.Dir, err))
-		}
+		// What the graph says refers to what is built again when asked.
+		s.graph = nil
 	}
 	var errs []error
 	for _, name := range garbage {
@@ -193,7 +191,7 @@ func (s *Store) successors(ctx context.Context, desc ocispec.Descriptor) ([]ocis
 	if desc.Size > maxManifestSize {
 		return nil, errdefs.Invalid(fmt.Errorf("prune %s: manifest %s is over %d bytes: nothing was removed", s.Dir, desc.Digest, maxManifestSize))
 	}
-	next, err := content.Successors(ctx, s.layout, ocispec.Descriptor{MediaType: desc.MediaType, Digest: desc.Digest, Size: desc.Size})
+	next, err := content.Successors(ctx, s.blobs, plain(desc))
 	switch {
 	case errors.Is(err, errdef.ErrNotFound):
 		return nil, nil

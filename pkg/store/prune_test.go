@@ -15,6 +15,8 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // pruneFixture is a store holding a tagged package with a signature, and
@@ -176,6 +178,35 @@ func TestPruneRemovesWhatNoTagReaches(t *testing.T) {
 	again, err := s.Prune(ctx, false)
 	if err != nil || len(again.Manifests)+len(again.Tags)+again.Blobs != 0 {
 		t.Errorf("a second prune: %+v, %v; want nothing", again, err)
+	}
+}
+
+// A manifest a tag names that does not match its digest stops the prune
+// before anything is removed: what it refers to cannot be known.
+func TestPruneStopsAtADamagedManifest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newPruneFixture(t)
+	name := filepath.Join(f.dir, "blobs", "sha256", f.tagged.Digest.Encoded())
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-2] ^= 1
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, f.dir)
+	s, err := OpenLocal(ctx, f.dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Prune(ctx, false); errdefs.Of(err) != errdefs.DataLoss {
+		t.Fatalf("prune of a store with a damaged tagged manifest: %v (%v), want data loss", err, errdefs.Of(err))
+	}
+	if after := tree(t, f.dir); after != before {
+		t.Errorf("a failed prune changed the store:\n%s\nwas:\n%s", after, before)
 	}
 }
 

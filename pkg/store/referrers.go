@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -44,7 +45,7 @@ func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) err
 	if err != nil || subject == nil {
 		return err
 	}
-	found, err := registry.Referrers(ctx, s.layout, *subject, "")
+	found, err := registry.Referrers(ctx, lockedStore{s}, *subject, "")
 	if err != nil {
 		return errdefs.IO(fmt.Errorf("list the referrers of %s in %s: %w", subject.Digest, s.Dir, err))
 	}
@@ -69,10 +70,14 @@ func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) err
 	if listed && old.Digest == newDesc.Digest {
 		return nil
 	}
-	if err := s.layout.Push(ctx, newDesc, bytes.NewReader(data)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+	err = s.blobs.Push(ctx, newDesc, bytes.NewReader(data))
+	if err == nil {
+		err = s.indexPushed(ctx, newDesc)
+	}
+	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 		return errdefs.IO(fmt.Errorf("write the referrers index of %s: %w", subject.Digest, err))
 	}
-	if err := s.layout.Tag(ctx, newDesc, tag); err != nil {
+	if err := s.tag(ctx, newDesc, tag); err != nil {
 		return errdefs.IO(fmt.Errorf("tag the referrers index of %s: %w", subject.Digest, err))
 	}
 	s.index.refs[tag] = newDesc
@@ -92,7 +97,7 @@ func (s *Store) subjectOf(ctx context.Context, desc ocispec.Descriptor) (*ocispe
 		// Larger than any registry accepts: no referrer anyone lists.
 		return nil, nil
 	}
-	raw, err := content.FetchAll(ctx, s.layout, desc)
+	raw, err := content.FetchAll(ctx, s.blobs, desc)
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("read manifest %s: %w", desc.Digest, err))
 	}
@@ -122,7 +127,25 @@ func (s *Store) dropReferrersIndex(ctx context.Context, old ocispec.Descriptor) 
 			return
 		}
 	}
-	_ = s.layout.Delete(ctx, old)
+	if s.graph != nil {
+		s.graph.remove(old)
+	}
+	_ = s.blobs.Delete(ctx, old)
+}
+
+// lockedStore is the store seen by one who holds its lock, s.mu.
+type lockedStore struct{ s *Store }
+
+func (l lockedStore) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+	return l.s.blobs.Fetch(ctx, desc)
+}
+
+func (l lockedStore) Exists(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
+	return l.s.blobs.Exists(ctx, desc)
+}
+
+func (l lockedStore) Predecessors(ctx context.Context, node ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	return l.s.predecessors(ctx, node)
 }
 
 // referrersIndexes are the manifests that tags of the referrers tag

@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/gofrs/flock"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/oci"
+	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -79,22 +81,24 @@ func LockDirFrom(getenv func(string) string) (string, error) {
 
 // Store is an OCI image layout stax may write: the local store (opened
 // for reading too, since opening it may repair it), or a layout a command
-// copies, pushes or builds into. ReadOnlyLayout reads the others. It is oras-go's layout
-// store with index.json kept by stax: oras-go rewrites index.json in place,
-// so a process killed while writing it left it empty, and every later
-// command failed until a person repaired it. Here every change of the
-// index replaces index.json atomically (see saveIndex), and an index a
-// writer of another kind left damaged is rebuilt when the layout is opened
-// (see loadIndex).
+// copies, pushes or builds into. ReadOnlyLayout reads the others. It is
+// oras-go's layout store on oras-go's blob storage, with index.json kept
+// by stax: oras-go rewrites index.json in place, so a process killed while
+// writing it left it empty, and every later command failed until a person
+// repaired it. Here every change of the index replaces index.json
+// atomically (see saveIndex), an index a writer of another kind left
+// damaged is rebuilt when the layout is opened (see loadIndex), and
+// opening reads index.json alone, an entry at a time (see predecessors).
 type Store struct {
 	Dir string
 	// Repaired says what opening the store rebuilt of a damaged
 	// index.json, for a warning; empty when it was sound.
 	Repaired string
 
-	layout *oci.Store
-	root   *os.Root
-	lock   *flock.Flock
+	// blobs is the layout's blobs/, as oras-go stores them.
+	blobs *oci.Storage
+	root  *os.Root
+	lock  *flock.Flock
 	// writer says the store holds the exclusive lock of the local store.
 	writer bool
 	// removeOnClose is set for an oci: layout opened for writing: what
@@ -106,9 +110,12 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	// mu serializes changes to index and the writes of index.json.
+	// mu serializes changes to index and graph, and the writes of
+	// index.json.
 	mu    sync.Mutex
 	index *layoutIndex
+	// graph is built the first time predecessors are asked for.
+	graph *predecessors
 }
 
 // Mode says whether a store is opened for reading or writing.
@@ -219,6 +226,10 @@ func openPrepared(ctx context.Context, dir, what string, made created) (*Store, 
 		root.Close()
 		return nil, err
 	}
+	if err := root.Mkdir(ocispec.ImageBlobsDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		root.Close()
+		return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
+	}
 	// The oci-layout file of a new layout comes last: a reader that finds
 	// it (see CheckLayout) finds index.json too.
 	if _, err := root.Lstat(ocispec.ImageLayoutFile); errors.Is(err, fs.ErrNotExist) {
@@ -226,27 +237,15 @@ func openPrepared(ctx context.Context, dir, what string, made created) (*Store, 
 			root.Close()
 			return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
 		}
+	} else if err := checkLayoutFile(root); err != nil {
+		root.Close()
+		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
 	}
-	if s.layout, err = openORASLayout(ctx, dir); err != nil {
+	if s.blobs, err = oci.NewStorage(dir); err != nil {
 		root.Close()
 		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
 	}
 	return s, nil
-}
-
-// openORASLayout opens oras-go's view of the layout at dir, which reads
-// its index.json.
-func openORASLayout(ctx context.Context, dir string) (*oci.Store, error) {
-	layout, err := oci.NewWithContext(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	// index.json is written by saveIndex alone, in one step.
-	layout.AutoSaveIndex = false
-	// The store deletes only a referrers index a new one replaced: the
-	// manifests it lists are listed by the new one, and must stay.
-	layout.AutoGC = false
-	return layout, nil
 }
 
 // OpenScratch opens a new layout in a scratch directory (see
@@ -410,6 +409,24 @@ func (c created) remove() error {
 		errs = append(errs, root.RemoveAll(e.Name()))
 	}
 	return errors.Join(errs...)
+}
+
+// checkLayoutFile checks the oci-layout file of a layout, as oras-go's
+// layout store does: a layout of another version is not read.
+func checkLayoutFile(root *os.Root) error {
+	f, err := root.Open(ocispec.ImageLayoutFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var layout ocispec.ImageLayout
+	if err := json.NewDecoder(io.LimitReader(f, 4<<10)).Decode(&layout); err != nil {
+		return fmt.Errorf("%s: %w", ocispec.ImageLayoutFile, err)
+	}
+	if layout.Version != ocispec.ImageLayoutVersion {
+		return fmt.Errorf("%s: image layout version %q: %w", ocispec.ImageLayoutFile, layout.Version, errdef.ErrUnsupportedVersion)
+	}
+	return nil
 }
 
 // writeLayoutFile writes the oci-layout file of a new layout.

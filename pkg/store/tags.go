@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
@@ -14,20 +15,22 @@ import (
 // not exist has none, and is not created. It reads the store as a layout,
 // without its lock: a command writing into the store lists them to name
 // the nearest to a mistyped one, and would wait for its own lock. The
-// store replaces its index.json in one step, so the list is a whole one.
+// store replaces its index.json in one step, so the list is a whole one;
+// it is read an entry at a time, and no manifest is read.
 func Tags(ctx context.Context, dir string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(dir, ocispec.ImageIndexFile)); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	s, err := OpenLayoutReadOnly(ctx, dir)
+	var tags []string
+	err := ReadIndexFile(dir, func(desc ocispec.Descriptor) error {
+		if ref := desc.Annotations[ocispec.AnnotationRefName]; ref != "" {
+			tags = append(tags, ref)
+		}
+		return ctx.Err()
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	var tags []string
-	err = s.Tags(ctx, "", func(page []string) error {
-		tags = append(tags, page...)
-		return nil
-	})
-	return tags, err
+	slices.Sort(tags)
+	return slices.Compact(tags), nil
 }
