@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -22,9 +24,10 @@ import (
 const oldIndexLimit = 4 << 20
 
 // growStore tags the manifest the local store of home lists first until
-// its index.json is size bytes or a little less, as many pulls into a
-// long-lived cache would: written as stax wrote it, with json.Encoder.
-func growStore(t *testing.T, home string, size int) {
+// its index.json is size bytes, as many pulls into a long-lived cache
+// would: written as stax wrote it, with json.Encoder. Each tag carries an
+// annotation of pad bytes, to reach a size with fewer.
+func growStore(t *testing.T, home string, size, pad int) {
 	t.Helper()
 	path := filepath.Join(home, "store", "index.json")
 	data, err := os.ReadFile(path)
@@ -36,21 +39,33 @@ func growStore(t *testing.T, home string, size int) {
 		t.Fatalf("index.json of the store: %v, %d entries", err, len(index.Manifests))
 	}
 	entry := index.Manifests[0]
-	entry.Annotations = map[string]string{ocispec.AnnotationRefName: "mirror.example.com/team/skills-000000:1.0.0"}
+	tag := func(n int, note string) map[string]string {
+		return map[string]string{ocispec.AnnotationRefName: fmt.Sprintf("mirror.example.com/team/skills-%06d:1.0.0", n), "note": note}
+	}
+	entry.Annotations = tag(0, strings.Repeat("x", pad))
 	encoded, err := json.Marshal(entry)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := (size - len(data)) / (len(encoded) + 1); n > 0; n-- {
-		entry.Annotations = map[string]string{ocispec.AnnotationRefName: fmt.Sprintf("mirror.example.com/team/skills-%06d:1.0.0", n)}
+		entry.Annotations = tag(n, strings.Repeat("x", pad))
 		index.Manifests = append(index.Manifests, entry)
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(&index); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if err := json.NewEncoder(f).Encode(&index); err != nil {
+	// The last tag's note makes up what is left, to the byte.
+	last := index.Manifests[len(index.Manifests)-1].Annotations
+	last["note"] += strings.Repeat("x", size-buf.Len())
+	buf.Reset()
+	if err := json.NewEncoder(&buf).Encode(&index); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != size {
+		t.Fatalf("grew index.json to %d bytes, want %d", buf.Len(), size)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -69,7 +84,7 @@ func TestStoreGrownPastFourMiBKeepsWorking(t *testing.T) {
 	if r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0"); r.Code != 0 {
 		t.Fatalf("pull into a new store: exit %d: %s", r.Code, r.Stderr)
 	}
-	growStore(t, home, oldIndexLimit-1)
+	growStore(t, home, oldIndexLimit-1, 0)
 	for _, args := range [][]string{
 		{"pull", reg.Host + "/acme/skills:2.0.0"},
 		{"pull", reg.Host + "/acme/skills:3.0.0"},
@@ -97,12 +112,47 @@ func TestStoreAnOlderStaxLockedOutOpens(t *testing.T) {
 	if r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0"); r.Code != 0 {
 		t.Fatalf("pull into a new store: exit %d: %s", r.Code, r.Stderr)
 	}
-	growStore(t, home, oldIndexLimit+(1<<20))
+	growStore(t, home, oldIndexLimit+(1<<20), 0)
 	if r := runStax(t, "pull", reg.Host+"/acme/skills:2.0.0"); r.Code != 0 {
 		t.Fatalf("pull into a store of 5 MiB: exit %d: %s", r.Code, r.Stderr)
 	}
 	if r := runStax(t, "resolve", reg.Host+"/acme/skills:2.0.0", "--offline"); r.Code != 0 {
 		t.Fatalf("resolve from a store of 5 MiB: exit %d: %s", r.Code, r.Stderr)
+	}
+}
+
+// A pull that would take index.json past what stax reads is refused
+// (exit 2, naming stax store prune) and leaves the store as it was, which
+// keeps working: stax never writes an index it then refuses.
+func TestPullPastTheIndexLimitIsRefused(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	home := useHome(t)
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	pushExamples(t, reg.Host+"/acme/skills:2.0.0")
+	if r := runStax(t, "pull", reg.Host+"/acme/skills:1.0.0"); r.Code != 0 {
+		t.Fatalf("pull into a new store: exit %d: %s", r.Code, r.Stderr)
+	}
+	growStore(t, home, store.MaxIndexSize-1, 4<<10)
+	indexPath := filepath.Join(home, "store", "index.json")
+	before, err := os.ReadFile(indexPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "pull", reg.Host+"/acme/skills:2.0.0")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "stax store prune") {
+		t.Fatalf("a pull past the limit: exit %d: %s", r.Code, r.Stderr)
+	}
+	if after, err := os.ReadFile(indexPath); err != nil || string(after) != string(before) {
+		t.Fatalf("the refused pull changed index.json (%v)", err)
+	}
+	for _, args := range [][]string{
+		{"pull", reg.Host + "/acme/skills:1.0.0", "-o", filepath.Join(t.TempDir(), "out")},
+		{"store", "prune", "--dry-run"},
+	} {
+		if r := runStax(t, args...); r.Code != 0 {
+			t.Fatalf("%s on a store at its limit: exit %d: %s", strings.Join(args, " "), r.Code, r.Stderr)
+		}
 	}
 }
 

@@ -138,9 +138,12 @@ func (s *Store) saveIndex() error {
 		return s.index.encode(&boundedWriter{w: w, n: MaxIndexSize}, &index)
 	})
 	if errors.Is(err, errIndexFull) {
-		return errdefs.IO(fmt.Errorf("%s of %s would be over %d bytes with its %d entries, more than stax reads: "+
-			"nothing was written; `stax store prune` removes the manifests no tag names, and the store is a cache of registries that can be removed whole (rm -r %s)",
-			ocispec.ImageIndexFile, s.Dir, MaxIndexSize, len(index.Manifests), s.Dir))
+		fix := "copy what you need into a new layout"
+		if s.lock != nil {
+			fix = "`stax store prune` removes the packages no tag names; the store is a cache of registries, which can also be removed whole (rm -r " + s.Dir + ")"
+		}
+		return errdefs.IO(fmt.Errorf("%s of %s would be over %d bytes with its %d entries, more than stax reads: it was left as it was; %s",
+			ocispec.ImageIndexFile, s.Dir, MaxIndexSize, len(index.Manifests), fix))
 	}
 	if err != nil {
 		return errdefs.IO(fmt.Errorf("write %s of %s: %w", ocispec.ImageIndexFile, s.Dir, err))
