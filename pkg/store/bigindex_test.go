@@ -141,3 +141,26 @@ func TestIndexEncodingIsJSONEncoders(t *testing.T) {
 		t.Errorf("encodeIndex:\n%s\njson.Encoder:\n%s", got.String(), want.String())
 	}
 }
+
+// BenchmarkOpenLayoutReadOnly opens a local store of n tags as a layout,
+// as every read of a registry package does to find the blobs the store
+// holds already (see target.OpenRegistry), and resolves one tag.
+func BenchmarkOpenLayoutReadOnly(b *testing.B) {
+	for _, n := range []int{100, 15_000} {
+		b.Run(fmt.Sprintf("%dtags", n), func(b *testing.B) {
+			dir, manifest := storeWithPackage(b)
+			addTags(b, dir, manifest, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				l, err := OpenLayoutReadOnly(context.Background(), dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := l.Resolve(context.Background(), "a:1"); err != nil {
+					b.Fatal(err)
+				}
+				l.Close()
+			}
+		})
+	}
+}

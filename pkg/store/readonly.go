@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -22,24 +22,58 @@ import (
 // creates and changes nothing: an oci: reference can come from a file
 // someone else wrote (a stax.yaml names install sources), and reading a
 // package must never write into whatever directory it names. It is read
-// through an os.Root, so that no symbolic link inside it leads out.
+// through an os.Root, so that no symbolic link inside it leads out. It
+// answers as oras-go's read-only layout store does, from index.json read
+// an entry at a time, and reads the manifests only when asked for
+// predecessors (see Store).
 type ReadOnlyLayout struct {
-	*oci.ReadOnlyStore
-	Dir  string
-	root *os.Root
+	Dir   string
+	root  *os.Root
+	blobs *oci.ReadOnlyStorage
+	// refs maps each tag, and each manifest's digest, to its descriptor.
+	refs map[string]ocispec.Descriptor
 	// referrersIndexes are the indexes of the referrers tag schema the
 	// layout holds (see recordReferrer).
 	referrersIndexes map[digest.Digest]bool
+
+	// mu guards graph, built the first time predecessors are asked for.
+	mu    sync.Mutex
+	graph *predecessors
+}
+
+// Fetch reads the blob desc.
+func (l *ReadOnlyLayout) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+	return l.blobs.Fetch(ctx, desc)
+}
+
+// Exists says whether the blob desc is in the layout.
+func (l *ReadOnlyLayout) Exists(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
+	return l.blobs.Exists(ctx, desc)
+}
+
+// Resolve returns the descriptor a tag or digest names (see resolveIn).
+func (l *ReadOnlyLayout) Resolve(_ context.Context, reference string) (ocispec.Descriptor, error) {
+	return resolveIn(l.refs, l.root, reference)
+}
+
+// Tags lists the layout's tags, sorted, after last.
+func (l *ReadOnlyLayout) Tags(_ context.Context, last string, fn func([]string) error) error {
+	return fn(tagsIn(l.refs, last))
 }
 
 // Predecessors returns the manifests that refer to node, but for the
 // layout's referrers indexes.
 func (l *ReadOnlyLayout) Predecessors(ctx context.Context, node ocispec.Descriptor) ([]ocispec.Descriptor, error) {
-	preds, err := l.ReadOnlyStore.Predecessors(ctx, node)
-	if err != nil {
-		return nil, err
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.graph == nil {
+		g, err := graphOf(ctx, l.blobs, l.refs)
+		if err != nil {
+			return nil, fmt.Errorf("read the manifests of OCI layout %s: %w", l.Dir, err)
+		}
+		l.graph = g
 	}
-	return withoutReferrersIndexes(preds, func() map[digest.Digest]bool { return l.referrersIndexes }), nil
+	return withoutReferrersIndexes(l.graph.list(node), func() map[digest.Digest]bool { return l.referrersIndexes }), nil
 }
 
 // OpenLayoutReadOnly opens the OCI image layout at dir for reading. A
@@ -56,22 +90,38 @@ func OpenLayoutReadOnly(ctx context.Context, dir string) (*ReadOnlyLayout, error
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
 	}
-	s, err := oci.NewFromFS(ctx, root.FS())
+	refs, err := readRefs(root)
+	if err == nil {
+		err = checkLayoutFile(root)
+	}
 	if err != nil {
 		root.Close()
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			// Reading never repairs; a writer does (see rebuildIndex).
-			return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w: its %s is damaged; copying a package into the layout (stax copy REF oci:%s) rebuilds it from the blobs", dir, err, ocispec.ImageIndexFile, dir))
+		var rerr *readError
+		if errors.As(err, &rerr) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, errdef.ErrUnsupportedVersion) {
+			return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
 		}
-		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+		// Reading never repairs; a writer does (see rebuildIndex).
+		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w: its %s is damaged; copying a package into the layout (stax copy REF oci:%s) rebuilds it from the blobs", dir, err, ocispec.ImageIndexFile, dir))
 	}
-	tags, err := referrersTags(ctx, s)
+	return &ReadOnlyLayout{
+		Dir: dir, root: root, blobs: oci.NewStorageFromFS(root.FS()),
+		refs: refs, referrersIndexes: referrersIndexes(refs),
+	}, nil
+}
+
+// readRefs reads the index.json of the layout at root, an entry at a time,
+// into a map of each tag, and each manifest's digest, to its descriptor.
+func readRefs(root *os.Root) (map[string]ocispec.Descriptor, error) {
+	f, err := root.Open(ocispec.ImageIndexFile)
 	if err != nil {
-		root.Close()
-		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+		return nil, err
 	}
-	return &ReadOnlyLayout{ReadOnlyStore: s, Dir: dir, root: root, referrersIndexes: referrersIndexes(tags)}, nil
+	defer f.Close()
+	ix := newLayoutIndex(ocispec.Index{})
+	if _, err := decodeIndex(f, func(desc ocispec.Descriptor) error { ix.add(desc); return nil }); err != nil {
+		return nil, err
+	}
+	return ix.refs, nil
 }
 
 // CheckLayout says why dir is not an OCI image layout, if it is not: it

@@ -178,26 +178,3 @@ func withoutReferrersIndexes(preds []ocispec.Descriptor, indexes func() map[dige
 	skip := indexes()
 	return slices.DeleteFunc(slices.Clone(preds), func(d ocispec.Descriptor) bool { return skip[d.Digest] })
 }
-
-// referrersTags maps the referrers tags of a read-only layout to what
-// they name.
-func referrersTags(ctx context.Context, s interface {
-	Tags(context.Context, string, func([]string) error) error
-	Resolve(context.Context, string) (ocispec.Descriptor, error)
-}) (map[string]ocispec.Descriptor, error) {
-	refs := map[string]ocispec.Descriptor{}
-	err := s.Tags(ctx, "", func(tags []string) error {
-		for _, tag := range tags {
-			if !isReferrersTag(tag) {
-				continue
-			}
-			d, err := s.Resolve(ctx, tag)
-			if err != nil {
-				return err
-			}
-			refs[tag] = d
-		}
-		return nil
-	})
-	return refs, err
-}

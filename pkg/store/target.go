@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 
 	"github.com/opencontainers/go-digest"
@@ -31,16 +32,22 @@ func (s *Store) Exists(ctx context.Context, desc ocispec.Descriptor) (bool, erro
 	return s.blobs.Exists(ctx, desc)
 }
 
-// Resolve returns the descriptor a tag or digest names, as oras-go's
-// layout store does: a tag's whole descriptor, a manifest's digest its
-// plain descriptor, any other blob's digest an octet stream of its size.
+// Resolve returns the descriptor a tag or digest names (see resolveIn).
 func (s *Store) Resolve(ctx context.Context, reference string) (ocispec.Descriptor, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return resolveIn(s.index.refs, s.root, reference)
+}
+
+// resolveIn returns the descriptor reference names in a layout whose index
+// has refs, as oras-go's layout store does: a tag's whole descriptor, a
+// manifest's digest its plain descriptor, any other blob's digest an
+// octet stream of its size.
+func resolveIn(refs map[string]ocispec.Descriptor, root *os.Root, reference string) (ocispec.Descriptor, error) {
 	if reference == "" {
 		return ocispec.Descriptor{}, errdef.ErrMissingReference
 	}
-	s.mu.Lock()
-	desc, ok := s.index.refs[reference]
-	s.mu.Unlock()
+	desc, ok := refs[reference]
 	switch {
 	case ok && reference == desc.Digest.String():
 		return plain(desc), nil
@@ -51,7 +58,7 @@ func (s *Store) Resolve(ctx context.Context, reference string) (ocispec.Descript
 	if d.Validate() != nil {
 		return ocispec.Descriptor{}, fmt.Errorf("%s: %w", reference, errdef.ErrNotFound)
 	}
-	info, err := fs.Stat(s.root.FS(), blobPath(d))
+	info, err := fs.Stat(root.FS(), blobPath(d))
 	if errors.Is(err, fs.ErrNotExist) {
 		return ocispec.Descriptor{}, fmt.Errorf("%s: %w", reference, errdef.ErrNotFound)
 	}
@@ -77,15 +84,7 @@ func (s *Store) Predecessors(ctx context.Context, node ocispec.Descriptor) ([]oc
 // graph of the store if no one asked before. The caller holds s.mu.
 func (s *Store) predecessors(ctx context.Context, node ocispec.Descriptor) ([]ocispec.Descriptor, error) {
 	if s.graph == nil {
-		roots := make([]ocispec.Descriptor, 0, len(s.index.refs))
-		seen := map[digest.Digest]bool{}
-		for _, ref := range slices.Sorted(maps.Keys(s.index.refs)) {
-			if desc := s.index.refs[ref]; !seen[desc.Digest] {
-				seen[desc.Digest] = true
-				roots = append(roots, plain(desc))
-			}
-		}
-		g, err := buildPredecessors(ctx, s.blobs, roots)
+		g, err := graphOf(ctx, s.blobs, s.index.refs)
 		if err != nil {
 			return nil, fmt.Errorf("read the manifests of %s: %w", s.Dir, err)
 		}
@@ -94,18 +93,38 @@ func (s *Store) predecessors(ctx context.Context, node ocispec.Descriptor) ([]oc
 	return s.graph.list(node), nil
 }
 
+// graphOf builds the predecessors of what a layout whose index has refs
+// lists, as oras-go does when it opens a layout.
+func graphOf(ctx context.Context, fetcher content.Fetcher, refs map[string]ocispec.Descriptor) (*predecessors, error) {
+	roots := make([]ocispec.Descriptor, 0, len(refs))
+	seen := map[digest.Digest]bool{}
+	for _, ref := range slices.Sorted(maps.Keys(refs)) {
+		if desc := refs[ref]; !seen[desc.Digest] {
+			seen[desc.Digest] = true
+			roots = append(roots, plain(desc))
+		}
+	}
+	return buildPredecessors(ctx, fetcher, roots)
+}
+
 // Tags lists the store's tags, sorted, after last.
 func (s *Store) Tags(ctx context.Context, last string, fn func([]string) error) error {
 	s.mu.Lock()
+	tags := tagsIn(s.index.refs, last)
+	s.mu.Unlock()
+	return fn(tags)
+}
+
+// tagsIn lists the tags of refs, sorted, after last.
+func tagsIn(refs map[string]ocispec.Descriptor, last string) []string {
 	var tags []string
-	for ref, desc := range s.index.refs {
+	for ref, desc := range refs {
 		if ref != desc.Digest.String() && (last == "" || ref > last) {
 			tags = append(tags, ref)
 		}
 	}
-	s.mu.Unlock()
 	slices.Sort(tags)
-	return fn(tags)
+	return tags
 }
 
 // Push stores the blob expected; a manifest is listed in index.json, and
