@@ -81,5 +81,8 @@ func runStorePrune(ctx context.Context, opts *storePruneOptions) error {
 	for _, d := range res.Manifests {
 		fmt.Fprintf(opts.IO.Out, "  %s\n", d)
 	}
+	for _, tag := range res.Tags {
+		fmt.Fprintf(opts.IO.Out, "  %s (referrers tag)\n", printable(tag))
+	}
 	return nil
 }
