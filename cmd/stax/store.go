@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -75,14 +76,14 @@ func runStorePrune(ctx context.Context, opts *storePruneOptions) error {
 	if res.DryRun {
 		verb = "would remove"
 	}
-	fmt.Fprintf(opts.IO.Out, "%s: %s %s no tag reaches, %s and %s (%s)\n", printable(res.Store), verb,
+	fmt.Fprintf(opts.IO.Out, "%s: %s %s no tag reaches, %s and %s (%s)\n", termtext.Escape(res.Store), verb,
 		plural(int64(len(res.Manifests)), "manifest"), plural(int64(len(res.Tags)), "referrers tag"),
 		plural(int64(res.Blobs), "blob"), plural(res.Bytes, "byte"))
 	for _, d := range res.Manifests {
 		fmt.Fprintf(opts.IO.Out, "  %s\n", d)
 	}
 	for _, tag := range res.Tags {
-		fmt.Fprintf(opts.IO.Out, "  %s (referrers tag)\n", printable(tag))
+		fmt.Fprintf(opts.IO.Out, "  %s (referrers tag)\n", termtext.Escape(tag))
 	}
 	return nil
 }
