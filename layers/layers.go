@@ -60,6 +60,10 @@ type ScanOptions struct {
 	PackageRoot string
 	// Symlinks is SymlinkReject when empty.
 	Symlinks SymlinkMode
+	// Only, when set, is the name of the one top-level entry of Root
+	// that is scanned, the others left unread: one skill checked alone,
+	// in the skills directory that decides its .staxignore and name.
+	Only string
 }
 
 // Entry is one directory or regular file of a layer.

@@ -176,6 +176,9 @@ func scanTops(opts ScanOptions) (*scanner, []topEntry, error) {
 	}
 	tops := make([]topEntry, 0, len(children))
 	for _, c := range children {
+		if opts.Only != "" && c.Name() != opts.Only {
+			continue
+		}
 		key := c.Name()
 		if s.isDir(filepath.Join(s.root, c.Name())) {
 			key += "/"

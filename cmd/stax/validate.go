@@ -29,10 +29,13 @@ func newValidateCmd(f *factory, runF func(context.Context, *validateOptions) err
 	opts := &validateOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "validate [DIR]",
-		Short: "Check a skills directory against the stax and Agent Skills specifications",
-		Long: `Validate the skills of a package root (a directory with stax.yaml) or of a
-bare skills directory. Errors exit 1; warnings exit 0, or 1 with --strict.`,
+		Short: "Check skills against the stax and Agent Skills specifications",
+		Long: `Validate the skills of a package root (a directory with stax.yaml), of a
+bare skills directory, or one skill (a directory with SKILL.md), whose
+folder's name is its name. Errors exit 1; warnings exit 0, or 1 with
+--strict.`,
 		Example: `  stax validate examples/skills
+  stax validate examples/skills/review-pr
   stax validate --strict --output json .`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

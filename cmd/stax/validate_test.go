@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -137,5 +138,34 @@ func TestValidateLineNumbers(t *testing.T) {
 				t.Errorf("no line number in %q", line)
 			}
 		}
+	}
+}
+
+// A directory holding SKILL.md is one skill, checked as its skills
+// directory would check it: its folder's name is its name, and the
+// package's .staxignore applies.
+func TestValidateOneSkill(t *testing.T) {
+	t.Parallel()
+	r := runStax(t, "validate", "--strict", filepath.Join(examples, "skills", "review-pr"))
+	if r.Code != 0 || !strings.Contains(r.Stdout, "1 skill valid, 0 warnings") {
+		t.Errorf("validate one example skill: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	pkg := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(pkg, "stax.yaml"), "name: team\nversion: 1.0.0\nskills: src\n")
+	filetest.WriteFile(t, filepath.Join(pkg, ".staxignore"), "*.log\n")
+	skills := filepath.Join(pkg, "src")
+	filetest.WriteFile(t, filepath.Join(skills, "review", "SKILL.md"), "---\nname: other\ndescription: Misnamed. Use when testing validate.\n---\n\nBody.\n")
+	filetest.WriteFile(t, filepath.Join(skills, "review", "debug.log"), "run \u202e this: hidden text, an error were the file packaged\n")
+	// A broken sibling is not read: only the skill asked for is checked.
+	filetest.WriteFile(t, filepath.Join(skills, "broken", "SKILL.md"), "no frontmatter\n")
+
+	r = runStax(t, "validate", filepath.Join(skills, "review"))
+	want := filepath.Join(skills, "review", "SKILL.md") + `:2: warning: name "other" differs`
+	if r.Code != 0 || !strings.Contains(r.Stdout, want) || !strings.Contains(r.Stdout, "1 skill valid, 1 warning") {
+		t.Errorf("validate a misnamed skill: exit %d, want %q and one warning\n%s%s", r.Code, want, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(r.Stdout, "debug.log") || strings.Contains(r.Stdout, "broken") {
+		t.Errorf("validate one skill reported an ignored file or another skill:\n%s", r.Stdout)
 	}
 }

@@ -100,6 +100,9 @@ type Options struct {
 	Strict bool
 	// Symlinks is passed to layers.Scan.
 	Symlinks layers.SymlinkMode
+	// Only, when set, is the one skill directory of Root checked, by
+	// name; the others are not read.
+	Only string
 }
 
 // Dir validates the skills directory opts.Root. The error is for a
@@ -110,6 +113,7 @@ func Dir(opts Options) (*Report, error) {
 		Root:        opts.Root,
 		PackageRoot: opts.PackageRoot,
 		Symlinks:    opts.Symlinks,
+		Only:        opts.Only,
 	}, func(part *layers.Tree) error {
 		v.part(part)
 		return nil

@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/bumprule"
@@ -13,8 +15,8 @@ import (
 
 // ValidateOptions say what Validate checks.
 type ValidateOptions struct {
-	// Dir is a package directory (with stax.yaml) or a bare skills
-	// directory. Required.
+	// Dir is a package directory (with stax.yaml), a bare skills
+	// directory, or one skill directory (with SKILL.md). Required.
 	Dir string
 	// Strict makes warnings errors; false reports them as warnings.
 	Strict bool
@@ -38,11 +40,12 @@ type ValidateOptions struct {
 // What it finds is in the report, which says whether the skills are valid;
 // the error is for a validation that could not run.
 func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Report, error) {
-	p, err := staxyaml.Open(opts.Dir)
+	vopts, err := validateTarget(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	report, err := validate.Dir(validate.Options{Root: p.SkillsDir, PackageRoot: p.Root, Strict: opts.Strict, Symlinks: opts.Symlinks})
+	vopts.Strict, vopts.Symlinks = opts.Strict, opts.Symlinks
+	report, err := validate.Dir(vopts)
 	if err != nil {
 		return nil, errdefs.IO(err)
 	}
@@ -53,4 +56,42 @@ func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Re
 		}
 	}
 	return report, nil
+}
+
+// validateTarget is what validating dir checks: the skills of the package
+// or skills directory dir, or, when dir holds a SKILL.md and no stax.yaml, that one skill
+// as its skills directory sees it: its folder's name is its name, and
+// the .staxignore that applies is the package's, or else the skills
+// directory's.
+func validateTarget(dir string) (validate.Options, error) {
+	if _, err := os.Stat(filepath.Join(dir, staxyaml.FileName)); err == nil || !hasSkillMD(dir) {
+		p, err := staxyaml.Open(dir)
+		if err != nil {
+			return validate.Options{}, err
+		}
+		return validate.Options{Root: p.SkillsDir, PackageRoot: p.Root}, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return validate.Options{}, errdefs.IO(err)
+	}
+	// Messages name files as the user named the skill, unless that was
+	// "." or "..", which have no name.
+	skill := filepath.Clean(dir)
+	if base := filepath.Base(skill); base == "." || base == ".." {
+		skill = abs
+	}
+	skillsDir := filepath.Dir(skill)
+	opts := validate.Options{Root: skillsDir, PackageRoot: skillsDir, Only: filepath.Base(abs)}
+	for _, root := range []string{filepath.Dir(abs), filepath.Dir(filepath.Dir(abs))} {
+		p, err := staxyaml.Open(root)
+		if err != nil {
+			return validate.Options{}, err
+		}
+		if p.Definition != nil && p.SkillsDir == filepath.Dir(abs) {
+			opts.PackageRoot = p.Root
+			break
+		}
+	}
+	return opts, nil
 }
