@@ -3,6 +3,8 @@ package store
 import (
 	"slices"
 	"strings"
+
+	"github.com/stax-dev/stax/internal/editdistance"
 )
 
 // Nearest lists at most limit of tags closest to want, closest first:
@@ -16,7 +18,7 @@ func Nearest(tags []string, want string, limit int) []string {
 	}
 	var found []candidate
 	for _, tag := range tags {
-		d := EditDistance(tag, want)
+		d := editdistance.Levenshtein(tag, want)
 		tagName, _, _ := strings.Cut(tag, ":")
 		near := d <= max(2, len(want)/4) || tagName == name ||
 			strings.HasPrefix(tag, name) || strings.HasPrefix(want, tagName)
@@ -30,26 +32,4 @@ func Nearest(tags []string, want string, limit int) []string {
 		out = append(out, c.tag)
 	}
 	return out
-}
-
-// EditDistance is the Levenshtein distance between a and b, in bytes:
-// tags are ASCII. Messages that offer the nearest tags rank them by it.
-func EditDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

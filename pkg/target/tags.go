@@ -8,8 +8,8 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/editdistance"
 	"github.com/stax-dev/stax/pkg/semver"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/termtext"
 )
 
@@ -97,7 +97,7 @@ func SomeTags(tags []string, near string, n int) string {
 	all := len(tags)
 	if near != "" && all > n {
 		slices.SortStableFunc(tags, func(a, b string) int {
-			return store.EditDistance(a, near) - store.EditDistance(b, near)
+			return editdistance.Levenshtein(a, near) - editdistance.Levenshtein(b, near)
 		})
 		tags = tags[:n]
 	}
