@@ -25,13 +25,14 @@ func Levenshtein(a, b string) int {
 }
 
 // Closest is the word of words nearest to typed, if it is near enough to
-// be what was meant: within a third of its length in edits (at least
-// one), or one that starts with it. It is "" when none is.
+// be what was meant: one edit and one more for every four bytes of it
+// (two letters swapped are two edits), or one that starts with it. It is
+// "" when none is.
 func Closest(typed string, words []string) string {
 	best, bestDistance := "", 0
 	for _, w := range words {
 		d := Levenshtein(typed, w)
-		near := d <= max(1, len(typed)/3) || len(typed) >= 3 && len(w) > len(typed) && w[:len(typed)] == typed
+		near := d <= 1+len(typed)/4 || len(typed) >= 3 && len(w) > len(typed) && w[:len(typed)] == typed
 		if near && (best == "" || d < bestDistance) {
 			best, bestDistance = w, d
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
 // FileName is the lockfile beside stax.yaml.
@@ -302,7 +303,7 @@ func Read(path string) (*Lock, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&l); err != nil {
-		return nil, errdefs.Resolution(fmt.Errorf("%s: %v (delete it and run stax install to write a new one)", path, err))
+		return nil, errdefs.Resolution(fmt.Errorf("%s: %v (delete it and run stax install to write a new one)", path, yamlerr.Translate(err, data, &l)))
 	}
 	if l.LockVersion != Version {
 		return nil, errdefs.Resolution(fmt.Errorf("%s has lockVersion %d; this stax reads %d", path, l.LockVersion, Version))

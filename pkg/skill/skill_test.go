@@ -100,6 +100,9 @@ func TestParseErrors(t *testing.T) {
 		{"unclosed flow list", "---\nname: a\ndescription: b\ntags: [a, b\nlicense: MIT\n---\n", ErrYAML, 4, "did not find expected ',' or ']'"},
 		{"list item in mapping", "---\nname: a\ndescription: b\n- c\n---\n", ErrYAML, 4, "did not find expected key"},
 		{"parser error on first yaml line", "---\nargument-hint: [a] [b]\n---\n", ErrYAML, 2, "did not find expected key"},
+		// A parser error's line in yaml.v3 is where the enclosing block
+		// starts: the mapping after a comment, not the line at fault.
+		{"dedent after a comment", "---\n# team skill\nname: a\nmetadata:\n    version: 1\n  author: x\n---\n", ErrYAML, 6, "did not find expected key"},
 		// Reader errors carry no line; Parse finds it.
 		{"invalid utf-8", "---\nname: a\ndescription: \xff\n---\n", ErrYAML, 3, "UTF-8"},
 		{"control character", "---\nname: a\ndescription: b\nlicense: \x01\n---\n", ErrYAML, 4, "control characters"},

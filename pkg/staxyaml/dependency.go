@@ -10,6 +10,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
 // Dependency is one entry of packages: a reference (a registry reference,
@@ -68,8 +69,8 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 	if node.Kind == yaml.MappingNode {
 		// Decoding here does not inherit the file's strictness.
 		for i := 0; i < len(node.Content); i += 2 {
-			if k := node.Content[i].Value; k != "path" && k != "ref" && k != "version" {
-				return fmt.Errorf("line %d: field %s not found in a package: use path, ref and version", node.Content[i].Line, k)
+			if k := node.Content[i]; k.Value != "path" && k.Value != "ref" && k.Value != "version" {
+				return yamlerr.UnknownKey(k.Line, k.Value, []string{"path", "ref", "version"})
 			}
 		}
 	}

@@ -34,7 +34,7 @@ func TestDependencyForms(t *testing.T) {
 		"packages:\n  - {path: shared}\n":      `path "shared": a package directory starts with ./, ../ or /`,
 		"packages:\n  - {ref: ../x}\n":         `ref "../x" is a directory`,
 		"packages:\n  - {}\n":                  "a package needs a ref or a path",
-		"packages:\n  - {path: ./x, tag: 1}\n": "field tag not found",
+		"packages:\n  - {path: ./x, tag: 1}\n": `unknown key "tag" in an item of packages (the keys here are path, ref, version)`,
 	} {
 		if _, err := write(body); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", body, err, msg)

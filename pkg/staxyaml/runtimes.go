@@ -10,6 +10,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
 // RuntimeDefinition is a runtime a project defines by its skills folders,
@@ -162,9 +163,8 @@ func knownKeys(node *yaml.Node, what string, keys ...string) error {
 		return fmt.Errorf("line %d: %s must be a mapping of %s", node.Line, what, strings.Join(keys, ", "))
 	}
 	for i := 0; i < len(node.Content); i += 2 {
-		if k := node.Content[i].Value; !slices.Contains(keys, k) {
-			return fmt.Errorf("line %d: field %s not found in %s: use %s and %s", node.Content[i].Line, k, what,
-				strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1])
+		if k := node.Content[i]; !slices.Contains(keys, k.Value) {
+			return yamlerr.UnknownKey(k.Line, k.Value, keys)
 		}
 	}
 	return nil

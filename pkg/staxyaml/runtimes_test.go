@@ -63,8 +63,8 @@ func TestInstallRuntimeDefinitionsAreChecked(t *testing.T) {
 		{"bad name", entry("{name: ../x, project: .x/skills, user: .x/skills}"), "runtime name \"../x\""},
 		{"built-in name", entry("{name: claude, project: .x/skills, user: .x/skills}"), "claude is a runtime stax knows"},
 		{"defined twice", "install:\n  runtimes:\n    - {name: x, project: .x/skills, user: .x/skills}\n    - {name: x, project: .y/skills, user: .y/skills}\n", "runtime x is defined twice"},
-		{"unknown field", entry("{name: x, project: .x/skills, user: .x/skills, plugins: .x/p}"), "field plugins not found in a runtime: use name, project and user"},
-		{"unknown install field", "install:\n  runtime: [claude-code]\n", "field runtime not found in install"},
+		{"unknown field", entry("{name: x, project: .x/skills, user: .x/skills, plugins: .x/p}"), `line 3: unknown key "plugins" in an item of install.runtimes (the keys here are name, project, user)`},
+		{"unknown install field", "install:\n  runtime: [claude-code]\n", `line 2: unknown key "runtime" in install: did you mean runtimes?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
 // Package names the package a declaration is of, whatever its tag, digest
@@ -131,7 +132,7 @@ func newSourcesEdit(data []byte) (*sourcesEdit, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, errdefs.Invalid(fmt.Errorf("%s: %s", FileName, strings.TrimPrefix(err.Error(), "yaml: ")))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", FileName, yamlerr.Translate(err, data, nil)))
 	}
 	e := &sourcesEdit{lines: bytes.SplitAfter(data, []byte("\n"))}
 	if n := len(e.lines); n > 0 && len(e.lines[n-1]) == 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
+	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
 // FileName is the package definition file at a package root.
@@ -129,7 +130,7 @@ func Parse(path string, data []byte) (*Definition, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&def); err != nil && !errors.Is(err, io.EOF) {
-		return nil, errdefs.Invalid(fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, yamlerr.Translate(err, data, &def)))
 	}
 	if err := def.Check(); err != nil {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))

@@ -183,3 +183,18 @@ func TestRuleDoesNotDependOnTheOrderOfScopes(t *testing.T) {
 		t.Errorf("the innermost scope is %+v, want require with skills.pub from the scopes enclosing it", got)
 	}
 }
+
+// A mistyped key of the policy file is named with its line and the key
+// meant, in the words of the file, not of the Go type it is read into.
+func TestLoadSuggestsTheKeyMeant(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, []byte("mode: require\nscopes:\n  - scope: ghcr.io/acme\n    keyz: [acme.pub]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	want := path + `: line 4: unknown key "keyz" in an item of scopes: did you mean keys?`
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "trustpolicy.") {
+		t.Errorf("Load: %v\nwant %s…", err, want)
+	}
+}
