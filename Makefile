@@ -69,7 +69,6 @@ bench:
 
 ## docs: regenerate docs/cli, the command reference, from the commands (a test fails when it is stale).
 docs:
-	rm -rf docs/cli
 	$(GO) run ./cmd/stax docs markdown docs/cli
 
 ## release-snapshot: the release archives, checksums and SBOMs of every platform in dist/, without publishing.

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -34,9 +37,11 @@ func newDocsCmd(f *factory, runF func(*docsOptions) error) *cobra.Command {
 		Use:   "docs man|markdown DIR",
 		Short: "Write the command reference as man pages or Markdown",
 		Long: `Write one man page (section 1) or one Markdown file per command into DIR.
-DIR must not exist or be empty: regenerate into a fresh directory, so no
-file of yours is ever overwritten. Man pages are dated SOURCE_DATE_EPOCH
-when it is set, so a release build writes the same bytes every time.`,
+DIR must not exist, be empty, or hold only pages of that format that stax
+docs wrote, which are replaced whole (the pages of commands that are gone
+go too): no file of yours is ever overwritten. Man pages are dated
+SOURCE_DATE_EPOCH when it is set, so a release build writes the same bytes
+every time.`,
 		Example:   "  stax docs man ./man\n  stax docs markdown ./docs/cli",
 		Args:      cobra.ExactArgs(2),
 		ValidArgs: []string{docsMan, docsMarkdown},
@@ -56,12 +61,17 @@ func runDocs(opts *docsOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkEmptyOrAbsent(opts.Dir); err != nil {
+	pages, err := onlyPages(opts.Dir, opts.Format)
+	if err != nil {
 		return errdefs.IO(err)
 	}
 	// Written beside DIR and moved in whole, so a failure leaves DIR as it
 	// was; what a killed run staged there the next one removes.
-	err = scratch.Stage(opts.Dir, docsStagingPrefix, func(staging string) error {
+	stage := scratch.Stage
+	if pages {
+		stage = scratch.Replace
+	}
+	err = stage(opts.Dir, docsStagingPrefix, func(staging string) error {
 		return errdefs.IO(generate(staging))
 	})
 	if err != nil {
@@ -111,20 +121,44 @@ func docsGenerator(format string, root *cobra.Command) (func(dir string) error, 
 	}, nil
 }
 
-// checkEmptyOrAbsent refuses a dir that holds anything.
-func checkEmptyOrAbsent(dir string) error {
-	f, err := os.Open(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+// pageFormats tell the pages stax docs writes in each format: by their
+// names and how they start.
+var pageFormats = map[string]struct {
+	name  *regexp.Regexp
+	start string
+}{
+	docsMarkdown: {regexp.MustCompile(`^stax(_[a-z0-9_-]+)?\.md$`), "## stax"},
+	docsMan:      {regexp.MustCompile(`^stax(-[a-z0-9-]+)?\.1$`), ".nh\n.TH \"STAX\""},
+}
+
+// onlyPages reports whether dir holds files, all of them pages of format
+// that stax docs wrote; it is false for a dir that does not exist or is
+// empty, and an error for one that holds anything else.
+func onlyPages(dir, format string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, fmt.Errorf("%s: %w", dir, err)
+	}
+	page := pageFormats[format]
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !page.name.MatchString(e.Name()) || !startsWith(filepath.Join(dir, e.Name()), page.start) {
+			return false, fmt.Errorf("%s is not empty and holds %q, which is not a %s page stax docs wrote: write the pages into a new directory, or one that holds only such pages", dir, e.Name(), format)
+		}
+	}
+	return len(entries) > 0, nil
+}
+
+// startsWith reports whether the file at path starts with prefix.
+func startsWith(path, prefix string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
 	}
 	defer f.Close()
-	if _, err := f.Readdirnames(1); err == io.EOF {
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("%s is not a directory: %w", dir, err)
-	}
-	return fmt.Errorf("%s is not empty: write the pages into a new directory (remove the old pages first to regenerate them)", dir)
+	buf := make([]byte, len(prefix))
+	_, err = io.ReadFull(f, buf)
+	return err == nil && string(buf) == prefix
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // repoFile reads a file of the repository by its path from the root.
@@ -112,13 +114,34 @@ func TestDocsMarkdownAndMan(t *testing.T) {
 		if strings.Contains(string(data), "Auto generated") {
 			t.Errorf("%s carries a generation date, so it is not reproducible", name)
 		}
-		// A second run into the same directory refuses, leaving it as it was.
+		// A second run into the same directory, as stax docs --help shows
+		// it for docs/cli, replaces the pages, those of commands that are
+		// gone too.
+		gone := map[string]string{"markdown": "stax_gone.md", "man": "stax-gone.1"}[format]
+		start := map[string]string{"markdown": "## stax gone\n", "man": ".nh\n.TH \"STAX\" \"1\"\n"}[format]
+		filetest.WriteFile(t, filepath.Join(dir, gone), start)
 		r = runStax(t, "docs", format, dir)
-		if r.Code != 2 || !strings.Contains(r.Stderr, "not empty") {
-			t.Errorf("docs into a non-empty dir: exit %d, %s", r.Code, r.Stderr)
+		if r.Code != 0 {
+			t.Errorf("docs into a directory of its pages: exit %d, %s", r.Code, r.Stderr)
 		}
 		if again, _ := os.ReadFile(filepath.Join(dir, name)); string(again) != string(data) {
-			t.Errorf("a refused run changed %s", name)
+			t.Errorf("a second run wrote another %s", name)
+		}
+		if _, err := os.Stat(filepath.Join(dir, gone)); !os.IsNotExist(err) {
+			t.Errorf("the page of a command that is gone is still there (%v)", err)
+		}
+		// A file that is not one of its pages, even named like one, makes
+		// it refuse, leaving the directory as it was.
+		for file, body := range map[string]string{"notes.txt": "mine\n", gone: "# my own notes\n"} {
+			filetest.WriteFile(t, filepath.Join(dir, file), body)
+			r = runStax(t, "docs", format, dir)
+			if r.Code != 2 || !strings.Contains(r.Stderr, "not empty") || !strings.Contains(r.Stderr, file) {
+				t.Errorf("docs into a directory with %s: exit %d, %s", file, r.Code, r.Stderr)
+			}
+			if again, _ := os.ReadFile(filepath.Join(dir, file)); string(again) != body {
+				t.Errorf("a refused run changed %s", file)
+			}
+			os.Remove(filepath.Join(dir, file))
 		}
 	}
 	if entries, _ := os.ReadDir(base); len(entries) != 2 {
@@ -126,5 +149,30 @@ func TestDocsMarkdownAndMan(t *testing.T) {
 	}
 	if r := runStax(t, "docs", "html", filepath.Join(base, "x")); r.Code != 1 {
 		t.Errorf("docs html: exit %d", r.Code)
+	}
+}
+
+// The command stax docs --help shows for the repository's reference works
+// on the repository's docs/cli as it is: it regenerates the pages there.
+func TestDocsHelpExampleRegeneratesDocsCLI(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	help := runStax(t, "docs", "--help").Stdout
+	var example []string
+	for _, line := range strings.Split(help, "\n") {
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "stax" && f[1] == "docs" && f[3] == "./docs/cli" {
+			example = f[1:]
+		}
+	}
+	if example == nil {
+		t.Fatalf("stax docs --help shows no stax docs FORMAT ./docs/cli:\n%s", help)
+	}
+	repo := t.TempDir()
+	if err := os.CopyFS(filepath.Join(repo, "docs", "cli"), os.DirFS(filepath.Join("..", "..", "docs", "cli"))); err != nil {
+		t.Fatal(err)
+	}
+	example[2] = filepath.Join(repo, "docs", "cli")
+	if r := runStax(t, example...); r.Code != 0 {
+		t.Fatalf("stax %s in a copy of the repository: exit %d: %s", strings.Join(example, " "), r.Code, r.Stderr)
 	}
 }

@@ -19,6 +19,23 @@ import (
 // this run removes it whatever happens, and should the run be killed, the
 // next Stage beside dest with the same prefix removes it.
 func Stage(dest, prefix string, fill func(dir string) error) error {
+	return stage(dest, prefix, fill, removeEmptyDir)
+}
+
+// Replace is Stage for a dest that may hold files, all of which the
+// caller has found are to go: a dest of pages a generator wrote before.
+// dest moves into the staging directory, which is removed with it, and
+// what fill wrote takes its place; a run killed between the two renames
+// leaves no dest, which the next run writes, and the old one in a staging
+// directory the next run removes. A fill that fails leaves dest as it
+// was.
+func Replace(dest, prefix string, fill func(dir string) error) error {
+	return stage(dest, prefix, fill, nil)
+}
+
+// stage is Stage, with dest made way for by clear; nil moves dest aside
+// into the staging directory.
+func stage(dest, prefix string, fill func(dir string) error, clear func(dest string) error) error {
 	// A trailing separator would make dest its own parent, and put the
 	// staging directory inside it.
 	dest = filepath.Clean(dest)
@@ -41,7 +58,16 @@ func Stage(dest, prefix string, fill func(dir string) error) error {
 	if err := fill(out); err != nil {
 		return err
 	}
-	if err := removeEmptyDir(dest); err != nil {
+	if clear == nil {
+		clear = func(dest string) error {
+			err := os.Rename(dest, filepath.Join(staging, "old"))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return errdefs.IO(fmt.Errorf("move %s aside: %w", dest, err))
+			}
+			return nil
+		}
+	}
+	if err := clear(dest); err != nil {
 		return err
 	}
 	if err := os.Rename(out, dest); err != nil {
