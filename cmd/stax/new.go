@@ -41,9 +41,12 @@ func newNewSkillCmd(f *factory, runF func(context.Context, *newSkillOptions) err
 with a SKILL.md whose frontmatter has the name, a description placeholder
 phrased as a trigger ("Use when the user asks to …") and version 0.1.0, and a
 body with the usual sections. --stateful adds CALIBRATION.md, EXAMPLES.md and
-MEMORY.md (version in sync, dated today: UTC, or SOURCE_DATE_EPOCH). The
-skill passes stax validate --strict as created; replace the TODOs. An
-existing folder is never touched.`,
+MEMORY.md (version in sync, dated today: UTC, or SOURCE_DATE_EPOCH).
+
+As created, the skill passes stax validate with a warning for each TODO
+placeholder, which stax validate --strict refuses, and push too unless
+--allow-placeholders, until the TODOs are replaced. An existing folder is
+never touched.`,
 		Example: `  stax new skill review-pr
   stax new skill incident-postmortem skills --stateful`,
 		Args: cobra.RangeArgs(1, 2),

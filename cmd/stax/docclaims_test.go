@@ -1,0 +1,147 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+// flat is text with its backquotes dropped and its runs of white space
+// made one space, so that a claim wrapped across lines or set in code
+// reads as one phrase.
+func flat(text string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(text, "`", "")), " ")
+}
+
+// What stax new skill --help and docs/authoring.md say of validating a
+// new skill is what stax validate says of it: it passes, with its
+// placeholders as warnings, and --strict refuses them.
+func TestNewSkillDocsSayWhatValidateFinds(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "skills")
+	if r := runStax(t, "new", "skill", "review-pr", dir); r.Code != 0 {
+		t.Fatalf("new skill: exit %d %s", r.Code, r.Stderr)
+	}
+	plain := runStax(t, "validate", dir)
+	strict := runStax(t, "validate", "--strict", dir)
+	warns := plain.Code == 0 && strings.Contains(plain.Stdout, "[placeholder]")
+	docs := map[string]string{
+		"stax new skill --help": flat(runStax(t, "new", "skill", "--help").Stdout),
+		"docs/authoring.md":     flat(repoFile(t, "docs/authoring.md")),
+	}
+	for where, text := range docs {
+		for _, c := range []struct {
+			claim          string
+			holds, written bool // written: the docs must say it
+		}{
+			{"passes stax validate --strict", strict.Code == 0, false},
+			{"validates (stax validate --strict) as it is created", strict.Code == 0, false},
+			{"passes stax validate with a", warns, true},
+			{"stax validate --strict refuses", strict.Code == 1, true},
+		} {
+			said := strings.Contains(text, c.claim)
+			if said && !c.holds || !said && c.written {
+				t.Errorf("%s: says %q: %v, which stax validate (exit %d) and --strict (exit %d) make %v", where, c.claim, said, plain.Code, strict.Code, c.holds)
+			}
+		}
+	}
+}
+
+// The README's stax outdated sample is the table stax outdated prints,
+// header and row, for the versions the README tells of; docs/versions.md
+// shows the same header.
+func TestReadmeOutdatedSampleIsTheTable(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/tools"
+	pushSkillVersion(t, repo+":1.2.0", "tools", "1.2.0")
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.2.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	pushSkillVersion(t, repo+":1.4.0", "tools", "1.4.0")
+	pushSkillVersion(t, repo+":2.0.0", "tools", "2.0.0")
+	r := runStax(t, "outdated", "--dir", proj)
+	if r.Code != 0 {
+		t.Fatalf("outdated: exit %d\n%s", r.Code, r.Stderr)
+	}
+	table := tableRows(strings.ReplaceAll(r.Stdout, reg.Host, "ghcr.io"))
+
+	sample := tableRows(consoleSample(t, repoFile(t, "README.md"), "$ stax outdated"))
+	if strings.Join(sample, "\n") != strings.Join(table, "\n") {
+		t.Errorf("the README's stax outdated sample:\n%s\nstax outdated prints:\n%s", strings.Join(sample, "\n"), strings.Join(table, "\n"))
+	}
+	versions := tableRows(consoleSample(t, repoFile(t, "docs/versions.md"), "$ stax outdated"))
+	if len(versions) == 0 || versions[0] != table[0] {
+		t.Errorf("docs/versions.md's stax outdated header %q, stax outdated prints %q", versions, table[0])
+	}
+}
+
+// consoleSample is what follows the line prompt in a console block of
+// doc, up to the block's end.
+func consoleSample(t *testing.T, doc, prompt string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(doc, "```console\n"+prompt+"\n")
+	if !ok {
+		t.Fatalf("no console block starting %q", prompt)
+	}
+	sample, _, _ := strings.Cut(after, "```")
+	return sample
+}
+
+// tableRows is each line of a table with its columns one space apart.
+func tableRows(text string) []string {
+	var rows []string
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows = append(rows, strings.Join(f, " "))
+		}
+	}
+	return rows
+}
+
+// The README's git add line, what a project commits, names every file
+// and folder a project-scope install writes at the project's root but
+// .stax, whose backups stax keeps out of git.
+func TestReadmeCommitsWhatInstallWrites(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/org-skills"
+	pushSkillVersion(t, repo+":2.0.0", "review-pr", "2.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo+":2.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var added []string
+	for _, line := range strings.Split(repoFile(t, "README.md"), "\n") {
+		if cmd, _, _ := strings.Cut(line, "#"); strings.HasPrefix(cmd, "git add ") {
+			added = strings.Fields(cmd)[2:]
+		}
+	}
+	if len(added) == 0 {
+		t.Fatal("the README has no git add line")
+	}
+	entries, err := os.ReadDir(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".stax" {
+			continue
+		}
+		covered := slices.ContainsFunc(added, func(a string) bool { return a == name || strings.HasPrefix(a, name+"/") })
+		if !covered {
+			t.Errorf("install wrote %s, which the README's git add %s leaves out", name, strings.Join(added, " "))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".claude", "skills", "review-pr", "SKILL.md")); err != nil {
+		t.Errorf("install did not write into .claude/skills: %v", err)
+	}
+}
