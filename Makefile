@@ -27,13 +27,19 @@ COMMIT_DATE  = $(shell git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00
 # this path, so it must be lowercase).
 IMAGE_LAYOUT ?= bin/image
 
-.PHONY: build test unit vet fmt-check lint bench docs clean release-snapshot image e2e-tools
+.PHONY: build test unit race vet fmt-check lint bench docs clean release-snapshot image e2e-tools
 
 build:
 	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/stax
 
 ## test: everything CI runs: formatting, vet, and all tests under the race detector.
-test: fmt-check vet unit
+test: fmt-check vet race
+
+## unit: the quick check while working: every package's tests, without the race
+## detector and with -short (the tests that write tens of MiB to measure the heap
+## skip, a randomized one runs fewer rounds). make test runs them all.
+unit:
+	$(GO) test -short -count=1 ./...
 
 # MEMORY_TESTS measure the heap, which the race detector distorts (it drops
 # a random part of what is put back in a sync.Pool): they skip themselves
@@ -47,7 +53,8 @@ MEMORY_TESTS := MemoryFlat|HoldsLittle
 # go vet runs before, with every analyzer, so go test's own subset of them
 # is off here. The memory tests run beside the race run, in their own
 # process, whose heap the other does not touch; make fails if either fails.
-unit:
+## race: every test under the race detector, and the memory tests beside it without.
+race:
 	$(GO) test -count=1 -vet=off -run '$(MEMORY_TESTS)' ./layers & memory=$$!; \
 	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -vet=off ./...; race=$$?; \
 	wait $$memory && exit $$race
