@@ -85,7 +85,8 @@ func TestInstallMemoryMergeRefusals(t *testing.T) {
 		{name: "no MEMORY.md in the new version", v2: map[string]string{"SKILL.md": skillMD},
 			want: []string{"changed MEMORY.md", "--force"}},
 		{name: "new MEMORY.md broken", v2: map[string]string{"SKILL.md": skillMD, "MEMORY.md": "---\nversion: [1\n---\n"},
-			want: []string{"MEMORY.md of test:3:"}},
+			// The line of the list left open, not of the "---" after it.
+			want: []string{"MEMORY.md of test:2:"}},
 		{name: "my MEMORY.md broken", v2: map[string]string{"SKILL.md": skillMD, "MEMORY.md": memoryV2},
 			local: func(t *testing.T, dir string) {
 				p := filepath.Join(dir, "memo", "MEMORY.md")
