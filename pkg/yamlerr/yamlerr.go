@@ -17,6 +17,7 @@ import (
 	yamlv3 "gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/internal/editdistance"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // Error is a problem of a YAML document at a line.
@@ -46,26 +47,37 @@ func (e *Error) Error() string {
 // UnmarshalYAML method, is returned as it is, and an error that is not
 // yaml's unchanged.
 func Translate(err error, data []byte, v any) error {
-	var e *Error
-	if errors.As(err, &e) {
-		if e.key != "" {
-			return unknownKey(e.Line, e.key, keyPath(parse(data), e.Line, e.key), e.known)
-		}
-		return e
-	}
-	var te1 *yaml.TypeError
-	if errors.As(err, &te1) && len(te1.Errors) > 0 {
-		return typeError(te1.Errors, data, v)
-	}
-	var te2 *yamlv3.TypeError
-	if errors.As(err, &te2) && len(te2.Errors) > 0 {
-		return typeError(te2.Errors, data, v)
-	}
-	msg, ok := strings.CutPrefix(err.Error(), "yaml: ")
+	e, ok := translate(err, data, v)
 	if !ok {
 		return err
 	}
-	return syntaxError(msg, data)
+	// Messages hold keys and values of the file, which is from outside:
+	// key paths and hints as they are written there.
+	e.Message = termtext.Escape(e.Message)
+	return e
+}
+
+func translate(err error, data []byte, v any) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		if e.key != "" {
+			return unknownKey(e.Line, e.key, keyPath(parse(data), e.Line, e.key), e.known), true
+		}
+		return e, true
+	}
+	var te1 *yaml.TypeError
+	if errors.As(err, &te1) && len(te1.Errors) > 0 {
+		return typeError(te1.Errors, data, v), true
+	}
+	var te2 *yamlv3.TypeError
+	if errors.As(err, &te2) && len(te2.Errors) > 0 {
+		return typeError(te2.Errors, data, v), true
+	}
+	msg, ok := strings.CutPrefix(err.Error(), "yaml: ")
+	if !ok {
+		return nil, false
+	}
+	return syntaxError(msg, data), true
 }
 
 // UnknownKey is the error of an UnmarshalYAML method that finds key, on

@@ -76,6 +76,10 @@ func TestTranslate(t *testing.T) {
 		{"a number for true or false", "enabled: 3\n", `line 1: enabled must be true or false, not 3`},
 		{"several problems", "port: x\nenabled: maybe\n", `line 1: port must be a whole number, not the string "x" (and 1 more problem)`},
 		{"key given twice", "host: a\nhost: b\n", `line 2: key "host" is already on line 1: keep one`},
+		{"control characters of a key path escaped", "servers:\n  \"a\\e]0;x\\a\":\n    limits: {gpu: 2}\n",
+			`line 3: unknown key "gpu" in servers.a\x1b]0;x\a.limits: did you mean cpu?`},
+		{"control characters of a list hint escaped", "tags: \"a\\e[31m\"\n",
+			`line 1: tags must be a list, not the string "a\x1b[31m": write [a\x1b[31m]`},
 		{"control character escaped", "host: a\nport: \"\\e[31m\"\n", `line 2: port must be a whole number, not the string "\x1b[31m"`},
 	}
 	for _, tt := range tests {
