@@ -15,6 +15,7 @@ import (
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/yamlerr"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 )
@@ -44,6 +45,12 @@ var errorCodes = []errorCode{
 				return e.Report.Errors[0].File, e.Report.Errors[0].Line
 			}
 			return "", 0
+		}},
+	{Code: "yaml-invalid", Hint: "the message says what the line should hold",
+		match: is[*yamlerr.Error], where: func(err error) (string, int) {
+			var e *yamlerr.Error
+			errors.As(err, &e)
+			return e.File, e.Line
 		}},
 	{Code: "size-limit", Hint: "raise the limit with --max-size",
 		match: is[*layers.SizeError]},

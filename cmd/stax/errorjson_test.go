@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // TestJSONErrors checks that with --output json a failure is exactly one
@@ -17,6 +19,8 @@ func TestJSONErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	typo := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(typo, "stax.yaml"), "name: team\ninstal:\n  sources: [.]\n")
 	tests := []struct {
 		name     string
 		args     []string
@@ -32,6 +36,8 @@ func TestJSONErrors(t *testing.T) {
 		{"bad reference", []string{"inspect", "Bad/Ref:x", "--output", "json"}, 1, "invalid-reference", "", 0, "lowercase"},
 		{"skills invalid", []string{"pack", invalid, "--output", "json"}, 1, "skills-invalid",
 			filepath.Join("Bad_Name", "SKILL.md"), 2, "stax validate"},
+		{"mistyped key of stax.yaml", []string{"install", "--dir", typo, "--output", "json"}, 1, "yaml-invalid",
+			filepath.Join(typo, "stax.yaml"), 2, "what the line should hold"},
 		{"missing directory", []string{"pack", filepath.Join(t.TempDir(), "nothing"), "--output", "json"}, 2, "file-not-found", "nothing", 0, ""},
 		{"unreachable registry", []string{"resolve", "--remote", "127.0.0.1:9/x/y:1", "--output", "json"}, 3, "registry-unreachable", "", 0, "running"},
 	}

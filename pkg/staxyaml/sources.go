@@ -132,7 +132,7 @@ func newSourcesEdit(data []byte) (*sourcesEdit, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", FileName, yamlerr.Translate(err, data, nil)))
+		return nil, errdefs.Invalid(yamlerr.In(FileName, yamlerr.Translate(err, data, nil)))
 	}
 	e := &sourcesEdit{lines: bytes.SplitAfter(data, []byte("\n"))}
 	if n := len(e.lines); n > 0 && len(e.lines[n-1]) == 0 {

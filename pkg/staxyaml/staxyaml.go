@@ -130,7 +130,7 @@ func Parse(path string, data []byte) (*Definition, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&def); err != nil && !errors.Is(err, io.EOF) {
-		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, yamlerr.Translate(err, data, &def)))
+		return nil, errdefs.Invalid(yamlerr.In(path, yamlerr.Translate(err, data, &def)))
 	}
 	if err := def.Check(); err != nil {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", path, err))

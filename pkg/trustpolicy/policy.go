@@ -124,7 +124,7 @@ func Load(path string) (*Policy, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", path, yamlerr.Translate(err, data, &p))
+		return nil, yamlerr.In(path, yamlerr.Translate(err, data, &p))
 	}
 	p.Dir = filepath.Dir(path)
 	if err := p.Check(); err != nil {

@@ -22,6 +22,9 @@ import (
 
 // Error is a problem of a YAML document at a line.
 type Error struct {
+	// File is the file the document is, as the user named it; empty
+	// when the message names it otherwise (a SKILL.md's frontmatter).
+	File string
 	// Line is 1-based in the document; 0 when it is not known.
 	Line int
 	// Message says what is wrong and, where it can, the fix.
@@ -34,10 +37,25 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	if e.Line == 0 {
-		return e.Message
+	msg := e.Message
+	if e.Line > 0 {
+		msg = fmt.Sprintf("line %d: %s", e.Line, msg)
 	}
-	return fmt.Sprintf("line %d: %s", e.Line, e.Message)
+	if e.File != "" {
+		msg = e.File + ": " + msg
+	}
+	return msg
+}
+
+// In is err, an error of the file path, naming it: an *Error from
+// Translate with its File set, any other error prefixed with path.
+func In(path string, err error) error {
+	if e, ok := err.(*Error); ok {
+		named := *e
+		named.File = path
+		return &named
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // Translate turns err, an error of decoding data with go.yaml.in/yaml/v3
