@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -77,8 +80,9 @@ func TestTagListThatLoopsExitsThree(t *testing.T) {
 }
 
 // A registry that serves new pages without end is stopped at the bounds
-// of one tag list — a million tags, 64 MiB of tag names, or 10,000 pages
-// when they are empty — exit 3, instead of growing the command's memory until it is killed.
+// of the tag lists of one command — a million tags, 64 MiB of tag names,
+// or 10,000 pages — exit 3, instead of growing the command's memory until
+// it is killed; empty pages without end stop at the second in a row.
 func TestEndlessTagListIsBounded(t *testing.T) {
 	t.Parallel()
 	useHome(t)
@@ -92,7 +96,8 @@ func TestEndlessTagListIsBounded(t *testing.T) {
 	}{
 		{"acme/endless", 50_000, 0, fmt.Sprintf("more than %d tags", registry.MaxTags), registry.MaxTags/50_000 + 1},
 		{"acme/long", 1, 4_000_000, fmt.Sprintf("more than %d MiB of tag names", registry.MaxTagBytes>>20), registry.MaxTagBytes/4_000_000 + 1},
-		{"acme/empty", 0, 0, fmt.Sprintf("more than %d pages", registry.MaxTagPages), registry.MaxTagPages + 1},
+		{"acme/paged", 1, 0, fmt.Sprintf("more than %d pages", registry.MaxTagPages), registry.MaxTagPages + 1},
+		{"acme/empty", 0, 0, "empty pages", 2},
 	} {
 		repo := reg.Host + "/" + tc.repo
 		pushExamples(t, repo+":1.0.0")
@@ -113,6 +118,95 @@ func TestEndlessTagListIsBounded(t *testing.T) {
 		}
 		if page.Load() != tc.wantPages {
 			t.Errorf("%s: %d pages served, want %d: listing stops at the page that crosses the bound", tc.repo, page.Load(), tc.wantPages)
+		}
+	}
+}
+
+// A registry whose Link leads back to the page it served under another
+// URL (a counter in the query, or only a new fragment) serves the same
+// tags again: the loop is told by what the page lists, not by its URL,
+// and stops at the page served again, exit 3.
+func TestTagListLoopUnderNewURLsExitsThree(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	for _, tc := range []struct{ repo, link string }{
+		{"acme/query", `</v2/acme/query/tags/list?n=%d>; rel="next"`},
+		{"acme/fragment", `</v2/acme/fragment/tags/list#%d>; rel="next"`},
+	} {
+		pushExamples(t, reg.Host+"/"+tc.repo+":1.0.0")
+		var n atomic.Int64
+		loop := registrytest.Rewrite(http.MethodGet, "^/v2/"+tc.repo+"/tags/list$", func(_ *http.Request, _ int, header http.Header, body []byte) []byte {
+			header.Set("Link", fmt.Sprintf(tc.link, n.Add(1)))
+			return body
+		}).Times(-1)
+		reg.AddFaults(loop)
+		r := runStaxWithin(t, 30*time.Second, "tags", reg.Host+"/"+tc.repo)
+		if r.Code != 3 || !strings.Contains(r.Stderr, "in a loop") || !strings.Contains(r.Stderr, `"1.0.0" again`) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 3 naming the tag listed again", tc.repo, r.Code, r.Stderr)
+		}
+		if hits := loop.Hits(); hits != 2 {
+			t.Errorf("%s: %d tag list requests, want the page and its repetition", tc.repo, hits)
+		}
+	}
+}
+
+// linkPathsProxy is a registry in front of reg that serves reg's tag list
+// of repo at any path below it too (a hostile registry chooses its
+// URLs), with that path in the X-Link-Path header of the request reg
+// sees. It returns the proxy's host.
+func linkPathsProxy(t *testing.T, reg *registrytest.Registry, repo string) string {
+	t.Helper()
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: reg.Host})
+	director := proxy.Director
+	proxy.Director = func(req *http.Request) {
+		director(req)
+		if list := "/v2/" + repo + "/tags/list"; strings.HasPrefix(req.URL.Path, list+"/") {
+			req.Header.Set("X-Link-Path", req.URL.Path)
+			req.URL.Path = list
+		}
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
+}
+
+// Every request of a tag list is a page of it, whatever path the
+// registry's Link names: a Link to .../tags/list/1 is held to the same
+// loop check and page size as .../tags/list.
+func TestTagLinkToAnotherPathIsAPage(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	for _, tc := range []struct {
+		repo string
+		big  bool
+		want string
+	}{
+		{"acme/loop", false, "in a loop"},
+		{"acme/big", true, "over 4 MiB"},
+	} {
+		pushExamples(t, reg.Host+"/"+tc.repo+":1.0.0")
+		host := linkPathsProxy(t, reg, tc.repo)
+		var n atomic.Int64
+		pages := registrytest.Rewrite(http.MethodGet, "^/v2/"+tc.repo+"/tags/list$", func(req *http.Request, _ int, header http.Header, body []byte) []byte {
+			header.Set("Link", fmt.Sprintf(`</v2/%s/tags/list/%d>; rel="next"`, tc.repo, n.Add(1)))
+			if !tc.big || req.Header.Get("X-Link-Path") == "" {
+				return body
+			}
+			tags := make([]string, registry.MaxTagPageBytes/10)
+			for i := range tags {
+				tags[i] = fmt.Sprintf("2.0.%d", i)
+			}
+			return tagPage(t, tc.repo, tags)
+		}).Times(-1)
+		reg.AddFaults(pages)
+		r := runStaxWithin(t, 30*time.Second, "tags", host+"/"+tc.repo)
+		if r.Code != 3 || !strings.Contains(r.Stderr, tc.want) || !strings.Contains(r.Stderr, host) {
+			t.Errorf("%s: exit %d, stderr %.300q; want exit 3 naming the registry, %s", tc.repo, r.Code, r.Stderr, tc.want)
+		}
+		if hits := pages.Hits(); hits != 2 {
+			t.Errorf("%s: %d tag list requests, want 2", tc.repo, hits)
 		}
 	}
 }

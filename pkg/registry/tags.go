@@ -3,13 +3,11 @@ package registry
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
+	"sync"
 
 	orasregistry "oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
@@ -17,13 +15,14 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
-// The bounds of one tag list. A registry pages its tags with a Link
-// header that oras-go follows to the end, so a registry that never ends
-// the list (a Link back to a page already served, or ever new pages)
-// would hold a command forever and its memory without bound. The bounds
-// are far above what real registries serve: a million tags, 10,000 pages
-// (Quay serves 50 tags a page, Docker Hub 100, ECR 1,000), 64 MiB of
-// tag names.
+// The bounds of the tag lists one command reads. A registry pages its
+// tags with a Link header that oras-go follows to the end, so a registry
+// that never ends the list would hold a command forever and its memory
+// without bound; and a command that lists the tags of many repositories
+// (a resolution with many untagged dependencies, all on one hostile
+// registry) keeps them all. The bounds are far above what real
+// registries serve: a million tags, 10,000 pages (Quay serves 50 tags a
+// page, Docker Hub 100, ECR 1,000), 64 MiB of tag names.
 const (
 	MaxTagPages = 10_000
 	MaxTags     = 1_000_000
@@ -33,64 +32,109 @@ const (
 	MaxTagPageBytes = 4 << 20
 )
 
-// ListTags calls fn with each page of the tags lister lists, within the
-// bounds above: past them, or on a page a registry serves again, it
-// stops with an error of the registry class. where names what is listed
-// ("registry ghcr.io").
-func ListTags(ctx context.Context, lister orasregistry.TagLister, where string, fn func([]string) error) error {
-	var pages, tags, size int
-	ctx = context.WithValue(ctx, tagListKey{}, &tagListing{seen: map[[sha256.Size]byte]bool{}})
+// TagLimits are the bounds of a TagBudget.
+type TagLimits struct {
+	Pages, Tags, Bytes int
+}
+
+// DefaultTagLimits are the bounds above.
+var DefaultTagLimits = TagLimits{Pages: MaxTagPages, Tags: MaxTags, Bytes: MaxTagBytes}
+
+// TagBudget is what the tag lists of one command may still read, shared
+// by all of them, which may be read at once.
+type TagBudget struct {
+	limits TagLimits
+
+	mu                 sync.Mutex
+	pages, tags, bytes int
+}
+
+// NewTagBudget returns a budget of limits.
+func NewTagBudget(limits TagLimits) *TagBudget {
+	return &TagBudget{limits: limits}
+}
+
+// spend takes a page of tags, of size bytes, from the budget; past its
+// limits, it says which one the page crossed.
+func (b *TagBudget) spend(tags, size int) (crossed string, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pages++
+	b.tags += tags
+	b.bytes += size
+	switch {
+	case b.pages > b.limits.Pages:
+		return fmt.Sprintf("more than %d pages", b.limits.Pages), false
+	case b.tags > b.limits.Tags:
+		return fmt.Sprintf("more than %d tags", b.limits.Tags), false
+	case b.bytes > b.limits.Bytes:
+		return fmt.Sprintf("more than %d MiB of tag names", b.limits.Bytes>>20), false
+	}
+	return "", true
+}
+
+// ListTags calls fn with each page of the tags lister lists, taking them
+// from budget (a budget of DefaultTagLimits for this list alone when
+// nil). It stops with an error of the registry class past the budget, at
+// a page that lists a tag again (a Link that leads back to a page
+// already served, under whatever URL: a registry chooses its URLs and
+// can make each new), and at a second empty page in a row, which is all
+// a registry can serve without end once repeated tags are refused.
+// where names what is listed ("registry ghcr.io").
+func ListTags(ctx context.Context, lister orasregistry.TagLister, where string, budget *TagBudget, fn func([]string) error) error {
+	if budget == nil {
+		budget = NewTagBudget(DefaultTagLimits)
+	}
+	listed := map[string]struct{}{}
+	empty := 0
+	ctx = context.WithValue(ctx, tagListKey{}, where)
 	return lister.Tags(ctx, "", func(page []string) error {
-		pages++
-		tags += len(page)
+		size := 0
 		for _, tag := range page {
 			size += len(tag)
 		}
-		switch {
-		case pages > MaxTagPages:
-			return tooManyTags(where, fmt.Sprintf("more than %d pages", MaxTagPages))
-		case tags > MaxTags:
-			return tooManyTags(where, fmt.Sprintf("more than %d tags", MaxTags))
-		case size > MaxTagBytes:
-			return tooManyTags(where, fmt.Sprintf("more than %d MiB of tag names", MaxTagBytes>>20))
+		if crossed, ok := budget.spend(len(page), size); !ok {
+			return errdefs.Remote(fmt.Errorf("%s lists %s, more than stax reads in one command: it may be serving pages without end; stopped listing (report it to the registry's operator)", where, crossed))
+		}
+		empty++
+		if len(page) > 0 {
+			empty = 0
+		}
+		if empty > 1 {
+			return tagLoop(where, "serves empty pages, one after another, without end")
+		}
+		for _, tag := range page {
+			if _, ok := listed[tag]; ok {
+				return tagLoop(where, "links to a page that lists "+quoteCut(tag)+" again, a tag already listed")
+			}
+			listed[tag] = struct{}{}
 		}
 		return fn(page)
 	})
 }
 
-func tooManyTags(where, what string) error {
-	return errdefs.Remote(fmt.Errorf("%s lists %s for one repository, more than stax reads: it may be serving pages without end; stopped listing (report it to the registry's operator)", where, what))
+func tagLoop(where, what string) error {
+	return errdefs.Remote(fmt.Errorf("%s serves the tag list in a loop: it %s; stopped listing (report it to the registry's operator)", where, what))
 }
 
-// tagListKey is the context key of the tag list ListTags is reading.
+// tagListKey is the context key of a tag list ListTags is reading; its
+// value names where.
 type tagListKey struct{}
 
-// tagListing is what the requests of one tag list have asked for: the
-// digests of their URLs, which a registry may make as long as a header.
-type tagListing struct {
-	seen map[[sha256.Size]byte]bool
-}
-
 // tagPages is the client of a repository: it refuses a page of a tag
-// list that ListTags already read, which only a Link header that leads
-// back can ask for, and a page larger than oras-go reads whole, which
-// oras-go would cut short and then fail to decode as if it had been
-// altered on the way. It sits above the auth client, which sends a
-// request again once it has a token, and the retries below it.
+// list larger than oras-go reads whole, which oras-go would cut short and
+// then fail to decode as if it had been altered on the way. Every request
+// made for ListTags is a page, whatever URL a registry's Link chose. It
+// sits above the auth client, which sends a request again once it has a
+// token, and the retries below it.
 type tagPages struct {
 	next remote.Client
 }
 
 func (c tagPages) Do(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet || !strings.HasSuffix(req.URL.Path, "/tags/list") {
+	where, ok := req.Context().Value(tagListKey{}).(string)
+	if req.Method != http.MethodGet || !ok {
 		return c.next.Do(req)
-	}
-	if listing, ok := req.Context().Value(tagListKey{}).(*tagListing); ok {
-		page := sha256.Sum256([]byte(req.URL.String()))
-		if listing.seen[page] {
-			return nil, errdefs.Remote(fmt.Errorf("registry %s serves the tag list in a loop: its Link header leads back to %s, a page already listed; stopped listing (report it to the registry's operator)", req.URL.Host, shortURL(req.URL)))
-		}
-		listing.seen[page] = true
 	}
 	resp, err := c.next.Do(req)
 	if err != nil || resp.StatusCode != http.StatusOK {
@@ -102,20 +146,19 @@ func (c tagPages) Do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if len(body) > MaxTagPageBytes {
-		return nil, errdefs.Remote(fmt.Errorf("registry %s sent a page of tags over %d MiB, more than stax reads in one; stopped listing (report it to the registry's operator)", req.URL.Host, MaxTagPageBytes>>20))
+		return nil, errdefs.Remote(fmt.Errorf("%s sent a page of tags over %d MiB, more than stax reads in one; stopped listing (report it to the registry's operator)", where, MaxTagPageBytes>>20))
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
 }
 
-// maxURLShown is how much of a URL a registry chose a message shows.
-const maxURLShown = 200
+// maxShown is how much of a string a registry chose a message shows.
+const maxShown = 200
 
-// shortURL is u quoted for a message, cut to maxURLShown bytes.
-func shortURL(u *url.URL) string {
-	s := u.String()
-	if len(s) > maxURLShown {
-		return strconv.Quote(s[:maxURLShown]) + "…"
+// quoteCut is s quoted for a message, cut to maxShown bytes.
+func quoteCut(s string) string {
+	if len(s) > maxShown {
+		return strconv.Quote(s[:maxShown]) + "…"
 	}
 	return strconv.Quote(s)
 }

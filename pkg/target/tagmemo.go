@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sync"
+
+	"github.com/stax-dev/stax/pkg/registry"
 )
 
 // TagMemo remembers the tags of the registry repositories listed through
@@ -15,7 +17,13 @@ import (
 // and reports its own error. A memo does not see the tags written after
 // it listed them; it is for jobs that write none to the repositories
 // they list.
+//
+// All the listings of a memo, which it keeps, take their pages from one
+// budget: however many repositories a job lists, what it keeps of their
+// tags is bounded.
 type TagMemo struct {
+	budget *registry.TagBudget
+
 	mu     sync.Mutex
 	listed map[string]*tagListing
 }
@@ -27,9 +35,16 @@ type tagListing struct {
 	err  error
 }
 
-// NewTagMemo returns an empty memo.
+// NewTagMemo returns an empty memo, its listings within
+// registry.DefaultTagLimits together.
 func NewTagMemo() *TagMemo {
-	return &TagMemo{listed: map[string]*tagListing{}}
+	return NewTagMemoWithin(registry.DefaultTagLimits)
+}
+
+// NewTagMemoWithin returns an empty memo, its listings within limits
+// together.
+func NewTagMemoWithin(limits registry.TagLimits) *TagMemo {
+	return &TagMemo{budget: registry.NewTagBudget(limits), listed: map[string]*tagListing{}}
 }
 
 // tags returns the tags of the repository named repo, calling list for

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -90,5 +92,46 @@ func TestTagMemoListsARepositoryOnce(t *testing.T) {
 	}
 	if n := countTagLists(reg); n != 2 {
 		t.Errorf("a failure then a listing: %d listings, want 2", n)
+	}
+}
+
+// The listings of one memo, which it keeps, take their tags from one
+// budget: each repository is within it, the tags of all of them are not,
+// and the listing that crosses it fails with a registry error (exit 3)
+// instead of growing the job's memory with each repository it lists.
+func TestTagMemoListingsShareOneBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reg := registrytest.New(t)
+	opener := newOpener(t)
+	for _, repo := range []string{"acme/a", "acme/b"} {
+		for _, tag := range []string{"1.0.0", "1.0.1"} {
+			tgt, err := opener.Open(ctx, mustParse(t, reg.Host+"/"+repo+":"+tag), store.ReadWrite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tgt.TagAs(ctx, buildInto(t, tgt).Descriptor); err != nil {
+				t.Fatal(err)
+			}
+			tgt.Close()
+		}
+	}
+	remembering := *opener
+	remembering.TagMemo = target.NewTagMemoWithin(registry.TagLimits{Pages: 10, Tags: 3, Bytes: 1 << 20})
+	var errs []error
+	for _, repo := range []string{"acme/a", "acme/b"} {
+		tgt, err := remembering.Open(ctx, mustParse(t, reg.Host+"/"+repo), store.ReadOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tgt.Tags(ctx)
+		tgt.Close()
+		errs = append(errs, err)
+	}
+	if errs[0] != nil {
+		t.Fatalf("two tags within a budget of three: %v", errs[0])
+	}
+	if err := errs[1]; errdefs.Of(err) != errdefs.Unavailable || !strings.Contains(err.Error(), "more than 3 tags") {
+		t.Errorf("four tags listed by one memo: %v (class %v); want a registry error past 3 tags", err, errdefs.Of(err))
 	}
 }

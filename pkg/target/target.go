@@ -343,8 +343,12 @@ func (t *Target) listTags(ctx context.Context) ([]string, error) {
 	if t.Kind != KindRemote {
 		where = t.Name()
 	}
+	var budget *registry.TagBudget
+	if t.tagMemo != nil {
+		budget = t.tagMemo.budget
+	}
 	var tags []string
-	err := registry.ListTags(ctx, lister, where, func(page []string) error {
+	err := registry.ListTags(ctx, lister, where, budget, func(page []string) error {
 		if t.Kind != KindLocal {
 			tags = append(tags, page...)
 			return nil
