@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -92,4 +93,24 @@ func TestDependencyOnAPrivateRegistryFromAPublicOne(t *testing.T) {
 		t.Fatalf("from a loopback registry: %v", err)
 	}
 	g.Close()
+}
+
+// A name that only the consumer's machine or network resolves — a name
+// /etc/hosts gives the machine itself, a single label a search domain
+// completes, a domain only a local resolver answers — is private as an
+// address is: a package from a registry on the internet may not name it.
+func TestDependencyOnALocalNameFromAPublicOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := packagetest.New(t)
+	opener, public := publicOpener(t, p.Reg)
+	for i, host := range []string{"ip6-localhost:5000", "localhost.localdomain:5000", "registry:5000", "vm:80", "host.docker.internal:5000", "printer.local", "nas.home.arpa"} {
+		dep := host + "/acme/base:1"
+		repo := fmt.Sprintf("acme/agent%d:1", i)
+		packagetest.RefImpl{Name: "agent", Version: "1.0.0", Dependencies: []string{dep}}.Push(t, p.Reg.Host+"/"+repo)
+		_, err := resolve.Resolve(ctx, []string{public + "/" + repo}, "", resolve.Options{Opener: opener})
+		if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), "may not make stax send requests") || !strings.Contains(err.Error(), dep) {
+			t.Errorf("a dependency on %s: got %v (%v), want a resolution failure naming it", host, err, errdefs.Of(err))
+		}
+	}
 }
