@@ -9,11 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
@@ -111,6 +114,33 @@ func TestDependencyOnALocalNameFromAPublicOne(t *testing.T) {
 		_, err := resolve.Resolve(ctx, []string{public + "/" + repo}, "", resolve.Options{Opener: opener})
 		if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), "may not make stax send requests") || !strings.Contains(err.Error(), dep) {
 			t.Errorf("a dependency on %s: got %v (%v), want a resolution failure naming it", host, err, errdefs.Of(err))
+		}
+	}
+}
+
+// The consumer naming a private registry in packages: of its stax.yaml
+// allows a public dependency to name it whatever the order of the list:
+// the registry listed after the package that needs it counts as well.
+func TestPrivateRegistryNamedInPackagesInAnyOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := packagetest.New(t)
+	local := registrytest.New(t)
+	base := local.Host + "/acme/base:1"
+	packagetest.RefImpl{Name: "base", Version: "1.0.0", Skills: map[string]string{"base/SKILL.md": packagetest.Skill("base")}}.Push(t, base)
+	packagetest.RefImpl{Name: "agent", Version: "1.0.0", Dependencies: []string{base}}.Push(t, p.Reg.Host+"/acme/agent:1")
+	opener, public := publicOpener(t, p.Reg)
+	agent := public + "/acme/agent:1"
+	for _, order := range [][]string{{base, agent}, {agent, base}} {
+		dir := t.TempDir()
+		filetest.WriteFile(t, filepath.Join(dir, staxyaml.FileName), "name: mine\nversion: 1.0.0\npackages:\n  - "+order[0]+"\n  - "+order[1]+"\n")
+		proj, err := staxyaml.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps, err := resolve.Dependencies(resolve.Options{Opener: opener}).Resolve(ctx, proj, pack.Options{})
+		if err != nil || len(deps) != 2 {
+			t.Errorf("packages %v: %d resolved, %v; want both", order, len(deps), err)
 		}
 	}
 }

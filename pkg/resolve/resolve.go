@@ -583,13 +583,7 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 	var children []*Node
 	var deps []artifact.PackageRef
 	if p.Definition != nil {
-		if !r.opts.Build.Publish {
-			for _, dep := range p.Definition.Packages {
-				if dep.Version == "" {
-					r.prefetch(dep.String(), "", len(path)+1)
-				}
-			}
-		}
+		r.noteDeclared(p, path)
 		for _, dep := range p.Definition.Packages {
 			decl := dep.String()
 			if r.opts.Build.Publish && dep.Ref != "" {
@@ -606,7 +600,6 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 				r.ranges[decl] = rng
 				r.rangesMu.Unlock()
 			}
-			r.noteNamed(decl)
 			child, err := r.resolve(decl, p.Root, path)
 			if err != nil && r.opts.Build.Publish && dep.Path != "" {
 				err = fmt.Errorf("%w\n%s is the published reference of %s: publish it first, or push with --push-dependencies", err, dep.Ref, dep.Path)
@@ -619,6 +612,23 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 		}
 	}
 	return children, deps, nil
+}
+
+// noteDeclared notes every registry p's packages name, all before any of
+// them is resolved: a dependency of the first may name the registry of
+// the last (see checkReach), whatever their order in stax.yaml. Those
+// without a version are fetched ahead.
+func (r *resolver) noteDeclared(p *staxyaml.Project, path []string) {
+	for _, dep := range p.Definition.Packages {
+		decl := dep.String()
+		if r.opts.Build.Publish && dep.Ref != "" {
+			decl = dep.Ref
+		}
+		r.noteNamed(decl)
+		if !r.opts.Build.Publish && dep.Version == "" {
+			r.prefetch(decl, "", len(path)+1)
+		}
+	}
 }
 
 // rangeOf is the version range of decl, nil for none.
