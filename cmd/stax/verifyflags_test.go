@@ -176,3 +176,49 @@ func TestUnanchoredIdentityPatternWarnsOnce(t *testing.T) {
 		t.Errorf("anchored: exit %d, want 6, wrong identity, and no warning: %s", r.Code, r.Stderr)
 	}
 }
+
+// TestTrustedRootWithoutKeylessSignerIsRefused: a trusted root checks
+// keyless signatures only. Given where every signer is a key — with
+// --key, or alone over a trust policy that lists keys — it would check
+// nothing (even --trusted-root /dev/null passed): each command refuses it,
+// exit 1, writing nothing, and the flags alone are refused before any
+// request.
+func TestTrustedRootWithoutKeylessSignerIsRefused(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	reg := registrytest.New(t)
+	signed := reg.Host + "/acme/signed:1.0.0"
+	pushExamples(t, signed, "--sign", "--key", priv)
+
+	reg.ResetRequests()
+	for cmd, got := range bringIn(t, signed, "--key", pub, "--trusted-root", os.DevNull) {
+		if got.r.Code != 1 || got.wrote || !strings.Contains(got.r.Stderr, "--trusted-root checks keyless signatures") {
+			t.Errorf("--key --trusted-root %s: %s: exit %d (wrote: %v), want 1 writing nothing: %s", os.DevNull, cmd, got.r.Code, got.wrote, got.r.Stderr)
+		}
+	}
+	if n := len(reg.Requests()); n != 0 {
+		t.Errorf("a usage error sent %d requests to the registry", n)
+	}
+	if r := runStax(t, "verify", signed, "--key", pub, "--trusted-root", os.DevNull); r.Code != 1 || !strings.Contains(r.Stderr, "--trusted-root checks keyless signatures") {
+		t.Errorf("verify --key --trusted-root %s: exit %d, want 1: %s", os.DevNull, r.Code, r.Stderr)
+	}
+
+	if err := os.WriteFile(filepath.Join(home, "trust.yaml"), []byte("keys: ["+pub+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, got := range bringIn(t, signed, "--trusted-root", os.DevNull) {
+		if got.r.Code != 1 || got.wrote || !strings.Contains(got.r.Stderr, "--trusted-root checks keyless signatures") {
+			t.Errorf("--trusted-root %s over a policy of keys: %s: exit %d (wrote: %v), want 1 writing nothing: %s", os.DevNull, cmd, got.r.Code, got.wrote, got.r.Stderr)
+		}
+	}
+	if r := runStax(t, "verify", signed, "--trusted-root", os.DevNull); r.Code != 1 || !strings.Contains(r.Stderr, "--trusted-root checks keyless signatures") {
+		t.Errorf("verify --trusted-root %s over a policy of keys: exit %d, want 1: %s", os.DevNull, r.Code, r.Stderr)
+	}
+	// Without the flag, the policy's keys verify it.
+	for cmd, got := range bringIn(t, signed) {
+		if got.r.Code != 0 || !got.wrote {
+			t.Errorf("a policy of keys: %s: exit %d (wrote: %v), want 0: %s", cmd, got.r.Code, got.wrote, got.r.Stderr)
+		}
+	}
+}

@@ -127,11 +127,27 @@ func (opts EnforceOptions) mode() (trustpolicy.Mode, error) {
 }
 
 // Validate reports flags of opts that Enforce would refuse whatever the
-// packages: a mode that does not parse, or that contradicts the signers.
+// packages: a mode that does not parse, or that contradicts the signers,
+// and a trusted root given with keys alone, which would check nothing.
 // It reads no policy.
 func (opts EnforceOptions) Validate() error {
-	_, err := opts.mode()
-	return err
+	if _, err := opts.mode(); err != nil {
+		return err
+	}
+	if trusted := opts.trusted(); trusted.Named() {
+		return errdefs.Invalid(rootUnused(trusted, trusted))
+	}
+	return nil
+}
+
+// rootUnused refuses the trusted root flags give when used, the signers
+// a package is checked with, has no keyless identity to check against it:
+// a flag that would do nothing, as --trusted-root /dev/null with --key.
+func rootUnused(flags, used Trusted) error {
+	if flags.TrustedRoot == "" || len(used.Identities) > 0 {
+		return nil
+	}
+	return errors.New("--trusted-root checks keyless signatures, and no keyless signer is trusted to check against it: give --certificate-identity and --certificate-oidc-issuer with it (or identities in the trust policy), or drop --trusted-root to verify with --key alone")
 }
 
 // askingFlags names the flags of a command that set s: its keys, the
@@ -192,7 +208,7 @@ func Signers(outcomes []Outcome) map[digest.Digest]string {
 // invalid-argument error naming the fix.
 func PolicySigners(path, ref string, s Trusted) (Trusted, error) {
 	if s.Named() && (s.TrustedRoot != "" || len(s.Identities) == 0) {
-		return s, nil
+		return s, errdefs.Invalid(rootUnused(s, s))
 	}
 	policy, err := trustpolicy.Load(path)
 	if err != nil {
@@ -202,5 +218,5 @@ func PolicySigners(path, ref string, s Trusted) (Trusted, error) {
 	if !trusted.Named() {
 		return trusted, errdefs.Invalid(fmt.Errorf("no key to verify %s with: pass --key PUB, or --certificate-identity and --certificate-oidc-issuer with --trusted-root, or list keys or identities for it in %s", ref, path))
 	}
-	return trusted, nil
+	return trusted, errdefs.Invalid(rootUnused(s, trusted))
 }

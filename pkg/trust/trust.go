@@ -137,6 +137,9 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 		if !trusted.Named() {
 			return nil, fmt.Errorf("%s must be verified (%s), but no signer is trusted for it: add keys or identities to the trust policy, or pass --key or --certificate-identity", p.Ref, mode)
 		}
+		if err := rootUnused(opts.Trusted, trusted); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Ref, err)
+		}
 		vs, err := loaded.Verifiers(trusted)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Ref, err)
