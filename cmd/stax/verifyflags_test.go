@@ -146,7 +146,7 @@ func TestUnanchoredIdentityPatternWarnsOnce(t *testing.T) {
 	evil := sigstoretest.SignOptions{Identity: "evil@acme.example.attacker.com", Issuer: actionsIssuer}
 	first, second := keylessPackage(t, s, evil, false), keylessPackage(t, s, evil, false)
 	const pattern = ".*@acme.example"
-	warning := "warning: the certificate identity pattern `.*@acme.example` is not anchored: it matches anywhere in the certificate identity, so it also accepts `evil@acme.example.attacker.com`; to match the whole certificate identity, write `^.*@acme.example$`\n"
+	warning := "warning: the certificate identity pattern `.*@acme.example` is not anchored: it matches anywhere in the certificate identity, so it also accepts `evil@acme.example.attacker.com`; to match the whole certificate identity, write `^.*@acme\\.example$`\n"
 	check := func(name string, r result) {
 		t.Helper()
 		if r.Code != 0 {

@@ -50,7 +50,39 @@ func unanchored(what, re string) string {
 	if other := otherMatch(parsed, start, end); compiled.MatchString(other) {
 		msg += ", so it also accepts " + quotePattern(other)
 	}
-	return msg + "; to match the whole " + what + ", write " + quotePattern(anchor(re, start, end))
+	return msg + "; to match the whole " + what + ", write " + quotePattern(anchor(escapeDots(re), start, end))
+}
+
+// escapeDots is re with each dot that stands alone between two letters or
+// digits escaped: the dot of a host name (acme.example), which unescaped
+// matches any character, so that ^.*@acme.example$ would still accept
+// evil@acme-example. A dot with a quantifier after it (.*, .+) or beside
+// anything else is left as written.
+func escapeDots(re string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(re); i++ {
+		c := re[i]
+		switch {
+		case c == '\\' && i+1 < len(re):
+			b.WriteString(re[i : i+2])
+			i++
+			continue
+		case c == '[':
+			inClass = true
+		case c == ']':
+			inClass = false
+		case c == '.' && !inClass && i > 0 && i+1 < len(re) && isWordByte(re[i-1]) && isWordByte(re[i+1]) && (i < 2 || re[i-2] != '\\'):
+			b.WriteString(`\.`)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // anchor is re anchored at both ends: ^ and $ added where missing, unless

@@ -17,7 +17,9 @@ func TestUnanchoredNamesWhatElseAPatternAccepts(t *testing.T) {
 		{`\A.*@acme\.example\z`, nil},
 		{`^(?:a@acme\.example|b@acme\.example)$`, nil},
 		{`^a@acme\.example$|^b@acme\.example$`, nil},
-		{`.*@acme.example`, []string{"`.*@acme.example` is not anchored", "accepts `evil@acme.example.attacker.com`", "write `^.*@acme.example$`"}},
+		{`.*@acme.example`, []string{"`.*@acme.example` is not anchored", "accepts `evil@acme.example.attacker.com`", "write `^.*@acme\\.example$`"}},
+		{`.*@acme.example.com`, []string{"write `^.*@acme\\.example\\.com$`"}},
+		{`^https://github.com/acme/.+[.]yml@refs/tags/v1.`, []string{"write `^https://github\\.com/acme/.+[.]yml@refs/tags/v1.$`"}},
 		{`^https://github\.com/acme/`, []string{"accepts `https://github.com/acme/evil`", "write `^https://github\\.com/acme/$`"}},
 		{`acme@example\.com$`, []string{"accepts `evilacme@example.com`", "write `^acme@example\\.com$`"}},
 		{`a@acme\.example|b@acme\.example`, []string{"write `^(?:a@acme\\.example|b@acme\\.example)$`"}},
@@ -77,5 +79,22 @@ func TestUnanchoredExampleMatches(t *testing.T) {
 		if regexp.MustCompile(suggested).MatchString(example) {
 			t.Errorf("%s: the suggested %s accepts %q", re, suggested, example)
 		}
+	}
+}
+
+// The anchored pattern a warning suggests writes the dots of a host name
+// escaped: `^.*@acme.example.com$` would still accept
+// evil@acme-example.com.
+func TestSuggestedPatternEscapesHostDots(t *testing.T) {
+	t.Parallel()
+	w := Identity{SubjectRegExp: `.*@acme.example.com`, Issuer: "https://issuer.example"}.Unanchored()
+	if len(w) != 1 {
+		t.Fatalf("%q, want one warning", w)
+	}
+	_, suggested, _ := strings.Cut(w[0], "write `")
+	suggested = strings.TrimSuffix(suggested, "`")
+	re := regexp.MustCompile(suggested)
+	if !re.MatchString("dev@acme.example.com") || re.MatchString("evil@acme-example.com") {
+		t.Errorf("the suggested %s: accepts dev@acme.example.com %v, evil@acme-example.com %v; want only the first", suggested, re.MatchString("dev@acme.example.com"), re.MatchString("evil@acme-example.com"))
 	}
 }
