@@ -222,3 +222,24 @@ func TestTrustedRootWithoutKeylessSignerIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallAndRemoveCheckVerificationFlagsFirst: install and remove, as
+// pull, copy and update do, refuse verification flags that contradict
+// each other before anything else: before checking the sources or
+// reading stax.yaml, so the usage error is the one the user gets, and no
+// request is made.
+func TestInstallAndRemoveCheckVerificationFlagsFirst(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, pub := newKeyPair(t, "acme")
+	proj := t.TempDir()
+	for _, args := range [][]string{
+		{"install", "ghcr.io/acme/a", "ghcr.io/acme/b", "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"},
+		{"remove", "ghcr.io/acme/none", "--dir", proj, "--runtime", "claude-code"},
+	} {
+		r := runStax(t, append(args, "--verify", "none", "--key", pub)...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "--verify none") {
+			t.Errorf("stax %s --verify none --key: exit %d, %s; want 1 naming the flags", args[0], r.Code, r.Stderr)
+		}
+	}
+}

@@ -100,6 +100,9 @@ type InstallTarget struct {
 // project's lock throughout (see Env.manifestFor). Notes on what it
 // recovered or moved to a backup go to env.Warnings.
 func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult, error) {
+	if err := env.checkVerification(opts.Verify); err != nil {
+		return nil, err
+	}
 	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
@@ -145,6 +148,9 @@ type RemoveOptions struct {
 // supplies comes from that one. stax.yaml is written in the install's
 // transaction.
 func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, error) {
+	if err := env.checkVerification(opts.Verify); err != nil {
+		return nil, err
+	}
 	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
@@ -338,9 +344,6 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 			outcomes, err := env.enforce(ctx, trustPackages(g), opts.Verify, m.def.TrustPolicy(m.dir), require, opts.MaxSize)
 			return trust.Signers(outcomes), err
 		},
-	}
-	if err := env.checkVerification(opts.Verify); err != nil {
-		return nil, err
 	}
 	req.MayRefuse = env.refusing(opts.Verify, m.def.TrustPolicy(m.dir))
 	if opts.Frozen {
