@@ -211,6 +211,25 @@ func TestTagLinkToAnotherPathIsAPage(t *testing.T) {
 	}
 }
 
+// A Link to another host is refused (oras-go follows a Link on the same
+// origin only): exit 3, and not one request to the other host.
+func TestTagLinkToAnotherHostIsRefused(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg, other := registrytest.New(t), registrytest.New(t)
+	pushExamples(t, reg.Host+"/acme/x:1.0.0")
+	pushExamples(t, other.Host+"/acme/x:2.0.0")
+	reg.AddFaults(registrytest.Rewrite(http.MethodGet, "^/v2/acme/x/tags/list$", func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
+		h.Set("Link", "<http://"+other.Host+`/v2/acme/x/tags/list>; rel="next"`)
+		return b
+	}).Times(-1))
+	other.ResetRequests()
+	r := runStaxWithin(t, 30*time.Second, "tags", reg.Host+"/acme/x")
+	if r.Code != 3 || len(other.Requests()) != 0 {
+		t.Errorf("a Link to another host: exit %d, %d requests to it, stderr %q; want exit 3 and none", r.Code, len(other.Requests()), r.Stderr)
+	}
+}
+
 // 100,000 tags over a hundred pages (and one), which real repositories reach, are
 // listed whole.
 func TestHundredThousandTagsAreListed(t *testing.T) {
