@@ -122,6 +122,37 @@ func TestEndlessTagListIsBounded(t *testing.T) {
 	}
 }
 
+// The bounds hold for all the tag lists of one command, which a
+// resolution keeps: two repositories of 600,000 tags each, each within the
+// bound alone, are past it together, exit 3, where the command used to
+// keep both lists and go on.
+func TestTagListsOfOneCommandShareTheBounds(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	const pages, perPage = 12, 50_000
+	for _, repo := range []string{"acme/a", "acme/b"} {
+		pushExamples(t, reg.Host+"/"+repo+":1.0.0")
+		reg.AddFaults(registrytest.Rewrite(http.MethodGet, "^/v2/"+repo+"/tags/list$", func(req *http.Request, _ int, header http.Header, body []byte) []byte {
+			var n int
+			fmt.Sscanf(req.URL.Query().Get("page"), "%d", &n)
+			if n == pages {
+				return body // the registry's own last page: 1.0.0
+			}
+			tags := make([]string, perPage)
+			for i := range tags {
+				tags[i] = fmt.Sprintf("0.%d.%d", n, i)
+			}
+			header.Set("Link", fmt.Sprintf(`</v2/%s/tags/list?page=%d>; rel="next"`, repo, n+1))
+			return tagPage(t, repo, tags)
+		}).Times(-1))
+	}
+	r := runStaxWithin(t, 60*time.Second, "install", reg.Host+"/acme/a", reg.Host+"/acme/b", "--dir", t.TempDir(), "--runtime", "claude-code")
+	if r.Code != 3 || !strings.Contains(r.Stderr, fmt.Sprintf("more than %d tags", registry.MaxTags)) {
+		t.Errorf("install of two repositories of %d tags: exit %d, stderr %.300q; want exit 3 past %d tags", pages*perPage, r.Code, r.Stderr, registry.MaxTags)
+	}
+}
+
 // A registry whose Link leads back to the page it served under another
 // URL (a counter in the query, or only a new fragment) serves the same
 // tags again: the loop is told by what the page lists, not by its URL,
