@@ -62,7 +62,7 @@ out=$("$work/unpacked/stax" version --output json) || fail "stax version from th
 grep -q '"version": "0\.0\.[0-9]*-snapshot"' <<<"$out" || fail "version not stamped: $out"
 grep -q '"platform": "linux/amd64"' <<<"$out" || fail "not a linux/amd64 binary: $out"
 if command -v file >/dev/null; then
-  file "$work/unpacked/stax" | grep -q 'statically linked' || fail "not static: $(file "$work/unpacked/stax")"
+  file "$work/unpacked/stax" | grep >/dev/null 'statically linked' || fail "not static: $(file "$work/unpacked/stax")"
 fi
 grep -q '"name": "github.com/spf13/cobra"' dist/stax_*_linux_amd64.cdx.json || fail "the SBOM does not list cobra"
 pass "the linux/amd64 binary is static and runs: $(tr -d '\n' <<<"$out")"

@@ -45,7 +45,7 @@ digest=$(crane digest "$repo:1.9.0") || registry_fail "crane digest"
 crane tag "$repo:1.9.0" "${digest/:/-}.sig" >/dev/null 2>&1 || registry_fail "crane tag .sig"
 got=$("$STAX" tags "$repo" 2>/dev/null | tr '\n' ' ') || registry_fail "stax tags"
 [[ $got == "2.0.0-rc.1 1.10.0 1.9.0 v1.2.0 latest " ]] || fail "stax tags: got '$got'"
-"$STAX" tags "$repo" --all 2>/dev/null | grep -qx "${digest/:/-}.sig" || fail "stax tags --all hides the .sig tag"
+"$STAX" tags "$repo" --all 2>/dev/null | grep -x >/dev/null "${digest/:/-}.sig" || fail "stax tags --all hides the .sig tag"
 echo "e2e: tags pushed by crane, in version order: ok"
 
 # 2. add with a range takes the highest release it allows, not the release
@@ -82,7 +82,7 @@ rc=0
 [[ $rc -eq 1 ]] || fail "outdated --exit-code: exit $rc, want 1"
 cp stax.yaml "$work/yaml.before"
 cp stax.lock "$work/lock.before"
-"$STAX" update --dry-run 2>&1 | grep -qF "$repo 1.10.0 → 1.11.0" || fail "update --dry-run shows no plan"
+"$STAX" update --dry-run 2>&1 | grep -F >/dev/null "$repo 1.10.0 → 1.11.0" || fail "update --dry-run shows no plan"
 cmp -s stax.lock "$work/lock.before" && grep -qF 'Release 1.9.0.' .claude/skills/review/SKILL.md ||
   fail "update --dry-run changed something"
 "$STAX" update --no-progress >/dev/null 2>&1 || registry_fail "stax update"
@@ -92,7 +92,7 @@ cmp -s stax.yaml "$work/yaml.before" || fail "update within the range rewrote st
 "$STAX" update --latest --no-progress >/dev/null 2>&1 || registry_fail "stax update --latest"
 grep -qF "{ref: $repo, version: \"^2.0.0\"}" stax.yaml && grep -qF 'Release 2.0.0.' .claude/skills/review/SKILL.md ||
   fail "update --latest: $(cat stax.yaml)"
-"$STAX" update 2>&1 | grep -qF 'nothing to update' || fail "a second update found something to do"
+"$STAX" update 2>&1 | grep -F >/dev/null 'nothing to update' || fail "a second update found something to do"
 echo "e2e: outdated and update: ok"
 
 # 4. remove drops the source and the skills only it supplied; --frozen on
