@@ -372,8 +372,8 @@ type plan struct {
 	recordWritten bool
 	// merges are the skills the user changed only the MEMORY.md of, which
 	// the install merges rather than refuses (see mergeMemory), with how
-	// they differ from the record.
-	merges map[string]Drift
+	// they differ from the record and what it knew of their MEMORY.md.
+	merges map[string]memoryMerge
 	// verbatim are the skills whose entries the next record keeps as
 	// they are; sameRecord is set when it is the record as it was.
 	verbatim   map[string]bool
@@ -416,7 +416,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}, merges: map[string]Drift{}}
+	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}, merges: map[string]memoryMerge{}}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -589,7 +589,7 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 		// Only MEMORY.md changed, and a version of the skill is being
 		// installed: the user's entries are merged into it while it is
 		// staged, and the skill is written again.
-		p.merges[name] = *d
+		p.merges[name] = memoryMerge{drift: *d, base: s.Memory.fieldBase()}
 		return nil
 	}
 	if d != nil && !d.Missing {
@@ -718,7 +718,7 @@ func pathVars(dir, skillPath, root, workspace string, portable bool) substitute.
 func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 	s := sk.skill
 	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
-		Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s))}
+		Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s)), Memory: sk.memory}
 	if sk.placeless {
 		entry.Vars = placelessKey
 	}

@@ -22,8 +22,17 @@ type MergedFile struct {
 	// Kept is how many of the user's entries the merged file kept.
 	Kept int `json:"kept"`
 	// Fields are the frontmatter fields of the user's that the merged
-	// file kept, which the new version's lacked.
+	// file kept: in place of the new version's value, which had not
+	// changed, or added, which it lacked.
 	Fields []string `json:"fields,omitempty"`
+}
+
+// memoryMerge is a skill whose MEMORY.md an install merges: how it
+// differs from the record, and the base of the merge of its frontmatter
+// the record holds (nil, not known, in a record of an older stax).
+type memoryMerge struct {
+	drift Drift
+	base  stateful.FieldBase
 }
 
 // mergeable reports whether a skill that differs from its record as d
@@ -53,7 +62,7 @@ func (m memoryMerger) wants(sk *staged) bool {
 func (m memoryMerger) merge(sk *staged, root *os.Root) error {
 	p, name := m.p, sk.skill.Path
 	refuse := func() error {
-		return errdefs.Precondition(&ModifiedError{Dir: p.opts.Dir, Skills: []Drift{p.merges[name]}})
+		return errdefs.Precondition(&ModifiedError{Dir: p.opts.Dir, Skills: []Drift{p.merges[name].drift}})
 	}
 	if _, ok := sk.files[stateful.MemoryFile]; !ok {
 		return refuse() // the new version has no MEMORY.md to keep the entries in
@@ -73,7 +82,8 @@ func (m memoryMerger) merge(sk *staged, root *os.Root) error {
 	localName := filepath.Join(p.opts.Dir, localPath)
 	merged, err := stateful.MergeMemory(
 		stateful.MemorySide{Name: localName, Data: local},
-		stateful.MemorySide{Name: stateful.MemoryFile + " of " + sk.skill.Package, Data: upstream})
+		stateful.MemorySide{Name: stateful.MemoryFile + " of " + sk.skill.Package, Data: upstream},
+		p.merges[name].base)
 	if err != nil {
 		return errdefs.Precondition(fmt.Errorf("merge your %s into skill %s's new version: %w", stateful.MemoryFile, name, err))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
 
 	"github.com/stax-dev/stax/layers"
@@ -60,6 +61,32 @@ type InstalledSkill struct {
 	// Vars identifies the paths substituted into SKILL.md; a skill
 	// installed for other paths is written again.
 	Vars string `json:"vars,omitempty"`
+	// Memory is what the install knew of the skill's MEMORY.md as its
+	// package brought it, the base the merge of a later update compares
+	// the user's copy and the new version's with; absent for a skill
+	// without one, and in records of an older stax.
+	Memory *InstalledMemory `json:"memory,omitempty"`
+}
+
+// InstalledMemory is what a record keeps of a skill's MEMORY.md: digests,
+// the same on every machine, and a few of them, in a file users commit.
+type InstalledMemory struct {
+	// Fields are the digests of its frontmatter fields' values, by name,
+	// but for version and lastUpdated, which an install sets (see
+	// stateful.FieldDigests).
+	Fields stateful.FieldBase `json:"fields"`
+}
+
+// fieldBase is the base of a merge of the MEMORY.md m describes: nil, not
+// known, without one.
+func (m *InstalledMemory) fieldBase() stateful.FieldBase {
+	if m == nil {
+		return nil
+	}
+	if m.Fields == nil {
+		return stateful.FieldBase{}
+	}
+	return m.Fields
 }
 
 // readRecord reads the folder's record; an empty one when there is none.

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -62,6 +63,9 @@ type writing struct {
 	// version is the SKILL.md version of a skill whose MEMORY.md is
 	// merged: the merged file's version follows it.
 	version string
+	// memory is what the record keeps of its MEMORY.md as the package
+	// has it, before any merge; nil without one.
+	memory *InstalledMemory
 }
 
 // stageBufferSize is the size of a stager's buffer: a layer's content is
@@ -249,6 +253,13 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	if stateful.IsSibling(rel) {
 		r = &statefulLimit{r: r, left: stateful.MaxFileSize, name: rel}
 	}
+	// The package's MEMORY.md is read as it is written, for the record to
+	// keep the base of a later merge of its frontmatter (see mergeFields).
+	var memory *bytes.Buffer
+	if rel == stateful.MemoryFile {
+		memory = &bytes.Buffer{}
+		r = io.TeeReader(r, memory)
+	}
 	root, err := st.in(sk)
 	if err != nil {
 		return err
@@ -277,6 +288,11 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	}
 	sk.files[rel] = fileEntry(mode, d)
 	sk.stat[rel] = statKey(info)
+	if memory != nil {
+		if base := stateful.FieldDigests(memory.Bytes()); base != nil {
+			sk.memory = &InstalledMemory{Fields: base}
+		}
+	}
 	if orig != nil {
 		d = digest.NewDigest(digest.SHA256, orig)
 	}

@@ -20,8 +20,9 @@ type MemoryMerge struct {
 	Text []byte
 	// Kept are the local entries added, as the local file has them.
 	Kept []Entry
-	// Fields are the names of the local frontmatter fields added, at the
-	// end of the upstream frontmatter, as the local file has them.
+	// Fields are the names of the local frontmatter fields kept, as the
+	// local file has them: in place of upstream's field of the same name,
+	// or at the end of the upstream frontmatter when it has none.
 	Fields []string
 	// LastUpdated is the newest of the upstream lastUpdated and the dates
 	// of the entries: the date of the merged file's newest entry.
@@ -45,22 +46,19 @@ func (e *MergeError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 
 // MergeMemory merges the entries of a local MEMORY.md, one a user added
 // to since it was installed, into the upstream one a new version of its
-// skill brings. It is a merge of two versions, by entry: the copy that was
+// skill brings. Entries are merged as two versions: the copy that was
 // installed is not kept anywhere, so an entry is known by what it is. An
 // entry whose text upstream has too (in any section) is upstream's; a
 // local entry upstream lacks is the user's and is kept; a local entry
 // whose section, signer and date upstream has with other text is a
 // conflict, since which side changed it cannot be told and neither may be
-// lost. Frontmatter fields are merged the same way (see mergeFields): a
-// field only the local side has is kept, one both have with other values
-// is a conflict. The upstream file is otherwise kept byte for byte (the
-// caller sets version and lastUpdated, see LastUpdated); a local preamble
-// that differs from upstream's is a conflict too.
-//
-// A side whose frontmatter does not parse, or whose H2 headings are empty
-// or repeat a title (so that sections cannot be matched), is a MergeError
-// naming its file and line.
-func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
+// lost. Frontmatter fields are merged three ways, against base, what the
+// install recorded of the frontmatter it wrote (see mergeFields): a field
+// one side changed takes that side's value, one both changed to other
+// values is a conflict. The upstream file is otherwise kept byte for byte
+// (the caller sets version and lastUpdated, see LastUpdated); a local
+// preamble that differs from upstream's is a conflict too.
+func MergeMemory(local, upstream MemorySide, base FieldBase) (*MemoryMerge, error) {
 	lm, err := parseForMerge(local)
 	if err != nil {
 		return nil, err
@@ -74,7 +72,7 @@ func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
 		return nil, &MergeError{File: local.Name, Line: lm.PreambleLine, Message: fmt.Sprintf(
 			"the text before the first section differs from %s's: stax cannot tell which to keep; make it the same as the new one (move your text into a dated entry under a section), then install again", upstream.Name)}
 	}
-	fields, ferr := mergeFields(local, upstream, lm, um)
+	fields, ferr := mergeFields(local, upstream, lm, um, base)
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -148,12 +146,21 @@ func MergeMemory(local, upstream MemorySide) (*MemoryMerge, error) {
 		}
 		after[end] = append(after[end], kept...)
 	}
-	fm := make([]string, len(fields))
-	for i, f := range fields {
-		fm[i] = f.text
+	// A kept field replaces upstream's lines of it, or goes at the end of
+	// the frontmatter, before its closing ---.
+	before, drop := map[int][]string{}, map[int]bool{}
+	for _, f := range fields {
+		at := um.bodyLine - 1
+		if f.from != 0 {
+			at = f.from
+			for l := f.from; l < f.to; l++ {
+				drop[l] = true
+			}
+		}
+		before[at] = append(before[at], f.text)
 		out.Fields = append(out.Fields, f.name)
 	}
-	out.Text = assemble(upstream.Data, um.bodyLine-1, fm, after, added)
+	out.Text = assemble(upstream.Data, before, drop, after, added)
 	if err := checkKept(local, out.Text, lm, um, fields); err != nil {
 		return nil, err
 	}
@@ -216,10 +223,10 @@ type localSection struct {
 	entries []string
 }
 
-// assemble writes data with, before line fmEnd (the frontmatter's closing
-// ---), the lines of fields, after each line of after's keys, a blank line
+// assemble writes data without the lines of drop, with before each line
+// of before's keys its text, after each line of after's keys a blank line
 // and each entry, and at the end the added sections.
-func assemble(data []byte, fmEnd int, fields []string, after map[int][]string, added []localSection) []byte {
+func assemble(data []byte, before map[int][]string, drop map[int]bool, after map[int][]string, added []localSection) []byte {
 	var b strings.Builder
 	b.Grow(len(data))
 	text := string(data)
@@ -230,12 +237,12 @@ func assemble(data []byte, fmEnd int, fields []string, after map[int][]string, a
 			raw = text[:i+1]
 		}
 		text = text[len(raw):]
-		if line == fmEnd {
-			for _, f := range fields {
-				b.WriteString(f + "\n")
-			}
+		for _, f := range before[line] {
+			b.WriteString(f + "\n")
 		}
-		b.WriteString(raw)
+		if !drop[line] {
+			b.WriteString(raw)
+		}
 		for _, e := range after[line] {
 			endLine(&b)
 			b.WriteString("\n" + e)

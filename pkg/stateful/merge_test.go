@@ -30,7 +30,7 @@ func TestMergeMemoryKeepsLocalAndTakesUpstream(t *testing.T) {
 	upstream = strings.Replace(upstream, "\n## Open questions",
 		"- Put the impact sentence first. — @jonas, 2026-05-20\n\n## Open questions", 1)
 
-	got, err := MergeMemory(MemorySide{Name: "local/MEMORY.md", Data: []byte(local)}, MemorySide{Name: "new/MEMORY.md", Data: []byte(upstream)})
+	got, err := MergeMemory(MemorySide{Name: "local/MEMORY.md", Data: []byte(local)}, MemorySide{Name: "new/MEMORY.md", Data: []byte(upstream)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestMergeMemoryKeepsLocalAndTakesUpstream(t *testing.T) {
 func TestMergeMemoryUnchangedLocalIsUpstream(t *testing.T) {
 	t.Parallel()
 	upstream := strings.Replace(mergeBase, "## Open questions", "## Open questions\n\n- New one. — @jonas, 2026-05-21", 1)
-	got, err := MergeMemory(MemorySide{Name: "a", Data: []byte(mergeBase)}, MemorySide{Name: "b", Data: []byte(upstream)})
+	got, err := MergeMemory(MemorySide{Name: "a", Data: []byte(mergeBase)}, MemorySide{Name: "b", Data: []byte(upstream)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestMergeMemoryConflict(t *testing.T) {
 	// things on each side.
 	local := strings.Replace(mergeBase, "Ask for the alert rule first.", "Ask for the alert rule and its owner first.", 1)
 	upstream := strings.Replace(mergeBase, "Ask for the alert rule first.", "Ask for the exact alert expression first.", 1)
-	_, err := MergeMemory(MemorySide{Name: "skills/x/MEMORY.md", Data: []byte(local)}, MemorySide{Name: "pkg:x/MEMORY.md", Data: []byte(upstream)})
+	_, err := MergeMemory(MemorySide{Name: "skills/x/MEMORY.md", Data: []byte(local)}, MemorySide{Name: "pkg:x/MEMORY.md", Data: []byte(upstream)}, nil)
 	var me *MergeError
 	if !errors.As(err, &me) {
 		t.Fatalf("err = %v, want a *MergeError", err)
@@ -106,7 +106,7 @@ func TestMergeMemoryBrokenInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := MergeMemory(MemorySide{Name: "local", Data: []byte(tt.local)}, MemorySide{Name: "upstream", Data: []byte(tt.remote)})
+			_, err := MergeMemory(MemorySide{Name: "local", Data: []byte(tt.local)}, MemorySide{Name: "upstream", Data: []byte(tt.remote)}, nil)
 			var me *MergeError
 			if !errors.As(err, &me) {
 				t.Fatalf("err = %v, want a *MergeError", err)
@@ -124,9 +124,15 @@ func TestMergeMemoryBrokenInput(t *testing.T) {
 func TestMergeMemoryCases(t *testing.T) {
 	t.Parallel()
 	fm := "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-05-01\n---\n"
+	// base is the MEMORY.md the install wrote, as the package brought it:
+	// its fields are the base of the frontmatter's three-way merge; none,
+	// a record of an older stax.
+	base := "---\nversion: 1.0.0\ncontributors: 2\nowner: ana\nlastUpdated: 2026-05-01\n---\n\n## What worked\n"
 	tests := []struct {
-		name, local, upstream, want string
-		conflictLine                int
+		name, base, local, upstream, want string
+		conflictLine                      int
+		// message is a part of the conflict's message, when it is one.
+		message string
 	}{
 		{name: "two entries of one signer and day, one on each side",
 			local:    fm + "\n## What worked\n\n- A. — @ana, 2026-05-01\n\n- B. — @ana, 2026-05-01\n",
@@ -164,15 +170,73 @@ func TestMergeMemoryCases(t *testing.T) {
 			local:        "---\n{version: 1.0.0, contributors: 1, lastUpdated: 2026-05-01, owner: ana}\n---\n",
 			upstream:     fm,
 			conflictLine: 2},
+		{name: "a field the user left as installed takes the new version's value",
+			base:     base,
+			local:    base + "\n- Mine. — @ana, 2026-06-03\n",
+			upstream: "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\n---\n\n## What worked\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\n---\n\n## What worked\n\n- Mine. — @ana, 2026-06-03\n"},
+		{name: "a field only the user changed keeps the user's value, in its place",
+			base:     base,
+			local:    "---\nversion: 1.0.0\ncontributors: 7 # counted by hand\nowner: ana\nlastUpdated: 2026-05-01\n---\n\n## What worked\n",
+			upstream: "---\nversion: 1.1.0\ncontributors: 2\nowner: ana\nlastUpdated: 2026-05-20\n---\n\n## What worked\n\n- New. — @jonas, 2026-05-20\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 7 # counted by hand\nowner: ana\nlastUpdated: 2026-05-20\n---\n\n## What worked\n\n- New. — @jonas, 2026-05-20\n"},
+		{name: "a field the user changed to a list replaces the new version's lines",
+			base:     base,
+			local:    "---\nversion: 1.0.0\ncontributors: 2\nowner:\n  - ana\n  - ben\nlastUpdated: 2026-05-01\n---\n\n## What worked\n",
+			upstream: "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\n---\n\n## What worked\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 3\nowner:\n  - ana\n  - ben\nlastUpdated: 2026-05-20\n---\n\n## What worked\n"},
+		{name: "a field both sides changed to other values is a conflict",
+			base:         base,
+			local:        "---\nversion: 1.0.0\ncontributors: 7\nowner: ana\nlastUpdated: 2026-05-01\n---\n\n## What worked\n",
+			upstream:     "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\n---\n\n## What worked\n",
+			conflictLine: 3, message: `contributors is "7" here and "3" in upstream: both your copy and the new version changed it`},
+		{name: "a field both sides changed to the same value is the new version's",
+			base:     base,
+			local:    "---\nversion: 1.0.0\ncontributors: 0x3\nowner: ana\nlastUpdated: 2026-05-01\n---\n",
+			upstream: "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\n---\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\n---\n"},
+		{name: "a field both sides added with other values is a conflict",
+			base:         base,
+			local:        "---\nversion: 1.0.0\ncontributors: 2\nowner: ana\nteam: ops\nlastUpdated: 2026-05-01\n---\n",
+			upstream:     "---\nversion: 1.1.0\ncontributors: 2\nowner: ana\nteam: sre\nlastUpdated: 2026-05-20\n---\n",
+			conflictLine: 5, message: `team is "ops" here and "sre"`},
+		{name: "a field only the user has is kept, a base known",
+			base:     base,
+			local:    "---\nversion: 1.0.0\ncontributors: 2\nowner: ana\nteam: ops\nlastUpdated: 2026-05-01\n---\n",
+			upstream: "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\n---\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\nteam: ops\n---\n"},
+		{name: "a field the new version removed and the user left as installed is dropped",
+			base:     base,
+			local:    base,
+			upstream: "---\nversion: 1.1.0\ncontributors: 2\nlastUpdated: 2026-05-20\n---\n\n## What worked\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 2\nlastUpdated: 2026-05-20\n---\n\n## What worked\n"},
+		{name: "a field the new version removed and the user changed is kept",
+			base:     base,
+			local:    "---\nversion: 1.0.0\ncontributors: 2\nowner: ben\nlastUpdated: 2026-05-01\n---\n",
+			upstream: "---\nversion: 1.1.0\ncontributors: 2\nlastUpdated: 2026-05-20\n---\n",
+			want:     "---\nversion: 1.1.0\ncontributors: 2\nlastUpdated: 2026-05-20\nowner: ben\n---\n"},
+		{name: "without a base, a field the sides hold with other values is a conflict that says how to settle it",
+			local:        base,
+			upstream:     "---\nversion: 1.1.0\ncontributors: 3\nowner: ana\nlastUpdated: 2026-05-20\n---\n",
+			conflictLine: 3, message: "written by an older stax, does not hold the frontmatter it installed; make yours the same as the new one (take its value), or install with --force"},
+		{name: "a field the user changed cannot replace one of a flow mapping",
+			base:         base,
+			local:        "---\nversion: 1.0.0\ncontributors: 7\nowner: ana\nlastUpdated: 2026-05-01\n---\n",
+			upstream:     "---\n{version: 1.1.0, contributors: 2, owner: ana, lastUpdated: 2026-05-20}\n---\n",
+			conflictLine: -2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := MergeMemory(MemorySide{Name: "local", Data: []byte(tt.local)}, MemorySide{Name: "upstream", Data: []byte(tt.upstream)})
+			got, err := MergeMemory(MemorySide{Name: "local", Data: []byte(tt.local)}, MemorySide{Name: "upstream", Data: []byte(tt.upstream)}, FieldDigests([]byte(tt.base)))
 			if tt.conflictLine != 0 {
+				// A negative line is one of the upstream file.
 				var me *MergeError
-				if !errors.As(err, &me) || me.Line != tt.conflictLine || me.Upstream {
-					t.Fatalf("err = %v, want a conflict on line %d of the local file", err, tt.conflictLine)
+				if !errors.As(err, &me) || me.Line != max(tt.conflictLine, -tt.conflictLine) || me.Upstream != (tt.conflictLine < 0) {
+					t.Fatalf("err = %v, want a conflict on line %d (negative: of the upstream file)", err, tt.conflictLine)
+				}
+				if !strings.Contains(me.Message, tt.message) {
+					t.Errorf("the conflict says %q, want %q in it", me.Message, tt.message)
 				}
 				return
 			}
