@@ -16,12 +16,19 @@ import (
 // version, with memory as the body of its MEMORY.md.
 func pushStatefulVersion(t *testing.T, ref, version, memory string) {
 	t.Helper()
+	pushStatefulContributors(t, ref, version, "2", memory)
+}
+
+// pushStatefulContributors is pushStatefulVersion with contributors as
+// the MEMORY.md frontmatter's count of them.
+func pushStatefulContributors(t *testing.T, ref, version, contributors, memory string) {
+	t.Helper()
 	dir := t.TempDir()
 	filetest.Write(t, dir, map[string]string{
 		"stax.yaml": "name: memo-pkg\nversion: " + version + "\n",
 		"skills/memo/SKILL.md": "---\nname: memo\ndescription: Remembers what runs taught. Use when testing memory merges.\nversion: " + version +
 			"\n---\nThis is memo " + version + ".\n",
-		"skills/memo/MEMORY.md": "---\nversion: " + version + "\ncontributors: 2\nlastUpdated: 2026-05-20\n---\n" + memory,
+		"skills/memo/MEMORY.md": "---\nversion: " + version + "\ncontributors: " + contributors + "\nlastUpdated: 2026-05-20\n---\n" + memory,
 	})
 	if r := runStax(t, "push", dir, ref); r.Code != 0 {
 		t.Fatalf("push %s: exit %d\n%s", ref, r.Code, r.Stderr)
@@ -173,7 +180,7 @@ func TestProposeAfterAMergeSendsTheUsersEntry(t *testing.T) {
 
 // A user's edit of an installed MEMORY.md's frontmatter is never dropped
 // by an update: a field the new version lacks is kept (and said to be),
-// and a field both sides hold with other values is a conflict, exit 5,
+// and a field both sides changed to other values is a conflict, exit 5,
 // that writes nothing, as a changed entry is.
 func TestUpdateKeepsTheUsersFrontmatter(t *testing.T) {
 	t.Parallel()
@@ -205,18 +212,19 @@ func TestUpdateKeepsTheUsersFrontmatter(t *testing.T) {
 		t.Errorf("verify --installed after the merge: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 
-	// The user counts the contributors otherwise than 1.2.0 does.
+	// The user counts the contributors otherwise than 1.2.0 does: both
+	// changed the count 1.1.0 installed.
 	counted := strings.Replace(readFile(t, memory), "contributors: 2\n", "contributors: 7\n", 1)
 	if err := os.WriteFile(memory, []byte(counted), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pushStatefulVersion(t, repo+":1.2.0", "1.2.0", memoV2)
+	pushStatefulContributors(t, repo+":1.2.0", "1.2.0", "3", memoV2)
 	lockBefore := readFile(t, filepath.Join(proj, lock.FileName))
 	r = runStax(t, "update", "--dir", proj)
 	if r.Code != 5 {
 		t.Fatalf("update over a field changed on both sides: exit %d, want 5\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	for _, want := range []string{filepath.Join("memo", "MEMORY.md") + ":3", `contributors is "7" here and "2"`} {
+	for _, want := range []string{filepath.Join("memo", "MEMORY.md") + ":3", `contributors is "7" here and "3"`, "both your copy and the new version changed it"} {
 		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("the conflict does not say %q:\n%s", want, r.Stderr)
 		}
@@ -226,5 +234,92 @@ func TestUpdateKeepsTheUsersFrontmatter(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(proj, lock.FileName)); got != lockBefore {
 		t.Errorf("a refused update changed %s", lock.FileName)
+	}
+}
+
+// The commonest update of a stateful skill: the user added an entry, and
+// the new version counts one more contributor. The update takes the new
+// count, which the user never touched, and keeps the user's entry; then a
+// count the user changed, and the next version did not, stays the user's.
+func TestUpdateTakesTheNewContributorsAndKeepsTheUsersEntry(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/memo"
+	pushStatefulVersion(t, repo+":1.0.0", "1.0.0", memoV1)
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	memory := filepath.Join(proj, ".claude", "skills", "memo", "MEMORY.md")
+	appendFile(t, memory, userEntry)
+
+	pushStatefulContributors(t, repo+":1.1.0", "1.1.0", "3", memoV2)
+	r := runStax(t, "update", "--dir", proj)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "merged memo/MEMORY.md: kept your 1 entry, took the new version's") {
+		t.Fatalf("update to a version with one more contributor: exit %d, want 0 merging the user's entry\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	body := "\n## What worked\n\n- Ask for the alert rule first. — @mira, 2026-05-01\n\n" + userEntry +
+		"\n## Open questions\n\n- Near-misses: full template? — @jonas, 2026-05-20\n"
+	if got, want := readFile(t, memory), "---\nversion: 1.1.0\ncontributors: 3\nlastUpdated: 2026-06-03\n---\n"+body; got != want {
+		t.Errorf("merged MEMORY.md:\n%s\nwant:\n%s", got, want)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", proj); r.Code != 0 {
+		t.Errorf("verify --installed after the merge: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	counted := strings.Replace(readFile(t, memory), "contributors: 3\n", "contributors: 7 # with the on-call team\n", 1)
+	if err := os.WriteFile(memory, []byte(counted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pushStatefulContributors(t, repo+":1.2.0", "1.2.0", "3", memoV2)
+	if r := runStax(t, "update", "--dir", proj); r.Code != 0 || !strings.Contains(r.Stdout, "and your 1 field contributors") {
+		t.Fatalf("update over a count only the user changed: exit %d, want 0 keeping it\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if got, want := readFile(t, memory), "---\nversion: 1.2.0\ncontributors: 7 # with the on-call team\nlastUpdated: 2026-06-03\n---\n"+body; got != want {
+		t.Errorf("merged MEMORY.md:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// An install record an older stax wrote holds no base for the merge of
+// MEMORY.md's frontmatter: a field the two copies hold with other values
+// stays a conflict, exit 5, whose message says how to settle it.
+func TestUpdateWithARecordOfAnOlderStaxRefusesADifferingField(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/memo"
+	pushStatefulVersion(t, repo+":1.0.0", "1.0.0", memoV1)
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	skills := filepath.Join(proj, ".claude", "skills")
+	recordPath := filepath.Join(skills, RecordFileForTest)
+	var record map[string]any
+	decodeJSON(t, readFile(t, recordPath), &record)
+	entry := record["skills"].(map[string]any)["memo"].(map[string]any)
+	if _, ok := entry["memory"]; !ok {
+		t.Fatalf("the record keeps nothing of memo's MEMORY.md:\n%s", readFile(t, recordPath))
+	}
+	delete(entry, "memory") // as an older stax wrote it
+	data, err := json.MarshalIndent(record, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(recordPath, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(skills, "memo", "MEMORY.md"), userEntry)
+
+	pushStatefulContributors(t, repo+":1.1.0", "1.1.0", "3", memoV2)
+	r := runStax(t, "update", "--dir", proj)
+	if r.Code != 5 {
+		t.Fatalf("update without a base: exit %d, want 5\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{`contributors is "2" here and "3"`, "written by an older stax", "make yours the same as the new one (take its value), or install with --force"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("the conflict does not say %q:\n%s", want, r.Stderr)
+		}
 	}
 }
