@@ -323,3 +323,65 @@ func TestUpdateWithARecordOfAnOlderStaxRefusesADifferingField(t *testing.T) {
 		}
 	}
 }
+
+// A MEMORY.md merged by one update holds the user's entries and fields
+// though the record holds it as installed: the next update merges it
+// again, rather than writing the package's file over it; uninstall
+// refuses, and a forced update moves it to a backup, as they do a file the
+// user changed.
+func TestUpdateAfterAMergeKeepsTheUsersEntries(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/memo"
+	pushStatefulVersion(t, repo+":1.0.0", "1.0.0", memoV1)
+	proj := t.TempDir()
+	if r := runStax(t, "add", repo, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	memory := filepath.Join(proj, ".claude", "skills", "memo", "MEMORY.md")
+	owned := strings.Replace(readFile(t, memory), "contributors: 2\n", "contributors: 2\nowner: \"@ana\"\n", 1)
+	if err := os.WriteFile(memory, []byte(owned+userEntry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pushStatefulVersion(t, repo+":1.1.0", "1.1.0", memoV2)
+	if r := runStax(t, "update", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	// Nothing changed since the merge; 1.2.0 counts one more contributor.
+	pushStatefulContributors(t, repo+":1.2.0", "1.2.0", "3", memoV2)
+	r := runStax(t, "update", "--dir", proj)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "merged memo/MEMORY.md: kept your 1 entry and your 1 field owner") {
+		t.Fatalf("update after a merge: exit %d, want 0 merging again\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	want := "---\nversion: 1.2.0\ncontributors: 3\nlastUpdated: 2026-06-03\nowner: \"@ana\"\n---\n" +
+		"\n## What worked\n\n- Ask for the alert rule first. — @mira, 2026-05-01\n\n" + userEntry +
+		"\n## Open questions\n\n- Near-misses: full template? — @jonas, 2026-05-20\n"
+	if got := readFile(t, memory); got != want {
+		t.Errorf("MEMORY.md after the second update:\n%s\nwant:\n%s", got, want)
+	}
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 || !strings.Contains(r.Stdout, "1 unchanged") {
+		t.Errorf("install after the merge: exit %d, want 0 with memo unchanged\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	r = runStax(t, "uninstall", "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 5 || !strings.Contains(r.Stderr, "memo: its MEMORY.md holds your entries, merged into the package's by an update") {
+		t.Errorf("uninstall of a merged skill: exit %d, want 5 saying why\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if got := readFile(t, memory); got != want {
+		t.Errorf("a refused uninstall changed MEMORY.md:\n%s", got)
+	}
+
+	pushStatefulVersion(t, repo+":1.3.0", "1.3.0", memoV2)
+	if r := runStax(t, "update", "--dir", proj, "--force"); r.Code != 0 {
+		t.Fatalf("update --force: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	backups, err := filepath.Glob(filepath.Join(proj, ".stax", "backup", "*", ".claude", "skills", "memo", "MEMORY.md"))
+	if err != nil || len(backups) != 1 {
+		t.Fatalf("backups of memo's MEMORY.md: %v (%v), want 1", backups, err)
+	}
+	if got := readFile(t, backups[0]); got != want {
+		t.Errorf("the backup holds:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -113,6 +113,12 @@ func (m memoryMerger) merge(sk *staged, root *os.Root) error {
 	if err != nil {
 		return errdefs.IO(err)
 	}
+	if len(merged.Kept)+len(merged.Fields) > 0 {
+		if sk.memory == nil {
+			sk.memory = &InstalledMemory{Fields: stateful.FieldDigests(upstream)}
+		}
+		sk.memory.Merged = true
+	}
 	sum := sha256.Sum256(text)
 	sk.files[stateful.MemoryFile] = fileEntry(info.Mode(), digest.NewDigestFromBytes(digest.SHA256, sum[:]))
 	sk.stat[stateful.MemoryFile] = statKey(info)

@@ -75,7 +75,15 @@ type InstalledMemory struct {
 	// but for version and lastUpdated, which an install sets (see
 	// stateful.FieldDigests).
 	Fields stateful.FieldBase `json:"fields"`
+	// Merged is set when the MEMORY.md written is the package's merged
+	// with the user's entries or fields (see MergedFile), which the record
+	// holds as installed: writing the file again, or removing it, is then
+	// replacing a change of the user's.
+	Merged bool `json:"merged,omitempty"`
 }
+
+// merged reports whether m is of a MEMORY.md merged with the user's.
+func (m *InstalledMemory) merged() bool { return m != nil && m.Merged }
 
 // fieldBase is the base of a merge of the MEMORY.md m describes: nil, not
 // known, without one.
@@ -480,11 +488,17 @@ type Drift struct {
 	// the paths substituted into it are not the ones an install here
 	// would write, as when a user-scope install moved with its home.
 	Relocated bool `json:"relocated,omitempty"`
+	// Merged is a skill whose MEMORY.md, as recorded, holds the user's
+	// entries, merged into the package's by an update (Changed names it).
+	Merged bool `json:"merged,omitempty"`
 }
 
 func (d Drift) describe() string {
 	if d.Missing {
 		return "missing"
+	}
+	if d.Merged {
+		return "its " + stateful.MemoryFile + " holds your entries, merged into the package's by an update"
 	}
 	if d.Relocated {
 		return "written for another place: its " + substitute.SkillDir + " or " + substitute.Workspace + " is not this one"
