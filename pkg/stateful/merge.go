@@ -58,6 +58,10 @@ func (e *MergeError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 // values is a conflict. The upstream file is otherwise kept byte for byte
 // (the caller sets version and lastUpdated, see LastUpdated); a local
 // preamble that differs from upstream's is a conflict too.
+//
+// A side whose frontmatter does not parse, or whose H2 headings are empty
+// or repeat a title (so that sections cannot be matched), is a MergeError
+// naming its file and line.
 func MergeMemory(local, upstream MemorySide, base FieldBase) (*MemoryMerge, error) {
 	lm, err := parseForMerge(local)
 	if err != nil {
