@@ -249,3 +249,26 @@ func TestMergeMemoryCases(t *testing.T) {
 		})
 	}
 }
+
+// A field's digest is of its value, as sameValue compares values: written
+// otherwise, a value has the same; another type, or another value, has
+// another; and every kind of value a frontmatter holds has one.
+func TestFieldDigests(t *testing.T) {
+	t.Parallel()
+	a := FieldDigests([]byte("---\nversion: 1.0.0\nn: 0x3\ns: \"3\"\nsince: 2026-01-01\nm: {a: 1, 2: [x, ~, true, 1.5]}\n---\n"))
+	b := FieldDigests([]byte("---\nversion: 2.0.0\nlastUpdated: 2026-05-01\nn: 3\ns: '3'\nsince: 2026-01-01\nm:\n  2: [x, null, true, 1.50]\n  a: 1\n---\n"))
+	if len(a) != 4 || a["version"] != "" {
+		t.Fatalf("digests %v, want one of n, s, since and m, none of version", a)
+	}
+	for name, d := range a {
+		if b[name] != d {
+			t.Errorf("%s: %s and %s, want the same digest for the same value", name, d, b[name])
+		}
+	}
+	if a["n"] == a["s"] {
+		t.Error("3 and \"3\" have the same digest")
+	}
+	if FieldDigests([]byte("no frontmatter\n")) != nil {
+		t.Error("a file without frontmatter has a base")
+	}
+}

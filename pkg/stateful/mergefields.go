@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	"gopkg.in/yaml.v3"
@@ -229,6 +230,8 @@ func writeValue(b *strings.Builder, v any) bool {
 		b.WriteString("float " + strconv.FormatFloat(v, 'g', -1, 64))
 	case string:
 		b.WriteString("string " + strconv.Quote(v))
+	case time.Time:
+		b.WriteString("time " + v.Format(time.RFC3339Nano))
 	case []any:
 		b.WriteString("[")
 		for _, e := range v {
