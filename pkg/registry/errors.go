@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote/auth"
@@ -31,8 +32,18 @@ func Explain(err error, host, target string) error {
 	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, errdef.ErrInvalidDigest) || sizeMismatch(err) {
 		class = errdefs.DataLoss
 	}
-	return errdefs.With(class, explain(err, host, target))
+	return errdefs.With(class, explain(outsideText{err}, host, target))
 }
+
+// outsideText is an error whose text holds what a registry or the network
+// wrote (an ErrorResponse quotes the registry's message), so its Error is
+// escaped (termtext.Escape) before it joins stax's message: a line feed in
+// it cannot forge a line of the "Error:" output, and JSON quotes it as
+// the text does. errors.Is and errors.As see the error itself.
+type outsideText struct{ err error }
+
+func (e outsideText) Error() string { return termtext.Escape(e.err.Error()) }
+func (e outsideText) Unwrap() error { return e.err }
 
 func explain(err error, host, target string) error {
 	var resp *errcode.ErrorResponse

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // Auth and proxy problems show only in what goes over the wire: which
@@ -45,10 +47,10 @@ func (t tracing) RoundTrip(req *http.Request) (*http.Response, error) {
 	id := t.seq.Add(1)
 	r := t.secrets.replacer()
 	var b strings.Builder
-	fmt.Fprintf(&b, "> [%d] %s %s\n", id, req.Method, traceURL(r, req.URL))
+	fmt.Fprintf(&b, "> [%d] %s %s\n", id, req.Method, termtext.Escape(traceURL(r, req.URL)))
 	if t.proxy != nil {
 		if proxy, err := t.proxy(req); err == nil && proxy != nil {
-			fmt.Fprintf(&b, "> [%d] via proxy %s\n", id, traceURL(r, proxy))
+			fmt.Fprintf(&b, "> [%d] via proxy %s\n", id, termtext.Escape(traceURL(r, proxy)))
 		}
 	}
 	writeHeaders(&b, fmt.Sprintf("> [%d] ", id), req.Header, r)
@@ -57,7 +59,7 @@ func (t tracing) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	b.Reset()
 	if err != nil {
-		fmt.Fprintf(&b, "< [%d] error: %s\n", id, redact(t.secrets.replacer(), err.Error()))
+		fmt.Fprintf(&b, "< [%d] error: %s\n", id, termtext.Escape(redact(t.secrets.replacer(), err.Error())))
 		t.write(b.String())
 		return resp, err
 	}
@@ -74,7 +76,7 @@ func (t tracing) write(s string) {
 }
 
 // writeHeaders writes h one header a line, in name order, with their
-// credentials redacted.
+// credentials redacted and, as the server chose them, escaped.
 func writeHeaders(b *strings.Builder, prefix string, h http.Header, r *strings.Replacer) {
 	names := make([]string, 0, len(h))
 	for name := range h {
@@ -83,7 +85,7 @@ func writeHeaders(b *strings.Builder, prefix string, h http.Header, r *strings.R
 	slices.Sort(names)
 	for _, name := range names {
 		for _, v := range h[name] {
-			fmt.Fprintf(b, "%s%s: %s\n", prefix, name, traceHeader(r, name, v))
+			fmt.Fprintf(b, "%s%s: %s\n", prefix, termtext.Escape(name), termtext.Escape(traceHeader(r, name, v)))
 		}
 	}
 }

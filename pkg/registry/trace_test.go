@@ -3,6 +3,10 @@ package registry_test
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -89,4 +93,38 @@ func TestTraceShowsRequestsWithoutCredentials(t *testing.T) {
 		t.Fatal("no token was issued")
 	}
 	assertNoSecret(t, "the trace", got, user, append(tokens, password, "wrong-"+password)...)
+}
+
+// A trace shows the headers a registry sent escaped (termtext.Escape): a
+// C1 control or a bidirectional override in one is the registry's text.
+func TestTraceEscapesHeaders(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	backend, err := url.Parse(reg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(backend)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		resp.Header.Set("X-Evil", "csi\u009b2J bidi\u202e")
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	var trace syncBuffer
+	c, err := registry.New(registry.Options{RegistryConfig: filepath.Join(t.TempDir(), "config.json"), Trace: &trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Registry(strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := trace.String()
+	if !strings.Contains(got, `X-Evil: csi\u009b2J bidi\u202e`) || strings.ContainsAny(got, "\u009b\u202e") {
+		t.Errorf("the trace does not show the header escaped:\n%q", got)
+	}
 }
