@@ -9,7 +9,7 @@ import (
 
 func printApply(out, errOut io.Writer, res *proposal.Result) error {
 	for _, w := range res.Warnings {
-		fmt.Fprintf(errOut, "warning: %s\n", w)
+		printNote(errOut, "warning", w)
 	}
 	if res.NoOp {
 		_, err := fmt.Fprintf(out, "no change: the proposal (%s) matches the skill as it is\n", res.Operation)

@@ -24,10 +24,10 @@ func printDiff(streams *IOStreams, r *diff.PackageResult) error {
 	// their entries by directory gives one order.
 	var skills []sortedLine
 	for _, s := range r.Added {
-		skills = append(skills, sortedLine{s, "+ skill " + s + "\n"})
+		skills = append(skills, sortedLine{s, "+ skill " + termtext.Escape(s) + "\n"})
 	}
 	for _, s := range r.Removed {
-		skills = append(skills, sortedLine{s, "- skill " + s + "\n"})
+		skills = append(skills, sortedLine{s, "- skill " + termtext.Escape(s) + "\n"})
 	}
 	for _, c := range r.Changed {
 		skills = append(skills, sortedLine{c.Skill, skillChangeText(c)})
@@ -37,13 +37,13 @@ func printDiff(streams *IOStreams, r *diff.PackageResult) error {
 		return err
 	}
 	for _, n := range r.Notices {
-		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
+		printNote(streams.ErrOut, "notice", n)
 	}
 	if r.Identical {
-		fmt.Fprintf(streams.ErrOut, "%s and %s hold the same skills\n", r.A.Reference, r.B.Reference)
+		fmt.Fprintf(streams.ErrOut, "%s and %s hold the same skills\n", termtext.Escape(r.A.Reference), termtext.Escape(r.B.Reference))
 	} else {
 		fmt.Fprintf(streams.ErrOut, "%s and %s differ: %s added, %d removed, %d changed\n",
-			r.A.Reference, r.B.Reference, plural(int64(len(r.Added)), "skill"), len(r.Removed), len(r.Changed))
+			termtext.Escape(r.A.Reference), termtext.Escape(r.B.Reference), plural(int64(len(r.Added)), "skill"), len(r.Removed), len(r.Changed))
 	}
 	return nil
 }
@@ -60,13 +60,13 @@ func writeSorted(w io.Writer, indent string, lines []sortedLine) {
 
 func skillChangeText(c diff.SkillChange) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "~ skill %s\n", c.Skill)
+	fmt.Fprintf(&b, "~ skill %s\n", termtext.Escape(c.Skill))
 	var files []sortedLine
 	for _, p := range c.Files.Added {
-		files = append(files, sortedLine{p, "+ file " + p + "\n"})
+		files = append(files, sortedLine{p, "+ file " + termtext.Escape(p) + "\n"})
 	}
 	for _, p := range c.Files.Removed {
-		files = append(files, sortedLine{p, "- file " + p + "\n"})
+		files = append(files, sortedLine{p, "- file " + termtext.Escape(p) + "\n"})
 	}
 	for _, f := range c.Files.Changed {
 		var how string
@@ -76,7 +76,7 @@ func skillChangeText(c diff.SkillChange) string {
 		case f.ModeChanged():
 			how = fmt.Sprintf(" (mode %s → %s)", f.OldMode, f.NewMode)
 		}
-		files = append(files, sortedLine{f.Path, "~ file " + f.Path + how + "\n"})
+		files = append(files, sortedLine{f.Path, "~ file " + termtext.Escape(f.Path) + how + "\n"})
 	}
 	writeSorted(&b, "    ", files)
 	for _, fc := range c.Frontmatter {
@@ -87,14 +87,16 @@ func skillChangeText(c diff.SkillChange) string {
 
 // writeField writes a field change with its values as JSON, so that a
 // string is quoted, a list is one line, and a multi-line value stays on it.
+// The field's name is the publisher's too: escaped.
 func writeField(w io.Writer, indent, what string, c diff.FieldChange) {
+	field := termtext.Escape(c.Field)
 	switch c.Change {
 	case diff.Added:
-		fmt.Fprintf(w, "%s+ %s %s: %s\n", indent, what, c.Field, jsonValue(c.New))
+		fmt.Fprintf(w, "%s+ %s %s: %s\n", indent, what, field, jsonValue(c.New))
 	case diff.Removed:
-		fmt.Fprintf(w, "%s- %s %s: %s\n", indent, what, c.Field, jsonValue(c.Old))
+		fmt.Fprintf(w, "%s- %s %s: %s\n", indent, what, field, jsonValue(c.Old))
 	default:
-		fmt.Fprintf(w, "%s~ %s %s: %s → %s\n", indent, what, c.Field, jsonValue(c.Old), jsonValue(c.New))
+		fmt.Fprintf(w, "%s~ %s %s: %s → %s\n", indent, what, field, jsonValue(c.Old), jsonValue(c.New))
 	}
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -22,15 +20,15 @@ func pinnedReference(ref, dgst string) string {
 func printGraphNotes(streams *IOStreams, packages []workflow.Package, overrides []string) {
 	for _, p := range packages {
 		for _, n := range p.Notices {
-			fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
+			printNote(streams.ErrOut, "notice", n)
 		}
 	}
 	for _, p := range packages {
 		if w := artifact.NotInstalledWarning(p.Reference, p.NotInstalled); w != "" {
-			fmt.Fprintf(streams.ErrOut, "warning: %s\n", w)
+			printNote(streams.ErrOut, "warning", w)
 		}
 	}
 	for _, o := range overrides {
-		fmt.Fprintf(streams.ErrOut, "warning: %s\n", o)
+		printNote(streams.ErrOut, "warning", o)
 	}
 }

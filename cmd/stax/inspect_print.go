@@ -18,7 +18,7 @@ func writeInspect(opts *inspectOptions, res *workflow.InspectResult) error {
 		return writeJSON(opts.IO.Out, res)
 	}
 	for _, n := range res.Notices {
-		fmt.Fprintf(opts.IO.ErrOut, "notice: %s\n", termtext.EscapeLines(n))
+		printNote(opts.IO.ErrOut, "notice", n)
 	}
 	return printInspect(opts.IO.Out, res)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -23,7 +24,7 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 	}
 	printGraphNotes(streams, out.Packages, out.Overrides)
 	for _, w := range out.Warnings {
-		fmt.Fprintf(streams.ErrOut, "warning: %s\n", w)
+		printNote(streams.ErrOut, "warning", w)
 	}
 	if out.Saved != "" {
 		fmt.Fprintf(streams.ErrOut, "saved install.sources in %s\n", out.Saved)
@@ -32,7 +33,7 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 		fmt.Fprintf(streams.Out, "%s: %s: %d installed, %d updated, %d removed, %d unchanged\n",
 			strings.Join(t.Runtimes, ","), t.Dir, len(t.Installed)+len(t.Replaced), len(t.Updated), len(t.Removed), len(t.Unchanged))
 		for _, u := range t.Updates {
-			fmt.Fprintf(streams.Out, "  updated %s: %s\n", u.Skill, describeUpdate(u))
+			fmt.Fprintf(streams.Out, "  updated %s: %s\n", termtext.Escape(u.Skill), describeUpdate(u))
 		}
 		for _, m := range t.Merged {
 			fields := ""
@@ -43,7 +44,7 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 				}
 				fields = " and your " + plural(int64(len(m.Fields)), "field") + " " + strings.Join(names, ", ")
 			}
-			fmt.Fprintf(streams.Out, "  merged %s/%s: kept your %s%s, took the new version's\n", m.Skill, m.File, plural(int64(m.Kept), "entry"), fields)
+			fmt.Fprintf(streams.Out, "  merged %s/%s: kept your %s%s, took the new version's\n", termtext.Escape(m.Skill), termtext.Escape(m.File), plural(int64(m.Kept), "entry"), fields)
 		}
 	}
 	return nil
@@ -52,13 +53,15 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 // describeUpdate says where an updated skill came from and comes from
 // now: "REF 1.0.0 → 1.1.0, sha256:… → sha256:…", with both references
 // when the package changed, and "?" for a version an older record
-// does not hold.
+// does not hold. The versions are the publisher's and the references
+// a record's: escaped.
 func describeUpdate(u install.Update) string {
-	pkg := u.To.Package
+	esc := termtext.Escape
+	pkg := esc(u.To.Package)
 	if u.From.Package != u.To.Package {
-		pkg = u.From.Package + " → " + u.To.Package
+		pkg = esc(u.From.Package) + " → " + pkg
 	}
-	return fmt.Sprintf("%s %s → %s, %s → %s", pkg, cmp.Or(u.From.Version, "?"), cmp.Or(u.To.Version, "?"), u.From.Digest, u.To.Digest)
+	return fmt.Sprintf("%s %s → %s, %s → %s", pkg, esc(cmp.Or(u.From.Version, "?")), esc(cmp.Or(u.To.Version, "?")), esc(string(u.From.Digest)), esc(string(u.To.Digest)))
 }
 
 // printPlan writes what a dry run would do: per folder a line of counts

@@ -279,7 +279,7 @@ func TestWarningsAreEscaped(t *testing.T) {
 	// A warning is a line; a line feed in what it quotes is the job's to
 	// escape, as for an error: the stream keeps the lines it is given.
 	for _, w := range []io.Writer{env.Warnings, env.Opener.Warnings} {
-		for _, text := range hostileTexts[:3] {
+		for _, text := range hostileTexts {
 			fmt.Fprintf(w, "warning: %s\n", text)
 		}
 	}
@@ -347,4 +347,93 @@ func TestOutdatedEscapesSources(t *testing.T) {
 		t.Errorf("outdated: exit %d, want 0 naming the source escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	assertNoRawControls(t, "outdated", r.Stdout+r.Stderr)
+}
+
+// A registry's error message is its own text: a line feed in it must not
+// forge a line of stax's error output. The registry is a real one behind a
+// proxy that denies the tag list with a message of its own.
+func TestRegistryErrorMessageIsEscaped(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	pushExamples(t, reg.Host+"/acme/org-skills:1.0.0")
+	backend, err := url.Parse(reg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(backend)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if !strings.HasSuffix(resp.Request.URL.Path, "/tags/list") {
+			return nil
+		}
+		body := `{"errors":[{"code":"DENIED","message":"no\r\nError: FORGED LINE"}]}`
+		resp.Body.Close()
+		resp.StatusCode, resp.Status = http.StatusForbidden, "403 Forbidden"
+		resp.Body = io.NopCloser(strings.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		resp.Header.Set("Content-Type", "application/json")
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	r := runStax(t, "tags", strings.TrimPrefix(srv.URL, "http://")+"/acme/org-skills")
+	if r.Code != 3 || !strings.Contains(r.Stderr, `access to`) || !strings.Contains(r.Stderr, `no\r\nError: FORGED LINE`) {
+		t.Fatalf("tags: exit %d, want 3 saying access was denied, with the registry's message escaped\n%s", r.Code, r.Stderr)
+	}
+	assertNoRawControls(t, "the error of tags", r.Stderr)
+}
+
+// A package's layer media types are the publisher's: install's warning
+// that names the layers it did not install names them escaped.
+func TestInstallNotesAreEscaped(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/evil:1"
+	packagetest.RefImpl{Name: "evil", Version: "1.0.0", Skills: map[string]string{
+		"evil/SKILL.md": "---\nname: evil\ndescription: Does things. Use when asked.\n---\nDo it.\n",
+	}, Layers: []packagetest.Layer{{MediaType: "application/x\x1b]0;PWNED\x07\r\nError: FORGED LINE", Data: []byte("x")}}}.Push(t, ref)
+	r := runStax(t, "install", ref, "--dir", t.TempDir(), "--runtime", "claude-code")
+	if r.Code != 0 || !strings.Contains(r.Stderr, `application/x\x1b]0;PWNED\a\r\nError: FORGED LINE`) {
+		t.Errorf("install: exit %d, want 0 naming the layer escaped\n%s", r.Code, r.Stderr)
+	}
+	assertNoRawControls(t, "install", r.Stdout+r.Stderr)
+}
+
+// The "updated" line of install names the package's versions, which its
+// publisher wrote: escaped.
+func TestInstallUpdatedLineIsEscaped(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	skills := map[string]string{"evil/SKILL.md": "---\nname: evil\ndescription: Does things. Use when asked.\n---\nDo it.\n"}
+	packagetest.RefImpl{Name: "evil", Version: "1.0.0", Skills: skills}.Push(t, reg.Host+"/acme/evil:1")
+	skills2 := map[string]string{"evil/SKILL.md": "---\nname: evil\ndescription: Does other things. Use when asked.\n---\nDo it.\n"}
+	packagetest.RefImpl{Name: "evil", Version: "2.0.0\x1b]0;PWNED\x07\r\nError: FORGED LINE", Skills: skills2}.Push(t, reg.Host+"/acme/evil:2")
+	proj := t.TempDir()
+	if r := runStax(t, "install", reg.Host+"/acme/evil:1", "--dir", proj, "--runtime", "claude-code", "--no-save"); r.Code != 0 {
+		t.Fatalf("install 1: exit %d\n%s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "install", reg.Host+"/acme/evil:2", "--dir", proj, "--runtime", "claude-code", "--no-save")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `1.0.0 → 2.0.0\x1b]0;PWNED\a\r\nError: FORGED LINE`) {
+		t.Errorf("install 2: exit %d, want 0 naming the version escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	assertNoRawControls(t, "install", r.Stdout+r.Stderr)
+}
+
+// stax diff names the frontmatter fields a publisher wrote: escaped.
+func TestDiffEscapesFieldNames(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	skills := map[string]string{"evil/SKILL.md": "---\nname: evil\ndescription: Does things. Use when asked.\nmetadata:\n  a: b\n---\nDo it.\n"}
+	packagetest.RefImpl{Name: "evil", Version: "1.0.0", Skills: skills}.Push(t, reg.Host+"/acme/evil:1")
+	skills2 := map[string]string{"evil/SKILL.md": "---\nname: evil\ndescription: Does things. Use when asked.\nmetadata:\n  a: b\n  \"k\\e]0;PWNED\\a\\r\\nError: FORGED LINE\": v\n---\nDo it.\n"}
+	packagetest.RefImpl{Name: "evil", Version: "2.0.0", Skills: skills2}.Push(t, reg.Host+"/acme/evil:2")
+	r := runStax(t, "diff", reg.Host+"/acme/evil:1", reg.Host+"/acme/evil:2")
+	if !strings.Contains(r.Stdout, `k\x1b]0;PWNED\a\r\nError: FORGED LINE`) {
+		t.Errorf("diff: exit %d, want the field named escaped\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	assertNoRawControls(t, "diff", r.Stdout+r.Stderr)
 }

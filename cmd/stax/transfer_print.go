@@ -26,7 +26,7 @@ func printTransfer(streams *IOStreams, global *globalOptions, verb string, t wor
 		return writeJSON(streams.Out, t)
 	}
 	for _, n := range t.Notices {
-		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
+		printNote(streams.ErrOut, "notice", n)
 	}
 	if t.Replaced != "" {
 		fmt.Fprintf(streams.ErrOut, "tag %s moved: %s → %s\n", t.Tag, t.Replaced, t.Digest)
@@ -55,6 +55,6 @@ func printNotes(streams *IOStreams, warnings []validate.Diagnostic, notices []st
 		printDiagnostic(streams.ErrOut, "warning", d)
 	}
 	for _, n := range notices {
-		fmt.Fprintf(streams.ErrOut, "notice: %s\n", n)
+		printNote(streams.ErrOut, "notice", n)
 	}
 }

@@ -63,15 +63,23 @@ func escape(s string, lines bool) string {
 	return b.String()
 }
 
-// Writer writes to W what it is given through EscapeLines: a stream of
-// messages, such as the warnings a job writes as it goes, whose parts
-// from outside were not escaped one by one. Each Write must hold whole
-// characters, as one written by fmt.Fprintf does; Write reports len(p)
-// written when W took all of the escaped text.
+// Writer writes to W a stream of messages, such as the warnings a job
+// writes as it goes, whose parts from outside were not escaped one by one.
+// Each Write is one message, a line: it is written through Escape but for
+// the newline that ends it, so that a line feed in what a message quotes
+// cannot forge a line of its own. A message of several lines shows its
+// inner newlines escaped. Each Write must hold whole characters, as one
+// written by fmt.Fprintf does; Write reports len(p) written when W took
+// all of the escaped text.
 type Writer struct{ W io.Writer }
 
 func (w Writer) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(w.W, EscapeLines(string(p))); err != nil {
+	msg, end := strings.CutSuffix(string(p), "\n")
+	text := Escape(msg)
+	if end {
+		text += "\n"
+	}
+	if _, err := io.WriteString(w.W, text); err != nil {
 		return 0, err
 	}
 	return len(p), nil

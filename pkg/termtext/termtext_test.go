@@ -82,7 +82,7 @@ func TestWriter(t *testing.T) {
 	if err != nil || n != len(msg) {
 		t.Errorf("Fprint = %d, %v; want %d, nil", n, err, len(msg))
 	}
-	if want := "warning: x\\x1b]0;PWNED\\a moved\\r\nnext line\n"; out.String() != want {
+	if want := "warning: x\\x1b]0;PWNED\\a moved\\r\\nnext line\n"; out.String() != want {
 		t.Errorf("wrote %q, want %q", out.String(), want)
 	}
 }
