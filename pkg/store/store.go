@@ -106,6 +106,9 @@ type Store struct {
 	removeOnClose bool
 	// created is what opening the layout created, for Discard.
 	created created
+	// release is what Close releases before the store's own lock: locks
+	// taken after it and held as long as the store (see ReleaseOnClose).
+	release []func()
 
 	closeOnce sync.Once
 	closeErr  error
@@ -443,11 +446,22 @@ func (s *Store) Close() error {
 			removeIngest(s.Dir)
 		}
 		s.root.Close()
+		for i := len(s.release) - 1; i >= 0; i-- {
+			s.release[i]()
+		}
 		if s.lock != nil {
 			s.closeErr = s.lock.Unlock()
 		}
 	})
 	return s.closeErr
+}
+
+// ReleaseOnClose has Close call release, before it releases the store's
+// own lock, for a lock taken after the store's that must be held as long
+// as the store is open. Calls to release run in the reverse order of the
+// ReleaseOnClose calls.
+func (s *Store) ReleaseOnClose(release func()) {
+	s.release = append(s.release, release)
 }
 
 // Discard closes a layout opened for writing after what was written into

@@ -60,3 +60,32 @@ func TestLayoutHasOneWriterUnderAnyName(t *testing.T) {
 	}
 	l.Unlock()
 }
+
+// --oci-layout X makes X the local store: a writer of it through the store
+// (pull, pack, add) holds the lock a writer of oci:X (push, copy, pack -t)
+// takes, or the two would build on one index.json at once.
+func TestLayoutStoreWriterHoldsTheLayoutLock(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "x")
+	o := &Opener{StoreDir: dir, Layout: dir, LockDir: filepath.Join(t.TempDir(), "locks")}
+	s, err := o.OpenLocal(context.Background(), reference.Reference{}, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := canonicalPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := flock.New(lockPath(o.LockDir, "layout", path))
+	if ok, err := l.TryLock(); ok || err != nil {
+		l.Unlock()
+		t.Errorf("the lock of oci:%s was free while the local store %s was open for writing (%v)", dir, dir, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.TryLock(); !ok || err != nil {
+		t.Errorf("the layout stayed locked after the store was closed (%v)", err)
+	}
+	l.Unlock()
+}

@@ -278,6 +278,18 @@ func (o *Opener) OpenStore(ctx context.Context, mode store.Mode) (*store.Store, 
 	if err != nil {
 		return nil, err
 	}
+	if mode == store.ReadWrite && o.Layout != "" {
+		// --oci-layout X: the store is the layout oci:X names, which push,
+		// copy and pack -t write under its layout lock; a writer of the
+		// store takes that lock too, after the store's, in the order a
+		// push of a stored package to oci:X takes the two.
+		unlock, err := o.lockLayout(ctx, o.StoreDir)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.ReleaseOnClose(unlock)
+	}
 	o.warnRepaired(s)
 	return s, nil
 }

@@ -71,12 +71,20 @@ func Pack(ctx context.Context, env *Env, opts PackOptions) (*PackResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	// The dependencies are resolved, local tags read, before the
+	// destination is opened: its lock (the store's, or an oci: layout's)
+	// is not held through lookups in registries, and is the last taken.
+	build := opts.Build
+	build.Project = p
+	if build.Dependencies, err = resolve.Dependencies(resolve.Options{Opener: env.Opener, MaxSize: opts.Build.MaxSize}).Resolve(ctx, p, opts.Build); err != nil {
+		return nil, err
+	}
 	dst, err := env.packDestination(ctx, tagRef)
 	if err != nil {
 		return nil, err
 	}
 	defer dst.Close()
-	res, err := buildInto(ctx, p, dst, tagRef, resolve.Options{Opener: env.Opener, MaxSize: opts.Build.MaxSize, Build: opts.Build})
+	res, err := buildInto(ctx, dst, tagRef, build)
 	if err != nil {
 		return nil, target.DiscardAfter(dst, err)
 	}
@@ -105,10 +113,10 @@ func (e *Env) packDestination(ctx context.Context, tagRef *reference.Reference) 
 	return e.Opener.OpenLocal(ctx, reference.Reference{}, store.ReadWrite)
 }
 
-// buildInto builds the package of p into dst and tags it there, as
+// buildInto builds the package build says into dst and tags it there, as
 // tagRef says or as its name and version say.
-func buildInto(ctx context.Context, p *staxyaml.Project, dst *target.Target, tagRef *reference.Reference, opts resolve.Options) (*pack.Result, error) {
-	res, err := pack.Project(ctx, p, dst, resolve.Dependencies(opts), opts.Build)
+func buildInto(ctx context.Context, dst *target.Target, tagRef *reference.Reference, build pack.Options) (*pack.Result, error) {
+	res, err := pack.Build(ctx, dst, build)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -122,5 +124,35 @@ func TestPackFailureLeavesNoLayout(t *testing.T) {
 	}
 	if _, err := os.Stat(strings.TrimPrefix(dst, "oci:")); !os.IsNotExist(err) {
 		t.Errorf("the failed pack left %s: %v", dst, err)
+	}
+}
+
+// pack -t oci:X resolves the packages it depends on, reading the local
+// store's tags, before it takes the lock of X: it never holds a layout's
+// lock while it reads the store or a registry, and a dependency that
+// does not resolve fails at once, whoever writes X meanwhile.
+func TestPackResolvesDependenciesBeforeLockingTheLayout(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dir := writePackage(t, t.TempDir(), "top", "top")
+	writeFile(t, filepath.Join(dir, "stax.yaml"), "name: top\nversion: 1.0.0\npackages: [missing:1.0.0]\n")
+	var warnings bytes.Buffer
+	env := newEnv(t, &warnings)
+	env.Opener.LockDir = filepath.Join(t.TempDir(), "locks")
+	dst := layout(t)
+	ref, err := reference.Parse(dst + ":1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, err := env.Opener.Open(ctx, ref, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+
+	_, err = workflow.Pack(ctx, env, workflow.PackOptions{Dir: dir, Tag: dst})
+	if err == nil || errdefs.Of(err) == errdefs.Local || !strings.Contains(err.Error(), "missing:1.0.0") {
+		t.Fatalf("err = %v: want the dependency not found, without waiting for the layout's writer", err)
 	}
 }
