@@ -35,9 +35,11 @@ func claimsTag(dst *target.Target, opts Options) bool {
 // Among stax processes sharing a lock directory the three requests run
 // under dst.LockTag, one claim at a time, so exactly one of them finds
 // the tag absent and the others find its digest. A writer that takes no
-// such lock (another machine, another tool) can still write between the
-// first look-up and the write, or after the read-back: the read-back
-// catches the first, nothing can catch the second. docs/registries.md
+// such lock (another machine, another tool) is caught only when its
+// write lands between ours and the read-back. One that lands between the
+// first look-up and our write is overwritten by ours, and the read-back
+// finds our digest: that writer's tag is lost without a word to us. One
+// that lands after the read-back overwrites ours. docs/registries.md
 // says so.
 func claimTag(ctx context.Context, src content.Fetcher, dst *target.Target, desc ocispec.Descriptor) error {
 	unlock, err := dst.LockTag(ctx)

@@ -18,7 +18,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
-	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
 
 	"github.com/stax-dev/stax/layers"
@@ -328,14 +327,11 @@ func taggedBefore(ctx context.Context, dst *target.Target, opts Options) (digest
 	case opts.Tagged != "":
 		return opts.Tagged, true, nil
 	}
-	current, err := dst.GraphTarget.Resolve(ctx, dst.Ref.Tag)
-	switch {
-	case err == nil:
-		return current.Digest, true, nil
-	case errors.Is(err, errdef.ErrNotFound):
-		return "", true, nil
+	current, err := taggedNow(ctx, dst)
+	if err != nil {
+		return "", false, err
 	}
-	return "", false, dst.Explain(fmt.Errorf("look up tag %s: %w", dst.Ref.Tag, err))
+	return current, true, nil
 }
 
 // recordMounts records that the registries of src and dst hold the blobs
