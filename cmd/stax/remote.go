@@ -148,5 +148,10 @@ func (r *remoteOptions) opener(global *globalOptions) (*target.Opener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client, Warnings: termtext.Writer{W: global.errOut}, LockDir: lockDir}, nil
+	o := &target.Opener{StoreDir: dir, Layout: global.Layout, Registry: client, Warnings: termtext.Writer{W: global.errOut}, LockDir: lockDir}
+	if !global.json() {
+		// With --output json a failure is the one thing on stderr.
+		o.Notes = o.Warnings
+	}
+	return o, nil
 }

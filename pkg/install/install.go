@@ -26,11 +26,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/opencontainers/go-digest"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/stateful"
@@ -1174,33 +1174,11 @@ func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journa
 		return nil, "", errdefs.IO(err)
 	}
 	key := digest.FromString(abs).Encoded()[:32]
-	unlock, err = lockIn(ctx, lockDir, key, "install into "+dir, nil)
+	unlock, err = filelock.Lock(ctx, lockDir, key+".lock", "install into "+dir, nil)
 	if err != nil {
 		return nil, "", err
 	}
 	return unlock, filepath.Join(lockDir, key+".journal.json"), nil
-}
-
-// lockIn takes the lock key names in lockDir, waiting while another stax
-// holds it, until ctx ends; what says what holds it, for the error.
-// waiting, when set, is called once before it waits.
-func lockIn(ctx context.Context, lockDir, key, what string, waiting func()) (unlock func(), err error) {
-	if err := os.MkdirAll(lockDir, 0o755); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create lock directory: %w", err))
-	}
-	path := filepath.Join(lockDir, key+".lock")
-	lock := flock.New(path)
-	ok, err := lock.TryLock()
-	if err == nil && !ok {
-		if waiting != nil {
-			waiting()
-		}
-		ok, err = lock.TryLockContext(ctx, 50*time.Millisecond)
-	}
-	if err != nil || !ok {
-		return nil, errdefs.IO(fmt.Errorf("another stax %s holds %s: %v", what, path, err))
-	}
-	return func() { lock.Unlock() }, nil
 }
 
 // removeLeftovers removes what a killed run left in the folder: staging

@@ -8,8 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/opencontainers/go-digest"
-
+	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
@@ -32,8 +31,7 @@ func LockProject(ctx context.Context, lockDir, dir string, waiting func()) (unlo
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	key := "project-" + digest.FromString(abs).Encoded()[:32]
-	return lockIn(ctx, lockDir, key, "command on the project "+dir, waiting)
+	return filelock.Lock(ctx, lockDir, filelock.Named("project", abs), "command on the project "+dir, waiting)
 }
 
 // RecoverFiles finishes or undoes, as Recover does, each interrupted
@@ -72,7 +70,7 @@ func RecoverFiles(ctx context.Context, lockDir string, paths ...string) ([]strin
 // folder, which shares its name.
 func recoverFolder(ctx context.Context, lockDir, path string) (string, error) {
 	key := strings.TrimSuffix(filepath.Base(path), ".journal.json")
-	unlock, err := lockIn(ctx, lockDir, key, "install", nil)
+	unlock, err := filelock.Lock(ctx, lockDir, key+".lock", "install", nil)
 	if err != nil {
 		return "", err
 	}

@@ -13,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/gofrs/flock"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -21,6 +20,7 @@ import (
 	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/scratch"
@@ -148,7 +148,7 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	if mode == ReadWrite {
 		lockFn = lock.TryLockContext
 	}
-	if _, err := lockFn(ctx, lockRetryDelay); err != nil {
+	if _, err := lockFn(ctx, filelock.RetryDelay); err != nil {
 		return nil, errdefs.IO(fmt.Errorf("lock local store %s: %w", dir, err))
 	}
 	if mode == ReadWrite {
@@ -488,6 +488,3 @@ func Key(ref reference.Reference) string {
 	ref.Digest = ""
 	return ref.Familiar()
 }
-
-// lockRetryDelay is how often a blocked lock is tried again.
-const lockRetryDelay = 50 * time.Millisecond

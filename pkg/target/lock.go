@@ -3,13 +3,9 @@ package target
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"time"
 
-	"github.com/gofrs/flock"
-	"github.com/opencontainers/go-digest"
-
+	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
@@ -25,7 +21,8 @@ func (t *Target) LockTag(ctx context.Context) (unlock func(), err error) {
 	}
 	repo := t.Ref
 	repo.Digest = ""
-	return lockNamed(ctx, t.lockDir, "tag", repo.String(), "tag "+t.Name())
+	name := t.Name()
+	return filelock.Lock(ctx, t.lockDir, filelock.Bucketed("tag", repo.String()), "claiming the tag "+name, filelock.WaitingNote(t.notes, "claiming the tag "+name))
 }
 
 // lockLayout takes the lock of the OCI layout at dir, held by whoever
@@ -41,7 +38,7 @@ func (o *Opener) lockLayout(ctx context.Context, dir string) (unlock func(), err
 	if err != nil {
 		return nil, errdefs.IO(fmt.Errorf("lock OCI layout %s: %w", dir, err))
 	}
-	return lockNamed(ctx, o.LockDir, "layout", path, "OCI layout "+dir)
+	return filelock.Lock(ctx, o.LockDir, filelock.Bucketed("layout", path), "writing the OCI layout "+dir, filelock.WaitingNote(o.Notes, "writing the OCI layout "+dir))
 }
 
 // canonicalPath is dir made absolute, its longest existing prefix with
@@ -62,29 +59,3 @@ func canonicalPath(dir string) (string, error) {
 		rest = filepath.Join(filepath.Base(p), rest)
 	}
 }
-
-// lockNamed takes the exclusive lock of name in lockDir, a file named
-// after kind and name's digest; what names what is locked, for messages.
-// The lock files stay: removing one another process waits on would let
-// a third lock a new file of the same name at once.
-func lockNamed(ctx context.Context, lockDir, kind, name, what string) (unlock func(), err error) {
-	if err := os.MkdirAll(lockDir, 0o755); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create lock directory: %w", err))
-	}
-	path := lockPath(lockDir, kind, name)
-	lock := flock.New(path)
-	ok, err := lock.TryLockContext(ctx, lockRetryDelay)
-	if err != nil || !ok {
-		return nil, errdefs.IO(fmt.Errorf("lock %s (%s): another stax holds it: %v", what, path, err))
-	}
-	return func() { _ = lock.Unlock() }, nil
-}
-
-// lockPath is the file of the lock of name in lockDir.
-func lockPath(lockDir, kind, name string) string {
-	return filepath.Join(lockDir, kind+"-"+digest.FromString(name).Encoded()[:32]+".lock")
-}
-
-// lockRetryDelay is how often a lock another process holds is tried
-// again.
-const lockRetryDelay = 50 * time.Millisecond

@@ -1,13 +1,18 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -32,7 +37,7 @@ func TestLayoutHasOneWriterUnderAnyName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return flock.New(lockPath(o.LockDir, "layout", path))
+		return flock.New(filepath.Join(o.LockDir, filelock.Bucketed("layout", path)))
 	}
 	before := lockOf(link) // out does not exist yet
 
@@ -76,7 +81,7 @@ func TestLayoutStoreWriterHoldsTheLayoutLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := flock.New(lockPath(o.LockDir, "layout", path))
+	l := flock.New(filepath.Join(o.LockDir, filelock.Bucketed("layout", path)))
 	if ok, err := l.TryLock(); ok || err != nil {
 		l.Unlock()
 		t.Errorf("the lock of oci:%s was free while the local store %s was open for writing (%v)", dir, dir, err)
@@ -88,4 +93,52 @@ func TestLayoutStoreWriterHoldsTheLayoutLock(t *testing.T) {
 		t.Errorf("the layout stayed locked after the store was closed (%v)", err)
 	}
 	l.Unlock()
+}
+
+// A writer that finds a layout's lock held says, once, what it waits for,
+// and gives up when its context ends, naming the holder.
+func TestLayoutWriterSaysItWaits(t *testing.T) {
+	t.Parallel()
+	var notes bytes.Buffer
+	o := &Opener{LockDir: filepath.Join(t.TempDir(), "locks"), Notes: &notes}
+	ref := reference.Reference{Layout: filepath.Join(t.TempDir(), "out"), Tag: "1.0.0"}
+	w, err := o.Open(context.Background(), ref, store.ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err = o.Open(ctx, ref, store.ReadWrite)
+	if err == nil || !strings.Contains(err.Error(), "another stax writing the OCI layout") {
+		t.Errorf("err = %v: want that another stax writes the layout", err)
+	}
+	if n := strings.Count(notes.String(), "note: waiting for another stax writing the OCI layout "+ref.Layout+" to finish\n"); n != 1 {
+		t.Errorf("the waiting writer said %d times that it waits:\n%s", n, notes.String())
+	}
+}
+
+// The locks of layouts (and of tags) are one file a bucket of names, not
+// one a name ever locked: $STAX_HOME/locks stays small however many
+// layouts are written.
+func TestLayoutLockFilesAreFew(t *testing.T) {
+	t.Parallel()
+	o := &Opener{LockDir: filepath.Join(t.TempDir(), "locks")}
+	base := t.TempDir()
+	for i := range 300 {
+		w, err := o.Open(context.Background(), reference.Reference{Layout: filepath.Join(base, strconv.Itoa(i)), Tag: "1"}, store.ReadWrite)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Discard(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := os.ReadDir(o.LockDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) > 256 {
+		t.Errorf("%d lock files for 300 layouts, want at most 256", len(files))
+	}
 }

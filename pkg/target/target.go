@@ -47,8 +47,9 @@ type Target struct {
 	discard func() error
 	// tagMemo, when set, remembers the tags a remote target listed.
 	tagMemo *TagMemo
-	// lockDir is Opener.LockDir, for LockTag.
+	// lockDir is Opener.LockDir, and notes Opener.Notes, for LockTag.
 	lockDir string
+	notes   io.Writer
 }
 
 // LayoutDir is the directory of a local store or layout target, where
@@ -204,6 +205,9 @@ type Opener struct {
 	// Warnings is where opening a store says what it repaired; standard
 	// error when nil.
 	Warnings io.Writer
+	// Notes, when set, is where a writer that finds a layout's or a
+	// tag's lock held says that it waits; nil says nothing.
+	Notes io.Writer
 	// TagMemo, when set, remembers the tags of the registry repositories
 	// the opened targets list, for a job that reads them more than once;
 	// nil asks the registry each time.
@@ -259,7 +263,7 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference, mode store.M
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo, lockDir: o.LockDir}, nil
+	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo, lockDir: o.LockDir, notes: o.Notes}, nil
 }
 
 // OpenLocal opens ref in the local store.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/agent"
@@ -182,9 +183,7 @@ func (e *Env) manifestFor(ctx context.Context, w Where, dryRun bool) (_ *manifes
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := install.LockProject(ctx, lockDir, dir, func() {
-		e.notef("waiting for another stax working on %s to finish", dir)
-	})
+	unlock, err := install.LockProject(ctx, lockDir, dir, filelock.WaitingNote(e.warnings(), "working on "+dir))
 	if err != nil {
 		return nil, err
 	}
