@@ -145,40 +145,15 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		return nil, err
 	}
 	res := &Result{Descriptor: desc}
-	// vetted holds the successors of every manifest and index of the
-	// graph; leaves are the blobs they list.
-	vetted := map[digest.Digest][]ocispec.Descriptor{}
-	var budget *sizeBudget
-	pkg, err := opts.Package, error(nil)
-	switch {
-	case pkg == nil:
-		pkg, err = artifact.Fetch(ctx, src, desc)
-	case pkg.Descriptor.Digest != desc.Digest:
-		return nil, fmt.Errorf("%s: the package checked is %s, not %s", src.Name(), pkg.Descriptor.Digest, desc.Digest)
-	}
-	pkg, total, err := checked(src, pkg, err, opts.MaxSize)
-	switch {
-	case err == nil:
-		res.Package = pkg
-		vetted[desc.Digest] = append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...)
-		budget = &sizeBudget{limit: limit(opts.MaxSize), used: total}
-	case opts.AnyArtifact && errors.Is(err, artifact.ErrInvalidPackage):
-		image, err := vetImage(ctx, src, desc, opts.MaxSize)
-		if err != nil {
-			return nil, err
-		}
-		res.Image, vetted, budget = image.image, image.successors, image.budget
-	default:
+	vetted, budget, err := vet(ctx, src, desc, opts, res)
+	if err != nil {
 		return nil, err
 	}
-	// oras-go copies blobs concurrently; the hooks count atomically.
-	var copied, skipped atomic.Int64
-	var tagged atomic.Bool
 	if opts.TagVersion {
-		if pkg == nil {
+		if res.Package == nil {
 			return nil, errdefs.Invalid(fmt.Errorf("%s is an %s, which has no version to tag %s with; give the destination a tag", src.Name(), res.Image.Kind, dst.Name()))
 		}
-		if dst.Ref, err = dst.Ref.WithTag(pkg.Config.Version); err != nil {
+		if dst.Ref, err = dst.Ref.WithTag(res.Package.Config.Version); err != nil {
 			return nil, errdefs.Invalid(fmt.Errorf("%s: the package version cannot be a tag: %w", src.Name(), err))
 		}
 	}
@@ -207,6 +182,70 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 		recordMounts(opts.Mounts, src, dst, vetted)
 		return res, nil
 	}
+	var counts copyCounts
+	graph := graphOptions(from, src, dst, desc, vetted, budget, pushByTag, &counts, opts)
+	to := mountOrUpload(dst.GraphTarget)
+	if pushByTag && known && previous == "" {
+		to = withoutRootLookup(to, desc.Digest)
+	}
+	if opts.Referrers {
+		err = oras.ExtendedCopyGraph(ctx, from, to, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
+	} else {
+		err = oras.CopyGraph(ctx, from, to, desc, graph)
+	}
+	res.Copied, res.Skipped = int(counts.copied.Load()), int(counts.skipped.Load())
+	if err != nil {
+		return nil, explainCopy(err, from.failed.get(), src, dst)
+	}
+	if err := tagCopied(ctx, from, src, dst, desc, graph, counts.tagged.Load(), opts); err != nil {
+		return nil, err
+	}
+	res.Copied, res.Skipped = int(counts.copied.Load()), int(counts.skipped.Load())
+	recordMounts(opts.Mounts, src, dst, vetted)
+	return res, nil
+}
+
+// vet checks what src holds at desc before anything of it is copied: a
+// package within opts.MaxSize (set in res.Package), or with
+// opts.AnyArtifact an image (res.Image). It returns the successors of
+// every manifest and index of the graph, whose leaves are the blobs they
+// list, and the size budget what refers to it counts against.
+func vet(ctx context.Context, src *target.Target, desc ocispec.Descriptor, opts Options, res *Result) (map[digest.Digest][]ocispec.Descriptor, *sizeBudget, error) {
+	pkg, err := opts.Package, error(nil)
+	switch {
+	case pkg == nil:
+		pkg, err = artifact.Fetch(ctx, src, desc)
+	case pkg.Descriptor.Digest != desc.Digest:
+		return nil, nil, fmt.Errorf("%s: the package checked is %s, not %s", src.Name(), pkg.Descriptor.Digest, desc.Digest)
+	}
+	pkg, total, err := checked(src, pkg, err, opts.MaxSize)
+	switch {
+	case err == nil:
+		res.Package = pkg
+		vetted := map[digest.Digest][]ocispec.Descriptor{desc.Digest: append([]ocispec.Descriptor{pkg.Manifest.Config}, pkg.Manifest.Layers...)}
+		return vetted, &sizeBudget{limit: limit(opts.MaxSize), used: total}, nil
+	case opts.AnyArtifact && errors.Is(err, artifact.ErrInvalidPackage):
+		image, err := vetImage(ctx, src, desc, opts.MaxSize)
+		if err != nil {
+			return nil, nil, err
+		}
+		res.Image = image.image
+		return image.successors, image.budget, nil
+	}
+	return nil, nil, err
+}
+
+// copyCounts are what a copy's hooks count, atomically: oras-go copies
+// blobs concurrently.
+type copyCounts struct {
+	copied, skipped atomic.Int64
+	// tagged says the package's manifest went to dst by tag.
+	tagged atomic.Bool
+}
+
+// graphOptions are the options of the copy of desc's graph from src to
+// dst, which walk only what vetted lists and count into counts.
+func graphOptions(from source, src, dst *target.Target, desc ocispec.Descriptor, vetted map[digest.Digest][]ocispec.Descriptor, budget *sizeBudget, pushByTag bool, counts *copyCounts, opts Options) oras.CopyGraphOptions {
 	leaves := map[digest.Digest]bool{}
 	for _, succ := range vetted {
 		for _, d := range succ {
@@ -215,7 +254,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			}
 		}
 	}
-	graph := oras.CopyGraphOptions{
+	return oras.CopyGraphOptions{
 		Concurrency: opts.Concurrency,
 		// Every node is vetted before it is fetched. The successors of the
 		// root, and of the manifests an index lists, are the ones vetted:
@@ -253,60 +292,50 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 			if err := pushReference(ctx, from, dst, d); err != nil {
 				return err
 			}
-			tagged.Store(true)
-			copied.Add(1)
+			counts.tagged.Store(true)
+			counts.copied.Add(1)
 			return oras.SkipNode
 		},
 		PostCopy: func(context.Context, ocispec.Descriptor) error {
-			copied.Add(1)
+			counts.copied.Add(1)
 			return nil
 		},
 		// Between two repositories of one registry, blobs are mounted
 		// rather than downloaded and uploaded again.
 		MountFrom: mountFrom(src, dst, opts.Mounts),
 		OnMounted: func(context.Context, ocispec.Descriptor) error {
-			copied.Add(1)
+			counts.copied.Add(1)
 			return nil
 		},
 		OnCopySkipped: func(_ context.Context, d ocispec.Descriptor) error {
-			skipped.Add(1)
+			counts.skipped.Add(1)
 			if opts.Progress != nil {
 				opts.Progress.Skipped(d)
 			}
 			return nil
 		},
 	}
-	to := mountOrUpload(dst.GraphTarget)
-	if pushByTag && known && previous == "" {
-		to = withoutRootLookup(to, desc.Digest)
-	}
-	if opts.Referrers {
-		err = oras.ExtendedCopyGraph(ctx, from, to, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: graph})
-	} else {
-		err = oras.CopyGraph(ctx, from, to, desc, graph)
-	}
-	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
-	if err != nil {
-		return nil, explainCopy(err, from.failed.get(), src, dst)
-	}
+}
+
+// tagCopied tags desc in dst once its graph is there: a claim of the tag
+// with NoOverwrite (claimTag), else a tag unless the copy pushed the
+// manifest by tag already; then, with Referrers, the digest tags of what
+// refers to it.
+func tagCopied(ctx context.Context, from source, src, dst *target.Target, desc ocispec.Descriptor, graph oras.CopyGraphOptions, tagged bool, opts Options) error {
 	switch {
 	case claimsTag(dst, opts):
 		if err := claimTag(ctx, from, dst, desc); err != nil {
-			return nil, err
+			return err
 		}
-	case !tagged.Load():
+	case !tagged:
 		if err := tagUnlessTagged(ctx, dst, desc); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if opts.Referrers {
-		if err := copyDigestTags(ctx, from, src, dst, desc, graph); err != nil {
-			return nil, err
-		}
+		return copyDigestTags(ctx, from, src, dst, desc, graph)
 	}
-	res.Copied, res.Skipped = int(copied.Load()), int(skipped.Load())
-	recordMounts(opts.Mounts, src, dst, vetted)
-	return res, nil
+	return nil
 }
 
 // taggedBefore is the digest dst's tag names before a copy to it (empty: the
