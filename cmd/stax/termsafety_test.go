@@ -150,6 +150,11 @@ func TestNoTagInRangeNamesHostileTagsEscaped(t *testing.T) {
 	if r.Code != 4 || e.Error.Exit != 4 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
 		t.Errorf("add --version ^9.0.0 --output json: exit %d, want 4 on one JSON line\n%s", r.Code, r.Stderr)
 	}
+	// An error quotes outside text escaped, in JSON too
+	// (docs/output-and-errors.md): the message is the text's.
+	if !strings.Contains(e.Error.Message, `x\x1b]0;PWNED\a`) {
+		t.Errorf("the JSON message does not quote the tag escaped:\n%q", e.Error.Message)
+	}
 	assertNoRawControls(t, "the JSON error of add --version", r.Stderr)
 }
 
