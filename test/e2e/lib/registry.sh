@@ -53,7 +53,10 @@ http:
   addr: 127.0.0.1:0
   secret: stax-e2e
 YML
-  "$bin" serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
+  # The log exists before the loop reads it: the background child opens its
+  # own redirection when it gets to it, which may be after the first read.
+  : >"$work/registry.log"
+  "$bin" serve "$work/registry.yml" >>"$work/registry.log" 2>&1 &
   registry_pid=$!
   port=
   for _ in $(seq 100); do # 10 s at most
