@@ -60,8 +60,8 @@ func TestFrozenInstallRefusesEditedSkillDigest(t *testing.T) {
 
 // TestFrozenInstallFromTheStoreMakesNoRequest: install --frozen of what
 // the local store holds whole reads it from there, without a request;
-// install without --frozen still asks the registry what its tags name,
-// and sees one moved.
+// install without --frozen keeps what stax.lock holds of a tag that
+// moved, and update asks the registry what its tags name, and sees it.
 func TestFrozenInstallFromTheStoreMakesNoRequest(t *testing.T) {
 	t.Parallel()
 	useHome(t)
@@ -86,13 +86,20 @@ func TestFrozenInstallFromTheStoreMakesNoRequest(t *testing.T) {
 		t.Errorf("install --frozen did not install beta:\n%s", got)
 	}
 
-	// The tag moves: an install that is not frozen asks, and follows it.
+	// The tag moves: an install keeps the locked digest, as stax.lock
+	// says; stax update asks, and follows it.
 	pushSkillVersion(t, beta, "beta", "1.0.1")
 	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
 		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
 	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/beta/SKILL.md")); !strings.Contains(got, "beta 1.0.0") {
+		t.Errorf("install did not keep the locked digest of the moved tag:\n%s", got)
+	}
+	if r := runStax(t, "update", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+	}
 	if got := readFile(t, filepath.Join(proj, ".claude/skills/beta/SKILL.md")); !strings.Contains(got, "beta 1.0.1") {
-		t.Errorf("install did not follow the moved tag:\n%s", got)
+		t.Errorf("update did not follow the moved tag:\n%s", got)
 	}
 }
 

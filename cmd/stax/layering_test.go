@@ -333,15 +333,21 @@ func TestInstallPrunesRemovedSources(t *testing.T) {
 	useHome(t)
 	l := newLayering(t)
 	installed := filepath.Join(l.project, ".claude", "skills")
-	// --no-save: the sources named are the whole install, as stax.yaml
-	// would have them after stax remove.
-	if r, _ := l.install(t, l.org, l.team, "--no-save"); r.Code != 0 {
+	// install.sources edited by hand: the sources listed are the whole
+	// install.
+	sources := func(refs ...string) {
+		t.Helper()
+		filetest.WriteFile(t, filepath.Join(l.project, "stax.yaml"), "install:\n  sources: ["+strings.Join(refs, ", ")+"]\n  runtimes: [claude-code]\n")
+	}
+	sources(l.org, l.team)
+	if r, _ := l.install(t); r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}
 	if _, err := os.Stat(filepath.Join(installed, "team-only")); err != nil {
 		t.Fatal("team-only not installed")
 	}
-	r, out := l.install(t, l.org, "--no-save")
+	sources(l.org)
+	r, out := l.install(t)
 	if r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}

@@ -217,12 +217,19 @@ func TestFrozenInstallNeverListsTags(t *testing.T) {
 		t.Errorf("install --frozen with another range: exit %d, want 4\n%s", r.Code, r.Stderr)
 	}
 	filetest.Write(t, proj, map[string]string{"stax.yaml": yaml})
-	// Without --frozen the range moves to the new release.
+	// Without --frozen the lock is kept too; stax update moves the range
+	// to the new release.
 	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
 		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
 	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/alpha/SKILL.md")); !strings.Contains(got, "alpha 1.10.0") {
+		t.Errorf("install did not keep the locked 1.10.0:\n%s", got)
+	}
+	if r := runStax(t, "update", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+	}
 	if got := readFile(t, filepath.Join(proj, ".claude/skills/alpha/SKILL.md")); !strings.Contains(got, "alpha 1.11.0") {
-		t.Errorf("install did not move to 1.11.0:\n%s", got)
+		t.Errorf("update did not move to 1.11.0:\n%s", got)
 	}
 }
 

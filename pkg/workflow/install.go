@@ -39,8 +39,9 @@ type InstallOptions struct {
 	// installs the highest version the range allows, and stax.yaml keeps
 	// the range. Empty for none.
 	Version string
-	// NoSave installs Sources alone, and changes neither stax.yaml nor
-	// stax.lock; false saves them as described at Sources.
+	// NoSave installs Sources once, beside the other sources of
+	// install.sources at what stax.lock holds, and changes neither
+	// stax.yaml nor stax.lock; false saves them as described at Sources.
 	NoSave bool
 	// Force replaces skills of the user's that have the name of one being
 	// installed, and installed skills the user changed, moving them to a
@@ -97,8 +98,11 @@ type InstallTarget struct {
 // winning skills into every folder of Where as one transaction with
 // stax.lock and, when the sources named are saved into it, stax.yaml: a
 // failed or killed install leaves all of them as they were. It holds the
-// project's lock throughout (see Env.manifestFor). Notes on what it
-// recovered or moved to a backup go to env.Warnings.
+// project's lock throughout (see Env.manifestFor). A source stax.lock
+// was written for stays at the version and digest it holds while
+// stax.yaml still asks for it (see lockedPins); the sources named resolve
+// again. Notes on what it recovered or moved to a backup go to
+// env.Warnings.
 func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult, error) {
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
@@ -115,12 +119,17 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 	if err := checkVersionFlag(decls, opts.Version); err != nil {
 		return nil, err
 	}
+	named := map[string]bool{}
+	for _, decl := range decls {
+		named[staxyaml.PackageOf(decl)] = true
+	}
+	keep := keepLockedFor(env, m, opts.Frozen, named)
 	if len(decls) > 0 && opts.NoSave {
-		sources := make([]staxyaml.Dependency, len(decls))
-		for i, decl := range decls {
-			sources[i] = dependencyOf(decl, opts.Version)
+		sources, err := m.oneOff(decls, opts.Version)
+		if err != nil {
+			return nil, err
 		}
-		return installSources(ctx, env, opts, m, sources, nil)
+		return installSources(ctx, env, opts, m, sources, keep)
 	}
 	for _, decl := range decls {
 		if err := m.edit(func(data []byte) ([]byte, error) {
@@ -129,7 +138,82 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 			return nil, err
 		}
 	}
-	return installSources(ctx, env, opts, m, m.sources(), nil)
+	return installSources(ctx, env, opts, m, m.sources(), keep)
+}
+
+// oneOff are the sources of a one-off install of decls: install.sources
+// with decls in place of the source of the same package, else after the
+// last, as saving them would make it, but with stax.yaml left as it is.
+func (m *manifest) oneOff(decls []string, version string) ([]staxyaml.Dependency, error) {
+	data := m.data
+	for _, decl := range decls {
+		out, err := staxyaml.AddSource(data, dependencyOf(decl, version))
+		if err != nil {
+			return nil, errdefs.With(errdefs.Of(err), fmt.Errorf("%s: %w", m.path, err))
+		}
+		data = out
+	}
+	def, err := staxyaml.Parse(m.path, data)
+	if err != nil || def.Install == nil {
+		return nil, err
+	}
+	return def.Install.Sources, nil
+}
+
+// keepLockedFor is the adjustment of an install of the project m that
+// keeps each source where stax.lock has it (see lockedPins), but for the
+// packages named, which resolve again. A stax.lock that cannot be read
+// pins nothing, with a warning: the install writes it again, as it would
+// with none. A frozen install follows the lock itself: nil.
+func keepLockedFor(env *Env, m *manifest, frozen bool, named map[string]bool) func(*install.Request) {
+	if frozen {
+		return nil
+	}
+	old, err := readLock(m.dir)
+	if err != nil {
+		env.warnf("%s cannot be read, so every source is resolved again and the lock written anew: %v", filepath.Join(m.dir, lock.FileName), err)
+	}
+	if old == nil {
+		return nil
+	}
+	return func(req *install.Request) {
+		req.Pins, req.PinTags = lockedPins(old, m.sources(), named)
+	}
+}
+
+// lockedPins pin the packages old locks for the sources whose declaration
+// it was written for, as npm keeps the versions of package-lock.json: a
+// range moves only by stax update, and a rollback of stax.lock stays
+// rolled back. A source resolves again when it is named, new, of another
+// reference, or when its range no longer allows the locked version (or
+// was dropped).
+func lockedPins(old *lock.Lock, sources []staxyaml.Dependency, named map[string]bool) (map[string]digest.Digest, map[string]string) {
+	kept := map[string]staxyaml.Dependency{}
+	for _, d := range sources {
+		if !named[d.Package()] && slices.Contains(old.Sources, d.String()) {
+			kept[d.Package()] = d
+		}
+	}
+	pins, tags := map[string]digest.Digest{}, map[string]string{}
+	for _, p := range old.Packages {
+		d, ok := kept[staxyaml.PackageOf(p.Ref)]
+		if ok && allowsLocked(d, p) {
+			pins[p.Ref], tags[p.Ref] = p.Digest, p.Tag
+		}
+	}
+	return pins, tags
+}
+
+// allowsLocked reports whether the declaration d still asks for the
+// locked package p: with no range, when p was locked for none; with one,
+// when it allows p's version.
+func allowsLocked(d staxyaml.Dependency, p lock.Package) bool {
+	rng, err := d.Range()
+	if err != nil || rng == nil {
+		return err == nil && p.Range == ""
+	}
+	v, err := semver.Parse(p.Version)
+	return err == nil && rng.Allows(v)
 }
 
 // RemoveOptions say which sources Remove drops; the rest are those of the
@@ -176,7 +260,7 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 		}
 	}
 	opts.NoSave, opts.Sources, opts.Version = false, nil, ""
-	return installSources(ctx, env, opts.InstallOptions, m, m.sources(), nil)
+	return installSources(ctx, env, opts.InstallOptions, m, m.sources(), keepLockedFor(env, m, opts.Frozen, nil))
 }
 
 // manifest is a project's stax.yaml, as read and as an install will

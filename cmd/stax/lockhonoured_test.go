@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/lock"
+)
+
+// installedAlpha is the version of the alpha skill installed in proj.
+func installedAlpha(t *testing.T, proj string) string {
+	t.Helper()
+	got := readFile(t, filepath.Join(proj, ".claude/skills/alpha/SKILL.md"))
+	_, version, _ := strings.Cut(got, "This is alpha ")
+	return strings.TrimSuffix(version, ".\n")
+}
+
+// A plain stax install keeps the version stax.lock holds while the range
+// of stax.yaml allows it, as npm keeps package-lock.json's: 1.1.0 being
+// published does not move a source locked at 1.0.0 with ^1.0.0, and
+// after stax update moved it, a rollback of stax.lock (git checkout
+// stax.lock, then an install) stays rolled back. A range that no longer
+// allows the locked version resolves again.
+func TestInstallKeepsTheLockedVersionWhileTheRangeAllowsIt(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, repo, digests := publishedProject(t, reg)
+	before := projectFiles(t, proj)
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	checkUnchanged(t, "an install with 1.1.0 published", proj, before)
+
+	if r := runStax(t, "update", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := installedAlpha(t, proj); got != "1.1.0" {
+		t.Fatalf("update installed alpha %s, want 1.1.0", got)
+	}
+
+	// The rollback: the lock as committed before the update.
+	if err := os.WriteFile(filepath.Join(proj, lock.FileName), []byte(before[lock.FileName]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --frozen of the rolled back lock: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install after the rollback: exit %d\n%s", r.Code, r.Stderr)
+	}
+	checkUnchanged(t, "an install after a rollback", proj, before)
+
+	// A range the locked 1.0.0 is outside of is a changed declaration.
+	yaml := filepath.Join(proj, "stax.yaml")
+	if err := os.WriteFile(yaml, []byte(strings.Replace(before["stax.yaml"], "^1.0.0", "^1.1.0", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install of ^1.1.0: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if p := lockedPackage(t, proj, repo); p.Version != "1.1.0" || string(p.Digest) != digests["1.1.0"] || p.Range != "^1.1.0" {
+		t.Errorf("locked %+v after the range moved to ^1.1.0, want 1.1.0 at %s", p, digests["1.1.0"])
+	}
+	if got := installedAlpha(t, proj); got != "1.1.0" {
+		t.Errorf("installed alpha %s after the range moved to ^1.1.0, want 1.1.0", got)
+	}
+}
+
+// install --no-save REF is a one-off beside the project's sources: REF is
+// installed with every source stax.lock pins, at its locked version, and
+// neither stax.yaml nor stax.lock changes.
+func TestInstallNoSaveKeepsTheOtherSources(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, _, _ := publishedProject(t, reg)
+	beta := reg.Host + "/acme/beta:1.0.0"
+	pushSkillVersion(t, beta, "beta", "1.0.0")
+	before := projectFiles(t, proj)
+	if r := runStax(t, "install", beta, "--no-save", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --no-save: exit %d\n%s", r.Code, r.Stderr)
+	}
+	checkUnchanged(t, "install --no-save", proj, before)
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/beta/SKILL.md")); !strings.Contains(got, "beta 1.0.0") {
+		t.Errorf("install --no-save did not install beta:\n%s", got)
+	}
+}
+
