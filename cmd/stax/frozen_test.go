@@ -86,6 +86,17 @@ func TestFrozenInstallFromTheStoreMakesNoRequest(t *testing.T) {
 		t.Errorf("install --frozen did not install beta:\n%s", got)
 	}
 
+	// Nor does an install that is not frozen of the sources stax.lock pins.
+	os.RemoveAll(filepath.Join(proj, ".claude"))
+	reg.ResetRequests()
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	reg.WaitIdle()
+	if reqs := reg.Requests(); len(reqs) != 0 {
+		t.Errorf("install of locked, stored packages made %d requests, want none: %+v", len(reqs), reqs)
+	}
+
 	// The tag moves: an install keeps the locked digest, as stax.lock
 	// says; stax update asks, and follows it.
 	pushSkillVersion(t, beta, "beta", "1.0.1")

@@ -40,11 +40,15 @@ func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error
 oci: layouts, or package directories), layer them — later sources win,
 every source's dependencies below all sources, a winning skill replacing
 the whole directory of the one it overrides — and install the result into
-the skills folder of each runtime, writing stax.lock.
+the skills folder of each runtime, writing stax.lock. A source stax.lock
+was written for stays at the version and digest it holds while stax.yaml
+asks for it (its range allows the locked version): only stax update, or a
+changed declaration, moves it.
 
 SOURCE packages named here are first added to install.sources, as stax add
-does (stax.yaml is written once the install succeeded); --no-save installs
-them alone and writes neither stax.yaml nor stax.lock. --version RANGE
+does (stax.yaml is written once the install succeeded), and resolved
+again; --no-save installs them once beside the other sources, at what
+stax.lock holds, and writes neither stax.yaml nor stax.lock. --version RANGE
 installs the highest version of the one SOURCE's repository the range
 allows (^1.2.0, ~1.2, 1.x, >=1.0.0 <2.0.0, 1.0.0 - 2.0.0, ||), and
 stax.yaml keeps the range; a range nothing matches fails (exit 4) listing
@@ -96,7 +100,7 @@ project's stax.yaml or stax.lock is read or written.`,
 	opts.addFlags(cmd)
 	cmd.Flags().BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	opts.addVersionFlag(cmd)
-	cmd.Flags().BoolVar(&opts.NoSave, "no-save", false, "install the SOURCEs named alone, writing neither stax.yaml nor stax.lock")
+	cmd.Flags().BoolVar(&opts.NoSave, "no-save", false, "install the SOURCEs named beside the others once, writing neither stax.yaml nor stax.lock")
 	opts.addDryRunFlag(cmd)
 	return cmd
 }
