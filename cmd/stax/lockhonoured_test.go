@@ -90,3 +90,73 @@ func TestInstallNoSaveKeepsTheOtherSources(t *testing.T) {
 	}
 }
 
+// stax update SOURCE --to VERSION moves one source to a version, lower or
+// higher: in its range the range stays and stax.lock keeps the version on
+// the installs that follow; out of it the range becomes ^VERSION, as
+// --latest moves one; a source naming a tag names the version's tag. A
+// version with no tag is exit 4 and changes nothing; --to without one
+// SOURCE is exit 1.
+func TestUpdateToMovesOneSourceToAVersion(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, repo, digests := publishedProject(t, reg)
+	yaml := filepath.Join(proj, "stax.yaml")
+	original := readFile(t, yaml)
+	to := func(version, wantRange string) {
+		t.Helper()
+		was := lockedPackage(t, proj, repo)
+		r := runStax(t, "update", repo, "--to", version, "--dir", proj)
+		if r.Code != 0 {
+			t.Fatalf("update --to %s: exit %d\n%s", version, r.Code, r.Stderr)
+		}
+		if plan := repo + " " + was.Version + " → " + version + " ("; !strings.Contains(r.Stdout, plan) {
+			t.Errorf("update --to %s printed no plan %q:\n%s", version, plan, r.Stdout)
+		}
+		if moved := repo + " range " + was.Range + " → " + wantRange; was.Range != wantRange && !strings.Contains(r.Stdout, moved) {
+			t.Errorf("update --to %s does not say %q:\n%s", version, moved, r.Stdout)
+		}
+		if got := installedAlpha(t, proj); got != version {
+			t.Errorf("update --to %s installed alpha %s", version, got)
+		}
+		if p := lockedPackage(t, proj, repo); p.Version != version || string(p.Digest) != digests[version] || p.Range != wantRange {
+			t.Errorf("update --to %s locked %+v, want range %s, digest %s", version, p, wantRange, digests[version])
+		}
+		if got, want := readFile(t, yaml), strings.Replace(original, "^1.0.0", wantRange, 1); got != want {
+			t.Errorf("stax.yaml after update --to %s:\n%s\nwant\n%s", version, got, want)
+		}
+	}
+	to("1.1.0", "^1.0.0")
+	to("1.0.0", "^1.0.0")
+	before := projectFiles(t, proj)
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	checkUnchanged(t, "an install after update --to 1.0.0", proj, before)
+	to("2.0.0", "^2.0.0")
+	to("1.0.0", "^1.0.0")
+
+	before = projectFiles(t, proj)
+	if r := runStax(t, "update", repo, "--to", "3.0.0", "--dir", proj); r.Code != 4 || !strings.Contains(r.Stderr, "no tag of "+repo+" is the version 3.0.0") {
+		t.Errorf("update --to a version with no tag: exit %d, want 4\n%s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "update", "--to", "1.1.0", "--dir", proj); r.Code != 1 || !strings.Contains(r.Stderr, "moves one source") {
+		t.Errorf("update --to without a source: exit %d, want 1\n%s", r.Code, r.Stderr)
+	}
+	checkUnchanged(t, "a refused update --to", proj, before)
+
+	// A source naming a tag names the tag of the version.
+	tagged := strings.Replace(original, "{ref: "+repo+", version: \"^1.0.0\"}", repo+":1.1.0", 1)
+	if err := os.WriteFile(yaml, []byte(tagged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "update", repo, "--to", "2.0.0", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update --to of a tagged source: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got, want := readFile(t, yaml), strings.Replace(tagged, repo+":1.1.0", repo+":2.0.0", 1); got != want {
+		t.Errorf("stax.yaml after update --to of a tagged source:\n%s\nwant\n%s", got, want)
+	}
+	if got := installedAlpha(t, proj); got != "2.0.0" {
+		t.Errorf("update --to 2.0.0 of a tagged source installed alpha %s", got)
+	}
+}

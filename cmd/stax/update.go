@@ -11,6 +11,7 @@ import (
 type updateOptions struct {
 	installOptions
 	Latest bool
+	To     string
 }
 
 func newUpdateCmd(f *factory, runF func(context.Context, *updateOptions) error) *cobra.Command {
@@ -31,10 +32,18 @@ others stay at the digests of stax.lock.
 range of each source updated, when it does not allow the highest release
 published, to ^ that release, rewriting its line of stax.yaml (written
 once the install succeeded). When nothing is newer, nothing changes, and
-update says so.`,
+update says so.
+
+--to VERSION moves the one SOURCE named to that version, lower or higher:
+a range that does not allow it becomes ^VERSION, as --latest moves one,
+and a source naming a tag names the tag of VERSION instead. stax.lock
+then keeps the version on every install until the next update. To roll
+back every source at once, restore stax.lock (git checkout stax.lock) and
+run stax install.`,
 		Example: `  stax update --dry-run
   stax update
-  stax update ghcr.io/acme/org-skills --latest`,
+  stax update ghcr.io/acme/org-skills --latest
+  stax update ghcr.io/acme/org-skills --to 1.2.0`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Sources = args
 			if runF != nil {
@@ -46,6 +55,7 @@ update says so.`,
 	opts.addFlags(cmd)
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan, and change nothing")
 	cmd.Flags().BoolVar(&opts.Latest, "latest", false, "move each range that does not allow the highest release to ^ that release, in stax.yaml")
+	cmd.Flags().StringVar(&opts.To, "to", "", "move the one SOURCE named to this `VERSION`, in its range or out of it (the range follows)")
 	return cmd
 }
 
@@ -55,7 +65,7 @@ func runUpdate(ctx context.Context, opts *updateOptions) error {
 		return err
 	}
 	res, err := workflow.Update(ctx, env, workflow.UpdateOptions{
-		InstallOptions: opts.options(), Refs: opts.Sources, Latest: opts.Latest,
+		InstallOptions: opts.options(), Refs: opts.Sources, Latest: opts.Latest, To: opts.To,
 	})
 	finish()
 	if err != nil {

@@ -32,6 +32,13 @@ type UpdateOptions struct {
 	// not allow the repository's highest release, to ^ that release,
 	// rewriting stax.yaml; false keeps the ranges.
 	Latest bool
+	// To moves the one source Refs names to this version, lower or higher,
+	// in its range or out of it: a range that does not allow it becomes
+	// ^ it, as Latest moves one, and a source naming a tag names the tag
+	// of the version instead, rewriting stax.yaml; stax.lock then keeps
+	// the version, as it keeps any. Empty for the newest the range
+	// allows.
+	To string
 }
 
 // UpdateResult is the plan of an update and, unless it was a dry run or
@@ -111,6 +118,9 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	if err != nil {
 		return nil, err
 	}
+	if opts.To != "" && (len(opts.Refs) != 1 || opts.Latest) {
+		return nil, errdefs.Invalid(fmt.Errorf("--to %s moves one source, without --latest: name it (stax update SOURCE --to %s)", opts.To, opts.To))
+	}
 	selected, err := selectSources(env, m, opts.Refs)
 	if err != nil {
 		return nil, err
@@ -122,9 +132,21 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 			return nil, err
 		}
 	}
+	var to *versionPin
+	if opts.To != "" {
+		if res.Ranges, to, err = moveTo(ctx, env, m, selected, opts.To); err != nil {
+			return nil, err
+		}
+	}
 	dryRun := opts.DryRun
 	adjust := func(req *install.Request) {
 		req.Pins, req.PinTags = keepLocked(old, m.sources(), selected)
+		if to != nil && to.key != "" {
+			if req.Pins == nil {
+				req.Pins, req.PinTags = map[string]digest.Digest{}, map[string]string{}
+			}
+			req.Pins[to.key], req.PinTags[to.key] = to.digest, to.tag
+		}
 		req.Plan = func(g *resolve.Graph, merged *merge.Result) (bool, error) {
 			planned := lock.New(req.Sources, g, merged)
 			res.Packages, res.Skills = packageUpdates(old, planned), skillUpdates(old, planned)

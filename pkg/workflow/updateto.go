@@ -1,0 +1,116 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/termtext"
+)
+
+// versionPin is where UpdateOptions.To moves its source: the tag of the
+// version and its digest, by the key resolve gives the source (see
+// resolve.Options.Pins); an empty key when the source names the tag
+// itself and needs no pin.
+type versionPin struct {
+	key, tag string
+	digest   digest.Digest
+}
+
+// moveTo moves the one source selected to the version to, in the
+// stax.yaml m will write: a source naming a tag or digest names the tag
+// of that version instead; a range that does not allow it becomes ^ it,
+// as Latest moves one. A range that allows it, and a source naming
+// neither tag nor range, stay as written, and the pin returned fixes the
+// version, which stax.lock then keeps.
+func moveTo(ctx context.Context, env *Env, m *manifest, selected map[string]bool, to string) ([]RangeUpdate, *versionPin, error) {
+	v, err := semver.Parse(to)
+	if err != nil {
+		return nil, nil, errdefs.Invalid(fmt.Errorf("--to %s: %w", to, err))
+	}
+	var d staxyaml.Dependency
+	for _, s := range m.sources() {
+		if selected[s.Package()] {
+			d = s
+		}
+	}
+	if d.Ref == "" || d.Path != "" {
+		return nil, nil, errdefs.Invalid(fmt.Errorf("--to %s: %s is a package directory, which has no versions to choose from", to, d.String()))
+	}
+	ref, err := reference.Parse(d.Ref)
+	if err != nil {
+		return nil, nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+	}
+	repo := repositoryOf(ref, m.dir)
+	pin, err := lookUpVersion(ctx, env, repo, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	moved := []RangeUpdate{}
+	rng, err := d.Range()
+	switch {
+	case err != nil:
+		return nil, nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+	case ref.Tag != "" || ref.Digest != "":
+		named := ref
+		named.Tag, named.Digest = pin.tag, ""
+		to := staxyaml.Dependency{Ref: named.String()}
+		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
+			return nil, nil, err
+		}
+		return moved, &versionPin{}, nil
+	case rng != nil && !rng.Allows(v):
+		to := staxyaml.Dependency{Ref: d.Ref, Version: "^" + v.String()}
+		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
+			return nil, nil, err
+		}
+		moved = append(moved, RangeUpdate{Ref: d.Ref, Old: d.Version, New: to.Version})
+	}
+	pin.key = repo.Familiar()
+	return moved, pin, nil
+}
+
+// maxVersionsListed is how many tags an error for a version not found
+// lists, the nearest to it first.
+const maxVersionsListed = 10
+
+// lookUpVersion finds the tag of repo that reads as the version v (the
+// one written as v, else another, such as v1.2.0) and its digest.
+func lookUpVersion(ctx context.Context, env *Env, repo reference.Reference, v semver.Version) (*versionPin, error) {
+	t, err := env.Opener.Open(ctx, repo, store.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	tags, err := t.Tags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var found string
+	for _, tag := range tags {
+		if tv, ok := semver.ParseTag(tag); ok && semver.Compare(tv, v) == 0 && (found == "" || tag == v.String()) {
+			found = tag
+		}
+	}
+	if found == "" {
+		listed := "it has no tags"
+		if some := target.SomeTags(tags, v.String(), maxVersionsListed); some != "" {
+			listed = "its tags are " + some
+		}
+		return nil, errdefs.Resolution(fmt.Errorf("no tag of %s is the version %s: %s", termtext.Escape(repo.Familiar()), v, listed))
+	}
+	ref := t.Ref
+	ref.Tag = found
+	desc, err := t.WithRef(ref).Lookup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &versionPin{tag: found, digest: desc.Digest}, nil
+}
