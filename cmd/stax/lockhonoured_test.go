@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,20 +36,31 @@ func TestInstallKeepsTheLockedVersionWhileTheRangeAllowsIt(t *testing.T) {
 	}
 	checkUnchanged(t, "an install with 1.1.0 published", proj, before)
 
-	if r := runStax(t, "update", "--dir", proj); r.Code != 0 {
-		t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+	update := func() {
+		t.Helper()
+		if r := runStax(t, "update", "--dir", proj); r.Code != 0 {
+			t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+		}
+		if got := installedAlpha(t, proj); got != "1.1.0" {
+			t.Fatalf("update installed alpha %s, want 1.1.0", got)
+		}
 	}
-	if got := installedAlpha(t, proj); got != "1.1.0" {
-		t.Fatalf("update installed alpha %s, want 1.1.0", got)
+	// The rollback: the lock as committed before the update (git checkout
+	// stax.lock), then an install, --frozen or not.
+	rollBack := func(args ...string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(proj, lock.FileName), []byte(before[lock.FileName]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := runStax(t, append([]string{"install", "--dir", proj}, args...)...); r.Code != 0 {
+			t.Fatalf("install %v of the rolled back lock: exit %d\n%s", args, r.Code, r.Stderr)
+		}
+		checkUnchanged(t, fmt.Sprintf("install %v of the rolled back lock", args), proj, before)
 	}
-
-	// The rollback: the lock as committed before the update.
-	if err := os.WriteFile(filepath.Join(proj, lock.FileName), []byte(before[lock.FileName]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
-		t.Fatalf("install --frozen of the rolled back lock: exit %d\n%s", r.Code, r.Stderr)
-	}
+	update()
+	rollBack()
+	update()
+	rollBack("--frozen")
 	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
 		t.Fatalf("install after the rollback: exit %d\n%s", r.Code, r.Stderr)
 	}
