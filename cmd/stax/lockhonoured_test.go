@@ -80,6 +80,18 @@ func TestInstallKeepsTheLockedVersionWhileTheRangeAllowsIt(t *testing.T) {
 	if got := installedAlpha(t, proj); got != "1.1.0" {
 		t.Errorf("installed alpha %s after the range moved to ^1.1.0, want 1.1.0", got)
 	}
+
+	// A range rewritten that still allows the locked 1.1.0 keeps it, though
+	// it allows 2.0.0 too; the lock records the new range.
+	if err := os.WriteFile(yaml, []byte(strings.Replace(before["stax.yaml"], "^1.0.0", ">=1.0.0", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install of >=1.0.0: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if p := lockedPackage(t, proj, repo); p.Version != "1.1.0" || string(p.Digest) != digests["1.1.0"] || p.Range != ">=1.0.0" {
+		t.Errorf("locked %+v after the range became >=1.0.0, want 1.1.0 at %s in >=1.0.0", p, digests["1.1.0"])
+	}
 }
 
 // install --no-save REF is a one-off beside the project's sources: REF is
