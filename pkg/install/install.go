@@ -371,6 +371,11 @@ type plan struct {
 	recordMade    []string
 	legacy        bool
 	recordWritten bool
+	// statPath is the folder's stat cache (see statCache); statInRecord
+	// says the record holds stat, as an older stax wrote it: the record
+	// is written again without, and its stat moves to the cache.
+	statPath     string
+	statInRecord bool
 	// merges are the skills the user changed only the MEMORY.md of, which
 	// the install merges rather than refuses (see mergeMemory), with how
 	// they differ from the record and what it knew of their MEMORY.md.
@@ -417,7 +422,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{opts: opts, unlock: unlock, journal: journal, result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}, merges: map[string]memoryMerge{}}
+	p := &plan{opts: opts, unlock: unlock, journal: journal, statPath: statCachePath(journal), result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}, merges: map[string]memoryMerge{}}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -558,7 +563,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	}
 	// A record read from the folder is written in its new place even
 	// when it does not change.
-	if p.sameRecord = len(p.verbatim) == len(prevs) && p.spool.len() == 0 && !p.legacy; !p.sameRecord {
+	if p.sameRecord = len(p.verbatim) == len(prevs) && p.spool.len() == 0 && !p.legacy && !p.statInRecord; !p.sameRecord {
 		if err := p.spoolVerbatim(); err != nil {
 			return nil, err
 		}
@@ -680,8 +685,18 @@ func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (
 		return "", errdefs.IO(err)
 	}
 	defer f.Close()
+	cache := openStatCache(p.statPath)
+	defer cache.close()
+	withStat := func(name string, s *InstalledSkill) error {
+		if s.Stat != nil {
+			p.statInRecord = true
+		} else {
+			s.Stat = cache.lookup(name, s.Files)
+		}
+		return each(name, s)
+	}
 	h := digest.SHA256.Digester()
-	if err := scanRecord(io.TeeReader(f, h.Hash()), where, each); err != nil {
+	if err := scanRecord(io.TeeReader(f, h.Hash()), where, withStat); err != nil {
 		return "", err
 	}
 	// The decoder stops at the record's closing brace: what follows counts.
@@ -1133,6 +1148,9 @@ func rollbackAll(plans []*plan, err error, say bool) error {
 
 // finish drops what the committed install replaced, and its journal.
 func (p *plan) finish() {
+	if !p.sameRecord {
+		p.spool.writeStat(p.statPath)
+	}
 	p.folder.RemoveAll(p.staging)
 	os.Remove(p.journal)
 	p.dropLegacyRecord()
@@ -1165,6 +1183,10 @@ func (p *plan) close() {
 	}
 }
 
+// journalSuffix ends the name of a folder's journal in the lock
+// directory, after the key its lock is named by.
+const journalSuffix = ".journal.json"
+
 // lockFolder takes the install lock of a folder, waiting while another
 // stax holds it, until ctx ends. The lock file is named after the folder's
 // absolute path, in lockDir, as is the folder's journal.
@@ -1178,7 +1200,7 @@ func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journa
 	if err != nil {
 		return nil, "", err
 	}
-	return unlock, filepath.Join(lockDir, key+".journal.json"), nil
+	return unlock, filepath.Join(lockDir, key+journalSuffix), nil
 }
 
 // removeLeftovers removes what a killed run left in the folder: staging

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,6 +70,7 @@ func TestSpoolWritesWhatMarshalIndentWrites(t *testing.T) {
 	}
 	defer sp.close()
 	want := &Record{InstalledBy: "stax", Skills: map[string]InstalledSkill{}}
+	stats := map[string]InstalledSkill{}
 	for i, name := range []string{"zeta", "a&b<c>", "ünï", "skill-1", "Skill-1", "x"} {
 		s := InstalledSkill{Package: "oci:p<" + name + ">:1", PackageDigest: digest.FromString(name), Digest: digest.FromString(name + "!"),
 			Files: map[string]string{"SKILL.md": "644 " + digest.FromString(name).String(), "scripts/run.sh": "755 sha256:x"}}
@@ -83,7 +85,12 @@ func TestSpoolWritesWhatMarshalIndentWrites(t *testing.T) {
 		if err := sp.add(name, &s); err != nil {
 			t.Fatal(err)
 		}
-		want.Skills[name] = s
+		// The record holds no stat: it is this checkout's, kept in the
+		// stat cache.
+		recorded := s
+		recorded.Stat = nil
+		want.Skills[name] = recorded
+		stats[name] = s
 	}
 	var got bytes.Buffer
 	if err := sp.writeTo(&got); err != nil {
@@ -98,6 +105,30 @@ func TestSpoolWritesWhatMarshalIndentWrites(t *testing.T) {
 	}
 	if d, _ := sp.digest(); d != digest.FromBytes(whole) {
 		t.Errorf("digest %s, want %s", d, digest.FromBytes(whole))
+	}
+
+	// The stat goes to the cache, read back in the record's order, and
+	// only for the files it was taken of.
+	cachePath := filepath.Join(t.TempDir(), "k"+statCacheSuffix)
+	sp.writeStat(cachePath)
+	cache := openStatCache(cachePath)
+	if cache == nil {
+		t.Fatal("no stat cache written")
+	}
+	defer cache.close()
+	for _, name := range slices.Sorted(maps.Keys(stats)) {
+		s := stats[name]
+		files := s.Files
+		if name == "zeta" {
+			files = map[string]string{"SKILL.md": "644 sha256:other"}
+		}
+		got := cache.lookup(name, files)
+		switch {
+		case name == "zeta" && got != nil:
+			t.Errorf("%s: the stat of other files was taken: %v", name, got)
+		case name != "zeta" && !maps.Equal(got, s.Stat):
+			t.Errorf("%s: stat %v, want %v", name, got, s.Stat)
+		}
 	}
 }
 

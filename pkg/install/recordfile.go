@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -94,12 +94,9 @@ func scanRecord(r io.Reader, where string, each func(name string, s *InstalledSk
 			if f, bad := firstBad(s.Files, func(f string) bool { return layers.CheckPath(f) != nil }); bad {
 				return errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
 			}
-			// Stat keys are files, and directories with a slash ("./" the
-			// skill's own): a re-install opens the directories by them.
-			if k, bad := firstBad(s.Stat, func(k string) bool {
-				p := strings.TrimSuffix(k, "/")
-				return k != "./" && layers.CheckPath(p) != nil
-			}); bad {
+			// A record written before the stat moved to its cache holds
+			// it (see statCache).
+			if k, bad := firstBad(s.Stat, badStatKey); bad {
 				return errdefs.IO(fmt.Errorf("%s: skill %s lists the path %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, k))
 			}
 			if err := each(name, &s); err != nil {
@@ -161,6 +158,9 @@ type spool struct {
 	f       *os.File
 	size    int64
 	entries map[string][2]int64 // name → offset and length
+	// stats are where each entry's statEntry lies, for the stat cache:
+	// the record itself holds no stat.
+	stats map[string][2]int64
 	// queue takes entries to the encoding goroutine, started by add and
 	// stopped by flush; entries, size and err are only read once flush
 	// has waited for it.
@@ -186,7 +186,7 @@ func newSpool(folder *os.Root, staging string) (*spool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &spool{f: f, entries: map[string][2]int64{}}, nil
+	return &spool{f: f, entries: map[string][2]int64{}, stats: map[string][2]int64{}}, nil
 }
 
 // add records s as the entry of name, replacing one added before. s is
@@ -210,17 +210,45 @@ func (sp *spool) encode(queue <-chan spoolEntry, encoded chan<- struct{}) {
 		if sp.err != nil {
 			continue
 		}
-		data, err := json.MarshalIndent(&e.s, "    ", "  ")
-		if err == nil {
-			_, err = sp.f.WriteAt(data, sp.size)
-		}
+		stat := e.s.Stat
+		e.s.Stat = nil
+		at, err := sp.put(&e.s, "    ")
 		if err != nil {
 			sp.err = err
 			continue
 		}
-		sp.entries[e.name] = [2]int64{sp.size, int64(len(data))}
-		sp.size += int64(len(data))
+		sp.entries[e.name] = at
+		delete(sp.stats, e.name)
+		if stat == nil {
+			continue
+		}
+		key := filesKey(e.s.Files)
+		if at, err = sp.put(&statEntry{Files: hex.EncodeToString(key[:]), Stat: stat}, ""); err != nil {
+			sp.err = err
+			continue
+		}
+		sp.stats[e.name] = at
 	}
+}
+
+// put appends v, encoded, to the spool's file, and says where it lies.
+func (sp *spool) put(v any, prefix string) ([2]int64, error) {
+	var data []byte
+	var err error
+	if prefix == "" {
+		data, err = json.Marshal(v)
+	} else {
+		data, err = json.MarshalIndent(v, prefix, "  ")
+	}
+	if err == nil {
+		_, err = sp.f.WriteAt(data, sp.size)
+	}
+	if err != nil {
+		return [2]int64{}, err
+	}
+	at := [2]int64{sp.size, int64(len(data))}
+	sp.size += int64(len(data))
+	return at, nil
 }
 
 // flush waits until every entry added is encoded and written.
@@ -253,9 +281,15 @@ func (sp *spool) writeTo(w io.Writer) error {
 	if len(sp.entries) == 0 {
 		return nil
 	}
+	return sp.writeEntries(w, "{\n  \"installedBy\": \"stax\",\n  \"skills\": {\n", sp.entries, "\n  }\n}\n")
+}
+
+// writeEntries writes head, the entries at their places in the spool as
+// the members of an object, in name order, and tail.
+func (sp *spool) writeEntries(w io.Writer, head string, entries map[string][2]int64, tail string) error {
 	var buf bytes.Buffer
-	buf.WriteString("{\n  \"installedBy\": \"stax\",\n  \"skills\": {\n")
-	for i, name := range slices.Sorted(maps.Keys(sp.entries)) {
+	buf.WriteString(head)
+	for i, name := range slices.Sorted(maps.Keys(entries)) {
 		if i > 0 {
 			buf.WriteString(",\n")
 		}
@@ -266,7 +300,7 @@ func (sp *spool) writeTo(w io.Writer) error {
 		buf.WriteString("    ")
 		buf.Write(key)
 		buf.WriteString(": ")
-		at := sp.entries[name]
+		at := entries[name]
 		if _, err := io.Copy(&buf, io.NewSectionReader(sp.f, at[0], at[1])); err != nil {
 			return err
 		}
@@ -274,9 +308,29 @@ func (sp *spool) writeTo(w io.Writer) error {
 			return err
 		}
 	}
-	buf.WriteString("\n  }\n}\n")
+	buf.WriteString(tail)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+// writeStat replaces the folder's stat cache at path with the stat of
+// the spooled entries, in name order as the record is (see statCache);
+// with none, the cache is removed. A cache that cannot be written is
+// only slower: the next install reads the files again.
+func (sp *spool) writeStat(path string) {
+	if path == "" || sp.flush() != nil {
+		return
+	}
+	if len(sp.stats) == 0 {
+		os.Remove(path)
+		return
+	}
+	err := atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		return sp.writeEntries(w, "{\"skills\": {\n", sp.stats, "\n}}\n")
+	})
+	if err != nil {
+		os.Remove(path) // one left as it was would not hurt; none is lighter
+	}
 }
 
 // digest is the digest of the record writeTo writes; "" for none.
