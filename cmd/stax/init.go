@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,11 @@ type initOptions struct {
 	Dir        string
 	Definition staxyaml.Definition
 	Force      bool
+	// Consumer and Package say what the project is; with neither, and no
+	// package field given, init asks at a terminal (see initKind).
+	Consumer, Package bool
+	// packageFlags says a flag only a package has was given.
+	packageFlags bool
 }
 
 type initResult struct {
@@ -29,17 +35,31 @@ func newInitCmd(f *factory, runF func(context.Context, *initOptions) error) *cob
 	opts := &initOptions{IO: f.IO, Global: f.Global}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
-		Short: "Write a stax.yaml package definition",
-		Long: `Write DIR/stax.yaml (DIR defaults to the current directory) and create the
-skills directory it names if it does not exist. The name defaults to the
-directory's name. An existing stax.yaml is kept unless --force is given.`,
-		Example: `  stax init
+		Short: "Write a stax.yaml for a package, or for a project that installs packages",
+		Long: `Write DIR/stax.yaml (DIR defaults to the current directory). An existing
+stax.yaml is kept unless --force is given.
+
+--package writes a package definition (name, version, ...) and creates the
+skills directory it names if it does not exist; the name defaults to the
+directory's name. --consumer writes only an install: section, for a
+project that installs packages and publishes none: add them with
+stax add REF (which also creates stax.yaml when there is none, so a
+consumer needs no init at all). With neither, a package flag (--name,
+--version, --skills, ...) means --package; otherwise init asks at a
+terminal, and without one writes a package definition, as it always has.`,
+		Example: `  stax init --consumer
   stax init ./team-skills --name team-skills --version 1.0.0 --author "Platform team"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = "."
 			if len(args) == 1 {
 				opts.Dir = args[0]
+			}
+			for _, name := range packageFlagNames {
+				opts.packageFlags = opts.packageFlags || cmd.Flags().Changed(name)
+			}
+			if opts.Consumer && opts.packageFlags {
+				return flagError(fmt.Errorf("--consumer writes no package fields: drop --consumer, or the package flags (%s)", strings.Join(packageFlagNames, ", ")))
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -48,6 +68,9 @@ directory's name. An existing stax.yaml is kept unless --force is given.`,
 		},
 	}
 	flags := cmd.Flags()
+	flags.BoolVar(&opts.Consumer, "consumer", false, "write only an install: section, for a project that installs packages")
+	flags.BoolVar(&opts.Package, "package", false, "write a package definition (the default without a terminal)")
+	cmd.MarkFlagsMutuallyExclusive("consumer", "package")
 	flags.StringVar(&opts.Definition.Name, "name", "", "package name (default: the directory name)")
 	flags.StringVar(&opts.Definition.Version, "version", "0.1.0", "package version, also the default tag")
 	flags.StringVar(&opts.Definition.Description, "description", "", "package description")
@@ -59,7 +82,17 @@ directory's name. An existing stax.yaml is kept unless --force is given.`,
 	return cmd
 }
 
+// packageFlagNames are the flags of the fields only a package has.
+var packageFlagNames = []string{"name", "version", "description", "author", "license", "tags", "skills"}
+
 func runInit(opts *initOptions) error {
+	consumer, err := initKind(opts)
+	if err != nil {
+		return err
+	}
+	if consumer {
+		return runInitConsumer(opts)
+	}
 	def := opts.Definition
 	if def.Name == "" {
 		def.Name = staxyaml.NameFromDir(opts.Dir)
@@ -80,5 +113,52 @@ func runInit(opts *initOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "%s\n", path)
 	fmt.Fprintf(opts.IO.ErrOut, "Wrote %s for %s %s; add skills under %s, then run `stax pack %s`.\n", path, def.Name, def.Version, skills, opts.Dir)
+	return nil
+}
+
+// initKind says whether init writes a consumer's stax.yaml. Without
+// --consumer, --package or a package flag it asks at a terminal; without
+// a terminal it writes a package definition, what init always wrote, so
+// a script that ran it before gets what it got.
+func initKind(opts *initOptions) (consumer bool, err error) {
+	if opts.Consumer || opts.Package || opts.packageFlags || opts.IO.Prompter == nil {
+		return opts.Consumer, nil
+	}
+	for range 3 {
+		answer, err := opts.IO.Prompter.Input("Does this project publish its own skills as a package (package), or only install packages (consumer)? [package/consumer, default package]: ")
+		if err != nil {
+			return false, errdefs.IO(fmt.Errorf("read the answer: %w", err))
+		}
+		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "", "p", "package":
+			return false, nil
+		case "c", "consumer":
+			return true, nil
+		}
+	}
+	return false, flagError(fmt.Errorf("no answer of package or consumer: pass --package or --consumer"))
+}
+
+// consumerYAML is the stax.yaml of a project that only installs: stax add
+// fills its sources.
+const consumerYAML = `# stax project: https://github.com/stax-dev/stax#staxyaml
+# Add packages with: stax add REF
+install:
+  sources: []
+`
+
+func runInitConsumer(opts *initOptions) error {
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return errdefs.IO(fmt.Errorf("create %s: %w", opts.Dir, err))
+	}
+	path := filepath.Join(opts.Dir, staxyaml.FileName)
+	if err := staxyaml.WriteFile(path, []byte(consumerYAML), opts.Force); err != nil {
+		return err
+	}
+	if opts.Global.json() {
+		return writeJSON(opts.IO.Out, initResult{Path: path, Definition: staxyaml.Definition{Install: &staxyaml.InstallSpec{Sources: []staxyaml.Dependency{}}}})
+	}
+	fmt.Fprintf(opts.IO.Out, "%s\n", path)
+	fmt.Fprintf(opts.IO.ErrOut, "Wrote %s for a project that installs packages; add one with `stax add REF`.\n", path)
 	return nil
 }

@@ -177,6 +177,13 @@ func Write(path string, def *Definition, overwrite bool) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
+	header := "# stax package definition: https://github.com/stax-dev/stax#staxyaml\n"
+	return WriteFile(path, []byte(header+string(body)), overwrite)
+}
+
+// WriteFile creates path with data, the content of a stax.yaml. It
+// refuses to replace an existing file unless overwrite is set.
+func WriteFile(path string, data []byte, overwrite bool) error {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if overwrite {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -188,8 +195,7 @@ func Write(path string, def *Definition, overwrite bool) error {
 	if err != nil {
 		return errdefs.IO(fmt.Errorf("create %s: %w", path, err))
 	}
-	header := "# stax package definition: https://github.com/stax-dev/stax#staxyaml\n"
-	if _, err := io.WriteString(f, header+string(body)); err != nil {
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return errdefs.IO(fmt.Errorf("write %s: %w", path, err))
 	}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/staxyaml"
+)
+
+// checkConsumerYAML fails unless dir holds a stax.yaml with an install
+// section and none of a package's fields, and no skills directory.
+func checkConsumerYAML(t *testing.T, dir string) *staxyaml.Definition {
+	t.Helper()
+	def, err := staxyaml.LoadDir(dir)
+	if err != nil || def == nil {
+		t.Fatalf("stax.yaml: %v %v", def, err)
+	}
+	if def.Name != "" || def.Version != "" || def.Skills != "" || def.Install == nil {
+		t.Errorf("a consumer's stax.yaml has a package's fields: %+v", def)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, staxyaml.FileName))
+	for _, field := range []string{"name:", "version:", "skills:"} {
+		if strings.Contains(string(data), "\n"+field) || strings.HasPrefix(string(data), field) {
+			t.Errorf("stax.yaml holds %s:\n%s", field, data)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "skills")); !os.IsNotExist(err) {
+		t.Errorf("a consumer got a skills directory (%v)", err)
+	}
+	return def
+}
+
+// stax init --consumer writes only an install: section; stax add fills
+// it, and stax add alone, with no stax.yaml, writes the same kind of file.
+func TestInitConsumerWritesNoPackageFields(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/alpha:1.0.0"
+	pushSkillVersion(t, ref, "alpha", "1.0.0")
+
+	dir := t.TempDir()
+	if r := runStax(t, "init", dir, "--consumer"); r.Code != 0 {
+		t.Fatalf("init --consumer: exit %d\n%s", r.Code, r.Stderr)
+	}
+	checkConsumerYAML(t, dir)
+	if r := runStax(t, "add", ref, "--dir", dir, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add after init --consumer: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if def := checkConsumerYAML(t, dir); len(def.Install.Sources) != 1 {
+		t.Errorf("sources after add: %+v", def.Install.Sources)
+	}
+
+	bare := t.TempDir()
+	if r := runStax(t, "add", ref, "--dir", bare, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add with no stax.yaml: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if def := checkConsumerYAML(t, bare); len(def.Install.Sources) != 1 {
+		t.Errorf("sources after add: %+v", def.Install.Sources)
+	}
+	if _, err := os.Stat(filepath.Join(bare, ".claude", "skills", "alpha", "SKILL.md")); err != nil {
+		t.Errorf("add alone did not install: %v", err)
+	}
+}
+
+// stax init with neither --consumer nor --package asks at a terminal;
+// without one it writes a package definition, as it always did. A
+// package flag means a package; --consumer with one is a usage error.
+func TestInitAsksConsumerOrPackage(t *testing.T) {
+	t.Parallel()
+	const question = "Does this project publish its own skills as a package (package), or only install packages (consumer)? [package/consumer, default package]: "
+	consumer := t.TempDir()
+	terminal := &scriptedTerminal{answers: map[string]string{question: "consumer"}}
+	if r := runStaxWith(t, &IOStreams{In: strings.NewReader(""), Prompter: terminal}, "init", consumer); r.Code != 0 {
+		t.Fatalf("init at a terminal: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if len(terminal.asked) != 1 {
+		t.Errorf("asked %q, want the one question", terminal.asked)
+	}
+	checkConsumerYAML(t, consumer)
+
+	for _, args := range [][]string{{"--package"}, {"--name", "team"}, {}} {
+		dir := t.TempDir()
+		terminal := &scriptedTerminal{answers: map[string]string{question: "consumer"}}
+		streams := &IOStreams{In: strings.NewReader(""), Prompter: terminal}
+		if len(args) == 0 {
+			streams.Prompter = nil // no terminal
+		}
+		if r := runStaxWith(t, streams, append([]string{"init", dir}, args...)...); r.Code != 0 {
+			t.Fatalf("init %v: exit %d\n%s", args, r.Code, r.Stderr)
+		}
+		if len(terminal.asked) != 0 {
+			t.Errorf("init %v asked %q", args, terminal.asked)
+		}
+		if def, err := staxyaml.LoadDir(dir); err != nil || def == nil || def.Version == "" {
+			t.Errorf("init %v: %+v %v, want a package definition", args, def, err)
+		}
+	}
+
+	r := runStax(t, "init", t.TempDir(), "--consumer", "--version", "1.0.0")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "--consumer") {
+		t.Errorf("--consumer with --version: exit %d %s, want 1", r.Code, r.Stderr)
+	}
+	r = runStax(t, "init", t.TempDir(), "--consumer", "--package")
+	if r.Code != 1 {
+		t.Errorf("--consumer with --package: exit %d %s, want 1", r.Code, r.Stderr)
+	}
+}
