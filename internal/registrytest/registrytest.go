@@ -236,6 +236,9 @@ func New(t testing.TB, opts ...Option) *Registry {
 func (r *Registry) config(t testing.TB, o *options) (*configuration.Configuration, error) {
 	cfg := &configuration.Configuration{}
 	cfg.HTTP.Secret = "registrytest" // a fixed secret avoids a warning
+	// What distribution's parsed configuration defaults to: built in
+	// code, it would be 0, and /v2/_catalog would list nothing.
+	cfg.Catalog.MaxEntries = 1000
 	cfg.Storage = configuration.Storage{
 		"inmemory": configuration.Parameters{},
 		"delete":   configuration.Parameters{"enabled": true},

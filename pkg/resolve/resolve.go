@@ -473,8 +473,12 @@ func selectInRange(ctx context.Context, t *target.Target, rng *semver.Range) err
 	}
 	tag, ok := semver.Highest(tags, rng)
 	if !ok {
-		return errdefs.Resolution(fmt.Errorf("no tag of %s is a version in the range %s: %s",
-			repo.Familiar(), rng, describeTags(tags)))
+		hint := ""
+		if len(tags) == 0 {
+			hint = t.NearRepositoryHint(ctx)
+		}
+		return errdefs.Resolution(fmt.Errorf("no tag of %s is a version in the range %s: %s%s",
+			repo.Familiar(), rng, describeTags(tags), hint))
 	}
 	t.Ref.Tag = tag
 	return nil

@@ -78,7 +78,7 @@ func (t *Target) missingTagHint(ctx context.Context) string {
 	}
 	shown := SomeTags(tags, t.Ref.Tag, maxTagsShown)
 	if shown == "" {
-		return ""
+		return t.NearRepositoryHint(ctx)
 	}
 	repo := t.Ref
 	repo.Tag, repo.Digest = "", ""
@@ -111,4 +111,33 @@ func SomeTags(tags []string, near string, n int) string {
 		tags[i] = termtext.Escape(tag)
 	}
 	return strings.Join(tags, ", ") + more
+}
+
+// NearRepositoryHint names, for a message saying the target was not
+// found (or its repository has no tags), the repository of its registry's catalog nearest to the
+// target's, as a typo of it; empty when the registry refuses its catalog
+// (most hosted ones do), lists nothing near, or lists the target's own.
+// A catalog cut short by its bounds suggests from what was read.
+func (t *Target) NearRepositoryHint(ctx context.Context) string {
+	if t.Kind != KindRemote || t.client == nil {
+		return ""
+	}
+	var names []string
+	own := false
+	t.client.ListRepositories(ctx, t.Host, func(page []string) error {
+		for _, name := range page {
+			own = own || name == t.Ref.Repository
+		}
+		names = append(names, page...)
+		return nil
+	})
+	near := editdistance.Closest(t.Ref.Repository, names)
+	if own || near == "" {
+		return ""
+	}
+	meant := t.Ref
+	meant.Repository, meant.Digest = near, ""
+	// The registry named it: escaped, so that it cannot forge a line of
+	// the message or drive the terminal.
+	return fmt.Sprintf("; registry %s has no repository %s: did you mean %s?", t.Host, termtext.Escape(t.Ref.Repository), termtext.Escape(meant.Familiar()))
 }

@@ -50,6 +50,9 @@ type Target struct {
 	// lockDir is Opener.LockDir, and notes Opener.Notes, for LockTag.
 	lockDir string
 	notes   io.Writer
+	// client opened a remote target, whose registry's catalog may name
+	// the repository meant when the target's is not there.
+	client *registry.Client
 }
 
 // LayoutDir is the directory of a local store or layout target, where
@@ -263,7 +266,7 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference, mode store.M
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo, lockDir: o.LockDir, notes: o.Notes}, nil
+	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo, lockDir: o.LockDir, notes: o.Notes, client: o.Registry}, nil
 }
 
 // OpenLocal opens ref in the local store.
