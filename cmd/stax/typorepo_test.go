@@ -104,3 +104,26 @@ func TestCatalogIsAHintOnly(t *testing.T) {
 		t.Errorf("endless catalog: %d pages read, want the bound, %d, and the one that crossed it", n, registry.CatalogLimits.Pages)
 	}
 }
+
+// Where the registry refuses its catalog, or stax reads only the local
+// store, the repositories of the registry the store holds packages of
+// are what a typo is compared with.
+func TestTypoRepositorySuggestsFromTheLocalStore(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/anthropic-skills:1.0.0"
+	pushSkillVersion(t, ref, "alpha", "1.0.0")
+	if r := runStax(t, "pull", ref); r.Code != 0 {
+		t.Fatalf("pull: exit %d\n%s", r.Code, r.Stderr)
+	}
+	reg.AddFaults(registrytest.Fail(http.MethodGet, "^/v2/_catalog$", http.StatusUnauthorized).Times(-1))
+	typo := reg.Host + "/acme/anthropic-skils:1.0.0"
+	want := "did you mean " + ref + "? (the local store holds packages of it)"
+	for _, args := range [][]string{{"pull", typo}, {"inspect", typo, "--offline"}} {
+		r := runStax(t, args...)
+		if r.Code == 0 || !strings.Contains(r.Stderr, want) {
+			t.Errorf("stax %s: exit %d, stderr %q; want %q", strings.Join(args, " "), r.Code, r.Stderr, want)
+		}
+	}
+}

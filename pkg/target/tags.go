@@ -9,7 +9,9 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/editdistance"
+	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/termtext"
 )
 
@@ -114,30 +116,71 @@ func SomeTags(tags []string, near string, n int) string {
 }
 
 // NearRepositoryHint names, for a message saying the target was not
-// found (or its repository has no tags), the repository of its registry's catalog nearest to the
-// target's, as a typo of it; empty when the registry refuses its catalog
-// (most hosted ones do), lists nothing near, or lists the target's own.
-// A catalog cut short by its bounds suggests from what was read.
+// found (or its repository has no tags), the repository nearest to the
+// target's, as a typo of it: one its registry's catalog lists, else one
+// the local store holds packages of on the same registry. Empty when
+// nothing is near, or the target's own repository is listed. A registry
+// that refuses its catalog (most hosted ones do) gives no hint, and no
+// error: the not-found error is what there is to say.
 func (t *Target) NearRepositoryHint(ctx context.Context) string {
-	if t.Kind != KindRemote || t.client == nil {
+	switch t.Kind {
+	case KindRemote:
+		if t.client == nil {
+			return ""
+		}
+		var names []string
+		// A catalog refused, or cut short by its bounds, suggests from
+		// what was read.
+		t.client.ListRepositories(ctx, t.Host, func(page []string) error {
+			names = append(names, page...)
+			return nil
+		})
+		if near := t.nearRepository(names); near != "" {
+			return fmt.Sprintf("; registry %s has no repository %s: did you mean %s?", t.Host, termtext.Escape(t.Ref.Repository), near)
+		}
+		return t.storedRepositoryHint(ctx, t.storeDir)
+	case KindLocal:
+		return t.storedRepositoryHint(ctx, t.dir)
+	}
+	return ""
+}
+
+// storedRepositoryHint is NearRepositoryHint from the repositories of
+// the target's registry the local store in dir holds packages of.
+func (t *Target) storedRepositoryHint(ctx context.Context, dir string) string {
+	if dir == "" {
+		return ""
+	}
+	keys, err := store.Tags(ctx, dir)
+	if err != nil {
 		return ""
 	}
 	var names []string
-	own := false
-	t.client.ListRepositories(ctx, t.Host, func(page []string) error {
-		for _, name := range page {
-			own = own || name == t.Ref.Repository
+	for _, key := range keys {
+		if ref, err := reference.Parse(key); err == nil && ref.Registry == t.Ref.Registry {
+			names = append(names, ref.Repository)
 		}
-		names = append(names, page...)
-		return nil
-	})
+	}
+	if near := t.nearRepository(slices.Compact(names)); near != "" {
+		return fmt.Sprintf("; did you mean %s? (the local store holds packages of it)", near)
+	}
+	return ""
+}
+
+// nearRepository is the target's reference with the repository of names
+// nearest to its own in place of its own, escaped for a message (the
+// names come from a registry or a store: one holding a line feed or an
+// escape sequence cannot forge a line or drive the terminal); empty when
+// none is near, or names holds the target's own.
+func (t *Target) nearRepository(names []string) string {
+	if slices.Contains(names, t.Ref.Repository) {
+		return ""
+	}
 	near := editdistance.Closest(t.Ref.Repository, names)
-	if own || near == "" {
+	if near == "" {
 		return ""
 	}
 	meant := t.Ref
 	meant.Repository, meant.Digest = near, ""
-	// The registry named it: escaped, so that it cannot forge a line of
-	// the message or drive the terminal.
-	return fmt.Sprintf("; registry %s has no repository %s: did you mean %s?", t.Host, termtext.Escape(t.Ref.Repository), termtext.Escape(meant.Familiar()))
+	return termtext.Escape(meant.Familiar())
 }

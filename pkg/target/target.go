@@ -53,6 +53,9 @@ type Target struct {
 	// client opened a remote target, whose registry's catalog may name
 	// the repository meant when the target's is not there.
 	client *registry.Client
+	// storeDir is the local store of a remote target, whose packages may
+	// name the repository meant when the target's is not there.
+	storeDir string
 }
 
 // LayoutDir is the directory of a local store or layout target, where
@@ -266,7 +269,7 @@ func (o *Opener) Open(ctx context.Context, ref reference.Reference, mode store.M
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo, lockDir: o.LockDir, notes: o.Notes, client: o.Registry}, nil
+	return &Target{GraphTarget: o.Registry.Uploads(repo), Ref: ref, Kind: KindRemote, Host: ref.Registry, tagMemo: o.TagMemo, lockDir: o.LockDir, notes: o.Notes, client: o.Registry, storeDir: o.StoreDir}, nil
 }
 
 // OpenLocal opens ref in the local store.
