@@ -475,7 +475,14 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 					return errdefs.IO(err)
 				}
 				_, withDirs := e.s.Stat["./"]
-				if d == nil && !withDirs && e.s.Stat != nil {
+				if d == nil && !withDirs {
+					if e.s.Stat == nil {
+						// No stat of this checkout (a fresh clone, a
+						// lost cache): every file was read, and is as
+						// recorded. Its stat now spares the next install
+						// reading them, and this one the layer.
+						e.s.Stat = statTree(p.folder, e.name, e.s.Files)
+					}
 					// Recorded by an older stax: with its directories'
 					// stat, the next install lists none of them again.
 					if err := statDirs(p.folder, e.name, e.s.Stat); err != nil {

@@ -117,3 +117,31 @@ func writeJSON(t *testing.T, path string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// Without the stat cache (a fresh clone), a skill whose files are all
+// as recorded is kept as it is: read once, not staged again from its
+// package; and the cache is written for the next install.
+func TestMissingStatCacheKeepsSkillsAsRecorded(t *testing.T) {
+	dir, locks := filepath.Join(t.TempDir(), "skills"), t.TempDir()
+	skill := testSkill(t, "a", "original\n")
+	opts := Options{Dir: dir, LockDir: locks}
+	if _, err := Install(context.Background(), []Skill{skill}, opts); err != nil {
+		t.Fatal(err)
+	}
+	caches, _ := filepath.Glob(filepath.Join(locks, "*"+statCacheSuffix))
+	if len(caches) != 1 {
+		t.Fatalf("stat caches: %v", caches)
+	}
+	os.Remove(caches[0])
+	// Staging the skill again would read its source: there is none.
+	if err := os.RemoveAll(skill.Source); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Install(context.Background(), []Skill{skill}, opts)
+	if err != nil || len(res.Unchanged) != 1 {
+		t.Fatalf("re-install without the cache: %v %+v, want the skill kept unread from its package", err, res)
+	}
+	if _, err := os.Stat(caches[0]); err != nil {
+		t.Errorf("the stat cache was not written again: %v", err)
+	}
+}
