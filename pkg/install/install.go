@@ -196,6 +196,11 @@ func (e *ConflictError) Error() string {
 type ModifiedError struct {
 	Dir    string
 	Skills []Drift
+	// Uninstall is whether every skill was being removed (stax
+	// uninstall): only then is uninstall --keep a way out. After an
+	// install, it would remove every other skill, and leave the kept one
+	// in the way of the next install as a skill of the user's.
+	Uninstall bool
 }
 
 func (e *ModifiedError) Error() string {
@@ -205,8 +210,10 @@ func (e *ModifiedError) Error() string {
 		names[i] = d.Skill
 		fmt.Fprintf(&b, "\n  %s: %s", d.Skill, d.describe())
 	}
-	fmt.Fprintf(&b, "\nstax left them as they are. Pass --force to replace them (your copies are moved to %s), or keep them as your own with: stax uninstall --keep %s",
-		BackupDir, strings.Join(names, ","))
+	fmt.Fprintf(&b, "\nstax left them as they are. Pass --force to replace them (your copies are moved to %s, where you can copy your changes back from)", BackupDir)
+	if e.Uninstall {
+		fmt.Fprintf(&b, ", or keep them as your own with `stax uninstall --keep %s`", strings.Join(names, ","))
+	}
 	return fmt.Sprintf("%s: skills stax installed were changed since:%s", e.Dir, b.String())
 }
 
@@ -537,7 +544,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	}
 	slices.SortFunc(modified, func(a, b Drift) int { return strings.Compare(a.Skill, b.Skill) })
 	if len(modified) > 0 && !opts.Force {
-		return nil, errdefs.Precondition(&ModifiedError{Dir: opts.Dir, Skills: modified})
+		return nil, errdefs.Precondition(&ModifiedError{Dir: opts.Dir, Skills: modified, Uninstall: len(skills) == 0})
 	}
 	for _, name := range conflicts {
 		p.backups[name] = true
