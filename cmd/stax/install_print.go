@@ -7,6 +7,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/termtext"
+	"github.com/stax-dev/stax/pkg/warning"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -16,6 +17,7 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 	if out.Plan != nil {
 		if !global.json() {
 			printGraphNotes(streams, out.Packages, out.Overrides)
+			printWarnings(streams, global, out.Warnings)
 		}
 		return printPlan(streams, global, out.Plan)
 	}
@@ -23,9 +25,7 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 		return writeJSON(streams.Out, out)
 	}
 	printGraphNotes(streams, out.Packages, out.Overrides)
-	for _, w := range out.Warnings {
-		printNote(streams.ErrOut, "warning", w)
-	}
+	printWarnings(streams, global, out.Warnings)
 	if out.Saved != "" {
 		fmt.Fprintf(streams.ErrOut, "saved install.sources in %s\n", out.Saved)
 	}
@@ -48,6 +48,15 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 		}
 	}
 	return nil
+}
+
+// printWarnings writes ws on stderr, a line per kind of warning naming
+// the skills it is about, or every warning with --verbose; the JSON of a
+// result holds each.
+func printWarnings(streams *IOStreams, global *globalOptions, ws []warning.Warning) {
+	for _, line := range warning.Lines(ws, global.Verbose) {
+		printNote(streams.ErrOut, "warning", line)
+	}
 }
 
 // describeUpdate says where an updated skill came from and comes from

@@ -546,9 +546,12 @@ func TestInstallIntoEveryRuntime(t *testing.T) {
 				}
 				var out workflow.InstallResult
 				decodeJSON(t, r.Stdout, &out)
-				warned := strings.Contains(strings.Join(out.Warnings, "\n"), "skill tool-skill:") &&
-					strings.Contains(strings.Join(out.Warnings, "\n"), "allowed-tools") &&
-					strings.Contains(strings.Join(out.Warnings, "\n"), "model")
+				var messages []string
+				for _, w := range out.Warnings {
+					messages = append(messages, w.Message)
+				}
+				all := strings.Join(messages, "\n")
+				warned := strings.Contains(all, "skill tool-skill:") && strings.Contains(all, "allowed-tools") && strings.Contains(all, "model")
 				if warned != tt.ignores {
 					t.Errorf("warnings %v, want a warning about allowed-tools and model: %v", out.Warnings, tt.ignores)
 				}

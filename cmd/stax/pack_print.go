@@ -11,7 +11,7 @@ func printPacked(streams *IOStreams, global *globalOptions, res *workflow.PackRe
 	if global.json() {
 		return writeJSON(streams.Out, res)
 	}
-	printNotes(streams, res.Warnings, res.Notices)
+	printNotes(streams, global, res.Warnings, res.Notices)
 	fmt.Fprintf(streams.ErrOut, "Packed %s %s (%s) as %s\n", res.Name, res.Version, plural(int64(res.Skills), "skill"), res.Reference)
 	fmt.Fprintln(streams.Out, res.Digest)
 	return nil

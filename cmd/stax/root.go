@@ -33,6 +33,10 @@ type globalOptions struct {
 	Layout string
 	// Debug is --debug: trace registry requests and responses on errOut.
 	Debug bool
+	// Verbose is --verbose: every warning, not a line per kind.
+	Verbose bool
+	// Quiet is --quiet: nothing on stderr but the error.
+	Quiet bool
 	// errOut is where opening a store warns of what it repaired.
 	errOut io.Writer
 	// clock times the waits of registry retries; nil is real time.
@@ -123,6 +127,14 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 			if err := global.debugFromEnvironment(cmd.Flags().Changed("debug")); err != nil {
 				return err
 			}
+			if global.Quiet && (global.Verbose || global.Debug) {
+				return flagError(fmt.Errorf("--quiet prints errors only: it cannot go with --verbose or --debug"))
+			}
+			if global.Quiet {
+				// Warnings, notes and progress go nowhere; executeIn
+				// prints the error to the stream it was given.
+				streams.ErrOut, streams.ErrTTY, global.errOut = io.Discard, false, io.Discard
+			}
 			if global.Debug {
 				// stderr carries the trace: no progress bar is redrawn over it.
 				streams.ErrTTY = false
@@ -149,6 +161,8 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 	root.SetErr(streams.ErrOut)
 	root.PersistentFlags().StringVar(&global.Output, "output", outputText, "output format: text or json")
 	root.PersistentFlags().StringVar(&global.Layout, "oci-layout", "", "use this OCI layout directory instead of the local store ($STAX_HOME/store)")
+	root.PersistentFlags().BoolVar(&global.Verbose, "verbose", false, "print every warning, not one line per kind of warning naming the skills")
+	root.PersistentFlags().BoolVarP(&global.Quiet, "quiet", "q", false, "print errors only: no warnings, notes or progress on stderr (results still go to stdout)")
 	root.PersistentFlags().BoolVar(&global.Debug, "debug", false, "print each registry request and response (method, URL, status, headers; credentials shown as ***) to stderr")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return flagError(fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
@@ -220,6 +234,7 @@ func Execute(ctx context.Context, args []string, streams *IOStreams) int {
 // executeIn is Execute with the environment read through lookupEnv and
 // registry waits timed by clock (see newRootCmd).
 func executeIn(ctx context.Context, args []string, streams *IOStreams, lookupEnv func(string) (string, bool), clock registry.Clock) int {
+	errOut := streams.ErrOut // --quiet silences the command's, not the error
 	root, started := newRootCmd(streams, lookupEnv, clock)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -238,7 +253,7 @@ func executeIn(ctx context.Context, args []string, streams *IOStreams, lookupEnv
 	// --exit-code) has said everything, in the format asked for.
 	if !errors.Is(err, errReported) {
 		asJSON := root.PersistentFlags().Lookup("output").Value.String() == outputJSON
-		printError(streams.ErrOut, err, code, asJSON || !*started && argsAskJSON(args))
+		printError(errOut, err, code, asJSON || !*started && argsAskJSON(args))
 	}
 	return code
 }

@@ -46,14 +46,13 @@ func printBuildNotes(streams *IOStreams, global *globalOptions, built *pack.Resu
 	if built.Report != nil {
 		warnings = built.Report.Warnings
 	}
-	printNotes(streams, warnings, built.Notices)
+	printNotes(streams, global, warnings, built.Notices)
 }
 
-// printNotes shows the validation warnings and the notices of a build.
-func printNotes(streams *IOStreams, warnings []validate.Diagnostic, notices []string) {
-	for _, d := range warnings {
-		printDiagnostic(streams.ErrOut, "warning", d)
-	}
+// printNotes shows the validation warnings of a build, a line per kind,
+// and its notices.
+func printNotes(streams *IOStreams, global *globalOptions, warnings []validate.Diagnostic, notices []string) {
+	printWarnings(streams, global, validate.Warnings(warnings))
 	for _, n := range notices {
 		printNote(streams.ErrOut, "notice", n)
 	}

@@ -76,8 +76,8 @@ func TestSeenTwiceInProjectAndHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := SeenTwice(p, []string{"lint", "notes", "review"})
-	if len(got) != 1 || !strings.Contains(got[0], "skill review: Claude Code reads it from 2 folders") ||
-		!strings.Contains(got[0], filepath.Join(home, ".claude/skills/review")) {
+	if len(got) != 1 || !strings.Contains(got[0].Message, "skill review: Claude Code reads it from 2 folders") ||
+		!strings.Contains(got[0].Message, filepath.Join(home, ".claude/skills/review")) {
 		t.Errorf("warnings %q: want one, of review in the project and in home", got)
 	}
 }

@@ -24,7 +24,7 @@ func TestIgnoredFields(t *testing.T) {
 	}
 	got := IgnoredFields(tree, []string{"plain", "tools", "missing"}, all)
 	for _, w := range got {
-		if !strings.HasPrefix(w, "skill tools: ") || !strings.HasSuffix(w, "does not honour allowed-tools") {
+		if w.Kind != KindIgnoredFields || w.Skill != "tools" || !strings.HasPrefix(w.Message, "skill tools: ") || !strings.HasSuffix(w.Message, "does not honour allowed-tools") {
 			t.Errorf("unexpected warning %q", w)
 		}
 	}

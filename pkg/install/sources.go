@@ -18,6 +18,7 @@ import (
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/warning"
 )
 
 // Request is an install of layered packages into the folders of a
@@ -81,9 +82,10 @@ type Installed struct {
 	Graph  *resolve.Graph
 	Merged *merge.Result
 	*Outcome
-	// Warnings are about the merged skills: names that differ only in
-	// case, and frontmatter a runtime ignores.
-	Warnings []string
+	// Warnings are about the placement and the merged skills: runtimes
+	// that read each other's folders, names that differ only in case,
+	// frontmatter a runtime ignores, skills a runtime finds twice.
+	Warnings []warning.Warning
 	// LockPath is the project's stax.lock.
 	LockPath string
 }
@@ -209,7 +211,7 @@ func installStored(ctx context.Context, req Request, graph *resolve.Graph, verif
 			Package: lock.Key(s.From), PackageDigest: s.From.Digest, PackageVersion: s.From.Package.Config.Version, Digest: s.Digest,
 		})
 	}
-	out := &Installed{Graph: graph, Merged: merged, Warnings: merged.CaseWarnings(), LockPath: filepath.Join(req.ProjectDir, lock.FileName)}
+	out := &Installed{Graph: graph, Merged: merged, Warnings: append(Overlaps(req.Placement), CaseWarnings(merged)...), LockPath: filepath.Join(req.ProjectDir, lock.FileName)}
 	iopts := Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records,
 		BeforeCommit: func() error { _, err := storing.Wait(); return err }}
 	if !frozen && !req.KeepLock {

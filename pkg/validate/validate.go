@@ -34,6 +34,9 @@ type Diagnostic struct {
 	Code string `json:"code"`
 	// Message says what is wrong and how to fix it.
 	Message string `json:"message"`
+	// Skill is the skill directory the file is in; empty for a file of
+	// the skills directory itself. File names it too.
+	Skill string `json:"-"`
 }
 
 func (d Diagnostic) String() string { return d.Format("") }
@@ -193,14 +196,24 @@ func (v *validator) path(rel string) string {
 
 func (v *validator) errorf(rel string, line int, code, format string, args ...any) {
 	v.report.Errors = append(v.report.Errors, Diagnostic{
-		File: v.path(rel), Line: line, Code: code, Message: fmt.Sprintf(format, args...),
+		File: v.path(rel), Line: line, Code: code, Message: fmt.Sprintf(format, args...), Skill: skillOf(rel),
 	})
 }
 
 func (v *validator) warnf(rel string, line int, code, format string, args ...any) {
 	v.report.Warnings = append(v.report.Warnings, Diagnostic{
-		File: v.path(rel), Line: line, Code: code, Message: fmt.Sprintf(format, args...),
+		File: v.path(rel), Line: line, Code: code, Message: fmt.Sprintf(format, args...), Skill: skillOf(rel),
 	})
+}
+
+// skillOf is the skill directory of rel, a path in the skills directory:
+// its first element when it has more than one.
+func skillOf(rel string) string {
+	top, _, nested := strings.Cut(rel, "/")
+	if !nested {
+		return ""
+	}
+	return top
 }
 
 // finish makes the checks across skills, applies Strict and sorts, so that reports of the same tree are

@@ -21,6 +21,7 @@ import (
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/warning"
 )
 
 // InstallOptions say what Install installs and where.
@@ -69,13 +70,13 @@ type InstallOptions struct {
 
 // InstallResult is what Install resolved, layered and installed.
 type InstallResult struct {
-	Sources   []string        `json:"sources"`
-	Packages  []Package       `json:"packages"`
-	Skills    []Skill         `json:"skills"`
-	Overrides []string        `json:"overrides"`
-	Warnings  []string        `json:"warnings"`
-	Targets   []InstallTarget `json:"targets"`
-	Lock      string          `json:"lock"`
+	Sources   []string          `json:"sources"`
+	Packages  []Package         `json:"packages"`
+	Skills    []Skill           `json:"skills"`
+	Overrides []string          `json:"overrides"`
+	Warnings  []warning.Warning `json:"warnings"`
+	Targets   []InstallTarget   `json:"targets"`
+	Lock      string            `json:"lock"`
 	// LockChanged is false when stax.lock already said exactly this.
 	LockChanged bool `json:"lockChanged"`
 	// Saved is the stax.yaml the install wrote its sources into; empty
@@ -474,7 +475,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 		merged := merge.Merge(installed.Graph.Order)
 		return &InstallResult{
 			Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
-			Warnings: merged.CaseWarnings(), Targets: []InstallTarget{}, Plan: plan,
+			Warnings: append(install.Overlaps(placement), install.CaseWarnings(merged)...), Targets: []InstallTarget{}, Plan: plan,
 		}, nil
 	}
 	if installed.Outcome == nil {

@@ -139,6 +139,9 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		return nil, target.DiscardAfter(dst, err)
 	}
 	out := &PushResult{Transfer: newTransfer(dst.Ref, res)}
+	if src.Built != nil && src.Built.Report != nil {
+		out.Warnings = src.Built.Report.Warnings
+	}
 	if opts.Signer != nil {
 		if out.Signature, err = sign(ctx, dst, res.Descriptor, opts.Signer, build.MaxSize); err != nil {
 			return nil, err

@@ -39,7 +39,8 @@ func TestPushBuildsADirectoryAndTagsItsVersion(t *testing.T) {
 	if res.Kind != transfer.KindPackage || res.Skills != 2 || res.Copied == 0 || res.Skipped != 0 || res.Signature != nil {
 		t.Errorf("result %+v: want a package of 2 skills, every blob copied, unsigned", res)
 	}
-	// The JSON is the transfer's, whatever else the result carries.
+	// The JSON is the transfer's and the build's warnings, whatever else
+	// the result carries.
 	data, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func TestPushBuildsADirectoryAndTagsItsVersion(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if want := []string{"copied", "digest", "kind", "layers", "mediaType", "notices", "reference", "size", "skills", "skipped"}; !slices.Equal(keys, want) {
+	if want := []string{"copied", "digest", "kind", "layers", "mediaType", "notices", "reference", "size", "skills", "skipped", "warnings"}; !slices.Equal(keys, want) {
 		t.Errorf("JSON fields %v: want %v", keys, want)
 	}
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/validate"
 )
 
 // Transfer is what a job that copies one package or artifact (push, copy)
@@ -25,6 +26,10 @@ type Transfer struct {
 	Copied  int      `json:"copied"`
 	Skipped int      `json:"skipped"`
 	Notices []string `json:"notices"`
+	// Warnings are what validation found likely to surprise in a package
+	// built from a directory to be pushed; text output prints them as
+	// the build ends, a line a kind.
+	Warnings []validate.Diagnostic `json:"warnings,omitempty"`
 	// Replaced is the digest the destination's tag named before this
 	// transfer moved it; empty when the tag was new or named the package
 	// already.

@@ -1,0 +1,31 @@
+package warning
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestLinesGroupAKindAndSummary(t *testing.T) {
+	t.Parallel()
+	var ws []Warning
+	for i := range 7 {
+		s := fmt.Sprintf("s%d", i)
+		ws = append(ws, Warning{Kind: "k", Skill: s, Summary: "X ignores model", Message: "skill " + s + ": X ignores model"})
+	}
+	ws = append(ws,
+		Warning{Kind: "job", Message: "about the whole job"},
+		Warning{Kind: "k", Skill: "s9", Summary: "X ignores tools", Message: "skill s9: X ignores tools"},
+		Warning{Kind: "k", Skill: "s0", Summary: "X ignores model", Message: "skill s0: X ignores model again"},
+	)
+	got := strings.Join(Lines(ws, false), "\n")
+	want := "X ignores model: 8 in 7 skills: s0, s1, s2, s3, s4 and 2 more (--verbose lists each)\n" +
+		"about the whole job\n" +
+		"skill s9: X ignores tools"
+	if got != want {
+		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
+	}
+	if verbose := Lines(ws, true); len(verbose) != len(ws) || verbose[0] != ws[0].Message {
+		t.Errorf("verbose: %q", verbose)
+	}
+}
