@@ -88,6 +88,24 @@ func TestEveryHintResolvesItsFailure(t *testing.T) {
 				"\ninstall:\n  sources: [\".\", "+l.org+"]\n  runtimes: [claude-code]\n")
 			return []string{"install", "--frozen"}, []string{"--dir", l.project}
 		}},
+		{name: "a frozen install of a range the lock does not hold", rerun: true, setup: func(t *testing.T) ([]string, []string) {
+			l := newLayering(t)
+			repo := strings.TrimSuffix(l.org, ":2.0.0")
+			declare := func(version string) {
+				filetest.WriteFile(t, filepath.Join(l.project, "stax.yaml"), "name: project\nversion: 0.1.0\ninstall:\n  sources:\n    - ref: "+repo+
+					"\n      version: \""+version+"\"\n  runtimes: [claude-code]\n")
+			}
+			declare("^2.0.0")
+			if r, _ := l.install(t); r.Code != 0 {
+				t.Fatalf("install: %s", r.Stderr)
+			}
+			declare(">=2.0.0")
+			return []string{"install", "--frozen"}, []string{"--dir", l.project}
+		}},
+		{name: "a frozen install without a lock", rerun: true, setup: func(t *testing.T) ([]string, []string) {
+			l := newLayering(t)
+			return []string{"install", "--frozen"}, []string{"--dir", l.project}
+		}},
 		{name: "a tag that is not there", setup: func(t *testing.T) ([]string, []string) {
 			l := newLayering(t)
 			return []string{"install", strings.TrimSuffix(l.org, "2.0.0") + "2.0.1", "--no-save"}, []string{"--dir", l.project}
