@@ -66,6 +66,21 @@ func (g *globalOptions) debugFromEnvironment(given bool) error {
 	return nil
 }
 
+// silence applies --quiet: warnings, notes and progress go nowhere, and
+// executeIn prints the error to the stream it was given. --verbose, or
+// --debug given as a flag, contradicts it; $STAX_DEBUG gives way to it.
+func (g *globalOptions) silence(debugGiven bool, streams *IOStreams) error {
+	if !g.Quiet {
+		return nil
+	}
+	if g.Verbose || debugGiven && g.Debug {
+		return flagError(fmt.Errorf("--quiet prints errors only: it cannot go with --verbose or --debug"))
+	}
+	g.Debug = false
+	streams.ErrOut, streams.ErrTTY, g.errOut = io.Discard, false, io.Discard
+	return nil
+}
+
 // trace is where registry requests are traced: stderr with --debug, else
 // nowhere.
 func (g *globalOptions) trace() io.Writer {
@@ -127,13 +142,8 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 			if err := global.debugFromEnvironment(cmd.Flags().Changed("debug")); err != nil {
 				return err
 			}
-			if global.Quiet && (global.Verbose || global.Debug) {
-				return flagError(fmt.Errorf("--quiet prints errors only: it cannot go with --verbose or --debug"))
-			}
-			if global.Quiet {
-				// Warnings, notes and progress go nowhere; executeIn
-				// prints the error to the stream it was given.
-				streams.ErrOut, streams.ErrTTY, global.errOut = io.Discard, false, io.Discard
+			if err := global.silence(cmd.Flags().Changed("debug"), streams); err != nil {
+				return err
 			}
 			if global.Debug {
 				// stderr carries the trace: no progress bar is redrawn over it.

@@ -133,8 +133,10 @@ func TestQuietKeepsTheError(t *testing.T) {
 	if r.Code == 0 || !strings.HasPrefix(r.Stderr, "Error: ") {
 		t.Errorf("--quiet: exit %d, stderr %q: want the error", r.Code, r.Stderr)
 	}
-	if r := runStax(t, "install", "--quiet", "--verbose"); r.Code != 1 {
-		t.Errorf("--quiet --verbose: exit %d, want 1 (usage)", r.Code)
+	for _, flag := range []string{"--verbose", "--debug"} {
+		if r := runStax(t, "install", "--quiet", flag); r.Code != 1 {
+			t.Errorf("--quiet %s: exit %d, want 1 (usage)", flag, r.Code)
+		}
 	}
 }
 
