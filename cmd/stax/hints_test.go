@@ -8,7 +8,11 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/registrytest"
 )
+
+// The user a registry of a test of hints knows, and the password typed.
+const hintUser, hintPassword = "hinted", "typed-secret"
 
 // hintPattern finds the ways out a message offers: a stax command in
 // backquotes, a stax command after "run", "with:" or a bracket up to where the
@@ -37,11 +41,12 @@ func hintsIn(msg string, failed []string) [][]string {
 
 // hintCase is a situation a command fails in with a hint: setup makes it
 // afresh (each hint is an alternative, run from the same state) and
-// returns the failed command and the arguments that say where (--dir), which
-// a user runs the hint with by being in the project.
+// returns the failed command and, by command, the arguments that say
+// where the user is (--dir, --registry-config): a user in the project
+// runs the hint as it is written.
 type hintCase struct {
 	name  string
-	setup func(t *testing.T) (failed, where []string)
+	setup func(t *testing.T) (failed []string, where map[string][]string)
 	// resolved reports whether the hint's result answers the failure,
 	// beyond the failed command now succeeding; nil checks only that.
 	resolved func(t *testing.T, hint result)
@@ -58,37 +63,37 @@ type hintCase struct {
 func TestEveryHintResolvesItsFailure(t *testing.T) {
 	t.Parallel()
 	cases := []hintCase{
-		{name: "an installed skill changed since", rerun: true, setup: func(t *testing.T) ([]string, []string) {
+		{name: "an installed skill changed since", rerun: true, setup: func(t *testing.T) ([]string, map[string][]string) {
 			l := newLayering(t)
 			if r, _ := l.install(t); r.Code != 0 {
 				t.Fatalf("install: %s", r.Stderr)
 			}
 			filetest.WriteFile(t, filepath.Join(l.project, ".claude", "skills", "lint", "SKILL.md"), "changed\n")
-			return []string{"install"}, []string{"--dir", l.project}
+			return []string{"install"}, map[string][]string{"install": {"--dir", l.project}}
 		}},
-		{name: "an uninstall of a skill changed since", rerun: true, setup: func(t *testing.T) ([]string, []string) {
+		{name: "an uninstall of a skill changed since", rerun: true, setup: func(t *testing.T) ([]string, map[string][]string) {
 			l := newLayering(t)
 			if r, _ := l.install(t); r.Code != 0 {
 				t.Fatalf("install: %s", r.Stderr)
 			}
 			filetest.WriteFile(t, filepath.Join(l.project, ".claude", "skills", "lint", "SKILL.md"), "changed\n")
-			return []string{"uninstall"}, []string{"--dir", l.project}
+			return []string{"uninstall"}, map[string][]string{"uninstall": {"--dir", l.project}}
 		}},
-		{name: "a skill of the user's in the way", rerun: true, setup: func(t *testing.T) ([]string, []string) {
+		{name: "a skill of the user's in the way", rerun: true, setup: func(t *testing.T) ([]string, map[string][]string) {
 			l := newLayering(t)
 			filetest.WriteFile(t, filepath.Join(l.project, ".claude", "skills", "lint", "SKILL.md"), "mine\n")
-			return []string{"install"}, []string{"--dir", l.project}
+			return []string{"install"}, map[string][]string{"install": {"--dir", l.project}}
 		}},
-		{name: "a frozen install of a source the lock lacks", rerun: true, setup: func(t *testing.T) ([]string, []string) {
+		{name: "a frozen install of a source the lock lacks", rerun: true, setup: func(t *testing.T) ([]string, map[string][]string) {
 			l := newLayering(t)
 			if r, _ := l.install(t); r.Code != 0 {
 				t.Fatalf("install: %s", r.Stderr)
 			}
 			filetest.WriteFile(t, filepath.Join(l.project, "stax.yaml"), "name: project\nversion: 0.1.0\npackages:\n  - "+l.team+
 				"\ninstall:\n  sources: [\".\", "+l.org+"]\n  runtimes: [claude-code]\n")
-			return []string{"install", "--frozen"}, []string{"--dir", l.project}
+			return []string{"install", "--frozen"}, map[string][]string{"install": {"--dir", l.project}}
 		}},
-		{name: "a frozen install of a range the lock does not hold", rerun: true, setup: func(t *testing.T) ([]string, []string) {
+		{name: "a frozen install of a range the lock does not hold", rerun: true, setup: func(t *testing.T) ([]string, map[string][]string) {
 			l := newLayering(t)
 			repo := strings.TrimSuffix(l.org, ":2.0.0")
 			declare := func(version string) {
@@ -100,15 +105,34 @@ func TestEveryHintResolvesItsFailure(t *testing.T) {
 				t.Fatalf("install: %s", r.Stderr)
 			}
 			declare(">=2.0.0")
-			return []string{"install", "--frozen"}, []string{"--dir", l.project}
+			return []string{"install", "--frozen"}, map[string][]string{"install": {"--dir", l.project}}
 		}},
-		{name: "a frozen install without a lock", rerun: true, setup: func(t *testing.T) ([]string, []string) {
+		{name: "a frozen install without a lock", rerun: true, setup: func(t *testing.T) ([]string, map[string][]string) {
 			l := newLayering(t)
-			return []string{"install", "--frozen"}, []string{"--dir", l.project}
+			return []string{"install", "--frozen"}, map[string][]string{"install": {"--dir", l.project}}
 		}},
-		{name: "a tag that is not there", setup: func(t *testing.T) ([]string, []string) {
+		{name: "a registry that wants credentials", rerun: true, setup: func(t *testing.T) ([]string, map[string][]string) {
+			reg := registrytest.New(t, registrytest.WithBasicAuth(hintUser, hintPassword))
+			publisher := filepath.Join(t.TempDir(), "config.json")
+			if r := runStaxWith(t, &IOStreams{In: strings.NewReader(hintPassword)}, "login", reg.Host, "-u", hintUser, "--password-stdin", "--registry-config", publisher); r.Code != 0 {
+				t.Fatal(r.Stderr)
+			}
+			dir := t.TempDir()
+			filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: private\nversion: 1.0.0\n")
+			writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "Lint.")})
+			ref := reg.Host + "/org/private:1.0.0"
+			if r := runStax(t, "push", dir, ref, "--registry-config", publisher); r.Code != 0 {
+				t.Fatal(r.Stderr)
+			}
+			config := filepath.Join(t.TempDir(), "config.json")
+			return []string{"install", ref, "--no-save"}, map[string][]string{
+				"install": {"--dir", t.TempDir(), "--registry-config", config},
+				"login":   {"--registry-config", config},
+			}
+		}},
+		{name: "a tag that is not there", setup: func(t *testing.T) ([]string, map[string][]string) {
 			l := newLayering(t)
-			return []string{"install", strings.TrimSuffix(l.org, "2.0.0") + "2.0.1", "--no-save"}, []string{"--dir", l.project}
+			return []string{"install", strings.TrimSuffix(l.org, "2.0.0") + "2.0.1", "--no-save"}, map[string][]string{"install": {"--dir", l.project}}
 		}, resolved: func(t *testing.T, hint result) {
 			if !strings.Contains(hint.Stdout, "2.0.0") {
 				t.Errorf("the hint does not list the tag there is:\n%s", hint.Stdout)
@@ -120,7 +144,13 @@ func TestEveryHintResolvesItsFailure(t *testing.T) {
 			t.Parallel()
 			useHome(t)
 			failed, where := tc.setup(t)
-			r := runStax(t, append(slices.Clone(failed), where...)...)
+			// The user answers a prompt (stax login's) at a terminal.
+			run := func(t *testing.T, args []string) result {
+				t.Helper()
+				terminal := &scriptedTerminal{answers: map[string]string{"Username: ": hintUser, "Password: ": hintPassword}}
+				return runStaxWith(t, &IOStreams{In: strings.NewReader(""), Prompter: terminal}, append(slices.Clone(args), where[args[0]]...)...)
+			}
+			r := run(t, failed)
 			if r.Code == 0 {
 				t.Fatalf("%v did not fail", failed)
 			}
@@ -134,15 +164,11 @@ func TestEveryHintResolvesItsFailure(t *testing.T) {
 					if i > 0 {
 						// Each hint is an alternative: run it from the same state.
 						failed, where = tc.setup(t)
-						if r := runStax(t, append(slices.Clone(failed), where...)...); r.Code == 0 {
+						if r := run(t, failed); r.Code == 0 {
 							t.Fatalf("%v did not fail again", failed)
 						}
 					}
-					args := append(slices.Clone(hint), where...)
-					if hint[0] == "tags" {
-						args = hint // tags takes a repository, not a project
-					}
-					h := runStax(t, args...)
+					h := run(t, hint)
 					if h.Code != 0 {
 						t.Fatalf("the hint `stax %s` of %q fails: exit %d %s", strings.Join(hint, " "), r.Stderr, h.Code, h.Stderr)
 					}
@@ -150,7 +176,7 @@ func TestEveryHintResolvesItsFailure(t *testing.T) {
 						tc.resolved(t, h)
 					}
 					if tc.rerun {
-						if again := runStax(t, append(slices.Clone(failed), where...)...); again.Code != 0 {
+						if again := run(t, failed); again.Code != 0 {
 							t.Errorf("after `stax %s`, %v still fails: exit %d %s", strings.Join(hint, " "), failed, again.Code, again.Stderr)
 						}
 					}
