@@ -126,6 +126,20 @@ func TestOverlapHintWorks(t *testing.T) {
 	}
 }
 
+// TestInstallWithoutWarningsListsNone: the JSON of an install without
+// warnings has "warnings": [], as scripts iterate it.
+func TestInstallWithoutWarningsListsNone(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	project := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(project, "stax.yaml"), "name: project\nversion: 0.1.0\n")
+	writeSkillFiles(t, filepath.Join(project, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "Lint.")})
+	r := runStax(t, "install", project, "--dir", project, "--no-save", "--output", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"warnings": [],`) {
+		t.Errorf("exit %d, want \"warnings\": [] in:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
 // TestQuietKeepsTheError: --quiet silences warnings, not the error.
 func TestQuietKeepsTheError(t *testing.T) {
 	t.Parallel()

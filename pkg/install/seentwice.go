@@ -57,7 +57,7 @@ func SeenTwice(p *Placement, names []string) []warning.Warning {
 // and GitHub Copilot read .claude/skills): every skill installed is there
 // twice for it. Leaving that runtime out reaches it all the same.
 func Overlaps(p *Placement) []warning.Warning {
-	var warnings []warning.Warning
+	warnings := []warning.Warning{} // JSON lists no warnings as [], not null
 	seen := map[string]bool{}
 	for _, own := range p.Targets {
 		for _, rt := range own.Runtimes {
