@@ -59,6 +59,8 @@ type Registry struct {
 	backend http.Handler
 	app     *handlers.App
 	token   *tokenServer
+	// root is the storage directory of WithFilesystem, or empty.
+	root string
 
 	mu       sync.Mutex
 	requests []Request
@@ -253,7 +255,8 @@ func (r *Registry) config(t testing.TB, o *options) (*configuration.Configuratio
 	}
 	if o.filesystem {
 		delete(cfg.Storage, "inmemory")
-		cfg.Storage["filesystem"] = configuration.Parameters{"rootdirectory": t.TempDir()}
+		r.root = t.TempDir()
+		cfg.Storage["filesystem"] = configuration.Parameters{"rootdirectory": r.root}
 	}
 
 	switch o.auth {
