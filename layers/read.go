@@ -13,6 +13,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // maxTrailingData bounds the zero padding that may follow the tar trailer
@@ -40,16 +42,46 @@ const maxTrailingData = 1 << 20
 // The digest, when opts.Digest is set, covers the whole compressed stream,
 // so it is only known once every entry has been passed to fn: a mismatch
 // (*DigestMismatchError) is the last thing Walk reports, and fn's effects
-// must be undone by the caller, as Extract does.
+// must be undone by the caller, as Extract does. A walk that fails
+// part-way with opts.Digest set reads the rest of r first: when the
+// stream is not the one its digest names (a byte flipped on a registry's
+// disk breaks the gzip stream long before its end), that mismatch is the
+// error, not whatever decoding made of the altered bytes.
 func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error {
-	var sum hash.Hash
-	if opts.Digest != "" {
-		if err := opts.Digest.Validate(); err != nil {
-			return fmt.Errorf("read layer: expected digest: %w", err)
-		}
-		sum = opts.Digest.Algorithm().Hash()
-		r = io.TeeReader(r, sum)
+	if opts.Digest == "" {
+		return walk(r, opts, nil, fn)
 	}
+	if err := opts.Digest.Validate(); err != nil {
+		return fmt.Errorf("read layer: expected digest: %w", err)
+	}
+	sum := opts.Digest.Algorithm().Hash()
+	err := walk(io.TeeReader(r, sum), opts, sum, fn)
+	var mismatch *DigestMismatchError
+	if err == nil || errors.As(err, &mismatch) {
+		return err
+	}
+	return blameStream(r, sum, opts.Digest, err)
+}
+
+// blameStream is the error of a walk of r that failed with err: a
+// mismatch when the rest of r (hashed into sum with what was read) is not
+// the stream want names, else err. Reading the rest costs no more than
+// the stream's size, which the fetch under r bounds by its descriptor.
+func blameStream(r io.Reader, sum hash.Hash, want digest.Digest, err error) error {
+	if _, rerr := io.Copy(sum, r); rerr != nil {
+		if errdefs.Of(rerr) == errdefs.DataLoss {
+			return rerr // the fetch's own verification noticed first
+		}
+		return err
+	}
+	if actual := digest.NewDigest(want.Algorithm(), sum); actual != want {
+		return &DigestMismatchError{Expected: want, Actual: actual}
+	}
+	return err
+}
+
+// walk is Walk, with r hashed into sum (nil: no digest to check).
+func walk(r io.Reader, opts ReadOptions, sum hash.Hash, fn func(Header, io.Reader) error) error {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return corrupt(err)

@@ -72,7 +72,7 @@ func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 					if r.Code != 6 {
 						t.Errorf("exit %d, want 6\n%s", r.Code, r.Stderr)
 					}
-					for _, want := range []string{layer.Digest.String(), "acme/skills", "corrupt"} {
+					for _, want := range []string{layer.Digest.String(), "acme/skills", "registry's copy of a blob is corrupt", "push the package again"} {
 						if !strings.Contains(r.Stderr, want) {
 							t.Errorf("the message does not say %q:\n%s", want, r.Stderr)
 						}

@@ -240,9 +240,10 @@ func installStored(ctx context.Context, req Request, graph *resolve.Graph, verif
 
 // frozenError makes any resolution failure of a frozen install
 // unresolved: a locked digest that cannot be fetched means the lock
-// cannot be honoured.
+// cannot be honoured. Content that does not match its digest stays data
+// loss: the lock is right, the bytes served for it are not.
 func frozenError(frozen bool, err error) error {
-	if !frozen || errdefs.Of(err) == errdefs.Unresolved {
+	if c := errdefs.Of(err); !frozen || c == errdefs.Unresolved || c == errdefs.DataLoss {
 		return err
 	}
 	return errdefs.Reclassify(errdefs.Unresolved, fmt.Errorf("--frozen: %w", err))

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"oras.land/oras-go/v2/content"
@@ -25,11 +26,19 @@ func Explain(err error, host, target string) error {
 	if err == nil {
 		return nil
 	}
+	if mismatch(err) {
+		// Whoever noticed it (a verifying reader, a store, a layer
+		// reader) may have classified it already, inside the copy that
+		// wraps it in its own words: the message is said here, once.
+		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf(
+			"%s: the registry's copy of a blob is corrupt, its bytes do not match its digest (%w); nothing was kept: push the package again to replace it, or ask the operator of %s to repair it (a proxy between you and it can alter blobs too)",
+			target, innermostMismatch(err), host))
+	}
 	if errdefs.Of(err) != errdefs.Unclassified || errors.Is(err, context.Canceled) {
 		return err
 	}
 	class := errdefs.Unavailable
-	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, errdef.ErrInvalidDigest) || sizeMismatch(err) {
+	if errors.Is(err, errdef.ErrInvalidDigest) || sizeMismatch(err) {
 		class = errdefs.DataLoss
 	}
 	return errdefs.With(class, explain(outsideText{err}, host, target))
@@ -44,6 +53,28 @@ type outsideText struct{ err error }
 
 func (e outsideText) Error() string { return termtext.Escape(e.err.Error()) }
 func (e outsideText) Unwrap() error { return e.err }
+
+// mismatch reports whether err is content whose bytes are not those its
+// digest names: oras-go's sentinel, which stax's verifying readers and
+// store match too, or the layer reader's own.
+func mismatch(err error) bool {
+	var layer *layers.DigestMismatchError
+	return errors.Is(err, content.ErrMismatchedDigest) || errors.As(err, &layer)
+}
+
+// innermostMismatch is the error of err's chain closest to the mismatch
+// that still says which blob it was, without the words of the copies
+// around it (oras-go's "failed to perform "Push" on destination: failed
+// to ingest: copy failed").
+func innermostMismatch(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil || next == content.ErrMismatchedDigest || !mismatch(next) {
+			return err
+		}
+		err = next
+	}
+}
 
 func explain(err error, host, target string) error {
 	var resp *errcode.ErrorResponse
@@ -82,7 +113,7 @@ func explain(err error, host, target string) error {
 		return fmt.Errorf("authentication required for %s: run `stax login %s` (%w)", host, host, err)
 	case errors.Is(err, errdef.ErrNotFound):
 		return fmt.Errorf("%s not found on %s: check the repository and tag (%w)", target, host, err)
-	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, errdef.ErrInvalidDigest):
+	case errors.Is(err, errdef.ErrInvalidDigest):
 		return fmt.Errorf("content from %s does not match its digest (%w): the registry or something between it and you altered a blob; nothing was kept", host, err)
 	case sizeMismatch(err):
 		return fmt.Errorf("content from %s is not the size its descriptor gives (%w): the registry or something between it and you altered it; nothing was kept", host, err)
