@@ -1,39 +1,53 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
-// TestCorruptBlobOnTheRegistryExitsSix: a layer whose bytes changed on the
+// TestCorruptBlobOnTheRegistryExitsSix: a blob whose bytes changed on the
 // registry's disk (one byte flipped where distribution stores it, so that
 // it serves the same digest and size with other content) fails every
 // command that reads it with exit 6, the class of content that does not
-// match its digest, naming the blob, the reference and the fix, in
-// stax's words, and writes nothing. Whether the flipped byte breaks the
-// gzip stream early (mid-layer) or only its trailer (the last byte), the
-// digest is what is wrong.
+// match its digest, with a message in stax's words naming the blob, the
+// reference, that the registry's copy is corrupt and the fix, and leaves
+// nothing: no output, no blob in the store, nothing in its ingest
+// directory. A byte flipped mid-layer breaks the gzip stream long before
+// the digest is known; one flipped last only breaks its trailer; the
+// config is read by every command, inspect too, which reads no layer of
+// a registry's package.
 func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 	t.Parallel()
 	priv, pub := newKeyPair(t, "corrupt")
-	for _, at := range []struct {
-		name string
-		byte func(size int64) int64
+	for _, corrupt := range []struct {
+		name   string
+		config bool
+		at     func(size int64) int64
 	}{
-		{"mid-layer", func(size int64) int64 { return size / 2 }},
-		{"last byte", func(int64) int64 { return -1 }},
+		{name: "mid-layer", at: func(size int64) int64 { return size / 2 }},
+		{name: "last byte of the layer", at: func(int64) int64 { return -1 }},
+		{name: "config", config: true, at: func(size int64) int64 { return size / 2 }},
 	} {
-		t.Run(at.name, func(t *testing.T) {
+		t.Run(corrupt.name, func(t *testing.T) {
 			t.Parallel()
 			useHome(t)
 			reg := registrytest.New(t, registrytest.WithFilesystem())
 			mirror := registrytest.New(t)
 			ref := reg.Host + "/acme/skills:1.0.0"
-			layer := pushExamples(t, ref).Layers[0]
+			blob := pushExamples(t, ref).Layers[0]
+			if corrupt.config {
+				blob = configOf(t, ref)
+			}
 			if r := runStax(t, "sign", ref, "--key", priv); r.Code != 0 {
 				t.Fatalf("sign: %d %s", r.Code, r.Stderr)
 			}
@@ -46,33 +60,40 @@ func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 			if err := os.RemoveAll(filepath.Join(locked, ".claude")); err != nil {
 				t.Fatal(err)
 			}
-			reg.CorruptStoredBlob(t, layer.Digest, at.byte(layer.Size))
+			reg.CorruptStoredBlob(t, blob.Digest, corrupt.at(blob.Size))
 
 			for _, c := range []struct {
 				name string
 				args func(out string) []string
+				// layers: the command reads the skills layer.
+				layers bool
 			}{
-				{"install --frozen", func(string) []string { return []string{"install", "--frozen", "--dir", locked} }},
-				{"install from the lock", func(string) []string { return []string{"install", "--dir", locked} }},
+				{"install --frozen", func(string) []string { return []string{"install", "--frozen", "--dir", locked} }, true},
+				{"install from the lock", func(string) []string { return []string{"install", "--dir", locked} }, true},
 				{"install REF", func(out string) []string {
 					return []string{"install", ref, "--dir", out, "--runtime", "claude-code"}
-				}},
-				{"pull", func(string) []string { return []string{"pull", ref} }},
-				{"pull -o", func(out string) []string { return []string{"pull", ref, "-o", filepath.Join(out, "skills")} }},
-				{"copy", func(string) []string { return []string{"copy", ref, mirror.Host + "/acme/skills:1.0.0"} }},
-				{"copy to a layout", func(out string) []string { return []string{"copy", ref, "oci:" + filepath.Join(out, "layout") + ":1.0.0"} }},
-				{"verify --key", func(string) []string { return []string{"verify", ref, "--key", pub} }},
-				{"inspect", func(string) []string { return []string{"inspect", ref} }},
-				{"diff", func(string) []string { return []string{"diff", other, ref} }},
+				}, true},
+				{"pull", func(string) []string { return []string{"pull", ref} }, true},
+				{"pull -o", func(out string) []string { return []string{"pull", ref, "-o", filepath.Join(out, "skills")} }, true},
+				{"copy", func(string) []string { return []string{"copy", ref, mirror.Host + "/acme/skills:1.0.0"} }, true},
+				{"copy to a layout", func(out string) []string {
+					return []string{"copy", ref, "oci:" + filepath.Join(out, "layout") + ":1.0.0"}
+				}, true},
+				{"verify --key", func(string) []string { return []string{"verify", ref, "--key", pub} }, true},
+				{"inspect", func(string) []string { return []string{"inspect", ref} }, false},
+				{"diff", func(string) []string { return []string{"diff", other, ref} }, true},
 			} {
+				if !c.layers && !corrupt.config {
+					continue
+				}
 				t.Run(c.name, func(t *testing.T) {
-					useHome(t) // a fresh store: the layer comes from the registry
+					home := useHome(t) // a fresh store: the blob comes from the registry
 					out := t.TempDir()
 					r := runStax(t, c.args(out)...)
 					if r.Code != 6 {
 						t.Errorf("exit %d, want 6\n%s", r.Code, r.Stderr)
 					}
-					for _, want := range []string{layer.Digest.String(), "acme/skills", "registry's copy of a blob is corrupt", "push the package again"} {
+					for _, want := range []string{blob.Digest.String(), "acme/skills", "registry's copy of a blob is corrupt", "push the package again"} {
 						if !strings.Contains(r.Stderr, want) {
 							t.Errorf("the message does not say %q:\n%s", want, r.Stderr)
 						}
@@ -85,8 +106,44 @@ func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 					if entries, _ := os.ReadDir(out); len(entries) != 0 {
 						t.Errorf("a failed %s wrote %v", c.name, entries)
 					}
+					assertNotStored(t, home, blob.Digest.Encoded())
 				})
 			}
 		})
+	}
+}
+
+// configOf is the config descriptor of the package at ref, read from its
+// registry as another client would.
+func configOf(t *testing.T, ref string) ocispec.Descriptor {
+	t.Helper()
+	name, tag, _ := strings.Cut(ref[strings.LastIndex(ref, "/"):], ":")
+	repo := testRepository(t, ref[:strings.LastIndex(ref, "/")]+name)
+	_, raw, err := oras.FetchBytes(context.Background(), repo, tag, oras.DefaultFetchBytesOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Config
+}
+
+// assertNotStored fails t if anything under home is named name (a blob
+// kept in a store) or is left in an ingest directory.
+func assertNotStored(t *testing.T, home, name string) {
+	t.Helper()
+	err := filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == name || (!d.IsDir() && filepath.Base(filepath.Dir(p)) == "ingest") {
+			t.Errorf("left in $STAX_HOME: %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
