@@ -82,6 +82,7 @@ func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 				{"verify --key", func(string) []string { return []string{"verify", ref, "--key", pub} }, true},
 				{"inspect", func(string) []string { return []string{"inspect", ref} }, false},
 				{"diff", func(string) []string { return []string{"diff", other, ref} }, true},
+				{"validate --against", func(string) []string { return []string{"validate", examples, "--against", ref} }, true},
 			} {
 				if !c.layers && !corrupt.config {
 					continue
