@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/opencontainers/go-digest"
+	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
@@ -71,7 +72,9 @@ func (e *UnsafeEntryError) Error() string {
 }
 
 // DigestMismatchError reports a compressed stream whose digest is not the
-// one the caller expected.
+// one the caller expected. It matches content.ErrMismatchedDigest, as
+// every other verification of stax does, so that callers tell content
+// that is not what its digest names from other failures one way.
 type DigestMismatchError struct {
 	Expected digest.Digest
 	Actual   digest.Digest
@@ -80,6 +83,8 @@ type DigestMismatchError struct {
 func (e *DigestMismatchError) Error() string {
 	return fmt.Sprintf("layer digest mismatch: expected %s, got %s", e.Expected, e.Actual)
 }
+
+func (e *DigestMismatchError) Is(target error) bool { return target == content.ErrMismatchedDigest }
 
 // FormatSize is how stax writes a size for people, in binary units
 // ("66.8 MiB"): the one formatter of every message, so that one run never

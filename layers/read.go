@@ -13,8 +13,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
-
-	"github.com/stax-dev/stax/pkg/errdefs"
+	"oras.land/oras-go/v2/content"
 )
 
 // maxTrailingData bounds the zero padding that may follow the tar trailer
@@ -43,44 +42,48 @@ const maxTrailingData = 1 << 20
 // so it is only known once every entry has been passed to fn: a mismatch
 // (*DigestMismatchError) is the last thing Walk reports, and fn's effects
 // must be undone by the caller, as Extract does. A walk that fails
-// part-way with opts.Digest set reads the rest of r first: when the
-// stream is not the one its digest names (a byte flipped on a registry's
-// disk breaks the gzip stream long before its end), that mismatch is the
-// error, not whatever decoding made of the altered bytes.
+// part-way reads the rest of r first: when the stream is not the one its
+// digest names (a byte flipped on a registry's disk breaks the gzip
+// stream long before its end), that mismatch is the error, as opts.Digest
+// or the verifying reader under r finds it, not whatever decoding made
+// of the altered bytes.
 func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error {
-	if opts.Digest == "" {
-		return walk(r, opts, nil, fn)
+	var sum hash.Hash
+	if opts.Digest != "" {
+		if err := opts.Digest.Validate(); err != nil {
+			return fmt.Errorf("read layer: expected digest: %w", err)
+		}
+		sum = opts.Digest.Algorithm().Hash()
+		r = io.TeeReader(r, sum)
 	}
-	if err := opts.Digest.Validate(); err != nil {
-		return fmt.Errorf("read layer: expected digest: %w", err)
-	}
-	sum := opts.Digest.Algorithm().Hash()
-	err := walk(io.TeeReader(r, sum), opts, sum, fn)
-	var mismatch *DigestMismatchError
-	if err == nil || errors.As(err, &mismatch) {
+	err := walk(r, opts, sum, fn)
+	if err == nil || errors.Is(err, content.ErrMismatchedDigest) {
 		return err
 	}
 	return blameStream(r, sum, opts.Digest, err)
 }
 
-// blameStream is the error of a walk of r that failed with err: a
-// mismatch when the rest of r (hashed into sum with what was read) is not
-// the stream want names, else err. Reading the rest costs no more than
-// the stream's size, which the fetch under r bounds by its descriptor.
+// blameStream is the error of a walk of r that failed with err: the
+// mismatch reading the rest of r reports, or that the whole stream
+// (hashed into sum, when there is a digest to check) is not the one want
+// names; else err. Reading the rest costs no more than the stream's size,
+// which the fetch under r bounds by its descriptor.
 func blameStream(r io.Reader, sum hash.Hash, want digest.Digest, err error) error {
-	if _, rerr := io.Copy(sum, r); rerr != nil {
-		if errdefs.Of(rerr) == errdefs.DataLoss {
-			return rerr // the fetch's own verification noticed first
+	if _, rerr := io.Copy(io.Discard, r); rerr != nil {
+		if errors.Is(rerr, content.ErrMismatchedDigest) {
+			return rerr // the verifying reader under r noticed first
 		}
 		return err
 	}
-	if actual := digest.NewDigest(want.Algorithm(), sum); actual != want {
-		return &DigestMismatchError{Expected: want, Actual: actual}
+	if sum != nil {
+		if actual := digest.NewDigest(want.Algorithm(), sum); actual != want {
+			return &DigestMismatchError{Expected: want, Actual: actual}
+		}
 	}
 	return err
 }
 
-// walk is Walk, with r hashed into sum (nil: no digest to check).
+// walk is Walk once r is hashed into sum (nil: no digest to check).
 func walk(r io.Reader, opts ReadOptions, sum hash.Hash, fn func(Header, io.Reader) error) error {
 	zr, err := gzip.NewReader(r)
 	if err != nil {

@@ -148,3 +148,78 @@ func assertNotStored(t *testing.T, home, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCorruptBlobInALayoutExitsSix: a layer altered in an OCI layout (one
+// byte flipped in its blob file) fails every command that reads it with
+// exit 6, naming the layout, the blob and the fix.
+func TestCorruptBlobInALayoutExitsSix(t *testing.T) {
+	t.Parallel()
+	priv, pub := newKeyPair(t, "corrupt")
+	for _, at := range []struct {
+		name string
+		at   func(size int64) int64
+	}{
+		{"mid-layer", func(size int64) int64 { return size / 2 }},
+		{"last byte of the layer", func(int64) int64 { return -1 }},
+	} {
+		t.Run(at.name, func(t *testing.T) {
+			t.Parallel()
+			useHome(t)
+			reg := registrytest.New(t)
+			layout := filepath.Join(t.TempDir(), "layout")
+			ref := "oci:" + layout + ":1.0.0"
+			layer := pushExamples(t, ref).Layers[0]
+			if r := runStax(t, "sign", ref, "--key", priv); r.Code != 0 {
+				t.Fatalf("sign: %d %s", r.Code, r.Stderr)
+			}
+			other := "oci:" + layout + ":other"
+			pushSkillVersion(t, other, "other", "1.0.0")
+			path := filepath.Join(layout, "blobs", "sha256", layer.Digest.Encoded())
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := at.at(int64(len(data)))
+			if i < 0 {
+				i += int64(len(data))
+			}
+			data[i] ^= 0xff
+			if err := os.Chmod(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				name string
+				args func(out string) []string
+			}{
+				{"install", func(out string) []string { return []string{"install", ref, "--dir", out, "--runtime", "claude-code"} }},
+				{"pull -o", func(out string) []string { return []string{"pull", ref, "-o", filepath.Join(out, "skills")} }},
+				{"copy", func(string) []string { return []string{"copy", ref, reg.Host + "/acme/skills:1.0.0"} }},
+				{"verify --key", func(string) []string { return []string{"verify", ref, "--key", pub} }},
+				{"inspect", func(string) []string { return []string{"inspect", ref} }},
+				{"diff", func(string) []string { return []string{"diff", other, ref} }},
+				{"validate --against", func(string) []string { return []string{"validate", examples, "--against", ref} }},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					home := useHome(t)
+					out := t.TempDir()
+					r := runStax(t, c.args(out)...)
+					if r.Code != 6 {
+						t.Errorf("exit %d, want 6\n%s", r.Code, r.Stderr)
+					}
+					for _, want := range []string{layer.Digest.String(), layout, "altered"} {
+						if !strings.Contains(r.Stderr, want) {
+							t.Errorf("the message does not say %q:\n%s", want, r.Stderr)
+						}
+					}
+					if entries, _ := os.ReadDir(out); len(entries) != 0 {
+						t.Errorf("a failed %s wrote %v", c.name, entries)
+					}
+					assertNotStored(t, home, layer.Digest.Encoded())
+				})
+			}
+		})
+	}
+}

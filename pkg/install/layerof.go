@@ -17,7 +17,7 @@ import (
 // digest, as pull verifies it: an OCI layout's store does not check what
 // it serves.
 func LayerOf(n *resolve.Node, storing *resolve.Storing, maxSize int64, maxFiles int) *Layer {
-	l := &Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
+	l := &Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}, Explain: n.Target.Explain}
 	if n.Package.Skills != nil {
 		l.Read.Digest = n.Package.Skills.Digest
 	}

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/opencontainers/go-digest"
+	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
@@ -39,6 +40,9 @@ type Layer struct {
 	// Read bounds the layer and, with its Digest, verifies it; the
 	// staged skills are discarded if it does not verify.
 	Read layers.ReadOptions
+	// Explain, when set, says where a layer that does not match its
+	// digest came from (whose copy is corrupt, and the fix).
+	Explain func(error) error
 }
 
 // staged is a skill written into the staging directory: its record
@@ -434,6 +438,9 @@ func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]
 	})
 	if err == nil {
 		err = finish()
+	}
+	if errors.Is(err, content.ErrMismatchedDigest) && l.Explain != nil {
+		err = l.Explain(err)
 	}
 	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s: %w", l.Name, err))

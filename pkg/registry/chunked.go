@@ -12,10 +12,11 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
-	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // chunkedRepository uploads blobs in PATCH chunks of at most chunkSize
@@ -80,7 +81,8 @@ func (r *chunkedRepository) Push(ctx context.Context, desc ocispec.Descriptor, b
 		}
 	}
 	if offset != desc.Size {
-		return fmt.Errorf("blob %s: %d bytes read, %d expected: %w", desc.Digest, offset, desc.Size, content.ErrMismatchedDigest)
+		// What was handed to the upload is at fault, not the registry.
+		return errdefs.Corrupt(fmt.Errorf("blob %s: the content pushed does not match its digest (%d bytes read, %d expected); the upload was not committed", desc.Digest, offset, desc.Size))
 	}
 	q := location.Query()
 	q.Set("digest", desc.Digest.String())

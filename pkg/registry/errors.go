@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"oras.land/oras-go/v2/content"
@@ -26,13 +25,12 @@ func Explain(err error, host, target string) error {
 	if err == nil {
 		return nil
 	}
-	if mismatch(err) {
-		// Whoever noticed it (a verifying reader, a store, a layer
-		// reader) may have classified it already, inside the copy that
-		// wraps it in its own words: the message is said here, once.
+	if m := Mismatch(err); m != nil {
+		// Whoever noticed it may have classified it already, inside the
+		// copy that wraps it in its own words: it is said here, once.
 		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf(
-			"%s: the registry's copy of a blob is corrupt, its bytes do not match its digest (%w); nothing was kept: push the package again to replace it, or ask the operator of %s to repair it (a proxy between you and it can alter blobs too)",
-			target, innermostMismatch(err), host))
+			"%s: the registry's copy of a blob is corrupt, its content does not match its digest (%w); nothing was kept: push the package again to replace it, or ask the operator of %s to repair it (a proxy between you and it can alter blobs too)",
+			target, m, host))
 	}
 	if errdefs.Of(err) != errdefs.Unclassified || errors.Is(err, context.Canceled) {
 		return err
@@ -54,22 +52,20 @@ type outsideText struct{ err error }
 func (e outsideText) Error() string { return termtext.Escape(e.err.Error()) }
 func (e outsideText) Unwrap() error { return e.err }
 
-// mismatch reports whether err is content whose bytes are not those its
-// digest names: oras-go's sentinel, which stax's verifying readers and
-// store match too, or the layer reader's own.
-func mismatch(err error) bool {
-	var layer *layers.DigestMismatchError
-	return errors.Is(err, content.ErrMismatchedDigest) || errors.As(err, &layer)
-}
-
-// innermostMismatch is the error of err's chain closest to the mismatch
-// that still says which blob it was, without the words of the copies
-// around it (oras-go's "failed to perform "Push" on destination: failed
-// to ingest: copy failed").
-func innermostMismatch(err error) error {
+// Mismatch is nil unless err is content whose bytes are not those its
+// digest names (oras-go's content.ErrMismatchedDigest, which stax's
+// verifying readers, store and layer reader match too). Then it is the
+// error of err's chain closest to the mismatch that still says which
+// blob it was, in the words of whoever noticed it, without those of the
+// copies around it (oras-go's "failed to perform "Push" on destination:
+// failed to ingest: copy failed").
+func Mismatch(err error) error {
+	if !errors.Is(err, content.ErrMismatchedDigest) {
+		return nil
+	}
 	for {
 		next := errors.Unwrap(err)
-		if next == nil || next == content.ErrMismatchedDigest || !mismatch(next) {
+		if next == nil || next == content.ErrMismatchedDigest || !errors.Is(next, content.ErrMismatchedDigest) {
 			return err
 		}
 		err = next

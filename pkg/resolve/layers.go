@@ -23,6 +23,12 @@ func ReadLayer(ctx context.Context, n *Node, t *target.Target, read func(io.Read
 	}
 	defer rc.Close()
 	if err := read(rc); err != nil {
+		if _, rerr := io.Copy(io.Discard, rc); errors.Is(rerr, content.ErrMismatchedDigest) {
+			err = rerr // the bytes are to blame for whatever read made of them
+		}
+		if errors.Is(err, content.ErrMismatchedDigest) {
+			return t.Explain(err)
+		}
 		return err
 	}
 	if _, err := io.Copy(io.Discard, rc); err != nil {

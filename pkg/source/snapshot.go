@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"oras.land/oras-go/v2/content"
+
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
@@ -36,6 +38,8 @@ func (s *Source) Snapshot(ctx context.Context, pkg *artifact.Package) (*snapshot
 	switch {
 	case err == nil:
 		return snap, nil
+	case errors.Is(err, content.ErrMismatchedDigest):
+		return nil, s.Explain(fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, err))
 	case stream.err != nil:
 		return nil, s.FetchError(fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, stream.err))
 	}
@@ -78,7 +82,12 @@ func (s *Source) Walk(ctx context.Context, pkg *artifact.Package, fn func(layers
 		return s.FetchError(err)
 	}
 	defer rc.Close()
-	if err := layers.Walk(rc, layers.ReadOptions{MaxSize: s.opts.MaxSize, MaxFiles: s.opts.MaxFiles, Digest: pkg.Skills.Digest}, fn); err != nil {
+	err = layers.Walk(rc, layers.ReadOptions{MaxSize: s.opts.MaxSize, MaxFiles: s.opts.MaxFiles, Digest: pkg.Skills.Digest}, fn)
+	if errors.Is(err, content.ErrMismatchedDigest) {
+		// Where the bytes came from says whose copy is corrupt.
+		return s.Explain(fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, err))
+	}
+	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("%s: read skills layer %s: %w", s.Name, pkg.Skills.Digest, err))
 	}
 	return nil

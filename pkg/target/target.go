@@ -14,7 +14,6 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
-	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	orasregistry "oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote/errcode"
@@ -188,8 +187,8 @@ func (t *Target) Explain(err error) error {
 	switch {
 	case t.Kind == KindRemote:
 		return registry.Explain(err, t.Host, t.Name())
-	case errors.Is(err, content.ErrMismatchedDigest):
-		return errdefs.Corrupt(fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered; copy or pull the package again", t.Name(), t.dir, err))
+	case registry.Mismatch(err) != nil:
+		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered; copy or pull the package again", t.Name(), t.dir, registry.Mismatch(err)))
 	case errors.Is(err, errdef.ErrNotFound) && t.Kind == KindLocal:
 		return errdefs.Invalid(fmt.Errorf("%s is not in the local store %s: pack it with `stax pack -t %s`, or pull it", t.Name(), t.dir, t.Name()))
 	case errors.Is(err, errdef.ErrNotFound):
