@@ -86,6 +86,30 @@ func (e *DigestMismatchError) Error() string {
 
 func (e *DigestMismatchError) Is(target error) bool { return target == content.ErrMismatchedDigest }
 
+// CorruptError reports a stream that is not a layer: not gzip or tar,
+// cut short, or with data after its end. Intact is set once the whole
+// stream was found to match its digest: the bytes are the package's own,
+// so it was pushed so, and fetching it again changes nothing.
+type CorruptError struct {
+	Err       error
+	Truncated bool
+	Intact    bool
+}
+
+func (e *CorruptError) Error() string {
+	what := "corrupt"
+	if e.Truncated {
+		what = "truncated"
+	}
+	msg := fmt.Sprintf("read layer: archive is %s: %v", what, e.Err)
+	if e.Intact {
+		msg += " (the layer matches its digest: the package was pushed so; push it again, built from its source)"
+	}
+	return msg
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
 // FormatSize is how stax writes a size for people, in binary units
 // ("66.8 MiB"): the one formatter of every message, so that one run never
 // says "MB" of one size and "MiB" of the same.

@@ -75,10 +75,15 @@ func blameStream(r io.Reader, sum hash.Hash, want digest.Digest, err error) erro
 		}
 		return err
 	}
-	if sum != nil {
-		if actual := digest.NewDigest(want.Algorithm(), sum); actual != want {
-			return &DigestMismatchError{Expected: want, Actual: actual}
-		}
+	if sum == nil {
+		return err
+	}
+	if actual := digest.NewDigest(want.Algorithm(), sum); actual != want {
+		return &DigestMismatchError{Expected: want, Actual: actual}
+	}
+	var bad *CorruptError
+	if errors.As(err, &bad) {
+		bad.Intact = true
 	}
 	return err
 }
@@ -115,9 +120,9 @@ func walk(r io.Reader, opts ReadOptions, sum hash.Hash, fn func(Header, io.Reade
 // whatever layer (gzip or tar) noticed it.
 func corrupt(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("read layer: archive is truncated: %w", io.ErrUnexpectedEOF)
+		return &CorruptError{Err: io.ErrUnexpectedEOF, Truncated: true}
 	}
-	return fmt.Errorf("read layer: archive is corrupt: %w", err)
+	return &CorruptError{Err: err}
 }
 
 // checkTrailer reads what follows the tar trailer, so that the gzip

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/registrytest"
 )
@@ -219,6 +221,71 @@ func TestCorruptBlobInALayoutExitsSix(t *testing.T) {
 					}
 					assertNotStored(t, home, layer.Digest.Encoded())
 				})
+			}
+		})
+	}
+}
+
+// TestLayerBuiltCorruptExitsSix: a package whose layer is not a valid
+// archive though it matches its digest (pushed so: every copy of it is
+// the same) fails every command that reads the layer with exit 6, content
+// that does not match what its descriptor says it is, with a message that
+// blames the package, not the registry, and writes nothing.
+func TestLayerBuiltCorruptExitsSix(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	priv, _ := newKeyPair(t, "corrupt")
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	layer := pushExamples(t, ref).Layers[0]
+	repo := testRepository(t, reg.Host+"/acme/skills")
+	data, err := content.FetchAll(ctx, repo, layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	broken := content.NewDescriptorFromBytes(layer.MediaType, data)
+	if err := repo.Push(ctx, broken, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := content.FetchAll(ctx, repo, configOf(t, ref))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := reg.Host + "/acme/broken:1"
+	pushRawPackage(t, reg.Host+"/acme/broken", "1", cfg, broken)
+	for _, c := range []struct {
+		name string
+		args func(out string) []string
+	}{
+		{"install", func(out string) []string { return []string{"install", bad, "--dir", out, "--runtime", "claude-code"} }},
+		{"pull -o", func(out string) []string { return []string{"pull", bad, "-o", filepath.Join(out, "skills")} }},
+		{"sign", func(string) []string { return []string{"sign", bad, "--key", priv} }},
+		{"diff", func(string) []string { return []string{"diff", ref, bad} }},
+		{"validate --against", func(string) []string { return []string{"validate", examples, "--against", bad} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			useHome(t)
+			out := t.TempDir()
+			r := runStax(t, c.args(out)...)
+			if r.Code != 6 {
+				t.Errorf("exit %d, want 6\n%s", r.Code, r.Stderr)
+			}
+			wants := []string{broken.Digest.String(), "archive is corrupt", "the package was pushed so"}
+			if c.name != "sign" { // which names one package only
+				wants = append(wants, "acme/broken")
+			}
+			for _, want := range wants {
+				if !strings.Contains(r.Stderr, want) {
+					t.Errorf("the message does not say %q:\n%s", want, r.Stderr)
+				}
+			}
+			if strings.Contains(r.Stderr, "registry's copy") {
+				t.Errorf("the message blames the registry's copy, which is the package as pushed:\n%s", r.Stderr)
+			}
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Errorf("a failed %s wrote %v", c.name, entries)
 			}
 		})
 	}

@@ -443,7 +443,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]
 		err = l.Explain(err)
 	}
 	if err != nil {
-		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s: %w", l.Name, err))
+		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s (layer %s): %w", l.Name, l.Read.Digest, err))
 	}
 	for _, sk := range want.items {
 		if !sk.finished {

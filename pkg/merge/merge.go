@@ -190,6 +190,9 @@ func extractWinners(ctx context.Context, read Layers, w *winners, root *os.Root,
 		top, rest, _ := strings.Cut(h.Path, "/")
 		return w.paths[top] && (h.Dir || rest != "")
 	}
+	// The digest, checked as the layer is read, tells a layer altered
+	// since it was pushed from one pushed corrupt.
+	opts.Digest = n.Package.Skills.Digest
 	var files []layers.FileDigest
 	err := read.ReadLayer(ctx, n, func(r io.Reader) error {
 		var err error

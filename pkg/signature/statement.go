@@ -168,5 +168,7 @@ func ParseStatement(payload []byte) (*Statement, error) {
 // malformedArchive reports whether err says a stream is no tar+gzip
 // archive, as opposed to one that could not be read.
 func malformedArchive(err error) bool {
-	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, tar.ErrHeader)
+	var bad *layers.CorruptError
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, tar.ErrHeader) ||
+		(errors.As(err, &bad) && bad.Intact)
 }
