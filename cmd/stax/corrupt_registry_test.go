@@ -112,6 +112,13 @@ func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 					assertNotStored(t, home, blob.Digest.Encoded())
 				})
 			}
+			t.Run("--output json", func(t *testing.T) {
+				useHome(t)
+				r := runStax(t, "pull", ref, "--output", "json")
+				if got := jsonErrorOf(t, r); got.Exit != 6 || got.Code != "digest-mismatch" {
+					t.Errorf("JSON error %+v, want exit 6, code digest-mismatch", got)
+				}
+			})
 		})
 	}
 }
@@ -289,4 +296,11 @@ func TestLayerBuiltCorruptExitsSix(t *testing.T) {
 			}
 		})
 	}
+	t.Run("--output json", func(t *testing.T) {
+		useHome(t)
+		r := runStax(t, "pull", bad, "-o", filepath.Join(t.TempDir(), "skills"), "--output", "json")
+		if got := jsonErrorOf(t, r); got.Exit != 6 || got.Code != "layer-corrupt" {
+			t.Errorf("JSON error %+v, want exit 6, code layer-corrupt", got)
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/transfer"
 	"github.com/stax-dev/stax/pkg/yamlerr"
+	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 )
@@ -55,7 +56,12 @@ var errorCodes = []errorCode{
 	{Code: "size-limit", Hint: "raise the limit with --max-size",
 		match: is[*layers.SizeError]},
 	{Code: "digest-mismatch", Hint: "the content was altered after it was published; fetch it again or from another source",
-		match: is[*layers.DigestMismatchError]},
+		match: func(err error) bool { return errors.Is(err, content.ErrMismatchedDigest) }},
+	{Code: "layer-corrupt", Hint: "the package was pushed with a broken layer; push it again, built from its source",
+		match: func(err error) bool {
+			var e *layers.CorruptError
+			return errors.As(err, &e) && e.Intact
+		}},
 	{Code: "unsafe-entry", Hint: "the package holds a path stax never writes; do not install it",
 		match: is[*layers.UnsafeEntryError]},
 	{Code: "hidden-text", Hint: "remove the hidden characters, or pass --allow-hidden-text if they are meant to be there",
