@@ -92,9 +92,16 @@ func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					home := useHome(t) // a fresh store: the blob comes from the registry
 					out := t.TempDir()
+					reg.ResetRequests()
 					r := runStax(t, c.args(out)...)
 					if r.Code != 6 {
 						t.Errorf("exit %d, want 6\n%s", r.Code, r.Stderr)
+					}
+					// install's fetch ahead of the store reports what it
+					// found: the corrupt copy is not fetched again.
+					reg.WaitIdle()
+					if n := countGets(reg, blob.Digest.String()); !corrupt.config && n != 1 {
+						t.Errorf("the corrupt layer was fetched %d times, want once", n)
 					}
 					for _, want := range []string{blob.Digest.String(), "acme/skills", "registry's copy of a blob is corrupt", "push the package again"} {
 						if !strings.Contains(r.Stderr, want) {
@@ -303,4 +310,15 @@ func TestLayerBuiltCorruptExitsSix(t *testing.T) {
 			t.Errorf("JSON error %+v, want exit 6, code layer-corrupt", got)
 		}
 	})
+}
+
+// countGets is how many GET requests reg saw for a path ending in suffix.
+func countGets(reg *registrytest.Registry, suffix string) int {
+	n := 0
+	for _, req := range reg.Requests() {
+		if req.Method == "GET" && strings.HasSuffix(req.Path, suffix) {
+			n++
+		}
+	}
+	return n
 }

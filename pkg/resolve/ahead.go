@@ -2,10 +2,12 @@ package resolve
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/target"
@@ -17,7 +19,9 @@ import (
 // Options.FetchLayers): a package's layer then comes with its config, in
 // the same round trip, instead of once the whole graph is resolved. It
 // only saves work: a fetch that fails leaves nothing, and storing the
-// graph fetches that layer again and reports its failure. The fetches
+// graph fetches that layer again and reports its failure; but for bytes
+// that do not match the layer's digest, which are reported as they are,
+// without fetching the corrupt copy twice. The fetches
 // are bounded by the lookups that start them, each of which holds its
 // slot until its layer is in (see prefetch).
 type layersAhead struct {
@@ -35,12 +39,15 @@ type layersAhead struct {
 	// has ended; fetched the layers it stored.
 	started map[digest.Digest]chan struct{}
 	fetched map[digest.Digest]bool
+	// corrupt holds, by digest, the explained error of a layer whose
+	// bytes did not match it.
+	corrupt map[digest.Digest]error
 }
 
 func newLayersAhead(ctx context.Context, g *Graph, opts Options) *layersAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	return &layersAhead{graph: g, admit: opts.FetchLayers, opener: opts.Opener, maxSize: opts.MaxSize, ctx: ctx, cancel: cancel, progress: opts.Progress,
-		started: map[digest.Digest]chan struct{}{}, fetched: map[digest.Digest]bool{}}
+		started: map[digest.Digest]chan struct{}{}, fetched: map[digest.Digest]bool{}, corrupt: map[digest.Digest]error{}}
 }
 
 // start starts fetching the skills layer of the package l found for
@@ -107,14 +114,20 @@ func (a *layersAhead) fetch(src *target.Target, layer ocispec.Descriptor) {
 	if err != nil {
 		return
 	}
+	// Verified as it is read, so that a mismatch names the layer.
+	rc = artifact.VerifyReader(rc, layer)
 	if a.progress != nil {
 		rc = a.progress.Track(layer, rc)
 	}
 	defer rc.Close()
-	if local.Push(a.ctx, layer, rc) == nil {
-		a.mu.Lock()
+	err = local.Push(a.ctx, layer, rc)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case err == nil:
 		a.fetched[layer.Digest] = true
-		a.mu.Unlock()
+	case errors.Is(err, content.ErrMismatchedDigest):
+		a.corrupt[layer.Digest] = src.Explain(err)
 	}
 }
 
@@ -142,7 +155,7 @@ func (f fetchedAhead) Skipped(desc ocispec.Descriptor) {
 }
 
 // wait waits until the fetch of n's layer started ahead, if any, has
-// ended.
+// ended; it is the error of a layer that did not match its digest.
 func (a *layersAhead) wait(ctx context.Context, n *Node) error {
 	if a == nil || n.Package.Skills == nil {
 		return nil
@@ -155,7 +168,9 @@ func (a *layersAhead) wait(ctx context.Context, n *Node) error {
 	}
 	select {
 	case <-done:
-		return nil
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.corrupt[n.Package.Skills.Digest]
 	case <-ctx.Done():
 		return ctx.Err()
 	}
