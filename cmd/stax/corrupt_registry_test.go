@@ -217,6 +217,7 @@ func TestCorruptBlobInALayoutExitsSix(t *testing.T) {
 				{"inspect", func(string) []string { return []string{"inspect", ref} }},
 				{"diff", func(string) []string { return []string{"diff", other, ref} }},
 				{"validate --against", func(string) []string { return []string{"validate", examples, "--against", ref} }},
+				{"render", func(string) []string { return []string{"render", ref + "#review-pr"} }},
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					home := useHome(t)
