@@ -17,7 +17,11 @@ import (
 // digest, as pull verifies it: an OCI layout's store does not check what
 // it serves.
 func LayerOf(n *resolve.Node, storing *resolve.Storing, maxSize int64, maxFiles int) *Layer {
-	l := &Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}, Explain: n.Target.Explain}
+	l := &Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
+	// n.Target is read when a layer is explained, after Open: storing
+	// moves n to the local store meanwhile, and the layer is read from
+	// where n is then.
+	l.Explain = func(err error) error { return n.Target.Explain(err) }
 	if n.Package.Skills != nil {
 		l.Read.Digest = n.Package.Skills.Digest
 	}
