@@ -9,12 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"oras.land/oras-go/v2/registry/remote/auth"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type loginOptions struct {
 	IO            *IOStreams
 	Global        *globalOptions
+	Env           newEnv
 	Remote        remoteOptions
 	Host          string
 	Username      string
@@ -22,13 +23,8 @@ type loginOptions struct {
 	PasswordStdin bool
 }
 
-type loginResult struct {
-	Registry string `json:"registry"`
-	Username string `json:"username"`
-}
-
 func newLoginCmd(f *factory, runF func(context.Context, *loginOptions) error) *cobra.Command {
-	opts := &loginOptions{IO: f.IO, Global: f.Global}
+	opts := &loginOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:   "login [HOST]",
 		Short: "Save registry credentials after checking them against the registry",
@@ -69,17 +65,18 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	if err != nil {
 		return err
 	}
-	client, err := opts.Remote.client(opts.Global)
+	env, _, err := opts.Env(&opts.Remote) // nothing is transferred: nothing to finish
 	if err != nil {
 		return err
 	}
-	if err := client.Login(ctx, opts.Host, auth.Credential{Username: username, Password: password}); err != nil {
+	res, err := workflow.Login(ctx, env, workflow.LoginOptions{Host: opts.Host, Username: username, Password: password})
+	if err != nil {
 		return err
 	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, loginResult{Registry: opts.Host, Username: username})
+		return writeJSON(opts.IO.Out, res)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Login to %s succeeded\n", opts.Host)
+	fmt.Fprintf(opts.IO.ErrOut, "Login to %s succeeded\n", res.Registry)
 	return nil
 }
 
@@ -132,21 +129,16 @@ func loginCredentials(opts *loginOptions) (username, password string, err error)
 	return username, password, nil
 }
 
-type logoutResult struct {
-	Registry string `json:"registry"`
-	// Removed is false when no credentials of the registry were saved.
-	Removed bool `json:"removed"`
-}
-
 type logoutOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
+	Env    newEnv
 	Remote remoteOptions
 	Host   string
 }
 
 func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) *cobra.Command {
-	opts := &logoutOptions{IO: f.IO, Global: f.Global}
+	opts := &logoutOptions{IO: f.IO, Global: f.Global, Env: f.Env}
 	cmd := &cobra.Command{
 		Use:     "logout [HOST]",
 		Short:   "Remove saved registry credentials",
@@ -168,18 +160,18 @@ func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) 
 }
 
 func runLogout(ctx context.Context, opts *logoutOptions) error {
-	client, err := opts.Remote.client(opts.Global)
+	env, _, err := opts.Env(&opts.Remote) // nothing is transferred: nothing to finish
 	if err != nil {
 		return err
 	}
-	removed, err := client.Logout(ctx, opts.Host)
+	res, err := workflow.Logout(ctx, env, workflow.LogoutOptions{Host: opts.Host})
 	if err != nil {
 		return err
 	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, logoutResult{Registry: opts.Host, Removed: removed})
+		return writeJSON(opts.IO.Out, res)
 	}
-	if !removed {
+	if !res.Removed {
 		fmt.Fprintf(opts.IO.ErrOut, "No credentials of %s were saved\n", opts.Host)
 		return nil
 	}
