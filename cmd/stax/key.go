@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // passwordEnv holds the password of a private key for commands run
@@ -60,25 +60,15 @@ stax and the other way round.`,
 	return cmd
 }
 
-type keyResult struct {
-	PrivateKey string `json:"privateKey"`
-	PublicKey  string `json:"publicKey"`
-	KeyID      string `json:"keyId"`
-}
-
 func runKeyGenerate(_ context.Context, opts *keyGenerateOptions) error {
 	password, err := readPassword(opts.IO, opts.Global, true)
 	if err != nil {
 		return err
 	}
-	res, err := signature.WriteKeyPair(opts.Prefix, opts.Algorithm, password, opts.Force)
-	if errors.Is(err, os.ErrExist) {
-		return errdefs.IO(fmt.Errorf("%w: pass --force to replace the key pair, or choose another --output-prefix", err))
-	}
+	out, err := workflow.GenerateKey(workflow.GenerateKeyOptions{Prefix: opts.Prefix, Algorithm: opts.Algorithm, Password: password, Force: opts.Force})
 	if err != nil {
-		return errdefs.Invalid(err)
+		return err
 	}
-	out := keyResult{PrivateKey: res.PrivateKey, PublicKey: res.PublicKey, KeyID: res.KeyID}
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, out)
 	}
