@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/stax-dev/stax/pkg/workflow"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/bump"
-	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type bumpOptions struct {
@@ -45,7 +44,7 @@ skills directory (--dir, default: the current package's).`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return runBump(opts)
+			return runBump(cmd.Context(), opts)
 		},
 	}
 	flags := cmd.Flags()
@@ -55,30 +54,21 @@ skills directory (--dir, default: the current package's).`,
 	return cmd
 }
 
-func runBump(opts *bumpOptions) error {
+func runBump(ctx context.Context, opts *bumpOptions) error {
 	part, err := opts.partFlags.part()
 	if err != nil {
 		return err
 	}
-	dir, err := workflow.SkillDir(opts.Skill, opts.SkillsDir)
-	if err != nil {
-		return err
-	}
-	today, err := pack.SourceDate(opts.Global.getenv)
-	if err != nil {
-		return err
-	}
-	res, err := bump.Skill(bump.Options{Dir: dir, Part: part, DryRun: opts.DryRun, Today: today})
+	// Bump reads no store nor registry: its Env needs no opener.
+	env := &workflow.Env{Getenv: opts.Global.getenv}
+	res, err := workflow.Bump(ctx, env, workflow.BumpOptions{Skill: opts.Skill, SkillsDir: opts.SkillsDir, Part: part, DryRun: opts.DryRun})
 	if err != nil {
 		return err
 	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, struct {
-			*bump.Result
-			DryRun bool `json:"dryRun"`
-		}{res, opts.DryRun})
+		return writeJSON(opts.IO.Out, res)
 	}
-	return printBump(opts.IO.Out, res, opts.DryRun)
+	return printBump(opts.IO.Out, res.Result, res.DryRun)
 }
 
 func printBump(w io.Writer, res *bump.Result, dryRun bool) error {
