@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/stax-dev/stax/pkg/workflow"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/pack"
-	"github.com/stax-dev/stax/pkg/scaffold"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 func newNewCmd(f *factory) *cobra.Command {
@@ -58,33 +54,24 @@ never touched.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return runNewSkill(opts)
+			return runNewSkill(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Stateful, "stateful", false, "add MEMORY.md, EXAMPLES.md and CALIBRATION.md")
 	return cmd
 }
 
-func runNewSkill(opts *newSkillOptions) error {
-	dir, err := workflow.SkillsDir(opts.Dir)
+func runNewSkill(ctx context.Context, opts *newSkillOptions) error {
+	// Scaffolding reads no store nor registry: its Env needs no opener.
+	env := &workflow.Env{Getenv: opts.Global.getenv}
+	res, err := workflow.NewSkill(ctx, env, workflow.NewSkillOptions{Name: opts.Name, SkillsDir: opts.Dir, Stateful: opts.Stateful})
 	if err != nil {
 		return err
-	}
-	today, err := pack.SourceDate(opts.Global.getenv)
-	if err != nil {
-		return err
-	}
-	res, err := scaffold.Skill(scaffold.Options{SkillsDir: dir, Name: opts.Name, Stateful: opts.Stateful, Today: today})
-	switch {
-	case errors.Is(err, scaffold.ErrInvalidName), errors.Is(err, scaffold.ErrExists):
-		return errdefs.Invalid(err)
-	case err != nil:
-		return errdefs.IO(err)
 	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, res)
+		return writeJSON(opts.IO.Out, res.Result)
 	}
 	fmt.Fprintf(opts.IO.Out, "created %s: %s\n", res.Dir, strings.Join(res.Files, ", "))
-	fmt.Fprintf(opts.IO.ErrOut, "Replace the TODOs, then run stax validate %s\n", dir)
+	fmt.Fprintf(opts.IO.ErrOut, "Replace the TODOs, then run stax validate %s\n", res.SkillsDir)
 	return nil
 }
