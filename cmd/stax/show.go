@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/discover"
-	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
@@ -20,14 +19,6 @@ type showOptions struct {
 	Env    newEnv
 	discoveryOptions
 	Name string
-}
-
-// showResult is the JSON output of show.
-type showResult struct {
-	Runtime string `json:"runtime"`
-	discover.Skill
-	// Body is what the runtime's Skill tool returns.
-	Body string `json:"body"`
 }
 
 func newShowCmd(f *factory, runF func(context.Context, *showOptions) error) *cobra.Command {
@@ -57,11 +48,7 @@ variables.`,
 }
 
 func runShow(ctx context.Context, opts *showOptions) error {
-	l, err := opts.list()
-	if err != nil {
-		return err
-	}
-	s, err := findShown(l, opts.Name, opts.Project)
+	where, err := opts.resolve()
 	if err != nil {
 		return err
 	}
@@ -69,33 +56,14 @@ func runShow(ctx context.Context, opts *showOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := workflow.Admit(ctx, env, s.Dir); err != nil {
+	res, err := workflow.Show(ctx, env, workflow.ShowOptions{Discover: where, Name: opts.Name})
+	if err != nil {
 		return err
 	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, showResult{Runtime: l.Runtime, Skill: s, Body: s.Body()})
+		return writeJSON(opts.IO.Out, res)
 	}
-	return printShow(opts.IO.Out, l.Runtime, s)
-}
-
-// findShown is the skill the runtime of l loads for name, or why none is.
-func findShown(l *discover.Listing, name, project string) (discover.Skill, error) {
-	s, ok := l.Find(name)
-	switch {
-	case !ok && s.Dir != "":
-		return s, errdefs.Invalid(fmt.Errorf("%s cannot load %s (%s): %s", l.Runtime, name, s.Dir, s.Problem))
-	case !ok:
-		var names []string
-		for _, v := range l.Visible() {
-			names = append(names, v.Key)
-		}
-		hint := "it sees no skills"
-		if len(names) > 0 {
-			hint = "it sees " + strings.Join(names, ", ")
-		}
-		return s, errdefs.Invalid(fmt.Errorf("%s sees no skill %q from %s; %s (stax list shows where it looks)", l.Runtime, name, project, hint))
-	}
-	return s, nil
+	return printShow(opts.IO.Out, res.Runtime, res.Skill)
 }
 
 // printShow writes what the runtime reads of the skill: a header of its
