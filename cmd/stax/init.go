@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 type initOptions struct {
@@ -24,11 +23,6 @@ type initOptions struct {
 	Consumer, Package bool
 	// packageFlags says a flag only a package has was given.
 	packageFlags bool
-}
-
-type initResult struct {
-	Path       string              `json:"path"`
-	Definition staxyaml.Definition `json:"definition"`
 }
 
 func newInitCmd(f *factory, runF func(context.Context, *initOptions) error) *cobra.Command {
@@ -90,29 +84,20 @@ func runInit(opts *initOptions) error {
 	if err != nil {
 		return err
 	}
-	if consumer {
-		return runInitConsumer(opts)
-	}
-	def := opts.Definition
-	if def.Name == "" {
-		def.Name = staxyaml.NameFromDir(opts.Dir)
-	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return errdefs.IO(fmt.Errorf("create %s: %w", opts.Dir, err))
-	}
-	path := filepath.Join(opts.Dir, staxyaml.FileName)
-	if err := staxyaml.Write(path, &def, opts.Force); err != nil {
+	res, err := workflow.Init(workflow.InitOptions{Dir: opts.Dir, Consumer: consumer, Definition: opts.Definition, Force: opts.Force})
+	if err != nil {
 		return err
 	}
-	skills := filepath.Join(opts.Dir, filepath.FromSlash(def.Skills))
-	if err := os.MkdirAll(skills, 0o755); err != nil {
-		return errdefs.IO(fmt.Errorf("create skills directory %s: %w", skills, err))
-	}
 	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, initResult{Path: path, Definition: def})
+		return writeJSON(opts.IO.Out, res)
 	}
-	fmt.Fprintf(opts.IO.Out, "%s\n", path)
-	fmt.Fprintf(opts.IO.ErrOut, "Wrote %s for %s %s; add skills under %s, then run `stax pack %s`.\n", path, def.Name, def.Version, skills, opts.Dir)
+	fmt.Fprintf(opts.IO.Out, "%s\n", res.Path)
+	if consumer {
+		fmt.Fprintf(opts.IO.ErrOut, "Wrote %s for a project that installs packages; add one with `stax add REF`.\n", res.Path)
+		return nil
+	}
+	def := res.Definition
+	fmt.Fprintf(opts.IO.ErrOut, "Wrote %s for %s %s; add skills under %s, then run `stax pack %s`.\n", res.Path, def.Name, def.Version, res.SkillsDir, opts.Dir)
 	return nil
 }
 
@@ -137,28 +122,4 @@ func initKind(opts *initOptions) (consumer bool, err error) {
 		}
 	}
 	return false, flagError(fmt.Errorf("no answer of package or consumer: pass --package or --consumer"))
-}
-
-// consumerYAML is the stax.yaml of a project that only installs: stax add
-// fills its sources.
-const consumerYAML = `# stax project: https://github.com/stax-dev/stax#staxyaml
-# Add packages with: stax add REF
-install:
-  sources: []
-`
-
-func runInitConsumer(opts *initOptions) error {
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return errdefs.IO(fmt.Errorf("create %s: %w", opts.Dir, err))
-	}
-	path := filepath.Join(opts.Dir, staxyaml.FileName)
-	if err := staxyaml.WriteFile(path, []byte(consumerYAML), opts.Force); err != nil {
-		return err
-	}
-	if opts.Global.json() {
-		return writeJSON(opts.IO.Out, initResult{Path: path, Definition: staxyaml.Definition{Install: &staxyaml.InstallSpec{Sources: []staxyaml.Dependency{}}}})
-	}
-	fmt.Fprintf(opts.IO.Out, "%s\n", path)
-	fmt.Fprintf(opts.IO.ErrOut, "Wrote %s for a project that installs packages; add one with `stax add REF`.\n", path)
-	return nil
 }
