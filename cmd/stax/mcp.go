@@ -105,16 +105,17 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	err = mcpserver.Serve(ctx, mcpserver.ServeOptions{
-		Options: mcpserver.Options{
-			Runtime: d.Runtime, Project: d.Project, Home: d.Home,
-			Budget:      render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
-			InlineLimit: opts.InlineLimit,
-			Workspace:   opts.Workspace,
-			Admit:       opts.admit,
-			Version:     buildVersion(),
-		},
-		HTTP: opts.HTTP, Token: token, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
+	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
+	if err != nil {
+		return err
+	}
+	err = workflow.ServeMCP(ctx, env, workflow.ServeMCPOptions{
+		Discover:    d,
+		Budget:      render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
+		InlineLimit: opts.InlineLimit,
+		Workspace:   opts.Workspace,
+		Version:     buildVersion(),
+		HTTP:        opts.HTTP, Token: token, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
 	})
 	return httpFlagError(err)
 }
@@ -173,13 +174,3 @@ func (opts *mcpOptions) token() (string, error) {
 // maxTokenFileBytes bounds what --token-file reads: a token and the white
 // space around it.
 const maxTokenFileBytes = 8 << 10
-
-// admit applies workflow.Admit to a skill about to be served, in an
-// environment of its own, as a run of stax render would.
-func (opts *mcpOptions) admit(ctx context.Context, skillDir string) error {
-	env, _, err := opts.Env(nil) // nothing is transferred: nothing to finish
-	if err != nil {
-		return err
-	}
-	return workflow.Admit(ctx, env, skillDir)
-}
