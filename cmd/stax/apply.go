@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/proposal"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
@@ -95,19 +92,12 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, err := workflow.SkillsDir(opts.SkillsDir)
-	if err != nil {
-		return err
-	}
-	today, err := pack.SourceDate(opts.Global.getenv)
-	if err != nil {
-		return err
-	}
-	check, err := opts.signatureCheck()
-	if err != nil {
-		return err
-	}
-	res, err := proposal.ApplyFile(opts.Proposal, opts.IO.In, proposal.Options{SkillsDir: dir, Part: part, DryRun: opts.DryRun, Today: today, Check: check})
+	// Applying reads no store nor registry: its Env needs no opener.
+	env := &workflow.Env{Getenv: opts.Global.getenv}
+	res, err := workflow.Apply(ctx, env, workflow.ApplyOptions{
+		Proposal: opts.Proposal, Stdin: opts.IO.In, SkillsDir: opts.SkillsDir, Part: part, DryRun: opts.DryRun,
+		Keys: opts.Keys, Signature: opts.Signature, Notes: opts.IO.ErrOut,
+	})
 	if opts.Global.json() && res != nil {
 		// A rejected proposal's result is printed too, with its error.
 		if werr := writeJSON(opts.IO.Out, res); werr != nil {
@@ -119,16 +109,4 @@ func runApply(ctx context.Context, opts *applyOptions) error {
 		return err
 	}
 	return printApply(opts.IO.Out, opts.IO.ErrOut, res.Result)
-}
-
-// signatureCheck is the check of the proposal's signature --key asks for;
-// nil without --key.
-func (opts *applyOptions) signatureCheck() (func([]byte) error, error) {
-	if len(opts.Keys) == 0 {
-		if opts.Signature != "" {
-			return nil, errdefs.Invalid(errors.New("--signature is checked with --key: pass the sender's public key"))
-		}
-		return nil, nil
-	}
-	return workflow.ProposalCheck(opts.Proposal, opts.Signature, opts.Keys, opts.IO.ErrOut)
 }

@@ -50,10 +50,10 @@ func WriteProposal(ctx context.Context, path string, data []byte, signer *signat
 	return nil
 }
 
-// ProposalCheck is the check of the signature of the proposal at
+// proposalCheck is the check of the signature of the proposal at
 // proposalPath, at signaturePath (empty: beside it), against keys: the
 // proposal.Options.Check of stax apply --key. notes learns who signed.
-func ProposalCheck(proposalPath, signaturePath string, keys []string, notes io.Writer) (func([]byte) error, error) {
+func proposalCheck(proposalPath, signaturePath string, keys []string, notes io.Writer) (func([]byte) error, error) {
 	sigPath := signaturePath
 	if sigPath == "" {
 		if proposalPath == "-" {
