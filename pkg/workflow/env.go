@@ -1,9 +1,10 @@
-// Package workflow holds stax's user jobs, one function each: Pull, Push,
-// Copy, Install, Uninstall, VerifyInstalled, Sign and Verify. Each takes an
-// Env, what a job needs from its surroundings, and options whose zero
-// values are documented, and returns a result for a printer to render. The
-// stax command and the MCP server are thin callers of these functions, so
-// that a job runs the same way whoever asks for it.
+// Package workflow holds stax's user jobs, one function each, from Init
+// and Pack to Install and ServeMCP: every stax command but version, docs
+// and completion is one call to one of them (docs/architecture.md lists
+// them). Each takes an Env, what a job needs from its surroundings, and
+// options whose zero values are documented (the few that need nothing of
+// the surroundings take their options alone), and returns a result for a
+// printer to render, so that a job runs the same way whoever asks for it.
 package workflow
 
 import (
