@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 
@@ -76,13 +75,8 @@ func (pub *publisher) dependencies(p *staxyaml.Project, path []string) error {
 			return errdefs.IO(err)
 		}
 		chain := append(append([]string{}, path...), dir)
-		for _, onPath := range path {
-			if onPath == dir {
-				return errdefs.Resolution(fmt.Errorf("dependency cycle: %s", strings.Join(chain, " → ")))
-			}
-		}
-		if len(chain) > resolve.MaxDepth {
-			return errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", resolve.MaxDepth, strings.Join(chain, " → ")))
+		if err := resolve.CheckNesting(chain, path, dir); err != nil {
+			return err
 		}
 		if pub.done[dir] {
 			continue

@@ -222,6 +222,29 @@ func TestPushDependenciesRefusals(t *testing.T) {
 	}
 }
 
+// A cycle among the directories pushed out first is named from the
+// package it starts at, as resolving names one (resolve.CheckNesting), not
+// from the package being pushed.
+func TestPushDependenciesNamesTheCycle(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	root := t.TempDir()
+	filetest.Write(t, root, map[string]string{
+		"top/stax.yaml": "name: top\nversion: 1.0.0\npackages:\n  - {path: ../a, ref: " + p.Reg.Host + "/a:1}\n",
+		"a/stax.yaml":   "name: a\nversion: 1.0.0\npackages:\n  - {path: ../b, ref: " + p.Reg.Host + "/b:1}\n",
+		"b/stax.yaml":   "name: b\nversion: 1.0.0\npackages:\n  - {path: ../a, ref: " + p.Reg.Host + "/a:1}\n",
+	})
+	proj, err := staxyaml.Open(filepath.Join(root, "top"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = publish.PushDependencies(context.Background(), proj, resolve.Options{Opener: p.Opener}, transfer.Options{})
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	if want := "dependency cycle: " + a + " → " + b + " → " + a; err == nil || err.Error() != want || errdefs.Of(err) != errdefs.Unresolved {
+		t.Errorf("PushDependencies: %v (class %v), want %q", err, errdefs.Of(err), want)
+	}
+}
+
 // A registry that refuses a push fails PushDependencies with its class
 // and leaves the tag unset.
 func TestPushDependenciesPushRefused(t *testing.T) {

@@ -230,9 +230,6 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 
 func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 	path := append(append([]string{}, parent...), decl)
-	if len(path) > MaxDepth {
-		return nil, errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, chain(path)))
-	}
 	key, identity, dir, err := r.identify(decl, base)
 	if err != nil {
 		class := errdefs.Unresolved
@@ -241,11 +238,8 @@ func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 		}
 		return nil, errdefs.With(class, fmt.Errorf("%s: %w", chain(path), err))
 	}
-	for i, onStack := range r.stack {
-		if onStack == identity {
-			cycle := append(append([]string{}, path[i:len(path)-1]...), decl)
-			return nil, errdefs.Resolution(fmt.Errorf("dependency cycle: %s", chain(cycle)))
-		}
+	if err := CheckNesting(path, r.stack, identity); err != nil {
+		return nil, err
 	}
 	r.stack = append(r.stack, identity)
 	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
@@ -288,6 +282,23 @@ func (r *resolver) identify(decl, base string) (key, identity, dir string, err e
 		keyRef.Digest = ""
 	}
 	return keyRef.Familiar(), ref.Name(), "", nil
+}
+
+// CheckNesting is the one check of a step down a chain of dependencies,
+// whoever walks it: resolving, or pushing a package's dependencies out
+// before it (pkg/publish). path is the chain as messages name it, the
+// step last; above identifies each package before the step, in order,
+// and id the step's package. A chain deeper than MaxDepth is refused,
+// and so is a step to a package above it, naming the cycle from that
+// package on.
+func CheckNesting(path, above []string, id string) error {
+	if len(path) > MaxDepth {
+		return errdefs.Resolution(fmt.Errorf("packages nest deeper than %d: %s", MaxDepth, chain(path)))
+	}
+	if i := slices.Index(above, id); i >= 0 {
+		return errdefs.Resolution(fmt.Errorf("dependency cycle: %s", chain(path[i:])))
+	}
+	return nil
 }
 
 // chain is how a message names a path of declarations, the first
