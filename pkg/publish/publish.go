@@ -13,9 +13,9 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
@@ -98,7 +98,8 @@ func (pub *publisher) dependencies(p *staxyaml.Project, path []string) error {
 	return nil
 }
 
-// push builds sub for publishing and copies it to ref.
+// push builds sub for publishing and pushes it to ref, as stax push
+// pushes a package directory.
 func (pub *publisher) push(sub *staxyaml.Project, ref string) (Published, error) {
 	dstRef, err := reference.Parse(ref)
 	if err != nil {
@@ -108,28 +109,34 @@ func (pub *publisher) push(sub *staxyaml.Project, ref string) (Published, error)
 		// Consumers resolve the reference as recorded: it must name a tag.
 		return Published{}, errdefs.Invalid(fmt.Errorf("ref %s names no tag: give the version, e.g. %s:1.0.0", ref, ref))
 	}
-	s, release, err := store.OpenScratch(pub.ctx, "publish")
-	if err != nil {
-		return Published{}, err
-	}
-	defer release()
-	res, err := pack.Project(pub.ctx, sub, s, resolve.Dependencies(pub.opts), pub.opts.Build)
-	if err != nil {
-		return Published{}, err
-	}
-	src, err := pub.opts.Opener.Open(pub.ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
+	src, err := source.Open(pub.ctx, sub.Root, source.Options{Opener: pub.opts.Opener, Build: pub.opts.Build, MaxSize: pub.opts.MaxSize, MaxFiles: pub.opts.MaxFiles})
 	if err != nil {
 		return Published{}, err
 	}
 	defer src.Close()
-	dst, err := pub.opts.Opener.Open(pub.ctx, dstRef, store.ReadWrite)
+	dst, copied, err := Push(pub.ctx, pub.opts.Opener, src.Target, dstRef, pub.copyOpts)
 	if err != nil {
 		return Published{}, err
 	}
 	defer dst.Close()
-	copied, err := transfer.Copy(pub.ctx, src, dst, pub.copyOpts)
+	return Published{Dir: sub.Root, Ref: ref, Digest: src.Descriptor.Digest, Replaced: copied.Replaced}, nil
+}
+
+// Push copies the package of src to the registry or layout dstRef names:
+// the one push of stax, of a package (stax push) and of each dependency
+// pushed out before it. A destination without a tag or digest is tagged
+// with the package's version. It returns the destination open, for the
+// caller to sign what it pushed and close; when the copy fails, a layout
+// the push created is removed.
+func Push(ctx context.Context, opener *target.Opener, src *target.Target, dstRef reference.Reference, opts transfer.Options) (*target.Target, *transfer.Result, error) {
+	dst, err := opener.Open(ctx, dstRef, store.ReadWrite)
 	if err != nil {
-		return Published{}, target.DiscardAfter(dst, err)
+		return nil, nil, err
 	}
-	return Published{Dir: sub.Root, Ref: ref, Digest: res.Descriptor.Digest, Replaced: copied.Replaced}, nil
+	opts.TagVersion = dstRef.Tag == "" && dstRef.Digest == ""
+	res, err := transfer.Copy(ctx, src, dst, opts)
+	if err != nil {
+		return nil, nil, target.DiscardAfter(dst, err)
+	}
+	return dst, res, nil
 }

@@ -15,9 +15,6 @@ import (
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
-	"github.com/stax-dev/stax/pkg/store"
-	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -129,15 +126,13 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 			return nil, err
 		}
 	}
-	dst, err := env.Opener.Open(ctx, dstRef, store.ReadWrite)
+	copyOpts := env.transferOptions(build.MaxSize)
+	copyOpts.Package, copyOpts.NewTag, copyOpts.Tagged, copyOpts.NoOverwrite = pkg, seen.NewTag, seen.Tagged, opts.NoOverwrite
+	dst, res, err := publish.Push(ctx, env.Opener, src.Target, dstRef, copyOpts)
 	if err != nil {
 		return nil, err
 	}
 	defer dst.Close()
-	res, err := env.copy(ctx, src.Target, dst, transfer.Options{MaxSize: build.MaxSize, Package: pkg, NewTag: seen.NewTag, Tagged: seen.Tagged, NoOverwrite: opts.NoOverwrite})
-	if err != nil {
-		return nil, target.DiscardAfter(dst, err)
-	}
 	out := &PushResult{Transfer: newTransfer(dst.Ref, res)}
 	if src.Built != nil && src.Built.Report != nil {
 		out.Warnings = src.Built.Report.Warnings
