@@ -266,7 +266,11 @@ var testFunc = regexp.MustCompile(`(?m)^func (Test\w+)\(`)
 func testNames(t *testing.T) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
-	err := filepath.WalkDir(filepath.Join("..", ".."), func(p string, d fs.DirEntry, err error) error {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
 		if err != nil || !strings.HasSuffix(p, "_test.go") {
 			return err
 		}
