@@ -13,7 +13,7 @@ import (
 )
 
 // TestUserNamedFilesRefuseNamedPipes: a named pipe where stax expects a
-// file it is given or finds (stax.yaml, stax.lock, $STAX_HOME/config.yaml,
+// file it is given or finds (stax.yaml, stax.lock read or written, $STAX_HOME/config.yaml,
 // the trust policy, --key, --trusted-root, --token-file, --ca-file, a
 // proposal) blocked the command for ever, in an open that no signal ended.
 // Each is now refused at once: exit 1, naming the file.
@@ -37,6 +37,11 @@ func TestUserNamedFilesRefuseNamedPipes(t *testing.T) {
 			args: func(dir, _, _ string) []string { return []string{"install", "--dir", dir} }},
 		{name: "stax.lock", pipe: "stax.lock", files: map[string]string{"stax.yaml": "name: team\nversion: 1.0.0\ninstall:\n  sources: [.]\n", "skills/review/SKILL.md": skillMD},
 			args: func(dir, _, _ string) []string { return []string{"install", "--dir", dir, "--frozen"} }},
+		// An install that writes stax.lock reads the one there first, to
+		// journal it: with the project's, the store's and the folders'
+		// locks held.
+		{name: "stax.lock written by install", pipe: "stax.lock", files: map[string]string{"stax.yaml": "name: team\nversion: 1.0.0\ninstall:\n  sources: [.]\n", "skills/review/SKILL.md": skillMD},
+			args: func(dir, _, _ string) []string { return []string{"install", "--dir", dir} }},
 		{name: "$STAX_HOME/config.yaml", pipe: "home/config.yaml",
 			args: func(_, _, _ string) []string { return []string{"install", ref, "--scope", "user"} }},
 		{name: "the trust policy", pipe: "home/trust.yaml",

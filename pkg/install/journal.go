@@ -14,6 +14,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/internal/regularfile"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -125,7 +126,7 @@ func (lc *lockChange) keep(folder *os.Root, staging string) error {
 	if !lc.Existed {
 		return nil
 	}
-	in, err := os.Open(lc.Path)
+	in, err := regularfile.Open(lc.Path)
 	if err != nil {
 		return err
 	}
@@ -177,8 +178,12 @@ func previousFile(i int) string {
 	return fmt.Sprintf(".previous-lock-%d", i)
 }
 
+// digestOf is the digest of the file at path, which must be a regular
+// file: stax.lock or stax.yaml may be a named pipe, which an open for
+// reading would wait on for ever, holding the project's and the folders'
+// locks.
 func digestOf(path string) (digest.Digest, error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		return "", err
 	}
