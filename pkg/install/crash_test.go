@@ -2,11 +2,13 @@ package install
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -508,4 +510,92 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// A crash of an install run in the project, which names stax.lock and
+// stax.yaml by relative paths, is recovered by the next command run from
+// another directory (stax --dir): it finds the journal of the project's
+// files, and puts them back in the project, not in its own working
+// directory, where a rollback found nothing, said it had rolled back and
+// removed the journal, leaving the pair torn.
+func TestCrashRecoveredFromAnotherDirectory(t *testing.T) {
+	steps := countSteps(t, recordPlaces[0])
+	for k, name := range steps {
+		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
+			w := newCrashWorld(t, recordPlaces[0])
+			elsewhere := t.TempDir()
+			t.Chdir(w.root)
+			abs := *w
+			w.lockPath, w.manifest = "stax.lock", "stax.yaml"
+			func() {
+				defer func() { recover() }()
+				atStep(k, func() error { panic(errInjected) }, func() error { return w.next(t) })
+			}()
+			t.Chdir(elsewhere)
+			if _, err := RecoverFiles(context.Background(), w.locks, abs.lockPath, abs.manifest); err != nil {
+				t.Fatal(err)
+			}
+			lock, manifest := readFile(t, abs.lockPath), readFile(t, abs.manifest)
+			if lock != manifest {
+				t.Errorf("after a crash at %s and recovery from elsewhere: stax.lock %q, stax.yaml %q", name, lock, manifest)
+			}
+			for _, d := range abs.dirs {
+				if _, err := Recover(context.Background(), d, w.locks); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, f := range []string{"stax.lock", "stax.yaml"} {
+				if _, err := os.Stat(filepath.Join(elsewhere, f)); err == nil {
+					t.Errorf("after a crash at %s: recovery wrote %s in the working directory %s", name, f, elsewhere)
+				}
+			}
+		})
+	}
+}
+
+// A journal of an older stax that names a file by a relative path is not
+// rolled back from a directory where the file is not: the rollback
+// fails, naming the journal, which stays for the user to act on, rather
+// than finding nothing there, removing the journal and leaving the file
+// torn from the rest of the install.
+func TestJournalWithARelativePathIsKept(t *testing.T) {
+	w := newCrashWorld(t, recordPlaces[0])
+	steps := countSteps(t, recordPlaces[0])
+	k := slices.Index(steps, "commit") // the files are written
+	if k < 0 {
+		t.Fatalf("no commit step in %v", steps)
+	}
+	func() {
+		defer func() { recover() }()
+		atStep(k, func() error { panic(errInjected) }, func() error { return w.next(t) })
+	}()
+	journals, _ := filepath.Glob(filepath.Join(w.locks, "*.journal.json"))
+	var rewritten int
+	for _, path := range journals {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j journalData
+		if err := json.Unmarshal(data, &j); err != nil {
+			t.Fatal(err)
+		}
+		for _, lc := range j.files() {
+			lc.Path, rewritten = filepath.Base(lc.Path), rewritten+1
+		}
+		if err := writeJournal(path, &j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rewritten == 0 {
+		t.Fatal("no journal names the files")
+	}
+	t.Chdir(t.TempDir())
+	_, err := Recover(context.Background(), w.dirs[0], w.locks)
+	if err == nil || !strings.Contains(err.Error(), "relative path") {
+		t.Fatalf("recover: %v, want a refusal naming the relative path", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(w.locks, "*.journal.json")); len(left) != len(journals) {
+		t.Errorf("journals %v after a failed rollback, want %v kept", left, journals)
+	}
 }

@@ -86,8 +86,14 @@ func newLockChange(l LockFile, i int) (*lockChange, error) {
 	if err := l.Write(h.Hash()); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", l.Path, err)
 	}
-	lc := &lockChange{Path: l.Path, New: h.Digest(), Mode: l.Mode, Copy: previousFile(i), write: l.Write}
-	old, err := digestOf(l.Path)
+	// The journal names the file by its absolute path: the run that
+	// recovers it may be started from another directory.
+	path, err := filepath.Abs(l.Path)
+	if err != nil {
+		return nil, errdefs.IO(err)
+	}
+	lc := &lockChange{Path: path, New: h.Digest(), Mode: l.Mode, Copy: previousFile(i), write: l.Write}
+	old, err := digestOf(path)
 	switch {
 	case err == nil:
 		lc.Existed, lc.Old = true, old
@@ -142,8 +148,20 @@ func (lc *lockChange) keep(folder *os.Root, staging string) error {
 // staging directory of folder (or an older journal's Previous), unless
 // something other than this install has written it since.
 func (lc *lockChange) restore(folder *os.Root, staging string) error {
+	if !filepath.IsAbs(lc.Path) {
+		// Relative to a working directory that is not known any more:
+		// the file is not where this run would look, and finding nothing
+		// there is no sign that there is nothing to restore.
+		return fmt.Errorf("the journal names it by a relative path: put it back as it was before the install, in the project it was installed from, then remove the journal")
+	}
 	now, err := digestOf(lc.Path)
-	if err != nil || now != lc.New || (lc.Existed && now == lc.Old) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed since: by something else than the install
+	}
+	if err != nil {
+		return err
+	}
+	if now != lc.New || (lc.Existed && now == lc.Old) {
 		return nil
 	}
 	if !lc.Existed {
@@ -347,7 +365,8 @@ func recoverJournal(path, lockDir string) (string, error) {
 		removeBackupDir(base, j.Backup, j.BackupMade, j.StateMade)
 	}
 	if err := restoreFiles(folder, j.Staging, j.files()); err != nil {
-		return "", errdefs.IO(err)
+		// The journal stays, so that the next run tries again.
+		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s (journal %s): %w", dir, path, err))
 	}
 	if err := folder.RemoveAll(j.Staging); err != nil {
 		return "", errdefs.IO(err)

@@ -37,12 +37,17 @@ func LockProject(ctx context.Context, lockDir, dir string, waiting func()) (unlo
 // RecoverFiles finishes or undoes, as Recover does, each interrupted
 // install whose journal in lockDir writes one of paths, and says what it
 // did: a project's stax.yaml and stax.lock are then a pair written by the
-// same install before a command reads them. The caller holds the
+// same install before a command reads them. Paths are compared as
+// absolute paths, whatever directory the install ran in. The caller holds the
 // project's lock, which comes before the folders' in the lock order.
 func RecoverFiles(ctx context.Context, lockDir string, paths ...string) ([]string, error) {
 	journals, err := filepath.Glob(filepath.Join(lockDir, "*.journal.json"))
 	if err != nil || len(journals) == 0 {
 		return nil, nil
+	}
+	want := make([]string, len(paths))
+	for i, p := range paths {
+		want[i] = samePathKey(p)
 	}
 	var notes []string
 	for _, path := range journals {
@@ -51,7 +56,7 @@ func RecoverFiles(ctx context.Context, lockDir string, paths ...string) ([]strin
 			continue // completed since, or not ours to read
 		}
 		var j journalData
-		if json.Unmarshal(data, &j) != nil || !slices.ContainsFunc(j.files(), func(lc *lockChange) bool { return slices.Contains(paths, lc.Path) }) {
+		if json.Unmarshal(data, &j) != nil || !slices.ContainsFunc(j.files(), func(lc *lockChange) bool { return slices.Contains(want, samePathKey(lc.Path)) }) {
 			continue
 		}
 		note, err := recoverFolder(ctx, lockDir, path)
@@ -64,6 +69,21 @@ func RecoverFiles(ctx context.Context, lockDir string, paths ...string) ([]strin
 	}
 	sweepMarkers(lockDir)
 	return notes, nil
+}
+
+// samePathKey is path as RecoverFiles compares it: absolute, cleaned,
+// its directory's links resolved, so that a project reached from another
+// working directory, or through a link, is the same project. A relative
+// path is taken in the working directory.
+func samePathKey(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
 }
 
 // recoverFolder recovers the journal at path under the lock of its
