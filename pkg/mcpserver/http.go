@@ -50,7 +50,8 @@ const DefaultBodyTimeout = 30 * time.Second
 // handler adds its own check: on a loopback listener, a Host header that
 // is not loopback is refused with 403 (and net/http refuses a request
 // with more than one Host header with 400). A client that sends its
-// headers or its body slower than opts.BodyTimeout is cut off.
+// headers or its body slower than opts.BodyTimeout is cut off, whether
+// its request is refused or not.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	if opts.Token != "" {
 		if err := CheckToken(opts.Token); err != nil {
@@ -62,7 +63,9 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	timeout := cmp.Or(opts.BodyTimeout, DefaultBodyTimeout)
 	srv := &http.Server{
-		Handler: guard(bodyDeadline(h, timeout), opts.Token),
+		// The body's deadline comes first: net/http drains the body of a
+		// refused request, up to 256 KiB, before it answers.
+		Handler: bodyDeadline(guard(h, opts.Token), timeout),
 		// A client that opens a connection and sends its headers slowly
 		// must not hold the connection for ever. Server.ReadTimeout would
 		// bound the body too, but it stays on the connection and cancels

@@ -274,3 +274,31 @@ func TestHTTPCutsASlowBody(t *testing.T) {
 		t.Errorf("a body that never ends: %q, want it cut", status)
 	}
 }
+
+// TestHTTPCutsASlowBodyOfARefusedRequest: a request the guard refuses
+// (a foreign Origin, no token) is answered only once net/http has drained
+// its body, up to 256 KiB: the body timeout must bound that too, or a
+// client sending a byte at a time holds the connection for ever.
+func TestHTTPCutsASlowBodyOfARefusedRequest(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, header, token, status string
+	}{
+		{name: "foreign origin", header: "Origin: http://evil.example\r\n", status: " 403 "},
+		{name: "no token", token: strings.Repeat("k", 32), status: " 401 "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			url := serveHTTP(t, HTTPOptions{BodyTimeout: 500 * time.Millisecond, Token: c.token})
+			head := "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + c.header + "Content-Type: application/json\r\n" +
+				"Accept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{"
+			status := rawRequest(t, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"), head, func(c net.Conn) error {
+				_, err := c.Write([]byte(" "))
+				return err
+			})
+			if !strings.Contains(status, c.status) {
+				t.Errorf("got %q, want%s", status, c.status)
+			}
+		})
+	}
+}
