@@ -102,18 +102,22 @@ func (e *Env) rememberingTags() *Env {
 
 // Outdated lists the tags of every repository the project installs from,
 // each once, and compares them with stax.lock. It reads stax.yaml and
-// stax.lock and changes neither.
+// stax.lock, under the project's lock, and changes neither.
 func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedResult, error) {
-	m, err := readManifest(Where{ProjectDir: opts.ProjectDir}.projectDir())
+	// Read under the project's lock, which first finishes or undoes an
+	// install a crash interrupted: stax.yaml and stax.lock are then a
+	// pair. It is released before the registries are asked.
+	m, err := env.manifestFor(ctx, Where{ProjectDir: opts.ProjectDir}, false)
+	if err != nil {
+		return nil, err
+	}
+	locked, err := readLock(m.dir)
+	m.close()
 	if err != nil {
 		return nil, err
 	}
 	if len(m.sources()) == 0 {
 		return nil, errdefs.Invalid(fmt.Errorf("%s lists no install.sources: there is nothing to compare", m.path))
-	}
-	locked, err := readLock(m.dir)
-	if err != nil {
-		return nil, err
 	}
 	entries, err := outdatedEntries(m, locked)
 	if err != nil {

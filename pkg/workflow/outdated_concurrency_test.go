@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -180,3 +183,44 @@ func TestOutdatedLooksUpTheLockedTagWhileListing(t *testing.T) {
 		t.Errorf("%d requests, %d at once; want a tag list and a lookup for each repository, 2 at once", both.Hits(), both.MaxInFlight())
 	}
 }
+
+// Outdated reads stax.yaml and stax.lock under the project's lock, as a
+// command that writes them holds it, and so after it has recovered an
+// install a crash interrupted between them: it waits for the holder
+// (here the test, which lets go once told Outdated waits) rather than
+// comparing a torn pair.
+func TestOutdatedReadsUnderTheProjectsLock(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	env, proj := rangedProject(t, p, 1)
+	lockDir, err := store.LockDirFrom(env.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := install.LockProject(context.Background(), lockDir, proj, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := sync.OnceFunc(unlock)
+	defer release()
+	waited := false
+	env.Warnings = writerFunc(func(b []byte) {
+		if strings.Contains(string(b), "waiting for another stax") {
+			waited = true
+			release()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), gateDeadline)
+	defer cancel()
+	if _, err := workflow.Outdated(ctx, env, workflow.OutdatedOptions{ProjectDir: proj}); err != nil {
+		t.Fatal(err)
+	}
+	if !waited {
+		t.Error("Outdated read the project while another stax held its lock")
+	}
+}
+
+// writerFunc is an io.Writer calling its function with what is written.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }
