@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
@@ -48,6 +49,40 @@ func TestInstallsIntoOneFolderAreSerialized(t *testing.T) {
 	res, err := Install(context.Background(), []Skill{testSkill(t, "a", "a\n")}, Options{Dir: dir, LockDir: locks})
 	if err != nil || len(res.Installed) != 1 {
 		t.Fatalf("install after unlock: %v %+v", err, res)
+	}
+}
+
+// An install into several folders locks them in the order of their
+// paths, whatever order it is given them in: two installs given two
+// folders in opposite orders would otherwise each hold one while they
+// wait for the other. With b's lock held elsewhere, an install into b
+// and a has taken a's lock, and done under it what it does first in a
+// folder (remove what a killed run left there), by the time it stops at
+// b's; taking them in the order given, it stops at b holding nothing.
+func TestFoldersLockedInPathOrder(t *testing.T) {
+	root, locks := t.TempDir(), t.TempDir()
+	a, b := filepath.Join(root, "a", "skills"), filepath.Join(root, "b", "skills")
+	leftover := filepath.Join(a, layers.StagingPrefix+"killed")
+	for _, d := range []string{leftover, b} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unlockB, _, err := lockFolder(context.Background(), locks, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockB()
+	// A free lock is taken all the same; with its context ended, the
+	// install gives up at the first lock held rather than wait for it.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = InstallAll(ctx, []string{b, a}, []Skill{testSkill(t, "keep", "v1\n")}, Options{Root: root, LockDir: locks})
+	if err == nil || !strings.Contains(err.Error(), "another stax install into "+b) {
+		t.Fatalf("install with b locked: %v, want it stopped at b's lock", err)
+	}
+	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the install stopped at b's lock before it took a's (%s is left): it locks in the order given", leftover)
 	}
 }
 
