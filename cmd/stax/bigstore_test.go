@@ -207,3 +207,52 @@ func TestStorePruneKeepsWhatATagReaches(t *testing.T) {
 		t.Errorf("a second prune: %s", r.Stdout)
 	}
 }
+
+// stax store prune keeps what a project's stax.lock pins, though no tag
+// reaches it any more (here a moved tag left it behind, as it does a
+// dependency, stored by digest alone): install --frozen still installs
+// the project after a prune, from the store alone (acme/skills is a tag
+// of the store, in no registry). A project whose stax.lock is gone
+// keeps nothing, and is dropped from the store's roots.
+func TestStorePruneKeepsWhatAStaxLockPins(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	run := func(args ...string) result {
+		t.Helper()
+		r := runStax(t, args...)
+		if r.Code != 0 {
+			t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), r.Code, r.Stderr)
+		}
+		return r
+	}
+	var old, gone workflow.PackResult
+	decodeJSON(t, run("pack", examples, "-t", "acme/skills:1.0.0", "--output", "json").Stdout, &old)
+	proj := t.TempDir()
+	run("install", "acme/skills:1.0.0", "--dir", proj, "--runtime", "claude-code")
+	decodeJSON(t, run("pack", examples, "--version", "8.0.0", "-t", "acme/skills:1.0.0", "--output", "json").Stdout, &gone)
+	removed := t.TempDir()
+	run("install", "acme/skills:1.0.0", "--dir", removed, "--runtime", "claude-code")
+	run("pack", examples, "--version", "9.0.0", "-t", "acme/skills:1.0.0")
+	if err := os.RemoveAll(removed); err != nil {
+		t.Fatal(err)
+	}
+
+	var dry, pruned workflow.PruneResult
+	decodeJSON(t, run("store", "prune", "--dry-run", "--output", "json").Stdout, &dry)
+	decodeJSON(t, run("store", "prune", "--output", "json").Stdout, &pruned)
+	if slices.Contains(pruned.Manifests, digest.Digest(old.Digest)) || !slices.Contains(pruned.Manifests, digest.Digest(gone.Digest)) {
+		t.Errorf("prune removed %v; want %s, which only a removed project pinned, and not %s, which %s/stax.lock pins", pruned.Manifests, gone.Digest, old.Digest, proj)
+	}
+	if !reflect.DeepEqual(pruned.Projects, []string{proj}) || !reflect.DeepEqual(pruned.DroppedProjects, []string{removed}) {
+		t.Errorf("prune kept the packages of %v and dropped %v, want [%s] and [%s]", pruned.Projects, pruned.DroppedProjects, proj, removed)
+	}
+	dry.DryRun = false
+	if !reflect.DeepEqual(dry, pruned) {
+		t.Errorf("the dry run said %+v, the prune did %+v", dry, pruned)
+	}
+	run("install", "--frozen", "--dir", proj)
+	r := run("store", "prune")
+	if !strings.Contains(r.Stdout, "removed 0 manifests") || strings.Contains(r.Stdout, removed) {
+		t.Errorf("a second prune: %s", r.Stdout)
+	}
+}

@@ -36,10 +36,14 @@ func newStorePruneCmd(f *factory, runF func(context.Context, *storePruneOptions)
 		Long: `Remove from the local store the packages no tag names and the blobs
 nothing kept refers to, and print what was freed. A tag keeps its package
 whole (config, layers, the manifests of an index) with its signatures,
-SBOMs and attestations and their referrers index. What goes: packages
-fetched by digest alone and those a moved tag left behind, with their
-signatures, and blobs a killed command left. They are fetched again when a command needs them, which
---offline cannot do.
+SBOMs and attestations and their referrers index, and so does the
+stax.lock of each project stax installed (registered in
+$STAX_HOME/store-roots): install --frozen finds what it pins. What goes:
+packages fetched by digest alone and those a moved tag left behind that
+no stax.lock pins, with their signatures, and blobs a killed command
+left. They are fetched again when a command needs them, which --offline
+cannot do. A project whose stax.lock is gone keeps nothing, and is
+dropped from the roots.
 
 The store's index.json is bounded (64 MiB, some 250,000 tags); a pull
 that would take it past is refused (exit 2) and names this command.
@@ -84,6 +88,9 @@ func runStorePrune(ctx context.Context, opts *storePruneOptions) error {
 	}
 	for _, tag := range res.Tags {
 		fmt.Fprintf(opts.IO.Out, "  %s (referrers tag)\n", termtext.Escape(tag))
+	}
+	for _, p := range res.DroppedProjects {
+		fmt.Fprintf(opts.IO.Out, "  %s: its stax.lock is gone; what it pinned is no longer kept\n", termtext.Escape(p))
 	}
 	return nil
 }

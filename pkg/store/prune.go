@@ -38,21 +38,23 @@ type Pruned struct {
 // is kept with all it refers to (config, layers, the manifests of an
 // index, a subject), and so are the referrers of what is kept (signatures,
 // SBOMs, attestations, and their referrers), found by their subject, with
-// the referrers index that lists them. A dry run reads the same and
-// changes nothing.
+// the referrers index that lists them. roots are kept as a tag is, with
+// all they refer to and their referrers: the packages a project's
+// stax.lock pins, which install --frozen --offline takes from here. A dry
+// run reads the same and changes nothing.
 //
 // index.json is rewritten first, then the blobs go: a prune killed part
 // way leaves blobs no index lists, which the next prune removes, never an
 // index that lists a removed blob. Prune needs the store opened for
 // writing, but for a dry run: the exclusive lock keeps every other command
 // out, so no blob a pull is writing is taken for garbage.
-func (s *Store) Prune(ctx context.Context, dryRun bool) (*Pruned, error) {
+func (s *Store) Prune(ctx context.Context, dryRun bool, roots ...digest.Digest) (*Pruned, error) {
 	if !dryRun && !s.writer {
 		return nil, errdefs.IO(fmt.Errorf("prune %s: the store is not opened for writing", s.Dir))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	kept, dropTags, err := s.reachable(ctx)
+	kept, dropTags, err := s.reachable(ctx, roots)
 	if err != nil {
 		return nil, err
 	}
@@ -91,10 +93,10 @@ func (s *Store) Prune(ctx context.Context, dryRun bool) (*Pruned, error) {
 	return pruned, nil
 }
 
-// reachable returns the digests of what the store keeps (see Prune), and
-// the referrers tags whose subject it does not keep. The caller holds
-// s.mu.
-func (s *Store) reachable(ctx context.Context) (map[digest.Digest]bool, []string, error) {
+// reachable returns the digests of what the store keeps (see Prune),
+// tagged or among roots, and the referrers tags whose subject it does not
+// keep. The caller holds s.mu.
+func (s *Store) reachable(ctx context.Context, roots []digest.Digest) (map[digest.Digest]bool, []string, error) {
 	w := &pruneWalk{ctx: ctx, s: s, kept: map[digest.Digest]bool{}}
 	refs := slices.Sorted(maps.Keys(s.index.refs))
 	var referrersTags []string
@@ -105,6 +107,15 @@ func (s *Store) reachable(ctx context.Context) (map[digest.Digest]bool, []string
 		case isReferrersTag(ref):
 			referrersTags = append(referrersTags, ref)
 		default:
+			if err := w.keep(desc); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for _, root := range roots {
+		// A root the store does not list by its digest is a package it
+		// keeps by a tag, or does not hold.
+		if desc, ok := s.index.refs[root.String()]; ok && desc.Digest == root {
 			if err := w.keep(desc); err != nil {
 				return nil, nil, err
 			}

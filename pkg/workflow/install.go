@@ -481,6 +481,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	if installed.Outcome == nil {
 		return nil, nil
 	}
+	env.noteStoreRoot(m.dir)
 	res := &InstallResult{
 		Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
 		Overrides: Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []InstallTarget{},

@@ -19,11 +19,17 @@ type PruneResult struct {
 	Store  string `json:"store"`
 	DryRun bool   `json:"dryRun"`
 	store.Pruned
+	// Projects are those whose stax.lock kept the packages it pins, and
+	// DroppedProjects those registered with a stax.lock that is gone,
+	// which keep nothing more (see storeRoots).
+	Projects        []string `json:"projects"`
+	DroppedProjects []string `json:"droppedProjects"`
 }
 
 // PruneStore removes from the local store (or the layout of
-// --oci-layout) the manifests no tag reaches and the blobs nothing kept
-// refers to (see store.Prune). It holds the store's exclusive lock, and
+// --oci-layout) the manifests no tag reaches, but those the stax.lock of
+// a project an install registered pins, and the blobs nothing kept
+// refers to (see store.Prune and storeRoots). It holds the store's exclusive lock, and
 // its shared one for a dry run.
 func PruneStore(ctx context.Context, env *Env, opts PruneOptions) (*PruneResult, error) {
 	mode := store.ReadWrite
@@ -35,9 +41,15 @@ func PruneStore(ctx context.Context, env *Env, opts PruneOptions) (*PruneResult,
 		return nil, err
 	}
 	defer s.Close()
-	pruned, err := s.Prune(ctx, opts.DryRun)
+	// Read under the store's lock: an install registers its project
+	// while it holds it.
+	roots, projects, dropped, err := env.storeRoots(opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
-	return &PruneResult{Store: s.Dir, DryRun: opts.DryRun, Pruned: *pruned}, nil
+	pruned, err := s.Prune(ctx, opts.DryRun, roots...)
+	if err != nil {
+		return nil, err
+	}
+	return &PruneResult{Store: s.Dir, DryRun: opts.DryRun, Pruned: *pruned, Projects: projects, DroppedProjects: dropped}, nil
 }
