@@ -184,3 +184,37 @@ func TestUpdateToMovesOneSourceToAVersion(t *testing.T) {
 		t.Errorf("update --to 2.0.0 of a tagged source installed alpha %s", got)
 	}
 }
+
+// An update of one source leaves the others at what stax.lock holds only
+// while stax.yaml still allows it, as a plain install does: after alpha's
+// range became ^2.0.0, `stax update beta` moves alpha too, and the lock it
+// writes never names a version out of its range.
+func TestUpdateOfOneSourceMovesAnotherOutOfItsRange(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, repo, _ := publishedProject(t, reg)
+	beta := reg.Host + "/acme/beta"
+	pushSkillVersion(t, beta+":1.0.0", "beta", "1.0.0")
+	if r := runStax(t, "add", beta, "--version", "^1.0.0", "--dir", proj); r.Code != 0 {
+		t.Fatalf("add beta: exit %d\n%s", r.Code, r.Stderr)
+	}
+	pushSkillVersion(t, beta+":1.1.0", "beta", "1.1.0")
+	yaml := filepath.Join(proj, "stax.yaml")
+	edited := strings.Replace(readFile(t, yaml), `"^1.0.0"}`, `"^2.0.0"}`, 1)
+	if !strings.Contains(edited, `"^2.0.0"`) {
+		t.Fatalf("stax.yaml has no alpha range to edit:\n%s", readFile(t, yaml))
+	}
+	if err := os.WriteFile(yaml, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "update", beta, "--dir", proj); r.Code != 0 {
+		t.Fatalf("update beta: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if p, got := lockedPackage(t, proj, repo), installedAlpha(t, proj); p.Version != "2.0.0" || got != "2.0.0" {
+		t.Errorf("after alpha's range became ^2.0.0, update beta left alpha %s installed and locked at %s (range %q)", got, p.Version, p.Range)
+	}
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
+		t.Errorf("install --frozen after the update: exit %d\n%s", r.Code, r.Stderr)
+	}
+}

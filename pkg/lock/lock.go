@@ -173,8 +173,24 @@ func (l *Lock) CheckRanges(ranges map[string]string) error {
 		if isSource && want != p.Range {
 			return fmt.Errorf("stax.yaml asks for %s in the range %q, but %s locked it for %q: run stax install to update the lock", p.Ref, want, FileName, p.Range)
 		}
+		// A lock another tool or a hand wrote may name the range and a
+		// version out of it: the pair is what must agree.
+		if isSource && want != "" && !inRange(want, p.Version) {
+			return fmt.Errorf("%s locks %s at %s, which the range %q of stax.yaml does not allow: run stax install to update the lock", FileName, p.Ref, p.Version, want)
+		}
 	}
 	return nil
+}
+
+// inRange reports whether version is one the range r allows; a range or
+// version that does not parse allows nothing.
+func inRange(r, version string) bool {
+	rng, err := semver.ParseRange(r)
+	if err != nil {
+		return false
+	}
+	v, err := semver.Parse(version)
+	return err == nil && rng.Allows(v)
 }
 
 // Check reports the first way an install of sources resolved to g differs

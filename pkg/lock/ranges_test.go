@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
+
 	"github.com/stax-dev/stax/pkg/lock"
 )
 
@@ -46,5 +48,18 @@ func TestLockRanges(t *testing.T) {
 		if err := back.CheckRanges(ranges); err == nil || !strings.Contains(err.Error(), "run stax install") {
 			t.Errorf("ranges %v: %v, want a refusal", ranges, err)
 		}
+	}
+}
+
+// A lock whose range is the one stax.yaml asks for, but whose version that
+// range does not allow (written by an older stax's update, or by hand), is
+// not followed.
+func TestCheckRangesRefusesAVersionOutOfItsRange(t *testing.T) {
+	t.Parallel()
+	l := &lock.Lock{LockVersion: lock.Version, Sources: []string{"ghcr.io/acme/b"},
+		Packages: []lock.Package{{Ref: "ghcr.io/acme/b", Range: "^2.0.0", Version: "1.0.0", Tag: "1.0.0", Digest: digest.Digest("sha256:" + strings.Repeat("b", 64))}}}
+	err := l.CheckRanges(map[string]string{"ghcr.io/acme/b": "^2.0.0"})
+	if err == nil || !strings.Contains(err.Error(), "1.0.0") || !strings.Contains(err.Error(), "run stax install") {
+		t.Errorf("a version out of its range: %v, want a refusal naming it", err)
 	}
 }

@@ -140,7 +140,9 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	}
 	dryRun := opts.DryRun
 	adjust := func(req *install.Request) {
-		req.Pins, req.PinTags = keepLocked(old, m.sources(), selected)
+		if old != nil {
+			req.Pins, req.PinTags = lockedPins(old, m.sources(), selected)
+		}
 		if to != nil && to.key != "" {
 			if req.Pins == nil {
 				req.Pins, req.PinTags = map[string]digest.Digest{}, map[string]string{}
@@ -226,27 +228,6 @@ func moveRanges(ctx context.Context, env *Env, m *manifest, selected map[string]
 		moved = append(moved, RangeUpdate{Ref: d.Ref, Old: d.Version, New: to.Version})
 	}
 	return moved, nil
-}
-
-// keepLocked pins the packages old locks for the sources not selected, so
-// that an update of some sources leaves the others where they are.
-func keepLocked(old *lock.Lock, sources []staxyaml.Dependency, selected map[string]bool) (map[string]digest.Digest, map[string]string) {
-	if old == nil {
-		return nil, nil
-	}
-	kept := map[string]bool{}
-	for _, d := range sources {
-		if !selected[d.Package()] {
-			kept[d.Package()] = true
-		}
-	}
-	pins, tags := map[string]digest.Digest{}, map[string]string{}
-	for _, p := range old.Packages {
-		if kept[staxyaml.PackageOf(p.Ref)] {
-			pins[p.Ref], tags[p.Ref] = p.Digest, p.Tag
-		}
-	}
-	return pins, tags
 }
 
 // packageUpdates compare the packages of two locks, by package, whatever
