@@ -74,8 +74,9 @@ func printVerifiedPackage(streams *IOStreams, global *globalOptions, res *workfl
 		return err
 	}
 	if failed != nil {
-		fmt.Fprintf(streams.ErrOut, "Error: %s\n", termtext.EscapeLines(failed.Error()))
-		return errdefs.Corrupt(errReported)
+		// The command root writes it as every JSON error is written, to
+		// the stream --quiet keeps.
+		return errdefs.Corrupt(failed)
 	}
 	return nil
 }

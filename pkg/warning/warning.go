@@ -6,6 +6,7 @@
 package warning
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,6 +24,34 @@ type Warning struct {
 	Summary string `json:"-"`
 	// Message says it in full, naming the skill.
 	Message string `json:"message"`
+}
+
+// List is the warnings of a job's result. Its JSON is their messages, a
+// list of strings, as a job's warnings were before they had kinds:
+// scripts that read them (jq -r '.warnings[]') keep working.
+type List []Warning
+
+// MarshalJSON writes the messages.
+func (l List) MarshalJSON() ([]byte, error) {
+	messages := make([]string, len(l))
+	for i, w := range l {
+		messages[i] = w.Message
+	}
+	return json.Marshal(messages)
+}
+
+// UnmarshalJSON reads the messages MarshalJSON writes, each a Warning
+// with its Message alone: a result read back says what it said.
+func (l *List) UnmarshalJSON(data []byte) error {
+	var messages []string
+	if err := json.Unmarshal(data, &messages); err != nil {
+		return err
+	}
+	*l = make(List, len(messages))
+	for i, m := range messages {
+		(*l)[i] = Warning{Message: m}
+	}
+	return nil
 }
 
 // Group is the warnings of one kind with one summary, in the order first

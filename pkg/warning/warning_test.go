@@ -1,6 +1,7 @@
 package warning
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,5 +28,25 @@ func TestLinesGroupAKindAndSummary(t *testing.T) {
 	}
 	if verbose := Lines(ws, true); len(verbose) != len(ws) || verbose[0] != ws[0].Message {
 		t.Errorf("verbose: %q", verbose)
+	}
+}
+
+// A job's warnings are a list of their messages in JSON, as before they
+// had kinds, and read back as such.
+func TestListIsItsMessagesInJSON(t *testing.T) {
+	t.Parallel()
+	l := List{{Kind: "ignored-fields", Skill: "a", Summary: "s", Message: "skill a: s"}, {Kind: "runtimes-overlap", Message: "m"}}
+	data, err := json.Marshal(struct {
+		Warnings List `json:"warnings"`
+		None     List `json:"none"`
+	}{Warnings: l})
+	if err != nil || string(data) != `{"warnings":["skill a: s","m"],"none":[]}` {
+		t.Fatalf("marshal: %s, %v", data, err)
+	}
+	var back struct {
+		Warnings List `json:"warnings"`
+	}
+	if err := json.Unmarshal(data, &back); err != nil || len(back.Warnings) != 2 || back.Warnings[1].Message != "m" {
+		t.Errorf("read back: %+v, %v", back, err)
 	}
 }

@@ -70,13 +70,13 @@ type InstallOptions struct {
 
 // InstallResult is what Install resolved, layered and installed.
 type InstallResult struct {
-	Sources   []string          `json:"sources"`
-	Packages  []Package         `json:"packages"`
-	Skills    []Skill           `json:"skills"`
-	Overrides []string          `json:"overrides"`
-	Warnings  []warning.Warning `json:"warnings"`
-	Targets   []InstallTarget   `json:"targets"`
-	Lock      string            `json:"lock"`
+	Sources   []string        `json:"sources"`
+	Packages  []Package       `json:"packages"`
+	Skills    []Skill         `json:"skills"`
+	Overrides []string        `json:"overrides"`
+	Warnings  warning.List    `json:"warnings"`
+	Targets   []InstallTarget `json:"targets"`
+	Lock      string          `json:"lock"`
 	// LockChanged is false when stax.lock already said exactly this.
 	LockChanged bool `json:"lockChanged"`
 	// Saved is the stax.yaml the install wrote its sources into; empty
