@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/crane"
+
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/lock"
 )
@@ -216,5 +218,30 @@ func TestUpdateOfOneSourceMovesAnotherOutOfItsRange(t *testing.T) {
 	}
 	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
 		t.Errorf("install --frozen after the update: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// A version stax.lock pins that the publisher withdrew stops a plain
+// install, which keeps the lock, with a message that names stax.lock and
+// the command that moves on; running that command resolves it.
+func TestWithdrawnLockedVersionNamesTheUpdate(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, repo, digests := publishedProject(t, reg)
+	if err := crane.Delete(repo+"@"+digests["1.0.0"], crane.Insecure); err != nil {
+		t.Fatal(err)
+	}
+	useHome(t) // a fresh machine: no store holds 1.0.0
+	r := runStax(t, "install", "--dir", proj)
+	hint := "stax update " + repo
+	if r.Code == 0 || !strings.Contains(r.Stderr, "stax.lock pins") || !strings.Contains(r.Stderr, hint) {
+		t.Fatalf("install of a lock whose version was withdrawn: exit %d\n%s\nwant it to name stax.lock and %q", r.Code, r.Stderr, hint)
+	}
+	if u := runStax(t, "update", repo, "--dir", proj); u.Code != 0 {
+		t.Fatalf("%s: exit %d\n%s", hint, u.Code, u.Stderr)
+	}
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Errorf("install after the update: exit %d\n%s", r.Code, r.Stderr)
 	}
 }

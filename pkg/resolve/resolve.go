@@ -19,6 +19,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -396,7 +397,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, l.openErr
 		}
 		if l.lookupErr != nil {
-			return nil, resolutionError(path, l.lookupErr)
+			return nil, resolutionError(path, r.pinGone(key, ref.Digest, l.lookupErr))
 		}
 		t, desc = l.t, l.desc
 	}
@@ -802,6 +803,17 @@ func (g *Graph) storeAll(ctx context.Context, opener *target.Opener, opts transf
 		return nil, err
 	}
 	return results, nil
+}
+
+// pinGone says of err, the failure to look up a package at the digest
+// stax.lock pins for key, that the registry no longer has that digest and
+// how to move on: the repository and tag are fine, the locked version
+// was withdrawn.
+func (r *resolver) pinGone(key string, d digest.Digest, err error) error {
+	if pinned, ok := r.opts.Pins[key]; !ok || pinned != d || !errors.Is(err, errdef.ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("%w; stax.lock pins %s at %s, which the registry no longer has: run `stax update %s` to take the newest version stax.yaml allows", err, termtext.Escape(key), d, termtext.Escape(staxyaml.PackageOf(key)))
 }
 
 // sharingBlobs gives, for each of nodes, the earlier ones that have one
