@@ -103,10 +103,11 @@ func runInit(opts *initOptions) error {
 
 // initKind says whether init writes a consumer's stax.yaml. Without
 // --consumer, --package or a package flag it asks at a terminal; without
-// a terminal it writes a package definition, what init always wrote, so
-// a script that ran it before gets what it got.
+// a terminal, or with --output json (a script's, even run from one), it
+// writes a package definition, what init always wrote, so a script that
+// ran it before gets what it got.
 func initKind(opts *initOptions) (consumer bool, err error) {
-	if opts.Consumer || opts.Package || opts.packageFlags || opts.IO.Prompter == nil {
+	if opts.Consumer || opts.Package || opts.packageFlags || opts.IO.Prompter == nil || opts.Global.json() {
 		return opts.Consumer, nil
 	}
 	for range 3 {

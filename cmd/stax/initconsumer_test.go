@@ -82,7 +82,9 @@ func TestInitAsksConsumerOrPackage(t *testing.T) {
 	}
 	checkConsumerYAML(t, consumer)
 
-	for _, args := range [][]string{{"--package"}, {"--name", "team"}, {}} {
+	// A package flag says what the project is; a script (--output json)
+	// is not asked, even from a terminal; nor is anyone without one.
+	for _, args := range [][]string{{"--package"}, {"--name", "team"}, {"--output", "json"}, {}} {
 		dir := t.TempDir()
 		terminal := &scriptedTerminal{answers: map[string]string{question: "consumer"}}
 		streams := &IOStreams{In: strings.NewReader(""), Prompter: terminal}
