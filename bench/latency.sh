@@ -2,11 +2,14 @@
 # bench/latency.sh: stax against oras when every request to the registry
 # costs a round trip. Debian's docker-registry on loopback, with
 # bench/latency (a reverse proxy that delays each request by DELAY and counts
-# them) in front of it; PKGS packages of PKG_SKILLS skills are pushed to the
-# registry directly, then every row pulls them through the proxy.
+# them) in front of it; PKGS packages of PKG_SKILLS skills of about
+# SKILL_SIZE bytes each (0: bench/gen's default, 70 kB, which makes the
+# 40 MB set of ten packages of 50; 2000 makes small packages) are pushed
+# to the registry directly, then every row pulls them through the proxy.
 #
 #   STAX=bin/stax bash bench/latency.sh
 #   STAX=bin/stax PKGS=10 PKG_SKILLS=50 DELAY=50ms RUNS=3 bash bench/latency.sh
+#   STAX=bin/stax SKILL_SIZE=2000 bash bench/latency.sh   # small skills
 #
 # Rows (median wall time of RUNS, requests the proxy saw in one run, ratio
 # to the parallel oras pull): stax install of the PKGS references with a
@@ -31,6 +34,7 @@ STAX=${STAX:-bin/stax}
 STAX=$(realpath "$STAX")
 PKGS=${PKGS:-10}
 PKG_SKILLS=${PKG_SKILLS:-50}
+SKILL_SIZE=${SKILL_SIZE:-0}
 DELAY=${DELAY:-50ms}
 RUNS=${RUNS:-3}
 OUTDATED_REPOS=${OUTDATED_REPOS:-20}
@@ -86,7 +90,7 @@ requests() {
 refs=()
 printf 'install:\n  sources:\n' >"$work/ranged.yaml"
 for ((i = 0; i < PKGS; i++)); do
-	(cd "$here/.." && go run ./bench/gen -dir "$work/src/p$i" -first $((i * PKG_SKILLS)) -count "$PKG_SKILLS" -variant "$i")
+	(cd "$here/.." && go run ./bench/gen -dir "$work/src/p$i" -first $((i * PKG_SKILLS)) -count "$PKG_SKILLS" -size "$SKILL_SIZE" -variant "$i")
 	STAX_HOME=$work/push-home "$STAX" push --max-size 0 "$work/src/p$i" "127.0.0.1:$port/bench/p$i:1.0.0" >/dev/null 2>>"$work/stderr.log"
 	refs+=("$proxy/bench/p$i:1.0.0")
 	printf '    - {ref: %s/bench/p%s, version: ^1.0.0}\n' "$proxy" "$i" >>"$work/ranged.yaml"
@@ -199,7 +203,7 @@ measure() {
 }
 
 echo "latency: $("$STAX" version 2>/dev/null | head -n 1), oras $ORAS_VERSION, $("${DOCKER_REGISTRY:-/usr/bin/docker-registry}" --version)"
-echo "latency: $PKGS packages of $PKG_SKILLS skills, $DELAY per request, median of $RUNS, $(nproc) cores"
+echo "latency: $PKGS packages of $PKG_SKILLS skills of $(du -sh "$work/src" | cut -f1) in all, $DELAY per request, median of $RUNS, $(nproc) cores"
 measure job_oras_parallel
 base=$wall base_reqs=$reqs
 declare -A label=(
