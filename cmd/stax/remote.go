@@ -60,7 +60,7 @@ func (r *remoteOptions) addFlags(cmd *cobra.Command) {
 func (r *remoteOptions) addTransferFlags(cmd *cobra.Command) {
 	r.transfers = true
 	f := cmd.Flags()
-	f.IntVar(&r.Concurrency, "concurrency", transfer.DefaultConcurrency, "packages, and blobs of each, to transfer at once")
+	f.IntVar(&r.Concurrency, "concurrency", transfer.DefaultConcurrency, "packages to look up and fetch at once, and blobs of each")
 	f.BoolVar(&r.NoProgress, "no-progress", false, "never draw progress bars (they are drawn only when stderr is a terminal)")
 }
 

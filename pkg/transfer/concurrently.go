@@ -6,8 +6,13 @@ import (
 )
 
 // DefaultConcurrency is how many things Concurrently does at once when
-// not told: oras-go's default for blobs, and oras's for packages.
-const DefaultConcurrency = 3
+// not told, and how many packages a command looks up and fetches at once.
+// Packages of skills are small, and fetching one is a round trip or two
+// of waiting on the registry: ten of them, a project's worth, then cost
+// two round trips rather than seven (3, oras's default, is meant for the
+// layers of one image). Extracting layers, which is CPU and disk work, is
+// bounded apart from it (see layers.ExtractWorkers).
+const DefaultConcurrency = 10
 
 // Concurrently calls fn(ctx, i) for each i in [0, n), at most limit at
 // once (limit < 1 is DefaultConcurrency), starting them in index order.

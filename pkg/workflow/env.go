@@ -32,7 +32,9 @@ type Env struct {
 	Warnings io.Writer
 	// Progress is told about every blob transferred; nil draws nothing.
 	Progress transfer.Progress
-	// Concurrency is how many blobs move at once; 0 is oras-go's default.
+	// Concurrency is how many packages are looked up and fetched at once,
+	// and blobs of each; 0 is transfer.DefaultConcurrency packages and
+	// oras-go's default for blobs.
 	Concurrency int
 	// Mounts records which repositories hold which blobs, so that an
 	// upload can mount a blob instead of sending it again; nil mounts only
