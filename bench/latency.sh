@@ -184,20 +184,25 @@ job_install_ranged() {
 }
 
 # measure JOB [PREPARE]: sets $wall (median seconds) and $reqs (requests of
-# the last run).
+# the last run). Each run starts with no dirty pages of the one before
+# (sync), and leaves its directory for cleanup to remove when the script
+# ends: ext4 without a journal skips the inodes freed in the last minute on
+# every inode it allocates (see bench/compare.sh), so removing a run's
+# tree just before the next made that one slower, and made the row after
+# a row's removals slower than the same row run first, whatever it ran.
 measure() {
 	local r t0 before logged times=()
 	for ((r = 0; r < RUNS; r++)); do
 		run=$work/run-$1-$r
 		mkdir -p "$run/proj" "$run/out"
 		[ -z "${2:-}" ] || "$2" 2>>"$work/stderr.log"
+		sync
 		before=$(requests) logged=$(wc -l <"$work/proxy.log")
 		t0=$(now)
 		"$1" 2>>"$work/stderr.log"
 		times+=("$(echo "$(now) - $t0" | bc)")
 		reqs=$(($(requests) - before))
 		tail -n +$((logged + 1)) "$work/proxy.log" >"$work/requests-$1"
-		rm -rf "$run"
 	done
 	wall=$(printf '%s\n' "${times[@]}" | median)
 }
