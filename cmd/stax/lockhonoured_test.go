@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -243,5 +244,25 @@ func TestWithdrawnLockedVersionNamesTheUpdate(t *testing.T) {
 	}
 	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
 		t.Errorf("install after the update: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// Run from inside the project with the default --dir ".", an install
+// still says it saved install.sources and changed stax.lock: the journal
+// names the files by absolute paths, the result by the caller's own.
+// Not parallel: it changes the working directory.
+func TestInstallFromInsideTheProjectSaysWhatItWrote(t *testing.T) {
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/alpha"
+	pushSkillVersion(t, repo+":1.0.0", "alpha", "1.0.0")
+	t.Chdir(t.TempDir())
+	r := runStax(t, "add", repo, "--version", "^1.0.0", "--runtime", "claude-code", "--output", "json")
+	var out struct {
+		LockChanged bool   `json:"lockChanged"`
+		Saved       string `json:"saved"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); r.Code != 0 || err != nil || !out.LockChanged || out.Saved == "" {
+		t.Errorf("add from inside the project: exit %d, %+v (%v), want lockChanged and saved\n%s%s", r.Code, out, err, r.Stdout, r.Stderr)
 	}
 }

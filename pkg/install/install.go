@@ -301,7 +301,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 			return nil, rollbackFiles(plans, written, errdefs.IO(fmt.Errorf("write %s: %w", lc.Path, err)))
 		}
 		written = append(written, lc)
-		out.Changed = append(out.Changed, lc.Path)
+		out.Changed = append(out.Changed, lc.given)
 	}
 	if !slices.ContainsFunc(plans, func(p *plan) bool { return p.journaled }) {
 		// Nothing changed, in any folder nor file: no journal to

@@ -78,6 +78,9 @@ type lockChange struct {
 	// which kept it there rather than a copy (they have no Old).
 	Previous string `json:"previous,omitempty"`
 	write    func(io.Writer) error
+	// given is Path as the caller named it, which Outcome.Changed reports:
+	// the caller looks its own name up there.
+	given string
 }
 
 // newLockChange is the change of the i-th file an install writes.
@@ -92,7 +95,7 @@ func newLockChange(l LockFile, i int) (*lockChange, error) {
 	if err != nil {
 		return nil, errdefs.IO(err)
 	}
-	lc := &lockChange{Path: path, New: h.Digest(), Mode: l.Mode, Copy: previousFile(i), write: l.Write}
+	lc := &lockChange{Path: path, New: h.Digest(), Mode: l.Mode, Copy: previousFile(i), write: l.Write, given: l.Path}
 	old, err := digestOf(path)
 	switch {
 	case err == nil:
