@@ -22,10 +22,11 @@ func TestLockWaitsForTheHolderAndSaysSoOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The note is the signal that it waits: the wait then ends with ctx.
 	waits := 0
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = Lock(ctx, dir, Named("folder", "/a"), "install into /a", func() { waits++ })
+	_, err = Lock(ctx, dir, Named("folder", "/a"), "install into /a", func() { waits++; cancel() })
 	if errdefs.Of(err) != errdefs.Local || !strings.Contains(err.Error(), "another stax install into /a holds") || waits != 1 {
 		t.Errorf("err = %v after %d notes: want one note, then that another stax holds the lock", err, waits)
 	}
@@ -46,9 +47,9 @@ func TestLockWaitsForAnotherDescriptor(t *testing.T) {
 	if ok, err := other.TryLock(); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	done := make(chan error)
+	done, waiting := make(chan error, 1), make(chan struct{})
 	go func() {
-		unlock, err := Lock(context.Background(), dir, Named("tag", "r:1"), "claiming r:1", nil)
+		unlock, err := Lock(context.Background(), dir, Named("tag", "r:1"), "claiming r:1", func() { close(waiting) })
 		if err == nil {
 			unlock()
 		}
@@ -57,7 +58,7 @@ func TestLockWaitsForAnotherDescriptor(t *testing.T) {
 	select {
 	case err := <-done:
 		t.Fatalf("took a lock another holder has: %v", err)
-	case <-time.After(100 * time.Millisecond):
+	case <-waiting:
 	}
 	other.Unlock()
 	if err := <-done; err != nil {
