@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -409,20 +410,28 @@ func decodeManifests(dec *json.Decoder, each func(ocispec.Descriptor) error) err
 	} else if tok != json.Delim('[') {
 		return errors.New("manifests is not an array")
 	}
+	// An entry with a bad digest is skipped, not the end of the read: a
+	// rebuilt index keeps every entry that can be kept. The error is
+	// still returned once the array is read, so the index counts as
+	// damaged.
+	var bad error
 	for dec.More() {
 		var desc ocispec.Descriptor
 		if err := dec.Decode(&desc); err != nil {
 			return err
 		}
 		if err := desc.Digest.Validate(); err != nil {
-			return fmt.Errorf("an entry of manifests: %w", err)
+			bad = cmp.Or(bad, fmt.Errorf("an entry of manifests: %w", err))
+			continue
 		}
 		if err := each(desc); err != nil {
 			return err
 		}
 	}
-	_, err := dec.Token()
-	return err
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	return bad
 }
 
 // indexError says why decoding an index failed: reading it, its size, or

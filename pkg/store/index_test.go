@@ -67,6 +67,18 @@ func TestTornIndexIsRebuilt(t *testing.T) {
 			return index[:bytes.Index(index, []byte(`"b:2"`))]
 		}, ReadWrite, []string{"a:1"}},
 		"not JSON": {func([]byte) []byte { return []byte("\x00\x00\x00") }, ReadOnly, nil},
+		// An entry with a bad digest costs that entry, not the ones after it.
+		"a bad digest before the second entry": {func(index []byte) []byte {
+			var ix map[string]json.RawMessage
+			var entries []json.RawMessage
+			if json.Unmarshal(index, &ix) != nil || json.Unmarshal(ix["manifests"], &entries) != nil || len(entries) != 2 {
+				panic("the test store's index is not two entries")
+			}
+			bad := json.RawMessage(`{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:zz","size":1}`)
+			ix["manifests"], _ = json.Marshal([]json.RawMessage{entries[0], bad, entries[1]})
+			out, _ := json.Marshal(ix)
+			return out
+		}, ReadWrite, []string{"a:1", "b:2"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
