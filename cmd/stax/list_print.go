@@ -20,11 +20,11 @@ import (
 // (docs/layering-and-install.md, "What a runtime loads").
 func printListWarnings(w io.Writer, l *discover.Listing) {
 	for _, msg := range l.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", termtext.EscapeLines(msg))
+		printNote(w, "warning", msg)
 	}
 	for _, s := range l.Skills {
 		if s.Problem != "" {
-			fmt.Fprintf(w, "warning: %s: %s\n", termtext.Escape(s.Dir), termtext.Escape(s.Problem))
+			printNote(w, "warning", s.Dir+": "+s.Problem)
 		}
 	}
 	for _, s := range l.Skills {
@@ -35,7 +35,7 @@ func printListWarnings(w io.Writer, l *discover.Listing) {
 			}
 		}
 		if s.Visible() && len(lost) > 0 {
-			fmt.Fprintf(w, "notice: %s: %s ignores %s\n", termtext.Escape(s.Key), l.Runtime, strings.Join(lost, " and "))
+			printNote(w, "notice", s.Key+": "+l.Runtime+" ignores "+strings.Join(lost, " and "))
 		}
 	}
 }

@@ -442,3 +442,25 @@ func TestDiffEscapesFieldNames(t *testing.T) {
 	}
 	assertNoRawControls(t, "diff", r.Stdout+r.Stderr)
 }
+
+// A guard: a folder the runtime reads whose name holds a line feed cannot forge a
+// line of list's warnings: each warning is one line, escaped.
+func TestListWarningsAreALineEach(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	bad := filepath.Join(proj, ".claude", "skills", "bad\nwarning: FORGED LINE")
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Skip("no line feed in a file name here:", err)
+	}
+	filetest.WriteFile(t, filepath.Join(bad, "SKILL.md"), "---\nname: [unclosed\n---\nBody.\n")
+	r := runStax(t, "list", "--dir", proj, "--runtime", "claude-code")
+	for _, line := range strings.Split(r.Stderr, "\n") {
+		if strings.HasPrefix(line, "warning: FORGED LINE") {
+			t.Errorf("list printed a forged warning line:\n%s", r.Stderr)
+		}
+	}
+	if !strings.Contains(r.Stderr, `bad\nwarning: FORGED LINE`) {
+		t.Errorf("list does not name the folder escaped:\n%s", r.Stderr)
+	}
+}

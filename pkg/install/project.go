@@ -41,7 +41,7 @@ func LockProject(ctx context.Context, lockDir, dir string, waiting func()) (unlo
 // absolute paths, whatever directory the install ran in. The caller holds the
 // project's lock, which comes before the folders' in the lock order.
 func RecoverFiles(ctx context.Context, lockDir string, paths ...string) ([]string, error) {
-	journals, err := filepath.Glob(filepath.Join(lockDir, "*.journal.json"))
+	journals, err := filepath.Glob(filepath.Join(lockDir, "*"+journalSuffix))
 	if err != nil || len(journals) == 0 {
 		return nil, nil
 	}
@@ -89,7 +89,7 @@ func samePathKey(path string) string {
 // recoverFolder recovers the journal at path under the lock of its
 // folder, which shares its name.
 func recoverFolder(ctx context.Context, lockDir, path string) (string, error) {
-	key := strings.TrimSuffix(filepath.Base(path), ".journal.json")
+	key := strings.TrimSuffix(filepath.Base(path), journalSuffix)
 	unlock, err := filelock.Lock(ctx, lockDir, key+".lock", "install", nil)
 	if err != nil {
 		return "", err
