@@ -7,6 +7,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // A package names its dependencies, and every consumer that resolves it
@@ -61,5 +62,5 @@ func (r *resolver) checkReach(from, dep string, path []string) error {
 		return nil
 	}
 	return errdefs.Resolution(fmt.Errorf("%s depends on %s, on %s: a package from %s may not make stax send requests to a loopback, link-local or private-network address; if you trust it, declare a package from %s yourself (in stax.yaml or on the command line)",
-		strings.Join(path, " → "), dep, host, from, host))
+		chain(path), termtext.Escape(dep), termtext.Escape(host), termtext.Escape(from), termtext.Escape(host)))
 }

@@ -80,7 +80,6 @@ func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) err
 	if err := s.tag(ctx, newDesc, tag); err != nil {
 		return errdefs.IO(fmt.Errorf("tag the referrers index of %s: %w", subject.Digest, err))
 	}
-	s.index.refs[tag] = newDesc
 	if err := s.saveIndex(); err != nil {
 		return err
 	}
