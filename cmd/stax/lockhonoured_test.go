@@ -266,3 +266,17 @@ func TestInstallFromInsideTheProjectSaysWhatItWrote(t *testing.T) {
 		t.Errorf("add from inside the project: exit %d, %+v (%v), want lockChanged and saved\n%s%s", r.Code, out, err, r.Stdout, r.Stderr)
 	}
 }
+
+// --no-save names what to install once; given without a SOURCE it would
+// install the project's sources as a plain install does, saving what it
+// says it does not, so it is refused before anything is done.
+func TestNoSaveWithoutASourceIsRefused(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	proj, _, _ := publishedProject(t, reg)
+	r := runStax(t, "install", "--no-save", "--dir", proj)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "--no-save installs the SOURCEs named") {
+		t.Errorf("install --no-save with no SOURCE: exit %d, want 1 naming the flag\n%s", r.Code, r.Stderr)
+	}
+}

@@ -108,6 +108,11 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
 	}
+	if opts.NoSave && len(opts.Sources) == 0 {
+		// Without a SOURCE there is nothing to install once: the flag
+		// would be given, and stax.lock written all the same.
+		return nil, errdefs.Invalid(errors.New("--no-save installs the SOURCEs named once, writing neither stax.yaml nor stax.lock: name one (stax install --no-save REF)"))
+	}
 	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
