@@ -99,6 +99,10 @@ func TestIndexWriteStopsAtTheReadersLimit(t *testing.T) {
 	if after, err := os.ReadFile(indexPath); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("index.json changed by a refused write (%v)", err)
 	}
+	// Nor does the open store resolve what it did not save.
+	if got, err := s.Resolve(ctx, "over:2"); err == nil {
+		t.Errorf("the open store resolves over:2 (%s), which a refused write did not save", got.Digest)
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ocispec.ImageIndexFile) && e.Name() != ocispec.ImageIndexFile {

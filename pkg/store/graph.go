@@ -52,6 +52,13 @@ func buildPredecessors(ctx context.Context, fetcher content.Fetcher, roots []oci
 // index records node as a predecessor of what it refers to, which it
 // returns.
 func (g *predecessors) index(ctx context.Context, fetcher content.Fetcher, node ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	if node.Size > maxManifestSize {
+		// A hostile layout's index may name a manifest of any size:
+		// content.Successors would read it whole. No manifest stax
+		// writes or reads is that large; it refers to nothing here.
+		g.successors[node.Digest] = nil
+		return nil, nil
+	}
 	next, err := content.Successors(ctx, fetcher, node)
 	if err != nil {
 		return nil, err

@@ -168,11 +168,30 @@ func (s *Store) indexPushed(ctx context.Context, desc ocispec.Descriptor) error 
 func (s *Store) Tag(ctx context.Context, desc ocispec.Descriptor, reference string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A save that fails (an index past MaxIndexSize) leaves index.json as
+	// it was: so must it leave what this open store resolves.
+	key := desc.Digest.String()
+	oldTag, hadTag := s.index.refs[reference]
+	oldKey, hadKey := s.index.refs[key]
 	if err := s.tag(ctx, desc, reference); err != nil {
 		return err
 	}
-	s.index.refs[desc.Digest.String()] = desc
-	return s.saveIndex()
+	s.index.refs[key] = desc
+	err := s.saveIndex()
+	if err != nil {
+		restoreRef(s.index.refs, key, oldKey, hadKey)
+		restoreRef(s.index.refs, reference, oldTag, hadTag)
+	}
+	return err
+}
+
+// restoreRef puts back ref as it was before a change that was not saved.
+func restoreRef(refs map[string]ocispec.Descriptor, ref string, was ocispec.Descriptor, had bool) {
+	if had {
+		refs[ref] = was
+	} else {
+		delete(refs, ref)
+	}
 }
 
 // tag records reference as a tag of desc, which the store must hold, and
