@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
@@ -74,6 +75,11 @@ which install refuses.`,
 				return runF(cmd.Context(), opts)
 			}
 			if opts.Ref != "" {
+				for _, f := range []string{"runtime", "dir", "scope"} {
+					if cmd.Flags().Changed(f) {
+						return errdefs.Invalid(fmt.Errorf("--%s says which installed skills to verify, with --installed; verifying the package %s it would do nothing", f, termtext.Escape(opts.Ref)))
+					}
+				}
 				return runVerifyPackage(cmd.Context(), opts)
 			}
 			return runVerify(cmd.Context(), opts)
@@ -88,6 +94,12 @@ which install refuses.`,
 	flags.BoolVar(&opts.Local, "local", false, "verify the package in the local store")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
+	// A flag the other form of verify would ignore is refused: given,
+	// it would be believed to have been checked.
+	for _, signer := range []string{"key", "certificate-identity", "certificate-identity-regexp"} {
+		cmd.MarkFlagsMutuallyExclusive("policy", signer)
+	}
+	cmd.MarkFlagsMutuallyExclusive("installed", "local")
 	return cmd
 }
 

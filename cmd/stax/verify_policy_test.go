@@ -48,3 +48,24 @@ func TestVerifyInstalledTakesKeysFromTheCommandsTrustPolicy(t *testing.T) {
 		t.Fatalf("verify against the policy's key: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// A flag the form of verify given would ignore is refused before anything
+// is read or asked: --policy beside the signers that replace it, --local
+// with --installed, and the installed skills' flags with a package REF.
+func TestVerifyRefusesFlagsItWouldIgnore(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, pub := newKeyPair(t, "k")
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	for _, args := range [][]string{
+		{"verify", "acme/skills:1.0.0", "--key", pub, "--policy", policy},
+		{"verify", "acme/skills:1.0.0", "--certificate-identity", "a@b.example", "--policy", policy},
+		{"verify", "--installed", "--local"},
+		{"verify", "acme/skills:1.0.0", "--key", pub, "--runtime", "cursor"},
+		{"verify", "acme/skills:1.0.0", "--key", pub, "--dir", t.TempDir()},
+	} {
+		if r := runStax(t, args...); r.Code != 1 {
+			t.Errorf("%v: exit %d, want 1 (a flag it would ignore)\n%s", args, r.Code, r.Stderr)
+		}
+	}
+}
