@@ -180,8 +180,10 @@ func TestCheckToken(t *testing.T) {
 }
 
 // TestHTTPRefusesMoreThanOneOrigin: Header.Get reads the first Origin
-// only, so a loopback one followed by a foreign one must not pass; nor may
-// two Host headers, the second of which the SDK's check would not see.
+// only, so a loopback one followed by a foreign one must not pass. Two
+// Host headers, the second of which the SDK's check would not see, are
+// net/http's to refuse (400); that half is a guard of what the server
+// relies on, not of stax's own check.
 func TestHTTPRefusesMoreThanOneOrigin(t *testing.T) {
 	t.Parallel()
 	url := serveHTTP(t, HTTPOptions{})
