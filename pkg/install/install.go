@@ -477,24 +477,10 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	for range driftWorkers {
 		g.Go(func() error {
 			for e := range entries {
-				d, err := drift(p.folder, e.name, *e.s, true)
+				_, withDirs := e.s.Stat["./"]
+				d, err := p.driftAndStat(e.name, e.s, withDirs)
 				if err != nil {
 					return errdefs.IO(err)
-				}
-				_, withDirs := e.s.Stat["./"]
-				if d == nil && !withDirs {
-					if e.s.Stat == nil {
-						// No stat of this checkout (a fresh clone, a
-						// lost cache): every file was read, and is as
-						// recorded. Its stat now spares the next install
-						// reading them, and this one the layer.
-						e.s.Stat = statTree(p.folder, e.name, e.s.Files)
-					}
-					// Recorded by an older stax: with its directories'
-					// stat, the next install lists none of them again.
-					if err := statDirs(p.folder, e.name, e.s.Stat); err != nil {
-						return errdefs.IO(err)
-					}
 				}
 				mu.Lock()
 				err = p.compared(e.name, e.s, d, want.get(e.name), &modified, kept, withDirs)

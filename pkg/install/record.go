@@ -462,6 +462,48 @@ func statDirs(folder *os.Root, name string, stat map[string]string) error {
 	})
 }
 
+// driftAndStat compares the skill name with its record s and, when s
+// lacks the stat of this checkout (a fresh clone, a lost cache) or of its
+// directories (a record of an older stax), adds it for a skill found as
+// recorded, so that the next install reads none of it again. The stat is
+// taken before the files are read and again after, and kept only when the
+// two agree: an edit made while they were read must not be cached as what
+// was read, or the next install would take it for stax's and replace it.
+func (p *plan) driftAndStat(name string, s *InstalledSkill, withDirs bool) (*Drift, error) {
+	return statAround(p.folder, name, s, withDirs, func() (*Drift, error) { return drift(p.folder, name, *s, true) })
+}
+
+// statAround is driftAndStat with read, the comparison, given.
+func statAround(folder *os.Root, name string, s *InstalledSkill, withDirs bool, read func() (*Drift, error)) (*Drift, error) {
+	if s.Stat != nil && withDirs {
+		return read()
+	}
+	stat := func() (map[string]string, error) {
+		st := statTree(folder, name, s.Files)
+		return st, statDirs(folder, name, st)
+	}
+	// A skill that is not there, or changes as it is read, is compared
+	// all the same; it is only not cached.
+	before, berr := stat()
+	d, err := read()
+	if err != nil || d != nil || berr != nil {
+		return d, err
+	}
+	if after, aerr := stat(); aerr != nil || !maps.Equal(before, after) {
+		return nil, nil
+	}
+	if s.Stat == nil {
+		s.Stat = before
+		return nil, nil
+	}
+	for rel, key := range before {
+		if strings.HasSuffix(rel, "/") {
+			s.Stat[rel] = key
+		}
+	}
+	return nil, nil
+}
+
 // statTree is InstalledSkill.Stat of the files of a skill in the folder.
 func statTree(folder *os.Root, name string, files map[string]string) map[string]string {
 	stat := make(map[string]string, len(files))

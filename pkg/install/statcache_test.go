@@ -145,3 +145,42 @@ func TestMissingStatCacheKeepsSkillsAsRecorded(t *testing.T) {
 		t.Errorf("the stat cache was not written again: %v", err)
 	}
 }
+
+// A file the user edits while an install reads the skill is not cached as
+// what was read: the stat is taken before and after, and kept only when
+// they agree, so the next install reads the file and finds the edit.
+func TestStatOfASkillEditedWhileReadIsNotCached(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "a", "SKILL.md")
+	if err := os.WriteFile(file, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, edit := range []bool{false, true} {
+		s := &InstalledSkill{Files: map[string]string{"SKILL.md": "sha256:x"}}
+		d, err := statAround(root, "a", s, false, func() (*Drift, error) {
+			if edit { // the user saves the file as it is being hashed
+				if err := os.WriteFile(file, []byte("the user's edit\n"), 0o644); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil // found as recorded
+		})
+		switch {
+		case err != nil || d != nil:
+			t.Fatalf("edit %v: %v %v", edit, d, err)
+		case edit && s.Stat != nil:
+			t.Errorf("a file edited while read was cached: %v", s.Stat)
+		case !edit && (s.Stat["SKILL.md"] == "" || s.Stat["./"] == ""):
+			t.Errorf("a skill read unchanged was not cached with its directories: %v", s.Stat)
+		}
+	}
+}
