@@ -10,6 +10,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
@@ -40,7 +41,7 @@ type SizeError struct {
 
 func (e *SizeError) Error() string {
 	return fmt.Sprintf("layer holds %s of files, over the %s limit (raise it with --max-size)",
-		FormatSize(e.Size), FormatSize(e.Limit))
+		bytesize.Format(e.Size), bytesize.Format(e.Limit))
 }
 
 // CountError reports a layer with more entries than the limit. When
@@ -109,22 +110,6 @@ func (e *CorruptError) Error() string {
 }
 
 func (e *CorruptError) Unwrap() error { return e.Err }
-
-// FormatSize is how stax writes a size for people, in binary units
-// ("66.8 MiB"): the one formatter of every message, so that one run never
-// says "MB" of one size and "MiB" of the same.
-func FormatSize(n int64) string {
-	const unit = 1 << 10
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
 
 // ErrDestinationInUse is wrapped by Extract's refusal to write where
 // something already is.

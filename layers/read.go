@@ -14,6 +14,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
 	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/internal/bytesize"
 )
 
 // maxTrailingData bounds the zero padding that may follow the tar trailer
@@ -140,7 +142,7 @@ func checkTrailer(r io.Reader) error {
 			return corrupt(fmt.Errorf("data after the end of the tar archive (byte %d past its end-of-archive marker is not zero padding): another reader would take it for more entries", n+int64(i)))
 		}
 		if n += int64(m); n > maxTrailingData {
-			return corrupt(fmt.Errorf("more than %s of padding after the end of the tar archive", FormatSize(maxTrailingData)))
+			return corrupt(fmt.Errorf("more than %s of padding after the end of the tar archive", bytesize.Format(maxTrailingData)))
 		}
 		if err == io.EOF {
 			return nil

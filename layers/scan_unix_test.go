@@ -96,7 +96,7 @@ func TestScanRefusesAnIgnoreFileThatIsAPipe(t *testing.T) {
 	filetest.Mkfifo(t, ignore)
 	var err error
 	filetest.Finishes(t, "Scan with a named pipe for "+IgnoreFile, func() { _, err = Scan(ScanOptions{Root: root}) })
-	if err == nil || !strings.Contains(err.Error(), ignore+" must be a regular file") {
+	if err == nil || !strings.Contains(err.Error(), ignore+" is not a regular file") {
 		t.Errorf("Scan = %v, want a refusal naming %s", err, ignore)
 	}
 }

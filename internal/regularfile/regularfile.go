@@ -14,7 +14,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
@@ -59,7 +59,7 @@ func readAtMost(r io.Reader, name string, size, limit int64) ([]byte, error) {
 		n, err := r.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
 		if int64(len(data)) > limit {
-			return nil, errdefs.Invalid(fmt.Errorf("%s is %w: it holds more than %s, the limit", name, ErrTooLarge, layers.FormatSize(limit)))
+			return nil, errdefs.Invalid(fmt.Errorf("%s is %w: it holds more than %s, the limit", name, ErrTooLarge, bytesize.Format(limit)))
 		}
 		if err == io.EOF {
 			return data, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -329,7 +330,7 @@ func (st *stager) skillMD(sk *staged, r io.Reader) (string, error) {
 	text, err := substitute.ApplyLimit(string(data), st.vars(sk.skill), skill.MaxFileSize)
 	if err != nil {
 		return "", errdefs.Precondition(fmt.Errorf("%s would be over the limit of %s once %s and %s are resolved; use them fewer times",
-			skill.FileName, layers.FormatSize(skill.MaxFileSize), substitute.SkillDir, substitute.Workspace))
+			skill.FileName, bytesize.Format(skill.MaxFileSize), substitute.SkillDir, substitute.Workspace))
 	}
 	return text, nil
 }
@@ -348,7 +349,7 @@ func (l *statefulLimit) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	if l.left -= int64(n); l.left < 0 {
 		return n, errdefs.Precondition(fmt.Errorf("%s is over the limit of %s that render and the MCP server read of it: %w",
-			l.name, layers.FormatSize(stateful.MaxFileSize), skill.ErrTooLarge))
+			l.name, bytesize.Format(stateful.MaxFileSize), skill.ErrTooLarge))
 	}
 	return n, err
 }

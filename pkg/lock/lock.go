@@ -18,6 +18,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/internal/atomicfile"
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"gopkg.in/yaml.v3"
 
@@ -433,7 +434,7 @@ func (l *Lock) Write(path string) (changed bool, err error) {
 	}
 	if len(data) > MaxFileSize {
 		return false, errdefs.Invalid(fmt.Errorf("%s would hold %s, over the limit of %s that stax reads: install fewer packages in this project",
-			path, layers.FormatSize(int64(len(data))), layers.FormatSize(MaxFileSize)))
+			path, bytesize.Format(int64(len(data))), bytesize.Format(MaxFileSize)))
 	}
 	if old, err := regularfile.ReadFile(path, MaxFileSize); err == nil && bytes.Equal(old, data) {
 		return false, nil

@@ -28,7 +28,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
@@ -189,7 +189,7 @@ type TooLargeError struct {
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s: the rendered skill would exceed %d bytes (%s) with its variables substituted; "+
 		"pass shorter arguments, or use $ARGUMENTS fewer times in the skill's files",
-		e.Skill, e.Limit, layers.FormatSize(e.Limit))
+		e.Skill, e.Limit, bytesize.Format(e.Limit))
 }
 
 // ErrSkillMD wraps a SKILL.md whose frontmatter cannot be read, since the

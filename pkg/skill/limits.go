@@ -6,8 +6,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/internal/regularfile"
-	"github.com/stax-dev/stax/layers"
 )
 
 // The limits of a SKILL.md, shared by every command that reads one
@@ -49,14 +49,14 @@ func CheckLimits(data []byte) error {
 func fileTooLarge(size int) *ParseError {
 	return &ParseError{Err: ErrTooLarge,
 		Detail: fmt.Sprintf("the file is %s, over the limit of %s; keep it short and move material to reference files it cites",
-			layers.FormatSize(int64(size)), layers.FormatSize(MaxFileSize))}
+			bytesize.Format(int64(size)), bytesize.Format(MaxFileSize))}
 }
 
 func frontmatterTooLarge(line int) *ParseError {
 	return &ParseError{Err: ErrTooLarge, Line: line,
 		Detail: fmt.Sprintf("the frontmatter passes the limit of %s on this line, before its closing ---; "+
 			"keep the frontmatter to the fields runtimes read and move the rest to the body or reference files",
-			layers.FormatSize(MaxFrontmatterSize))}
+			bytesize.Format(MaxFrontmatterSize))}
 }
 
 // checkNodes refuses a frontmatter document of more than

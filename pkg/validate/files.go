@@ -4,6 +4,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/hiddentext"
@@ -21,7 +22,7 @@ func (v *validator) files(entries []layers.Entry) {
 		if e.Size > layers.LargeFileSize {
 			v.warnf(e.Path, 0, CodeLargeFile,
 				"file is %s, over the %s that draws this warning; every install downloads it: keep large assets out of skills",
-				layers.FormatSize(e.Size), layers.FormatSize(layers.LargeFileSize))
+				bytesize.Format(e.Size), bytesize.Format(layers.LargeFileSize))
 		}
 		if !hiddentext.IsTextName(e.Path) {
 			continue

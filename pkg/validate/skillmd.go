@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -61,7 +62,7 @@ func (v *validator) parse(e *layers.Entry) (*skill.Document, string) {
 	if e.Size > skill.MaxFileSize {
 		v.errorf(e.Path, 0, CodeSkillMDTooLarge,
 			"%s is %s, over the limit of %s; keep it small and move material to reference files",
-			skill.FileName, layers.FormatSize(e.Size), layers.FormatSize(skill.MaxFileSize))
+			skill.FileName, bytesize.Format(e.Size), bytesize.Format(skill.MaxFileSize))
 		return nil, ""
 	}
 	data, err := readFile(e.Source, e.Size, skill.MaxFileSize)
@@ -130,7 +131,7 @@ func readFileInto(buf []byte, name string, size, limit int64) ([]byte, error) {
 		}
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("larger than %s", layers.FormatSize(limit))
+		return nil, fmt.Errorf("larger than %s", bytesize.Format(limit))
 	}
 	return data, nil
 }

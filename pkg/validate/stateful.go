@@ -3,6 +3,7 @@ package validate
 import (
 	"path"
 
+	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
@@ -46,7 +47,7 @@ func (v *validator) stateful(d *skillDir, doc *skill.Document) {
 		if stateful.IsSibling(base) && e.Size > stateful.MaxFileSize {
 			v.errorf(e.Path, 0, CodeStatefulFileTooLarge,
 				"%s is %s, over the limit of %s that render and the MCP server read of it; move older entries to a file under references/",
-				base, layers.FormatSize(e.Size), layers.FormatSize(stateful.MaxFileSize))
+				base, bytesize.Format(e.Size), bytesize.Format(stateful.MaxFileSize))
 			continue
 		}
 		switch base {
