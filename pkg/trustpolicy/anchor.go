@@ -6,7 +6,8 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // Unanchored says, for each regular expression of id not anchored at
@@ -210,11 +211,10 @@ func classRune(ranges []rune) rune {
 }
 
 // quotePattern quotes a pattern for a terminal: between backquotes as
-// written when every character of it is printable, so that it reads and
-// copies as it was typed, else escaped.
+// written when the one rule of what prints (pkg/termtext) leaves it as it
+// is, so that it reads and copies as it was typed, else escaped.
 func quotePattern(s string) string {
-	printable := utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) < 0
-	if printable && !strings.Contains(s, "`") {
+	if termtext.Escape(s) == s && !strings.Contains(s, "`") {
 		return "`" + s + "`"
 	}
 	return strconv.QuoteToASCII(s)
