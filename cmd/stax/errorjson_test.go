@@ -21,6 +21,9 @@ func TestJSONErrors(t *testing.T) {
 	}
 	typo := t.TempDir()
 	filetest.WriteFile(t, filepath.Join(typo, "stax.yaml"), "name: team\ninstal:\n  sources: [.]\n")
+	// A mistake stax's own reader of a declaration finds, not yaml.
+	badPath := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(badPath, "stax.yaml"), "name: team\nversion: 1.0.0\npackages:\n  - path: team-skills\n")
 	tests := []struct {
 		name     string
 		args     []string
@@ -38,6 +41,8 @@ func TestJSONErrors(t *testing.T) {
 			filepath.Join("Bad_Name", "SKILL.md"), 2, "stax validate"},
 		{"mistyped key of stax.yaml", []string{"install", "--dir", typo, "--output", "json"}, 1, "yaml-invalid",
 			filepath.Join(typo, "stax.yaml"), 2, "what the line should hold"},
+		{"declaration stax.yaml's reader refuses", []string{"pack", badPath, "--output", "json"}, 1, "yaml-invalid",
+			filepath.Join(badPath, "stax.yaml"), 4, "what the line should hold"},
 		{"missing directory", []string{"pack", filepath.Join(t.TempDir(), "nothing"), "--output", "json"}, 2, "file-not-found", "nothing", 0, ""},
 		{"unreachable registry", []string{"resolve", "--remote", "127.0.0.1:9/x/y:1", "--output", "json"}, 3, "registry-unreachable", "", 0, "running"},
 	}

@@ -2,6 +2,7 @@ package staxyaml
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -80,16 +81,16 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 		return err
 	}
 	if p.Path != "" && !IsPath(p.Path) {
-		return fmt.Errorf("line %d: path %q: a package directory starts with ./, ../ or /", node.Line, p.Path)
+		return yamlerr.At(node.Line, fmt.Errorf("path %q: a package directory starts with ./, ../ or /", p.Path))
 	}
 	if p.Ref != "" && IsPath(p.Ref) {
-		return fmt.Errorf("line %d: ref %q is a directory: name a registry reference or an oci: layout", node.Line, p.Ref)
+		return yamlerr.At(node.Line, fmt.Errorf("ref %q is a directory: name a registry reference or an oci: layout", p.Ref))
 	}
 	if p.Path == "" && p.Ref == "" {
-		return fmt.Errorf("line %d: a package needs a ref or a path", node.Line)
+		return yamlerr.At(node.Line, errors.New("a package needs a ref or a path"))
 	}
 	if err := Dependency(p).checkVersion(); err != nil {
-		return fmt.Errorf("line %d: %w", node.Line, err)
+		return yamlerr.At(node.Line, err)
 	}
 	*d = Dependency(p)
 	return nil

@@ -126,13 +126,13 @@ func (s *InstallSpec) UnmarshalYAML(node *yaml.Node) error {
 		}
 		d.expandHome()
 		if err := d.check(); err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
+			return yamlerr.At(n.Line, err)
 		}
 		out.Runtimes = append(out.Runtimes, d.Name)
 		out.Defined = append(out.Defined, d)
 	}
 	if err := checkRuntimes(out.Defined); err != nil {
-		return fmt.Errorf("line %d: %w", node.Line, err)
+		return yamlerr.At(node.Line, err)
 	}
 	*s = out
 	return nil
@@ -160,7 +160,7 @@ func (s InstallSpec) MarshalYAML() (any, error) {
 // knownKeys refuses a key of the mapping node that is not one of keys.
 func knownKeys(node *yaml.Node, what string, keys ...string) error {
 	if node.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: %s must be a mapping of %s", node.Line, what, strings.Join(keys, ", "))
+		return yamlerr.At(node.Line, fmt.Errorf("%s must be a mapping of %s", what, strings.Join(keys, ", ")))
 	}
 	for i := 0; i < len(node.Content); i += 2 {
 		if k := node.Content[i]; !slices.Contains(keys, k.Value) {

@@ -34,7 +34,18 @@ type Error struct {
 	// completes with where the key is.
 	key   string
 	known []string
+	// err is the error of an At, which Unwrap gives.
+	err error
 }
+
+// At is err, which an UnmarshalYAML method found on line: Translate
+// keeps it as the file's error at that line, as it does yaml's own.
+func At(line int, err error) *Error {
+	return &Error{Line: line, Message: err.Error(), err: err}
+}
+
+// Unwrap is the error At was given.
+func (e *Error) Unwrap() error { return e.err }
 
 func (e *Error) Error() string {
 	msg := e.Message
