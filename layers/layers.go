@@ -64,6 +64,14 @@ type ScanOptions struct {
 	// that is scanned, the others left unread: one skill checked alone,
 	// in the skills directory that decides its .staxignore and name.
 	Only string
+	// Parts, when set, are the top-level entries of the layer in place of
+	// Root's children: each name is the directory on disk that holds that
+	// entry, inside PackageRoot. It builds a package of skills laid out
+	// for other tools (skills/NAME, a plugin's paths, a SKILL.md at a
+	// repository's root) as the skills directory of those skills would
+	// be packed. No .staxignore is read: the tree was not laid out for
+	// stax.
+	Parts map[string]string
 }
 
 // Entry is one directory or regular file of a layer.

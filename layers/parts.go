@@ -139,7 +139,7 @@ func (o *Outline) Write(w io.Writer, opts WriteOptions, each func(files []FileDi
 			continue
 		}
 		if n == len(o.parts) || fingerprint(part) != o.parts[n] {
-			return WriteResult{}, fmt.Errorf("write layer: %s changed since it was scanned; run again", filepath.Join(s.root, top.name))
+			return WriteResult{}, fmt.Errorf("write layer: %s changed since it was scanned; run again", top.disk)
 		}
 		n++
 		if prev, err = checkEntries(part.Entries, prev); err != nil {
@@ -161,8 +161,10 @@ func (o *Outline) Write(w io.Writer, opts WriteOptions, each func(files []FileDi
 	return lw.close()
 }
 
-// topEntry is a top-level entry of the tree, with its layer order key.
-type topEntry struct{ name, key string }
+// topEntry is a top-level entry of the tree, with its layer order key,
+// the path on disk that holds it and the real path of the directory that
+// path is in.
+type topEntry struct{ name, key, disk, realParent string }
 
 // scanTops lists the top-level entries of the tree in layer order.
 func scanTops(opts ScanOptions) (*scanner, []topEntry, error) {
@@ -170,20 +172,35 @@ func scanTops(opts ScanOptions) (*scanner, []topEntry, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan %s: %w", opts.Root, err)
 	}
-	children, err := os.ReadDir(s.root)
-	if err != nil {
-		return nil, nil, fmt.Errorf("scan %s: %w", opts.Root, err)
-	}
-	tops := make([]topEntry, 0, len(children))
-	for _, c := range children {
-		if opts.Only != "" && c.Name() != opts.Only {
-			continue
+	var tops []topEntry
+	if s.parts != nil {
+		for name, disk := range s.parts {
+			realParent, err := filepath.EvalSymlinks(filepath.Dir(disk))
+			if err != nil {
+				return nil, nil, fmt.Errorf("scan %s: %w", disk, err)
+			}
+			key := name
+			if s.isDir(disk) {
+				key += "/"
+			}
+			tops = append(tops, topEntry{name: name, key: key, disk: disk, realParent: realParent})
 		}
-		key := c.Name()
-		if s.isDir(filepath.Join(s.root, c.Name())) {
-			key += "/"
+	} else {
+		children, err := os.ReadDir(s.root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("scan %s: %w", opts.Root, err)
 		}
-		tops = append(tops, topEntry{name: c.Name(), key: key})
+		for _, c := range children {
+			if opts.Only != "" && c.Name() != opts.Only {
+				continue
+			}
+			disk := filepath.Join(s.root, c.Name())
+			key := c.Name()
+			if s.isDir(disk) {
+				key += "/"
+			}
+			tops = append(tops, topEntry{name: c.Name(), key: key, disk: disk, realParent: s.realRoot})
+		}
 	}
 	slices.SortFunc(tops, func(a, b topEntry) int { return strings.Compare(a.key, b.key) })
 	return s, tops, nil
@@ -206,7 +223,7 @@ func (s *scanner) isDir(diskPath string) bool {
 // part scans one top-level entry.
 func (s *scanner) part(top topEntry) *Tree {
 	s.entries, s.problems = nil, nil
-	s.visit(filepath.Join(s.root, top.name), top.name, []string{s.realRoot})
+	s.visit(top.disk, top.name, []string{top.realParent})
 	slices.SortFunc(s.entries, func(a, b Entry) int { return strings.Compare(layerKey(a), layerKey(b)) })
 	slices.SortStableFunc(s.problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
 	return &Tree{Root: s.root, Entries: s.entries, Problems: s.problems}

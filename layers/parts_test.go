@@ -182,3 +182,39 @@ func TestOutlineKeepsNoPerFileData(t *testing.T) {
 	}
 	runtime.KeepAlive(o)
 }
+
+// Parts laid out anywhere in a package root are the layer of a skills
+// directory that holds them under their names, byte for byte; a part
+// outside the package root is refused.
+func TestPartsAreTheLayerOfTheirSkillsDirectory(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	buildTree(t, repo, []fileSpec{
+		{path: "skills/a/SKILL.md", body: "a"},
+		{path: "skills/a/scripts/run.sh", body: "#!/bin/sh\n", exec: true},
+		{path: "plugins/p/tools/b/SKILL.md", body: "b"},
+		{path: "one/SKILL.md", body: "c at the root"},
+	}, defaultBuild)
+	skillsDir := t.TempDir()
+	buildTree(t, skillsDir, []fileSpec{
+		{path: "a/SKILL.md", body: "a"},
+		{path: "a/scripts/run.sh", body: "#!/bin/sh\n", exec: true},
+		{path: "b/SKILL.md", body: "b"},
+		{path: "c/SKILL.md", body: "c at the root"},
+	}, defaultBuild)
+	want, wantBytes, _ := writeOutline(t, ScanOptions{Root: skillsDir})
+	got, gotBytes, _ := writeOutline(t, ScanOptions{Root: repo, PackageRoot: repo, Parts: map[string]string{
+		"a": filepath.Join(repo, "skills", "a"),
+		"b": filepath.Join(repo, "plugins", "p", "tools", "b"),
+		"c": filepath.Join(repo, "one"),
+	}})
+	if got.Digest != want.Digest || !bytes.Equal(gotBytes, wantBytes) {
+		t.Errorf("parts layer %s, skills directory layer %s", got.Digest, want.Digest)
+	}
+
+	outside := t.TempDir()
+	_, err := ScanParts(ScanOptions{Root: repo, PackageRoot: repo, Parts: map[string]string{"x": outside}}, func(*Tree) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "not inside package root") {
+		t.Errorf("a part outside the package root: %v", err)
+	}
+}

@@ -61,12 +61,36 @@ type scanner struct {
 	// rootSegs is root relative to the package root, for ignore matching.
 	rootSegs []string
 	matcher  gitignore.Matcher
+	// parts are opts.Parts, absolute; nil when Root's children are the
+	// top-level entries.
+	parts map[string]string
 	// ignoreFiles are the paths under which the package root's ignore file
 	// may be met during the walk.
 	ignoreFiles []string
 
 	entries  []Entry
 	problems []Problem
+}
+
+// partDirs are the directories of opts.Parts, made absolute and checked
+// to lie inside the package root, whose real path is realPkgRoot.
+func partDirs(parts map[string]string, realPkgRoot string) (map[string]string, error) {
+	out := make(map[string]string, len(parts))
+	for name, dir := range parts {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return nil, fmt.Errorf("part %s: %w", name, err)
+		}
+		if !within(real, realPkgRoot) {
+			return nil, fmt.Errorf("part %s: %s is not inside package root %s", name, dir, realPkgRoot)
+		}
+		out[name] = abs
+	}
+	return out, nil
 }
 
 func newScanner(opts ScanOptions) (*scanner, error) {
@@ -97,6 +121,13 @@ func newScanner(opts ScanOptions) (*scanner, error) {
 	}
 	if s.realPkgRoot, err = filepath.EvalSymlinks(pkgRoot); err != nil {
 		return nil, fmt.Errorf("package root: %w", err)
+	}
+	if opts.Parts != nil {
+		if s.parts, err = partDirs(opts.Parts, s.realPkgRoot); err != nil {
+			return nil, err
+		}
+		s.matcher = gitignore.NewMatcher(nil)
+		return s, nil
 	}
 	ignoreFile := filepath.Join(pkgRoot, IgnoreFile)
 	s.ignoreFiles = []string{ignoreFile, filepath.Join(s.realPkgRoot, IgnoreFile)}

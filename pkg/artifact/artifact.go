@@ -38,4 +38,6 @@ const (
 	AnnotationTitle       = ocispec.AnnotationTitle
 	AnnotationDescription = ocispec.AnnotationDescription
 	AnnotationVendor      = ocispec.AnnotationVendor
+	AnnotationSource      = ocispec.AnnotationSource
+	AnnotationRevision    = ocispec.AnnotationRevision
 )

@@ -47,6 +47,13 @@ func PushPackagesLayer(ctx context.Context, pusher content.Pusher, deps []Packag
 // already in pusher, and returns the descriptors of the manifest and of
 // the config. The same inputs always give the same manifest digest.
 func PackManifest(ctx context.Context, pusher content.Pusher, cfg *Config, layerDescs []ocispec.Descriptor, created time.Time) (manifest, config ocispec.Descriptor, err error) {
+	return PackManifestAnnotated(ctx, pusher, cfg, layerDescs, created, nil)
+}
+
+// PackManifestAnnotated is PackManifest with extra manifest annotations
+// (the source and revision of a package built from a repository); they
+// cannot replace the ones PackManifest writes.
+func PackManifestAnnotated(ctx context.Context, pusher content.Pusher, cfg *Config, layerDescs []ocispec.Descriptor, created time.Time, extra map[string]string) (manifest, config ocispec.Descriptor, err error) {
 	cfgBytes, err := cfg.MarshalCanonical()
 	if err != nil {
 		return ocispec.Descriptor{}, ocispec.Descriptor{}, err
@@ -66,6 +73,11 @@ func PackManifest(ctx context.Context, pusher content.Pusher, cfg *Config, layer
 	}
 	if cfg.Author != "" {
 		annotations[AnnotationVendor] = cfg.Author
+	}
+	for k, v := range extra {
+		if _, set := annotations[k]; !set {
+			annotations[k] = v
+		}
 	}
 	// With no layers oras uses the OCI empty descriptor as the only layer,
 	// which is what the specification asks of an empty artifact.

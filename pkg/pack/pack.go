@@ -49,6 +49,18 @@ type Options struct {
 	// consumers have no such directory. The zero value builds for the
 	// source checkout, where directories resolve.
 	Publish bool
+	// Parts, when set, are the skills of the package in place of the
+	// project's skills directory: each skill directory name is the
+	// directory on disk that holds it, inside the project's root (see
+	// layers.ScanOptions.Parts).
+	Parts map[string]string
+	// Lenient builds a package of someone else's skills: the content
+	// rules they break are warnings (validate.Options.Lenient). Strict
+	// overrides it.
+	Lenient bool
+	// Annotations are added to the manifest's (the source and revision
+	// of a package built from a repository).
+	Annotations map[string]string
 }
 
 // Result is a built package.
@@ -168,7 +180,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	if created.IsZero() {
 		created = time.Unix(0, 0)
 	}
-	res.Descriptor, res.ConfigDescriptor, err = artifact.PackManifest(ctx, pusher, cfg, layerDescs, created)
+	res.Descriptor, res.ConfigDescriptor, err = artifact.PackManifestAnnotated(ctx, pusher, cfg, layerDescs, created, opts.Annotations)
 	if err != nil {
 		return res, errdefs.IO(err)
 	}
@@ -186,7 +198,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 // skills nor dependencies is empty, which the no-skills warning says.
 func validateSkills(opts Options) (*validate.Report, error) {
 	p := opts.Project
-	if _, err := os.Stat(p.SkillsDir); errors.Is(err, fs.ErrNotExist) && p.Definition != nil {
+	if _, err := os.Stat(p.SkillsDir); errors.Is(err, fs.ErrNotExist) && p.Definition != nil && opts.Parts == nil {
 		switch {
 		case p.Definition.Skills != "":
 			return nil, errdefs.IO(fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
@@ -201,6 +213,8 @@ func validateSkills(opts Options) (*validate.Report, error) {
 		PackageRoot: p.Root,
 		Strict:      opts.Strict,
 		Symlinks:    opts.Symlinks,
+		Parts:       opts.Parts,
+		Lenient:     opts.Lenient,
 	})
 	if err != nil {
 		return nil, errdefs.IO(err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
 
@@ -119,7 +118,7 @@ func (r *Report) CheckAgainst(pub *Published) error {
 
 // path is the path the user would open for rel, as the validator names it.
 func (r *Report) path(rel string) string {
-	return filepath.Join(r.opts.Root, filepath.FromSlash(path.Clean(rel)))
+	return r.opts.diskPath(path.Clean(rel))
 }
 
 // bumped reports whether version now is greater than version before.

@@ -136,3 +136,29 @@ const MaxBodyLines = 500
 // up) past which a SKILL.md body draws a warning: the Agent Skills
 // progressive-disclosure budget for a body is under 5,000 tokens.
 const MaxBodyTokens = 5000
+
+// contentRules are the rules of what a skill says, as opposed to the
+// safety rules (paths, links, sizes, counts, hidden text, a SKILL.md that
+// cannot be read or names no skill), which keep every skill loadable and
+// every file where it belongs. Someone else's skill that breaks a content
+// rule is still usable: a lenient build (Options.Lenient) warns of it, and
+// the author's own build (stax pack, push) refuses it as an error or
+// keeps it a warning, as the code says above. Every warning code is a
+// content rule too.
+var contentRules = map[string]bool{
+	CodeDescriptionTooLong:    true,
+	CodeCompatibilityTooLong:  true,
+	CodeNameMismatch:          true,
+	CodeUnknownField:          true,
+	CodeMemoryVersionMismatch: true,
+	CodeExampleIncomplete:     true,
+	CodeVersionNotBumped:      true,
+}
+
+// ContentRule reports whether code is a content rule, which a lenient
+// build warns of rather than refuses; every other error code is a safety
+// rule, an error everywhere.
+func ContentRule(code string) bool {
+	_, warns := summaries[code]
+	return contentRules[code] || warns
+}

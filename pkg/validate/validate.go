@@ -106,6 +106,15 @@ type Options struct {
 	// Only, when set, is the one skill directory of Root checked, by
 	// name; the others are not read.
 	Only string
+	// Parts, when set, are the skills checked in place of Root's
+	// children: each skill directory name is the directory on disk that
+	// holds it (see layers.ScanOptions.Parts). Diagnostics name the files
+	// where they are.
+	Parts map[string]string
+	// Lenient makes the content rules (ContentRule) warnings: for a
+	// package of someone else's skills, which its user cannot fix and
+	// can use. The safety rules stay errors. Strict overrides it.
+	Lenient bool
 }
 
 // Dir validates the skills directory opts.Root. The error is for a
@@ -117,6 +126,7 @@ func Dir(opts Options) (*Report, error) {
 		PackageRoot: opts.PackageRoot,
 		Symlinks:    opts.Symlinks,
 		Only:        opts.Only,
+		Parts:       opts.Parts,
 	}, func(part *layers.Tree) error {
 		v.part(part)
 		return nil
@@ -191,7 +201,18 @@ type fieldLines struct {
 // path turns a slash-separated path relative to the root into the path
 // the user would open.
 func (v *validator) path(rel string) string {
-	return filepath.Join(v.opts.Root, filepath.FromSlash(rel))
+	return v.opts.diskPath(rel)
+}
+
+// diskPath is the path on disk of rel, a clean slash-separated path
+// relative to the skills directory: under Root, or under the directory
+// of its skill among Parts.
+func (o Options) diskPath(rel string) string {
+	top, rest, _ := strings.Cut(rel, "/")
+	if dir, ok := o.Parts[top]; ok {
+		return filepath.Join(dir, filepath.FromSlash(rest))
+	}
+	return filepath.Join(o.Root, filepath.FromSlash(rel))
 }
 
 func (v *validator) errorf(rel string, line int, code, format string, args ...any) {
@@ -225,6 +246,15 @@ func (v *validator) finish() {
 	}
 	v.duplicateNames()
 	r := v.report
+	if v.opts.Lenient && !v.opts.Strict {
+		r.Errors = slices.DeleteFunc(r.Errors, func(d Diagnostic) bool {
+			if ContentRule(d.Code) {
+				r.Warnings = append(r.Warnings, d)
+				return true
+			}
+			return false
+		})
+	}
 	if v.opts.Strict {
 		r.Errors = append(r.Errors, r.Warnings...)
 		r.Warnings = []Diagnostic{}
