@@ -69,8 +69,8 @@ type ScanOptions struct {
 	// entry, inside PackageRoot. It builds a package of skills laid out
 	// for other tools (skills/NAME, a plugin's paths, a SKILL.md at a
 	// repository's root) as the skills directory of those skills would
-	// be packed. No .staxignore is read: the tree was not laid out for
-	// stax.
+	// be packed. The package root's .staxignore applies to each part at
+	// its path on disk.
 	Parts map[string]string
 }
 

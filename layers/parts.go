@@ -164,7 +164,11 @@ func (o *Outline) Write(w io.Writer, opts WriteOptions, each func(files []FileDi
 // topEntry is a top-level entry of the tree, with its layer order key,
 // the path on disk that holds it and the real path of the directory that
 // path is in.
-type topEntry struct{ name, key, disk, realParent string }
+type topEntry struct {
+	name, key, disk, realParent string
+	// segs is disk relative to the package root, split.
+	segs []string
+}
 
 // scanTops lists the top-level entries of the tree in layer order.
 func scanTops(opts ScanOptions) (*scanner, []topEntry, error) {
@@ -179,11 +183,15 @@ func scanTops(opts ScanOptions) (*scanner, []topEntry, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("scan %s: %w", disk, err)
 			}
+			segs, err := relSegments(s.realPkgRoot, filepath.Join(realParent, filepath.Base(disk)))
+			if err != nil {
+				return nil, nil, fmt.Errorf("scan %s: %w", disk, err)
+			}
 			key := name
 			if s.isDir(disk) {
 				key += "/"
 			}
-			tops = append(tops, topEntry{name: name, key: key, disk: disk, realParent: realParent})
+			tops = append(tops, topEntry{name: name, key: key, disk: disk, realParent: realParent, segs: segs})
 		}
 	} else {
 		children, err := os.ReadDir(s.root)
@@ -199,7 +207,8 @@ func scanTops(opts ScanOptions) (*scanner, []topEntry, error) {
 			if s.isDir(disk) {
 				key += "/"
 			}
-			tops = append(tops, topEntry{name: c.Name(), key: key, disk: disk, realParent: s.realRoot})
+			segs := append(slices.Clip(s.rootSegs), c.Name())
+			tops = append(tops, topEntry{name: c.Name(), key: key, disk: disk, realParent: s.realRoot, segs: segs})
 		}
 	}
 	slices.SortFunc(tops, func(a, b topEntry) int { return strings.Compare(a.key, b.key) })
@@ -222,7 +231,7 @@ func (s *scanner) isDir(diskPath string) bool {
 
 // part scans one top-level entry.
 func (s *scanner) part(top topEntry) *Tree {
-	s.entries, s.problems = nil, nil
+	s.entries, s.problems, s.topSegs = nil, nil, top.segs
 	s.visit(top.disk, top.name, []string{top.realParent})
 	slices.SortFunc(s.entries, func(a, b Entry) int { return strings.Compare(layerKey(a), layerKey(b)) })
 	slices.SortStableFunc(s.problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })

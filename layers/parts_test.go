@@ -185,7 +185,8 @@ func TestOutlineKeepsNoPerFileData(t *testing.T) {
 
 // Parts laid out anywhere in a package root are the layer of a skills
 // directory that holds them under their names, byte for byte; a part
-// outside the package root is refused.
+// outside the package root is refused. The package root's .staxignore
+// applies to them where they are.
 func TestPartsAreTheLayerOfTheirSkillsDirectory(t *testing.T) {
 	t.Parallel()
 	repo := t.TempDir()
@@ -193,6 +194,8 @@ func TestPartsAreTheLayerOfTheirSkillsDirectory(t *testing.T) {
 		{path: "skills/a/SKILL.md", body: "a"},
 		{path: "skills/a/scripts/run.sh", body: "#!/bin/sh\n", exec: true},
 		{path: "plugins/p/tools/b/SKILL.md", body: "b"},
+		{path: "plugins/p/tools/b/notes.txt", body: "left out by the ignore file, matched at its path on disk"},
+		{path: ".staxignore", body: "/plugins/p/tools/b/notes.txt\n"},
 		{path: "one/SKILL.md", body: "c at the root"},
 	}, defaultBuild)
 	skillsDir := t.TempDir()

@@ -64,6 +64,10 @@ type scanner struct {
 	// parts are opts.Parts, absolute; nil when Root's children are the
 	// top-level entries.
 	parts map[string]string
+	// topSegs is the path of the part being scanned relative to the
+	// package root, for ignore matching: its segments stand for the
+	// first of a layer path's.
+	topSegs []string
 	// ignoreFiles are the paths under which the package root's ignore file
 	// may be met during the walk.
 	ignoreFiles []string
@@ -126,8 +130,6 @@ func newScanner(opts ScanOptions) (*scanner, error) {
 		if s.parts, err = partDirs(opts.Parts, s.realPkgRoot); err != nil {
 			return nil, err
 		}
-		s.matcher = gitignore.NewMatcher(nil)
-		return s, nil
 	}
 	ignoreFile := filepath.Join(pkgRoot, IgnoreFile)
 	s.ignoreFiles = []string{ignoreFile, filepath.Join(s.realPkgRoot, IgnoreFile)}
@@ -227,8 +229,12 @@ func (s *scanner) visit(diskPath, lp string, stack []string) {
 }
 
 func (s *scanner) ignored(lp string, isDir bool) bool {
-	segs := append(slices.Clip(s.rootSegs), strings.Split(lp, "/")...)
-	return s.matcher.Match(segs, isDir)
+	_, rest, _ := strings.Cut(lp, "/")
+	segs := slices.Clip(s.topSegs)
+	if rest != "" {
+		segs = append(segs, strings.Split(rest, "/")...)
+	}
+	return len(segs) > 0 && s.matcher.Match(segs, isDir)
 }
 
 func (s *scanner) addDir(lp, diskPath, realPath string, stack []string) {
