@@ -209,8 +209,14 @@ func NameFromDir(dir string) string {
 	if err != nil {
 		abs = dir
 	}
+	return NameFrom(filepath.Base(abs))
+}
+
+// NameFrom makes word a package name: lower case, each run of other
+// characters one '-'; "skills" when nothing is left.
+func NameFrom(word string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(filepath.Base(abs)) {
+	for _, r := range strings.ToLower(word) {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
 			b.WriteRune(r)

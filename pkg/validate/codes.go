@@ -162,3 +162,16 @@ func ContentRule(code string) bool {
 	_, warns := summaries[code]
 	return contentRules[code] || warns
 }
+
+// lints are advice to a skill's author on how a skill discloses what it
+// holds, not rules of what it may be: a build of someone else's skills,
+// whose user cannot act on them, leaves them out.
+var lints = map[string]bool{
+	CodeFileNotCited:         true,
+	CodeDescriptionNoTrigger: true,
+	CodeBodyTooManyTokens:    true,
+	CodeReferenceChain:       true,
+}
+
+// Lint reports whether code is advice to a skill's author (see lints).
+func Lint(code string) bool { return lints[code] }

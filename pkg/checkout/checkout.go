@@ -1,0 +1,256 @@
+// Package checkout turns a directory of someone else's skills, a
+// repository checkout or a SUBDIR of one, into a stax package. It finds
+// the skills where the ecosystem keeps them (a stax.yaml, a SKILL.md,
+// skills/*, .claude/skills/*, .agents/skills/*, or a plugin of a Claude
+// Code, Codex or Copilot marketplace), chooses among them by name, and
+// builds them into a content store exactly as stax pack builds the same
+// files, leniently: the content rules someone else's skills break are
+// warnings (docs/sources.md).
+//
+// Everything read from the directory is hostile: names go through the one
+// safe-name rule, paths stay in the checkout (files are opened through an
+// os.Root), manifests are bounded. Nothing here fetches: a plugin of
+// another repository is returned for the git layer to fetch.
+package checkout
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/warning"
+)
+
+// Options say where the skills are.
+type Options struct {
+	// Root is the checkout: nothing outside it is read.
+	Root string
+	// Subdir is where in Root to look, slash-separated; "" for Root.
+	Subdir string
+	// Plugin, when set, is the plugin to take, NAME or NAME@MARKETPLACE.
+	Plugin string
+	// Repository is the repository's name (skills for
+	// github.com/anthropics/skills): the name of the skill a SKILL.md at
+	// the checkout's root is when its frontmatter names none usable, and
+	// of the package (see BuildOptions).
+	Repository string
+}
+
+// Layout is where the skills were found.
+type Layout string
+
+const (
+	LayoutProject Layout = "stax.yaml"
+	LayoutSkill   Layout = "SKILL.md"
+	LayoutSkills  Layout = "skills"
+	LayoutClaude  Layout = ".claude/skills"
+	LayoutAgents  Layout = ".agents/skills"
+	LayoutPlugin  Layout = "plugin"
+)
+
+// Skill is one skill of the checkout.
+type Skill struct {
+	// Name is its skill directory name in the package.
+	Name string
+	// Dir is where it is, relative to the checkout.
+	Dir string
+}
+
+// Source is what Find found: the skills of a checkout, or the repository
+// of the plugin asked for.
+type Source struct {
+	Root   string
+	Subdir string
+	Layout Layout
+	// Project is the stax.yaml package (LayoutProject).
+	Project *staxyaml.Project
+	// Skills are the skills found, by name.
+	Skills []Skill
+	// Plugin is the plugin taken (LayoutPlugin).
+	Plugin *Plugin
+	// Follow, when set, is the repository of a plugin that lives in
+	// another one: fetch it and Find there, with Follow.Path as Subdir.
+	// Skills is then empty.
+	Follow *GitSource
+	// Marketplaces are those of Subdir, whatever the layout; none when
+	// one cannot be read and no plugin was asked for.
+	Marketplaces []*Marketplace
+	// Warnings are what Find noticed: the parts of a plugin stax does
+	// not install.
+	Warnings warning.List
+
+	repository string
+	selected   bool
+}
+
+// Find finds the skills of opts.Subdir in the first layout that has any:
+// the plugin asked for; a stax.yaml; a SKILL.md at Subdir (one skill);
+// Subdir/skills/*/SKILL.md; Subdir/.claude/skills/*; Subdir/.agents/skills/*.
+func Find(opts Options) (*Source, error) {
+	t, err := openTree(opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	sub, err := join(".", cmp.Or(opts.Subdir, "."))
+	if err != nil {
+		return nil, errdefs.Invalid(fmt.Errorf("subdirectory: %w", err))
+	}
+	if !t.isDir(sub) {
+		return nil, errdefs.Resolution(fmt.Errorf("%s is not a directory of the repository", sub))
+	}
+	src := &Source{Root: t.dir, Subdir: sub, repository: opts.Repository}
+	// A marketplace that cannot be read matters only to whoever asks for
+	// one of its plugins: the skills beside it are usable.
+	src.Marketplaces, err = t.readMarketplaces(sub)
+	if opts.Plugin != "" && err != nil {
+		return nil, err
+	}
+	if opts.Plugin != "" {
+		return orNil(src, t.findPluginSkills(src, opts.Plugin))
+	}
+	if t.isFile(path.Join(sub, staxyaml.FileName)) {
+		return orNil(src, t.findProject(src))
+	}
+	if t.isFile(path.Join(sub, skill.FileName)) {
+		name := t.skillName(sub, opts.Repository)
+		src.Layout, src.Skills = LayoutSkill, []Skill{{Name: name, Dir: sub}}
+		return src, nil
+	}
+	for _, l := range []Layout{LayoutSkills, LayoutClaude, LayoutAgents} {
+		if src.Skills, err = t.skillsIn(path.Join(sub, string(l)), ""); err != nil {
+			return nil, err
+		}
+		if len(src.Skills) > 0 {
+			src.Layout = l
+			return orNil(src, sortSkills(src.Skills))
+		}
+	}
+	if names := pluginNames(src.Marketplaces); len(names) > 0 {
+		return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills of its own but a plugin marketplace: choose a plugin (%s)", sub, strings.Join(names, ", ")))
+	}
+	return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills: looked for %s, %s, %s/*/%s, %s/*, %s/* and a plugin marketplace",
+		sub, staxyaml.FileName, skill.FileName, LayoutSkills, skill.FileName, LayoutClaude, LayoutAgents))
+}
+
+// orNil is src, or nil with err.
+func orNil(src *Source, err error) (*Source, error) {
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+func (t *tree) findPluginSkills(src *Source, spec string) error {
+	p, err := findPlugin(src.Marketplaces, spec)
+	if err != nil {
+		return err
+	}
+	src.Layout, src.Plugin = LayoutPlugin, p
+	switch {
+	case p.Unsupported != "":
+		return errdefs.Invalid(fmt.Errorf("plugin %s cannot be installed: %s", p.Name, p.Unsupported))
+	case p.Remote != nil:
+		src.Follow = p.Remote
+		return nil
+	}
+	var ws []warning.Warning
+	if src.Skills, ws, err = t.pluginSkills(p); err != nil {
+		return err
+	}
+	src.Warnings = append(src.Warnings, ws...)
+	if len(src.Skills) == 0 {
+		return errdefs.Resolution(fmt.Errorf("plugin %s has no skills: stax installs skills only", p.Name))
+	}
+	return sortSkills(src.Skills)
+}
+
+// findProject opens the stax.yaml package at src.Subdir, whose skills
+// directory must be in the checkout, and lists its skills.
+func (t *tree) findProject(src *Source) error {
+	p, err := staxyaml.Open(t.disk(src.Subdir))
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(t.dir, p.SkillsDir)
+	if err != nil {
+		return errdefs.Invalid(err)
+	}
+	dir, err := join(".", filepath.ToSlash(rel))
+	if err != nil {
+		return errdefs.Invalid(fmt.Errorf("%s: skills: %w", path.Join(src.Subdir, staxyaml.FileName), err))
+	}
+	if real, err := filepath.EvalSymlinks(p.SkillsDir); err == nil && !t.contains(real) {
+		return errdefs.Invalid(fmt.Errorf("%s: skills: %s leads out of the repository", path.Join(src.Subdir, staxyaml.FileName), dir))
+	}
+	src.Layout, src.Project = LayoutProject, p
+	if src.Skills, err = t.skillsIn(dir, ""); err != nil {
+		return err
+	}
+	if len(src.Skills) == 1 && src.Skills[0].Dir == dir {
+		// The skills directory is itself a skill, which pack refuses as a
+		// stray SKILL.md: list none, and let the build say it.
+		src.Skills = nil
+	}
+	return sortSkills(src.Skills)
+}
+
+// contains reports whether real, a path with its links resolved, is in
+// the checkout.
+func (t *tree) contains(real string) bool {
+	root, err := filepath.EvalSymlinks(t.dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(root, real)
+	return err == nil && filepath.IsLocal(rel) || rel == "."
+}
+
+// skillName names the one skill at dir: its frontmatter's name when it is
+// a usable one, else the directory's name, else (at the root) the
+// repository's.
+func (t *tree) skillName(dir, repository string) string {
+	file := path.Join(dir, skill.FileName)
+	if f, err := regularfile.OpenIn(t.fs, file); err == nil {
+		defer f.Close()
+		if data, err := regularfile.ReadAll(f, file, skill.MaxFileSize); err == nil {
+			if doc, err := skill.Parse(data); err == nil && skill.ValidName(doc.Frontmatter.Name) == nil {
+				return doc.Frontmatter.Name
+			}
+		}
+	}
+	if dir != "." {
+		return path.Base(dir)
+	}
+	return staxyaml.NameFrom(cmp.Or(repository, "skill"))
+}
+
+func pluginNames(ms []*Marketplace) []string {
+	var names []string
+	for _, m := range ms {
+		for _, p := range m.Plugins {
+			names = append(names, p.Name+"@"+m.Name)
+		}
+	}
+	return names
+}
+
+// sortSkills orders skills by name and refuses two of one name, which
+// would be one directory of the package.
+func sortSkills(skills []Skill) error {
+	slices.SortFunc(skills, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; i < len(skills); i++ {
+		if skills[i].Name == skills[i-1].Name {
+			return errdefs.Invalid(fmt.Errorf("two skills are named %s: %s and %s; a package holds one directory of a name",
+				skills[i].Name, skills[i-1].Dir, skills[i].Dir))
+		}
+	}
+	return nil
+}
