@@ -523,3 +523,22 @@ func TestBuildProject(t *testing.T) {
 		t.Errorf("chosen skills layer %s, stax pack's %s", got.Digest, want.Digest)
 	}
 }
+
+// A Claude Code entry with strict false is the plugin's whole
+// definition: a plugin.json in its folder is not read.
+func TestNonStrictEntryIsTheWholePlugin(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"p","source":"./p","strict":false},{"name":"q","source":"./p"}]}`,
+		"p/.claude-plugin/plugin.json":    `{"name":"p","skills":"./extra","mcpServers":"./.mcp.json"}`,
+		"p/skills/s/SKILL.md":             "---\nname: s\ndescription: Use when testing.\n---\n",
+		"p/extra/e/SKILL.md":              "---\nname: e\ndescription: Use when testing.\n---\n",
+	})
+	if src := find(t, Options{Root: dir, Plugin: "p"}); !slices.Equal(names(src.Skills), []string{"s=p/skills/s"}) || len(src.Warnings) != 0 {
+		t.Errorf("strict false: %v, warnings %v", names(src.Skills), src.Warnings)
+	}
+	if src := find(t, Options{Root: dir, Plugin: "q"}); !slices.Equal(names(src.Skills), []string{"e=p/extra/e"}) || len(src.Warnings) != 1 {
+		t.Errorf("strict: %v, warnings %v", names(src.Skills), src.Warnings)
+	}
+}

@@ -86,11 +86,14 @@ type pluginEntry struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Source      json.RawMessage `json:"source"`
-	Skills      json.RawMessage `json:"skills"`
-	Commands    json.RawMessage `json:"commands"`
-	Agents      json.RawMessage `json:"agents"`
-	Hooks       json.RawMessage `json:"hooks"`
-	MCPServers  json.RawMessage `json:"mcpServers"`
+	// Strict false (Claude Code) makes the entry the plugin's whole
+	// definition: its plugin.json, if any, is not read.
+	Strict     *bool           `json:"strict"`
+	Skills     json.RawMessage `json:"skills"`
+	Commands   json.RawMessage `json:"commands"`
+	Agents     json.RawMessage `json:"agents"`
+	Hooks      json.RawMessage `json:"hooks"`
+	MCPServers json.RawMessage `json:"mcpServers"`
 }
 
 type marketplaceJSON struct {

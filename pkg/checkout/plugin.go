@@ -83,7 +83,7 @@ func (t *tree) pluginSkills(p *Plugin) ([]Skill, []warning.Warning, error) {
 	}
 	var man pluginManifest
 	for _, f := range marketplaceFiles {
-		if f.format != p.marketplace.Format {
+		if f.format != p.marketplace.Format || p.entry.Strict != nil && !*p.entry.Strict {
 			continue
 		}
 		for _, name := range f.manifests {
