@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/staxyaml"
@@ -121,6 +122,9 @@ func Find(opts Options) (*Source, error) {
 	}
 	if t.isFile(path.Join(sub, skill.FileName)) {
 		name := t.skillName(sub, opts.Repository)
+		if err := layers.CheckName(name); err != nil {
+			return nil, errdefs.Invalid(fmt.Errorf("skill %s: %w", sub, err))
+		}
 		src.Layout, src.Skills = LayoutSkill, []Skill{{Name: name, Dir: sub}}
 		return src, nil
 	}
@@ -134,10 +138,10 @@ func Find(opts Options) (*Source, error) {
 		}
 	}
 	if names := pluginNames(src.Marketplaces); len(names) > 0 {
-		return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills of its own but a plugin marketplace: choose a plugin (%s)", sub, strings.Join(names, ", ")))
+		return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills of its own but a plugin marketplace: choose a plugin (%s)", src.where(), strings.Join(names, ", ")))
 	}
 	return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills: looked for %s, %s, %s/*/%s, %s/*, %s/* and a plugin marketplace",
-		sub, staxyaml.FileName, skill.FileName, LayoutSkills, skill.FileName, LayoutClaude, LayoutAgents))
+		src.where(), staxyaml.FileName, skill.FileName, LayoutSkills, skill.FileName, LayoutClaude, LayoutAgents))
 }
 
 // orNil is src, or nil with err.

@@ -146,7 +146,14 @@ func TestFindPlugins(t *testing.T) {
 		t.Error("a plugin of another repository was built from this one")
 	}
 
-	_, err := Find(Options{Root: anthropics, Plugin: "document-skill"})
+	if err := src.Select([]string{"lint"}); err == nil {
+		t.Error("skills of a plugin of another repository were chosen before it was fetched")
+	}
+	_, err := Find(Options{Root: codexRepo})
+	if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), "choose a plugin (notes@acme-codex)") {
+		t.Errorf("a marketplace without skills of its own: %v", err)
+	}
+	_, err = Find(Options{Root: anthropics, Plugin: "document-skill"})
 	if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), `did you mean "document-skills"`) || !strings.Contains(err.Error(), "dev-tools") {
 		t.Errorf("unknown plugin: %v", err)
 	}
