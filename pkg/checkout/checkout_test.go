@@ -446,6 +446,15 @@ func TestBuildRefusesLinksOut(t *testing.T) {
 	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), string(layers.ProblemSymlinkEscape)) {
 		t.Errorf("a link out of the checkout: %v", err)
 	}
+
+	// A skill folder that is a link out of the checkout is no skill of it.
+	filetest.Write(t, outside, map[string]string{"evil/SKILL.md": "---\nname: evil\ndescription: Use when testing.\n---\n"})
+	if err := os.Symlink(filepath.Join(outside, "evil"), filepath.Join(dir, "skills", "evil")); err != nil {
+		t.Fatal(err)
+	}
+	if src := find(t, Options{Root: dir}); !slices.Equal(names(src.Skills), []string{"s=skills/s"}) {
+		t.Errorf("skills %v: a folder out of the checkout was taken", names(src.Skills))
+	}
 }
 
 // A marketplace entry that cannot be used is refused when chosen only:
