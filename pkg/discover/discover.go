@@ -94,6 +94,15 @@ func (s Skill) Body() string {
 	return s.doc.Body
 }
 
+// Fields is the whole SKILL.md frontmatter as skill.Frontmatter.Fields
+// gives it, unknown fields included; nil when the skill cannot be loaded.
+func (s Skill) Fields() (map[string]any, error) {
+	if s.doc == nil {
+		return nil, nil
+	}
+	return s.doc.Frontmatter.Fields()
+}
+
 // Folder is one skills folder of the runtime.
 type Folder struct {
 	agent.Location

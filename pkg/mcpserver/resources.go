@@ -38,8 +38,10 @@ const maxFilesPerSkill = 1000
 // skillFile is one file of a skill served as a resource.
 type skillFile struct {
 	resource *mcp.Resource
+	key      string // the skill's key
 	dir      string // the skill directory
 	rel      string // slash-separated path in it
+	modTime  int64  // Unix nanoseconds, when listed
 }
 
 // URI is the resource URI of file rel of the skill keyed key.
@@ -58,9 +60,12 @@ func URI(key, rel string) string {
 // the model, and one may hold text its reviewers cannot see. A symbolic
 // link is listed only if it stays inside the skill directory: reads go
 // through os.Root.
-func listFiles(l *discover.Listing) (map[string]skillFile, []string) {
-	files := map[string]skillFile{}
-	var warnings []string
+//
+// A skill with more files than maxFilesPerSkill is truncated: its first
+// files are resources, but the skills extension, whose manifest names
+// every file, does not serve it.
+func listFiles(l *discover.Listing) (files map[string]skillFile, truncated map[string]bool, warnings []string) {
+	files, truncated = map[string]skillFile{}, map[string]bool{}
 	for _, sk := range l.Skills {
 		if !sk.Visible() {
 			continue
@@ -96,13 +101,16 @@ func listFiles(l *discover.Listing) (map[string]skillFile, []string) {
 				return nil
 			}
 			if n++; n > maxFilesPerSkill {
-				warnings = append(warnings, fmt.Sprintf("skill %s has more than %d files: only the first are resources", sk.Key, maxFilesPerSkill))
+				warnings = append(warnings, fmt.Sprintf("skill %s has more than %d files: only the first are resources, and %s does not list it", sk.Key, maxFilesPerSkill, MethodSkillsList))
+				truncated[sk.Key] = true
 				return fs.SkipAll
 			}
 			uri := URI(sk.Key, rel)
 			files[uri] = skillFile{
-				dir: sk.Dir,
-				rel: rel,
+				key:     sk.Key,
+				dir:     sk.Dir,
+				rel:     rel,
+				modTime: info.ModTime().UnixNano(),
 				resource: &mcp.Resource{
 					URI:         uri,
 					Name:        sk.Key + "/" + rel,
@@ -123,7 +131,7 @@ func listFiles(l *discover.Listing) (map[string]skillFile, []string) {
 				sk.Key, unsafe, filepath.Dir(sk.Dir)))
 		}
 	}
-	return files, warnings
+	return files, truncated, warnings
 }
 
 // knownTypes are the MIME types of the files skills usually hold, fixed
@@ -218,6 +226,13 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	}
 	if len(data) > maxResource {
 		return nil, fmt.Errorf("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
+	}
+	info, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkServed(f, info, data); err != nil {
+		return nil, err
 	}
 	// Never serve text an agent would read and its reviewers not see.
 	if err := hiddentext.Check(filepath.Join(f.dir, filepath.FromSlash(f.rel)), "", data); err != nil {

@@ -64,6 +64,11 @@ type Options struct {
 	// with the reason, which the client receives as a tool error: a trust
 	// policy uses it to refuse a stateful skill whose files do not verify.
 	Admit func(ctx context.Context, skillDir string) error
+	// Installed, when set, says for the skills of a listing that stax
+	// installed, by skill directory, what the record of their folder
+	// says: the skills extension takes their digests and provenance from
+	// it.
+	Installed func(*discover.Listing) map[string]*Installed
 	// Logger receives the server's own messages (the skills that cannot
 	// load, watch errors); nil discards them.
 	Logger *slog.Logger
@@ -85,6 +90,10 @@ type Server struct {
 	menu      string               // the Skill tool's description
 	resources map[string]skillFile // by URI
 	reported  map[string]bool      // problems already logged
+	skills    *skillIndex          // what the skills extension serves
+
+	lists     chan struct{} // a slot for each skills/list being answered
+	cursorKey [32]byte      // signs skills/list cursors
 
 	// onWatching, when set, is called once Watch has placed its first
 	// watches: a change made after it is seen.
@@ -111,18 +120,24 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, resources: map[string]skillFile{}, reported: map[string]bool{}}
+	s := &Server{opts: opts, resources: map[string]skillFile{}, reported: map[string]bool{},
+		lists: make(chan struct{}, maxConcurrentLists), cursorKey: newCursorKey()}
+	caps := &mcp.ServerCapabilities{
+		//lint:ignore SA1019 log notifications carry the skills that cannot load (see logTo)
+		Logging:   &mcp.LoggingCapabilities{},
+		Tools:     &mcp.ToolCapabilities{ListChanged: true},
+		Resources: &mcp.ResourceCapabilities{ListChanged: true},
+	}
+	caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stax", Title: "stax skills", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "Skills are instructions for recurring tasks. When a task matches a skill listed in the " +
 			SkillTool + " tool's description, call " + SkillTool + " with its name before starting, and follow what it returns. " +
 			"A skill's files (scripts, references, assets) are resources under skill://NAME/.",
-		Capabilities: &mcp.ServerCapabilities{
-			//lint:ignore SA1019 log notifications carry the skills that cannot load (see logTo)
-			Logging:   &mcp.LoggingCapabilities{},
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
-		},
+		Capabilities: caps,
 	})
+	if err := s.addSkillsMethods(); err != nil {
+		return nil, err
+	}
 	s.mcp.AddReceivingMiddleware(s.replayProblems)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  ListSkillsTool,
@@ -153,11 +168,20 @@ func (s *Server) Refresh() error {
 	if err != nil {
 		return err
 	}
-	files, warnings := listFiles(l)
+	files, truncated, warnings := listFiles(l)
 	menu := s.describe(l)
+	var installed map[string]*Installed
+	if s.opts.Installed != nil {
+		installed = s.opts.Installed(l)
+	}
+	prev := s.index()
+	x, more := buildIndex(l, files, truncated, installed, prev)
+	warnings = append(warnings, more...)
+	x.generation = nextGeneration(prev, x)
 
 	s.mu.Lock()
 	s.listing = l
+	s.skills = x
 	changedMenu := menu != s.menu
 	s.menu = menu
 	var gone []string

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,9 @@ func (s *Server) invoke(ctx context.Context, _ *mcp.CallToolRequest, in SkillInp
 		if err := s.opts.Admit(ctx, sk.Dir); err != nil {
 			return nil, nil, err
 		}
+	}
+	if is := s.index().find(sk.Key); is != nil && is.dir == sk.Dir && is.refused != "" {
+		return nil, nil, errors.New(is.refused) // both surfaces serve what the index does
 	}
 	files, err := render.ReadDir(sk.Dir)
 	if err != nil {

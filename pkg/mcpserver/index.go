@@ -1,0 +1,363 @@
+package mcpserver
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/skill"
+)
+
+// The limits of the skills extension: hosts must accept a skill of up to
+// maxManifestFiles files and maxManifestBytes bytes and may refuse a
+// larger one, which is served with a warning naming it.
+const (
+	maxManifestFiles = 512
+	maxManifestBytes = 16 << 20
+)
+
+// maxIndexedSkills bounds the skills the extension serves, and with them
+// the index's memory: it holds each file's path, stat and digest, never
+// its bytes.
+const maxIndexedSkills = 5000
+
+// ProvenanceMetaKey is the _meta key of a skills/list or skills/get entry
+// that says which package stax installed the skill from and whether its
+// files still are the package's.
+const ProvenanceMetaKey = "dev.stax/provenance"
+
+// Installed is what the record of a skill's folder says stax installed:
+// the package the skill came from and each file as written. The manifest
+// takes its digests from it rather than reading every file at start.
+type Installed struct {
+	Package string
+	Version string
+	// Digest is the package's manifest digest.
+	Digest string
+	// Signer is the key or identity whose trusted signature verified the
+	// package at install; empty when none did.
+	Signer string
+	// Require is set when the trust policy requires the package to
+	// verify: a skill whose files drifted from it is then refused, not
+	// served with a note.
+	Require bool
+	// Files are the files as installed, by slash path in the skill.
+	Files map[string]RecordedFile
+}
+
+// RecordedFile is one file of a skill as stax installed it.
+type RecordedFile struct {
+	Digest digest.Digest
+	// Size and ModTime (Unix nanoseconds) are its stat as written; Size
+	// is -1 when the record holds no stat.
+	Size, ModTime int64
+}
+
+// provenance is the ProvenanceMetaKey value of an entry.
+type provenance struct {
+	Package string `json:"package"`
+	Version string `json:"version,omitempty"`
+	Digest  string `json:"digest"`
+	Signer  string `json:"signer,omitempty"`
+	// Drift names the files that differ from the package's, as stax
+	// verify --installed does; absent when none do.
+	Drift *drift `json:"drift,omitempty"`
+}
+
+type drift struct {
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Changed []string `json:"changed"`
+}
+
+// indexedFile is one file of a manifest: its stat when it was digested,
+// so that a read finds a change without hashing an unchanged file.
+type indexedFile struct {
+	rel           string
+	size, modTime int64
+	sum           [sha256.Size]byte
+}
+
+// indexedSkill is one skill of the extension. It is never changed once
+// built: a file found changed makes a new one (see Server.refreshFile).
+type indexedSkill struct {
+	key, dir    string
+	frontmatter map[string]any
+	files       []indexedFile // by rel
+	installed   *Installed
+	prov        *provenance // nil for a skill stax did not install
+	// refused says why the skill is not served; empty when it is.
+	refused string
+}
+
+// skillIndex is what skills/list, skills/get, resources/directory/read
+// and resource reads answer from, built by Refresh from the same listing
+// as the tools' menu.
+type skillIndex struct {
+	// generation changes whenever the set of skills does: a page cursor
+	// is valid for its generation only.
+	generation uint64
+	skills     []*indexedSkill // by key
+	byKey      map[string]*indexedSkill
+}
+
+func (x *skillIndex) find(key string) *indexedSkill {
+	if x == nil {
+		return nil
+	}
+	return x.byKey[key]
+}
+
+// buildIndex indexes the visible skills of l whose files are files.
+// A file's digest is taken, in order, from prev when its stat is the
+// same, from the install record when its stat is as written, and else
+// from its bytes.
+func buildIndex(l *discover.Listing, files map[string]skillFile, truncated map[string]bool,
+	installed map[string]*Installed, prev *skillIndex) (*skillIndex, []string) {
+	byKey := map[string][]skillFile{}
+	for _, f := range files {
+		byKey[f.key] = append(byKey[f.key], f)
+	}
+	x := &skillIndex{byKey: map[string]*indexedSkill{}}
+	var warnings []string
+	for _, sk := range l.Skills {
+		if !sk.Visible() {
+			continue
+		}
+		if len(x.skills) == maxIndexedSkills {
+			warnings = append(warnings, fmt.Sprintf("more than %d skills are installed: skills/list and skills/get serve the first %d, up to %s; the Skill tool still loads every one",
+				maxIndexedSkills, maxIndexedSkills, sk.Key))
+			break
+		}
+		if truncated[sk.Key] {
+			continue // listFiles warned: a manifest must name every file
+		}
+		fm, err := sk.Fields()
+		if err != nil || fm == nil {
+			warnings = append(warnings, fmt.Sprintf("skill %s is not served to skills/list: its frontmatter cannot be read as JSON: %v", sk.Key, err))
+			continue
+		}
+		is, warn := indexSkill(sk, fm, byKey[sk.Key], installed[sk.Dir], prev.find(sk.Key))
+		warnings = append(warnings, warn...)
+		x.skills = append(x.skills, is)
+		x.byKey[sk.Key] = is
+	}
+	slices.SortFunc(x.skills, func(a, b *indexedSkill) int { return strings.Compare(a.key, b.key) })
+	return x, warnings
+}
+
+// indexSkill digests the files of one skill and says, for a skill stax
+// installed, where it came from and how it drifted since.
+func indexSkill(sk discover.Skill, fm map[string]any, files []skillFile, rec *Installed, prev *indexedSkill) (*indexedSkill, []string) {
+	slices.SortFunc(files, func(a, b skillFile) int { return strings.Compare(a.rel, b.rel) })
+	is := &indexedSkill{key: sk.Key, dir: sk.Dir, frontmatter: fm, installed: rec}
+	var warnings []string
+	var total int64
+	for _, f := range files {
+		sum, err := fileSum(sk.Dir, f, rec, prev)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("skill %s: cannot read %s, so it is not in the skill's manifest: %v", sk.Key, f.rel, err))
+			continue
+		}
+		is.files = append(is.files, indexedFile{rel: f.rel, size: f.resource.Size, modTime: f.modTime, sum: sum})
+		total += f.resource.Size
+	}
+	if len(is.files) > maxManifestFiles || total > maxManifestBytes {
+		warnings = append(warnings, fmt.Sprintf("skill %s has %d files and %d bytes, over the %d files and %d MiB every host must accept: hosts may refuse it",
+			sk.Key, len(is.files), total, maxManifestFiles, maxManifestBytes>>20))
+	}
+	is.judge()
+	return is, warnings
+}
+
+// fileSum is the SHA-256 of file f of the skill in dir.
+func fileSum(dir string, f skillFile, rec *Installed, prev *indexedSkill) ([sha256.Size]byte, error) {
+	if prev != nil && prev.dir == dir {
+		if i, ok := prev.file(f.rel); ok && i.size == f.resource.Size && i.modTime == f.modTime {
+			return i.sum, nil
+		}
+	}
+	if rec != nil {
+		if r, ok := rec.Files[f.rel]; ok && r.Size == f.resource.Size && r.ModTime == f.modTime && r.Digest.Algorithm() == digest.SHA256 {
+			var sum [sha256.Size]byte
+			if b, err := hex.DecodeString(r.Digest.Encoded()); err == nil && len(b) == len(sum) {
+				copy(sum[:], b)
+				return sum, nil
+			}
+		}
+	}
+	return hashFile(dir, f.rel)
+}
+
+// hashFile hashes file rel of the skill in dir, through os.Root.
+func hashFile(dir, rel string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return sum, err
+	}
+	defer root.Close()
+	file, err := regularfile.OpenIn(root, rel)
+	if err != nil {
+		return sum, err
+	}
+	defer file.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, file); err != nil {
+		return sum, err
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+func (is *indexedSkill) file(rel string) (indexedFile, bool) {
+	i, ok := slices.BinarySearchFunc(is.files, rel, func(f indexedFile, rel string) int { return strings.Compare(f.rel, rel) })
+	if !ok {
+		return indexedFile{}, false
+	}
+	return is.files[i], true
+}
+
+// judge sets the provenance of a skill stax installed from its record:
+// the files that differ from those installed are its drift, and a trust
+// policy that requires the package to verify refuses a drifted skill, as
+// render and show refuse one.
+func (is *indexedSkill) judge() {
+	rec := is.installed
+	if rec == nil {
+		return
+	}
+	is.prov = &provenance{Package: rec.Package, Version: rec.Version, Digest: rec.Digest, Signer: rec.Signer}
+	d := drift{Added: []string{}, Removed: []string{}, Changed: []string{}}
+	seen := map[string]bool{}
+	for _, f := range is.files {
+		seen[f.rel] = true
+		r, ok := rec.Files[f.rel]
+		switch {
+		case !ok:
+			d.Added = append(d.Added, f.rel)
+		case r.Digest != digest.NewDigestFromBytes(digest.SHA256, f.sum[:]):
+			d.Changed = append(d.Changed, f.rel)
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(rec.Files)) {
+		if !seen[rel] && !hidden(rel) {
+			d.Removed = append(d.Removed, rel)
+		}
+	}
+	if len(d.Added)+len(d.Removed)+len(d.Changed) == 0 {
+		return
+	}
+	is.prov.Drift = &d
+	if rec.Require {
+		is.refused = fmt.Sprintf("refusing skill %s: its files differ from what %s installed (%s), and the trust policy requires %s to verify; reinstall it, or run stax verify --installed",
+			is.key, rec.Package, strings.Join(slices.Concat(d.Changed, d.Added, d.Removed), ", "), rec.Package)
+	}
+}
+
+// hidden reports whether a path has a segment listFiles does not serve.
+func hidden(rel string) bool {
+	for seg := range strings.SplitSeq(rel, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// entry is the skills/list and skills/get entry of is.
+func (is *indexedSkill) entry() SkillEntry {
+	e := SkillEntry{URI: URI(is.key, skill.FileName), Frontmatter: is.frontmatter, Resources: make([]SkillResource, len(is.files))}
+	for i, f := range is.files {
+		e.Resources[i] = SkillResource{URI: URI(is.key, f.rel), Digest: "sha256:" + hex.EncodeToString(f.sum[:]), Size: f.size}
+	}
+	if is.prov != nil {
+		e.Meta = mcp.Meta{ProvenanceMetaKey: is.prov}
+	}
+	return e
+}
+
+// withFile is is with file f as now found on disk: the entry a host gets
+// next describes the bytes it reads.
+func (is *indexedSkill) withFile(f indexedFile) *indexedSkill {
+	n := *is
+	n.files = slices.Clone(is.files)
+	if i, ok := slices.BinarySearchFunc(n.files, f.rel, func(g indexedFile, rel string) int { return strings.Compare(g.rel, rel) }); ok {
+		n.files[i] = f
+	}
+	n.prov, n.refused = nil, ""
+	n.judge()
+	return &n
+}
+
+// nextGeneration is the generation of x, built after prev: the same when
+// it serves the same skills in the same order, so that a client paging
+// through skills/list is not sent back to the start by a file edit.
+func nextGeneration(prev, x *skillIndex) uint64 {
+	if prev == nil {
+		return 1
+	}
+	if slices.EqualFunc(prev.skills, x.skills, func(a, b *indexedSkill) bool { return a.key == b.key && a.refused == b.refused }) {
+		return prev.generation
+	}
+	return prev.generation + 1
+}
+
+// checkServed holds the bytes of file f about to be served, and their
+// stat, to the manifest: a host verifies them against it. A file whose
+// stat is as indexed is served as it is; one changed since is hashed, and
+// when its bytes differ the skill's entry is refreshed and the read
+// refused, so that the host asks for the new entry rather than failing
+// its verification or, worse, passing it with a stale one.
+func (s *Server) checkServed(f skillFile, info fs.FileInfo, data []byte) error {
+	is := s.index().find(f.key)
+	if is == nil || is.dir != f.dir {
+		return nil // a resource the extension does not serve (see buildIndex)
+	}
+	if is.refused != "" {
+		return errors.New(is.refused)
+	}
+	want, ok := is.file(f.rel)
+	if !ok {
+		return nil
+	}
+	got := indexedFile{rel: f.rel, size: int64(len(data)), modTime: info.ModTime().UnixNano()}
+	if got.size == want.size && got.modTime == want.modTime && info.Size() == got.size {
+		return nil
+	}
+	got.sum = sha256.Sum256(data)
+	s.refreshFile(is, got)
+	if got.sum == want.sum {
+		return nil
+	}
+	return fmt.Errorf("%s changed on disk after skill %s was listed: call %s for its new entry, then read it again", URI(f.key, f.rel), f.key, MethodSkillsGet)
+}
+
+// refreshFile puts file f into the index in place of its entry in is,
+// unless a Refresh replaced is meanwhile.
+func (s *Server) refreshFile(is *indexedSkill, f indexedFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x := s.skills
+	if x.byKey[is.key] != is {
+		return
+	}
+	n := is.withFile(f)
+	nx := &skillIndex{generation: x.generation, skills: slices.Clone(x.skills), byKey: maps.Clone(x.byKey)}
+	nx.byKey[is.key] = n
+	i, _ := slices.BinarySearchFunc(nx.skills, is.key, func(a *indexedSkill, key string) int { return strings.Compare(a.key, key) })
+	nx.skills[i] = n
+	s.skills = nx
+}
