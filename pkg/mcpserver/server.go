@@ -67,8 +67,8 @@ type Options struct {
 	// Installed, when set, says for the skills of a listing that stax
 	// installed, by skill directory, what the record of their folder
 	// says: the skills extension takes their digests and provenance from
-	// it.
-	Installed func(*discover.Listing) map[string]*Installed
+	// it, with warnings for the records it could not read.
+	Installed func(*discover.Listing) (map[string]*Installed, []string)
 	// Logger receives the server's own messages (the skills that cannot
 	// load, watch errors); nil discards them.
 	Logger *slog.Logger
@@ -172,7 +172,9 @@ func (s *Server) Refresh() error {
 	menu := s.describe(l)
 	var installed map[string]*Installed
 	if s.opts.Installed != nil {
-		installed = s.opts.Installed(l)
+		var more []string
+		installed, more = s.opts.Installed(l)
+		warnings = append(warnings, more...)
 	}
 	prev := s.index()
 	x, more := buildIndex(l, files, truncated, installed, prev)

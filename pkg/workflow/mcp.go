@@ -53,7 +53,10 @@ func ServeMCP(ctx context.Context, env *Env, opts ServeMCPOptions) error {
 			InlineLimit: opts.InlineLimit,
 			Workspace:   opts.Workspace,
 			Admit:       func(ctx context.Context, skillDir string) error { return Admit(ctx, env, skillDir) },
-			Version:     opts.Version,
+			Installed: func(l *discover.Listing) (map[string]*mcpserver.Installed, []string) {
+				return installedOf(l, d, env.getenv)
+			},
+			Version: opts.Version,
 		},
 		HTTP: opts.HTTP, Token: opts.Token, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
 	})
