@@ -151,6 +151,9 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, truncated map[s
 		}
 		is, warn := indexSkill(sk, fm, byKey[sk.Key], installed[sk.Dir], prev.find(sk.Key))
 		warnings = append(warnings, warn...)
+		if is == nil {
+			continue
+		}
 		x.skills = append(x.skills, is)
 		x.byKey[sk.Key] = is
 	}
@@ -166,6 +169,11 @@ func indexSkill(sk discover.Skill, fm map[string]any, files []skillFile, rec *In
 	var warnings []string
 	var total int64
 	for _, f := range files {
+		if f.resource.Size > maxResource {
+			// Never read: the manifest could not be served whole.
+			return nil, []string{fmt.Sprintf("skill %s is not served to %s: its file %s is larger than the %d MiB a resource read serves",
+				sk.Key, MethodSkillsList, f.rel, maxResource>>20)}
+		}
 		sum, err := fileSum(sk.Dir, f, rec, prev)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("skill %s: cannot read %s, so it is not in the skill's manifest: %v", sk.Key, f.rel, err))

@@ -1,0 +1,528 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/discover"
+)
+
+// remarshal converts v to out through JSON, as a client sees it.
+func remarshal(t *testing.T, v, out any) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newSkillsClient is an SDK client that can call the extension's methods.
+func newSkillsClient(t *testing.T) *mcp.Client {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+	for _, err := range []error{
+		mcp.AddSendingCustomMethod[*SkillsListParams, *SkillsListResult](c, MethodSkillsList),
+		mcp.AddSendingCustomMethod[*SkillsGetParams, *SkillsGetResult](c, MethodSkillsGet),
+		mcp.AddSendingCustomMethod[*DirectoryReadParams, *DirectoryReadResult](c, MethodDirectoryRead),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// skillsServer starts a server for f and connects an extension client
+// to it over transport, "stdio" (stax's stdio transport on pipes) or
+// "http" (the streamable HTTP transport on a loopback port).
+func skillsServer(t *testing.T, f fixture, opts Options, transport string) (*Server, *mcp.ClientSession) {
+	t.Helper()
+	rt, _ := agent.Lookup("claude-code")
+	opts.Runtime, opts.Project, opts.Home = rt, f.project, f.home
+	srv, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, dialSkills(t, srv, transport)
+}
+
+func dialSkills(t *testing.T, srv *Server, transport string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var ct mcp.Transport
+	switch transport {
+	case "stdio":
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		go func() {
+			done <- srv.mcp.Run(ctx, &StdioTransport{Reader: inR, Writer: outW})
+			outW.Close()
+		}()
+		t.Cleanup(func() { inW.Close(); outR.Close() })
+		ct = &mcp.IOTransport{Reader: outR, Writer: inW}
+	case "http":
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { done <- srv.ServeHTTP(ctx, ln, HTTPOptions{}) }()
+		ct = &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/"}
+	}
+	cs, err := newSkillsClient(t).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-done
+	})
+	return cs
+}
+
+func listAll(t *testing.T, cs *mcp.ClientSession) []SkillEntry {
+	t.Helper()
+	var all []SkillEntry
+	cursor := ""
+	for pages := 0; ; pages++ {
+		if pages > 1000 {
+			t.Fatal("skills/list does not end")
+		}
+		res, err := mcp.CallCustomMethod[*SkillsListParams, *SkillsListResult](context.Background(), cs, MethodSkillsList, &SkillsListParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ResultType != "complete" || res.CacheScope == "" {
+			t.Errorf("page %d: resultType %q, cacheScope %q", pages, res.ResultType, res.CacheScope)
+		}
+		all = append(all, res.Skills...)
+		if cursor = res.NextCursor; cursor == "" {
+			return all
+		}
+	}
+}
+
+func getSkill(cs *mcp.ClientSession, uri string) (*SkillsGetResult, error) {
+	return mcp.CallCustomMethod[*SkillsGetParams, *SkillsGetResult](context.Background(), cs, MethodSkillsGet, &SkillsGetParams{URI: uri})
+}
+
+func readDir(cs *mcp.ClientSession, uri string) (*DirectoryReadResult, error) {
+	return mcp.CallCustomMethod[*DirectoryReadParams, *DirectoryReadResult](context.Background(), cs, MethodDirectoryRead, &DirectoryReadParams{URI: uri})
+}
+
+// readVerified reads a manifest file as a host must: its bytes against
+// the digest and size of the entry.
+func readVerified(cs *mcp.ClientSession, r SkillResource) error {
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: r.URI})
+	if err != nil {
+		return err
+	}
+	c := res.Contents[0]
+	data := c.Blob
+	if c.Text != "" || data == nil {
+		data = []byte(c.Text)
+	}
+	sum := sha256.Sum256(data)
+	if got := "sha256:" + hex.EncodeToString(sum[:]); got != r.Digest || int64(len(data)) != r.Size {
+		return fmt.Errorf("%s: read %d bytes %s, the entry says %d bytes %s", r.URI, len(data), got, r.Size, r.Digest)
+	}
+	return nil
+}
+
+func wantCode(t *testing.T, what string, err error, code int64) {
+	t.Helper()
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != code {
+		t.Errorf("%s: error %v, want JSON-RPC code %d", what, err, code)
+	}
+}
+
+// manySkills writes n skills to dir, each with a reference, a script
+// and a binary asset; skill 0 also has stateful files and frontmatter
+// fields no runtime knows.
+func manySkills(t *testing.T, dir string, n int) {
+	t.Helper()
+	files := map[string]string{}
+	for i := range n {
+		name := fmt.Sprintf("skill-%04d", i)
+		files[name+"/SKILL.md"] = skillMD(name, fmt.Sprintf("Skill number %d", i), "body\r\nwith CRLF\n")
+		files[name+"/references/guide.md"] = "# guide " + name + "\n"
+		files[name+"/scripts/run.sh"] = "#!/bin/sh\necho " + name + "\n"
+		files[name+"/assets/logo.bin"] = "\x00\x01\xff\xfe" + name
+	}
+	files["skill-0000/SKILL.md"] = "---\nname: skill-0000\ndescription: The first\nlicense: MIT\nx-custom: {depth: [1, 2.5, true, null]}\nmetadata:\n  owner: team\nreleased: 2024-01-02\n---\nbody\n"
+	files["skill-0000/MEMORY.md"] = "remembered\n"
+	files["skill-0000/EXAMPLES.md"] = "examples\n"
+	files["skill-0000/CALIBRATION.md"] = "calibration\n"
+	filetest.Write(t, dir, files)
+}
+
+// TestSkillsExtension: over stdio and HTTP, the extension is declared
+// beside resources; skills/list pages through every skill, entries whole;
+// each entry names every file, frontmatter as written, and every file
+// reads byte for byte with the digest and size of the entry; skills/get
+// answers the same entry; resources/directory/read lists direct children.
+func TestSkillsExtension(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			manySkills(t, f.projectSkills(), 2*listPageSize+7)
+			_, cs := skillsServer(t, f, Options{}, transport)
+
+			ext, ok := cs.InitializeResult().Capabilities.Extensions[SkillsExtension].(map[string]any)
+			if !ok || ext["directoryRead"] != true || cs.InitializeResult().Capabilities.Resources == nil {
+				t.Fatalf("capabilities %+v: want the skills extension with directoryRead beside resources", cs.InitializeResult().Capabilities)
+			}
+			all := listAll(t, cs)
+			if len(all) != 2*listPageSize+7 {
+				t.Fatalf("skills/list gave %d skills, want %d", len(all), 2*listPageSize+7)
+			}
+			first := all[0]
+			wantFM := map[string]any{"name": "skill-0000", "description": "The first", "license": "MIT",
+				"x-custom": map[string]any{"depth": []any{float64(1), 2.5, true, nil}}, "metadata": map[string]any{"owner": "team"}, "released": "2024-01-02"}
+			if first.URI != "skill://skill-0000/SKILL.md" || !reflect.DeepEqual(first.Frontmatter, wantFM) {
+				t.Errorf("first entry %s %#v, want skill://skill-0000/SKILL.md %#v", first.URI, first.Frontmatter, wantFM)
+			}
+			var uris []string
+			for _, r := range first.Resources {
+				uris = append(uris, r.URI)
+			}
+			want := []string{"skill://skill-0000/CALIBRATION.md", "skill://skill-0000/EXAMPLES.md", "skill://skill-0000/MEMORY.md", "skill://skill-0000/SKILL.md",
+				"skill://skill-0000/assets/logo.bin", "skill://skill-0000/references/guide.md", "skill://skill-0000/scripts/run.sh"}
+			if !reflect.DeepEqual(uris, want) {
+				t.Errorf("resources of skill-0000 = %q, want %q", uris, want)
+			}
+			for _, e := range all {
+				for _, r := range e.Resources {
+					if err := readVerified(cs, r); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			got, err := getSkill(cs, all[len(all)-1].URI)
+			if err != nil || !reflect.DeepEqual(got.Skill, all[len(all)-1]) {
+				t.Errorf("skills/get %s = %+v, %v; want the listed entry %+v", all[len(all)-1].URI, got, err, all[len(all)-1])
+			}
+
+			root, err := readDir(cs, "skill://skill-0001")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var children []string
+			for _, r := range root.Resources {
+				children = append(children, r.URI+" "+r.MIMEType)
+			}
+			wantChildren := []string{"skill://skill-0001/SKILL.md text/markdown", "skill://skill-0001/assets inode/directory",
+				"skill://skill-0001/references inode/directory", "skill://skill-0001/scripts inode/directory"}
+			if !reflect.DeepEqual(children, wantChildren) {
+				t.Errorf("directory read of skill-0001 = %q, want %q", children, wantChildren)
+			}
+			sub, err := readDir(cs, "skill://skill-0001/scripts")
+			if err != nil || len(sub.Resources) != 1 || sub.Resources[0].URI != "skill://skill-0001/scripts/run.sh" || sub.Resources[0].Size == 0 {
+				t.Errorf("directory read of scripts = %+v, %v", sub, err)
+			}
+		})
+	}
+}
+
+// TestSkillsExtensionRefusesWhatItDoesNotServe: unknown skills, files and
+// directories, URIs that climb, escape a separator or name another
+// scheme, and cursors forged or from another listing are invalid params,
+// and the server answers on.
+func TestSkillsExtensionRefusesWhatItDoesNotServe(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), listPageSize+1)
+	secret := filepath.Join(f.project, "secret.md")
+	filetest.Write(t, f.project, map[string]string{"secret.md": "secret\n"})
+	srv, cs := skillsServer(t, f, Options{}, "stdio")
+	_, other := skillsServer(t, f, Options{}, "stdio")
+
+	for _, uri := range []string{
+		"skill://nope/SKILL.md", "skill://skill-0001/README.md", "skill://skill-0001", "file://" + secret,
+		"skill://skill-0001/../skill-0002/SKILL.md", "skill://skill-0001%2FSKILL.md", "skill://skill-0001/scripts%2Frun.sh",
+		"skill://skill-0001/./SKILL.md", "skill://skill-0001//SKILL.md", "skill://%2E%2E/secret.md",
+	} {
+		_, err := getSkill(cs, uri)
+		wantCode(t, "skills/get "+uri, err, jsonrpc.CodeInvalidParams)
+		_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		wantCode(t, "resources/read "+uri, err, jsonrpc.CodeInvalidParams)
+	}
+	for _, uri := range []string{"skill://nope", "skill://skill-0001/nope", "skill://skill-0001/SKILL.md", "skill://skill-0001/..", "file:///", "skill://skill-0001/scripts%2F.."} {
+		_, err := readDir(cs, uri)
+		wantCode(t, "resources/directory/read "+uri, err, jsonrpc.CodeInvalidParams)
+	}
+
+	page, err := mcp.CallCustomMethod[*SkillsListParams, *SkillsListResult](context.Background(), other, MethodSkillsList, &SkillsListParams{})
+	if err != nil || page.NextCursor == "" {
+		t.Fatalf("skills/list of the other server: %v, cursor %q", err, page.NextCursor)
+	}
+	mine, err := mcp.CallCustomMethod[*SkillsListParams, *SkillsListResult](context.Background(), cs, MethodSkillsList, &SkillsListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := []byte(mine.NextCursor)
+	forged[3] ^= 1
+	for what, cursor := range map[string]string{"another server's": page.NextCursor, "a forged": string(forged), "a made-up": "AAAA"} {
+		_, err := mcp.CallCustomMethod[*SkillsListParams, *SkillsListResult](context.Background(), cs, MethodSkillsList, &SkillsListParams{Cursor: cursor})
+		wantCode(t, "skills/list with "+what+" cursor", err, jsonrpc.CodeInvalidParams)
+	}
+	// A cursor of a listing that has since changed.
+	filetest.Write(t, f.projectSkills(), map[string]string{"added/SKILL.md": skillMD("added", "Added", "x\n")})
+	if err := srv.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = mcp.CallCustomMethod[*SkillsListParams, *SkillsListResult](context.Background(), cs, MethodSkillsList, &SkillsListParams{Cursor: mine.NextCursor})
+	wantCode(t, "skills/list with a cursor of the listing before", err, jsonrpc.CodeInvalidParams)
+	if got := listAll(t, cs); len(got) != listPageSize+2 {
+		t.Errorf("after the refusals skills/list gave %d skills, want %d", len(got), listPageSize+2)
+	}
+}
+
+// TestSkillsFileChangedAfterListing: a file edited after the listing is
+// never served under the digest of the old bytes: the read is refused,
+// the entry refreshed, and the file then reads as the new entry says.
+func TestSkillsFileChangedAfterListing(t *testing.T) {
+	t.Parallel()
+	for _, change := range []string{"same size", "other size"} {
+		t.Run(change, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			manySkills(t, f.projectSkills(), 1)
+			_, cs := skillsServer(t, f, Options{}, "stdio")
+			entry := listAll(t, cs)[0]
+			var guide SkillResource
+			for _, r := range entry.Resources {
+				if strings.HasSuffix(r.URI, "guide.md") {
+					guide = r
+				}
+			}
+			path := filepath.Join(f.projectSkills(), "skill-0000", "references", "guide.md")
+			old, _ := os.ReadFile(path)
+			edited := bytes.ToUpper(old)
+			if change == "other size" {
+				edited = append(edited, "more\n"...)
+			}
+			if err := os.WriteFile(path, edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := readVerified(cs, guide); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+				t.Fatalf("read after the edit: %v, want a refusal saying it changed", err)
+			}
+			fresh, err := getSkill(cs, entry.URI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range fresh.Skill.Resources {
+				if r.URI == guide.URI {
+					sum := sha256.Sum256(edited)
+					if r.Digest != "sha256:"+hex.EncodeToString(sum[:]) || r.Size != int64(len(edited)) {
+						t.Errorf("refreshed entry %+v, want the edited bytes'", r)
+					}
+					if err := readVerified(cs, r); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// recordOf is what an install record says of the skill in dir, each file
+// as it is now.
+func recordOf(t *testing.T, dir string) map[string]RecordedFile {
+	t.Helper()
+	out := map[string]RecordedFile{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = RecordedFile{Digest: digest.FromBytes(data), Size: info.Size(), ModTime: info.ModTime().UnixNano()}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSkillsProvenance: an installed skill's entry names its package,
+// version, digest and signer; its digests are the record's, not re-read
+// at start; a skill whose files drifted says so, and is refused by both
+// surfaces when the trust policy requires its package to verify.
+func TestSkillsProvenance(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), 3)
+	dir := func(name string) string { return filepath.Join(f.projectSkills(), name) }
+	rec := map[string]*Installed{}
+	for i, name := range []string{"skill-0000", "skill-0001", "skill-0002"} {
+		rec[dir(name)] = &Installed{Package: "example.com/acme/skills:1.0.0", Version: "1.0.0", Digest: "sha256:" + strings.Repeat("a", 64),
+			Signer: "SHA256:key", Require: i == 2, Files: recordOf(t, dir(name))}
+	}
+	// skill-0000's record claims another digest for a file whose stat is
+	// as recorded: the manifest shows the record's, so nothing was read.
+	claimed := digest.FromString("as installed")
+	g := rec[dir("skill-0000")].Files["references/guide.md"]
+	g.Digest = claimed
+	rec[dir("skill-0000")].Files["references/guide.md"] = g
+	// skill-0001 and skill-0002 drifted after install.
+	for _, name := range []string{"skill-0001", "skill-0002"} {
+		filetest.Write(t, dir(name), map[string]string{"scripts/run.sh": "#!/bin/sh\nrm -rf /\n"})
+	}
+	_, cs := skillsServer(t, f, Options{Installed: func(*discover.Listing) (map[string]*Installed, []string) { return rec, nil }}, "stdio")
+
+	all := listAll(t, cs)
+	if len(all) != 2 {
+		t.Fatalf("skills/list gave %d skills, want the 2 not refused", len(all))
+	}
+	prov := func(e SkillEntry) map[string]any {
+		var p map[string]any
+		remarshal(t, e.Meta[ProvenanceMetaKey], &p)
+		return p
+	}
+	p0 := prov(all[0])
+	if p0["package"] != "example.com/acme/skills:1.0.0" || p0["version"] != "1.0.0" || p0["digest"] != "sha256:"+strings.Repeat("a", 64) || p0["signer"] != "SHA256:key" || p0["drift"] != nil {
+		t.Errorf("provenance of skill-0000 = %v", p0)
+	}
+	for _, r := range all[0].Resources {
+		if strings.HasSuffix(r.URI, "guide.md") && r.Digest != claimed.String() {
+			t.Errorf("guide.md digest %s, want the record's %s", r.Digest, claimed)
+		}
+	}
+	if d, _ := prov(all[1])["drift"].(map[string]any); d == nil || !reflect.DeepEqual(d["changed"], []any{"scripts/run.sh"}) {
+		t.Errorf("provenance of the drifted skill-0001 = %v, want its drift", prov(all[1]))
+	}
+	_, err := getSkill(cs, "skill://skill-0002/SKILL.md")
+	if wantCode(t, "skills/get of a drifted skill under require", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "trust policy requires") {
+		t.Errorf("skills/get skill-0002: %v", err)
+	}
+	if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "skill-0002"}); !isErr || !strings.Contains(text, "trust policy requires") {
+		t.Errorf("Skill skill-0002 = %q (error %v), want the refusal", text, isErr)
+	}
+}
+
+// TestSkillsOverTheLimitsAreNamed: a skill over the files or bytes every
+// host must accept is served with a warning at start naming it; a file
+// larger than a read serves keeps its skill out of the extension, unread.
+func TestSkillsOverTheLimitsAreNamed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	files := map[string]string{"wide/SKILL.md": skillMD("wide", "Many files", "x\n"), "huge/SKILL.md": skillMD("huge", "A huge file", "x\n")}
+	for i := range maxManifestFiles {
+		files[fmt.Sprintf("wide/f/%03d.txt", i)] = "x"
+	}
+	filetest.Write(t, f.projectSkills(), files)
+	big, err := os.Create(filepath.Join(f.projectSkills(), "huge", "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(1 << 30); err != nil { // sparse: never written, never read
+		t.Fatal(err)
+	}
+	big.Close()
+	var log bytes.Buffer
+	var mu sync.Mutex
+	_, cs := skillsServer(t, f, Options{Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &mu}, nil))}, "stdio")
+	mu.Lock()
+	text := log.String()
+	mu.Unlock()
+	if !strings.Contains(text, "skill wide has 513 files") || !strings.Contains(text, "hosts may refuse it") {
+		t.Errorf("log %q: want a warning naming wide", text)
+	}
+	if !strings.Contains(text, "skill huge is not served") {
+		t.Errorf("log %q: want a warning naming huge", text)
+	}
+	all := listAll(t, cs)
+	if len(all) != 1 || len(all[0].Resources) != maxManifestFiles+1 {
+		t.Errorf("skills/list gave %d skills, want wide alone with all its files", len(all))
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestSkillsListConcurrentOverHTTP: many clients paging skills/list at
+// once over HTTP all get every skill; the server answers them all.
+func TestSkillsListConcurrentOverHTTP(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), listPageSize+50)
+	srv, _ := skillsServer(t, f, Options{}, "http")
+	const clients, lists = 16, 20
+	sessions := make([]*mcp.ClientSession, clients)
+	for i := range sessions {
+		sessions[i] = dialSkills(t, srv, "http")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*lists)
+	for _, cs := range sessions {
+		for range lists {
+			wg.Go(func() {
+				n, cursor := 0, ""
+				for {
+					res, err := mcp.CallCustomMethod[*SkillsListParams, *SkillsListResult](context.Background(), cs, MethodSkillsList, &SkillsListParams{Cursor: cursor})
+					if err != nil {
+						errs <- err
+						return
+					}
+					n += len(res.Skills)
+					if cursor = res.NextCursor; cursor == "" {
+						break
+					}
+				}
+				if n != listPageSize+50 {
+					errs <- fmt.Errorf("a listing gave %d skills", n)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
