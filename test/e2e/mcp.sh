@@ -2,14 +2,20 @@
 # End-to-end test of `stax mcp` with an independent MCP client: the MCP
 # Inspector's CLI mode (npm @modelcontextprotocol/inspector) starts the stax
 # binary over stdio, lists and calls its tools, lists and reads its
-# resources; jq checks what comes back. The Go tests use the Go SDK's client.
+# resources; jq checks what comes back. Then a host of the skills extension
+# (SEP-2640) written with the MCP working group's SDK, @olaservo/ext-skills on
+# the TypeScript MCP client (test/e2e/skills-client.mjs), lists, gets, reads
+# and verifies every file over stdio and over HTTP. The Go tests use the Go
+# SDK's client.
 #
 # Usage: STAX=bin/stax bash test/e2e/mcp.sh
 #
 # It installs nothing: it needs a built stax ($STAX, default bin/stax), jq,
-# and the inspector ($MCP_INSPECTOR, default .ci/node/bin/mcp-inspector,
-# where .ci/run installs it; else mcp-inspector on $PATH). It ends with
-# "e2e: N passed, 0 failed", or exits non-zero with the reason.
+# node, the inspector ($MCP_INSPECTOR, default .ci/node/bin/mcp-inspector,
+# where .ci/run installs it; else mcp-inspector on $PATH) and the SDK's
+# node_modules ($MCP_SKILLS_MODULES, default .ci/node-skills/node_modules,
+# where .ci/run installs them). It ends with "e2e: N passed, 0 failed", or
+# exits non-zero with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -29,6 +35,8 @@ pass() {
 }
 
 [[ -x $STAX ]] || fail "no stax binary at $STAX (make build, or set STAX)"
+SKILLS_MODULES=${MCP_SKILLS_MODULES:-.ci/node-skills/node_modules}
+[[ -d $SKILLS_MODULES/@olaservo/ext-skills ]] || fail "no @olaservo/ext-skills in $SKILLS_MODULES (see .ci/run, or set MCP_SKILLS_MODULES)"
 [[ -n $INSPECTOR && -x $INSPECTOR ]] || fail "no MCP Inspector (npm install --prefix .ci/node @modelcontextprotocol/inspector, or set MCP_INSPECTOR)"
 command -v jq >/dev/null || fail "no jq (apt-get install jq)"
 STAX=$(cd "$(dirname "$STAX")" && pwd)/$(basename "$STAX")
@@ -57,6 +65,13 @@ mkdir -p "$skills/broken"
 printf -- '---\nname: broken\ndescription: Use it: when asked\n---\nbody\n' >"$skills/broken/SKILL.md"
 skill "$home/.claude/skills" review "Review a pull request the user way" user
 skill "$home/.claude/skills" deploy "Deploy the service" Deploy.
+
+# A skill stax installs from a package, whose entries carry its provenance.
+mkdir -p "$work/tools/skills/lint"
+printf 'name: tools\nversion: 1.2.0\n' >"$work/tools/stax.yaml"
+skill "$work/tools/skills" lint "Lint the code" Lint.
+HOME=$home STAX_HOME=$work/stax-home "$STAX" install --dir "$project" --runtime claude-code "$work/tools" >/dev/null ||
+  fail "stax install of the tools package"
 
 # The server command, as an agent's configuration would name it.
 cat >"$work/stax-mcp" <<EOF
@@ -120,5 +135,43 @@ check "resources/list has the skills' files with MIME types" \
 
 inspect --method resources/read --uri skill://review/references/rules.md
 check "resources/read returns the file" '.contents[0].text == "# Rules\n"'
+
+# The skills extension, with the working group's SDK as the host.
+cp test/e2e/skills-client.mjs "$work/"
+ln -s "$(cd "$SKILLS_MODULES" && pwd)" "$work/node_modules"
+skills_client() {
+  if ! out=$(node "$work/skills-client.mjs" "$@" 2>"$work/skills.err"); then
+    cat "$work/skills.err" >&2
+    fail "skills-client.mjs $1"
+  fi
+}
+for transport in stdio http; do
+  if [[ $transport == stdio ]]; then
+    skills_client stdio "$work/stax-mcp"
+  else
+    HOME=$home STAX_HOME=$work/stax-home "$STAX" mcp --dir "$project" --http 127.0.0.1:0 2>"$work/http.err" &
+    server=$!
+    url=
+    for _ in $(seq 100); do # until it says where it listens, 10 s at most
+      url=$(grep -o 'http://[^ ]*/' "$work/http.err" || true)
+      [[ -n $url ]] && break
+      sleep 0.1
+    done
+    [[ -n $url ]] || { cat "$work/http.err" >&2; kill "$server"; fail "stax mcp --http did not say where it listens"; }
+    skills_client http "$url"
+    kill "$server"
+    wait "$server" || true
+  fi
+  check "$transport: the skills extension is declared, with directoryRead" '.extension and .directoryRead'
+  check "$transport: skills/list and skills/get give the skills the runtime loads, neither shadowed nor broken" \
+    '[.skills[].name] == ["big", "deploy", "lint", "postmortem", "review"]'
+  check "$transport: every file of every entry read, its digest and size verified" '.files == 9 and .verified == 9'
+  check "$transport: a stateful skill's CALIBRATION, EXAMPLES and MEMORY are in its manifest" \
+    '.skills[] | select(.name == "postmortem") | .files == 4'
+  check "$transport: an installed skill's entry names its package, version and digest" \
+    '.skills[] | select(.name == "lint") | .meta["dev.stax/provenance"] | .version == "1.2.0" and (.digest | startswith("sha256:"))'
+  check "$transport: unknown skills, climbing and encoded URIs, other schemes and forged cursors are -32602" \
+    '[.refused[]] | length == 5 and all(. == -32602)'
+done
 
 echo "e2e: $passed passed, 0 failed"
