@@ -60,6 +60,15 @@ Every file of every skill is a resource, skill://NAME/PATH. Skills that
 cannot load are also sent as warning log notifications. When skills are
 installed, edited or removed, the server sends tools/list_changed.
 
+Hosts that load skills themselves use the MCP skills extension
+(io.modelcontextprotocol/skills, with directoryRead): skills/list and
+skills/get give each skill's frontmatter and every file with its SHA-256
+and size, which hosts verify what they read against, and, for a skill stax
+installed, its package, version, digest and signer in
+_meta["dev.stax/provenance"]. A skill whose files differ from its
+package's is said so there, or refused when the trust policy requires the
+package to verify.
+
 --http ADDR without a host (":8080") listens on the loopback interface.
 Requests from a web page whose origin is not loopback are refused (403),
 so that no site the browser visits can reach the server. With a token, in
