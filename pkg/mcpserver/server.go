@@ -192,9 +192,11 @@ func (s *Server) Refresh() error {
 			gone = append(gone, uri)
 		}
 	}
+	// A file edited in place changes its entry's digest: a host caching
+	// skills/list is told, as for a file that came or went.
 	var added []skillFile
 	for uri, f := range files {
-		if old, ok := s.resources[uri]; !ok || old.resource.MIMEType != f.resource.MIMEType || old.resource.Size != f.resource.Size {
+		if old, ok := s.resources[uri]; !ok || old.resource.MIMEType != f.resource.MIMEType || old.resource.Size != f.resource.Size || old.modTime != f.modTime {
 			added = append(added, f)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,9 +41,9 @@ func remarshal(t *testing.T, v, out any) {
 }
 
 // newSkillsClient is an SDK client that can call the extension's methods.
-func newSkillsClient(t *testing.T) *mcp.Client {
+func newSkillsClient(t *testing.T, copts *mcp.ClientOptions) *mcp.Client {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, copts)
 	for _, err := range []error{
 		mcp.AddSendingCustomMethod[*SkillsListParams, *SkillsListResult](c, MethodSkillsList),
 		mcp.AddSendingCustomMethod[*SkillsGetParams, *SkillsGetResult](c, MethodSkillsGet),
@@ -71,6 +72,11 @@ func skillsServer(t *testing.T, f fixture, opts Options, transport string) (*Ser
 
 func dialSkills(t *testing.T, srv *Server, transport string) *mcp.ClientSession {
 	t.Helper()
+	return dialSkillsWith(t, srv, transport, nil)
+}
+
+func dialSkillsWith(t *testing.T, srv *Server, transport string, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var ct mcp.Transport
@@ -92,7 +98,7 @@ func dialSkills(t *testing.T, srv *Server, transport string) *mcp.ClientSession 
 		go func() { done <- srv.ServeHTTP(ctx, ln, HTTPOptions{}) }()
 		ct = &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/"}
 	}
-	cs, err := newSkillsClient(t).Connect(ctx, ct, nil)
+	cs, err := newSkillsClient(t, copts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,5 +530,74 @@ func TestSkillsListConcurrentOverHTTP(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestSkillsEditIsAnnounced: a skill file edited in place, same size, is
+// a resources/list_changed once the folders are read again, and the entry
+// then describes the new bytes.
+func TestSkillsEditIsAnnounced(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), 1)
+	srv, _ := skillsServer(t, f, Options{}, "stdio")
+	changed := make(chan struct{}, 10)
+	cs := dialSkillsWith(t, srv, "stdio", &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
+	})
+	entry := listAll(t, cs)[0]
+	path := filepath.Join(f.projectSkills(), "skill-0000", "MEMORY.md")
+	edited := []byte("REMEMBERED\n")
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no resources/list_changed after an edit")
+	}
+	fresh, err := getSkill(cs, entry.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(edited)
+	for _, r := range fresh.Skill.Resources {
+		if strings.HasSuffix(r.URI, "/MEMORY.md") {
+			if r.Digest != "sha256:"+hex.EncodeToString(sum[:]) {
+				t.Errorf("MEMORY.md after the edit: %s, want the new bytes' digest", r.Digest)
+			}
+			if err := readVerified(cs, r); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// TestSkillsExtensionInServerDiscover: a client of the 2026-07-28
+// protocol, which asks server/discover instead of initialize, finds the
+// extension there too.
+func TestSkillsExtensionInServerDiscover(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	in, out, _ := serveStdio(t, f, 0)
+	a := exchange(t, in, out, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{`+
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if a.Error != nil {
+		t.Fatalf("server/discover: %+v", a.Error)
+	}
+	var res struct {
+		Capabilities struct {
+			Extensions map[string]map[string]any `json:"extensions"`
+			Resources  any                       `json:"resources"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(a.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Capabilities.Extensions[SkillsExtension]["directoryRead"] != true || res.Capabilities.Resources == nil {
+		t.Errorf("server/discover capabilities = %s", a.Result)
 	}
 }
