@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/agent"
-	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/warning"
 )
@@ -105,15 +104,6 @@ func (p *Placement) shown(dir string) string {
 		return rel
 	}
 	return dir
-}
-
-// CaseWarnings are merge.Result.CaseWarnings as warnings of the install.
-func CaseWarnings(m *merge.Result) []warning.Warning {
-	out := []warning.Warning{}
-	for _, msg := range m.CaseWarnings() {
-		out = append(out, warning.Warning{Kind: "case-collision", Message: msg})
-	}
-	return out
 }
 
 // readFolders are the distinct folders rt reads: its project folders when

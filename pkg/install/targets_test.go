@@ -1,7 +1,6 @@
 package install
 
 import (
-	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -49,24 +48,6 @@ func TestPlace(t *testing.T) {
 			if !slices.Equal(Names(target.Runtimes), tt.runtimes[i]) {
 				t.Errorf("%s: target %d runtimes %v, want %v", tt.name, i, Names(target.Runtimes), tt.runtimes[i])
 			}
-		}
-	}
-}
-
-func TestFrozenError(t *testing.T) {
-	plain := errors.New("fetch failed")
-	tests := []struct {
-		frozen bool
-		err    error
-		want   errdefs.Class
-	}{
-		{false, errdefs.Remote(plain), errdefs.Unavailable}, // not frozen: as it was
-		{true, errdefs.Remote(plain), errdefs.Unresolved},   // frozen: the lock cannot be honoured
-		{true, errdefs.Resolution(plain), errdefs.Unresolved},
-	}
-	for _, tt := range tests {
-		if got := errdefs.Of(frozenError(tt.frozen, tt.err)); got != tt.want {
-			t.Errorf("frozenError(%v, %v) class %v, want %v", tt.frozen, tt.err, got, tt.want)
 		}
 	}
 }

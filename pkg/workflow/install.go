@@ -20,7 +20,6 @@ import (
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
-	"github.com/stax-dev/stax/pkg/trust"
 	"github.com/stax-dev/stax/pkg/warning"
 )
 
@@ -171,7 +170,7 @@ func (m *manifest) oneOff(decls []string, version string) ([]staxyaml.Dependency
 // packages named, which resolve again. A stax.lock that cannot be read
 // pins nothing, with a warning: the install writes it again, as it would
 // with none. A frozen install follows the lock itself: nil.
-func keepLockedFor(env *Env, m *manifest, frozen bool, named map[string]bool) func(*install.Request) {
+func keepLockedFor(env *Env, m *manifest, frozen bool, named map[string]bool) func(*installRequest) {
 	if frozen {
 		return nil
 	}
@@ -182,7 +181,7 @@ func keepLockedFor(env *Env, m *manifest, frozen bool, named map[string]bool) fu
 	if old == nil {
 		return nil
 	}
-	return func(req *install.Request) {
+	return func(req *installRequest) {
 		req.Pins, req.PinTags = lockedPins(old, m.sources(), named)
 	}
 }
@@ -409,7 +408,7 @@ func checkVersionFlag(decls []string, version string) error {
 // project being m. adjust, when set, changes the request before it is
 // made; when its Plan stops the install, the result is nil and nothing
 // was written.
-func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, adjust func(*install.Request)) (_ *InstallResult, err error) {
+func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, adjust func(*installRequest)) (_ *InstallResult, err error) {
 	if len(sources) == 0 && m.edited == nil {
 		return nil, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
 	}
@@ -426,16 +425,11 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	if err := m.checkWritable(); err != nil {
 		return nil, err
 	}
-	req := install.Request{
-		Sources: decls, Ranges: ranges, ProjectDir: m.dir, Opener: env.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
+	req := installRequest{
+		Sources: decls, Ranges: ranges, ProjectDir: m.dir, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
 		Copy: env.transferOptions(opts.MaxSize), Placement: placement, Force: opts.Force, AllowHiddenText: opts.AllowHiddenText,
-		KeepLock: opts.NoSave && len(opts.Sources) > 0,
-		Verify: func(g *resolve.Graph, require map[digest.Digest]bool) (map[digest.Digest]string, error) {
-			outcomes, err := env.enforce(ctx, trustPackages(g), opts.Verify, m.def.TrustPolicy(m.dir), require, opts.MaxSize)
-			return trust.Signers(outcomes), err
-		},
+		KeepLock: opts.NoSave && len(opts.Sources) > 0, Verify: opts.Verify, Policy: m.def.TrustPolicy(m.dir),
 	}
-	req.MayRefuse = env.refusing(opts.Verify, m.def.TrustPolicy(m.dir))
 	if opts.Frozen {
 		if req.Frozen, err = lock.ReadFrozen(filepath.Join(m.dir, lock.FileName), decls); err != nil {
 			return nil, err
@@ -471,16 +465,16 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 			}
 		}()
 	}
-	installed, err := install.Sources(ctx, req)
+	installed, err := env.installGraph(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	defer installed.Graph.Close()
 	if plan != nil && installed.Outcome == nil && len(plan.Targets) > 0 {
-		merged := merge.Merge(installed.Graph.Order)
+		merged := installed.Merged
 		return &InstallResult{
 			Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
-			Warnings: append(install.Overlaps(placement), install.CaseWarnings(merged)...), Targets: []InstallTarget{}, Plan: plan,
+			Warnings: append(install.Overlaps(placement), caseWarnings(merged)...), Targets: []InstallTarget{}, Plan: plan,
 		}, nil
 	}
 	if installed.Outcome == nil {
@@ -502,10 +496,10 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	return res, nil
 }
 
-// planInstall makes req a dry run: its Plan, after any the job set,
+// planInstall makes req a dry run: its Review, after any the job set,
 // fills the plan returned and stops the install before anything is
 // fetched or written.
-func planInstall(req *install.Request, force bool, m *manifest) (*Plan, error) {
+func planInstall(req *installRequest, force bool, m *manifest) (*Plan, error) {
 	old, err := readLock(m.dir)
 	if err != nil {
 		return nil, err
@@ -514,8 +508,8 @@ func planInstall(req *install.Request, force bool, m *manifest) (*Plan, error) {
 	if m.edited != nil && (m.data == nil || string(m.edited) != string(m.data)) {
 		plan.Manifest = m.path
 	}
-	before := req.Plan
-	req.Plan = func(g *resolve.Graph, merged *merge.Result) (bool, error) {
+	before := req.Review
+	req.Review = func(g *resolve.Graph, merged *merge.Result) (bool, error) {
 		if before != nil {
 			if proceed, err := before(g, merged); err != nil || !proceed {
 				return false, err

@@ -9,7 +9,6 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -139,7 +138,7 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 		}
 	}
 	dryRun := opts.DryRun
-	adjust := func(req *install.Request) {
+	adjust := func(req *installRequest) {
 		if old != nil {
 			req.Pins, req.PinTags = lockedPins(old, m.sources(), selected)
 		}
@@ -149,7 +148,7 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 			}
 			req.Pins[to.key], req.PinTags[to.key] = to.digest, to.tag
 		}
-		req.Plan = func(g *resolve.Graph, merged *merge.Result) (bool, error) {
+		req.Review = func(g *resolve.Graph, merged *merge.Result) (bool, error) {
 			planned := lock.New(req.Sources, g, merged)
 			res.Packages, res.Skills = packageUpdates(old, planned), skillUpdates(old, planned)
 			return !dryRun && res.Changed(), nil

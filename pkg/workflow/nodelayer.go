@@ -1,4 +1,4 @@
-package install
+package workflow
 
 import (
 	"context"
@@ -7,17 +7,18 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/resolve"
 )
 
-// LayerOf is n's skills layer as install reads it: opened only when
+// nodeLayer is n's skills layer as install reads it: opened only when
 // one of n's winning skills must be written, once storing (when not nil)
 // has stored n, bounded by maxSize and maxFiles (as in
 // layers.ReadOptions) and verified against its descriptor, size and
 // digest, as pull verifies it: an OCI layout's store does not check what
 // it serves.
-func LayerOf(n *resolve.Node, storing *resolve.Storing, maxSize int64, maxFiles int) *Layer {
-	l := &Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
+func nodeLayer(n *resolve.Node, storing *resolve.Storing, maxSize int64, maxFiles int) *install.Layer {
+	l := &install.Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
 	// n.Target is read when a layer is explained, after Open: storing
 	// moves n to the local store meanwhile, and the layer is read from
 	// where n is then.

@@ -1,0 +1,260 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/hiddentext"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/scratch"
+	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
+	"github.com/stax-dev/stax/pkg/warning"
+)
+
+// installRequest is an install of layered packages into the folders of a
+// placement. The zero value of each field but Sources, ProjectDir and
+// Placement is a usable default.
+type installRequest struct {
+	// Sources are declarations as resolve.Resolve takes them, relative to
+	// ProjectDir; later ones win.
+	Sources []string
+	// Ranges are the version ranges of Sources, by declaration (see
+	// resolve.Options.Ranges).
+	Ranges     map[string]*semver.Range
+	ProjectDir string
+	// MaxSize and MaxFiles bound every package and layer read.
+	MaxSize  int64
+	MaxFiles int
+	// Frozen is the lock a frozen install follows exactly (see
+	// lock.ReadFrozen); nil for an install that writes stax.lock.
+	Frozen *lock.Lock
+	// Pins fix references to digests in an install that writes stax.lock,
+	// and PinTags give the tags they were resolved through (see
+	// resolve.Options): an update of some sources keeps the others at
+	// their locked digests.
+	Pins    map[string]digest.Digest
+	PinTags map[string]string
+	// Review, when set, is shown the resolved packages and the skills
+	// that win before anything is fetched or written; proceed false stops
+	// the install there, with no outcome: the dry run's plan, update's
+	// comparison with stax.lock.
+	Review func(g *resolve.Graph, merged *merge.Result) (proceed bool, err error)
+	// Verify is the signature check, and Policy the project's trust
+	// policy laid over the user's.
+	Verify Verification
+	Policy *trustpolicy.Policy
+	// Copy are the options of storing the packages (progress, concurrency).
+	Copy      transfer.Options
+	Placement *install.Placement
+	// KeepLock leaves stax.lock as it is: a one-off install of sources the
+	// project does not declare.
+	KeepLock bool
+	// Files are written in the same transaction as stax.lock and the
+	// folders (see install.Options.Files): the project's stax.yaml, when
+	// the install changes it.
+	Files   []install.LockFile
+	Force   bool
+	LockDir string
+	// AllowHiddenText installs skills that hold characters reviewers
+	// cannot see (see package hiddentext); without it such a skill fails
+	// the install as a failed precondition, naming the file and line.
+	AllowHiddenText bool
+}
+
+// installed is what installGraph did.
+type installed struct {
+	// Graph is the resolved packages; their configs' skill records have
+	// no descriptions, which an install drops.
+	Graph  *resolve.Graph
+	Merged *merge.Result
+	*install.Outcome
+	// Warnings are about the placement and the merged skills: runtimes
+	// that read each other's folders, names that differ only in case,
+	// frontmatter a runtime ignores, skills a runtime finds twice.
+	Warnings []warning.Warning
+	// LockPath is the project's stax.lock.
+	LockPath string
+}
+
+// installGraph is the install job: it resolves the packages of req,
+// merges them, checks them against the trust policy, and installs the
+// winners into every folder of the placement as one transaction with
+// stax.lock while the packages are stored in the local store. A failure
+// of a frozen install to resolve or fetch what the lock pins is
+// unresolved (exit 4). When req.Review stops it, the result has no
+// Outcome. Close the graph of the result.
+func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installed, err error) {
+	frozen := req.Frozen != nil
+	graph, err := e.resolveSources(ctx, req)
+	if err != nil {
+		return nil, frozenError(frozen, err)
+	}
+	defer func() {
+		if err != nil {
+			graph.Close()
+		}
+	}()
+	if frozen {
+		if err := req.Frozen.Check(req.Sources, graph); err != nil {
+			return nil, errdefs.Resolution(err)
+		}
+	}
+	merged := merge.Merge(graph.Order)
+	out := &installed{Graph: graph, Merged: merged, LockPath: filepath.Join(req.ProjectDir, lock.FileName)}
+	if req.Review != nil {
+		proceed, err := req.Review(graph, merged)
+		if err != nil || !proceed {
+			return out, err
+		}
+	}
+	outcomes, err := e.enforce(ctx, trustPackages(graph), req.Verify, req.Policy, req.Frozen.VerifiedDigests(), req.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	// The store's lock before the folders': see LockProject.
+	if err := graph.LockStore(ctx, e.Opener); err != nil {
+		return nil, frozenError(frozen, err)
+	}
+	// Nothing an install does or says uses a skill's description, and in
+	// a large library they are a third of what it holds a skill.
+	for _, n := range graph.Order {
+		n.Package.Config.DropDescriptions()
+	}
+	if frozen {
+		if err := req.Frozen.CheckSkills(merged); err != nil {
+			return nil, errdefs.Resolution(err)
+		}
+	}
+	if out.Outcome, err = e.writeWinners(ctx, req, graph, merged, trust.Signers(outcomes)); err != nil {
+		return nil, err
+	}
+	out.Warnings = append(install.Overlaps(req.Placement), caseWarnings(merged)...)
+	for _, t := range req.Placement.Targets {
+		out.Warnings = append(out.Warnings, install.IgnoredFields(t.Dir, merged.Paths(), t.Runtimes)...)
+	}
+	out.Warnings = append(out.Warnings, install.SeenTwice(req.Placement, merged.Paths())...)
+	return out, nil
+}
+
+// resolveSources resolves the sources of req. An install that will store
+// what it resolves has each layer fetched with its package's config, but
+// for a package the trust policy may refuse: nothing of it is written
+// before it is admitted.
+func (e *Env) resolveSources(ctx context.Context, req installRequest) (*resolve.Graph, error) {
+	ropts := resolve.Options{Opener: e.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency,
+		Progress: req.Copy.Progress}
+	if req.Frozen != nil {
+		ropts.Pins = req.Frozen.Pins()
+	}
+	if req.Review == nil {
+		require := req.Frozen.VerifiedDigests()
+		mayRefuse := e.refusing(req.Verify, req.Policy)
+		ropts.FetchLayers = func(decl string, manifest digest.Digest) bool {
+			return !require[manifest] && !mayRefuse(decl, manifest)
+		}
+	}
+	return resolve.Resolve(ctx, req.Sources, req.ProjectDir, ropts)
+}
+
+// writeWinners stores the packages of graph while it installs the
+// winners: each layer is extracted as soon as its package is stored, and
+// nothing is committed before all are. A failure to store them is the one
+// reported, as when they were stored first: it stops the install. An
+// install that fails on its own stops the store, whose packages it no
+// longer needs, and reports its own failure.
+func (e *Env) writeWinners(ctx context.Context, req installRequest, graph *resolve.Graph, merged *merge.Result, verified map[digest.Digest]string) (*install.Outcome, error) {
+	frozen := req.Frozen != nil
+	copyOpts := req.Copy
+	copyOpts.MaxSize = req.MaxSize
+	sctx, stopStore := context.WithCancel(ctx)
+	defer stopStore()
+	storing := graph.StartStore(sctx, e.Opener, copyOpts)
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		if _, err := storing.Wait(); err != nil {
+			cancel()
+		}
+	}()
+	out, err := installStored(ictx, req, graph, merged, verified, storing)
+	failedFirst := err != nil && ictx.Err() == nil
+	if failedFirst {
+		stopStore()
+	}
+	if _, storeErr := storing.Wait(); storeErr != nil && !(failedFirst && errors.Is(storeErr, context.Canceled)) {
+		return nil, frozenError(frozen, storeErr)
+	}
+	return out, err
+}
+
+// installStored installs the winners of graph, merged, whose packages
+// storing is storing. Each skill is read from its layer straight into the
+// folder's staging directory, and only if the folder does not hold it
+// already.
+func installStored(ctx context.Context, req installRequest, graph *resolve.Graph, merged *merge.Result, verified map[digest.Digest]string, storing *resolve.Storing) (*install.Outcome, error) {
+	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
+	skills := make([]install.Skill, 0, len(merged.Skills))
+	layerOf := map[*resolve.Node]*install.Layer{}
+	for _, s := range merged.Skills {
+		l := layerOf[s.From]
+		if l == nil {
+			l = nodeLayer(s.From, storing, req.MaxSize, req.MaxFiles)
+			if !req.AllowHiddenText {
+				l.Read.Inspect = hiddentext.LayerGuard
+			}
+			layerOf[s.From] = l
+		}
+		skills = append(skills, install.Skill{
+			Path: s.Path, Layer: l,
+			Package: lock.Key(s.From), PackageDigest: s.From.Digest, PackageVersion: s.From.Package.Config.Version, Digest: s.Digest,
+		})
+	}
+	iopts := install.Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records,
+		BeforeCommit: func() error { _, err := storing.Wait(); return err }}
+	if req.Frozen == nil && !req.KeepLock {
+		// Made each time it is written rather than held while the skills
+		// are: it lists every skill.
+		write := func(w io.Writer) error {
+			l := lock.New(req.Sources, graph, merged)
+			for d, signer := range verified {
+				l.RecordVerified(d, signer)
+			}
+			return l.Encode(w)
+		}
+		iopts.Files = []install.LockFile{{Path: filepath.Join(req.ProjectDir, lock.FileName), Write: write}}
+	}
+	iopts.Files = append(iopts.Files, req.Files...)
+	return install.InstallAll(ctx, req.Placement.Dirs(), skills, iopts)
+}
+
+// caseWarnings are merge.Result.CaseWarnings as warnings of the install.
+func caseWarnings(m *merge.Result) []warning.Warning {
+	out := []warning.Warning{}
+	for _, msg := range m.CaseWarnings() {
+		out = append(out, warning.Warning{Kind: "case-collision", Message: msg})
+	}
+	return out
+}
+
+// frozenError makes any resolution failure of a frozen install
+// unresolved: a locked digest that cannot be fetched means the lock
+// cannot be honoured. Content that does not match its digest stays data
+// loss: the lock is right, the bytes served for it are not.
+func frozenError(frozen bool, err error) error {
+	if c := errdefs.Of(err); !frozen || c == errdefs.Unresolved || c == errdefs.DataLoss {
+		return err
+	}
+	return errdefs.Reclassify(errdefs.Unresolved, fmt.Errorf("--frozen: %w", err))
+}
