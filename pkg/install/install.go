@@ -98,9 +98,6 @@ type Options struct {
 	// Concurrency is how many layers are extracted at once; 0 is
 	// layers.ExtractWorkers().
 	Concurrency int
-	// BeforeCommit, when set, runs once every folder is staged, before
-	// any is touched: an error from it leaves them as they were.
-	BeforeCommit func() error
 }
 
 // LockFile is a file written with an install, such as stax.lock.
@@ -239,17 +236,34 @@ func Uninstall(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // InstallAll installs skills into every folder of dirs, and writes
-// opts.Files, all or nothing: every folder is checked and staged before any
-// is touched, a journal kept beside the folder's lock says how to undo
-// each step, and a failure (or, on the next run, a crash) at any step
-// puts every folder and file back as they were.
+// opts.Files, all or nothing: Stage, then Commit.
 func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options) (*Outcome, error) {
-	plans := make([]*plan, len(dirs))
+	st, err := Stage(ctx, dirs, skills, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return st.Commit()
+}
+
+// Staged is an install checked and staged in every folder, which holds
+// their locks until Close: nothing a runtime reads has changed yet.
+type Staged struct {
+	plans []*plan
+	files []LockFile
+	tx    *transaction
+}
+
+// Stage locks every folder of dirs, finishes or undoes an install a crash
+// interrupted there, refuses to touch skills of the user's and changes
+// the user made (unless opts.Force), and stages skills in each. Commit
+// then swaps them in with opts.Files; Close, without Commit, leaves every
+// folder and file as it was.
+func Stage(ctx context.Context, dirs []string, skills []Skill, opts Options) (_ *Staged, err error) {
+	st := &Staged{plans: make([]*plan, len(dirs)), files: opts.Files, tx: newTransaction(opts.LockDir)}
 	defer func() {
-		for _, p := range plans {
-			if p != nil {
-				p.close()
-			}
+		if err != nil {
+			st.Close()
 		}
 	}()
 	// Every stax locks folders in the order of their paths, whatever
@@ -262,16 +276,30 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		if err != nil {
 			return nil, err
 		}
-		plans[i] = p
+		st.plans[i] = p
 	}
-	if opts.BeforeCommit != nil {
-		if err := opts.BeforeCommit(); err != nil {
-			return nil, err
+	return st, nil
+}
+
+// Close releases the folders' locks, and removes what Stage staged that
+// Commit did not swap in.
+func (st *Staged) Close() {
+	for i, p := range st.plans {
+		if p != nil {
+			p.close()
+			st.plans[i] = nil
 		}
 	}
-	tx := newTransaction(opts.LockDir)
-	files := make([]*lockChange, len(opts.Files))
-	for i, f := range opts.Files {
+}
+
+// Commit swaps the staged install into every folder, and writes the
+// files, all or nothing: a journal kept beside the folder's lock says how
+// to undo each step, and a failure (or, on the next run, a crash) at any
+// step puts every folder and file back as they were.
+func (st *Staged) Commit() (*Outcome, error) {
+	plans := st.plans
+	files := make([]*lockChange, len(st.files))
+	for i, f := range st.files {
 		lc, err := newLockChange(f, i)
 		if err != nil {
 			return nil, err
@@ -283,11 +311,45 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 	}
 	out := &Outcome{}
 	for i, p := range plans {
-		if err := p.commit(tx, files); err != nil {
+		if err := p.commit(st.tx, files); err != nil {
 			return nil, rollbackAll(plans[:i+1], err, false)
 		}
 		out.Results = append(out.Results, p.result)
 	}
+	written, err := writeFiles(plans, files, out)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(plans, func(p *plan) bool { return p.journaled }) {
+		// Nothing changed, in any folder nor file: no journal to
+		// complete or roll back, so no marker to write.
+		for _, p := range plans {
+			p.finish()
+		}
+		return out, nil
+	}
+	// The transaction is done once the marker is written: from there on a
+	// crash is completed, not rolled back.
+	err = step("commit")
+	if err == nil {
+		err = st.tx.commit()
+	}
+	if err != nil {
+		return nil, rollbackFiles(plans, written, errdefs.IO(fmt.Errorf("commit the install: %w", err)))
+	}
+	afterCommit("commit")
+	for _, p := range plans {
+		p.finish()
+		afterCommit("finish " + p.opts.Dir)
+	}
+	st.tx.forget()
+	return out, nil
+}
+
+// writeFiles writes the files that change, once every folder is
+// committed, and adds them to out.Changed; on a failure, it rolls back
+// the folders and the files written.
+func writeFiles(plans []*plan, files []*lockChange, out *Outcome) ([]*lockChange, error) {
 	var written []*lockChange
 	for _, lc := range files {
 		if !lc.changes() {
@@ -303,30 +365,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 		written = append(written, lc)
 		out.Changed = append(out.Changed, lc.given)
 	}
-	if !slices.ContainsFunc(plans, func(p *plan) bool { return p.journaled }) {
-		// Nothing changed, in any folder nor file: no journal to
-		// complete or roll back, so no marker to write.
-		for _, p := range plans {
-			p.finish()
-		}
-		return out, nil
-	}
-	// The transaction is done once the marker is written: from there on a
-	// crash is completed, not rolled back.
-	err := step("commit")
-	if err == nil {
-		err = tx.commit()
-	}
-	if err != nil {
-		return nil, rollbackFiles(plans, written, errdefs.IO(fmt.Errorf("commit the install: %w", err)))
-	}
-	afterCommit("commit")
-	for _, p := range plans {
-		p.finish()
-		afterCommit("finish " + p.opts.Dir)
-	}
-	tx.forget()
-	return out, nil
+	return written, nil
 }
 
 // pathOrder is the indexes of dirs in the order of their absolute paths.

@@ -221,8 +221,7 @@ func installStored(ctx context.Context, req installRequest, graph *resolve.Graph
 			Package: lock.Key(s.From), PackageDigest: s.From.Digest, PackageVersion: s.From.Package.Config.Version, Digest: s.Digest,
 		})
 	}
-	iopts := install.Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records,
-		BeforeCommit: func() error { _, err := storing.Wait(); return err }}
+	iopts := install.Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records}
 	if req.Frozen == nil && !req.KeepLock {
 		// Made each time it is written rather than held while the skills
 		// are: it lists every skill.
@@ -236,7 +235,15 @@ func installStored(ctx context.Context, req installRequest, graph *resolve.Graph
 		iopts.Files = []install.LockFile{{Path: filepath.Join(req.ProjectDir, lock.FileName), Write: write}}
 	}
 	iopts.Files = append(iopts.Files, req.Files...)
-	return install.InstallAll(ctx, req.Placement.Dirs(), skills, iopts)
+	staged, err := install.Stage(ctx, req.Placement.Dirs(), skills, iopts)
+	if err != nil {
+		return nil, err
+	}
+	defer staged.Close()
+	if _, err := storing.Wait(); err != nil {
+		return nil, err
+	}
+	return staged.Commit()
 }
 
 // caseWarnings are merge.Result.CaseWarnings as warnings of the install.
