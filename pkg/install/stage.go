@@ -20,13 +20,13 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/bytesize"
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // Layer is a package's skills layer. The skills an install must stage
@@ -504,7 +504,7 @@ func (st *stager) stage(ctx context.Context, todo []*staged, workers int) error 
 	}
 	idle := make(chan *stager, workers) // at most workers run at once
 	idle <- st
-	return transfer.Concurrently(ctx, len(order), workers, func(ctx context.Context, i int) error {
+	return inorder.Concurrently(ctx, len(order), workers, func(ctx context.Context, i int) error {
 		var w *stager
 		select {
 		case w = <-idle:

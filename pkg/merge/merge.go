@@ -13,13 +13,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/scratch"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // Skill is a skill of the merged set and where it came from.
@@ -140,7 +140,7 @@ func (r *Result) Materialize(ctx context.Context, dest string, opts Options) err
 		// layers are extracted at once, and the error is the first
 		// package's in order that failed, as one after another.
 		byPackage := r.byPackage()
-		err = transfer.Concurrently(ctx, len(byPackage), workers, func(ctx context.Context, i int) error {
+		err = inorder.Concurrently(ctx, len(byPackage), workers, func(ctx context.Context, i int) error {
 			return extractWinners(ctx, read, byPackage[i], root, ropts)
 		})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -41,7 +42,7 @@ func CopyDependencies(ctx context.Context, g *resolve.Graph, opener *target.Open
 		}
 	}
 	copied := make([]*MirroredDependency, len(deps))
-	err := transfer.Concurrently(ctx, len(deps), opts.Concurrency, func(ctx context.Context, i int) error {
+	err := inorder.Concurrently(ctx, len(deps), opts.Concurrency, func(ctx context.Context, i int) error {
 		n := deps[i]
 		from, err := reference.Parse(n.Ref)
 		if err != nil || from.IsLayout() || n.Dir != "" {

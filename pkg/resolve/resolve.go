@@ -21,6 +21,7 @@ import (
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
@@ -781,7 +782,7 @@ func (g *Graph) storeAll(ctx context.Context, opener *target.Opener, opts transf
 	after := sharingBlobs(remote)
 	// Packages start in graph order, so the ones a package waits for have
 	// started before it and do not wait for it.
-	err = transfer.Concurrently(ctx, len(remote), opts.Concurrency, func(ctx context.Context, i int) (err error) {
+	err = inorder.Concurrently(ctx, len(remote), opts.Concurrency, func(ctx context.Context, i int) (err error) {
 		defer func() {
 			s.errs[i] = err
 			close(s.done[i])

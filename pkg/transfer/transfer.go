@@ -20,6 +20,7 @@ import (
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry"
 
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -600,3 +601,12 @@ func explainCopy(err, readErr error, src, dst *target.Target) error {
 	}
 	return src.Explain(err)
 }
+
+// DefaultConcurrency is how many packages a command looks up and fetches
+// at once when not told. Packages of skills are small, and fetching one
+// is a round trip or two of waiting on the registry: ten of them, a
+// project's worth, then cost two round trips rather than seven (3,
+// oras's default, is meant for the layers of one image). Extracting
+// layers, which is CPU and disk work, is bounded apart from it (see
+// layers.ExtractWorkers).
+const DefaultConcurrency = inorder.DefaultLimit

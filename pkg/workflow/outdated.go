@@ -12,6 +12,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -19,7 +20,6 @@ import (
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/transfer"
 )
 
 // OutdatedOptions say whose packages Outdated checks.
@@ -154,7 +154,7 @@ func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntr
 	// A lookup that finds the tag listed gone asks for the tags again, to
 	// name those there are: they are remembered.
 	env = env.rememberingTags()
-	return transfer.Concurrently(ctx, len(repos), listingConcurrency(env), func(ctx context.Context, r int) error {
+	return inorder.Concurrently(ctx, len(repos), listingConcurrency(env), func(ctx context.Context, r int) error {
 		return compareWithRepository(ctx, env, entries, repos[r])
 	})
 }
@@ -412,7 +412,7 @@ func listTags(ctx context.Context, env *Env, repos []reference.Reference) (map[s
 		}
 	}
 	listed := make([][]string, len(unique))
-	err := transfer.Concurrently(ctx, len(unique), listingConcurrency(env), func(ctx context.Context, i int) error {
+	err := inorder.Concurrently(ctx, len(unique), listingConcurrency(env), func(ctx context.Context, i int) error {
 		t, err := env.Opener.Open(ctx, unique[i], store.ReadOnly)
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package transfer_test
+package inorder_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/internal/inorder"
 )
 
 // testDeadline bounds a test that would otherwise hang when items do not
@@ -26,7 +26,7 @@ func TestConcurrentlyRunsUpToLimitAtOnce(t *testing.T) {
 	var running, most atomic.Int32
 	var once sync.Once
 	full := make(chan struct{})
-	err := transfer.Concurrently(ctx, n, limit, func(ctx context.Context, i int) error {
+	err := inorder.Concurrently(ctx, n, limit, func(ctx context.Context, i int) error {
 		now := running.Add(1)
 		defer running.Add(-1)
 		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
@@ -58,7 +58,7 @@ func TestConcurrentlyReportsTheLowestIndexError(t *testing.T) {
 	defer cancel()
 	errFirst, errSecond := errors.New("item 0 failed"), errors.New("item 1 failed")
 	secondCancelled := make(chan struct{})
-	err := transfer.Concurrently(ctx, 3, 3, func(ctx context.Context, i int) error {
+	err := inorder.Concurrently(ctx, 3, 3, func(ctx context.Context, i int) error {
 		switch i {
 		case 0:
 			// Fails only once item 1's failure has cancelled item 2.
@@ -86,7 +86,7 @@ func TestConcurrentlyStartsNothingAfterAFailure(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
 	var called []int
-	err := transfer.Concurrently(context.Background(), 10, 1, func(ctx context.Context, i int) error {
+	err := inorder.Concurrently(context.Background(), 10, 1, func(ctx context.Context, i int) error {
 		called = append(called, i)
 		if i == 3 {
 			return boom
@@ -96,7 +96,7 @@ func TestConcurrentlyStartsNothingAfterAFailure(t *testing.T) {
 	if !errors.Is(err, boom) || fmt.Sprint(called) != "[0 1 2 3]" {
 		t.Errorf("Concurrently returned %v after calling %v, want boom after [0 1 2 3]", err, called)
 	}
-	if err := transfer.Concurrently(context.Background(), 0, 0, nil); err != nil {
+	if err := inorder.Concurrently(context.Background(), 0, 0, nil); err != nil {
 		t.Errorf("no items: %v", err)
 	}
 }
@@ -106,7 +106,7 @@ func TestConcurrentlyStopsOnACancelledContext(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	var calls atomic.Int32
-	err := transfer.Concurrently(ctx, 5, 1, func(ctx context.Context, i int) error {
+	err := inorder.Concurrently(ctx, 5, 1, func(ctx context.Context, i int) error {
 		calls.Add(1)
 		cancel()
 		return nil

@@ -1,21 +1,18 @@
-package transfer
+// Package inorder runs the items of a loop at once, and reports what the
+// loop, run one item after another, would have: the first error in order.
+package inorder
 
 import (
 	"context"
 	"sync"
 )
 
-// DefaultConcurrency is how many things Concurrently does at once when
-// not told, and how many packages a command looks up and fetches at once.
-// Packages of skills are small, and fetching one is a round trip or two
-// of waiting on the registry: ten of them, a project's worth, then cost
-// two round trips rather than seven (3, oras's default, is meant for the
-// layers of one image). Extracting layers, which is CPU and disk work, is
-// bounded apart from it (see layers.ExtractWorkers).
-const DefaultConcurrency = 10
+// DefaultLimit is how many items Concurrently runs at once when not
+// told (see transfer.DefaultConcurrency, which it is).
+const DefaultLimit = 10
 
 // Concurrently calls fn(ctx, i) for each i in [0, n), at most limit at
-// once (limit < 1 is DefaultConcurrency), starting them in index order.
+// once (limit < 1 is DefaultLimit), starting them in index order.
 // It returns what a loop calling fn in order, stopping at the first
 // error, would return: the error of the lowest index that failed, nil
 // when none did. Once item i has failed, the items after it are not
@@ -24,7 +21,7 @@ const DefaultConcurrency = 10
 // of them failing too would be.
 func Concurrently(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
 	if limit < 1 {
-		limit = DefaultConcurrency
+		limit = DefaultLimit
 	}
 	var (
 		mu       sync.Mutex
