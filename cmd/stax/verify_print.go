@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -15,7 +14,7 @@ import (
 // printVerify reports each folder's drift. The names of skills and files
 // are what is on disk, which anyone who can write the folder chose: each
 // is escaped.
-func printVerify(streams *IOStreams, res install.VerifyResult) {
+func printVerify(streams *IOStreams, res workflow.VerifyInstalledResult) {
 	esc := termtext.Escape
 	if res.Manifest != "" {
 		// The sources in the message are stax.yaml's, anyone's to write.

@@ -55,9 +55,9 @@ func TestPortableInstallWritesPathsRelativeToRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(b, ".claude", "skills")
-	res, err := Verify(context.Background(), VerifyOptions{Targets: []Target{{Dir: dir}}, Root: b, Portable: true, LockDir: t.TempDir()})
-	if err != nil || !res.Verified {
-		t.Errorf("verify of the clone: %+v %v", res, err)
+	drift, _, err := Verify(context.Background(), dir, VerifyOptions{Root: b, Portable: true, LockDir: t.TempDir()})
+	if err != nil || len(drift) > 0 {
+		t.Errorf("verify of the clone: %+v %v", drift, err)
 	}
 	again, err := Install(context.Background(), placeSkills(t, pkg), Options{Dir: dir, Root: b, Workspace: b, LockDir: t.TempDir(), Portable: true})
 	if err != nil || !slices.Equal(again.Unchanged, []string{"plain", "vars"}) {
@@ -73,9 +73,9 @@ func TestVerifyReportsInstallWrittenForAnotherPlace(t *testing.T) {
 	t.Parallel()
 	home, pkg := filepath.Join(t.TempDir(), "home"), t.TempDir()
 	dir := installedAt(t, pkg, home, false)
-	res, err := Verify(context.Background(), VerifyOptions{Targets: []Target{{Dir: dir}}, Root: home, LockDir: t.TempDir()})
-	if err != nil || !res.Verified {
-		t.Fatalf("verify where installed: %+v %v", res, err)
+	drift, _, err := Verify(context.Background(), dir, VerifyOptions{Root: home, LockDir: t.TempDir()})
+	if err != nil || len(drift) > 0 {
+		t.Fatalf("verify where installed: %+v %v", drift, err)
 	}
 
 	moved := filepath.Join(t.TempDir(), "moved")
@@ -83,14 +83,14 @@ func TestVerifyReportsInstallWrittenForAnotherPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir = filepath.Join(moved, ".claude", "skills")
-	res, err = Verify(context.Background(), VerifyOptions{Targets: []Target{{Dir: dir}}, Root: moved, LockDir: t.TempDir()})
+	drift, _, err = Verify(context.Background(), dir, VerifyOptions{Root: moved, LockDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verified || len(res.Targets) != 1 || len(res.Targets[0].Drift) != 1 {
-		t.Fatalf("verify of a moved install: %+v, want the skill reported", res)
+	if len(drift) != 1 {
+		t.Fatalf("verify of a moved install: %+v, want the skill reported", drift)
 	}
-	if d := res.Targets[0].Drift[0]; d.Skill != "vars" || !d.Relocated {
+	if d := drift[0]; d.Skill != "vars" || !d.Relocated {
 		t.Errorf("drift %+v, want vars relocated", d)
 	}
 
@@ -102,8 +102,8 @@ func TestVerifyReportsInstallWrittenForAnotherPlace(t *testing.T) {
 	if want := "dir=" + filepath.Join(dir, "vars") + " ws=${STAX_WORKSPACE}\n"; err != nil || string(got) != want {
 		t.Errorf("SKILL.md in the moved home: %q %v, want %q", got, err, want)
 	}
-	res, err = Verify(context.Background(), VerifyOptions{Targets: []Target{{Dir: dir}}, Root: moved, LockDir: t.TempDir()})
-	if err != nil || !res.Verified {
-		t.Errorf("verify after installing in the moved home: %+v %v", res, err)
+	drift, _, err = Verify(context.Background(), dir, VerifyOptions{Root: moved, LockDir: t.TempDir()})
+	if err != nil || len(drift) > 0 {
+		t.Errorf("verify after installing in the moved home: %+v %v", drift, err)
 	}
 }

@@ -2,11 +2,19 @@ package workflow
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/trust"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
@@ -117,4 +125,72 @@ func trustPackages(g *resolve.Graph) []trust.Package {
 		out = append(out, trust.Package{Ref: trustpolicy.ScopeName(n.Ref), Target: n.Target, Descriptor: n.Package.Descriptor})
 	}
 	return out
+}
+
+// signedOptions say which keys to check installed skills against, and
+// where to find their packages.
+type signedOptions struct {
+	// Trusted are the signers the command names; with none, each
+	// package's signers come from the trust policy file at Policy, and a
+	// package no signer is trusted for is not checked. Its trusted root
+	// replaces the policy's.
+	Trusted trust.Trusted
+	Policy  string
+	// Open gives the source of packages and the size limit of a read; it
+	// is called only when some skill came from a package.
+	Open func() (trust.Source, int64, error)
+	// Loader makes the verifiers, once for every folder checked; nil is
+	// a new one for each, warning nowhere.
+	Loader *trust.Loader
+}
+
+// checkSigned compares the skills installed in dir with what their
+// packages' signatures sign, for the packages a signer is trusted for.
+func checkSigned(ctx context.Context, dir string, rec *install.Record, opts signedOptions) ([]trust.SignedDrift, error) {
+	byPackage := map[string][]trust.InstalledSkill{}
+	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
+		s := rec.Skills[name]
+		if _, err := reference.Parse(s.Package); err != nil || isDir(s.Package) {
+			continue // built from a directory: nothing signed it
+		}
+		byPackage[s.Package] = append(byPackage[s.Package], trust.InstalledSkill{Dir: filepath.Join(dir, name), Path: name, Ref: s.Package, Digest: s.PackageDigest})
+	}
+	if len(byPackage) == 0 {
+		return nil, nil
+	}
+	open, maxSize, err := opts.Open()
+	if err != nil {
+		return nil, err
+	}
+	loader := opts.Loader
+	if loader == nil {
+		loader = trust.NewLoader(nil)
+	}
+	var out []trust.SignedDrift
+	for _, ref := range slices.Sorted(maps.Keys(byPackage)) {
+		trusted, err := trust.PolicySigners(opts.Policy, trustpolicy.ScopeName(ref), opts.Trusted)
+		if errdefs.Of(err) == errdefs.InvalidArgument && !opts.Trusted.Named() {
+			continue // no signer trusted for it: only the install record is checked
+		} else if err != nil {
+			return nil, err
+		}
+		verifiers, err := loader.Verifiers(trusted)
+		if err != nil {
+			return nil, errdefs.Invalid(err)
+		}
+		drift, err := trust.CheckInstalled(ctx, byPackage[ref], open, verifiers, maxSize)
+		if errors.Is(err, signature.ErrNotVerified) {
+			return nil, errdefs.Corrupt(err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, drift...)
+	}
+	return out, nil
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
 }

@@ -40,12 +40,34 @@ type VerifyInstalledOptions struct {
 	MaxSize int64
 }
 
+// VerifyInstalledResult is what VerifyInstalled found; Verified when
+// nothing differs.
+type VerifyInstalledResult struct {
+	Verified bool                    `json:"verified"`
+	Targets  []VerifyInstalledTarget `json:"targets"`
+	// Manifest says how stax.yaml and stax.lock disagree (an install
+	// --frozen refuses them); empty when they agree, or there is no lock.
+	Manifest string `json:"manifest,omitempty"`
+}
+
+// VerifyInstalledTarget is what VerifyInstalled found in one folder.
+type VerifyInstalledTarget struct {
+	Runtimes []string        `json:"runtimes"`
+	Dir      string          `json:"dir"`
+	Drift    []install.Drift `json:"drift"`
+	// Unlocked are installed skills whose digest stax.lock does not pin.
+	Unlocked []string `json:"unlocked"`
+	// Unsigned are installed skills whose files differ from what their
+	// package's signature signs; checked when a key is trusted for it.
+	Unsigned []trust.SignedDrift `json:"unsigned,omitempty"`
+}
+
 // VerifyInstalled compares the skills installed in each folder with the
 // files stax wrote, with stax.lock, and with what their packages'
 // signatures sign. An install a crash interrupted is finished or undone
 // first, with a note to env.Warnings. The result is Verified when nothing
 // differs; a difference is not an error.
-func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions) (*install.VerifyResult, error) {
+func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions) (*VerifyInstalledResult, error) {
 	// Under the project's lock, which recovers an interrupted install of
 	// its stax.yaml and stax.lock before they are read.
 	m, err := env.manifestFor(ctx, opts.Where, false)
@@ -73,14 +95,24 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 			return nil, err
 		}
 	}
-	res, err := install.Verify(ctx, install.VerifyOptions{
-		Targets: placement.Targets, Root: placement.Root, Workspace: placement.Workspace, Portable: placement.Portable(), Records: placement.Records, Locked: locked, LockDir: lockDir, Notes: env.warnings(),
-		Signed: install.SignedOptions{Trusted: trust.Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot}, Policy: policy, Open: func() (trust.Source, int64, error) {
-			return source.TrustSource(env.Opener), opts.MaxSize, nil
-		}, Loader: trust.NewLoader(env.warnings())},
-	})
-	if err != nil {
-		return nil, err
+	signed := signedOptions{Trusted: trust.Trusted{Keys: opts.Keys, Identities: opts.Identities, TrustedRoot: opts.TrustedRoot}, Policy: policy, Open: func() (trust.Source, int64, error) {
+		return source.TrustSource(env.Opener), opts.MaxSize, nil
+	}, Loader: trust.NewLoader(env.warnings())}
+	vopts := install.VerifyOptions{Root: placement.Root, Workspace: placement.Workspace, Portable: placement.Portable(), Records: placement.Records, LockDir: lockDir, Notes: env.warnings()}
+	res := &VerifyInstalledResult{Verified: true, Targets: []VerifyInstalledTarget{}}
+	for _, t := range placement.Targets {
+		drift, rec, err := install.Verify(ctx, t.Dir, vopts)
+		if err != nil {
+			return nil, err
+		}
+		vt := VerifyInstalledTarget{Runtimes: install.Names(t.Runtimes), Dir: t.Dir, Drift: drift, Unlocked: locked.Unlocked(rec.Digests())}
+		if vt.Unsigned, err = checkSigned(ctx, t.Dir, rec, signed); err != nil {
+			return nil, err
+		}
+		if len(vt.Drift) > 0 || len(vt.Unlocked) > 0 || len(vt.Unsigned) > 0 {
+			res.Verified = false
+		}
+		res.Targets = append(res.Targets, vt)
 	}
 	if locked != nil {
 		if res.Manifest, err = disagreement(m, locked); err != nil {
@@ -88,7 +120,7 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 		}
 		res.Verified = res.Verified && res.Manifest == ""
 	}
-	return &res, nil
+	return res, nil
 }
 
 // disagreement says how stax.yaml and the stax.lock of its last install
