@@ -32,7 +32,7 @@ func newGate(n int) *gate { return &gate{n: n, all: make(chan struct{})} }
 // wrap makes l's Open wait at the gate.
 func (g *gate) wrap(l *Layer) {
 	open := l.Open
-	l.Open = func(ctx context.Context) (io.ReadCloser, error) {
+	l.Open = func(ctx context.Context, read func(io.Reader) error) error {
 		g.mu.Lock()
 		if g.open++; g.open == g.n {
 			close(g.all)
@@ -40,9 +40,9 @@ func (g *gate) wrap(l *Layer) {
 		g.mu.Unlock()
 		select {
 		case <-g.all:
-			return open(ctx)
+			return open(ctx, read)
 		case <-time.After(deadline):
-			return nil, errors.New("layers were opened one after another, never two at once")
+			return errors.New("layers were opened one after another, never two at once")
 		}
 	}
 }
@@ -90,17 +90,17 @@ func TestInstallReportsTheFirstLayersErrorWhenExtractingAtOnce(t *testing.T) {
 		skills = append(skills, Skill{Path: name, Layer: l, Package: l.Name, Digest: d[name]})
 	}
 	thirdFailed := make(chan struct{})
-	ls[0].Open = func(ctx context.Context) (io.ReadCloser, error) {
+	ls[0].Open = func(context.Context, func(io.Reader) error) error {
 		select {
 		case <-thirdFailed:
-			return nil, first
+			return first
 		case <-time.After(deadline):
-			return nil, errors.New("the third layer was not opened while the first was")
+			return errors.New("the third layer was not opened while the first was")
 		}
 	}
-	ls[2].Open = func(ctx context.Context) (io.ReadCloser, error) {
+	ls[2].Open = func(context.Context, func(io.Reader) error) error {
 		defer close(thirdFailed)
-		return nil, second
+		return second
 	}
 	parent := t.TempDir()
 	dir, locks := filepath.Join(parent, "skills"), t.TempDir()

@@ -43,8 +43,8 @@ func TestOversizeSkillMDIsRefused(t *testing.T) {
 	tw.Close()
 	zw.Close()
 	digests := layers.SkillDigests([]layers.FileDigest{{Path: "big/SKILL.md", Digest: digest.NewDigestFromBytes(digest.SHA256, sum(data))}})
-	l := &Layer{Name: "big", Open: func(context.Context) (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(buf.Bytes())), nil
+	l := &Layer{Name: "big", Open: func(_ context.Context, read func(io.Reader) error) error {
+		return read(bytes.NewReader(buf.Bytes()))
 	}}
 	fromLayer := Skill{Path: "big", Layer: l, Package: "p", Digest: digests["big"]}
 	fromDir := testSkill(t, "big", data)

@@ -242,8 +242,8 @@ func TestLayerWithASplitSkillIsRefused(t *testing.T) {
 		digests = append(digests, layers.FileDigest{Path: f[0], Digest: digest.NewDigestFromBytes(digest.SHA256, sum(f[1]))})
 	}
 	skillDigests := layers.SkillDigests(digests)
-	l := &Layer{Name: "split", Open: func(context.Context) (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(buf.Bytes())), nil
+	l := &Layer{Name: "split", Open: func(_ context.Context, read func(io.Reader) error) error {
+		return read(bytes.NewReader(buf.Bytes()))
 	}}
 	dir := filepath.Join(t.TempDir(), "skills")
 	skills := []Skill{{Path: "a", Layer: l, Package: "p", Digest: skillDigests["a"]}, {Path: "b", Layer: l, Package: "p", Digest: skillDigests["b"]}}

@@ -17,7 +17,6 @@ import (
 	"sync"
 
 	"github.com/opencontainers/go-digest"
-	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/internal/inorder"
@@ -36,14 +35,14 @@ import (
 type Layer struct {
 	// Name says which package, in messages.
 	Name string
-	// Open returns the layer's compressed bytes.
-	Open func(ctx context.Context) (io.ReadCloser, error)
+	// Open calls read with the layer's compressed bytes, and returns its
+	// error, or why the bytes could not be had; a layer that does not
+	// match its digest is explained there (whose copy is corrupt, and the
+	// fix).
+	Open func(ctx context.Context, read func(io.Reader) error) error
 	// Read bounds the layer and, with its Digest, verifies it; the
 	// staged skills are discarded if it does not verify.
 	Read layers.ReadOptions
-	// Explain, when set, says where a layer that does not match its
-	// digest came from (whose copy is corrupt, and the fix).
-	Explain func(error) error
 }
 
 // staged is a skill written into the staging directory: its record
@@ -110,6 +109,10 @@ type stager struct {
 	// called: stagers extracting layers at once share it, as they share
 	// the plan those change.
 	settling *sync.Mutex
+	// asPackaged writes each file as its package holds it, into a folder
+	// no runtime reads (see WriteFolder): no path is substituted, and
+	// nothing of a file is checked but the skill's digest.
+	asPackaged bool
 }
 
 // fork is a stager for another layer extracted at the same time as st's:
@@ -117,7 +120,7 @@ type stager struct {
 // buffer and open directory of its own.
 func (st *stager) fork() *stager {
 	return &stager{folder: st.folder, staging: st.staging, vars: st.vars, buf: make([]byte, stageBufferSize),
-		merge: st.merge, done: st.done, settling: st.settling}
+		merge: st.merge, done: st.done, settling: st.settling, asPackaged: st.asPackaged}
 }
 
 // in returns the root of sk's directory, made if needed.
@@ -237,7 +240,7 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	}
 	var orig hash.Hash
 	merging := st.merge != nil && st.merge.wants(sk)
-	if rel == skill.FileName {
+	if rel == skill.FileName && !st.asPackaged {
 		orig = sha256.New()
 		text, err := st.skillMD(sk, io.TeeReader(r, orig))
 		if err != nil {
@@ -255,13 +258,13 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 		orig = sha256.New()
 		r = io.TeeReader(r, orig)
 	}
-	if stateful.IsSibling(rel) {
+	if stateful.IsSibling(rel) && !st.asPackaged {
 		r = &statefulLimit{r: r, left: stateful.MaxFileSize, name: rel}
 	}
 	// The package's MEMORY.md is read as it is written, for the record to
 	// keep the base of a later merge of its frontmatter (see mergeFields).
 	var memory *bytes.Buffer
-	if rel == stateful.MemoryFile {
+	if rel == stateful.MemoryFile && !st.asPackaged {
 		memory = &bytes.Buffer{}
 		r = io.TeeReader(r, memory)
 	}
@@ -393,11 +396,6 @@ func (st *stager) copyDir(sk *staged) error {
 // entries of a skill together, and a layer whose skills are split is
 // refused.
 func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]) error {
-	rc, err := l.Open(ctx)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
 	var open *staged
 	var mismatch []error
 	finish := func() error {
@@ -413,7 +411,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]
 		}
 		return st.finish(sk)
 	}
-	err = layers.Walk(rc, l.Read, func(h layers.Header, content io.Reader) error {
+	walk := func(h layers.Header, content io.Reader) error {
 		top, rest, _ := strings.Cut(h.Path, "/")
 		sk := want.get(top)
 		if sk == nil {
@@ -436,12 +434,18 @@ func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]
 		}
 		// Walk refuses a file at the top of the layer: every file is inside a skill.
 		return st.file(sk, rest, h.Executable, content)
-	})
-	if err == nil {
-		err = finish()
 	}
-	if errors.Is(err, content.ErrMismatchedDigest) && l.Explain != nil {
-		err = l.Explain(err)
+	var read bool
+	err := l.Open(ctx, func(r io.Reader) error {
+		read = true
+		err := layers.Walk(r, l.Read, walk)
+		if err == nil {
+			err = finish()
+		}
+		return err
+	})
+	if err != nil && !read {
+		return err // the layer could not be had: nothing was extracted
 	}
 	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s (layer %s): %w", l.Name, l.Read.Digest, err))

@@ -37,9 +37,9 @@ func testLayer(t *testing.T, skills map[string]string) (*Layer, map[string]diges
 		t.Fatal(err)
 	}
 	opened := new(int)
-	l := &Layer{Name: "test", Read: layers.ReadOptions{Digest: res.Digest}, Open: func(context.Context) (io.ReadCloser, error) {
+	l := &Layer{Name: "test", Read: layers.ReadOptions{Digest: res.Digest}, Open: func(_ context.Context, read func(io.Reader) error) error {
 		*opened++
-		return io.NopCloser(bytes.NewReader(buf.Bytes())), nil
+		return read(bytes.NewReader(buf.Bytes()))
 	}}
 	return l, layers.SkillDigests(res.Files), opened
 }

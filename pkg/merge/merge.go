@@ -5,21 +5,15 @@
 package merge
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/resolve"
-	"github.com/stax-dev/stax/pkg/scratch"
 )
 
 // Skill is a skill of the merged set and where it came from.
@@ -50,9 +44,6 @@ type Result struct {
 	Skills []Skill
 	// Overrides are in the order they happened.
 	Overrides []Override
-	// MaxFiles bounds the entries of each layer Materialize extracts; see
-	// layers.ReadOptions.
-	MaxFiles int
 }
 
 // Merge layers the packages of order, lowest precedence first.
@@ -74,148 +65,6 @@ func Merge(order []*resolve.Node) *Result {
 	}
 	slices.SortFunc(res.Skills, func(a, b Skill) int { return strings.Compare(a.Path, b.Path) })
 	return res
-}
-
-// stagingPrefix starts the name of the directory Materialize stages the
-// skills in, beside dest.
-const stagingPrefix = layers.StagingPrefix + "merge-"
-
-// Options control Materialize.
-type Options struct {
-	// MaxSize bounds the uncompressed size of each layer; 0 means
-	// layers.DefaultMaxSize, negative no limit.
-	MaxSize int64
-	// Layers reads the skills layers; nil reads each package's from its
-	// Target.
-	Layers Layers
-	// BeforeCommit, when set, runs once every skill is staged, before dest
-	// is touched: an error from it leaves dest as it was.
-	BeforeCommit func() error
-	// AllowHiddenText extracts skills that hold characters reviewers
-	// cannot see (see package hiddentext); without it such a skill fails
-	// the materialization as a failed precondition.
-	AllowHiddenText bool
-	// Concurrency is how many packages' layers are read and extracted at
-	// once; 0 is layers.ExtractWorkers().
-	Concurrency int
-}
-
-// Layers reads the skills layers of packages; Materialize reads several
-// at once.
-type Layers interface {
-	// ReadLayer calls read with the stream of n's skills layer and
-	// returns nil only when read did and the stream matched the layer's
-	// size and digest, which may be known only once read has returned:
-	// what read made of the stream is to be undone on any error.
-	ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error
-}
-
-// Materialize writes the merged skills into dest, which must not exist or
-// be empty. Only the winning skills are extracted, each layer that has
-// any is read once (up to opts.Concurrency at once), every one is checked
-// against the digest its package's config records, and dest appears only
-// when all of it is in place.
-func (r *Result) Materialize(ctx context.Context, dest string, opts Options) error {
-	read := opts.Layers
-	if read == nil {
-		read = targetLayers{}
-	}
-	// Staged beside dest, in a directory the next run removes should this
-	// one be killed.
-	return scratch.Stage(dest, stagingPrefix, func(out string) error {
-		root, err := os.OpenRoot(out)
-		if err != nil {
-			return errdefs.IO(err)
-		}
-		defer root.Close()
-		ropts := layers.ReadOptions{MaxSize: opts.MaxSize, MaxFiles: r.MaxFiles}
-		if !opts.AllowHiddenText {
-			ropts.Inspect = hiddentext.LayerGuard
-		}
-		workers := opts.Concurrency
-		if workers < 1 {
-			workers = layers.ExtractWorkers()
-		}
-		// The packages' winners are disjoint directories of root: their
-		// layers are extracted at once, and the error is the first
-		// package's in order that failed, as one after another.
-		byPackage := r.byPackage()
-		err = inorder.Concurrently(ctx, len(byPackage), workers, func(ctx context.Context, i int) error {
-			return extractWinners(ctx, read, byPackage[i], root, ropts)
-		})
-		if err != nil {
-			return err
-		}
-		if opts.BeforeCommit != nil {
-			return opts.BeforeCommit()
-		}
-		return nil
-	})
-}
-
-// winners are the skills one package won.
-type winners struct {
-	from   *resolve.Node
-	skills []Skill
-	paths  map[string]bool
-}
-
-// byPackage groups the merged skills by the package they come from, in
-// the order of their first skill.
-func (r *Result) byPackage() []*winners {
-	var order []*winners
-	index := map[*resolve.Node]*winners{}
-	for _, s := range r.Skills {
-		w := index[s.From]
-		if w == nil {
-			w = &winners{from: s.From, paths: map[string]bool{}}
-			index[s.From] = w
-			order = append(order, w)
-		}
-		w.skills, w.paths[s.Path] = append(w.skills, s), true
-	}
-	return order
-}
-
-// extractWinners extracts the skills w won from their package's layer into
-// root, and checks each against its recorded digest.
-func extractWinners(ctx context.Context, read Layers, w *winners, root *os.Root, opts layers.ReadOptions) error {
-	n := w.from
-	if n.Package.Skills == nil {
-		return errdefs.Precondition(fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
-	}
-	// Entries of a skill's directory; a file at the top of a layer belongs
-	// to no skill.
-	won := func(h layers.Header) bool {
-		top, rest, _ := strings.Cut(h.Path, "/")
-		return w.paths[top] && (h.Dir || rest != "")
-	}
-	// The digest, checked as the layer is read, tells a layer altered
-	// since it was pushed from one pushed corrupt.
-	opts.Digest = n.Package.Skills.Digest
-	var files []layers.FileDigest
-	err := read.ReadLayer(ctx, n, func(r io.Reader) error {
-		var err error
-		files, err = layers.ExtractTo(r, root, opts, won)
-		return err
-	})
-	if err != nil {
-		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s (layer %s): %w", n.Ref, n.Package.Skills.Digest, err))
-	}
-	digests := layers.SkillDigests(files)
-	for _, s := range w.skills {
-		if got := digests[s.Path]; got != s.Digest {
-			return errdefs.Corrupt(fmt.Errorf("skill %s of %s: its files hash to %s, but the package config records %s", s.Path, n.Ref, got, s.Digest))
-		}
-	}
-	return nil
-}
-
-// targetLayers reads each package's layer from its Target.
-type targetLayers struct{}
-
-func (targetLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
-	return resolve.ReadLayer(ctx, n, n.Target, read)
 }
 
 // Paths are the directories of the merged skills, in order.

@@ -10,7 +10,6 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
@@ -205,22 +204,7 @@ func (e *Env) writeWinners(ctx context.Context, req installRequest, graph *resol
 // already.
 func installStored(ctx context.Context, req installRequest, graph *resolve.Graph, merged *merge.Result, verified map[digest.Digest]string, storing *resolve.Storing) (*install.Outcome, error) {
 	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
-	skills := make([]install.Skill, 0, len(merged.Skills))
-	layerOf := map[*resolve.Node]*install.Layer{}
-	for _, s := range merged.Skills {
-		l := layerOf[s.From]
-		if l == nil {
-			l = nodeLayer(s.From, storing, req.MaxSize, req.MaxFiles)
-			if !req.AllowHiddenText {
-				l.Read.Inspect = hiddentext.LayerGuard
-			}
-			layerOf[s.From] = l
-		}
-		skills = append(skills, install.Skill{
-			Path: s.Path, Layer: l,
-			Package: lock.Key(s.From), PackageDigest: s.From.Digest, PackageVersion: s.From.Package.Config.Version, Digest: s.Digest,
-		})
-	}
+	skills := winnerSkills(merged, storedLayers{storing}, req.MaxSize, req.MaxFiles, req.AllowHiddenText)
 	iopts := install.Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records}
 	if req.Frozen == nil && !req.KeepLock {
 		// Made each time it is written rather than held while the skills

@@ -2,44 +2,95 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
+	"oras.land/oras-go/v2/content"
+
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 )
 
-// nodeLayer is n's skills layer as install reads it: opened only when
-// one of n's winning skills must be written, once storing (when not nil)
-// has stored n, bounded by maxSize and maxFiles (as in
-// layers.ReadOptions) and verified against its descriptor, size and
-// digest, as pull verifies it: an OCI layout's store does not check what
-// it serves.
-func nodeLayer(n *resolve.Node, storing *resolve.Storing, maxSize int64, maxFiles int) *install.Layer {
+// layerReader reads packages' skills layers: it calls read with n's
+// layer, and returns read's error, or why the layer could not be had.
+// A layer that does not match its digest is explained (whose copy is
+// corrupt, and the fix).
+type layerReader interface {
+	ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error
+}
+
+// winnerSkills are the skills merged won, as install writes them, each
+// read from its package's skills layer through layers, one install.Layer
+// for each package: opened only when one of its skills must be written,
+// bounded by maxSize and maxFiles (as in layers.ReadOptions), verified
+// against its descriptor, size and digest, and, unless allowHidden,
+// refused when a file holds characters reviewers cannot see (see package
+// hiddentext). Install and pull -o write the winners through it alone.
+func winnerSkills(merged *merge.Result, from layerReader, maxSize int64, maxFiles int, allowHidden bool) []install.Skill {
+	skills := make([]install.Skill, 0, len(merged.Skills))
+	layerOf := map[*resolve.Node]*install.Layer{}
+	for _, s := range merged.Skills {
+		l := layerOf[s.From]
+		if l == nil {
+			l = nodeLayer(s.From, from, maxSize, maxFiles)
+			if !allowHidden {
+				l.Read.Inspect = hiddentext.LayerGuard
+			}
+			layerOf[s.From] = l
+		}
+		skills = append(skills, install.Skill{
+			Path: s.Path, Layer: l,
+			Package: lock.Key(s.From), PackageDigest: s.From.Digest, PackageVersion: s.From.Package.Config.Version, Digest: s.Digest,
+		})
+	}
+	return skills
+}
+
+// nodeLayer is n's skills layer, read through from.
+func nodeLayer(n *resolve.Node, from layerReader, maxSize int64, maxFiles int) *install.Layer {
 	l := &install.Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
-	// n.Target is read when a layer is explained, after Open: storing
-	// moves n to the local store meanwhile, and the layer is read from
-	// where n is then.
-	l.Explain = func(err error) error { return n.Target.Explain(err) }
 	if n.Package.Skills != nil {
 		l.Read.Digest = n.Package.Skills.Digest
 	}
-	l.Open = func(ctx context.Context) (io.ReadCloser, error) {
+	l.Open = func(ctx context.Context, read func(io.Reader) error) error {
 		if n.Package.Skills == nil {
-			return nil, errdefs.Precondition(fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
+			return errdefs.Precondition(fmt.Errorf("%s lists skills but has no skills layer", n.Ref))
 		}
-		if storing != nil {
-			if err := storing.Stored(ctx, n); err != nil {
-				return nil, err
-			}
-		}
-		rc, err := n.Package.OpenSkills(ctx, n.Target)
-		if err != nil {
-			return nil, n.Target.Explain(err)
-		}
-		return rc, nil
+		return from.ReadLayer(ctx, n, read)
 	}
 	return l
+}
+
+// storedLayers reads each package's layer from where it is once storing
+// (when not nil) has stored it: an OCI layout's store does not check
+// what it serves, so the layer is verified as it is read, as pull
+// verifies it.
+type storedLayers struct {
+	storing *resolve.Storing
+}
+
+func (s storedLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
+	if s.storing != nil {
+		if err := s.storing.Stored(ctx, n); err != nil {
+			return err
+		}
+	}
+	// n.Target is read after Stored: storing moves n to the local store,
+	// and the layer is read, and explained, from where n is then.
+	rc, err := n.Package.OpenSkills(ctx, n.Target)
+	if err != nil {
+		return n.Target.Explain(err)
+	}
+	defer rc.Close()
+	err = read(rc)
+	if errors.Is(err, content.ErrMismatchedDigest) {
+		return n.Target.Explain(err)
+	}
+	return err
 }

@@ -4,9 +4,17 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/scratch"
 )
+
+// pullStagingPrefix starts the name of the directory pull -o stages the
+// skills in, beside the output directory; the next pull beside it
+// removes one a killed pull left.
+const pullStagingPrefix = layers.StagingPrefix + "merge-"
 
 // PullOptions say what Pull fetches and where it puts the skills.
 type PullOptions struct {
@@ -67,7 +75,6 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	// The merge needs only the configs: a set Strict refuses is refused
 	// before any layer is fetched.
 	merged := merge.Merge(graph.Order)
-	merged.MaxFiles = opts.MaxFiles
 	if opts.Strict {
 		if err := merged.CaseError(); err != nil {
 			return nil, fmt.Errorf("%w: rename one of each pair, or pull without --strict", err)
@@ -82,11 +89,18 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	if opts.OutputDir == "" {
 		err = store()
 	} else {
-		// Reading a registry package's layer fetches it: as many are read
-		// at once as blobs are transferred.
-		layers := resolve.StoreLayers{Graph: graph, Opener: env.Opener, Progress: env.Progress}
-		err = merged.Materialize(ctx, opts.OutputDir, merge.Options{MaxSize: opts.MaxSize, Layers: layers, BeforeCommit: store,
-			AllowHiddenText: opts.AllowHiddenText, Concurrency: env.Concurrency})
+		// Reading a registry package's layer fetches it into the store as
+		// it is extracted: as many are read at once as blobs are
+		// transferred. The directory is staged beside OutputDir, which
+		// appears once every package is stored.
+		from := resolve.StoreLayers{Graph: graph, Opener: env.Opener, Progress: env.Progress}
+		skills := winnerSkills(merged, from, opts.MaxSize, opts.MaxFiles, opts.AllowHiddenText)
+		err = scratch.Stage(opts.OutputDir, pullStagingPrefix, func(dir string) error {
+			if err := install.WriteFolder(ctx, dir, skills, env.Concurrency); err != nil {
+				return err
+			}
+			return store()
+		})
 	}
 	if err != nil {
 		return nil, err
