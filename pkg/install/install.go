@@ -474,36 +474,78 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 			p.close()
 		}
 	}()
-	if p.result.Recovered, err = recoverJournal(journal, opts.LockDir); err != nil {
+	if err := p.begin(); err != nil {
 		return nil, err
 	}
-	sweepMarkers(opts.LockDir)
-	if err := p.open(); err != nil {
+	want := newPathIndex(len(skills), func(i int) *Skill { return &skills[i] }, func(s *Skill) string { return s.Path })
+	prevs, modified, kept, err := p.compareRecord(ctx, want)
+	if err != nil {
 		return nil, err
+	}
+	conflict, err := p.refuse(skills, prevs, modified)
+	if err != nil {
+		return nil, err
+	}
+	var todo []*staged
+	for i, s := range skills {
+		if kept[s.Path] {
+			p.result.Unchanged = append(p.result.Unchanged, s.Path)
+			continue
+		}
+		todo = append(todo, newStaged(&skills[i]))
+	}
+	// Each staged skill's entry is settled as soon as it is written, and
+	// its file list dropped: memory does not grow with the files staged.
+	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, stageBufferSize), merge: memoryMerger{p}, done: func(sk *staged) error {
+		prev, ours := prevs[sk.skill.Path]
+		return p.settle(sk, prev, ours, conflict[sk.skill.Path])
+	}}
+	if err := st.stage(ctx, todo, opts.Concurrency); err != nil {
+		return nil, err
+	}
+	if err := p.spool.flush(); err != nil {
+		return nil, errdefs.IO(err)
+	}
+	if err := p.sum(prevs); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// begin finishes or undoes an install a crash interrupted in the folder
+// p holds the lock of, opens the folder and its record, and makes the
+// staging directory and the spool of the next record.
+func (p *plan) begin() (err error) {
+	if p.result.Recovered, err = recoverJournal(p.journal, p.opts.LockDir); err != nil {
+		return err
+	}
+	sweepMarkers(p.opts.LockDir)
+	if err := p.open(); err != nil {
+		return err
 	}
 	removeLeftovers(p.folder)
 	if err := p.openRecord(); err != nil {
-		return nil, err
+		return err
 	}
-
 	p.staging = layers.StagingPrefix + randomID()
 	if err := p.folder.Mkdir(p.staging, 0o700); err != nil {
-		return nil, errdefs.IO(err)
+		return errdefs.IO(err)
 	}
 	if err := p.folder.Mkdir(filepath.Join(p.staging, previousDir), 0o700); err != nil {
-		return nil, errdefs.IO(err)
+		return errdefs.IO(err)
 	}
 	if p.spool, err = newSpool(p.folder, p.staging); err != nil {
-		return nil, errdefs.IO(err)
+		return errdefs.IO(err)
 	}
+	return nil
+}
 
-	want := newPathIndex(len(skills), func(i int) *Skill { return &skills[i] }, func(s *Skill) string { return s.Path })
-	// Each skill of the record is compared with the folder; a file whose
-	// size and modification time are as recorded is taken as recorded,
-	// unread.
-	prevs := map[string]recorded{}
-	var modified []Drift
-	kept := map[string]bool{}
+// compareRecord compares each skill of the record with the folder (see
+// compared): a file whose size and modification time are as recorded is
+// taken as recorded, unread. It returns the skills of the record, the
+// ones the user changed, and the ones kept as they are.
+func (p *plan) compareRecord(ctx context.Context, want pathIndex[*Skill]) (prevs map[string]recorded, modified []Drift, kept map[string]bool, err error) {
+	prevs, kept = map[string]recorded{}, map[string]bool{}
 	// Comparing a skill with the folder is mostly waiting on the file
 	// system: several are compared at once while the record is read.
 	g, gctx := errgroup.WithContext(ctx)
@@ -534,7 +576,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	err = p.readPrevious(func(name string, s *InstalledSkill) error {
 		prevs[name] = recorded{digest: s.Digest, files: filesKey(s.Files),
 			from: PackageVersion{Package: s.Package, Version: s.PackageVersion, Digest: s.PackageDigest}}
-		if slices.Contains(opts.Keep, name) {
+		if slices.Contains(p.opts.Keep, name) {
 			p.keep = append(p.keep, name)
 			return nil
 		}
@@ -547,12 +589,19 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	})
 	close(entries)
 	if werr := g.Wait(); werr != nil {
-		return nil, werr
+		return nil, nil, nil, werr
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
+	return prevs, modified, kept, nil
+}
 
+// refuse fails, unless opts.Force, when skills would replace skills of
+// the user's (the folder holds them, the record does not) or changes the
+// user made (modified); with Force, it returns the user's skills, which
+// go to a backup.
+func (p *plan) refuse(skills []Skill, prevs map[string]recorded, modified []Drift) (map[string]bool, error) {
 	var conflicts []string
 	conflict := map[string]bool{}
 	for _, s := range skills {
@@ -564,37 +613,23 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 			conflict[s.Path] = true
 		}
 	}
-	if len(conflicts) > 0 && !opts.Force {
-		return nil, errdefs.Precondition(&ConflictError{Dir: opts.Dir, Skills: conflicts})
+	if len(conflicts) > 0 && !p.opts.Force {
+		return nil, errdefs.Precondition(&ConflictError{Dir: p.opts.Dir, Skills: conflicts})
 	}
 	slices.SortFunc(modified, func(a, b Drift) int { return strings.Compare(a.Skill, b.Skill) })
-	if len(modified) > 0 && !opts.Force {
-		return nil, errdefs.Precondition(&ModifiedError{Dir: opts.Dir, Skills: modified, Uninstall: len(skills) == 0})
+	if len(modified) > 0 && !p.opts.Force {
+		return nil, errdefs.Precondition(&ModifiedError{Dir: p.opts.Dir, Skills: modified, Uninstall: len(skills) == 0})
 	}
 	for _, name := range conflicts {
 		p.backups[name] = true
 	}
+	return conflict, nil
+}
 
-	var todo []*staged
-	for i, s := range skills {
-		if kept[s.Path] {
-			p.result.Unchanged = append(p.result.Unchanged, s.Path)
-			continue
-		}
-		todo = append(todo, newStaged(&skills[i]))
-	}
-	// Each staged skill's entry is settled as soon as it is written, and
-	// its file list dropped: memory does not grow with the files staged.
-	st := &stager{folder: p.folder, staging: p.staging, vars: p.vars, buf: make([]byte, stageBufferSize), merge: memoryMerger{p}, done: func(sk *staged) error {
-		prev, ours := prevs[sk.skill.Path]
-		return p.settle(sk, prev, ours, conflict[sk.skill.Path])
-	}}
-	if err := st.stage(ctx, todo, opts.Concurrency); err != nil {
-		return nil, err
-	}
-	if err := p.spool.flush(); err != nil {
-		return nil, errdefs.IO(err)
-	}
+// sum completes the plan once every skill is staged: the skills of the
+// record no longer installed are pruned, the record's unchanged entries
+// spooled, and the result sorted.
+func (p *plan) sum(prevs map[string]recorded) error {
 	for name := range prevs {
 		if !p.spool.has(name) && !p.verbatim[name] && !slices.Contains(p.keep, name) {
 			p.prune = append(p.prune, name)
@@ -604,7 +639,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	// when it does not change.
 	if p.sameRecord = len(p.verbatim) == len(prevs) && p.spool.len() == 0 && !p.legacy && !p.statInRecord; !p.sameRecord {
 		if err := p.spoolVerbatim(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	slices.Sort(p.prune)
@@ -615,7 +650,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	slices.SortFunc(p.result.Updates, func(a, b Update) int { return strings.Compare(a.Skill, b.Skill) })
 	p.result.Removed = append(p.result.Removed, p.prune...)
 	p.result.Kept = append(p.result.Kept, p.keep...)
-	return p, nil
+	return nil
 }
 
 // driftWorkers is how many skills of the record are compared with the
@@ -1017,6 +1052,63 @@ func openBase(root, dir string) (base *os.Root, basePath, rel string, err error)
 // commit swaps the staged skills in, prunes, and writes the record, after
 // writing the journal that lets a later run undo any of it.
 func (p *plan) commit(tx *transaction, files []*lockChange) error {
+	moves := p.planMoves(tx)
+	j := &journalData{
+		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
+		Moves: moves, HadRecord: p.hadRecord, Files: files, RecordDir: p.recordDir,
+		Backup: p.backupRel, BackupMade: p.backupMade, StateMade: p.stateMade,
+	}
+	sameRecord := p.sameRecord
+	if !sameRecord {
+		record, err := p.spool.digest()
+		if err != nil {
+			return errdefs.IO(fmt.Errorf("encode the record: %w", err))
+		}
+		sameRecord = record == p.previous && !p.legacy
+	}
+	p.committing = true
+	changing := slices.ContainsFunc(files, (*lockChange).changes)
+	if len(moves) == 0 && sameRecord && !changing {
+		// Nothing in the folder changes, nor a file: no journal,
+		// nothing to undo.
+		return nil
+	}
+	if err := p.journalize(j, files); err != nil {
+		return err
+	}
+	if p.backupRel != "" {
+		if err := makeBackupDir(p.base, p.backupRel, p.backupMade); err != nil {
+			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
+		}
+	}
+	for _, m := range moves {
+		err := step("move " + m[1])
+		if err == nil {
+			err = p.base.Rename(m[0], m[1])
+		}
+		if err != nil {
+			return errdefs.IO(fmt.Errorf("move %s: %w", m[0], err))
+		}
+		p.moves = append(p.moves, m)
+	}
+	if err := step("record " + p.opts.Dir); err != nil {
+		return errdefs.IO(err)
+	}
+	if sameRecord {
+		return nil
+	}
+	if err := p.spool.write(p.record); err != nil {
+		return err
+	}
+	p.recordWritten = true
+	return nil
+}
+
+// planMoves are the renames, relative to the base, that commit makes:
+// pruned and replaced skills aside (or to this install's backup, for the
+// user's), staged ones in. A backup directory is noted for the journal,
+// not made.
+func (p *plan) planMoves(tx *transaction) [][2]string {
 	backupRel := filepath.Join(BackupDir, tx.id, p.folderRel)
 	var moves [][2]string
 	in := func(names ...string) string { return filepath.Join(append([]string{p.folderRel}, names...)...) }
@@ -1044,26 +1136,13 @@ func (p *plan) commit(tx *transaction, files []*lockChange) error {
 		p.backupMade = firstMissing(p.base, backupRel)
 		p.stateMade = tx.createsStateDir(p.basePath, p.backupMade == StateDir)
 	}
-	j := &journalData{
-		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
-		Moves: moves, HadRecord: p.hadRecord, Files: files, RecordDir: p.recordDir,
-		Backup: p.backupRel, BackupMade: p.backupMade, StateMade: p.stateMade,
-	}
-	sameRecord := p.sameRecord
-	if !sameRecord {
-		record, err := p.spool.digest()
-		if err != nil {
-			return errdefs.IO(fmt.Errorf("encode the record: %w", err))
-		}
-		sameRecord = record == p.previous && !p.legacy
-	}
-	p.committing = true
-	changing := slices.ContainsFunc(files, (*lockChange).changes)
-	if len(moves) == 0 && sameRecord && !changing {
-		// Nothing in the folder changes, nor a file: no journal,
-		// nothing to undo.
-		return nil
-	}
+	return moves
+}
+
+// journalize keeps copies of the files that change and of the record as
+// they were, then writes the journal j: from there on, a crash is undone
+// by the next run.
+func (p *plan) journalize(j *journalData, files []*lockChange) error {
 	for _, lc := range files {
 		if !lc.changes() {
 			continue
@@ -1086,31 +1165,6 @@ func (p *plan) commit(tx *transaction, files []*lockChange) error {
 		return errdefs.IO(fmt.Errorf("write the install journal: %w", err))
 	}
 	p.journaled = true
-	if p.backupRel != "" {
-		if err := makeBackupDir(p.base, p.backupRel, p.backupMade); err != nil {
-			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
-		}
-	}
-	for _, m := range moves {
-		err := step("move " + m[1])
-		if err == nil {
-			err = p.base.Rename(m[0], m[1])
-		}
-		if err != nil {
-			return errdefs.IO(fmt.Errorf("move %s: %w", m[0], err))
-		}
-		p.moves = append(p.moves, m)
-	}
-	if err := step("record " + p.opts.Dir); err != nil {
-		return errdefs.IO(err)
-	}
-	if sameRecord {
-		return nil
-	}
-	if err := p.spool.write(p.record); err != nil {
-		return err
-	}
-	p.recordWritten = true
 	return nil
 }
 

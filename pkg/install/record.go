@@ -318,90 +318,109 @@ func RemoveMade(made []string) {
 // then costs a stat a file and a directory. info is the skill directory's
 // own stat, which the caller took.
 func hashTree(folder *os.Root, name string, info fs.FileInfo, known *InstalledSkill) (map[string]string, error) {
-	files := map[string]string{}
-	var recorded map[string][]string // directory → the names recorded in it
-	if known != nil {
-		recorded = map[string][]string{}
-		for f := range known.Files {
-			dir, base := splitPath(f)
-			recorded[dir] = append(recorded[dir], base)
-		}
-		for k := range known.Stat {
-			if d, ok := strings.CutSuffix(k, "/"); ok && d != "." {
-				dir, base := splitPath(d)
-				recorded[dir] = append(recorded[dir], base)
-			}
-		}
-	}
-	var buf []byte
-	// Each directory is opened as a root of its own, so that a stat in it
-	// is one call, not one for every directory of its path; its own stat
-	// is the one its parent took of it just before it was opened.
-	var walk func(in *os.Root, dir string, self fs.FileInfo) error
-	walk = func(in *os.Root, dir string, self fs.FileInfo) error {
-		var names []string
-		listed := false
-		if want, ok := known.statOf(dir + "/"); ok && hasStatKey(self, want) {
-			names, listed = recorded[dir], true
-		}
-		if !listed {
-			entries, err := fs.ReadDir(in.FS(), ".")
-			if err != nil {
-				return err
-			}
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-		}
-		for _, n := range names {
-			rel := path.Join(dir, n)
-			info, err := in.Lstat(n)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			switch {
-			case info.IsDir():
-				sub, err := in.OpenRoot(n)
-				if err != nil {
-					return err
-				}
-				err = walk(sub, rel, info)
-				sub.Close()
-				if err != nil {
-					return err
-				}
-				continue
-			case !info.Mode().IsRegular():
-				files[rel] = "not a regular file"
-				continue
-			}
-			if want, ok := known.statOf(rel); ok && hasStatKey(info, want) {
-				mode := layers.FileDigest{Executable: info.Mode()&0o111 != 0}.Mode()
-				if entry := known.Files[rel]; len(entry) > len(mode) && entry[:len(mode)] == mode && entry[len(mode)] == ' ' {
-					files[rel] = entry
-					continue
-				}
-			}
-			if buf == nil {
-				buf = make([]byte, 64<<10)
-			}
-			entry, err := hashFile(in, n, buf)
-			if err != nil {
-				return err
-			}
-			files[rel] = entry
-		}
-		return nil
-	}
+	h := &treeHasher{files: map[string]string{}, known: known, recorded: recordedNames(known)}
 	root, err := folder.OpenRoot(name)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	return files, walk(root, ".", info)
+	return h.files, h.walk(root, ".", info)
+}
+
+// recordedNames are the names known records in each directory of a
+// skill, files and directories; nil without a record.
+func recordedNames(known *InstalledSkill) map[string][]string {
+	if known == nil {
+		return nil
+	}
+	recorded := map[string][]string{}
+	for f := range known.Files {
+		dir, base := splitPath(f)
+		recorded[dir] = append(recorded[dir], base)
+	}
+	for k := range known.Stat {
+		if d, ok := strings.CutSuffix(k, "/"); ok && d != "." {
+			dir, base := splitPath(d)
+			recorded[dir] = append(recorded[dir], base)
+		}
+	}
+	return recorded
+}
+
+// treeHasher is a walk of hashTree.
+type treeHasher struct {
+	files    map[string]string
+	known    *InstalledSkill
+	recorded map[string][]string // directory → the names recorded in it
+	buf      []byte
+}
+
+// walk lists the directory dir, opened as in. Each directory is opened as
+// a root of its own, so that a stat in it is one call, not one for every
+// directory of its path; its own stat, self, is the one its parent took
+// of it just before it was opened.
+func (h *treeHasher) walk(in *os.Root, dir string, self fs.FileInfo) error {
+	var names []string
+	listed := false
+	if want, ok := h.known.statOf(dir + "/"); ok && hasStatKey(self, want) {
+		names, listed = h.recorded[dir], true
+	}
+	if !listed {
+		entries, err := fs.ReadDir(in.FS(), ".")
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+	}
+	for _, n := range names {
+		if err := h.entry(in, dir, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry lists the entry n of dir, opened as in: a directory is walked, a
+// file hashed unless recorded with the stat it has.
+func (h *treeHasher) entry(in *os.Root, dir, n string) error {
+	rel := path.Join(dir, n)
+	info, err := in.Lstat(n)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case info.IsDir():
+		sub, err := in.OpenRoot(n)
+		if err != nil {
+			return err
+		}
+		defer sub.Close()
+		return h.walk(sub, rel, info)
+	case !info.Mode().IsRegular():
+		h.files[rel] = "not a regular file"
+		return nil
+	}
+	if want, ok := h.known.statOf(rel); ok && hasStatKey(info, want) {
+		mode := layers.FileDigest{Executable: info.Mode()&0o111 != 0}.Mode()
+		if entry := h.known.Files[rel]; len(entry) > len(mode) && entry[:len(mode)] == mode && entry[len(mode)] == ' ' {
+			h.files[rel] = entry
+			return nil
+		}
+	}
+	if h.buf == nil {
+		h.buf = make([]byte, 64<<10)
+	}
+	entry, err := hashFile(in, n, h.buf)
+	if err != nil {
+		return err
+	}
+	h.files[rel] = entry
+	return nil
 }
 
 // statOf is the recorded stat of a file, or of a directory with its

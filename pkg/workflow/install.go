@@ -406,43 +406,12 @@ func checkVersionFlag(decls []string, version string) error {
 
 // installSources installs sources into the folders of opts.Where, the
 // project being m. adjust, when set, changes the request before it is
-// made; when its Plan stops the install, the result is nil and nothing
+// made; when its Review stops the install, the result is nil and nothing
 // was written.
 func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, adjust func(*installRequest)) (_ *InstallResult, err error) {
-	if len(sources) == 0 && m.edited == nil {
-		return nil, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
-	}
-	decls, ranges, err := declarationsOf(sources)
+	req, err := newInstallRequest(env, opts, m, sources)
 	if err != nil {
-		return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
-	}
-	placement := m.placement
-	if placement == nil {
-		if placement, err = opts.Where.place(m.def); err != nil {
-			return nil, err
-		}
-	}
-	if err := m.checkWritable(); err != nil {
 		return nil, err
-	}
-	req := installRequest{
-		Sources: decls, Ranges: ranges, ProjectDir: m.dir, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
-		Copy: env.transferOptions(opts.MaxSize), Placement: placement, Force: opts.Force, AllowHiddenText: opts.AllowHiddenText,
-		KeepLock: opts.NoSave && len(opts.Sources) > 0, Verify: opts.Verify, Policy: m.def.TrustPolicy(m.dir),
-	}
-	if opts.Frozen {
-		if req.Frozen, err = lock.ReadFrozen(filepath.Join(m.dir, lock.FileName), decls); err != nil {
-			return nil, err
-		}
-		if err := req.Frozen.CheckRanges(rangeTexts(ranges)); err != nil {
-			return nil, errdefs.Resolution(err)
-		}
-	}
-	if req.LockDir, err = env.lockDir(); err != nil {
-		return nil, err
-	}
-	if f := m.file(); f != nil {
-		req.Files = []install.LockFile{*f}
 	}
 	if adjust != nil {
 		adjust(&req)
@@ -473,8 +442,8 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	if plan != nil && installed.Outcome == nil && len(plan.Targets) > 0 {
 		merged := installed.Merged
 		return &InstallResult{
-			Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
-			Warnings: append(install.Overlaps(placement), caseWarnings(merged)...), Targets: []InstallTarget{}, Plan: plan,
+			Sources: req.Sources, Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
+			Warnings: append(install.Overlaps(req.Placement), caseWarnings(merged)...), Targets: []InstallTarget{}, Plan: plan,
 		}, nil
 	}
 	if installed.Outcome == nil {
@@ -482,18 +451,60 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	}
 	env.noteStoreRoot(m.dir)
 	res := &InstallResult{
-		Sources: decls, Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
+		Sources: req.Sources, Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
 		Overrides: Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []InstallTarget{},
 		Lock: installed.LockPath, LockChanged: slices.Contains(installed.Changed, installed.LockPath),
 	}
 	if slices.Contains(installed.Changed, m.path) {
 		res.Saved = m.path
 	}
-	for i, t := range placement.Targets {
+	for i, t := range req.Placement.Targets {
 		env.noteInstall(installed.Results[i])
 		res.Targets = append(res.Targets, InstallTarget{Runtimes: install.Names(t.Runtimes), Result: installed.Results[i]})
 	}
 	return res, nil
+}
+
+// newInstallRequest is the install of sources into the folders of
+// opts.Where, the project being m, with what stax.yaml and stax.lock say
+// of it.
+func newInstallRequest(env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency) (installRequest, error) {
+	if len(sources) == 0 && m.edited == nil {
+		return installRequest{}, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
+	}
+	decls, ranges, err := declarationsOf(sources)
+	if err != nil {
+		return installRequest{}, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+	}
+	placement := m.placement
+	if placement == nil {
+		if placement, err = opts.Where.place(m.def); err != nil {
+			return installRequest{}, err
+		}
+	}
+	if err := m.checkWritable(); err != nil {
+		return installRequest{}, err
+	}
+	req := installRequest{
+		Sources: decls, Ranges: ranges, ProjectDir: m.dir, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
+		Copy: env.transferOptions(opts.MaxSize), Placement: placement, Force: opts.Force, AllowHiddenText: opts.AllowHiddenText,
+		KeepLock: opts.NoSave && len(opts.Sources) > 0, Verify: opts.Verify, Policy: m.def.TrustPolicy(m.dir),
+	}
+	if opts.Frozen {
+		if req.Frozen, err = lock.ReadFrozen(filepath.Join(m.dir, lock.FileName), decls); err != nil {
+			return installRequest{}, err
+		}
+		if err := req.Frozen.CheckRanges(rangeTexts(ranges)); err != nil {
+			return installRequest{}, errdefs.Resolution(err)
+		}
+	}
+	if req.LockDir, err = env.lockDir(); err != nil {
+		return installRequest{}, err
+	}
+	if f := m.file(); f != nil {
+		req.Files = []install.LockFile{*f}
+	}
+	return req, nil
 }
 
 // planInstall makes req a dry run: its Review, after any the job set,
