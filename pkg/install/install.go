@@ -2,7 +2,9 @@
 // runtimes read, next to the user's own skills and without ever touching
 // them: stax records what it installs, replaces and prunes only that,
 // never discards a change the user made to it, and swaps a whole install
-// in as one transaction that a crash at any point leaves old or new.
+// in as one transaction that a crash at any point leaves old or new
+// (Stage, then Commit). It is handed the skills and a reader of each
+// package's layer: resolving, fetching and checking trust are the job's.
 //
 // Every name that comes from outside is checked by layers.CheckName, and
 // every change in a folder goes through an *os.Root, so that neither a
@@ -168,7 +170,7 @@ type PackageVersion struct {
 	Digest  digest.Digest `json:"digest"`
 }
 
-// Outcome is what InstallAll did.
+// Outcome is what Staged.Commit did.
 type Outcome struct {
 	Results []*Result
 	// Changed are the paths of the Options.Files that did not already

@@ -37,8 +37,8 @@ func ReadLayer(ctx context.Context, n *Node, t *target.Target, read func(io.Read
 	return nil
 }
 
-// StoreLayers reads the skills layers of a graph's packages, for
-// merge.Materialize, as pull does: a registry package's layer goes into
+// StoreLayers reads the skills layers of a graph's packages as pull -o
+// does: a registry package's layer goes into
 // the local store while read consumes it, one pass over its bytes, and
 // Graph.Store then finds it there rather than fetching it again. A layer
 // the store holds already is read from it; any other, from its package's
