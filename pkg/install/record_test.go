@@ -223,7 +223,8 @@ func TestRecoverFromAnOlderJournal(t *testing.T) {
 
 // A layer whose skill is split, its entries on either side of another
 // skill's, is refused before anything is swapped in: an install settles
-// each skill when the layer moves past it.
+// each skill when the layer moves past it. pull -o, which extracted such
+// a layer before it wrote through install, refuses it too.
 func TestLayerWithASplitSkillIsRefused(t *testing.T) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -254,6 +255,12 @@ func TestLayerWithASplitSkillIsRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the folder was left: %v", err)
+	}
+	// A folder with no record (pull -o) is written by the same
+	// extraction, and refuses it alike.
+	err = WriteFolder(context.Background(), t.TempDir(), skills, 0)
+	if !errors.As(err, &unsafe) || !strings.Contains(err.Error(), "skill a are not together") || errdefs.Of(err) != errdefs.FailedPrecondition {
+		t.Fatalf("WriteFolder: err = %v (%v), want the split skill named", err, errdefs.Of(err))
 	}
 }
 
