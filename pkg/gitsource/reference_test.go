@@ -1,0 +1,146 @@
+package gitsource
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in                     string
+		url, subdir, ref, repo string
+		str                    string
+	}{
+		{in: "git+https://example.com/org/skills.git", url: "https://example.com/org/skills.git", str: "git+https://example.com/org/skills.git"},
+		{in: "git+https://example.com/org/skills.git//skills/pdf#v1.2.0", url: "https://example.com/org/skills.git", subdir: "skills/pdf", ref: "v1.2.0"},
+		{in: "git+https://example.com/org/skills//skills/pdf/#main", url: "https://example.com/org/skills", subdir: "skills/pdf", ref: "main", str: "git+https://example.com/org/skills//skills/pdf#main"},
+		{in: "git+https://bob:s3cret@example.com/org/skills.git#feature/x", url: "https://bob:s3cret@example.com/org/skills.git", ref: "feature/x", repo: "https://example.com/org/skills.git", str: "git+https://example.com/org/skills.git#feature/x"},
+		{in: "git+http://127.0.0.1:8080/r.git", url: "http://127.0.0.1:8080/r.git"},
+		{in: "git+http://localhost/r.git", url: "http://localhost/r.git"},
+		{in: "git+http://[::1]:9/r.git", url: "http://[::1]:9/r.git"},
+		{in: "git+ssh://git@example.com/org/skills.git//skills#0123456789abcdef0123456789abcdef01234567", url: "ssh://git@example.com/org/skills.git", subdir: "skills", ref: "0123456789abcdef0123456789abcdef01234567"},
+		{in: "git+ssh://git:pw@example.com:2222/r", url: "ssh://git:pw@example.com:2222/r", repo: "ssh://git@example.com:2222/r", str: "git+ssh://git@example.com:2222/r"},
+		{in: "git+file:///srv/git/skills.git//a/b#v1", url: "file:///srv/git/skills.git", subdir: "a/b", ref: "v1"},
+		{in: "git://example.com/r.git", url: "git://example.com/r.git", str: "git://example.com/r.git"},
+		{in: "github.com/anthropics/skills", url: "https://github.com/anthropics/skills.git", str: "git+https://github.com/anthropics/skills.git"},
+		{in: "github.com/anthropics/skills/skills/pdf#v1.0.0", url: "https://github.com/anthropics/skills.git", subdir: "skills/pdf", ref: "v1.0.0"},
+		{in: "GitHub.com/anthropics/skills.git", url: "https://github.com/anthropics/skills.git"},
+		{in: "gitlab.com/group/repo/sub", url: "https://gitlab.com/group/repo.git", subdir: "sub"},
+		{in: "https://github.com/anthropics/skills", url: "https://github.com/anthropics/skills.git"},
+		{in: "https://github.com/anthropics/skills/", url: "https://github.com/anthropics/skills.git"},
+		{in: "https://github.com/anthropics/skills/tree/main/skills/pdf", url: "https://github.com/anthropics/skills.git", subdir: "skills/pdf", ref: "main"},
+		{in: "https://github.com/anthropics/skills/tree/v1.0.0", url: "https://github.com/anthropics/skills.git", ref: "v1.0.0"},
+		{in: "https://github.com/anthropics/skills/blob/main/skills/pdf/SKILL.md", url: "https://github.com/anthropics/skills.git", subdir: "skills/pdf", ref: "main"},
+		{in: "https://gitlab.com/a/b/c/-/tree/dev/skills?ref_type=heads", url: "https://gitlab.com/a/b/c.git", subdir: "skills", ref: "dev"},
+	}
+	for _, tt := range tests {
+		r, err := Parse(tt.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, err)
+			continue
+		}
+		if tt.repo == "" {
+			tt.repo = tt.url
+		}
+		if r.URL() != tt.url || r.Subdir != tt.subdir || r.Ref != tt.ref || r.Repository() != tt.repo {
+			t.Errorf("Parse(%q) = url %q subdir %q ref %q repository %q, want %q %q %q %q", tt.in, r.URL(), r.Subdir, r.Ref, r.Repository(), tt.url, tt.subdir, tt.ref, tt.repo)
+		}
+		if !IsReference(tt.in) {
+			t.Errorf("IsReference(%q) = false", tt.in)
+		}
+		if tt.str != "" && r.String() != tt.str {
+			t.Errorf("Parse(%q).String() = %q, want %q", tt.in, r.String(), tt.str)
+		}
+		again, err := Parse(r.String())
+		if err != nil || again.String() != r.String() {
+			t.Errorf("Parse(%q) = %q, %v: String does not read back", r.String(), again.String(), err)
+		}
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, why string }{
+		{"git+https://example.com/r.git#--upload-pack=touch /tmp/x", "option"},
+		{"git+https://example.com/r.git#-x", "option"},
+		{"github.com/o/r#--upload-pack=sh", "option"},
+		{"git+ssh://-oProxyCommand=touch/r", "option"},
+		{"git+ssh://-oProxyCommand=x@host/r", "option"},
+		{"git+ssh://git@host/-r.git", "option"},
+		{"git+https://example.com/r.git//-rf", `starts with "-"`},
+		{"github.com/o/-r", "not an owner or repository"},
+		{"github.com/-o/r", "not an owner or repository"},
+		{"git+ext::sh -c touch% /tmp/pwned", "transport"},
+		{"git+fd::17", "transport"},
+		{"git+ftp://example.com/r", "transport"},
+		{"git+http://example.com/r.git", "plain http"},
+		{"git+https://example.com/r.git//../x", "traversal"},
+		{"git+https://example.com/r.git//a\x1b[2Jb", "control"},
+		{"git+https://example.com/r.git#a..b", `".."`},
+		{"git+https://example.com/r.git#HEAD@{1}", `"@{"`},
+		{"git+https://example.com/r.git#a:b", "~^:?*"},
+		{"git+https://example.com/r.git#", "empty"},
+		{"git+https://example.com/r.git?x=1", "query"},
+		{"git+https:///r.git", "no host"},
+		{"git+https://example.com", "no repository path"},
+		{"git+file://host/r", "no host"},
+		{"github.com/o", "OWNER/REPO"},
+		{"https://example.com/o/r", "only on github.com"},
+		{"https://github.com/o/r/issues/3", "not the address"},
+		{"https://github.com/o/r/tree/main/x#v1", "REF twice"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.in)
+		if err == nil || !errors.Is(err, ErrInvalid) || errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), tt.why) {
+			t.Errorf("Parse(%q) = %v, want an invalid argument saying %q", tt.in, err, tt.why)
+		}
+	}
+}
+
+func TestIsReference(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"git+ext::sh":                  true, // refused by Parse, with a message about git
+		"git://h/r":                    true,
+		"github.com/o/r":               true,
+		"https://gitlab.com/o/r":       true,
+		"ghcr.io/o/r:1.0.0":            false,
+		"localhost:5000/skills":        false,
+		"oci:./layout":                 false,
+		"./skills":                     false,
+		"githubusercontent.com/o/r":    false,
+		"registry.github.com/o/r:1":    false,
+		"https://registry.example/o/r": false,
+	} {
+		if got := IsReference(s); got != want {
+			t.Errorf("IsReference(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestCredentialsNeverShown(t *testing.T) {
+	t.Parallel()
+	r, err := Parse("git+https://bob:tok3n@example.com/r.git#v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{r.String(), r.Display(), r.Repository()} {
+		if strings.Contains(s, "tok3n") {
+			t.Errorf("%q shows the credentials", s)
+		}
+	}
+	if r.Display() != "https://***@example.com/r.git" {
+		t.Errorf("Display() = %q", r.Display())
+	}
+	_, err = Parse("git+https://bob:tok3n@example.com/r.git#-x")
+	if err == nil || strings.Contains(err.Error(), "tok3n") {
+		t.Errorf("error %v shows the credentials", err)
+	}
+	if got := Mask("fatal: unable to access 'https://bob:tok3n@example.com/r.git/': 403"); got != "fatal: unable to access 'https://***@example.com/r.git/': 403" {
+		t.Errorf("Mask = %q", got)
+	}
+}
