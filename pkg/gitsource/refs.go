@@ -1,0 +1,188 @@
+package gitsource
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stax-dev/stax/internal/editdistance"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/termtext"
+)
+
+// Refs are a repository's branches and tags as git ls-remote lists them.
+type Refs struct {
+	// Repository is the repository's URL without credentials.
+	Repository string
+	// Head is the default branch ("" when the server does not say).
+	Head string
+	// Tags maps each tag to its commit, annotated tags peeled.
+	Tags map[string]string
+	// Branches maps each branch to its commit.
+	Branches map[string]string
+}
+
+// Kind says what a REF named.
+type Kind string
+
+const (
+	KindTag    Kind = "tag"
+	KindBranch Kind = "branch"
+	KindCommit Kind = "commit"
+)
+
+// Resolved is a REF resolved to a commit.
+type Resolved struct {
+	// Ref is the tag or branch chosen, or the commit named.
+	Ref    string
+	Kind   Kind
+	Commit string
+}
+
+// ListRefs lists the branches and tags of r's repository: one git
+// ls-remote, through the user's git and its credentials. A repository
+// that is missing or refused is unavailable, named with its credentials
+// masked.
+func (c *Cache) ListRefs(ctx context.Context, r Reference) (*Refs, error) {
+	cwd, err := c.workDir()
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.run(ctx, command{cwd: cwd, network: r.protocols(), secrets: r.secrets()},
+		"ls-remote", "--symref", "--end-of-options", r.URL())
+	if err != nil {
+		return nil, errdefs.Remote(fmt.Errorf("list the branches and tags of git repository %s: %w: check the URL, and that your git can read it (git ls-remote %s)", termtext.Escape(r.Display()), err, termtext.Escape(r.Display())))
+	}
+	return parseRefs(r.Repository(), out)
+}
+
+// parseRefs reads git ls-remote --symref: "ref: refs/heads/main\tHEAD",
+// then "OID\tREFNAME" lines, an annotated tag followed by its REFNAME^{}.
+func parseRefs(repo string, out []byte) (*Refs, error) {
+	refs := &Refs{Repository: repo, Tags: map[string]string{}, Branches: map[string]string{}}
+	peeled := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		left, name, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			continue
+		}
+		if target, isSym := strings.CutPrefix(left, "ref: "); isSym {
+			if name == "HEAD" {
+				refs.Head = strings.TrimPrefix(target, "refs/heads/")
+			}
+			continue
+		}
+		if !isCommitID(left) {
+			return nil, errdefs.Remote(fmt.Errorf("git repository %s: git ls-remote listed %q, which is not an object id", repo, termtext.Escape(left)))
+		}
+		if tag, ok := strings.CutPrefix(name, "refs/tags/"); ok {
+			if base, isPeeled := strings.CutSuffix(tag, "^{}"); isPeeled {
+				refs.Tags[base], peeled[base] = left, true
+			} else if !peeled[tag] {
+				refs.Tags[tag] = left
+			}
+		} else if branch, ok := strings.CutPrefix(name, "refs/heads/"); ok {
+			refs.Branches[branch] = left
+		}
+	}
+	return refs, sc.Err()
+}
+
+// TagNames are the repository's tags, sorted as semver.SortTags sorts them.
+func (refs *Refs) TagNames() []string {
+	tags := make([]string, 0, len(refs.Tags))
+	for t := range refs.Tags {
+		tags = append(tags, t)
+	}
+	semver.SortTags(tags)
+	return tags
+}
+
+// Resolve picks the commit that ref and rng name: a full commit as it
+// is; a tag, else a branch, of that name; with no ref, the highest tag in
+// rng, or with no rng either the highest release tag, else the default
+// branch. What names nothing is unresolved, with the nearest tags.
+func (refs *Refs) Resolve(ref string, rng *semver.Range) (Resolved, error) {
+	switch {
+	case ref != "" && isCommitID(strings.ToLower(ref)):
+		return Resolved{Ref: strings.ToLower(ref), Kind: KindCommit, Commit: strings.ToLower(ref)}, nil
+	case ref != "":
+		name := strings.TrimPrefix(strings.TrimPrefix(ref, "refs/tags/"), "refs/heads/")
+		if commit, ok := refs.Tags[name]; ok && !strings.HasPrefix(ref, "refs/heads/") {
+			return Resolved{Ref: name, Kind: KindTag, Commit: commit}, nil
+		}
+		if commit, ok := refs.Branches[name]; ok && !strings.HasPrefix(ref, "refs/tags/") {
+			return Resolved{Ref: name, Kind: KindBranch, Commit: commit}, nil
+		}
+		return Resolved{}, refs.unresolved(fmt.Sprintf("has no tag or branch %s", termtext.Escape(ref)), ref)
+	}
+	tags := refs.TagNames()
+	if tag, ok := semver.Highest(tags, rng); ok {
+		return Resolved{Ref: tag, Kind: KindTag, Commit: refs.Tags[tag]}, nil
+	}
+	if rng != nil {
+		return Resolved{}, refs.unresolved(fmt.Sprintf("has no tag in the range %s", termtext.Escape(rng.String())), "")
+	}
+	if commit, ok := refs.Branches[refs.Head]; ok {
+		return Resolved{Ref: refs.Head, Kind: KindBranch, Commit: commit}, nil
+	}
+	return Resolved{}, refs.unresolved("has no release tag and no default branch", "")
+}
+
+// unresolved says what refs lack, with the tags nearest to near.
+func (refs *Refs) unresolved(what, near string) error {
+	msg := fmt.Sprintf("git repository %s %s", termtext.Escape(refs.Repository), what)
+	if shown := nearestTags(refs.TagNames(), near, 10); shown != "" {
+		msg += "; it has the tags " + shown
+	}
+	if len(refs.Branches) > 0 && len(refs.Branches) <= 10 {
+		branches := make([]string, 0, len(refs.Branches))
+		for b := range refs.Branches {
+			branches = append(branches, termtext.Escape(b))
+		}
+		slices.Sort(branches)
+		msg += "; the branches " + strings.Join(branches, ", ")
+	}
+	return errdefs.Resolution(fmt.Errorf("%s", msg))
+}
+
+// isCommitID reports whether s is a full object id, SHA-1 or SHA-256, in
+// lower case.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// nearestTags lists, for a message, at most n of tags: those nearest to
+// near by edit distance when near is set, else the highest versions, in
+// the order semver.SortTags gives, escaped (the server named them). It
+// words the list as target.SomeTags does for a registry's tags; git has
+// no digest tags to leave out, and this package stays clear of
+// registries.
+func nearestTags(tags []string, near string, n int) string {
+	tags = slices.Clone(tags)
+	all := len(tags)
+	if near != "" && all > n {
+		slices.SortStableFunc(tags, func(a, b string) int {
+			return editdistance.Levenshtein(a, near) - editdistance.Levenshtein(b, near)
+		})
+		tags = tags[:n]
+	}
+	semver.SortTags(tags)
+	tags = tags[:min(n, len(tags))]
+	more := ""
+	if all > len(tags) {
+		more = fmt.Sprintf(" and %d more", all-len(tags))
+	}
+	for i, tag := range tags {
+		tags[i] = termtext.Escape(tag)
+	}
+	return strings.Join(tags, ", ") + more
+}
