@@ -32,6 +32,7 @@ type Server struct {
 	// of git when it returns true.
 	Fault func(w http.ResponseWriter, r *http.Request) bool
 
+	backend  http.Handler
 	requests atomic.Int64
 	bytes    atomic.Int64
 }
@@ -66,6 +67,7 @@ func NewServer(t testing.TB) *Server {
 		InheritEnv: []string{"PATH"},
 		Stderr:     io.Discard, // "Not a git repository" of the tests' missing ones
 	}
+	s.backend = cgiHandler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
 		cw := &countingWriter{ResponseWriter: w, n: &s.bytes}
@@ -77,6 +79,43 @@ func NewServer(t testing.TB) *Server {
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s
+}
+
+// StallAfter makes the server, on the requests match accepts, write n
+// bytes of git's answer and then nothing more, holding the connection
+// open until the client leaves: a server that streams forever, as far
+// as a client can tell.
+func (s *Server) StallAfter(n int64, match func(*http.Request) bool) {
+	s.Fault = func(w http.ResponseWriter, r *http.Request) bool {
+		if !match(r) {
+			return false
+		}
+		s.backend.ServeHTTP(&stallWriter{ResponseWriter: w, left: n, r: r}, r)
+		return true
+	}
+}
+
+type stallWriter struct {
+	http.ResponseWriter
+	left int64
+	r    *http.Request
+}
+
+func (w *stallWriter) Write(p []byte) (int, error) {
+	n := 0
+	if w.left > 0 {
+		var err error
+		n, err = w.ResponseWriter.Write(p[:min(int64(len(p)), w.left)])
+		w.left -= int64(n)
+		if f, ok := w.ResponseWriter.(http.Flusher); ok {
+			f.Flush()
+		}
+		if err != nil || n == len(p) {
+			return n, err
+		}
+	}
+	<-w.r.Context().Done()
+	return n, w.r.Context().Err()
 }
 
 // Requests is how many requests the server has had.

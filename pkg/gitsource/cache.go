@@ -164,13 +164,13 @@ func (c *Cache) fetch(ctx context.Context, dir string, r Reference, ids []string
 		"remote.stax.fetch=", // objects only, no refs
 		"extensions.partialClone=stax",
 	}
-	return c.watchPack(ctx, dir, func(ctx context.Context) error {
+	return c.watchPack(ctx, dir, r, func(ctx context.Context) error {
 		_, err := c.run(ctx, command{dir: dir, cwd: dir, network: r.protocols(), config: config, secrets: r.secrets(),
 			stdin: strings.NewReader(strings.Join(ids, "\n") + "\n")}, args...)
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			return errdefs.Remote(fmt.Errorf("fetch from git repository %s: %w: check the URL, and that your git can read it (git ls-remote %s)", termtext.Escape(r.Display()), err, termtext.Escape(r.Display())))
 		}
-		return nil
+		return err
 	})
 }
 
@@ -181,7 +181,7 @@ const packPoll = 20 * time.Millisecond
 // dir grow past twice the size limit (the blobs, and trees and deltas
 // beside them): a server that streams forever is cut there. git has no
 // bound of its own on what a fetch receives.
-func (c *Cache) watchPack(ctx context.Context, dir string, fetch func(context.Context) error) error {
+func (c *Cache) watchPack(ctx context.Context, dir string, r Reference, fetch func(context.Context) error) error {
 	limit := 2 * c.maxSize()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -210,7 +210,7 @@ func (c *Cache) watchPack(ctx context.Context, dir string, fetch func(context.Co
 	select {
 	case n := <-over:
 		clearLeftovers(dir)
-		return errdefs.Precondition(fmt.Errorf("git sent over %d bytes, more than stax takes from a repository (twice the %d-byte limit of a package): stopped", n, c.maxSize()))
+		return errdefs.Precondition(fmt.Errorf("fetch from git repository %s: stopped after %d bytes, more than stax takes for one package (twice its limit of %d bytes)", termtext.Escape(r.Display()), n, c.maxSize()))
 	default:
 	}
 	if err != nil {

@@ -3,11 +3,13 @@ package gitsource
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stax-dev/stax/internal/gittest"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -263,6 +265,27 @@ func TestMaterializeRefusesHostileTrees(t *testing.T) {
 			assertClean(t, c, dest)
 		})
 	}
+}
+
+// A server that sends without end is cut once the pack it sends is past
+// the limit; what git received is removed.
+func TestFetchStopsAServerThatStreamsForever(t *testing.T) {
+	t.Parallel()
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "endless")
+	repo.Write(map[string]string{"s/SKILL.md": "x", "s/big.md": gittest.Noise(8<<20, 3)})
+	commit := repo.Commit("big")
+	srv.StallAfter(1<<20, func(r *http.Request) bool { return r.Method == http.MethodPost })
+	c := newCache(t, "")
+	c.MaxSize = 64 << 10
+	dest := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a deadline should the cut fail, not a measure
+	defer cancel()
+	_, err := c.Materialize(ctx, mustParse(t, "git+"+repo.URL+"//s"), commit, dest)
+	if errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "more than stax takes for one package") {
+		t.Fatalf("Materialize = %v (%v), want the fetch stopped at the limit", err, errdefs.Of(err))
+	}
+	assertClean(t, c, dest)
 }
 
 // Gitlinks are named, not followed; .gitattributes filters and hooks the

@@ -82,6 +82,7 @@ func (c *Cache) run(ctx context.Context, cmd command, args ...string) ([]byte, e
 	argv = append(argv, args...)
 	x := exec.CommandContext(ctx, git, argv...)
 	x.Dir = cmd.cwd
+	killAll(x)
 	x.Env = c.environ(cmd.network, cmd.cwd)
 	x.Stdin = cmd.stdin
 	var out bytes.Buffer

@@ -54,6 +54,9 @@ func (c *Cache) ListRefs(ctx context.Context, r Reference) (*Refs, error) {
 	}
 	out, err := c.run(ctx, command{cwd: cwd, network: r.protocols(), secrets: r.secrets()},
 		"ls-remote", "--symref", "--end-of-options", r.URL())
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, errdefs.Remote(fmt.Errorf("list the branches and tags of git repository %s: %w: check the URL, and that your git can read it (git ls-remote %s)", termtext.Escape(r.Display()), err, termtext.Escape(r.Display())))
 	}
