@@ -3,8 +3,10 @@ package gitsource
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -265,6 +267,47 @@ func TestMaterializeRefusesHostileTrees(t *testing.T) {
 			assertClean(t, c, dest)
 		})
 	}
+}
+
+// Processes of their own fetching one commit into one cache at once take
+// turns: git's own locks (shallow.lock) would fail all but one.
+func TestProcessesShareTheCache(t *testing.T) {
+	t.Parallel()
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "shared")
+	repo.Skills("skills", 20, 2048, 5)
+	commit := repo.Commit("skills")
+	home := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*strings.Builder, n)
+	dests := make([]string, n)
+	for i := range cmds {
+		dests[i] = filepath.Join(t.TempDir(), "out")
+		job := strings.Join([]string{home, "git+" + repo.URL + "//skills/skill-" + fmt.Sprintf("%04d", i), commit, dests[i]}, "\n")
+		cmds[i] = exec.Command(self, "-test.run=^$")
+		cmds[i].Env = append(os.Environ(), materializeEnv+"="+job, "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+		outs[i] = &strings.Builder{}
+		cmds[i].Stderr = outs[i]
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("process %d: %v: %s", i, err, outs[i])
+		}
+		if s := readFile(t, filepath.Join(dests[i], "SKILL.md")); !strings.Contains(s, fmt.Sprintf("skill-%04d", i)) {
+			t.Errorf("process %d wrote %q", i, s)
+		}
+	}
+	assertClean(t, NewCache(home), dests[0])
 }
 
 // A server that sends without end is cut once the pack it sends is past
