@@ -109,6 +109,25 @@ func Parse(s string) (Reference, error) {
 	return r, nil
 }
 
+// New is the reference to the tree at subdir of the repository at
+// rawURL (https://, ssh://, git://, file://, or http:// to this machine)
+// at ref, held to the rules of Parse: for a repository named apart from
+// any reference, as a plugin marketplace names a plugin's. subdir and ref
+// may be empty.
+func New(rawURL, subdir, ref string) (Reference, error) {
+	if strings.Contains(rawURL, "#") || strings.Contains(rawURL, "://") && strings.Contains(rawURL[strings.Index(rawURL, "://")+3:], "//") {
+		return Reference{}, invalid(rawURL, `a repository URL holds no "#" and no "//" in its path`)
+	}
+	s := Prefix + rawURL
+	if subdir = strings.Trim(subdir, "/"); subdir != "" {
+		s += "//" + subdir
+	}
+	if ref != "" {
+		s += "#" + ref
+	}
+	return Parse(s)
+}
+
 // parseURL reads the explicit forms, rest being s without git+ and #REF.
 func parseURL(s, rest string) (Reference, error) {
 	scheme, _, _ := strings.Cut(rest, "://")

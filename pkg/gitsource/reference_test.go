@@ -144,3 +144,25 @@ func TestCredentialsNeverShown(t *testing.T) {
 		t.Errorf("Mask = %q", got)
 	}
 }
+
+func TestNew(t *testing.T) {
+	t.Parallel()
+	r, err := New("https://example.com/o/plugins.git", "/plugins/pdf/", "v2")
+	if err != nil || r.String() != "git+https://example.com/o/plugins.git//plugins/pdf#v2" {
+		t.Errorf("New = %q, %v", r.String(), err)
+	}
+	if r, err := New("git://example.com/r", "", ""); err != nil || r.URL() != "git://example.com/r" {
+		t.Errorf("New(git://) = %q, %v", r.URL(), err)
+	}
+	for _, bad := range [][3]string{
+		{"https://example.com/r.git#x", "", ""},
+		{"https://example.com/a//b", "", ""},
+		{"ext::sh -c x", "", ""},
+		{"https://example.com/r.git", "", "--upload-pack=x"},
+		{"https://example.com/r.git", "../x", ""},
+	} {
+		if _, err := New(bad[0], bad[1], bad[2]); errdefs.Of(err) != errdefs.InvalidArgument {
+			t.Errorf("New(%q, %q, %q) = %v, want invalid", bad[0], bad[1], bad[2], err)
+		}
+	}
+}
