@@ -163,6 +163,9 @@ func (c *Cache) fetch(ctx context.Context, dir string, r Reference, ids []string
 		"remote.stax.promisor=true",
 		"remote.stax.fetch=", // objects only, no refs
 		"extensions.partialClone=stax",
+		// No haves: a server deltas nothing against an object the cache
+		// lacks, which git would then fetch on its own, one at a time.
+		"fetch.negotiationAlgorithm=noop",
 	}
 	return c.watchPack(ctx, dir, r, func(ctx context.Context) error {
 		_, err := c.run(ctx, command{dir: dir, cwd: dir, network: r.protocols(), config: config, secrets: r.secrets(),

@@ -234,22 +234,27 @@ func TestMaterializeRefusesHostileTrees(t *testing.T) {
 		fill(repo)
 		return mustParse(t, "git+"+repo.URL+"//s"), repo.Commit(name)
 	}
+	// requests are what the server is asked: 2 for the commit and its
+	// trees alone, 4 with the blobs; a tree refused for its entries
+	// asks for no blob.
 	tests := []struct {
-		name   string
-		fill   func(r *gittest.Repo)
-		errHas string
-		class  errdefs.Class
+		name     string
+		fill     func(r *gittest.Repo)
+		errHas   string
+		class    errdefs.Class
+		requests int64
 	}{
-		{"link-out", func(r *gittest.Repo) { r.Symlink("s/escape", "../../etc/passwd") }, `symbolic link "escape" points to "../../etc/passwd", out of the tree`, errdefs.FailedPrecondition},
-		{"link-absolute", func(r *gittest.Repo) { r.Symlink("s/abs", "/etc/passwd") }, "out of the tree", errdefs.FailedPrecondition},
-		{"link-to-sibling", func(r *gittest.Repo) { r.Symlink("s/up", "../other") }, "out of the tree", errdefs.FailedPrecondition},
-		{"huge", func(r *gittest.Repo) { r.Write(map[string]string{"s/big.md": gittest.Noise(200<<10, 1)}) }, "the limit of a package", errdefs.FailedPrecondition},
-		{"many", func(r *gittest.Repo) { r.Skills("s", 30, 10, 1) }, "more than 50 files and directories", errdefs.FailedPrecondition},
-		{"hidden-name", func(r *gittest.Repo) { r.Write(map[string]string{"s/a\u202egpj.md": "x"}) }, "hidden character", errdefs.FailedPrecondition},
+		{"link-out", func(r *gittest.Repo) { r.Symlink("s/escape", "../../etc/passwd") }, `symbolic link "escape" points to "../../etc/passwd", out of the tree`, errdefs.FailedPrecondition, 4},
+		{"link-absolute", func(r *gittest.Repo) { r.Symlink("s/abs", "/etc/passwd") }, "out of the tree", errdefs.FailedPrecondition, 4},
+		{"link-to-sibling", func(r *gittest.Repo) { r.Symlink("s/up", "../other") }, "out of the tree", errdefs.FailedPrecondition, 4},
+		{"huge", func(r *gittest.Repo) { r.Write(map[string]string{"s/big.md": gittest.Noise(200<<10, 1)}) }, "the limit of a package", errdefs.FailedPrecondition, 4},
+		{"many", func(r *gittest.Repo) { r.Skills("s", 30, 10, 1) }, "more than 50 files and directories", errdefs.FailedPrecondition, 2},
+		{"hidden-name", func(r *gittest.Repo) { r.Write(map[string]string{"s/a\u202egpj.md": "x"}) }, "hidden character", errdefs.FailedPrecondition, 2},
+		{"long-path", func(r *gittest.Repo) { r.Write(map[string]string{"s/" + strings.Repeat("d/", 40) + "f": "x"}) }, "over the limit of 32", errdefs.FailedPrecondition, 2},
 		{"no-subdir", func(r *gittest.Repo) {
 			os.RemoveAll(filepath.Join(r.Work, "s"))
 			r.Write(map[string]string{"t/x": "x"})
-		}, "has no directory s", errdefs.Unresolved},
+		}, "has no directory s", errdefs.Unresolved, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,9 +262,13 @@ func TestMaterializeRefusesHostileTrees(t *testing.T) {
 			c := newCache(t, "")
 			c.MaxSize, c.MaxFiles = 64<<10, 50
 			dest := filepath.Join(t.TempDir(), "out")
+			srv.Reset()
 			_, err := c.Materialize(context.Background(), r, commit, dest)
 			if err == nil || errdefs.Of(err) != tt.class || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("Materialize = %v (%v), want %v saying %q", err, errdefs.Of(err), tt.class, tt.errHas)
+			}
+			if n := srv.Requests(); n != tt.requests {
+				t.Errorf("the server was asked %d requests, want %d", n, tt.requests)
 			}
 			if _, err := os.Lstat(dest); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("%s was written: %v", dest, err)
@@ -388,7 +397,17 @@ func TestFailuresAreClassifiedAndMasked(t *testing.T) {
 
 	repo := srv.NewRepo(t, "one")
 	repo.Write(map[string]string{"SKILL.md": "x"})
-	repo.Commit("x")
+	head := repo.Commit("x")
+	withPassword := mustParse(t, "git+http://bob:s3cr3t@"+strings.TrimPrefix(repo.URL, "http://"))
+	if _, err := c.Materialize(ctx, withPassword, head, filepath.Join(t.TempDir(), "out")); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(c.Dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(readFile(t, p), "s3cr3t") {
+			t.Errorf("%s holds the password", p)
+		}
+		return err
+	})
 	_, err = c.Materialize(ctx, mustParse(t, "git+"+repo.URL), strings.Repeat("2", 40), filepath.Join(t.TempDir(), "out"))
 	if errdefs.Of(err) != errdefs.Unavailable {
 		t.Errorf("Materialize of a commit the repository lacks = %v (%v), want unavailable", err, errdefs.Of(err))
