@@ -167,6 +167,12 @@ func (c *Cache) fetch(ctx context.Context, dir string, r Reference, ids []string
 		// lacks, which git would then fetch on its own, one at a time.
 		"fetch.negotiationAlgorithm=noop",
 	}
+	if r.url.Scheme == "file" {
+		// The upload-pack of a file:// repository runs here, reading
+		// that repository's settings alone: told to, it filters as a
+		// hosting service does.
+		config = append(config, "remote.stax.uploadpack=git -c uploadpack.allowFilter=true upload-pack")
+	}
 	return c.watchPack(ctx, dir, r, func(ctx context.Context) error {
 		_, err := c.run(ctx, command{dir: dir, cwd: dir, network: r.protocols(), config: config, secrets: r.secrets(),
 			stdin: strings.NewReader(strings.Join(ids, "\n") + "\n")}, args...)

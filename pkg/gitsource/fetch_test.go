@@ -136,6 +136,35 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// A file:// repository is fetched as partially as one over http: the
+// upload-pack git runs for it is stax's child, and allows filters.
+func TestMaterializeFromAFileURL(t *testing.T) {
+	t.Parallel()
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "local")
+	repo.Skills("skills", 3, 64, 2)
+	repo.Commit("local")
+	repo.Tag("v1.0.0", "")
+	c := newCache(t, "")
+	r := mustParse(t, "git+file://"+filepath.ToSlash(repo.Dir)+"//skills/skill-0001#v1.0.0")
+	refs, err := c.ListRefs(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := refs.Resolve(r.Ref, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "out")
+	if _, err := c.Materialize(context.Background(), r, got.Commit, dest); err != nil {
+		t.Fatal(err)
+	}
+	missing, err := c.missing(context.Background(), c.repoDir(r), got.Commit)
+	if err != nil || len(missing) != 4 {
+		t.Errorf("the cache lacks %d objects of the commit (%v), want the 4 blobs of the other skills", len(missing), err)
+	}
+}
+
 // One skill of a monorepo: the commit's trees, then that skill's blobs,
 // in one request each; a second install asks only ls-remote, and a
 // commit already cached asks nothing.
