@@ -176,6 +176,12 @@ func (c *Cache) fetch(ctx context.Context, dir string, r Reference, ids []string
 	return c.watchPack(ctx, dir, r, func(ctx context.Context) error {
 		_, err := c.run(ctx, command{dir: dir, cwd: dir, network: r.protocols(), config: config, secrets: r.secrets(),
 			stdin: strings.NewReader(strings.Join(ids, "\n") + "\n")}, args...)
+		var gitErr *gitError
+		if shallow && errors.As(err, &gitErr) && strings.Contains(gitErr.stderr, "not our ref") {
+			// The server's words (upload-pack's, the same on every
+			// host) for a want it does not have or will not serve.
+			return errdefs.Resolution(fmt.Errorf("git repository %s has no commit %s: %w", termtext.Escape(r.Display()), strings.Join(ids, ", "), err))
+		}
 		if err != nil && ctx.Err() == nil {
 			return errdefs.Remote(fmt.Errorf("fetch from git repository %s: %w: check the URL, and that your git can read it (git ls-remote %s)", termtext.Escape(r.Display()), err, termtext.Escape(r.Display())))
 		}

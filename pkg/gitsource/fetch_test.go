@@ -438,8 +438,8 @@ func TestFailuresAreClassifiedAndMasked(t *testing.T) {
 		return err
 	})
 	_, err = c.Materialize(ctx, mustParse(t, "git+"+repo.URL), strings.Repeat("2", 40), filepath.Join(t.TempDir(), "out"))
-	if errdefs.Of(err) != errdefs.Unavailable {
-		t.Errorf("Materialize of a commit the repository lacks = %v (%v), want unavailable", err, errdefs.Of(err))
+	if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), "has no commit "+strings.Repeat("2", 40)) {
+		t.Errorf("Materialize of a commit the repository lacks = %v (%v), want unresolved", err, errdefs.Of(err))
 	}
 	if _, err := c.Materialize(ctx, mustParse(t, "git+"+repo.URL), "--upload-pack=touch x", t.TempDir()); errdefs.Of(err) != errdefs.InvalidArgument {
 		t.Errorf("Materialize of an option = %v, want invalid", err)
