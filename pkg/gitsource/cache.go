@@ -138,13 +138,21 @@ func (r Reference) protocols() string {
 	return networkProtocols
 }
 
-// secrets are the credentials in r's URL, masked in anything git says.
+// secrets are the credentials in r's URL, masked in anything git says,
+// as written and decoded: the password, or a token given as the user
+// (https://TOKEN@host). An ssh user (git@) is no secret.
 func (r Reference) secrets() []string {
 	if r.url == nil || r.url.User == nil {
 		return nil
 	}
-	pw, _ := r.url.User.Password()
-	return []string{pw, r.url.User.Username()}
+	user, encoded, _ := strings.Cut(r.url.User.String(), ":")
+	if pw, ok := r.url.User.Password(); ok {
+		return []string{pw, encoded}
+	}
+	if r.url.Scheme == "ssh" {
+		return nil
+	}
+	return []string{r.url.User.Username(), user}
 }
 
 // fetch fetches the objects ids from r's repository into the cache at

@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,6 +164,20 @@ func TestNew(t *testing.T) {
 	} {
 		if _, err := New(bad[0], bad[1], bad[2]); errdefs.Of(err) != errdefs.InvalidArgument {
 			t.Errorf("New(%q, %q, %q) = %v, want invalid", bad[0], bad[1], bad[2], err)
+		}
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string][]string{
+		"git+https://bob:p%40ss@example.com/r": {"p@ss", "p%40ss"},
+		"git+https://ghp_token@example.com/r":  {"ghp_token", "ghp_token"},
+		"git+ssh://git@example.com/r":          nil,
+		"git+https://example.com/r":            nil,
+	} {
+		if got := mustParse(t, in).secrets(); !slices.Equal(got, want) {
+			t.Errorf("secrets of %s = %q, want %q", in, got, want)
 		}
 	}
 }
