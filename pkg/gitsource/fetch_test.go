@@ -78,6 +78,7 @@ func TestResolve(t *testing.T) {
 	repo.Write(map[string]string{"a/SKILL.md": "three"})
 	third := repo.Commit("three")
 	repo.Tag("v2.0.0-rc.1", "")
+	repo.Git("update-ref", "refs/tags/--upload-pack=touch", first) // git's own tag refuses such a name; a server may serve it
 
 	c := newCache(t, "")
 	refs, err := c.ListRefs(context.Background(), mustParse(t, "git+http://"+strings.TrimPrefix(repo.URL, "http://")))

@@ -83,6 +83,9 @@ func parseRefs(repo string, out []byte) (*Refs, error) {
 		if !isCommitID(left) {
 			return nil, errdefs.Remote(fmt.Errorf("git repository %s: git ls-remote listed %q, which is not an object id", repo, termtext.Escape(left)))
 		}
+		if checkRef(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(name, "refs/tags/"), "refs/heads/"), "^{}")) != nil {
+			continue // a name Parse would refuse in a reference is never chosen, nor written down
+		}
 		if tag, ok := strings.CutPrefix(name, "refs/tags/"); ok {
 			if base, isPeeled := strings.CutSuffix(tag, "^{}"); isPeeled {
 				refs.Tags[base], peeled[base] = left, true
