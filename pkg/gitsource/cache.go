@@ -44,6 +44,8 @@ type Cache struct {
 	MaxSize  int64
 	MaxFiles int
 
+	outputLimit int // maxOutput when zero; set by tests
+
 	lookOnce sync.Once
 	git      string
 	lookErr  error

@@ -447,6 +447,24 @@ func TestFailuresAreClassifiedAndMasked(t *testing.T) {
 	}
 }
 
+// A listing longer than stax reads is cut, not read into memory whole.
+func TestListRefsStopsAtTheOutputLimit(t *testing.T) {
+	t.Parallel()
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "tags")
+	repo.Write(map[string]string{"SKILL.md": "x"})
+	repo.Commit("x")
+	for i := range 100 {
+		repo.Tag(fmt.Sprintf("v1.0.%d", i), "")
+	}
+	c := newCache(t, "")
+	c.outputLimit = 2048
+	_, err := c.ListRefs(context.Background(), mustParse(t, "git+"+repo.URL))
+	if errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "git ls-remote wrote over 2048 bytes") {
+		t.Errorf("ListRefs = %v (%v), want it stopped at the limit", err, errdefs.Of(err))
+	}
+}
+
 func TestGitMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	c := NewCache(t.TempDir())

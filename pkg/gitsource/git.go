@@ -61,6 +61,11 @@ type command struct {
 	secrets []string  // text masked in messages (a URL's password)
 }
 
+// maxOutput bounds what stax reads of git's standard output: a listing
+// of refs or of a tree, far below it for any repository stax takes; a
+// server that lists refs without end is cut there.
+const maxOutput = 64 << 20
+
 // maxStderr bounds what of git's standard error a message quotes.
 const maxStderr = 2048
 
@@ -80,13 +85,19 @@ func (c *Cache) run(ctx context.Context, cmd command, args ...string) ([]byte, e
 		argv = append(argv, "-c", kv)
 	}
 	argv = append(argv, args...)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	x := exec.CommandContext(ctx, git, argv...)
 	x.Dir = cmd.cwd
 	killAll(x)
 	x.Env = c.environ(cmd.network, cmd.cwd)
 	x.Stdin = cmd.stdin
-	var out bytes.Buffer
-	x.Stdout = &out
+	limit := c.outputLimit
+	if limit == 0 {
+		limit = maxOutput
+	}
+	out := &cappedBuffer{max: limit, over: cancel}
+	x.Stdout = out
 	if cmd.stdout != nil {
 		x.Stdout = cmd.stdout
 	}
@@ -97,6 +108,9 @@ func (c *Cache) run(ctx context.Context, cmd command, args ...string) ([]byte, e
 	// longer than this for them.
 	x.WaitDelay = 10 * time.Second
 	if err := x.Run(); err != nil {
+		if out.exceeded {
+			return nil, errdefs.Precondition(fmt.Errorf("git %s wrote over %d bytes, more than stax reads of it: stopped", args[0], limit))
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
@@ -111,7 +125,7 @@ func (c *Cache) run(ctx context.Context, cmd command, args ...string) ([]byte, e
 		}
 		return nil, &gitError{args: args[0], stderr: msg, err: err}
 	}
-	return out.Bytes(), nil
+	return out.buf.Bytes(), nil
 }
 
 // gitError is a git that failed: the command, and what git said.
@@ -194,3 +208,20 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (b *tailBuffer) String() string { return string(b.buf) }
+
+// cappedBuffer collects up to max bytes, and calls over once more come.
+type cappedBuffer struct {
+	buf      bytes.Buffer
+	max      int
+	over     func()
+	exceeded bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.buf.Len()+len(p) > b.max {
+		b.exceeded = true
+		b.over()
+		return 0, errors.New("output over the limit")
+	}
+	return b.buf.Write(p)
+}
