@@ -465,6 +465,21 @@ func TestListRefsStopsAtTheOutputLimit(t *testing.T) {
 	}
 }
 
+// The user's insteadOf applies, but never to reach a transport that runs
+// a command: ext:: is refused whatever a URL is rewritten to.
+func TestInsteadOfNeverReachesExt(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "ran")
+	c := newCache(t, "[url \"ext::sh -c touch% "+marker+" #\"]\n\tinsteadOf = https://example.invalid/\n")
+	_, err := c.ListRefs(context.Background(), mustParse(t, "git+https://example.invalid/r.git"))
+	if errdefs.Of(err) != errdefs.Unavailable || !strings.Contains(err.Error(), "transport 'ext' not allowed") {
+		t.Errorf("ListRefs through an ext:: insteadOf = %v, want git to refuse the transport", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the ext:: command ran")
+	}
+}
+
 func TestGitMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	c := NewCache(t.TempDir())
