@@ -170,6 +170,9 @@ func parseShorthand(s, rest string) (Reference, error) {
 	if len(parts) == 3 {
 		subdir = parts[2]
 	}
+	if isWebView(subdir) || strings.Contains(p, "/-/") {
+		return parseWeb(s, rest) // an address pasted without https://
+	}
 	return repository(s, host, parts[0], parts[1], subdir)
 }
 
@@ -304,6 +307,13 @@ func cleanSubdir(subdir string) (string, error) {
 
 func hasControlOrSpace(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f })
+}
+
+// isWebView reports whether the path after OWNER/REPO is a page of the
+// repository's web site (tree/REF/…, blob/REF/…, gitlab's -/tree/…),
+// which wins over a SUBDIR of that name, as it does in npx skills.
+func isWebView(p string) bool {
+	return strings.HasPrefix(p, "tree/") || strings.HasPrefix(p, "blob/") || strings.HasPrefix(p, "-/")
 }
 
 func isShorthandHost(host string) bool {

@@ -36,6 +36,9 @@ func TestParse(t *testing.T) {
 		{in: "https://github.com/anthropics/skills/tree/main/skills/pdf", url: "https://github.com/anthropics/skills.git", subdir: "skills/pdf", ref: "main"},
 		{in: "https://github.com/anthropics/skills/tree/v1.0.0", url: "https://github.com/anthropics/skills.git", ref: "v1.0.0"},
 		{in: "https://github.com/anthropics/skills/blob/main/skills/pdf/SKILL.md", url: "https://github.com/anthropics/skills.git", subdir: "skills/pdf", ref: "main"},
+		{in: "github.com/anthropics/skills/tree/main/skills/pdf", url: "https://github.com/anthropics/skills.git", subdir: "skills/pdf", ref: "main"},
+		{in: "gitlab.com/a/b/-/tree/dev/skills", url: "https://gitlab.com/a/b.git", subdir: "skills", ref: "dev"},
+		{in: "gitlab.com/a/b/c/-/blob/v1/s/SKILL.md", url: "https://gitlab.com/a/b/c.git", subdir: "s", ref: "v1"},
 		{in: "https://gitlab.com/a/b/c/-/tree/dev/skills?ref_type=heads", url: "https://gitlab.com/a/b/c.git", subdir: "skills", ref: "dev"},
 	}
 	for _, tt := range tests {
