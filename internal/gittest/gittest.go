@@ -5,9 +5,11 @@
 package gittest
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -116,6 +118,48 @@ func (w *stallWriter) Write(p []byte) (int, error) {
 	}
 	<-w.r.Context().Done()
 	return n, w.r.Context().Err()
+}
+
+// Daemon serves the server's repositories over git:// too, with git
+// daemon on a loopback port, until the test ends, and returns the base
+// URL (git://127.0.0.1:PORT). It does not count requests.
+func (s *Server) Daemon(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // git daemon takes the port; another test taking it first fails this one, never passes it
+	cmd := exec.Command("git", "-c", "uploadpack.allowFilter=true", "daemon", "--verbose", "--export-all", "--reuseaddr",
+		"--base-path="+s.Root, "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), s.Root)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		said := false
+		for sc.Scan() {
+			if !said && strings.Contains(sc.Text(), "Ready to rumble") {
+				said = true
+				ready <- true
+			}
+		}
+		if !said {
+			ready <- false
+		}
+	}()
+	if !<-ready {
+		t.Fatal("git daemon did not start")
+	}
+	return fmt.Sprintf("git://127.0.0.1:%d", port)
 }
 
 // Requests is how many requests the server has had.

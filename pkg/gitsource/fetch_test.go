@@ -166,6 +166,36 @@ func TestMaterializeFromAFileURL(t *testing.T) {
 	}
 }
 
+// git:// (git daemon) is fetched as partially as http.
+func TestMaterializeOverGitProtocol(t *testing.T) {
+	t.Parallel()
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "daemon")
+	repo.Skills("skills", 3, 64, 4)
+	repo.Commit("daemon")
+	repo.Tag("v1.0.0", "")
+	c := newCache(t, "")
+	r := mustParse(t, srv.Daemon(t)+"/daemon.git//skills/skill-0002#v1.0.0")
+	refs, err := c.ListRefs(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := refs.Resolve(r.Ref, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "out")
+	if _, err := c.Materialize(context.Background(), r, got.Commit, dest); err != nil {
+		t.Fatal(err)
+	}
+	if s := readFile(t, filepath.Join(dest, "SKILL.md")); !strings.Contains(s, "skill-0002") {
+		t.Errorf("SKILL.md = %q", s)
+	}
+	if missing, err := c.missing(context.Background(), c.repoDir(r), got.Commit); err != nil || len(missing) != 4 {
+		t.Errorf("the cache lacks %d objects of the commit (%v), want the 4 blobs of the other skills", len(missing), err)
+	}
+}
+
 // One skill of a monorepo: the commit's trees, then that skill's blobs,
 // in one request each; a second install asks only ls-remote, and a
 // commit already cached asks nothing.
