@@ -149,14 +149,7 @@ func annotate(source, revision string) (map[string]string, error) {
 		if err != nil || u.Scheme == "" {
 			return nil, errdefs.Invalid(fmt.Errorf("source URL of the package does not parse as a URL"))
 		}
-		switch {
-		case u.User == nil:
-		case u.Scheme == "http" || u.Scheme == "https":
-			u.User = nil
-		default:
-			u.User = url.User(u.User.Username())
-		}
-		out[artifact.AnnotationSource] = u.String()
+		out[artifact.AnnotationSource] = withoutCredentials(u).String()
 	}
 	if revision != "" {
 		if !gitSHA.MatchString(revision) {

@@ -195,8 +195,13 @@ var (
 // safe-name rule, a ref git cannot read as an option, a full commit.
 func gitSource(raw, subdir string, src sourceObject) (*GitSource, error) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || strings.HasPrefix(u.Host, "-") || u.Opaque != "" {
-		return nil, fmt.Errorf("source url %q is not a URL of a git repository", raw)
+	if err != nil {
+		// Not quoted: where its credentials are cannot be told.
+		return nil, errors.New("source url is not a URL of a git repository: it does not parse")
+	}
+	shown := withoutCredentials(u).String()
+	if u.Host == "" || strings.HasPrefix(u.Host, "-") || u.Opaque != "" {
+		return nil, fmt.Errorf("source url %q is not a URL of a git repository", shown)
 	}
 	switch u.Scheme {
 	case "https", "git":
@@ -208,10 +213,10 @@ func gitSource(raw, subdir string, src sourceObject) (*GitSource, error) {
 			return nil, errors.New("source url holds a password: a marketplace names a repository, the user's git authenticates")
 		}
 	default:
-		return nil, fmt.Errorf("source url %q: only https, ssh and git URLs are followed", raw)
+		return nil, fmt.Errorf("source url %q: only https, ssh and git URLs are followed", shown)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("source url %q: a repository URL has no query or fragment", raw)
+		return nil, fmt.Errorf("source url %q: a repository URL has no query or fragment", shown)
 	}
 	g := &GitSource{URL: u.String(), Ref: src.Ref, SHA: src.SHA}
 	if g.Ref != "" && (!gitRef.MatchString(g.Ref) || strings.Contains(g.Ref, "..")) {
@@ -234,4 +239,21 @@ func gitSource(raw, subdir string, src sourceObject) (*GitSource, error) {
 		}
 	}
 	return g, nil
+}
+
+// withoutCredentials is u as stax may show or record it: without its
+// user information, which may be a token (https://TOKEN@host), but for an
+// ssh URL's user name, the account that is no secret (git@github.com);
+// and without its query, where some servers take a token.
+func withoutCredentials(u *url.URL) *url.URL {
+	c := *u
+	switch {
+	case c.User == nil:
+	case c.Scheme == "ssh" || c.Scheme == "git+ssh":
+		c.User = url.User(c.User.Username())
+	default:
+		c.User = nil
+	}
+	c.RawQuery, c.ForceQuery = "", false
+	return &c
 }

@@ -1,0 +1,39 @@
+package checkout
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/pkg/artifact"
+)
+
+// No error quotes the credentials of a plugin's source URL, whatever else
+// is wrong with it, and no annotation keeps them, whatever the scheme.
+func TestCredentialsNeverShown(t *testing.T) {
+	t.Parallel()
+	for name, url := range map[string]string{
+		"http":         "http://user:sekrit@example.com/r.git",
+		"unparsable":   "https://user:sekrit@exa mple.com/r.git",
+		"ftp":          "ftp://sekrit@example.com/r.git",
+		"ssh password": "ssh://git:sekrit@example.com/r.git",
+		"query":        "https://example.com/r.git?token=sekrit",
+	} {
+		dir := writeMarketplace(t, map[string]any{"name": "p", "source": map[string]string{"source": "url", "url": url}})
+		_, err := Find(Options{Root: dir, Plugin: "p"})
+		if err == nil || strings.Contains(err.Error(), "sekrit") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for raw, want := range map[string]string{
+		"https://x-access-token:sekrit@github.com/a/b": "https://github.com/a/b",
+		"git+https://sekrit@github.com/a/b":            "git+https://github.com/a/b",
+		"git+http://sekrit:x@127.0.0.1/a/b":            "git+http://127.0.0.1/a/b",
+		"ssh://git:sekrit@example.com/a/b":             "ssh://git@example.com/a/b",
+		"git+ssh://git@example.com/a/b":                "git+ssh://git@example.com/a/b",
+	} {
+		got, err := annotate(raw, "")
+		if err != nil || got[artifact.AnnotationSource] != want {
+			t.Errorf("annotate(%q) = %v, %v; want %s", raw, got, err, want)
+		}
+	}
+}
