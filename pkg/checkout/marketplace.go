@@ -212,6 +212,10 @@ func gitSource(raw, subdir string, src sourceObject) (*GitSource, error) {
 		if _, set := u.User.Password(); set {
 			return nil, errors.New("source url holds a password: a marketplace names a repository, the user's git authenticates")
 		}
+		// ssh would read a user "-oProxyCommand=…" as an option.
+		if strings.HasPrefix(u.User.Username(), "-") {
+			return nil, fmt.Errorf("source url %q: its user starts with \"-\"", shown)
+		}
 	default:
 		return nil, fmt.Errorf("source url %q: only https, ssh and git URLs are followed", shown)
 	}
