@@ -26,6 +26,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/warning"
 )
 
@@ -239,8 +240,8 @@ func (t *tree) skillName(dir, repository string) string {
 func pluginNames(ms []*Marketplace) []string {
 	var names []string
 	for _, m := range ms {
-		for _, p := range m.Plugins {
-			names = append(names, p.Name+"@"+m.Name)
+		for _, p := range m.pluginNames() {
+			names = append(names, p+"@"+termtext.Escape(m.Name))
 		}
 	}
 	return names

@@ -1,9 +1,12 @@
 package checkout
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/artifact"
 )
 
@@ -35,5 +38,39 @@ func TestCredentialsNeverShown(t *testing.T) {
 		if err != nil || got[artifact.AnnotationSource] != want {
 			t.Errorf("annotate(%q) = %v, %v; want %s", raw, got, err, want)
 		}
+	}
+}
+
+// What a marketplace names cannot forge a line of the message that lists
+// it: a name that breaks the name rule is not listed, and a marketplace's
+// name is escaped.
+func TestMarketplaceNamesCannotForgeLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"m\nError: forged","plugins":[{"name":"p\nError: forged","source":"./p"},{"name":"q","source":"./p"}]}`,
+		"p/skills/s/SKILL.md":             "---\nname: s\ndescription: Use when testing.\n---\n",
+	})
+	for plugin, lists := range map[string]string{"zzz": "marketplace: q", "zzz@other": `it has m\nError: forged`} {
+		_, err := Find(Options{Root: dir, Plugin: plugin})
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), lists) {
+			t.Errorf("%s: %q", plugin, err)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "p", "skills", "s", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Find(Options{Root: dir})
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "q@") {
+		t.Errorf("choose a plugin: %q", err)
+	}
+}
+
+// An ssh URL whose user git could read as an option is refused.
+func TestSSHUserOptionRefused(t *testing.T) {
+	t.Parallel()
+	dir := writeMarketplace(t, map[string]any{"name": "p", "source": map[string]string{"source": "url", "url": "ssh://-oProxyCommand=touch@example.com/r.git"}})
+	if src, err := Find(Options{Root: dir, Plugin: "p"}); err == nil {
+		t.Errorf("followed %+v", src.Follow)
 	}
 }

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/internal/editdistance"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/warning"
 )
 
@@ -27,7 +29,7 @@ func findPlugin(ms []*Marketplace, spec string) (*Plugin, error) {
 	name, market, scoped := strings.Cut(spec, "@")
 	var names, markets []string
 	for _, m := range ms {
-		markets = append(markets, m.Name)
+		markets = append(markets, termtext.Escape(m.Name))
 		if scoped && m.Name != market {
 			continue
 		}
@@ -35,8 +37,8 @@ func findPlugin(ms []*Marketplace, spec string) (*Plugin, error) {
 			if p := &m.Plugins[i]; p.Name == name {
 				return p, p.invalid
 			}
-			names = append(names, m.Plugins[i].Name)
 		}
+		names = append(names, m.pluginNames()...)
 	}
 	switch {
 	case len(ms) == 0:
@@ -54,6 +56,19 @@ func nearest(typed string, words []string) string {
 		return fmt.Sprintf(" (did you mean %q?)", w)
 	}
 	return ""
+}
+
+// pluginNames are the names of m's plugins that pass the name rule, the
+// ones a message may list: a name that breaks it (a line feed that would
+// forge a line of the message) is refused only when asked for.
+func (m *Marketplace) pluginNames() []string {
+	var names []string
+	for _, p := range m.Plugins {
+		if layers.CheckName(p.Name) == nil {
+			names = append(names, p.Name)
+		}
+	}
+	return names
 }
 
 func marketplacePaths() string {
