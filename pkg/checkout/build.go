@@ -69,6 +69,13 @@ func Build(ctx context.Context, pusher content.Pusher, src *Source, opts BuildOp
 	if err != nil {
 		return nil, err
 	}
+	pkgRoot := "."
+	if src.Project != nil {
+		pkgRoot = src.Subdir
+	}
+	if err := checkIgnoreFile(src.Root, pkgRoot); err != nil {
+		return nil, err
+	}
 	popts := pack.Options{
 		Project:     &staxyaml.Project{Root: src.Root, SkillsDir: src.Root},
 		Overrides:   staxyaml.Definition{Name: opts.Name, Version: version(opts.Tag)},

@@ -1,13 +1,17 @@
 package checkout
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"oras.land/oras-go/v2/content/memory"
+
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // No error quotes the credentials of a plugin's source URL, whatever else
@@ -72,5 +76,31 @@ func TestSSHUserOptionRefused(t *testing.T) {
 	dir := writeMarketplace(t, map[string]any{"name": "p", "source": map[string]string{"source": "url", "url": "ssh://-oProxyCommand=touch@example.com/r.git"}})
 	if src, err := Find(Options{Root: dir, Plugin: "p"}); err == nil {
 		t.Errorf("followed %+v", src.Follow)
+	}
+}
+
+// A .staxignore that leads out of the checkout is not read: what it
+// leaves out would decide the package.
+func TestIgnoreFileOutOfTheCheckoutRefused(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	filetest.Write(t, outside, map[string]string{"ignore": "*\n"})
+	for _, pkgRoot := range []string{"", "pkg"} {
+		dir := t.TempDir()
+		filetest.Write(t, dir, map[string]string{
+			"skills/s/SKILL.md":     "---\nname: s\ndescription: Use when testing.\n---\n",
+			"pkg/stax.yaml":         "name: team\nversion: 1.0.0\n",
+			"pkg/skills/s/SKILL.md": "---\nname: s\ndescription: Use when testing.\n---\n",
+		})
+		if err := os.Symlink(filepath.Join(outside, "ignore"), filepath.Join(dir, pkgRoot, ".staxignore")); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(context.Background(), memory.New(), find(t, Options{Root: dir, Subdir: pkgRoot}), BuildOptions{})
+		if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), ".staxignore") {
+			t.Errorf("%q: a .staxignore out of the checkout: %v", pkgRoot, err)
+			if res != nil && res.Config != nil {
+				t.Errorf("%q: it built %d skills", pkgRoot, len(res.Config.Skills))
+			}
+		}
 	}
 }

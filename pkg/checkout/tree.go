@@ -149,3 +149,22 @@ func (t *tree) skillsIn(dir, name string) ([]Skill, error) {
 	}
 	return out, nil
 }
+
+// checkIgnoreFile refuses the .staxignore of dir, the package root, when
+// it leads out of the checkout at root or is not a regular file: pack
+// reads it by its path, and what it leaves out decides the package.
+func checkIgnoreFile(root, dir string) error {
+	t, err := openTree(root)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	rel := path.Join(dir, layers.IgnoreFile)
+	if _, err := t.fs.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if !t.isFile(rel) {
+		return errdefs.Invalid(fmt.Errorf("%s leads out of the repository or is not a regular file", rel))
+	}
+	return nil
+}
