@@ -104,3 +104,22 @@ func TestIgnoreFileOutOfTheCheckoutRefused(t *testing.T) {
 		}
 	}
 }
+
+// A skills path that is a file is no folder of skills: a plugin that
+// lists one is refused as the marketplace's error, and a file named
+// skills is passed over for the next layout.
+func TestSkillsPathThatIsAFile(t *testing.T) {
+	t.Parallel()
+	dir := writeMarketplace(t, map[string]any{"name": "p", "source": "./p", "skills": "./skills/s/SKILL.md"})
+	if _, err := Find(Options{Root: dir, Plugin: "p"}); errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "holds no skill") {
+		t.Errorf("skills naming a file: %v (%v)", err, errdefs.Of(err))
+	}
+	dir = t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		"skills":                    "a file",
+		".claude/skills/a/SKILL.md": "---\nname: a\ndescription: Use when testing.\n---\n",
+	})
+	if src, err := Find(Options{Root: dir}); err != nil || src.Layout != LayoutClaude {
+		t.Errorf("a file named skills: %v", err)
+	}
+}

@@ -111,7 +111,8 @@ func (t *tree) readJSON(rel string, v any) error {
 }
 
 // skillsIn are the skills of dir: dir itself when it holds a SKILL.md,
-// else its children that hold one. Each is named after its directory
+// else its children that hold one; none when dir is no folder of the
+// checkout (missing, a file, a link out). Each is named after its directory
 // (name for dir itself when it is the root), which must pass the one
 // safe-name rule.
 func (t *tree) skillsIn(dir, name string) ([]Skill, error) {
@@ -123,6 +124,9 @@ func (t *tree) skillsIn(dir, name string) ([]Skill, error) {
 			return nil, errdefs.Invalid(fmt.Errorf("skill %s: %w", dir, err))
 		}
 		return []Skill{{Name: name, Dir: dir}}, nil
+	}
+	if !t.isDir(dir) {
+		return nil, nil
 	}
 	f, err := t.fs.Open(dir)
 	if err != nil {
