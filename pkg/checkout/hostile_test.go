@@ -123,3 +123,24 @@ func TestSkillsPathThatIsAFile(t *testing.T) {
 		t.Errorf("a file named skills: %v", err)
 	}
 }
+
+// A plugin listed twice in one marketplace is refused when asked for:
+// which of the two the marketplace means cannot be told.
+func TestDuplicatePluginRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"p","source":"./p"},{"name":"p","source":"./q"},{"name":"r","source":"./p"}]}`,
+		"p/skills/s/SKILL.md":             "---\nname: s\ndescription: Use when testing.\n---\n",
+		"q/skills/evil/SKILL.md":          "---\nname: evil\ndescription: Use when testing.\n---\n",
+	})
+	if src, err := Find(Options{Root: dir, Plugin: "p"}); errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a plugin listed twice: %v", err)
+		if src != nil {
+			t.Errorf("took %v", names(src.Skills))
+		}
+	}
+	if _, err := Find(Options{Root: dir, Plugin: "r"}); err != nil {
+		t.Errorf("the other plugin: %v", err)
+	}
+}

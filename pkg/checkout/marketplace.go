@@ -129,12 +129,20 @@ func (t *tree) readMarketplaces(dir string) ([]*Marketplace, error) {
 			return nil, err
 		}
 		m := &Marketplace{Format: f.format, Name: raw.Name, File: file}
+		first := map[string]int{}
 		for _, e := range raw.Plugins {
 			p, err := readPlugin(dir, raw.Metadata.PluginRoot, e)
 			if err != nil {
 				// Refused when chosen: the other plugins stay usable, as
 				// Claude Code and Codex skip an entry they cannot read.
 				p.invalid = errdefs.Invalid(fmt.Errorf("%s: plugin %q: %w", file, e.Name, err))
+			}
+			if i, dup := first[e.Name]; dup {
+				// The first is the one found by name: which of the two the
+				// marketplace means cannot be told.
+				m.Plugins[i].invalid = errdefs.Invalid(fmt.Errorf("%s lists plugin %q twice: which one is meant cannot be told", file, e.Name))
+			} else {
+				first[e.Name] = len(m.Plugins)
 			}
 			p.marketplace = m
 			m.Plugins = append(m.Plugins, p)
