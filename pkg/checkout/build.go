@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"oras.land/oras-go/v2/content"
@@ -101,11 +102,33 @@ func Build(ctx context.Context, pusher content.Pusher, src *Source, opts BuildOp
 		popts.Overrides.Name = staxyaml.NameFrom(src.packageName())
 	}
 	res, err := pack.Project(ctx, popts.Project, pusher, opts.Resolver, popts)
+	if err == nil {
+		err = src.leftOut(res.Config.Skills, pkgRoot)
+	}
 	out := &Result{Result: res, Warnings: src.Warnings}
 	if res != nil && res.Report != nil {
 		out.Warnings = append(out.Warnings, src.contentWarnings(res.Report.Warnings)...)
 	}
 	return out, err
+}
+
+// leftOut refuses a package that lacks a skill chosen by name, or holds
+// none of the skills found: the package root's .staxignore left them out,
+// and a package without them would install nothing the user asked for.
+func (src *Source) leftOut(records []artifact.SkillRecord, pkgRoot string) error {
+	ignore := path.Join(pkgRoot, layers.IgnoreFile)
+	if !src.selected {
+		if len(records) == 0 && len(src.Skills) > 0 {
+			return errdefs.Invalid(fmt.Errorf("%s leaves out every skill of %s", ignore, src.where()))
+		}
+		return nil
+	}
+	for _, s := range src.Skills {
+		if !slices.ContainsFunc(records, func(r artifact.SkillRecord) bool { return r.Path == s.Name }) {
+			return errdefs.Invalid(fmt.Errorf("skill %s (%s) is left out of the package by %s", s.Name, s.Dir, ignore))
+		}
+	}
+	return nil
 }
 
 // packageName is the word a package without stax.yaml is named after.

@@ -144,3 +144,36 @@ func TestDuplicatePluginRefused(t *testing.T) {
 		t.Errorf("the other plugin: %v", err)
 	}
 }
+
+// A skill chosen by name that the repository's .staxignore leaves out is
+// refused, not a package without it; so is a package the .staxignore
+// leaves empty.
+func TestIgnoredSkillsAreNotDroppedSilently(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		".staxignore":         "/skills/pdf/\n",
+		"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Use when testing.\n---\n",
+		"skills/doc/SKILL.md": "---\nname: doc\ndescription: Use when testing.\n---\n",
+	})
+	src := find(t, Options{Root: dir})
+	if err := src.Select([]string{"pdf"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(context.Background(), memory.New(), src, BuildOptions{})
+	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "skill pdf") || !strings.Contains(err.Error(), ".staxignore") {
+		t.Errorf("a chosen skill left out: %v", err)
+		if err == nil {
+			t.Errorf("built %d skills", len(res.Config.Skills))
+		}
+	}
+	res, err = Build(context.Background(), memory.New(), find(t, Options{Root: dir}), BuildOptions{})
+	if err != nil || len(res.Config.Skills) != 1 || res.Config.Skills[0].Name != "doc" {
+		t.Errorf("the skills not left out: %v", err)
+	}
+	filetest.Write(t, dir, map[string]string{".staxignore": "/skills/\n"})
+	_, err = Build(context.Background(), memory.New(), find(t, Options{Root: dir}), BuildOptions{})
+	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "leaves out every skill") {
+		t.Errorf("every skill left out: %v", err)
+	}
+}
