@@ -15,7 +15,9 @@ package checkout
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -192,7 +194,9 @@ func (t *tree) findProject(src *Source) error {
 	if err != nil {
 		return errdefs.Invalid(fmt.Errorf("%s: skills: %w", path.Join(src.Subdir, staxyaml.FileName), err))
 	}
-	if real, err := filepath.EvalSymlinks(p.SkillsDir); err == nil && !t.contains(real) {
+	// A missing skills directory is pack's to name; one the checkout's
+	// os.Root cannot reach leads out of it.
+	if _, err := t.fs.Stat(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errdefs.Invalid(fmt.Errorf("%s: skills: %s leads out of the repository", path.Join(src.Subdir, staxyaml.FileName), dir))
 	}
 	src.Layout, src.Project = LayoutProject, p
@@ -205,17 +209,6 @@ func (t *tree) findProject(src *Source) error {
 		src.Skills = nil
 	}
 	return sortSkills(src.Skills)
-}
-
-// contains reports whether real, a path with its links resolved, is in
-// the checkout.
-func (t *tree) contains(real string) bool {
-	root, err := filepath.EvalSymlinks(t.dir)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(root, real)
-	return err == nil && filepath.IsLocal(rel) || rel == "."
 }
 
 // skillName names the one skill at dir: its frontmatter's name when it is

@@ -177,3 +177,22 @@ func TestIgnoredSkillsAreNotDroppedSilently(t *testing.T) {
 		t.Errorf("every skill left out: %v", err)
 	}
 }
+
+// A stax.yaml package whose skills directory is a link out of the
+// checkout is refused.
+func TestProjectSkillsLinkedOut(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	filetest.Write(t, outside, map[string]string{"s/SKILL.md": "---\nname: s\ndescription: Use when testing.\n---\n"})
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{"stax.yaml": "name: team\nversion: 1.0.0\nskills: src\n"})
+	if err := os.Symlink(outside, filepath.Join(dir, "src")); err != nil {
+		t.Fatal(err)
+	}
+	if src, err := Find(Options{Root: dir}); errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "leads out of the repository") {
+		t.Errorf("skills linked out: %v", err)
+		if src != nil {
+			t.Errorf("found %v", names(src.Skills))
+		}
+	}
+}
