@@ -153,6 +153,10 @@ var contentRules = map[string]bool{
 	CodeMemoryVersionMismatch: true,
 	CodeExampleIncomplete:     true,
 	CodeVersionNotBumped:      true,
+	// The warnings without a summary of their own (the others are the
+	// keys of summaries).
+	CodeCaseCollision: true,
+	CodeNoSkills:      true,
 }
 
 // ContentRule reports whether code is a content rule, which a lenient

@@ -73,3 +73,32 @@ func TestPartsNameTheirFiles(t *testing.T) {
 		t.Errorf("warnings %+v, want one naming %s", report.Warnings, want)
 	}
 }
+
+// Every warning a check emits is a content rule, as ContentRule says:
+// a lenient build asks it of any code, and Strict refuses them all.
+func TestEveryWarningIsAContentRule(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	filetest.Write(t, root, map[string]string{
+		"a/SKILL.md":  "---\nname: a\ndescription: Use when testing.\nodd: 1\n---\nSee Notes.md and notes.md.\n",
+		"a/Notes.md":  "one",
+		"a/notes.md":  "two",
+		"b/SKILL.md":  "---\nname: other\ndescription: Use when testing.\n---\nbody\n",
+		"b/memory.md": "---\nversion: 1.0.0\ncontributors: 0\nlastUpdated: 2026-01-01\n---\n",
+		"b/scripts/x": "never cited",
+		"c/SKILL.md":  "---\nname: c\ndescription: Helps.\nallowed-tools: Read\n---\n" + strings.Repeat("line\n", MaxBodyLines+1),
+		"c/data.md":   "\xff\xfe not UTF-8",
+	})
+	empty := t.TempDir()
+	for _, dir := range []string{root, empty} {
+		report, err := Dir(Options{Root: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range report.Warnings {
+			if !ContentRule(w.Code) {
+				t.Errorf("warning %s is no content rule", w.Code)
+			}
+		}
+	}
+}
