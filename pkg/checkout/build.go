@@ -35,9 +35,10 @@ type BuildOptions struct {
 	// org.opencontainers.image.source with any credentials removed;
 	// Revision is the commit, annotated as org.opencontainers.image.revision.
 	Source, Revision string
-	// Strict builds as stax pack does: a skill that breaks a content rule
-	// refuses the build. The zero value warns of it (see
-	// validate.ContentRule); the safety rules refuse the build either way.
+	// Strict refuses a skill that breaks a content rule (see
+	// validate.ContentRule), as stax pack --strict does but for the
+	// advice to the author (validate.Lint). The zero value warns of it;
+	// the safety rules refuse the build either way.
 	Strict bool
 	// Symlinks is layers.SymlinkFlatten when empty: a link in the
 	// repository is packaged as what it leads to, inside the checkout.
@@ -80,7 +81,8 @@ func Build(ctx context.Context, pusher content.Pusher, src *Source, opts BuildOp
 	popts := pack.Options{
 		Project:     &staxyaml.Project{Root: src.Root, SkillsDir: src.Root},
 		Overrides:   staxyaml.Definition{Name: opts.Name, Version: version(opts.Tag)},
-		Lenient:     !opts.Strict,
+		Lenient:     true,
+		Strict:      opts.Strict,
 		Symlinks:    cmp.Or(opts.Symlinks, layers.SymlinkFlatten),
 		MaxSize:     opts.MaxSize,
 		Created:     opts.Created,

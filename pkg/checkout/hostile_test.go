@@ -196,3 +196,31 @@ func TestProjectSkillsLinkedOut(t *testing.T) {
 		}
 	}
 }
+
+// Strict refuses someone else's skill for every content rule it breaks,
+// as the lenient build warns of them: a name that differs from its
+// folder and an unknown field too, not only the rules stax pack refuses
+// by default; the advice to the author refuses nothing.
+func TestStrictRefusesEveryContentRule(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		"skills/folder/SKILL.md": "---\nname: other\ndescription: Helps.\nx-team: blue\n---\nbody\n",
+		"skills/fine/SKILL.md":   "---\nname: fine\ndescription: Helps.\n---\nbody\n",
+		"skills/fine/scripts/x":  "never cited",
+	})
+	_, err := Build(context.Background(), memory.New(), find(t, Options{Root: dir}), BuildOptions{Strict: true})
+	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "[name-mismatch]") || !strings.Contains(err.Error(), "[unknown-field]") {
+		t.Errorf("strict build of a name mismatch and an unknown field: %v", err)
+	}
+	if err != nil && (strings.Contains(err.Error(), "[file-not-cited]") || strings.Contains(err.Error(), "[description-no-trigger]")) {
+		t.Errorf("strict build refused for advice to the author: %v", err)
+	}
+	src := find(t, Options{Root: dir})
+	if err := src.Select([]string{"fine"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), memory.New(), src, BuildOptions{Strict: true}); err != nil {
+		t.Errorf("strict build of a skill that breaks no content rule: %v", err)
+	}
+}

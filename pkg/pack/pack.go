@@ -55,8 +55,8 @@ type Options struct {
 	// layers.ScanOptions.Parts).
 	Parts map[string]string
 	// Lenient builds a package of someone else's skills: the content
-	// rules they break are warnings (validate.Options.Lenient). Strict
-	// overrides it.
+	// rules they break are warnings, or with Strict all errors but the
+	// advice to the author (validate.Options.Lenient).
 	Lenient bool
 	// Annotations are added to the manifest's (the source and revision
 	// of a package built from a repository).

@@ -113,7 +113,9 @@ type Options struct {
 	Parts map[string]string
 	// Lenient makes the content rules (ContentRule) warnings: for a
 	// package of someone else's skills, which its user cannot fix and
-	// can use. The safety rules stay errors. Strict overrides it.
+	// can use. The safety rules stay errors. With Strict, the content
+	// rules are all errors instead, but the advice to the skills' author
+	// (Lint), which whoever installs them cannot act on, stays a warning.
 	Lenient bool
 }
 
@@ -246,7 +248,16 @@ func (v *validator) finish() {
 	}
 	v.duplicateNames()
 	r := v.report
-	if v.opts.Lenient && !v.opts.Strict {
+	switch {
+	case v.opts.Lenient && v.opts.Strict:
+		r.Warnings = slices.DeleteFunc(r.Warnings, func(d Diagnostic) bool {
+			if !Lint(d.Code) {
+				r.Errors = append(r.Errors, d)
+				return true
+			}
+			return false
+		})
+	case v.opts.Lenient:
 		r.Errors = slices.DeleteFunc(r.Errors, func(d Diagnostic) bool {
 			if ContentRule(d.Code) {
 				r.Warnings = append(r.Warnings, d)
@@ -254,8 +265,7 @@ func (v *validator) finish() {
 			}
 			return false
 		})
-	}
-	if v.opts.Strict {
+	case v.opts.Strict:
 		r.Errors = append(r.Errors, r.Warnings...)
 		r.Warnings = []Diagnostic{}
 	}
