@@ -137,7 +137,7 @@ func Find(opts Options) (*Source, error) {
 		}
 		if len(src.Skills) > 0 {
 			src.Layout = l
-			return orNil(src, sortSkills(src.Skills))
+			return orNil(src, src.sortSkills())
 		}
 	}
 	if names := pluginNames(src.Marketplaces); len(names) > 0 {
@@ -176,7 +176,7 @@ func (t *tree) findPluginSkills(src *Source, spec string) error {
 	if len(src.Skills) == 0 {
 		return errdefs.Resolution(fmt.Errorf("plugin %s has no skills: stax installs skills only", p.Name))
 	}
-	return sortSkills(src.Skills)
+	return src.sortSkills()
 }
 
 // findProject opens the stax.yaml package at src.Subdir, whose skills
@@ -208,7 +208,7 @@ func (t *tree) findProject(src *Source) error {
 		// stray SKILL.md: list none, and let the build say it.
 		src.Skills = nil
 	}
-	return sortSkills(src.Skills)
+	return src.sortSkills()
 }
 
 // skillName names the one skill at dir: its frontmatter's name when it is
@@ -240,14 +240,18 @@ func pluginNames(ms []*Marketplace) []string {
 	return names
 }
 
-// sortSkills orders skills by name and refuses two of one name, which
-// would be one directory of the package.
-func sortSkills(skills []Skill) error {
-	slices.SortFunc(skills, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
-	for i := 1; i < len(skills); i++ {
-		if skills[i].Name == skills[i-1].Name {
-			return errdefs.Invalid(fmt.Errorf("two skills are named %s: %s and %s; a package holds one directory of a name",
-				skills[i].Name, skills[i-1].Dir, skills[i].Dir))
+// sortSkills orders src's skills by name, keeps one of a skill listed
+// twice (a plugin's marketplace entry and its plugin.json may both list
+// it), and refuses two skills of one name, which would be one directory
+// of the package.
+func (src *Source) sortSkills() error {
+	slices.SortFunc(src.Skills, func(a, b Skill) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Dir, b.Dir))
+	})
+	src.Skills = slices.Compact(src.Skills)
+	for i := 1; i < len(src.Skills); i++ {
+		if a, b := src.Skills[i-1], src.Skills[i]; a.Name == b.Name {
+			return errdefs.Invalid(fmt.Errorf("two skills are named %s: %s and %s; a package holds one directory of a name", b.Name, a.Dir, b.Dir))
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,5 +223,24 @@ func TestStrictRefusesEveryContentRule(t *testing.T) {
 	}
 	if _, err := Build(context.Background(), memory.New(), src, BuildOptions{Strict: true}); err != nil {
 		t.Errorf("strict build of a skill that breaks no content rule: %v", err)
+	}
+}
+
+// A skill a plugin lists twice (in its marketplace entry and its
+// plugin.json, say) is one skill; two skills of one name are refused.
+func TestPluginListingASkillTwice(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"p","source":"./p","skills":["./skills/s","./skills"]},{"name":"q","source":"./p","skills":["./skills/s","./other/s"]}]}`,
+		"p/.claude-plugin/plugin.json":    `{"name":"p","skills":"./skills/s/"}`,
+		"p/skills/s/SKILL.md":             "---\nname: s\ndescription: Use when testing.\n---\n",
+		"p/other/s/SKILL.md":              "---\nname: s\ndescription: Use when testing.\n---\n",
+	})
+	if src, err := Find(Options{Root: dir, Plugin: "p"}); err != nil || !slices.Equal(names(src.Skills), []string{"s=p/skills/s"}) {
+		t.Errorf("a skill listed twice: %v", err)
+	}
+	if _, err := Find(Options{Root: dir, Plugin: "q"}); errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "two skills are named s") {
+		t.Errorf("two skills of one name: %v", err)
 	}
 }
