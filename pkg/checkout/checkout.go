@@ -199,6 +199,9 @@ func (t *tree) findProject(src *Source) error {
 	if _, err := t.fs.Stat(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errdefs.Invalid(fmt.Errorf("%s: skills: %s leads out of the repository", path.Join(src.Subdir, staxyaml.FileName), dir))
 	}
+	if err := t.checkPackageDirs(src.Subdir, p.Definition); err != nil {
+		return err
+	}
 	src.Layout, src.Project = LayoutProject, p
 	if src.Skills, err = t.skillsIn(dir, ""); err != nil {
 		return err
@@ -209,6 +212,29 @@ func (t *tree) findProject(src *Source) error {
 		src.Skills = nil
 	}
 	return src.sortSkills()
+}
+
+// checkPackageDirs refuses a package directory def declares (packages:
+// ../shared) that is not in the checkout: a resolver builds it, and would
+// read a directory of the user's machine into the package.
+func (t *tree) checkPackageDirs(dir string, def *staxyaml.Definition) error {
+	if def == nil {
+		return nil
+	}
+	file := path.Join(dir, staxyaml.FileName)
+	for _, d := range def.Packages {
+		if d.Path == "" {
+			continue
+		}
+		rel, err := join(dir, filepath.ToSlash(d.Path))
+		if err == nil && !t.isDir(rel) {
+			err = fmt.Errorf("%q is not a directory of the repository", d.Path)
+		}
+		if err != nil {
+			return errdefs.Invalid(fmt.Errorf("%s: packages: %w", file, err))
+		}
+	}
+	return nil
 }
 
 // skillName names the one skill at dir: its frontmatter's name when it is

@@ -244,3 +244,38 @@ func TestPluginListingASkillTwice(t *testing.T) {
 		t.Errorf("two skills of one name: %v", err)
 	}
 }
+
+// A stax.yaml package that declares a package directory out of the
+// checkout is refused before anything builds it: a resolver would read
+// that directory of the user's machine into the package.
+func TestProjectPackageDirectoryOutOfTheCheckout(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	filetest.Write(t, outside, map[string]string{"skills/secret/SKILL.md": "---\nname: secret\ndescription: Use when testing.\n---\n"})
+	for name, decl := range map[string]string{
+		"absolute": outside,
+		"parent":   "../../../../../../../../.." + outside,
+		"link":     "./shared",
+	} {
+		dir := t.TempDir()
+		filetest.Write(t, dir, map[string]string{
+			"stax.yaml":         "name: team\nversion: 1.0.0\npackages:\n  - " + decl + "\n",
+			"skills/s/SKILL.md": "---\nname: s\ndescription: Use when testing.\n---\n",
+		})
+		if err := os.Symlink(outside, filepath.Join(dir, "shared")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Find(Options{Root: dir}); errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "packages") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		"stax.yaml":                "name: team\nversion: 1.0.0\npackages:\n  - ./shared\n  - ghcr.io/acme/tools:1.0.0\n",
+		"skills/s/SKILL.md":        "---\nname: s\ndescription: Use when testing.\n---\n",
+		"shared/skills/t/SKILL.md": "---\nname: t\ndescription: Use when testing.\n---\n",
+	})
+	if _, err := Find(Options{Root: dir}); err != nil {
+		t.Errorf("a package directory in the checkout: %v", err)
+	}
+}
