@@ -279,3 +279,38 @@ func TestProjectPackageDirectoryOutOfTheCheckout(t *testing.T) {
 		t.Errorf("a package directory in the checkout: %v", err)
 	}
 }
+
+// A key Go's decoder would take for a field in another letter case, but
+// the tools the format is written for read as another key, is refused:
+// the plugin stax installs is the one a reviewer reads.
+func TestKeysInAnotherCaseRefused(t *testing.T) {
+	t.Parallel()
+	for name, market := range map[string]string{
+		"Source":     `{"name":"m","plugins":[{"name":"p","source":"./p","Source":"./q"}]}`,
+		"long s":     `{"name":"m","plugins":[{"name":"p","source":"./p","ſource":"./q"}]}`,
+		"PLUGINS":    `{"name":"m","plugins":[{"name":"p","source":"./p"}],"PLUGINS":[{"name":"p","source":"./q"}]}`,
+		"nested":     `{"name":"m","plugins":[{"name":"p","source":{"source":"github","repo":"a/b","Repo":"c/d"}}]}`,
+		"pluginRoot": `{"name":"m","metadata":{"PluginRoot":"q"},"plugins":[{"name":"p","source":"p"}]}`,
+	} {
+		dir := t.TempDir()
+		filetest.Write(t, dir, map[string]string{
+			".claude-plugin/marketplace.json": market,
+			"p/skills/s/SKILL.md":             "---\nname: s\ndescription: Use when testing.\n---\n",
+			"q/skills/evil/SKILL.md":          "---\nname: evil\ndescription: Use when testing.\n---\n",
+		})
+		if src, err := Find(Options{Root: dir, Plugin: "p"}); errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "letter case") {
+			t.Errorf("%s: %v", name, err)
+			if src != nil {
+				t.Errorf("%s: took %v", name, names(src.Skills))
+			}
+		}
+	}
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"m","owner":{"Name":"x"},"plugins":[{"name":"p","source":"./p","Category":"x"}]}`,
+		"p/skills/s/SKILL.md":             "---\nname: s\ndescription: Use when testing.\n---\n",
+	})
+	if _, err := Find(Options{Root: dir, Plugin: "p"}); err != nil {
+		t.Errorf("keys stax does not read, in any case: %v", err)
+	}
+}

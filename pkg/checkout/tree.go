@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"unicode"
 
@@ -104,6 +105,9 @@ func (t *tree) readJSON(rel string, v any) error {
 	if err != nil {
 		return errdefs.Invalid(err)
 	}
+	if err := exactKeys(data, v); err != nil {
+		return errdefs.Invalid(fmt.Errorf("%s: %w", rel, err))
+	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return errdefs.Invalid(fmt.Errorf("%s is not the JSON its format describes: %w", rel, err))
 	}
@@ -169,6 +173,59 @@ func checkIgnoreFile(root, dir string) error {
 	}
 	if !t.isFile(rel) {
 		return errdefs.Invalid(fmt.Errorf("%s leads out of the repository or is not a regular file", rel))
+	}
+	return nil
+}
+
+// exactKeys refuses, in a manifest decoded as v will be, a key Go's
+// decoder would take for a field in another letter case ("Source",
+// "ſource"). The tools these files are written for read keys as written,
+// so such a key beside "source" would make stax install another plugin
+// than the one they install and a reviewer reads.
+func exactKeys(data []byte, v any) error {
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
+		return nil // the decode that follows says what is wrong
+	}
+	return checkKeys(doc, reflect.TypeOf(v).Elem())
+}
+
+var (
+	rawMessage = reflect.TypeFor[json.RawMessage]()
+	sourceType = reflect.TypeFor[sourceObject]()
+)
+
+// checkKeys is exactKeys of doc, decoded into a value of type t. A
+// plugin's source, a raw field decoded later, is a sourceObject when it
+// is an object; the other raw fields are read for no key.
+func checkKeys(doc any, t reflect.Type) error {
+	switch {
+	case t.Kind() == reflect.Slice && t != rawMessage:
+		list, _ := doc.([]any)
+		for _, e := range list {
+			if err := checkKeys(e, t.Elem()); err != nil {
+				return err
+			}
+		}
+	case t.Kind() == reflect.Struct:
+		obj, _ := doc.(map[string]any)
+		for k, child := range obj {
+			for f := range t.Fields() {
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				switch {
+				case k != name && strings.EqualFold(k, name):
+					return fmt.Errorf("key %q is %q in another letter case: write it %q", k, name, name)
+				case k == name && f.Type == rawMessage && name == "source":
+					if err := checkKeys(child, sourceType); err != nil {
+						return err
+					}
+				case k == name:
+					if err := checkKeys(child, f.Type); err != nil {
+						return err
+					}
+				}
+			}
+		}
 	}
 	return nil
 }
