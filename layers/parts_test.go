@@ -221,3 +221,20 @@ func TestPartsAreTheLayerOfTheirSkillsDirectory(t *testing.T) {
 		t.Errorf("a part outside the package root: %v", err)
 	}
 }
+
+// A part's name is a skill directory name: one that breaks the name rule
+// is refused, whatever the directory holds.
+func TestPartNamesPassTheNameRule(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	buildTree(t, repo, []fileSpec{{path: "s/SKILL.md", body: "s"}}, defaultBuild)
+	for _, name := range []string{"a/b", "..", "", "-x", ".git"} {
+		o, err := ScanParts(ScanOptions{Root: repo, PackageRoot: repo, Parts: map[string]string{name: filepath.Join(repo, "s")}}, func(*Tree) error { return nil })
+		if err == nil && len(o.Problems) == 0 {
+			_, err = o.Write(io.Discard, WriteOptions{}, nil)
+		}
+		if err == nil && len(o.Problems) == 0 {
+			t.Errorf("part %q was written", name)
+		}
+	}
+}

@@ -77,10 +77,16 @@ type scanner struct {
 }
 
 // partDirs are the directories of opts.Parts, made absolute and checked
-// to lie inside the package root, whose real path is realPkgRoot.
+// to lie inside the package root, whose real path is realPkgRoot. Each
+// name must pass CheckName: it is a skill directory of the layer, and the
+// scan checks the name of a top-level entry only when it is one path
+// element.
 func partDirs(parts map[string]string, realPkgRoot string) (map[string]string, error) {
 	out := make(map[string]string, len(parts))
 	for name, dir := range parts {
+		if err := CheckName(name); err != nil {
+			return nil, fmt.Errorf("part: %w", err)
+		}
 		abs, err := filepath.Abs(dir)
 		if err != nil {
 			return nil, err
