@@ -141,7 +141,7 @@ func Find(opts Options) (*Source, error) {
 		}
 	}
 	if names := pluginNames(src.Marketplaces); len(names) > 0 {
-		return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills of its own but a plugin marketplace: choose a plugin (%s)", src.where(), strings.Join(names, ", ")))
+		return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills of its own but a plugin marketplace: choose a plugin (%s)", src.where(), listed(names)))
 	}
 	return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills: looked for %s, %s, %s/*/%s, %s/*, %s/* and a plugin marketplace",
 		src.where(), staxyaml.FileName, skill.FileName, LayoutSkills, skill.FileName, LayoutClaude, LayoutAgents))

@@ -2,6 +2,7 @@ package checkout
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -312,5 +313,25 @@ func TestKeysInAnotherCaseRefused(t *testing.T) {
 	})
 	if _, err := Find(Options{Root: dir, Plugin: "p"}); err != nil {
 		t.Errorf("keys stax does not read, in any case: %v", err)
+	}
+}
+
+// A message lists a bounded number of a marketplace's plugins, so that
+// one of thousands does not fill the terminal; the nearest is named.
+func TestListsInMessagesAreBounded(t *testing.T) {
+	t.Parallel()
+	var entries []string
+	for i := range 5000 {
+		entries = append(entries, fmt.Sprintf(`{"name":"plugin-%04d","source":"./p"}`, i))
+	}
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{".claude-plugin/marketplace.json": `{"name":"m","plugins":[` + strings.Join(entries, ",") + `]}`})
+	_, err := Find(Options{Root: dir, Plugin: "plugin-4999x"})
+	if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), `did you mean "plugin-4999"`) || !strings.Contains(err.Error(), "and 4980 more") {
+		t.Errorf("unknown plugin among 5000: %.300v (%d bytes)", err, len(fmt.Sprint(err)))
+	}
+	_, err = Find(Options{Root: dir})
+	if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "and 4980 more") {
+		t.Errorf("choose among 5000: %.300v (%d bytes)", err, len(fmt.Sprint(err)))
 	}
 }

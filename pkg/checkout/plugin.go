@@ -46,7 +46,7 @@ func findPlugin(ms []*Marketplace, spec string) (*Plugin, error) {
 	case scoped && len(names) == 0:
 		return nil, errdefs.Resolution(fmt.Errorf("plugin %q: the repository has no marketplace %q; it has %s", spec, market, strings.Join(markets, ", ")))
 	}
-	return nil, errdefs.Resolution(fmt.Errorf("plugin %q is not in the marketplace%s: %s", spec, nearest(name, names), strings.Join(names, ", ")))
+	return nil, errdefs.Resolution(fmt.Errorf("plugin %q is not in the marketplace%s: %s", spec, nearest(name, names), listed(names)))
 }
 
 // nearest is ", did you mean X?" for the word of words nearest typed, if
@@ -69,6 +69,18 @@ func (m *Marketplace) pluginNames() []string {
 		}
 	}
 	return names
+}
+
+// maxListed bounds the names a message lists: a marketplace may hold
+// thousands of plugins, and the nearest is named besides.
+const maxListed = 20
+
+// listed is names for a message: the first maxListed, and how many more.
+func listed(names []string) string {
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
 }
 
 func marketplacePaths() string {

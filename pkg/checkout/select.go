@@ -3,7 +3,6 @@ package checkout
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
@@ -24,7 +23,7 @@ func (src *Source) Select(names []string) error {
 	}
 	for _, n := range names {
 		if !slices.Contains(have, n) {
-			return errdefs.Resolution(fmt.Errorf("%s has no skill %q%s; its skills: %s", src.where(), n, nearest(n, have), strings.Join(have, ", ")))
+			return errdefs.Resolution(fmt.Errorf("%s has no skill %q%s; its skills: %s", src.where(), n, nearest(n, have), listed(have)))
 		}
 	}
 	src.Skills = slices.DeleteFunc(src.Skills, func(s Skill) bool { return !slices.Contains(names, s.Name) })
