@@ -112,13 +112,10 @@ func Find(opts Options) (*Source, error) {
 	}
 	src := &Source{Root: t.dir, Subdir: sub, repository: opts.Repository}
 	// A marketplace that cannot be read matters only to whoever asks for
-	// one of its plugins: the skills beside it are usable.
+	// a plugin the others do not have: the skills beside it are usable.
 	src.Marketplaces, err = t.readMarketplaces(sub)
-	if opts.Plugin != "" && err != nil {
-		return nil, err
-	}
 	if opts.Plugin != "" {
-		return orNil(src, t.findPluginSkills(src, opts.Plugin))
+		return orNil(src, t.findPluginSkills(src, opts.Plugin, err))
 	}
 	if t.isFile(path.Join(sub, staxyaml.FileName)) {
 		return orNil(src, t.findProject(src))
@@ -155,8 +152,13 @@ func orNil(src *Source, err error) (*Source, error) {
 	return src, nil
 }
 
-func (t *tree) findPluginSkills(src *Source, spec string) error {
+// findPluginSkills takes the plugin spec names; unreadable is why a
+// marketplace could not be read, the error when no other has the plugin.
+func (t *tree) findPluginSkills(src *Source, spec string, unreadable error) error {
 	p, err := findPlugin(src.Marketplaces, spec)
+	if p == nil && unreadable != nil {
+		return unreadable
+	}
 	if err != nil {
 		return err
 	}

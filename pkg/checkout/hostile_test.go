@@ -335,3 +335,21 @@ func TestListsInMessagesAreBounded(t *testing.T) {
 		t.Errorf("choose among 5000: %.300v (%d bytes)", err, len(fmt.Sprint(err)))
 	}
 }
+
+// A marketplace file that cannot be read refuses only the plugins that
+// could be in it: one of another, readable marketplace is found.
+func TestBrokenMarketplaceRefusesOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		".claude-plugin/marketplace.json":  `{"name":"m","plugins":[{"name":"p","source":"./p"}]}`,
+		".agents/plugins/marketplace.json": `{"plugins": [`,
+		"p/skills/s/SKILL.md":              "---\nname: s\ndescription: Use when testing.\n---\n",
+	})
+	if src, err := Find(Options{Root: dir, Plugin: "p"}); err != nil || len(src.Skills) != 1 {
+		t.Errorf("plugin of the readable marketplace: %v", err)
+	}
+	if _, err := Find(Options{Root: dir, Plugin: "q"}); errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), ".agents/plugins/marketplace.json") {
+		t.Errorf("a plugin that may be in the broken marketplace: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,16 +118,17 @@ type sourceObject struct {
 }
 
 // readMarketplaces reads the marketplaces at dir, in the order of
-// marketplaceFiles.
-func (t *tree) readMarketplaces(dir string) ([]*Marketplace, error) {
-	var out []*Marketplace
+// marketplaceFiles: those that can be read, and the error of the first
+// that cannot.
+func (t *tree) readMarketplaces(dir string) (out []*Marketplace, unreadable error) {
 	for _, f := range marketplaceFiles {
 		file := path.Join(dir, f.file)
 		var raw marketplaceJSON
 		if err := t.readJSON(file, &raw); errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
-			return nil, err
+			unreadable = cmp.Or(unreadable, err)
+			continue
 		}
 		m := &Marketplace{Format: f.format, Name: raw.Name, File: file}
 		first := map[string]int{}
@@ -149,7 +151,7 @@ func (t *tree) readMarketplaces(dir string) ([]*Marketplace, error) {
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	return out, unreadable
 }
 
 // readPlugin reads one entry of a marketplace whose root is dir.
