@@ -353,3 +353,14 @@ func TestBrokenMarketplaceRefusesOnlyItsOwn(t *testing.T) {
 		t.Errorf("a plugin that may be in the broken marketplace: %v", err)
 	}
 }
+
+// A skill folder whose name breaks the name rule is refused in a message
+// that quotes it, so that its line feed forges no line.
+func TestUnsafeSkillFolderNameQuoted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{"skills/x\nError: forged/SKILL.md": "---\nname: x\ndescription: Use when testing.\n---\n"})
+	if _, err := Find(Options{Root: dir}); errdefs.Of(err) != errdefs.InvalidArgument || strings.Contains(err.Error(), "\n") {
+		t.Errorf("unsafe skill folder name: %q", err)
+	}
+}

@@ -151,7 +151,8 @@ func (t *tree) skillsIn(dir, name string) ([]Skill, error) {
 			continue
 		}
 		if err := layers.CheckName(e.Name()); err != nil {
-			return nil, errdefs.Invalid(fmt.Errorf("skill %s: %w", sub, err))
+			// The error quotes the name, which is no path to print as is.
+			return nil, errdefs.Invalid(fmt.Errorf("skill in %s: %w", dir, err))
 		}
 		out = append(out, Skill{Name: e.Name(), Dir: sub})
 	}
