@@ -25,8 +25,11 @@ import (
 
 const repoName = "skills/demo"
 
-// fastRetry retries like oras-go's default client, without the waits.
-var fastRetry = &http.Client{Transport: &retry.Transport{Policy: func() retry.Policy {
+// fastRetry retries like oras-go's default client, without the waits. Its
+// connections are its own: httptest.Server.Close closes the idle
+// connections of http.DefaultTransport, and another parallel test closing
+// its server would break a request of this one on a reused connection.
+var fastRetry = &http.Client{Transport: &retry.Transport{Base: http.DefaultTransport.(*http.Transport).Clone(), Policy: func() retry.Policy {
 	return &retry.GenericPolicy{
 		Retryable: retry.DefaultPredicate,
 		Backoff:   retry.DefaultBackoff,
