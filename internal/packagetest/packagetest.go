@@ -13,6 +13,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
@@ -99,5 +100,16 @@ func (p *Publisher) Resolve(pins map[string]digest.Digest, repoTags ...string) (
 	for i, rt := range repoTags {
 		decls[i] = p.Reg.Host + "/" + rt
 	}
-	return resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Pins: pins})
+	return resolve.Resolve(context.Background(), Declared(p.t, decls...), "", resolve.Options{Opener: p.Opener, Pins: pins})
+}
+
+// Declared are written, declarations of the command line, parsed as
+// resolving takes them; one that does not parse fails the test.
+func Declared(t testing.TB, written ...string) []declaration.Declaration {
+	t.Helper()
+	decls, err := declaration.ParseAll(written, declaration.Where{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decls
 }

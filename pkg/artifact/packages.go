@@ -9,9 +9,8 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
 // Limits on a packages layer, checked before it is read: it is a list of
@@ -70,17 +69,18 @@ func (p PackageRef) check() error {
 			return fmt.Errorf("%s: digest %q: %v", p.Ref, p.Digest, err)
 		}
 	}
-	if staxyaml.IsPath(p.Ref) {
-		return nil
-	}
-	ref, err := reference.Parse(p.Ref)
+	d, err := declaration.Parse(p.Ref, declaration.Where{})
 	if err != nil {
 		return err
 	}
-	if ref.IsLayout() {
+	ref := d.Ref
+	switch d.Kind {
+	case declaration.Directory:
+		return nil
+	case declaration.Layout:
 		return fmt.Errorf("%s names a directory of the machine that installs it, not a published package", p.Ref)
 	}
-	if !reference.NamesHost(p.Ref) {
+	if !d.IsRemote() {
 		// Without a host, a reference is a tag of the installing machine's
 		// local store: a published package must not reach into it.
 		return fmt.Errorf("%s names no registry: a published package depends on packages by their registry, e.g. ghcr.io/%s", p.Ref, p.Ref)

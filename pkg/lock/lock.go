@@ -23,6 +23,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -44,6 +45,39 @@ type Lock struct {
 	Sources []string `yaml:"sources"`
 	// Packages are sorted by reference.
 	Packages []Package `yaml:"packages"`
+	// declared are the Refs of Packages parsed, by Ref, where the lock
+	// enters (see Declaration).
+	declared map[string]declaration.Declaration
+}
+
+// Declaration is the locked package p of l as a declaration, its Ref
+// parsed once where the lock was read or made; false for a Ref that
+// does not parse (a lock written by hand), which names nothing to compare.
+func (l *Lock) Declaration(p Package) (declaration.Declaration, bool) {
+	if l.declared == nil {
+		l.parse()
+	}
+	d, ok := l.declared[p.Ref]
+	return d, ok
+}
+
+// PackageOf names the package p is of (see declaration.Declaration.Package);
+// its Ref as written when that does not parse.
+func (l *Lock) PackageOf(p Package) string {
+	if d, ok := l.Declaration(p); ok {
+		return d.Package()
+	}
+	return p.Ref
+}
+
+// parse parses the Refs of l's packages (see Declaration).
+func (l *Lock) parse() {
+	l.declared = map[string]declaration.Declaration{}
+	for _, p := range l.Packages {
+		if d, err := declaration.Parse(p.Ref, declaration.Where{File: FileName}); err == nil {
+			l.declared[p.Ref] = d
+		}
+	}
 }
 
 // Package is one locked package.
@@ -105,12 +139,12 @@ type Skill struct {
 
 // New records an install: its sources, every package of its graph, and
 // which skills each contributed to the merged set.
-func New(sources []string, g *resolve.Graph, m *merge.Result) *Lock {
+func New(sources []declaration.Declaration, g *resolve.Graph, m *merge.Result) *Lock {
 	contributed := map[*resolve.Node][]Skill{}
 	for _, s := range m.Skills {
 		contributed[s.From] = append(contributed[s.From], Skill{Path: s.Path, Digest: s.Digest})
 	}
-	l := &Lock{LockVersion: Version, Sources: append([]string{}, sources...)}
+	l := &Lock{LockVersion: Version, Sources: declaration.Written(sources)}
 	for _, n := range g.Order {
 		p := Package{Ref: Key(n), Range: n.Range, Tag: n.Tag, Digest: n.Digest, Skills: contributed[n]}
 		if v, ok := semver.ParseTag(n.Tag); ok {
@@ -122,6 +156,7 @@ func New(sources []string, g *resolve.Graph, m *merge.Result) *Lock {
 	for i := range l.Packages {
 		slices.SortFunc(l.Packages[i].Skills, func(a, b Skill) int { return strings.Compare(a.Path, b.Path) })
 	}
+	l.parse()
 	return l
 }
 
@@ -145,8 +180,8 @@ func (l *Lock) Pins() map[string]digest.Digest {
 }
 
 // CheckSources reports whether the lock was written for these sources.
-func (l *Lock) CheckSources(sources []string) error {
-	if !slices.Equal(l.Sources, sources) {
+func (l *Lock) CheckSources(decls []declaration.Declaration) error {
+	if sources := declaration.Written(decls); !slices.Equal(l.Sources, sources) {
 		for _, s := range sources {
 			if !slices.Contains(l.Sources, s) {
 				return fmt.Errorf("the install sources name %s, which %s lacks: run stax install to update the lock", s, FileName)
@@ -159,18 +194,18 @@ func (l *Lock) CheckSources(sources []string) error {
 
 // CheckRanges reports a source whose version range is not the one the
 // lock resolved it for, so that its locked digest may be out of range.
-// ranges are the sources' ranges by declaration; a source not in it has
-// none.
-func (l *Lock) CheckRanges(ranges map[string]string) error {
+func (l *Lock) CheckRanges(sources []declaration.Declaration) error {
 	asked := map[string]string{}
 	for _, s := range l.Sources {
 		asked[staxyaml.PackageOf(s)] = ""
 	}
-	for decl, r := range ranges {
-		asked[staxyaml.PackageOf(decl)] = r
+	for _, d := range sources {
+		if d.Range != nil {
+			asked[d.Package()] = d.Range.String()
+		}
 	}
 	for _, p := range l.Packages {
-		want, isSource := asked[staxyaml.PackageOf(p.Ref)]
+		want, isSource := asked[l.PackageOf(p)]
 		if isSource && want != p.Range {
 			return fmt.Errorf("stax.yaml asks for %s in the range %q, but %s locked it for %q: run stax install to update the lock", p.Ref, want, FileName, p.Range)
 		}
@@ -196,7 +231,7 @@ func inRange(r, version string) bool {
 
 // Check reports the first way an install of sources resolved to g differs
 // from the lock.
-func (l *Lock) Check(sources []string, g *resolve.Graph) error {
+func (l *Lock) Check(sources []declaration.Declaration, g *resolve.Graph) error {
 	if err := l.CheckSources(sources); err != nil {
 		return err
 	}
@@ -290,7 +325,7 @@ func (l *Lock) Unlocked(installed map[string]digest.Digest) []string {
 // ReadFrozen reads the lockfile a frozen install follows and checks that
 // it was written for sources: a missing lockfile, or one for other
 // sources, cannot be honoured.
-func ReadFrozen(path string, sources []string) (*Lock, error) {
+func ReadFrozen(path string, sources []declaration.Declaration) (*Lock, error) {
 	l, err := Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errdefs.Resolution(fmt.Errorf("--frozen needs %s: run stax install without --frozen to write it", path))
@@ -333,6 +368,7 @@ func Read(path string) (*Lock, error) {
 			}
 		}
 	}
+	l.parse()
 	return &l, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -35,12 +36,13 @@ func writePackage(t *testing.T, dir, name string, skills ...string) {
 // as install does, and returns what the lock records of it.
 func install(t *testing.T, root string, sources ...string) (*lock.Lock, *resolve.Graph) {
 	t.Helper()
-	g, err := resolve.Resolve(context.Background(), sources, root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
+	decls := packagetest.Declared(t, sources...)
+	g, err := resolve.Resolve(context.Background(), decls, root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	return lock.New(sources, g, merge.Merge(g.Order)), g
+	return lock.New(decls, g, merge.Merge(g.Order)), g
 }
 
 func TestLockIsSortedAndStable(t *testing.T) {
@@ -181,7 +183,7 @@ func TestPinsAndCheck(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&edited)
 			}
-			err := edited.Check(tt.sources, g)
+			err := edited.Check(packagetest.Declared(t, tt.sources...), g)
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("Check: %v, want nil", err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/scratch"
 	"github.com/stax-dev/stax/pkg/staxyaml"
@@ -381,7 +382,7 @@ func (e *PathDependencyError) Error() string {
 // CheckPublishable refuses dependencies recorded by directory (exit 4).
 func CheckPublishable(name string, deps []artifact.PackageRef) error {
 	for _, d := range deps {
-		if staxyaml.IsPath(d.Ref) {
+		if declaration.IsPath(d.Ref) {
 			return errdefs.Resolution(&PathDependencyError{Package: name, Path: d.Ref})
 		}
 	}

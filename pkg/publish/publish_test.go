@@ -62,7 +62,7 @@ func TestCopyDependenciesMakesAMirror(t *testing.T) {
 	g.Close()
 
 	p.Reg.Stop()
-	g, err = resolve.Resolve(ctx, []string{mirror.Host + "/acme/team:1"}, "", resolve.Options{Opener: p.Opener})
+	g, err = resolve.Resolve(ctx, packagetest.Declared(t, mirror.Host+"/acme/team:1"), "", resolve.Options{Opener: p.Opener})
 	if err != nil {
 		t.Fatalf("resolving from the mirror with the original gone: %v", err)
 	}
@@ -88,7 +88,7 @@ func TestCopyDependenciesRefusesDirectories(t *testing.T) {
 		"dep/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets. Use when testing mirrors.\n---\nHi.\n",
 	})
 	opener := packagetest.New(t).Opener
-	g, err := resolve.Resolve(ctx, []string{"./top"}, root, resolve.Options{Opener: opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "./top"), root, resolve.Options{Opener: opener})
 	if err != nil {
 		t.Fatal(err)
 	}

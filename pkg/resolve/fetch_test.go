@@ -14,6 +14,7 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
@@ -36,7 +37,7 @@ func requestsOf(reg *registrytest.Registry) []string {
 func resolveAndStore(t *testing.T, p *packagetest.Publisher, opts resolve.Options, decls ...string) *resolve.Graph {
 	t.Helper()
 	opts.Opener = p.Opener
-	g, err := resolve.Resolve(context.Background(), decls, "", opts)
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, decls...), "", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestOneLevelIsFetchedAtOnce(t *testing.T) {
 	// A client that asks one after another is held until it gives up.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	g, err := resolve.Resolve(ctx, decls, "", resolve.Options{Opener: p.Opener, Concurrency: len(decls)})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, decls...), "", resolve.Options{Opener: p.Opener, Concurrency: len(decls)})
 	if err != nil || !manifests.Released() {
 		t.Fatalf("the manifests were not asked for at once: %v", err)
 	}
@@ -193,7 +194,7 @@ func TestTheFirstFailureInOrderIsReported(t *testing.T) {
 		registrytest.Gate(http.MethodGet, "/(ok|first)/manifests/", 2))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := resolve.Resolve(ctx, decls, "", resolve.Options{Opener: p.Opener, Concurrency: 3})
+	_, err := resolve.Resolve(ctx, packagetest.Declared(t, decls...), "", resolve.Options{Opener: p.Opener, Concurrency: 3})
 	if err == nil || !strings.Contains(err.Error(), "first:1") || strings.Contains(err.Error(), "second") || ctx.Err() != nil {
 		t.Fatalf("error %v, want the first declaration's, before the deadline", err)
 	}
@@ -206,7 +207,7 @@ func TestAStoredPackageIsReadableBeforeTheOthersAre(t *testing.T) {
 	p := packagetest.New(t)
 	p.Publish("first:1", "first")
 	p.Publish("held:1", "held")
-	g, err := resolve.Resolve(context.Background(), []string{p.Reg.Host + "/first:1", p.Reg.Host + "/held:1"}, "", resolve.Options{Opener: p.Opener})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, p.Reg.Host+"/first:1", p.Reg.Host+"/held:1"), "", resolve.Options{Opener: p.Opener})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestAPackageNotStoredReportsTheStoresFailure(t *testing.T) {
 	p := packagetest.New(t)
 	p.Publish("broken:1", "broken")
 	p.Publish("after:1", "after")
-	g, err := resolve.Resolve(context.Background(), []string{p.Reg.Host + "/broken:1", p.Reg.Host + "/after:1"}, "", resolve.Options{Opener: p.Opener})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, p.Reg.Host+"/broken:1", p.Reg.Host+"/after:1"), "", resolve.Options{Opener: p.Opener})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestPinnedDependenciesAreFetchedWithTheirDependents(t *testing.T) {
 	p.Publish("base:1", "base")
 	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
 	decls := []string{p.Reg.Host + "/team:1"}
-	first, err := resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener})
+	first, err := resolve.Resolve(context.Background(), packagetest.Declared(t, decls...), "", resolve.Options{Opener: p.Opener})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func TestPinnedDependenciesAreFetchedWithTheirDependents(t *testing.T) {
 	// gives up.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	g, err := resolve.Resolve(ctx, decls, "", resolve.Options{Opener: p.Opener, Pins: pins, Concurrency: 2})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, decls...), "", resolve.Options{Opener: p.Opener, Pins: pins, Concurrency: 2})
 	if err != nil || !both.Released() {
 		t.Fatalf("the dependency was not asked for with its dependent: %v", err)
 	}
@@ -312,7 +313,7 @@ func TestRangedDeclarationsAreResolvedAtOnce(t *testing.T) {
 	// until it gives up.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	g, err := resolve.Resolve(ctx, decls, "", resolve.Options{Opener: p.Opener, Concurrency: len(decls), Ranges: ranges})
+	g, err := resolve.Resolve(ctx, inRanges(t, ranges, decls...), "", resolve.Options{Opener: p.Opener, Concurrency: len(decls)})
 	if err != nil || !tags.Released() {
 		t.Fatalf("the tags were not listed at once: %v", err)
 	}
@@ -336,8 +337,7 @@ func TestRangedDeclarationWithNoTagInRangeIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	decls := []string{p.Reg.Host + "/ok:1.0.0", p.Reg.Host + "/old"}
-	_, err = resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Concurrency: 2,
-		Ranges: map[string]*semver.Range{decls[1]: caret2}})
+	_, err = resolve.Resolve(context.Background(), inRanges(t, map[string]*semver.Range{decls[1]: caret2}, decls...), "", resolve.Options{Opener: p.Opener, Concurrency: 2})
 	want := "resolve " + decls[1] + ": no tag of " + p.Reg.Host + "/old is a version in the range ^2.0.0: its tags are 1.0.0"
 	if err == nil || !strings.HasPrefix(err.Error(), want) || errdefs.Of(err) != errdefs.Unresolved {
 		t.Fatalf("error %v (%v), want it to start %q, unresolved", err, errdefs.Of(err), want)
@@ -356,7 +356,7 @@ func TestLayersAreFetchedWithTheirConfigs(t *testing.T) {
 	// A resolver that fetches the config alone is held until it gives up.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	g, err := resolve.Resolve(ctx, []string{p.Reg.Host + "/solo:1"}, "", resolve.Options{Opener: p.Opener, FetchLayers: fetchAll})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, p.Reg.Host+"/solo:1"), "", resolve.Options{Opener: p.Opener, FetchLayers: fetchAll})
 	if err != nil || !blobs.Released() {
 		t.Fatalf("the config and the layer were not asked for at once: %v", err)
 	}
@@ -376,7 +376,7 @@ func TestALayerFetchedAheadThatFailedIsFetchedAgain(t *testing.T) {
 	t.Parallel()
 	p := packagetest.New(t)
 	p.Publish("solo:1", "solo")
-	g, err := resolve.Resolve(context.Background(), []string{p.Reg.Host + "/solo:1"}, "", resolve.Options{Opener: p.Opener})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, p.Reg.Host+"/solo:1"), "", resolve.Options{Opener: p.Opener})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestRangesOfADirectoryWhileLookingAhead(t *testing.T) {
 	filetest.WriteFile(t, filepath.Join(decls[0], "skills", "own", "SKILL.md"), "---\nname: own\ndescription: The project's own skill. Use when testing.\n---\nOwn.\n")
 	// The race detector sees the two only when both happen in a run.
 	for range 4 {
-		g, err := resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Concurrency: 8})
+		g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, decls...), "", resolve.Options{Opener: p.Opener, Concurrency: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,4 +427,18 @@ func TestRangesOfADirectoryWhileLookingAhead(t *testing.T) {
 		}
 		g.Close()
 	}
+}
+
+// inRanges are written, declarations of the command line, each in its
+// range among ranges.
+func inRanges(t testing.TB, ranges map[string]*semver.Range, written ...string) []declaration.Declaration {
+	t.Helper()
+	decls := packagetest.Declared(t, written...)
+	for i, d := range decls {
+		var err error
+		if decls[i], err = d.InRange(ranges[d.Written]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return decls
 }

@@ -188,7 +188,7 @@ func TestReadLayerFromALayout(t *testing.T) {
 	})
 	opener := packagetest.New(t).Opener
 	pushDir(t, opener, pkgDir, "oci:"+layout+":1")
-	g, err := resolve.Resolve(ctx, []string{"oci:" + layout + ":1"}, "", resolve.Options{Opener: opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layout+":1"), "", resolve.Options{Opener: opener})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
 	}
 	layout.Close()
 
-	g, err := resolve.Resolve(ctx, []string{"oci:" + layoutDir + ":foreign"}, "", resolve.Options{Opener: opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layoutDir+":foreign"), "", resolve.Options{Opener: opener})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
 	}
 
 	// Read with the limits of resolution.
-	_, err = resolve.Resolve(ctx, []string{"oci:" + layoutDir + ":foreign"}, "", resolve.Options{Opener: opener, MaxFiles: 2})
+	_, err = resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layoutDir+":foreign"), "", resolve.Options{Opener: opener, MaxFiles: 2})
 	if errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "read the skills layer") {
 		t.Errorf("a layer over MaxFiles: %v (class %v), want a failed-precondition error", err, errdefs.Of(err))
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
@@ -63,7 +64,7 @@ func resolveSpec(t *testing.T, s graphSpec, sources ...string) *resolve.Graph {
 	for i, src := range sources {
 		decls[i] = "./" + src
 	}
-	g, err := resolve.Resolve(context.Background(), decls, root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, decls...), root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

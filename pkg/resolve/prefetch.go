@@ -8,6 +8,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/store"
@@ -139,23 +140,23 @@ func prefetchKey(ref reference.Reference, rng *semver.Range, mirror string) stri
 // a declaration's own range when the lock does not pin it. A dependency
 // equal to a declaration in a range is looked up by the walk in that
 // range (see fetch), which names the dependency's path in its errors.
-func (r *resolver) inRange(decl string, ref reference.Reference, depth int) (rng *semver.Range, ahead bool) {
-	rng = r.rangeOf(decl)
+func (r *resolver) inRange(d declaration.Declaration, ref reference.Reference, depth int) (rng *semver.Range, ahead bool) {
+	rng = r.rangeOf(d.Written)
 	if rng == nil || ref.Digest != "" {
 		return nil, true
 	}
 	return rng, depth == 1
 }
 
-// pinned parses decl, a registry reference, and pins it to the digest
-// the lock gives its key, as the walk does (see fetch).
-func (r *resolver) pinned(decl string) (reference.Reference, bool) {
-	ref, err := reference.Parse(decl)
-	if err != nil || ref.IsLayout() {
+// pinned is the reference of d, a registry declaration, pinned to the
+// digest the lock gives its key, as the walk does (see fetch).
+func (r *resolver) pinned(d declaration.Declaration) (reference.Reference, bool) {
+	if d.Kind != declaration.Registry {
 		return reference.Reference{}, false
 	}
+	ref := d.Ref
 	if ref.Digest == "" {
-		key, _, _, err := r.identify(decl, "")
+		key, _, _, err := r.identify(d, "")
 		if err != nil {
 			return reference.Reference{}, false
 		}
@@ -169,20 +170,20 @@ func (r *resolver) pinned(decl string) (reference.Reference, bool) {
 // install are known up front, and need not wait for their dependents'
 // configs. A pin elsewhere may be read from a mirror (see lookUpMirrored),
 // which only its dependent knows, so it waits for the walk.
-func (r *resolver) prefetchPins(decls []string) {
+func (r *resolver) prefetchPins(decls []declaration.Declaration) {
 	registries := map[string]bool{}
-	for _, decl := range decls {
-		if ref, err := reference.Parse(decl); err == nil && !ref.IsLayout() && reference.NamesHost(decl) {
-			registries[ref.Registry] = true
+	for _, d := range decls {
+		if d.IsRemote() {
+			registries[d.Ref.Registry] = true
 		}
 	}
-	for key, d := range r.opts.Pins {
-		decl := key
+	for key, dgst := range r.opts.Pins {
+		written := key
 		if !strings.Contains(key, "@") {
-			decl += "@" + d.String()
+			written += "@" + dgst.String()
 		}
-		if ref, err := reference.Parse(decl); err == nil && registries[ref.Registry] {
-			r.prefetch(decl, "", 2)
+		if d, err := declaration.Parse(written, declaration.Where{File: "stax.lock"}); err == nil && registries[d.Ref.Registry] {
+			r.prefetch(d, "", 2)
 		}
 	}
 }
@@ -195,19 +196,19 @@ func (r *resolver) prefetchPins(decls []string) {
 // its tag picked in the range first (see inRange). depth is how deep decl
 // is; the dependencies of what it finds, pinned by digest, are prefetched
 // in turn, to MaxDepth.
-func (r *resolver) prefetch(decl, mirror string, depth int) {
+func (r *resolver) prefetch(d declaration.Declaration, mirror string, depth int) {
 	p := r.ahead
-	if depth > MaxDepth || isPath(decl) || !reference.NamesHost(decl) {
+	if depth > MaxDepth || !d.IsRemote() {
 		return
 	}
-	if _, private := privateFromPublic(mirror, decl); private {
+	if _, private := privateFromPublic(mirror, d); private {
 		return // the walk decides whether it may be reached (checkReach)
 	}
-	ref, ok := r.pinned(decl)
+	ref, ok := r.pinned(d)
 	if !ok {
 		return
 	}
-	rng, ahead := r.inRange(decl, ref, depth)
+	rng, ahead := r.inRange(d, ref, depth)
 	if !ahead {
 		return
 	}
@@ -237,16 +238,16 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 		l := r.lookUp(p.ctx, ref, mirror, selectTag)
 		var layer <-chan struct{}
 		if l.openErr == nil && l.lookupErr == nil {
-			layer = r.graph.ahead.start(l, decl)
+			layer = r.graph.ahead.start(l, d.Written)
 			r.check(p.ctx, l)
 		}
 		job.l = l
 		close(job.done)
 		if l.checkErr == nil && l.pkg != nil {
-			for _, dep := range l.pkg.Config.Packages {
-				if d := pinnedDecl(dep); d != "" {
-					r.prefetch(d, registryOf(l.t), depth+1)
-				}
+			// A dependency that does not parse is the walk's to report.
+			deps, _ := dependenciesOf(l.pkg, d.Written)
+			for _, dep := range deps {
+				r.prefetch(dep, registryOf(l.t), depth+1)
 			}
 		}
 		// The walk goes on with what was checked; the slot is held
@@ -262,12 +263,12 @@ func (r *resolver) prefetch(decl, mirror string, depth int) {
 
 // taken returns the lookup of decl, at depth, prefetched for the walk,
 // waiting for it to end; nil when none was started.
-func (r *resolver) taken(decl, mirror string, depth int) *looked {
-	ref, ok := r.pinned(decl)
+func (r *resolver) taken(d declaration.Declaration, mirror string, depth int) *looked {
+	ref, ok := r.pinned(d)
 	if !ok {
 		return nil
 	}
-	rng, ahead := r.inRange(decl, ref, depth)
+	rng, ahead := r.inRange(d, ref, depth)
 	if !ahead {
 		return nil
 	}

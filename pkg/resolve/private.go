@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/termtext"
 )
@@ -23,44 +23,36 @@ import (
 // oci: layout or from the local store by a name without a host is the
 // consumer's own, and may name any registry.
 
-// noteNamed records the registry decl names, a declaration of the
+// noteNamed records the registry d names, a declaration of the
 // consumer's own.
-func (r *resolver) noteNamed(decl string) {
-	if !reference.NamesHost(decl) {
-		return
-	}
-	ref, err := reference.Parse(decl)
-	if err != nil || ref.IsLayout() {
+func (r *resolver) noteNamed(d declaration.Declaration) {
+	if !d.IsRemote() {
 		return
 	}
 	if r.named == nil {
 		r.named = map[string]bool{}
 	}
-	r.named[strings.ToLower(ref.Registry)] = true
+	r.named[strings.ToLower(d.Ref.Registry)] = true
 }
 
-// privateFromPublic is the registry decl names when it is a private one
-// and from, the registry of the package declaring it (empty for the
+// privateFromPublic is the registry d names when it is a private one and
+// from, the registry of the package declaring it (empty for the
 // consumer's own), is not.
-func privateFromPublic(from, decl string) (string, bool) {
-	if from == "" || registry.IsPrivate(from) || !reference.NamesHost(decl) {
+func privateFromPublic(from string, d declaration.Declaration) (string, bool) {
+	if from == "" || registry.IsPrivate(from) || !d.IsRemote() || !registry.IsPrivate(d.Ref.Registry) {
 		return "", false
 	}
-	ref, err := reference.Parse(decl)
-	if err != nil || ref.IsLayout() || !registry.IsPrivate(ref.Registry) {
-		return "", false
-	}
-	return ref.Registry, true
+	return d.Ref.Registry, true
 }
 
 // checkReach refuses dep, a dependency of the package at the end of path
 // read from the registry from, when it names a private registry that the
 // package may not make the consumer call.
-func (r *resolver) checkReach(from, dep string, path []string) error {
+func (r *resolver) checkReach(from string, dep declaration.Declaration, path []string) error {
 	host, private := privateFromPublic(from, dep)
 	if !private || r.named[strings.ToLower(host)] {
 		return nil
 	}
 	return errdefs.Resolution(fmt.Errorf("%s depends on %s, on %s: a package from %s may not make stax send requests to a loopback, link-local or private-network address; if you trust it, declare a package from %s yourself (in stax.yaml or on the command line)",
-		chain(path), termtext.Escape(dep), termtext.Escape(host), termtext.Escape(from), termtext.Escape(host)))
+		chain(path), termtext.Escape(dep.Written), termtext.Escape(host), termtext.Escape(from), termtext.Escape(host)))
 }

@@ -71,7 +71,7 @@ func TestDependencyOnAPrivateRegistryFromAPublicOne(t *testing.T) {
 	for _, repo := range []string{"acme/agent:1", "acme/pinned:1"} {
 		local.ResetRequests()
 		decl := public + "/" + repo
-		_, err := resolve.Resolve(ctx, []string{decl}, "", resolve.Options{Opener: opener})
+		_, err := resolve.Resolve(ctx, packagetest.Declared(t, decl), "", resolve.Options{Opener: opener})
 		if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), decl) || !strings.Contains(err.Error(), base) {
 			t.Errorf("%s: got %v (%v), want a resolution failure naming the package and %s", repo, err, errdefs.Of(err), base)
 		}
@@ -79,7 +79,7 @@ func TestDependencyOnAPrivateRegistryFromAPublicOne(t *testing.T) {
 			t.Errorf("%s: the private registry was sent %d requests, the first %s %s", repo, len(reqs), reqs[0].Method, reqs[0].Path)
 		}
 
-		g, err := resolve.Resolve(ctx, []string{decl, local.Host + "/acme/base:1"}, "", resolve.Options{Opener: opener})
+		g, err := resolve.Resolve(ctx, packagetest.Declared(t, decl, local.Host+"/acme/base:1"), "", resolve.Options{Opener: opener})
 		if err != nil {
 			t.Fatalf("%s with the private registry named by the consumer: %v", repo, err)
 		}
@@ -91,7 +91,7 @@ func TestDependencyOnAPrivateRegistryFromAPublicOne(t *testing.T) {
 
 	// The same package read from the registry under its loopback name is
 	// the consumer's own network's: it may name the other.
-	g, err := resolve.Resolve(ctx, []string{p.Reg.Host + "/acme/agent:1"}, "", resolve.Options{Opener: opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, p.Reg.Host+"/acme/agent:1"), "", resolve.Options{Opener: opener})
 	if err != nil {
 		t.Fatalf("from a loopback registry: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestDependencyOnALocalNameFromAPublicOne(t *testing.T) {
 		dep := host + "/acme/base:1"
 		repo := fmt.Sprintf("acme/agent%d:1", i)
 		packagetest.RefImpl{Name: "agent", Version: "1.0.0", Dependencies: []string{dep}}.Push(t, p.Reg.Host+"/"+repo)
-		_, err := resolve.Resolve(ctx, []string{public + "/" + repo}, "", resolve.Options{Opener: opener})
+		_, err := resolve.Resolve(ctx, packagetest.Declared(t, public+"/"+repo), "", resolve.Options{Opener: opener})
 		if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), "may not make stax send requests") || !strings.Contains(err.Error(), dep) {
 			t.Errorf("a dependency on %s: got %v (%v), want a resolution failure naming it", host, err, errdefs.Of(err))
 		}

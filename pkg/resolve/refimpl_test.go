@@ -133,7 +133,7 @@ func TestDependencyListedWithoutDigestFromMirror(t *testing.T) {
 	}
 	p.Reg.Stop()
 
-	g, err := resolve.Resolve(ctx, []string{mirror.Host + "/acme/agent:1"}, "", resolve.Options{Opener: p.Opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, mirror.Host+"/acme/agent:1"), "", resolve.Options{Opener: p.Opener})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestDependencyListedWithoutDigestKeepsADeclaredRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	decls := []string{p.Reg.Host + "/acme/agent:1", base}
-	g, err := resolve.Resolve(context.Background(), decls, "", resolve.Options{Opener: p.Opener, Ranges: map[string]*semver.Range{base: rng}})
+	g, err := resolve.Resolve(context.Background(), inRanges(t, map[string]*semver.Range{base: rng}, decls...), "", resolve.Options{Opener: p.Opener})
 	if err != nil {
 		t.Fatal(err)
 	}

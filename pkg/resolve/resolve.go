@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -54,11 +54,6 @@ type Options struct {
 	// lock's), by reference: a node pinned that names no tag records it
 	// as its Tag, as if it had listed the tags again.
 	PinTags map[string]string
-	// Ranges are the version ranges of declarations, by declaration: one
-	// that names neither tag nor digest resolves to the tag of the highest
-	// version its range allows. A pin wins over a range, and then no tag
-	// is listed.
-	Ranges map[string]*semver.Range
 	// Concurrency is how many registry packages are fetched at once
 	// while resolving (see prefetch): each its manifest, then its config
 	// and, with FetchLayers, its layer; 0 is transfer.DefaultConcurrency.
@@ -91,6 +86,8 @@ type Node struct {
 	Package *artifact.Package
 	// Target holds the package's blobs.
 	Target *target.Target
+	// ref is the reference of Key, for a registry package.
+	ref reference.Reference
 	// Dir is set for a package built from a directory.
 	Dir      string
 	Children []*Node
@@ -171,9 +168,11 @@ type resolver struct {
 	// mirrors maps a dependency's declaration to the registry of the
 	// package that declared it (see lookUpMirrored).
 	mirrors map[string]string
-	// ranges are Options.Ranges and the ranges of the packages built
-	// projects declare, by declaration: the walk adds to them while
-	// lookups ahead read them (see rangeOf).
+	// ranges are the version ranges of the declarations and of the
+	// packages built projects declare, by declaration as written: a
+	// dependency written as a declaration in a range is looked up in it.
+	// The walk adds to them while lookups ahead read them (see rangeOf).
+	// A pin wins over a range, and then no tag is listed.
 	ranges   map[string]*semver.Range
 	rangesMu sync.Mutex
 	// ahead fetches what the walk is about to reach (see prefetch).
@@ -185,20 +184,29 @@ type resolver struct {
 }
 
 // Resolve resolves decls, declared by the package at base (relative paths
-// are relative to it). The graph must be closed.
-func Resolve(ctx context.Context, decls []string, base string, opts Options) (*Graph, error) {
+// are relative to it). A declaration in a version range that names
+// neither tag nor digest resolves to the tag of the highest version its
+// range allows. A failure names where the declaration it came through
+// was written (see declaration.Declaration.Wrap). The graph must be
+// closed.
+func Resolve(ctx context.Context, decls []declaration.Declaration, base string, opts Options) (*Graph, error) {
 	r := newResolver(ctx, opts)
-	for _, decl := range decls {
-		r.noteNamed(decl)
-		r.prefetch(decl, "", 1)
+	for _, d := range decls {
+		if d.Range != nil {
+			r.ranges[d.Written] = d.Range
+		}
+	}
+	for _, d := range decls {
+		r.noteNamed(d)
+		r.prefetch(d, "", 1)
 	}
 	r.prefetchPins(decls)
-	for _, decl := range decls {
-		n, err := r.resolve(decl, base, nil)
+	for _, d := range decls {
+		n, err := r.resolve(d, base, nil)
 		if err != nil {
 			r.finish()
 			r.graph.Close()
-			return nil, err
+			return nil, d.Wrap(err)
 		}
 		r.graph.Direct = append(r.graph.Direct, n)
 	}
@@ -211,10 +219,7 @@ func Resolve(ctx context.Context, decls []string, base string, opts Options) (*G
 }
 
 func newResolver(ctx context.Context, opts Options) *resolver {
-	ranges := maps.Clone(opts.Ranges)
-	if ranges == nil {
-		ranges = map[string]*semver.Range{}
-	}
+	ranges := map[string]*semver.Range{}
 	if opts.Opener != nil && opts.Opener.TagMemo == nil {
 		// A repository is asked for its tags once however many
 		// declarations name it.
@@ -230,9 +235,9 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 		ahead: newPrefetcher(ctx, opts.Concurrency)}
 }
 
-func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
-	path := append(append([]string{}, parent...), decl)
-	key, identity, dir, err := r.identify(decl, base)
+func (r *resolver) resolve(d declaration.Declaration, base string, parent []string) (*Node, error) {
+	path := append(append([]string{}, parent...), d.Written)
+	key, identity, dir, err := r.identify(d, base)
 	if err != nil {
 		class := errdefs.Unresolved
 		if errors.Is(err, reference.ErrInvalid) {
@@ -248,9 +253,9 @@ func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 
 	var n *Node
 	if dir != "" {
-		n, err = r.build(decl, key, dir, path)
+		n, err = r.build(d.Written, key, dir, path)
 	} else {
-		n, err = r.fetch(decl, key, path)
+		n, err = r.fetch(d, key, path)
 	}
 	if err != nil {
 		return nil, err
@@ -261,9 +266,9 @@ func (r *resolver) resolve(decl, base string, parent []string) (*Node, error) {
 // identify gives a declaration its key (for conflicts), its identity (for
 // cycles: the repository or directory, whatever the version) and, for a
 // directory, its absolute path.
-func (r *resolver) identify(decl, base string) (key, identity, dir string, err error) {
-	if isPath(decl) {
-		dir = decl
+func (r *resolver) identify(d declaration.Declaration, base string) (key, identity, dir string, err error) {
+	if d.Kind == declaration.Directory {
+		dir = d.Written
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(base, dir)
 		}
@@ -272,10 +277,7 @@ func (r *resolver) identify(decl, base string) (key, identity, dir string, err e
 		}
 		return dir, dir, dir, nil
 	}
-	ref, err := reference.Parse(decl)
-	if err != nil {
-		return "", "", "", err
-	}
+	ref := d.Ref
 	if ref.IsLayout() && !filepath.IsAbs(ref.Layout) {
 		ref.Layout = filepath.Join(base, ref.Layout)
 	}
@@ -316,10 +318,6 @@ func chain(path []string) string {
 	return strings.Join(escaped, " → ")
 }
 
-// isPath reports whether decl is a directory rather than a reference:
-// "." or anything starting with ./, ../ or /.
-func isPath(decl string) bool { return staxyaml.IsPath(decl) }
-
 // packageName is how messages name a package directory.
 func packageName(p *staxyaml.Project) string {
 	if p.Definition != nil && p.Definition.Name != "" {
@@ -330,12 +328,12 @@ func packageName(p *staxyaml.Project) string {
 
 // fetch opens a reference, resolves it to a digest, and resolves the
 // dependencies its config recorded.
-func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
-	ref, err := reference.Parse(decl)
-	if err != nil {
-		return nil, errdefs.Invalid(err)
-	}
-	var pinnedTag string
+func (r *resolver) fetch(d declaration.Declaration, key string, path []string) (*Node, error) {
+	decl, ref := d.Written, d.Ref
+	var (
+		pinnedTag string
+		err       error
+	)
 	if ref.Digest == "" {
 		if pinned, ok := r.opts.Pins[key]; ok {
 			ref.Digest, pinnedTag = pinned, r.opts.PinTags[key]
@@ -368,7 +366,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		if err != nil {
 			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
 		}
-	case !reference.NamesHost(decl):
+	case !d.IsRemote():
 		if l = r.lookUpMirrored(r.ctx, r.mirrors[decl], ref); l != nil {
 			t, desc = l.t, l.desc
 			break
@@ -387,7 +385,7 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		rng := r.rangeOf(decl)
 		// A dependency listed without a digest that reads like a
 		// declaration with a range is looked up here, in the range.
-		if l = r.taken(decl, mirror, len(path)); l == nil {
+		if l = r.taken(d, mirror, len(path)); l == nil {
 			var selectTag func(*target.Target) error
 			if rng != nil {
 				selectTag = func(t *target.Target) error { return selectInRange(r.ctx, t, rng) }
@@ -421,7 +419,10 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 			return nil, resolutionError(path, err)
 		}
 	}
-	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path, held: held}
+	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path, held: held, ref: ref}
+	if n.ref.Tag != "" {
+		n.ref.Digest = ""
+	}
 	switch {
 	case ref.Tag == "" && ref.Digest == "":
 		// What Lookup or the range chose.
@@ -433,19 +434,25 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 		n.Range = rng.String()
 	}
 	r.remember(n)
-	for _, dep := range pkg.Config.Packages {
-		r.prefetch(pinnedDecl(dep), registryOf(t), len(path)+1)
+	deps, err := dependenciesOf(pkg, decl)
+	if err != nil {
+		return nil, errdefs.Invalid(resolutionError(path, err))
 	}
-	for _, dep := range pkg.Config.Packages {
-		pinned := pinnedDecl(dep)
-		if pinned == "" {
+	for _, dep := range deps {
+		if dep.Kind != declaration.Directory {
+			r.prefetch(dep, registryOf(t), len(path)+1)
+		}
+	}
+	for i, dep := range pkg.Config.Packages {
+		pinned := deps[i]
+		if pinned.Kind == declaration.Directory {
 			return nil, errdefs.Resolution(fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
 				chain(path), dep.Ref))
 		}
 		if err := r.checkReach(registryOf(t), pinned, path); err != nil {
 			return nil, err
 		}
-		r.noteMirror(pinned, t)
+		r.noteMirror(pinned.Written, t)
 		child, err := r.resolve(pinned, "", path)
 		if err != nil {
 			return nil, missingDependency(err)
@@ -456,19 +463,26 @@ func (r *resolver) fetch(decl, key string, path []string) (*Node, error) {
 	return n, nil
 }
 
-// pinnedDecl is how a package's dependency is resolved: its reference,
-// pinned to the digest recorded; empty for a directory, which a
-// published package cannot depend on. A dependency recorded without a
-// digest (other stax writers list theirs so) resolves by its reference,
-// as a declaration does.
-func pinnedDecl(dep artifact.PackageRef) string {
-	if isPath(dep.Ref) {
-		return ""
+// dependenciesOf are the dependencies pkg records, where they enter
+// resolving, declared by from: each its reference, pinned to the digest
+// recorded, or a directory, which a published package cannot depend on.
+// A dependency recorded without a digest (other stax writers list theirs
+// so) resolves by its reference, as a declaration does.
+func dependenciesOf(pkg *artifact.Package, from string) ([]declaration.Declaration, error) {
+	where := declaration.Where{File: from}
+	deps := make([]declaration.Declaration, 0, len(pkg.Config.Packages))
+	for _, dep := range pkg.Config.Packages {
+		written := dep.Ref
+		if !declaration.IsPath(written) && dep.Digest != "" && !strings.Contains(written, "@") {
+			written += "@" + dep.Digest.String()
+		}
+		d, err := declaration.Parse(written, where)
+		if err != nil {
+			return nil, err
+		}
+		deps = append(deps, d)
 	}
-	if dep.Digest == "" || strings.Contains(dep.Ref, "@") {
-		return dep.Ref
-	}
-	return dep.Ref + "@" + dep.Digest.String()
+	return deps, nil
 }
 
 // selectInRange gives t, when it names neither tag nor digest and rng is
@@ -600,24 +614,13 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 	var children []*Node
 	var deps []artifact.PackageRef
 	if p.Definition != nil {
-		r.noteDeclared(p, path)
-		for _, dep := range p.Definition.Packages {
-			decl := dep.String()
-			if r.opts.Build.Publish && dep.Ref != "" {
-				decl = dep.Ref
-			} else if r.opts.Build.Publish {
-				return nil, nil, errdefs.Resolution(&pack.PathDependencyError{Package: packageName(p), Path: dep.Path})
-			}
-			if decl == dep.Ref && dep.Version != "" {
-				rng, err := dep.Range()
-				if err != nil {
-					return nil, nil, errdefs.Invalid(fmt.Errorf("%s: %w", filepath.Join(p.Root, staxyaml.FileName), err))
-				}
-				r.rangesMu.Lock()
-				r.ranges[decl] = rng
-				r.rangesMu.Unlock()
-			}
-			child, err := r.resolve(decl, p.Root, path)
+		decls, err := r.declaredBy(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.noteDeclared(decls, path)
+		for i, dep := range p.Definition.Packages {
+			child, err := r.resolve(decls[i], p.Root, path)
 			if err != nil && r.opts.Build.Publish && dep.Path != "" {
 				err = fmt.Errorf("%w\n%s is the published reference of %s: publish it first, or push with --push-dependencies", err, dep.Ref, dep.Path)
 			}
@@ -631,19 +634,40 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 	return children, deps, nil
 }
 
-// noteDeclared notes every registry p's packages name, all before any of
-// them is resolved: a dependency of the first may name the registry of
-// the last (see checkReach), whatever their order in stax.yaml. Those
-// without a version are fetched ahead.
-func (r *resolver) noteDeclared(p *staxyaml.Project, path []string) {
-	for _, dep := range p.Definition.Packages {
-		decl := dep.String()
-		if r.opts.Build.Publish && dep.Ref != "" {
-			decl = dep.Ref
+// declaredBy are the packages p declares, where they enter resolving:
+// their references when p is being published, which cannot depend on a
+// directory, else their directories. Their ranges are noted.
+func (r *resolver) declaredBy(p *staxyaml.Project) ([]declaration.Declaration, error) {
+	if r.opts.Build.Publish {
+		for _, dep := range p.Definition.Packages {
+			if dep.Ref == "" {
+				return nil, errdefs.Resolution(&pack.PathDependencyError{Package: packageName(p), Path: dep.Path})
+			}
 		}
-		r.noteNamed(decl)
-		if !r.opts.Build.Publish && dep.Version == "" {
-			r.prefetch(decl, "", len(path)+1)
+	}
+	decls, err := staxyaml.Declarations(p.Definition.Packages, filepath.Join(p.Root, staxyaml.FileName), r.opts.Build.Publish)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	r.rangesMu.Lock()
+	defer r.rangesMu.Unlock()
+	for _, d := range decls {
+		if d.Range != nil {
+			r.ranges[d.Written] = d.Range
+		}
+	}
+	return decls, nil
+}
+
+// noteDeclared notes every registry decls name, all before any of them
+// is resolved: a dependency of the first may name the registry of the
+// last (see checkReach), whatever their order in stax.yaml. Those
+// without a version are fetched ahead.
+func (r *resolver) noteDeclared(decls []declaration.Declaration, path []string) {
+	for _, d := range decls {
+		r.noteNamed(d)
+		if !r.opts.Build.Publish && d.Range == nil {
+			r.prefetch(d, "", len(path)+1)
 		}
 	}
 }
@@ -840,10 +864,7 @@ func sharingBlobs(nodes []*Node) [][]int {
 // store copies n, a registry package, into local, and reads it from there
 // from then on.
 func (n *Node) store(ctx context.Context, local *target.Target, opts transfer.Options) (*transfer.Result, error) {
-	ref, err := reference.Parse(n.Key)
-	if err != nil {
-		return nil, errdefs.Invalid(err)
-	}
+	ref := n.ref
 	ref.Digest = n.Digest
 	dst := local.WithRef(ref)
 	src := n.Target.WithRef(ref)

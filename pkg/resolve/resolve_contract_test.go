@@ -19,7 +19,7 @@ func resolveErr(t *testing.T, s graphSpec, sources ...string) error {
 	t.Helper()
 	root := t.TempDir()
 	s.write(t, root)
-	g, err := resolve.Resolve(context.Background(), sources, root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, sources...), root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
 	if err == nil {
 		g.Close()
 	}
@@ -79,7 +79,6 @@ func TestResolveMissing(t *testing.T) {
 	}{
 		{"./nowhere", "no package directory at"},
 		{"oci:" + filepath.Join(t.TempDir(), "no-layout") + ":1", "no OCI layout at"},
-		{"Not A Reference", "Not A Reference"},
 	}
 	for _, tt := range tests {
 		if err := resolveErr(t, graphSpec{}, tt.decl); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/yamlerr"
 )
@@ -36,6 +34,9 @@ type Dependency struct {
 	// Version is a version range (see semver.ParseRange) for Ref; empty
 	// for none.
 	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+	// Line is the line of the file it was read from, 0 for one not read
+	// from a file.
+	Line int `yaml:"-" json:"-"`
 }
 
 // String is the declaration as written in the short form, the directory
@@ -47,12 +48,6 @@ func (d Dependency) String() string {
 	return d.Ref
 }
 
-// IsPath reports whether a declaration names a directory rather than a
-// reference: "." or "..", or anything starting with ./, ../ or /.
-func IsPath(decl string) bool {
-	return decl == "." || decl == ".." || strings.HasPrefix(decl, "./") || strings.HasPrefix(decl, "../") || filepath.IsAbs(decl)
-}
-
 // UnmarshalYAML reads the short form (one string) or the long one.
 func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 	if node.Kind == yaml.ScalarNode {
@@ -60,10 +55,10 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 		if err := node.Decode(&s); err != nil {
 			return err
 		}
-		if IsPath(s) {
-			*d = Dependency{Path: s}
+		if declaration.IsPath(s) {
+			*d = Dependency{Path: s, Line: node.Line}
 		} else {
-			*d = Dependency{Ref: s}
+			*d = Dependency{Ref: s, Line: node.Line}
 		}
 		return nil
 	}
@@ -80,10 +75,10 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 	if err := node.Decode(&p); err != nil {
 		return err
 	}
-	if p.Path != "" && !IsPath(p.Path) {
+	if p.Path != "" && !declaration.IsPath(p.Path) {
 		return yamlerr.At(node.Line, fmt.Errorf("path %q: a package directory starts with ./, ../ or /", p.Path))
 	}
-	if p.Ref != "" && IsPath(p.Ref) {
+	if p.Ref != "" && declaration.IsPath(p.Ref) {
 		return yamlerr.At(node.Line, fmt.Errorf("ref %q is a directory: name a registry reference or an oci: layout", p.Ref))
 	}
 	if p.Path == "" && p.Ref == "" {
@@ -93,6 +88,7 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 		return yamlerr.At(node.Line, err)
 	}
 	*d = Dependency(p)
+	d.Line = node.Line
 	return nil
 }
 
@@ -104,28 +100,60 @@ func (d Dependency) checkVersion() error {
 	if d.Version == "" {
 		return nil
 	}
-	if _, err := semver.ParseRange(d.Version); err != nil {
+	rng, err := semver.ParseRange(d.Version)
+	if err != nil {
 		return err
 	}
 	if d.Ref == "" {
 		return fmt.Errorf("version %q needs a ref: a range chooses among a repository's tags", d.Version)
 	}
-	ref, err := reference.Parse(d.Ref)
+	decl, err := declaration.Parse(d.Ref, declaration.Where{})
 	if err != nil {
 		return err
 	}
-	if ref.Tag != "" || ref.Digest != "" {
-		return fmt.Errorf("ref %s names a tag or digest and a version range %q: name the repository alone (%s), or drop the version", d.Ref, d.Version, ref.Name())
-	}
-	return nil
+	_, err = decl.InRange(rng)
+	return err
 }
 
-// Range is the parsed Version, nil for none.
-func (d Dependency) Range() (*semver.Range, error) {
-	if d.Version == "" {
-		return nil, nil
+// Declaration is d as resolving takes it, written at line d.Line of file:
+// its directory when it names one and published is false (a source
+// checkout), else its reference, in its version range. A declaration
+// whose reference or range does not parse is refused, naming the place.
+func (d Dependency) Declaration(file string, published bool) (declaration.Declaration, error) {
+	where := declaration.Where{File: file, Line: d.Line}
+	written := d.String()
+	if published && d.Ref != "" {
+		written = d.Ref
 	}
-	return semver.ParseRange(d.Version)
+	decl, err := declaration.Parse(written, where)
+	if err != nil {
+		return declaration.Declaration{}, fmt.Errorf("%s: %w", where, err)
+	}
+	if written != d.Ref || d.Version == "" {
+		return decl, nil
+	}
+	rng, err := semver.ParseRange(d.Version)
+	if err == nil {
+		decl, err = decl.InRange(rng)
+	}
+	if err != nil {
+		return declaration.Declaration{}, fmt.Errorf("%s: %w", where, err)
+	}
+	return decl, nil
+}
+
+// Declarations are deps, written in file, as resolving takes them (see
+// Dependency.Declaration).
+func Declarations(deps []Dependency, file string, published bool) ([]declaration.Declaration, error) {
+	decls := make([]declaration.Declaration, 0, len(deps))
+	for _, d := range deps {
+		decl, err := d.Declaration(file, published)
+		if err != nil {
+			return nil, err
+		}
+		decls = append(decls, decl)
+	}
+	return decls, nil
 }
 
 // short reports whether the declaration is written as one string.

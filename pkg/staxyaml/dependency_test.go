@@ -24,7 +24,7 @@ func TestDependencyForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Dependency{{Ref: "ghcr.io/a/b:1"}, {Path: "../c"}, {Path: "./d", Ref: "ghcr.io/a/d:2"}}
+	want := []Dependency{{Ref: "ghcr.io/a/b:1", Line: 4}, {Path: "../c", Line: 5}, {Path: "./d", Ref: "ghcr.io/a/d:2", Line: 6}}
 	for i, d := range want {
 		if def.Packages[i] != d {
 			t.Errorf("packages[%d] = %+v, want %+v", i, def.Packages[i], d)
@@ -56,7 +56,17 @@ func TestDependencyEncodings(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Definition
-	if err := yaml.Unmarshal(y, &back); err != nil || !slices.Equal(back.Packages, def.Packages) {
+	if err := yaml.Unmarshal(y, &back); err != nil || !slices.Equal(withoutLines(back.Packages), def.Packages) {
 		t.Errorf("YAML round trip: %s -> %+v, %v", y, back.Packages, err)
 	}
+}
+
+// withoutLines are deps with the lines they were read from zeroed, to
+// compare with those not read from a file.
+func withoutLines(deps []Dependency) []Dependency {
+	out := slices.Clone(deps)
+	for i := range out {
+		out[i].Line = 0
+	}
+	return out
 }

@@ -11,8 +11,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
@@ -29,14 +29,11 @@ func (d Dependency) Package() string {
 
 // PackageOf is Package of the declaration decl, written as one string.
 func PackageOf(decl string) string {
-	if IsPath(decl) {
-		return path.Clean(decl)
-	}
-	ref, err := reference.Parse(decl)
+	d, err := declaration.Parse(decl, declaration.Where{})
 	if err != nil {
 		return decl
 	}
-	return ref.Name()
+	return d.Package()
 }
 
 // checkSameSource reports two install.sources of one package, with their

@@ -77,7 +77,7 @@ func TestSourceRangesAreChecked(t *testing.T) {
 		}
 	}
 	def, err := staxyaml.Parse("stax.yaml", []byte("packages:\n  - {ref: ghcr.io/a/b, version: ^1.2.0}\n"))
-	if err != nil || def.Packages[0] != (staxyaml.Dependency{Ref: "ghcr.io/a/b", Version: "^1.2.0"}) {
+	if err != nil || def.Packages[0] != (staxyaml.Dependency{Ref: "ghcr.io/a/b", Version: "^1.2.0", Line: 2}) {
 		t.Errorf("a ranged package: %+v, %v", def, err)
 	}
 }

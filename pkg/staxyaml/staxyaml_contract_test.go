@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
@@ -65,7 +66,7 @@ func TestLoadForms(t *testing.T) {
 				t.Fatalf("Load = %+v, want %+v", def, tt.want)
 			}
 			if w := tt.want.Install; w != nil {
-				if g := def.Install; !slices.Equal(g.Sources, w.Sources) || !slices.Equal(g.Runtimes, w.Runtimes) || g.Scope != w.Scope {
+				if g := def.Install; !slices.Equal(withoutLines(g.Sources), w.Sources) || !slices.Equal(g.Runtimes, w.Runtimes) || g.Scope != w.Scope {
 					t.Errorf("install = %+v, want %+v", g, w)
 				}
 			}
@@ -126,7 +127,7 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := staxyaml.Load(path)
-	if err != nil || back.Name != "demo" || back.Version != "1.0.0" || !slices.Equal(back.Install.Sources, []staxyaml.Dependency{{Path: "."}}) {
+	if err != nil || back.Name != "demo" || back.Version != "1.0.0" || !slices.Equal(withoutLines(back.Install.Sources), []staxyaml.Dependency{{Path: "."}}) {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
 	def.Version = "2.0.0"
@@ -176,8 +177,18 @@ func TestIsPath(t *testing.T) {
 		"a": false, "ghcr.io/a/b:1": false, "oci:./layout": false, ".hidden": false, "base": false,
 	}
 	for decl, want := range tests {
-		if got := staxyaml.IsPath(decl); got != want {
+		if got := declaration.IsPath(decl); got != want {
 			t.Errorf("IsPath(%q) = %v, want %v", decl, got, want)
 		}
 	}
+}
+
+// withoutLines are deps with the lines they were read from zeroed, to
+// compare with those not read from a file.
+func withoutLines(deps []staxyaml.Dependency) []staxyaml.Dependency {
+	out := slices.Clone(deps)
+	for i := range out {
+		out[i].Line = 0
+	}
+	return out
 }

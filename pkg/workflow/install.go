@@ -13,6 +13,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
@@ -125,8 +126,8 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 		return nil, err
 	}
 	named := map[string]bool{}
-	for _, decl := range decls {
-		named[staxyaml.PackageOf(decl)] = true
+	for _, d := range decls {
+		named[d.Package()] = true
 	}
 	keep := keepLockedFor(env, m, opts.Frozen, named)
 	if len(decls) > 0 && opts.NoSave {
@@ -134,7 +135,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 		if err != nil {
 			return nil, err
 		}
-		return installSources(ctx, env, opts, m, sources, keep)
+		return installSources(ctx, env, opts, m, sources, named, keep)
 	}
 	for _, decl := range decls {
 		if err := m.edit(func(data []byte) ([]byte, error) {
@@ -143,13 +144,13 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 			return nil, err
 		}
 	}
-	return installSources(ctx, env, opts, m, m.sources(), keep)
+	return installSources(ctx, env, opts, m, m.sources(), named, keep)
 }
 
 // oneOff are the sources of a one-off install of decls: install.sources
 // with decls in place of the source of the same package, else after the
 // last, as saving them would make it, but with stax.yaml left as it is.
-func (m *manifest) oneOff(decls []string, version string) ([]staxyaml.Dependency, error) {
+func (m *manifest) oneOff(decls []declaration.Declaration, version string) ([]staxyaml.Dependency, error) {
 	data := m.data
 	for _, decl := range decls {
 		out, err := staxyaml.AddSource(data, dependencyOf(decl, version))
@@ -202,20 +203,23 @@ func lockedPins(old *lock.Lock, sources []staxyaml.Dependency, named map[string]
 	pins, tags := map[string]digest.Digest{}, map[string]string{}
 	for _, p := range old.Packages {
 		d, ok := kept[staxyaml.PackageOf(p.Ref)]
-		if ok && allowsLocked(d, p) {
+		if ok && allowsLocked(d.Version, p) {
 			pins[p.Ref], tags[p.Ref] = p.Digest, p.Tag
 		}
 	}
 	return pins, tags
 }
 
-// allowsLocked reports whether the declaration d still asks for the
-// locked package p: with no range, when p was locked for none; with one,
-// when it allows p's version.
-func allowsLocked(d staxyaml.Dependency, p lock.Package) bool {
-	rng, err := d.Range()
-	if err != nil || rng == nil {
-		return err == nil && p.Range == ""
+// allowsLocked reports whether a declaration in the range version (""
+// for none) still asks for the locked package p: with no range, when p
+// was locked for none; with one, when it allows p's version.
+func allowsLocked(version string, p lock.Package) bool {
+	if version == "" {
+		return p.Range == ""
+	}
+	rng, err := semver.ParseRange(version)
+	if err != nil {
+		return false
 	}
 	v, err := semver.Parse(p.Version)
 	return err == nil && rng.Allows(v)
@@ -252,8 +256,8 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 	if len(decls) == 0 {
 		return nil, errdefs.Invalid(errors.New("name the sources to remove"))
 	}
-	for _, decl := range decls {
-		pkg := staxyaml.PackageOf(decl)
+	for _, d := range decls {
+		pkg := d.Package()
 		if err := m.edit(func(data []byte) ([]byte, error) {
 			out, removed, err := staxyaml.RemoveSource(data, pkg)
 			if err == nil && !removed {
@@ -265,7 +269,7 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 		}
 	}
 	opts.NoSave, opts.Sources, opts.Version = false, nil, ""
-	return installSources(ctx, env, opts.InstallOptions, m, m.sources(), keepLockedFor(env, m, opts.Frozen, nil))
+	return installSources(ctx, env, opts.InstallOptions, m, m.sources(), nil, keepLockedFor(env, m, opts.Frozen, nil))
 }
 
 // manifest is a project's stax.yaml, as read and as an install will
@@ -297,14 +301,31 @@ func (m *manifest) close() {
 // declarations are the sources args name, as the manifest lists them: a
 // package directory relative to the project, or for the user's manifest,
 // which lives apart from where stax runs, absolute.
-func (m *manifest) declarations(env *Env, args []string) ([]string, error) {
-	decls, err := env.declarations(args, m.dir)
+func (m *manifest) declarations(env *Env, args []string) ([]declaration.Declaration, error) {
+	decls, err := env.declarations(args, m.dir, false)
 	if err != nil || m.placement == nil {
 		return decls, err
 	}
-	for i, decl := range decls {
-		if staxyaml.IsPath(decl) && !filepath.IsAbs(decl) {
-			decls[i] = filepath.Join(m.dir, decl)
+	for i, d := range decls {
+		if d.Kind == declaration.Directory && !filepath.IsAbs(d.Written) {
+			decls[i].Written = filepath.Join(m.dir, d.Written)
+		}
+	}
+	return decls, nil
+}
+
+// declared are the install.sources of the manifest, as it will be
+// written, parsed where they enter: each names its line of stax.yaml,
+// but those of packages named (on the command line), which are the
+// command line's.
+func (m *manifest) declared(sources []staxyaml.Dependency, named map[string]bool) ([]declaration.Declaration, error) {
+	decls, err := staxyaml.Declarations(sources, m.path, false)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	for i, d := range decls {
+		if named[d.Package()] {
+			decls[i].Where = declaration.Where{}
 		}
 	}
 	return decls, nil
@@ -382,16 +403,16 @@ func (m *manifest) file() *install.LockFile {
 }
 
 // dependencyOf is the install.sources entry of a declaration.
-func dependencyOf(decl, version string) staxyaml.Dependency {
-	if staxyaml.IsPath(decl) {
-		return staxyaml.Dependency{Path: decl, Version: version}
+func dependencyOf(d declaration.Declaration, version string) staxyaml.Dependency {
+	if d.Kind == declaration.Directory {
+		return staxyaml.Dependency{Path: d.Written, Version: version}
 	}
-	return staxyaml.Dependency{Ref: decl, Version: version}
+	return staxyaml.Dependency{Ref: d.Written, Version: version}
 }
 
 // checkVersionFlag checks a version range given for the references of the
 // command line: it needs exactly one, naming neither tag nor digest.
-func checkVersionFlag(decls []string, version string) error {
+func checkVersionFlag(decls []declaration.Declaration, version string) error {
 	if version == "" {
 		return nil
 	}
@@ -408,8 +429,8 @@ func checkVersionFlag(decls []string, version string) error {
 // project being m. adjust, when set, changes the request before it is
 // made; when its Review stops the install, the result is nil and nothing
 // was written.
-func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, adjust func(*installRequest)) (_ *InstallResult, err error) {
-	req, err := newInstallRequest(env, opts, m, sources)
+func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, named map[string]bool, adjust func(*installRequest)) (_ *InstallResult, err error) {
+	req, err := newInstallRequest(env, opts, m, sources, named)
 	if err != nil {
 		return nil, err
 	}
@@ -442,7 +463,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	if plan != nil && installed.Outcome == nil && len(plan.Targets) > 0 {
 		merged := installed.Merged
 		return &InstallResult{
-			Sources: req.Sources, Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
+			Sources: declaration.Written(req.Sources), Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
 			Warnings: append(install.Overlaps(req.Placement), caseWarnings(merged)...), Targets: []InstallTarget{}, Plan: plan,
 		}, nil
 	}
@@ -451,7 +472,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 	}
 	env.noteStoreRoot(m.dir)
 	res := &InstallResult{
-		Sources: req.Sources, Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
+		Sources: declaration.Written(req.Sources), Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
 		Overrides: Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []InstallTarget{},
 		Lock: installed.LockPath, LockChanged: slices.Contains(installed.Changed, installed.LockPath),
 	}
@@ -468,13 +489,13 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 // newInstallRequest is the install of sources into the folders of
 // opts.Where, the project being m, with what stax.yaml and stax.lock say
 // of it.
-func newInstallRequest(env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency) (installRequest, error) {
+func newInstallRequest(env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, named map[string]bool) (installRequest, error) {
 	if len(sources) == 0 && m.edited == nil {
 		return installRequest{}, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
 	}
-	decls, ranges, err := declarationsOf(sources)
+	decls, err := m.declared(sources, named)
 	if err != nil {
-		return installRequest{}, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+		return installRequest{}, err
 	}
 	placement := m.placement
 	if placement == nil {
@@ -486,7 +507,7 @@ func newInstallRequest(env *Env, opts InstallOptions, m *manifest, sources []sta
 		return installRequest{}, err
 	}
 	req := installRequest{
-		Sources: decls, Ranges: ranges, ProjectDir: m.dir, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
+		Sources: decls, ProjectDir: m.dir, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
 		Copy: env.transferOptions(opts.MaxSize), Placement: placement, Force: opts.Force, AllowHiddenText: opts.AllowHiddenText,
 		KeepLock: opts.NoSave && len(opts.Sources) > 0, Verify: opts.Verify, Policy: m.def.TrustPolicy(m.dir),
 	}
@@ -494,7 +515,7 @@ func newInstallRequest(env *Env, opts InstallOptions, m *manifest, sources []sta
 		if req.Frozen, err = lock.ReadFrozen(filepath.Join(m.dir, lock.FileName), decls); err != nil {
 			return installRequest{}, err
 		}
-		if err := req.Frozen.CheckRanges(rangeTexts(ranges)); err != nil {
+		if err := req.Frozen.CheckRanges(decls); err != nil {
 			return installRequest{}, errdefs.Resolution(err)
 		}
 	}
@@ -541,31 +562,4 @@ func planInstall(req *installRequest, force bool, m *manifest) (*Plan, error) {
 		return false, nil
 	}
 	return plan, nil
-}
-
-// declarationsOf are the declarations of sources, as resolve takes them,
-// and their version ranges.
-func declarationsOf(sources []staxyaml.Dependency) ([]string, map[string]*semver.Range, error) {
-	decls := make([]string, len(sources))
-	ranges := map[string]*semver.Range{}
-	for i, s := range sources {
-		decls[i] = s.String()
-		rng, err := s.Range()
-		if err != nil {
-			return nil, nil, err
-		}
-		if rng != nil {
-			ranges[decls[i]] = rng
-		}
-	}
-	return decls, ranges, nil
-}
-
-// rangeTexts are ranges as written.
-func rangeTexts(ranges map[string]*semver.Range) map[string]string {
-	out := map[string]string{}
-	for decl, r := range ranges {
-		out[decl] = r.String()
-	}
-	return out
 }

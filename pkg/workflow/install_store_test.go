@@ -41,7 +41,7 @@ func installTwoPackages(t *testing.T) *storedTwice {
 	if _, err := s.install(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	g, err := resolve.Resolve(context.Background(), []string{s.b}, "", resolve.Options{Opener: p.Opener})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, s.b), "", resolve.Options{Opener: p.Opener})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,13 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/scratch"
-	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/transfer"
 	"github.com/stax-dev/stax/pkg/trust"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
@@ -26,12 +26,9 @@ import (
 // placement. The zero value of each field but Sources, ProjectDir and
 // Placement is a usable default.
 type installRequest struct {
-	// Sources are declarations as resolve.Resolve takes them, relative to
-	// ProjectDir; later ones win.
-	Sources []string
-	// Ranges are the version ranges of Sources, by declaration (see
-	// resolve.Options.Ranges).
-	Ranges     map[string]*semver.Range
+	// Sources are the declarations installed, relative to ProjectDir;
+	// later ones win.
+	Sources    []declaration.Declaration
 	ProjectDir string
 	// MaxSize and MaxFiles bound every package and layer read.
 	MaxSize  int64
@@ -152,7 +149,7 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 // for a package the trust policy may refuse: nothing of it is written
 // before it is admitted.
 func (e *Env) resolveSources(ctx context.Context, req installRequest) (*resolve.Graph, error) {
-	ropts := resolve.Options{Opener: e.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Ranges: req.Ranges, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency,
+	ropts := resolve.Options{Opener: e.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency,
 		Progress: req.Copy.Progress}
 	if req.Frozen != nil {
 		ropts.Pins = req.Frozen.Pins()

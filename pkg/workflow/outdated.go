@@ -13,6 +13,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/internal/inorder"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -275,23 +276,21 @@ type outdatedEntry struct {
 func outdatedEntries(m *manifest, l *lock.Lock) ([]outdatedEntry, error) {
 	var entries []outdatedEntry
 	sourceOf := map[string]bool{}
-	for _, d := range m.sources() {
-		if d.Path != "" || staxyaml.IsPath(d.Ref) {
+	deps := m.sources()
+	decls, err := m.declared(deps, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range decls {
+		if d.Kind == declaration.Directory {
 			continue
 		}
-		ref, err := reference.Parse(d.Ref)
-		if err != nil {
-			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
-		}
-		rng, err := d.Range()
-		if err != nil {
-			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
-		}
-		e := outdatedEntry{dep: &d, rng: rng, tag: ref.Tag, byDigest: ref.Tag == "" && ref.Digest != "", OutdatedPackage: OutdatedPackage{Range: d.Version}}
+		dep, ref := deps[i], d.Ref
+		e := outdatedEntry{dep: &dep, rng: d.Range, tag: ref.Tag, byDigest: ref.Tag == "" && ref.Digest != "", OutdatedPackage: OutdatedPackage{Range: dep.Version}}
 		e.repo = repositoryOf(ref, m.dir)
 		e.Ref = e.repo.Familiar()
 		if p, ok := lockedSource(l, d.Package()); ok {
-			e.Locked, e.lockedDigest, e.lockedTag = lockedVersion(p), p.Digest, lockedTag(p)
+			e.Locked, e.lockedDigest, e.lockedTag = lockedVersion(l, p), p.Digest, lockedTag(l, p)
 		}
 		sourceOf[d.Package()] = true
 		entries = append(entries, e)
@@ -300,14 +299,11 @@ func outdatedEntries(m *manifest, l *lock.Lock) ([]outdatedEntry, error) {
 		return entries, nil
 	}
 	for _, p := range l.Packages {
-		if staxyaml.IsPath(p.Ref) || sourceOf[staxyaml.PackageOf(p.Ref)] {
-			continue
-		}
-		ref, err := reference.Parse(p.Ref)
-		if err != nil || ref.IsLayout() {
+		d, ok := l.Declaration(p)
+		if !ok || d.Kind != declaration.Registry || sourceOf[d.Package()] {
 			continue // recorded by a package, not written by the user: nothing to compare
 		}
-		e := outdatedEntry{repo: repositoryOf(ref, m.dir), OutdatedPackage: OutdatedPackage{Locked: lockedVersion(p), Dependency: true}}
+		e := outdatedEntry{repo: repositoryOf(d.Ref, m.dir), OutdatedPackage: OutdatedPackage{Locked: lockedVersion(l, p), Dependency: true}}
 		e.Ref = e.repo.Familiar()
 		entries = append(entries, e)
 	}
@@ -330,7 +326,7 @@ func lockedSource(l *lock.Lock, pkg string) (lock.Package, bool) {
 		return lock.Package{}, false
 	}
 	for _, p := range l.Packages {
-		if staxyaml.PackageOf(p.Ref) == pkg {
+		if l.PackageOf(p) == pkg {
 			return p, true
 		}
 	}
@@ -340,21 +336,21 @@ func lockedSource(l *lock.Lock, pkg string) (lock.Package, bool) {
 // lockedVersion is the version a locked package was resolved to, read
 // from its lockedTag; the tag itself when that is not a version; empty
 // when it has none.
-func lockedVersion(p lock.Package) string {
+func lockedVersion(l *lock.Lock, p lock.Package) string {
 	if p.Version != "" {
 		return p.Version
 	}
-	return tagVersion(lockedTag(p))
+	return tagVersion(lockedTag(l, p))
 }
 
 // lockedTag is the tag a locked package was resolved through, else the
 // tag of its reference; empty when it has neither.
-func lockedTag(p lock.Package) string {
+func lockedTag(l *lock.Lock, p lock.Package) string {
 	if p.Tag != "" {
 		return p.Tag
 	}
-	if ref, err := reference.Parse(p.Ref); err == nil && !staxyaml.IsPath(p.Ref) {
-		return ref.Tag
+	if d, ok := l.Declaration(p); ok {
+		return d.Ref.Tag
 	}
 	return ""
 }

@@ -59,12 +59,9 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
 	}
-	refs, err := env.declarations(opts.Refs, ".")
+	refs, err := env.declarations(opts.Refs, ".", true)
 	if err != nil {
 		return nil, err
-	}
-	for i, ref := range refs {
-		refs[i] = env.Opener.BareTag(ref)
 	}
 	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles}, opts.Verify)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -89,7 +90,7 @@ func (e *Env) checkVerification(v Verification) error {
 // resolveTrusted resolves refs with everything they depend on and applies
 // the trust policy to every package before anything else reads them: the
 // one way pull, copy and install admit packages.
-func (e *Env) resolveTrusted(ctx context.Context, refs []string, dir string, opts resolve.Options, v Verification) (*resolve.Graph, error) {
+func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, error) {
 	opts.Opener, opts.Concurrency = e.Opener, e.Concurrency
 	g, err := resolve.Resolve(ctx, refs, dir, opts)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
@@ -156,7 +157,7 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	}
 	// The update's own plan is its dry run.
 	opts.NoSave, opts.Sources, opts.Version, opts.Frozen, opts.DryRun = false, nil, "", false, false
-	res.Install, err = installSources(ctx, env, opts.InstallOptions, m, m.sources(), adjust)
+	res.Install, err = installSources(ctx, env, opts.InstallOptions, m, m.sources(), nil, adjust)
 	return res, err
 }
 
@@ -175,8 +176,8 @@ func selectSources(env *Env, m *manifest, refs []string) (map[string]bool, error
 	if err != nil {
 		return nil, err
 	}
-	for _, decl := range decls {
-		pkg := staxyaml.PackageOf(decl)
+	for _, d := range decls {
+		pkg := d.Package()
 		if !listed[pkg] {
 			return nil, errdefs.Invalid(fmt.Errorf("%s is not in install.sources of %s: stax update takes a source listed there (stax add adds one)", pkg, m.path))
 		}
@@ -189,18 +190,18 @@ func selectSources(env *Env, m *manifest, refs []string) (map[string]bool, error
 // its repository's highest release the range ^ that release, in the
 // stax.yaml m will write.
 func moveRanges(ctx context.Context, env *Env, m *manifest, selected map[string]bool) ([]RangeUpdate, error) {
-	var ranged []staxyaml.Dependency
+	var ranged []declaration.Declaration
 	var repos []reference.Reference
-	for _, d := range m.sources() {
-		if d.Version == "" || !selected[d.Package()] {
+	decls, err := m.declared(m.sources(), nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range decls {
+		if d.Range == nil || !selected[d.Package()] {
 			continue
 		}
-		ref, err := reference.Parse(d.Ref)
-		if err != nil {
-			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
-		}
 		ranged = append(ranged, d)
-		repos = append(repos, repositoryOf(ref, m.dir))
+		repos = append(repos, repositoryOf(d.Ref, m.dir))
 	}
 	tags, err := listTags(ctx, env, repos)
 	if err != nil {
@@ -212,19 +213,15 @@ func moveRanges(ctx context.Context, env *Env, m *manifest, selected map[string]
 		if !ok {
 			continue
 		}
-		rng, err := d.Range()
-		if err != nil {
-			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
-		}
 		v, _ := semver.ParseTag(latest)
-		if rng.Allows(v) {
+		if d.Range.Allows(v) {
 			continue
 		}
-		to := staxyaml.Dependency{Ref: d.Ref, Version: "^" + v.String()}
+		to := staxyaml.Dependency{Ref: d.Written, Version: "^" + v.String()}
 		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
 			return nil, err
 		}
-		moved = append(moved, RangeUpdate{Ref: d.Ref, Old: d.Version, New: to.Version})
+		moved = append(moved, RangeUpdate{Ref: d.Written, Old: d.Range.String(), New: to.Version})
 	}
 	return moved, nil
 }
@@ -236,7 +233,7 @@ func packageUpdates(old, planned *lock.Lock) []PackageUpdate {
 	var order []string
 	if old != nil {
 		for _, p := range old.Packages {
-			pkg := staxyaml.PackageOf(p.Ref)
+			pkg := old.PackageOf(p)
 			if before[pkg] == nil {
 				order = append(order, pkg)
 			}
@@ -245,21 +242,21 @@ func packageUpdates(old, planned *lock.Lock) []PackageUpdate {
 	}
 	updates := []PackageUpdate{}
 	for _, p := range planned.Packages {
-		pkg := staxyaml.PackageOf(p.Ref)
+		pkg := planned.PackageOf(p)
 		was := before[pkg]
 		if len(was) == 0 {
-			updates = append(updates, PackageUpdate{Ref: repositoryName(p.Ref), Change: ChangeAdded, NewVersion: lockedVersion(p), NewDigest: p.Digest})
+			updates = append(updates, PackageUpdate{Ref: repositoryName(planned, p), Change: ChangeAdded, NewVersion: lockedVersion(planned, p), NewDigest: p.Digest})
 			continue
 		}
 		before[pkg] = was[1:]
 		if was[0].Digest != p.Digest {
-			updates = append(updates, PackageUpdate{Ref: repositoryName(p.Ref), Change: ChangeUpdated, OldVersion: lockedVersion(was[0]), NewVersion: lockedVersion(p),
+			updates = append(updates, PackageUpdate{Ref: repositoryName(planned, p), Change: ChangeUpdated, OldVersion: lockedVersion(old, was[0]), NewVersion: lockedVersion(planned, p),
 				OldDigest: was[0].Digest, NewDigest: p.Digest})
 		}
 	}
 	for _, pkg := range order {
 		for _, p := range before[pkg] {
-			updates = append(updates, PackageUpdate{Ref: repositoryName(p.Ref), Change: ChangeRemoved, OldVersion: lockedVersion(p), OldDigest: p.Digest})
+			updates = append(updates, PackageUpdate{Ref: repositoryName(old, p), Change: ChangeRemoved, OldVersion: lockedVersion(old, p), OldDigest: p.Digest})
 		}
 	}
 	return updates
@@ -278,7 +275,7 @@ func lockedSkills(l *lock.Lock) map[string]lockedSkill {
 	}
 	for _, p := range l.Packages {
 		for _, s := range p.Skills {
-			skills[s.Path] = lockedSkill{digest: s.Digest, pkg: repositoryName(p.Ref)}
+			skills[s.Path] = lockedSkill{digest: s.Digest, pkg: repositoryName(l, p)}
 		}
 	}
 	return skills
@@ -305,13 +302,14 @@ func skillUpdates(old, planned *lock.Lock) []SkillUpdate {
 	return updates
 }
 
-// repositoryName is how a plan names the package of a lock's reference:
-// its repository without tag or digest, or the directory.
-func repositoryName(ref string) string {
-	r, err := reference.Parse(ref)
-	if staxyaml.IsPath(ref) || err != nil {
-		return ref
+// repositoryName is how a plan names the package p of the lock l: its
+// repository without tag or digest, or the directory.
+func repositoryName(l *lock.Lock, p lock.Package) string {
+	d, ok := l.Declaration(p)
+	if !ok || d.Kind == declaration.Directory {
+		return p.Ref
 	}
+	r := d.Ref
 	r.Tag, r.Digest = "", ""
 	return r.Familiar()
 }

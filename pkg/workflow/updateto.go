@@ -6,6 +6,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
@@ -35,29 +36,27 @@ func moveTo(ctx context.Context, env *Env, m *manifest, selected map[string]bool
 	if err != nil {
 		return nil, nil, errdefs.Invalid(fmt.Errorf("--to %s: %w", to, err))
 	}
-	var d staxyaml.Dependency
-	for _, s := range m.sources() {
+	decls, err := m.declared(m.sources(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	var d declaration.Declaration
+	for _, s := range decls {
 		if selected[s.Package()] {
 			d = s
 		}
 	}
-	if d.Ref == "" || d.Path != "" {
+	if d.Kind == declaration.Directory || d.Written == "" {
 		return nil, nil, errdefs.Invalid(fmt.Errorf("--to %s: %s is a package directory, which has no versions to choose from", to, d.String()))
 	}
-	ref, err := reference.Parse(d.Ref)
-	if err != nil {
-		return nil, nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
-	}
+	ref, rng := d.Ref, d.Range
 	repo := repositoryOf(ref, m.dir)
 	pin, err := lookUpVersion(ctx, env, repo, v)
 	if err != nil {
 		return nil, nil, err
 	}
 	moved := []RangeUpdate{}
-	rng, err := d.Range()
 	switch {
-	case err != nil:
-		return nil, nil, errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
 	case ref.Tag != "" || ref.Digest != "":
 		named := ref
 		named.Tag, named.Digest = pin.tag, ""
@@ -67,11 +66,11 @@ func moveTo(ctx context.Context, env *Env, m *manifest, selected map[string]bool
 		}
 		return moved, &versionPin{}, nil
 	case rng != nil && !rng.Allows(v):
-		to := staxyaml.Dependency{Ref: d.Ref, Version: "^" + v.String()}
+		to := staxyaml.Dependency{Ref: d.Written, Version: "^" + v.String()}
 		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
 			return nil, nil, err
 		}
-		moved = append(moved, RangeUpdate{Ref: d.Ref, Old: d.Version, New: to.Version})
+		moved = append(moved, RangeUpdate{Ref: d.Written, Old: rng.String(), New: to.Version})
 	}
 	pin.key = repo.Familiar()
 	return moved, pin, nil

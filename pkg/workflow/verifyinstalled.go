@@ -3,11 +3,9 @@ package workflow
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 
-	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/source"
@@ -128,14 +126,14 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 // They disagree when stax.yaml was edited since, or a pair was torn apart
 // by a stax older than the one that writes them in one transaction.
 func disagreement(m *manifest, locked *lock.Lock) (string, error) {
-	decls, ranges, err := declarationsOf(m.sources())
+	decls, err := m.declared(m.sources(), nil)
 	if err != nil {
-		return "", errdefs.Invalid(fmt.Errorf("%s: %w", m.path, err))
+		return "", err
 	}
 	if err := locked.CheckSources(decls); err != nil {
 		return err.Error(), nil
 	}
-	if err := locked.CheckRanges(rangeTexts(ranges)); err != nil {
+	if err := locked.CheckRanges(decls); err != nil {
 		return err.Error(), nil
 	}
 	return "", nil

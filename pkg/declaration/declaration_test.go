@@ -1,0 +1,76 @@
+package declaration
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/reference"
+	"github.com/stax-dev/stax/pkg/semver"
+)
+
+func TestParseKinds(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		kind    Kind
+		remote  bool
+		pkgName string
+	}{
+		"ghcr.io/acme/x:1.0.0": {Registry, true, "ghcr.io/acme/x"},
+		"team-skills:1.0.0":    {Registry, false, "docker.io/library/team-skills"},
+		"oci:./out:1":          {Layout, false, "oci:./out"},
+		"./shared/":            {Directory, false, "shared"},
+		"..":                   {Directory, false, ".."},
+	}
+	for written, want := range tests {
+		d, err := Parse(written, Where{})
+		if err != nil {
+			t.Fatalf("%s: %v", written, err)
+		}
+		if d.Kind != want.kind || d.IsRemote() != want.remote || d.Package() != want.pkgName || d.String() != written {
+			t.Errorf("%s: %v, remote %v, package %q; want %v, %v, %q", written, d.Kind, d.IsRemote(), d.Package(), want.kind, want.remote, want.pkgName)
+		}
+	}
+	if _, err := Parse("Not A Reference", Where{}); !errors.Is(err, reference.ErrInvalid) {
+		t.Errorf("an invalid reference: %v", err)
+	}
+}
+
+// A failure of a declaration written in a file names the file and line,
+// keeping its class; one of the command line is left as it is.
+func TestWrapNamesThePlace(t *testing.T) {
+	t.Parallel()
+	cause := errdefs.Resolution(errors.New("no version matches"))
+	d, err := Parse("ghcr.io/acme/x", Where{File: "stax.yaml", Line: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Wrap(cause); got.Error() != "stax.yaml:7: no version matches" || errdefs.Of(got) != errdefs.Unresolved {
+		t.Errorf("Wrap = %v (%v)", got, errdefs.Of(got))
+	}
+	d.Where = Where{}
+	if got := d.Wrap(cause); got != cause || d.Where.String() != CommandLine {
+		t.Errorf("Wrap of the command line = %v, place %q", got, d.Where)
+	}
+	if got := (Where{File: "stax.lock"}).String(); got != "stax.lock" {
+		t.Errorf("a place without a line = %q", got)
+	}
+}
+
+func TestInRange(t *testing.T) {
+	t.Parallel()
+	rng, err := semver.ParseRange("^1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for written, ok := range map[string]bool{"ghcr.io/acme/x": true, "ghcr.io/acme/x:1.0.0": false, "./dir": false} {
+		d, err := Parse(written, Where{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.InRange(rng)
+		if (err == nil) != ok || (ok && got.Range != rng) {
+			t.Errorf("%s in ^1.0.0: %+v, %v", written, got, err)
+		}
+	}
+}
