@@ -44,8 +44,8 @@ func CopyDependencies(ctx context.Context, g *resolve.Graph, opener *target.Open
 	copied := make([]*MirroredDependency, len(deps))
 	err := inorder.Concurrently(ctx, len(deps), opts.Concurrency, func(ctx context.Context, i int) error {
 		n := deps[i]
-		from, err := reference.Parse(n.Ref)
-		if err != nil || from.IsLayout() || n.Dir != "" {
+		from := n.Reference()
+		if from.IsLayout() || n.Dir != "" {
 			return errdefs.Invalid(fmt.Errorf("%s is not a registry package: only those can be copied to %s", n.Ref, registry))
 		}
 		from.Digest = n.Digest

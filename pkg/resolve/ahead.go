@@ -10,6 +10,7 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -27,7 +28,7 @@ import (
 type layersAhead struct {
 	graph *Graph
 	// admit is Options.FetchLayers.
-	admit    func(decl string, manifest digest.Digest) bool
+	admit    func(d declaration.Declaration, manifest digest.Digest) bool
 	opener   *target.Opener
 	maxSize  int64
 	ctx      context.Context
@@ -54,8 +55,8 @@ func newLayersAhead(ctx context.Context, g *Graph, opts Options) *layersAhead {
 // decl (see layerAhead), and returns a channel closed once the fetch has
 // ended; nil when there is none to fetch, FetchLayers does not admit it,
 // or its fetch was started already.
-func (a *layersAhead) start(l *looked, decl string) <-chan struct{} {
-	if a == nil || !a.admit(decl, l.desc.Digest) {
+func (a *layersAhead) start(l *looked, d declaration.Declaration) <-chan struct{} {
+	if a == nil || !a.admit(d, l.desc.Digest) {
 		return nil
 	}
 	layer, ok := layerAhead(l, a.maxSize)

@@ -65,7 +65,7 @@ func publishTeamAndSolo(t *testing.T) (*packagetest.Publisher, []string) {
 // graph is stored.
 func TestResolveAndStoreAskEachThingOnce(t *testing.T) {
 	t.Parallel()
-	for name, fetchLayers := range map[string]func(string, digest.Digest) bool{"when stored": nil, "ahead": fetchAll} {
+	for name, fetchLayers := range map[string]func(declaration.Declaration, digest.Digest) bool{"when stored": nil, "ahead": fetchAll} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p, decls := publishTeamAndSolo(t)
@@ -394,7 +394,7 @@ func TestALayerFetchedAheadThatFailedIsFetchedAgain(t *testing.T) {
 }
 
 // fetchAll fetches every layer ahead (see resolve.Options.FetchLayers).
-func fetchAll(string, digest.Digest) bool { return true }
+func fetchAll(declaration.Declaration, digest.Digest) bool { return true }
 
 // A directory declaring its dependencies in version ranges is built while
 // the registry packages declared beside it, and their dependencies, are

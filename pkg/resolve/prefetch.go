@@ -238,7 +238,7 @@ func (r *resolver) prefetch(d declaration.Declaration, mirror string, depth int)
 		l := r.lookUp(p.ctx, ref, mirror, selectTag)
 		var layer <-chan struct{}
 		if l.openErr == nil && l.lookupErr == nil {
-			layer = r.graph.ahead.start(l, d.Written)
+			layer = r.graph.ahead.start(l, d)
 			r.check(p.ctx, l)
 		}
 		job.l = l

@@ -68,7 +68,7 @@ type Options struct {
 	// a package the graph then does not store stays in the store
 	// untagged, where a later install finds it. The local store is locked
 	// from the first such fetch until the graph is closed.
-	FetchLayers func(decl string, manifest digest.Digest) bool
+	FetchLayers func(d declaration.Declaration, manifest digest.Digest) bool
 	// Progress, when set, is told about the layers fetched ahead; Store
 	// then does not report them again as blobs the store had.
 	Progress transfer.Progress
@@ -104,6 +104,11 @@ type Node struct {
 	// and checked while resolving, until Graph.Store has stored them.
 	held *heldBlobs
 }
+
+// Reference is the reference of a registry or layout package, as its
+// declaration was parsed, without the digest when it names a tag; the
+// zero Reference for a package directory.
+func (n *Node) Reference() reference.Reference { return n.ref }
 
 // Name is how messages name the node.
 func (n *Node) Name() string { return n.Ref }

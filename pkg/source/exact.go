@@ -3,8 +3,8 @@ package source
 import (
 	"context"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -16,10 +16,11 @@ import (
 // falls back from one place to another: a signature is attached to, and
 // looked for in, one place.
 func OpenExact(ctx context.Context, opener *target.Opener, arg string, local bool, mode store.Mode) (*Source, error) {
-	ref, err := reference.Parse(arg)
+	d, err := declaration.Parse(arg, declaration.Where{})
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
+	ref := d.Ref
 	if ref.IsLayout() {
 		// Even to sign a package in it, the layout must be one already.
 		if err := store.CheckLayout(ref.Layout); err != nil {

@@ -16,6 +16,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -83,7 +84,7 @@ func IsDirectory(arg string) (dir, ambiguous bool) {
 	if err != nil || !info.IsDir() {
 		return false, false
 	}
-	_, perr := reference.Parse(arg)
+	_, perr := declaration.Parse(arg, declaration.Where{})
 	return true, perr == nil
 }
 
@@ -132,15 +133,17 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 		return build(ctx, arg, opts)
 	}
 	opener := opts.Opener
-	ref, err := reference.Parse(opener.BareTag(arg))
+	// A package argument enters here, and is parsed once.
+	d, err := declaration.Parse(opener.BareTag(arg), declaration.Where{})
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
-	if ref.IsLayout() {
+	ref := d.Ref
+	if d.Kind == declaration.Layout {
 		// Opened for reading, a layout must exist: reading creates nothing.
 		return lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, store.ReadOnly) }, arg, opts)
 	}
-	if !reference.NamesHost(arg) {
+	if !d.IsRemote() {
 		// A name without a registry host is a tag of the local store, as
 		// pack -t writes it: a mistyped one is not a Docker Hub request.
 		return openLocalTag(ctx, ref, arg, opts)

@@ -108,9 +108,12 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 
 // copyReferences parses the source and destination of a copy.
 func copyReferences(opener *target.Opener, source, destination string) (src, dst reference.Reference, err error) {
-	if src, err = reference.Parse(opener.BareTag(source)); err != nil {
+	// The package copied enters here, and is parsed once.
+	d, err := declaration.Parse(opener.BareTag(source), declaration.Where{})
+	if err != nil {
 		return src, dst, errdefs.Invalid(err)
 	}
+	src = d.Ref
 	if dst, err = reference.Parse(opener.BareTag(destination)); err != nil {
 		return src, dst, errdefs.Invalid(err)
 	}

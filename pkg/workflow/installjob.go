@@ -157,8 +157,8 @@ func (e *Env) resolveSources(ctx context.Context, req installRequest) (*resolve.
 	if req.Review == nil {
 		require := req.Frozen.VerifiedDigests()
 		mayRefuse := e.refusing(req.Verify, req.Policy)
-		ropts.FetchLayers = func(decl string, manifest digest.Digest) bool {
-			return !require[manifest] && !mayRefuse(decl, manifest)
+		ropts.FetchLayers = func(d declaration.Declaration, manifest digest.Digest) bool {
+			return !require[manifest] && !mayRefuse(d, manifest)
 		}
 	}
 	return resolve.Resolve(ctx, req.Sources, req.ProjectDir, ropts)

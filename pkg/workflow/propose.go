@@ -13,10 +13,10 @@ import (
 
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/proposal"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/store"
@@ -285,10 +285,11 @@ func (r *ProposeResult) summary() string {
 // name in the package an install record names, at its recorded digest:
 // from its OCI layout, or from the local store for a registry's package.
 func (e *Env) installedPackageSkill(ctx context.Context, s install.InstalledSkill, name string) (*source.SkillFiles, error) {
-	ref, err := reference.Parse(s.Package)
+	d, err := declaration.Parse(s.Package, declaration.Where{File: install.RecordFile})
 	if err != nil {
 		return nil, err
 	}
+	ref := d.Ref
 	ref.Digest = s.PackageDigest
 	open := func() (*target.Target, error) { return e.Opener.OpenLocal(ctx, ref, store.ReadOnly) }
 	if ref.IsLayout() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -39,7 +40,11 @@ func TestRefusingCoversEveryNameOfAPackage(t *testing.T) {
 		"reg.example/other/tools:2@" + base.String(): false,
 	}
 	for decl, want := range tests {
-		if got := refusing(decl, base); got != want {
+		d, err := declaration.Parse(decl, declaration.Where{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := refusing(d, base); got != want {
 			t.Errorf("refusing(%s) = %v, want %v", decl, got, want)
 		}
 	}
@@ -59,7 +64,11 @@ func TestRefusingABrokenPolicyRefusesEverything(t *testing.T) {
 		}
 		return ""
 	}}
-	if !env.refusing(Verification{}, nil)("reg.example/other/tools:2", digest.FromString("x")) {
+	d, err := declaration.Parse("reg.example/other/tools:2", declaration.Where{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !env.refusing(Verification{}, nil)(d, digest.FromString("x")) {
 		t.Error("a package was admitted ahead under a policy that cannot be read")
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/target"
@@ -58,21 +57,24 @@ func (e *Env) enforceOptions(v Verification, project *trustpolicy.Policy, requir
 // of the names, or its repository, in require mode says it may. A
 // policy that cannot be read says so of every package, and is reported
 // by the check itself.
-func (e *Env) refusing(v Verification, project *trustpolicy.Policy) func(decl string, manifest digest.Digest) bool {
+func (e *Env) refusing(v Verification, project *trustpolicy.Policy) func(d declaration.Declaration, manifest digest.Digest) bool {
 	refusing, err := trust.Refusing(e.enforceOptions(v, project, nil, 0))
 	if err != nil {
-		return func(string, digest.Digest) bool { return true }
+		return func(declaration.Declaration, digest.Digest) bool { return true }
 	}
-	return func(decl string, manifest digest.Digest) bool {
-		names := []string{decl}
-		if ref, err := reference.Parse(decl); err == nil {
+	return func(d declaration.Declaration, manifest digest.Digest) bool {
+		names := []string{d.Written}
+		if d.Kind != declaration.Directory {
+			// The full reference, as trust scopes match it.
+			ref := d.Ref
+			names[0] = ref.String()
 			ref.Digest = ""
 			names = append(names, ref.String())
 			ref.Tag = ""
 			names = append(names, ref.String())
 		}
 		for _, name := range names {
-			if refusing(trustpolicy.ScopeName(name), manifest) {
+			if refusing(name, manifest) {
 				return true
 			}
 		}
@@ -151,7 +153,7 @@ func checkSigned(ctx context.Context, dir string, rec *install.Record, opts sign
 	byPackage := map[string][]trust.InstalledSkill{}
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
 		s := rec.Skills[name]
-		if _, err := reference.Parse(s.Package); err != nil || isDir(s.Package) {
+		if d, err := declaration.Parse(s.Package, declaration.Where{File: install.RecordFile}); err != nil || d.Kind == declaration.Directory || isDir(s.Package) {
 			continue // built from a directory: nothing signed it
 		}
 		byPackage[s.Package] = append(byPackage[s.Package], trust.InstalledSkill{Dir: filepath.Join(dir, name), Path: name, Ref: s.Package, Digest: s.PackageDigest})
