@@ -47,8 +47,8 @@ func TestExtractToWritesWhatItKeeps(t *testing.T) {
 		check func(error) bool
 	}{
 		"unsafe skipped entry": {rawArchive(t, file("a/SKILL.md", "a"), file("b/../../x", "x")), ReadOptions{}, isUnsafe},
-		"files past the limit": {layer, ReadOptions{MaxFiles: 3}, func(err error) bool { var c *CountError; return errors.As(err, &c) }},
-		"size past the limit":  {layer, ReadOptions{MaxSize: 2}, isSize},
+		"files past the limit": {layer, ReadOptions{Limits: Limits{MaxFiles: 3}}, func(err error) bool { var c *CountError; return errors.As(err, &c) }},
+		"size past the limit":  {layer, ReadOptions{Limits: Limits{MaxSize: 2}}, isSize},
 	} {
 		root, err := os.OpenRoot(t.TempDir())
 		must(t, err)

@@ -22,7 +22,7 @@ func FuzzWalk(f *testing.F) {
 		seen := map[string]bool{}
 		var total int64
 		const limit = 1 << 20
-		_ = Walk(bytes.NewReader(data), ReadOptions{MaxSize: limit}, func(h Header, r io.Reader) error {
+		_ = Walk(bytes.NewReader(data), ReadOptions{Limits: Limits{MaxSize: limit}}, func(h Header, r io.Reader) error {
 			if reason := independentlyUnsafe(h.Path); reason != "" {
 				t.Fatalf("Walk yielded unsafe path %q: %s", h.Path, reason)
 			}

@@ -37,6 +37,18 @@ const (
 	DefaultMaxFiles = 50_000
 )
 
+// Limits bound what stax reads or builds of a package, wherever it is:
+// the flags fill them once, and every step that reads a package or a
+// layer takes them as they are. The zero value is the defaults.
+type Limits struct {
+	// MaxSize bounds a package: each blob fetched, and the uncompressed
+	// size of its skills layer. 0 is DefaultMaxSize; negative, no limit.
+	MaxSize int64
+	// MaxFiles bounds the entries (files and directories) of a skills
+	// layer. 0 is DefaultMaxFiles; negative, no limit.
+	MaxFiles int
+}
+
 // IgnoreFile holds gitignore-style patterns, read from the package root.
 const IgnoreFile = ".staxignore"
 
@@ -124,10 +136,7 @@ type Tree struct {
 
 // WriteOptions bounds what Write accepts.
 type WriteOptions struct {
-	// MaxSize is DefaultMaxSize when zero; negative means no limit.
-	MaxSize int64
-	// MaxFiles is DefaultMaxFiles when zero; negative means no limit.
-	MaxFiles int
+	Limits
 }
 
 // FileDigest is the record of one regular file: its path, its mode (the
@@ -156,13 +165,10 @@ type WriteResult struct {
 	Files []FileDigest
 }
 
-// ReadOptions bounds what the reader accepts.
+// ReadOptions bounds what the reader accepts. An entry past MaxFiles is
+// refused before fn sees it.
 type ReadOptions struct {
-	// MaxSize is DefaultMaxSize when zero; negative means no limit.
-	MaxSize int64
-	// MaxFiles is DefaultMaxFiles when zero; negative means no limit.
-	// An entry past it is refused before fn sees it.
-	MaxFiles int
+	Limits
 	// Digest, when set, is checked against the compressed stream.
 	Digest digest.Digest
 	// Inspect, when set, checks the content of files as fn reads it: it

@@ -45,7 +45,7 @@ func TestDefaultEntryLimit(t *testing.T) {
 	}
 	// Extract's cleanup after a refused entry is TestExtractRefusesHostileArchives'.
 	small := rawArchive(t, dir("s/"), file("s/a", ""), file("s/b", ""))
-	if err := Walk(bytes.NewReader(small), ReadOptions{MaxFiles: 3}, func(Header, io.Reader) error { return nil }); err != nil {
+	if err := Walk(bytes.NewReader(small), ReadOptions{Limits: Limits{MaxFiles: 3}}, func(Header, io.Reader) error { return nil }); err != nil {
 		t.Errorf("at the limit: %v", err)
 	}
 }
@@ -59,7 +59,7 @@ func TestWriteEntryLimit(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(root, "s", fmt.Sprint(i)), nil, 0o644))
 	}
 	tree := mustScan(t, ScanOptions{Root: root})
-	_, err := Write(&bytes.Buffer{}, tree, WriteOptions{MaxFiles: 3})
+	_, err := Write(&bytes.Buffer{}, tree, WriteOptions{Limits: Limits{MaxFiles: 3}})
 	var count *CountError
 	if !errors.As(err, &count) {
 		t.Fatalf("err = %v", err)

@@ -44,7 +44,7 @@ func allocDuringWrite(t testing.TB, tree *Tree) uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if _, err := Write(io.Discard, tree, WriteOptions{MaxSize: -1}); err != nil {
+	if _, err := Write(io.Discard, tree, WriteOptions{Limits: Limits{MaxSize: -1}}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -103,7 +103,7 @@ func BenchmarkWrite(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for b.Loop() {
-				if _, err := Write(io.Discard, tree, WriteOptions{MaxSize: -1}); err != nil {
+				if _, err := Write(io.Discard, tree, WriteOptions{Limits: Limits{MaxSize: -1}}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -121,7 +121,7 @@ func writtenLayer(t testing.TB, tree *Tree) (string, WriteResult) {
 	path := filepath.Join(t.TempDir(), "layer.tar.gz")
 	f, err := os.Create(path)
 	must(t, err)
-	res, err := Write(f, tree, WriteOptions{MaxSize: -1})
+	res, err := Write(f, tree, WriteOptions{Limits: Limits{MaxSize: -1}})
 	must(t, err)
 	must(t, f.Close())
 	return path, res
@@ -138,7 +138,7 @@ func allocDuringExtract(t testing.TB, path string, res WriteResult) uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if _, err := Extract(f, dest, ReadOptions{MaxSize: -1, Digest: res.Digest}); err != nil {
+	if _, err := Extract(f, dest, ReadOptions{Limits: Limits{MaxSize: -1}, Digest: res.Digest}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -218,7 +218,7 @@ func heldPerEntry(t *testing.T, skills int, interleave bool) float64 {
 	}
 	var first, last uint64
 	n := 0
-	err := Walk(bytesReader(data), ReadOptions{MaxSize: -1, MaxFiles: -1}, func(h Header, r io.Reader) error {
+	err := Walk(bytesReader(data), ReadOptions{Limits: Limits{MaxSize: -1, MaxFiles: -1}}, func(h Header, r io.Reader) error {
 		if n++; n == 1 {
 			first = heap()
 		} else if n == len(entries) {

@@ -144,11 +144,11 @@ func TestOutlineWriteRefusesBeforeWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	var size *SizeError
-	if _, err := o.Write(&buf, WriteOptions{MaxSize: 10}, nil); !errors.As(err, &size) || size.Size != 11 || buf.Len() != 0 {
+	if _, err := o.Write(&buf, WriteOptions{Limits: Limits{MaxSize: 10}}, nil); !errors.As(err, &size) || size.Size != 11 || buf.Len() != 0 {
 		t.Errorf("over the size limit: err = %v, %d bytes written; want a SizeError of 11 bytes and nothing", err, buf.Len())
 	}
 	var count *CountError
-	if _, err := o.Write(&buf, WriteOptions{MaxFiles: 3}, nil); !errors.As(err, &count) || count.Count != 4 || buf.Len() != 0 {
+	if _, err := o.Write(&buf, WriteOptions{Limits: Limits{MaxFiles: 3}}, nil); !errors.As(err, &count) || count.Count != 4 || buf.Len() != 0 {
 		t.Errorf("over the file limit: err = %v, %d bytes written; want a CountError of 4 entries and nothing", err, buf.Len())
 	}
 }

@@ -123,13 +123,13 @@ func hostileCorpus(t testing.TB) []hostileCase {
 		{
 			name: "cumulative size over limit",
 			data: rawArchive(t, file("s/a", strings.Repeat("a", 1500)), file("s/b", strings.Repeat("b", 1500))),
-			opts: ReadOptions{MaxSize: 2000},
+			opts: ReadOptions{Limits: Limits{MaxSize: 2000}},
 			want: isSize, what: "*SizeError",
 		},
 		{
 			name: "too many entries",
 			data: rawArchive(t, dir("s/"), file("s/a", ""), file("s/b", ""), file("s/c", "")),
-			opts: ReadOptions{MaxFiles: 3},
+			opts: ReadOptions{Limits: Limits{MaxFiles: 3}},
 			want: func(err error) bool { var e *CountError; return errors.As(err, &e) && e.Limit == 3 },
 			what: "*CountError",
 		},

@@ -410,7 +410,7 @@ func TestWriteRefusesBeforeWriting(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			_, err := Write(&buf, tc.tree, WriteOptions{MaxSize: tc.limit})
+			_, err := Write(&buf, tc.tree, WriteOptions{Limits: Limits{MaxSize: tc.limit}})
 			tc.check(t, err)
 			if buf.Len() != 0 {
 				t.Errorf("%d bytes written before refusing", buf.Len())
@@ -448,7 +448,7 @@ func TestWriteLimits(t *testing.T) {
 		limit int64
 		ok    bool
 	}{{-1, true}, {0, true}, {2000, true}, {1999, false}} {
-		_, err := Write(io.Discard, tree, WriteOptions{MaxSize: tc.limit})
+		_, err := Write(io.Discard, tree, WriteOptions{Limits: Limits{MaxSize: tc.limit}})
 		if (err == nil) != tc.ok {
 			t.Errorf("MaxSize %d: err = %v, want ok = %v", tc.limit, err, tc.ok)
 		}

@@ -60,6 +60,24 @@ func (b *buildFlags) options(getenv func(string) string) (pack.Options, error) {
 	return opts, err
 }
 
+// limitFlags are --max-size and --max-files, which fill one
+// layers.Limits.
+type limitFlags struct {
+	MaxSize  byteSize
+	MaxFiles maxFilesFlag
+}
+
+// add registers --max-size (what says what it bounds) and --max-files.
+func (l *limitFlags) add(cmd *cobra.Command, what string) {
+	addMaxSizeFlag(cmd, &l.MaxSize, what)
+	addMaxFilesFlag(cmd, &l.MaxFiles)
+}
+
+// limits are the limits the flags ask for.
+func (l *limitFlags) limits() layers.Limits {
+	return layers.Limits{MaxSize: l.MaxSize.Limit(), MaxFiles: l.MaxFiles.Limit()}
+}
+
 func addMaxFilesFlag(cmd *cobra.Command, value *maxFilesFlag) {
 	*value = layers.DefaultMaxFiles
 	cmd.Flags().Var(value, "max-files", "most files and directories a skills layer may hold; 0 for no limit")

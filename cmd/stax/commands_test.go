@@ -80,7 +80,7 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 		"pull": {[]string{"a", "b", "-o", "out", "--max-files", "0"}, func(f *factory) (*cobra.Command, func() bool) {
 			var o *pullOptions
 			return newPullCmd(f, capture(&o)), func() bool {
-				return slices.Equal(o.Refs, []string{"a", "b"}) && o.Output == "out" && o.MaxFiles.Limit() == -1
+				return slices.Equal(o.Refs, []string{"a", "b"}) && o.Output == "out" && o.Limits.MaxFiles.Limit() == -1
 			}
 		}},
 		"copy": {[]string{"a", "b", "--no-referrers"}, func(f *factory) (*cobra.Command, func() bool) {

@@ -18,10 +18,9 @@ type installOptions struct {
 	Sources []string
 	Force   bool
 	Frozen  bool
-	MaxSize byteSize
 	Verify  verifyFlags
-	// MaxFiles is --max-files.
-	MaxFiles maxFilesFlag
+	// Limits are --max-size and --max-files.
+	Limits limitFlags
 	// AllowHiddenText is --allow-hidden-text.
 	AllowHiddenText bool
 	// Version is --version, NoSave --no-save.
@@ -115,8 +114,7 @@ func (opts *installOptions) addDryRunFlag(cmd *cobra.Command) {
 func (opts *installOptions) addFlags(cmd *cobra.Command) {
 	opts.Where.addFlags(cmd, "runtimes to install into")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace skills of yours that have the name of one being installed, and installed skills you changed; they are moved to a backup under .stax/backup")
-	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
-	addMaxFilesFlag(cmd, &opts.MaxFiles)
+	opts.Limits.add(cmd, "package")
 	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "install")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addTransferFlags(cmd)
@@ -131,7 +129,7 @@ func (opts *installOptions) addVersionFlag(cmd *cobra.Command) {
 func (opts *installOptions) options() workflow.InstallOptions {
 	return workflow.InstallOptions{
 		Where: opts.Where.where(), Sources: opts.Sources, Version: opts.Version, NoSave: opts.NoSave, Force: opts.Force, Frozen: opts.Frozen,
-		MaxSize: opts.MaxSize.Limit(), MaxFiles: opts.MaxFiles.Limit(), AllowHiddenText: opts.AllowHiddenText,
+		Limits: opts.Limits.limits(), AllowHiddenText: opts.AllowHiddenText,
 		Verify: opts.Verify.verification(), DryRun: opts.DryRun,
 	}
 }

@@ -10,15 +10,15 @@ import (
 )
 
 type pullOptions struct {
-	IO       *IOStreams
-	Global   *globalOptions
-	Env      newEnv
-	Remote   remoteOptions
-	Refs     []string
-	Output   string
-	MaxSize  byteSize
-	Verify   verifyFlags
-	MaxFiles maxFilesFlag
+	IO     *IOStreams
+	Global *globalOptions
+	Env    newEnv
+	Remote remoteOptions
+	Refs   []string
+	Output string
+	Verify verifyFlags
+	// Limits are --max-size and --max-files.
+	Limits limitFlags
 	// Strict is --strict: skills whose names differ only in letter case
 	// are an error, not a warning.
 	Strict bool
@@ -65,8 +65,7 @@ any layer is fetched.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output-dir", "o", "", "merge the skills into this directory")
-	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
-	addMaxFilesFlag(cmd, &opts.MaxFiles)
+	opts.Limits.add(cmd, "package")
 	addStrictFlag(cmd, &opts.Strict, "")
 	addAllowHiddenTextFlag(cmd, &opts.AllowHiddenText, "extract with -o")
 	opts.Remote.addFlags(cmd)
@@ -84,7 +83,7 @@ func runPull(ctx context.Context, opts *pullOptions) error {
 		return err
 	}
 	res, err := workflow.Pull(ctx, env, workflow.PullOptions{
-		Refs: opts.Refs, OutputDir: opts.Output, MaxSize: opts.MaxSize.Limit(), MaxFiles: opts.MaxFiles.Limit(),
+		Refs: opts.Refs, OutputDir: opts.Output, Limits: opts.Limits.limits(),
 		Strict: opts.Strict, AllowHiddenText: opts.AllowHiddenText, Verify: opts.Verify.verification(),
 	})
 	finish()

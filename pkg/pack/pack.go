@@ -236,7 +236,7 @@ type layoutTarget interface {
 // needs the digest before the bytes.
 func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.Outline, maxSize int64, records []artifact.SkillRecord) (layers.WriteResult, error) {
 	write := func(w io.Writer) (layers.WriteResult, error) {
-		return layer.Write(w, layers.WriteOptions{MaxSize: maxSize}, recordDigests(records))
+		return layer.Write(w, layers.WriteOptions{Limits: layers.Limits{MaxSize: maxSize}}, recordDigests(records))
 	}
 	if lt, ok := pusher.(layoutTarget); ok && lt.LayoutDir() != "" {
 		var written layers.WriteResult

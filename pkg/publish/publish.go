@@ -109,7 +109,7 @@ func (pub *publisher) push(sub *staxyaml.Project, ref string) (Published, error)
 		// Consumers resolve the reference as recorded: it must name a tag.
 		return Published{}, errdefs.Invalid(fmt.Errorf("ref %s names no tag: give the version, e.g. %s:1.0.0", ref, ref))
 	}
-	src, err := source.Open(pub.ctx, sub.Root, source.Options{Opener: pub.opts.Opener, Build: pub.opts.Build, MaxSize: pub.opts.MaxSize, MaxFiles: pub.opts.MaxFiles})
+	src, err := source.Open(pub.ctx, sub.Root, source.Options{Opener: pub.opts.Opener, Build: pub.opts.Build, Limits: pub.opts.Limits})
 	if err != nil {
 		return Published{}, err
 	}

@@ -18,7 +18,7 @@ import (
 // recordLayerSkills fills in the skill records of a package whose config
 // lists none though it has a skills layer, as other stax writers' packages
 // do: merging is keyed by those records, so they are read off the layer.
-func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Package, maxSize int64, maxFiles int) error {
+func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Package, limits layers.Limits) error {
 	if pkg.Skills == nil || len(pkg.Config.Skills) > 0 {
 		return nil
 	}
@@ -27,7 +27,7 @@ func recordLayerSkills(ctx context.Context, t *target.Target, pkg *artifact.Pack
 		return t.Explain(err)
 	}
 	defer rc.Close()
-	snap, err := snapshot.Read(rc, layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles, Digest: pkg.Skills.Digest})
+	snap, err := snapshot.Read(rc, layers.ReadOptions{Limits: limits, Digest: pkg.Skills.Digest})
 	if err != nil {
 		return errdefs.With(layers.Class(err), fmt.Errorf("read the skills layer %s of %s: %w", pkg.Skills.Digest, t.Name(), err))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
@@ -318,7 +319,7 @@ func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
 	}
 
 	// Read with the limits of resolution.
-	_, err = resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layoutDir+":foreign"), "", resolve.Options{Opener: opener, MaxFiles: 2})
+	_, err = resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layoutDir+":foreign"), "", resolve.Options{Opener: opener, Limits: layers.Limits{MaxFiles: 2}})
 	if errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "read the skills layer") {
 		t.Errorf("a layer over MaxFiles: %v (class %v), want a failed-precondition error", err, errdefs.Of(err))
 	}

@@ -88,7 +88,7 @@ func (r *resolver) check(ctx context.Context, l *looked) {
 	l.pkg, l.checkErr = transfer.Check(ctx, checked, l.desc, r.opts.MaxSize)
 	l.held.stopRecording()
 	if l.checkErr == nil {
-		l.checkErr = recordLayerSkills(ctx, l.t, l.pkg, r.opts.MaxSize, r.opts.MaxFiles)
+		l.checkErr = recordLayerSkills(ctx, l.t, l.pkg, r.opts.Limits)
 	}
 }
 

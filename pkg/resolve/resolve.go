@@ -21,6 +21,7 @@ import (
 	"oras.land/oras-go/v2/errdef"
 
 	"github.com/stax-dev/stax/internal/inorder"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -40,11 +41,9 @@ const MaxDepth = 32
 // Options control resolution.
 type Options struct {
 	Opener *target.Opener
-	// MaxSize bounds each package; see transfer.Options.
-	MaxSize int64
-	// MaxFiles bounds the entries of a skills layer read while resolving;
-	// see layers.ReadOptions.
-	MaxFiles int
+	// Limits bound each package and the skills layer read while
+	// resolving; the zero value is the defaults.
+	layers.Limits
 	// Build is the template for building package directories.
 	Build pack.Options
 	// Pins fix references to digests (a lockfile's): a tag reference found
@@ -420,7 +419,7 @@ func (r *resolver) fetch(d declaration.Declaration, key string, path []string) (
 		if pkg, err = transfer.Check(r.ctx, t, desc, r.opts.MaxSize); err != nil {
 			return nil, resolutionError(path, err)
 		}
-		if err := recordLayerSkills(r.ctx, t, pkg, r.opts.MaxSize, r.opts.MaxFiles); err != nil {
+		if err := recordLayerSkills(r.ctx, t, pkg, r.opts.Limits); err != nil {
 			return nil, resolutionError(path, err)
 		}
 	}

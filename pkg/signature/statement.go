@@ -100,7 +100,7 @@ func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Packag
 		return skills, err
 	}
 	defer rc.Close()
-	err = layers.Walk(rc, layers.ReadOptions{MaxSize: maxSize, Digest: pkg.Skills.Digest}, func(h layers.Header, r io.Reader) error {
+	err = layers.Walk(rc, layers.ReadOptions{Limits: layers.Limits{MaxSize: maxSize}, Digest: pkg.Skills.Digest}, func(h layers.Header, r io.Reader) error {
 		if h.Dir {
 			return nil
 		}

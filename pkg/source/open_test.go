@@ -195,7 +195,7 @@ func TestOpenDirectoryRefusals(t *testing.T) {
 	}
 
 	// A skills layer larger than MaxSize is never built.
-	_, err = source.Open(ctx, writePackage(t), source.Options{Opener: opener, MaxSize: 64})
+	_, err = source.Open(ctx, writePackage(t), source.Options{Opener: opener, Limits: layers.Limits{MaxSize: 64}})
 	if err == nil {
 		t.Fatal("a package over MaxSize was built")
 	}
@@ -435,7 +435,7 @@ func TestSnapshotFromARegistry(t *testing.T) {
 			if tt.fault != nil {
 				reg.AddFaults(tt.fault)
 			}
-			src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: opener, Scope: source.RemoteOnly, MaxFiles: tt.maxFiles})
+			src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: opener, Scope: source.RemoteOnly, Limits: layers.Limits{MaxFiles: tt.maxFiles}})
 			if err != nil {
 				t.Fatal(err)
 			}

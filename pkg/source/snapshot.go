@@ -34,7 +34,7 @@ func (s *Source) Snapshot(ctx context.Context, pkg *artifact.Package) (*snapshot
 	}
 	defer rc.Close()
 	stream := &recordingReader{r: rc}
-	snap, err := snapshot.Read(stream, layers.ReadOptions{MaxSize: s.opts.MaxSize, MaxFiles: s.opts.MaxFiles, Digest: pkg.Skills.Digest})
+	snap, err := snapshot.Read(stream, layers.ReadOptions{Limits: s.opts.Limits, Digest: pkg.Skills.Digest})
 	switch {
 	case err == nil:
 		return snap, nil
@@ -82,7 +82,7 @@ func (s *Source) Walk(ctx context.Context, pkg *artifact.Package, fn func(layers
 		return s.FetchError(err)
 	}
 	defer rc.Close()
-	err = layers.Walk(rc, layers.ReadOptions{MaxSize: s.opts.MaxSize, MaxFiles: s.opts.MaxFiles, Digest: pkg.Skills.Digest}, fn)
+	err = layers.Walk(rc, layers.ReadOptions{Limits: s.opts.Limits, Digest: pkg.Skills.Digest}, fn)
 	if errors.Is(err, content.ErrMismatchedDigest) {
 		// Where the bytes came from says whose copy is corrupt.
 		return s.Explain(fmt.Errorf("read skills layer %s: %w", pkg.Skills.Digest, err))

@@ -15,6 +15,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -45,14 +46,11 @@ type Options struct {
 	// Opener reaches the local store, layouts and registries.
 	Opener *target.Opener
 	// Build shapes a package built from a directory; its MaxSize is
-	// replaced by MaxSize, the one limit of a command.
+	// replaced by that of Limits, the one limit of a command.
 	Build pack.Options
-	// MaxSize bounds the uncompressed skills layer built or read: 0 is
-	// layers.DefaultMaxSize, negative no limit.
-	MaxSize int64
-	// MaxFiles bounds the entries of a skills layer read: 0 is
-	// layers.DefaultMaxFiles, negative no limit.
-	MaxFiles int
+	// Limits bound the skills layer built or read; the zero value is the
+	// defaults.
+	layers.Limits
 	// Scope is where a reference is looked up.
 	Scope Scope
 }
@@ -220,7 +218,7 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := pack.Project(ctx, p, s, resolve.Dependencies(resolve.Options{Opener: opts.Opener, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles}), opts.Build)
+	res, err := pack.Project(ctx, p, s, resolve.Dependencies(resolve.Options{Opener: opts.Opener, Limits: opts.Limits}), opts.Build)
 	if err != nil {
 		release()
 		return nil, err

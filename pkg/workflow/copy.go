@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/publish"
@@ -76,7 +77,7 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 		if isLocalTag(opts.Source, srcRef) {
 			decl = srcRef.Familiar() // which the resolver, too, reads from the store
 		}
-		graph, err = env.resolveTrusted(ctx, []declaration.Declaration{declaration.Of(srcRef, decl, declaration.Where{})}, ".", resolve.Options{MaxSize: opts.MaxSize}, opts.Verify)
+		graph, err = env.resolveTrusted(ctx, []declaration.Declaration{declaration.Of(srcRef, decl, declaration.Where{})}, ".", resolve.Options{Limits: layers.Limits{MaxSize: opts.MaxSize}}, opts.Verify)
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
@@ -51,12 +52,9 @@ type InstallOptions struct {
 	// Frozen installs exactly what stax.lock pins and fails if it does not
 	// match stax.yaml; false resolves the sources and writes stax.lock.
 	Frozen bool
-	// MaxSize bounds each package; 0 is layers.DefaultMaxSize, negative
-	// no limit.
-	MaxSize int64
-	// MaxFiles bounds the entries of each skills layer; 0 is
-	// layers.DefaultMaxFiles, negative no limit.
-	MaxFiles int
+	// Limits bound each package and its skills layer; the zero value is
+	// the defaults.
+	layers.Limits
 	// AllowHiddenText installs skills that hold hidden text; false refuses
 	// them.
 	AllowHiddenText bool
@@ -507,7 +505,7 @@ func newInstallRequest(env *Env, opts InstallOptions, m *manifest, sources []sta
 		return installRequest{}, err
 	}
 	req := installRequest{
-		Sources: decls, ProjectDir: m.dir, MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles,
+		Sources: decls, ProjectDir: m.dir, Limits: opts.Limits,
 		Copy: env.transferOptions(opts.MaxSize), Placement: placement, Force: opts.Force, AllowHiddenText: opts.AllowHiddenText,
 		KeepLock: opts.NoSave && len(opts.Sources) > 0, Verify: opts.Verify, Policy: m.def.TrustPolicy(m.dir),
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
@@ -30,9 +31,9 @@ type installRequest struct {
 	// later ones win.
 	Sources    []declaration.Declaration
 	ProjectDir string
-	// MaxSize and MaxFiles bound every package and layer read.
-	MaxSize  int64
-	MaxFiles int
+	// Limits bound every package and layer read; the zero value is the
+	// defaults.
+	layers.Limits
 	// Frozen is the lock a frozen install follows exactly (see
 	// lock.ReadFrozen); nil for an install that writes stax.lock.
 	Frozen *lock.Lock
@@ -149,7 +150,7 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 // for a package the trust policy may refuse: nothing of it is written
 // before it is admitted.
 func (e *Env) resolveSources(ctx context.Context, req installRequest) (*resolve.Graph, error) {
-	ropts := resolve.Options{Opener: e.Opener, MaxSize: req.MaxSize, MaxFiles: req.MaxFiles, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency,
+	ropts := resolve.Options{Opener: e.Opener, Limits: req.Limits, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency,
 		Progress: req.Copy.Progress}
 	if req.Frozen != nil {
 		ropts.Pins = req.Frozen.Pins()
@@ -201,7 +202,7 @@ func (e *Env) writeWinners(ctx context.Context, req installRequest, graph *resol
 // already.
 func installStored(ctx context.Context, req installRequest, graph *resolve.Graph, merged *merge.Result, verified map[digest.Digest]string, storing *resolve.Storing) (*install.Outcome, error) {
 	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
-	skills := winnerSkills(merged, storedLayers{storing}, req.MaxSize, req.MaxFiles, req.AllowHiddenText)
+	skills := winnerSkills(merged, storedLayers{storing}, req.Limits, req.AllowHiddenText)
 	iopts := install.Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records}
 	if req.Frozen == nil && !req.KeepLock {
 		// Made each time it is written rather than held while the skills

@@ -28,17 +28,17 @@ type layerReader interface {
 // winnerSkills are the skills merged won, as install writes them, each
 // read from its package's skills layer through layers, one install.Layer
 // for each package: opened only when one of its skills must be written,
-// bounded by maxSize and maxFiles (as in layers.ReadOptions), verified
+// bounded by limits, verified
 // against its descriptor, size and digest, and, unless allowHidden,
 // refused when a file holds characters reviewers cannot see (see package
 // hiddentext). Install and pull -o write the winners through it alone.
-func winnerSkills(merged *merge.Result, from layerReader, maxSize int64, maxFiles int, allowHidden bool) []install.Skill {
+func winnerSkills(merged *merge.Result, from layerReader, limits layers.Limits, allowHidden bool) []install.Skill {
 	skills := make([]install.Skill, 0, len(merged.Skills))
 	layerOf := map[*resolve.Node]*install.Layer{}
 	for _, s := range merged.Skills {
 		l := layerOf[s.From]
 		if l == nil {
-			l = nodeLayer(s.From, from, maxSize, maxFiles)
+			l = nodeLayer(s.From, from, limits)
 			if !allowHidden {
 				l.Read.Inspect = hiddentext.LayerGuard
 			}
@@ -53,8 +53,8 @@ func winnerSkills(merged *merge.Result, from layerReader, maxSize int64, maxFile
 }
 
 // nodeLayer is n's skills layer, read through from.
-func nodeLayer(n *resolve.Node, from layerReader, maxSize int64, maxFiles int) *install.Layer {
-	l := &install.Layer{Name: n.Ref, Read: layers.ReadOptions{MaxSize: maxSize, MaxFiles: maxFiles}}
+func nodeLayer(n *resolve.Node, from layerReader, limits layers.Limits) *install.Layer {
+	l := &install.Layer{Name: n.Ref, Read: layers.ReadOptions{Limits: limits}}
 	if n.Package.Skills != nil {
 		l.Read.Digest = n.Package.Skills.Digest
 	}

@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/source"
 )
@@ -15,5 +16,5 @@ func (e *Env) open(ctx context.Context, arg string, build pack.Options, scope so
 	if dir, ambiguous := source.IsDirectory(arg); dir && ambiguous {
 		e.warnf("%s", source.AmbiguousWarning(arg))
 	}
-	return source.Open(ctx, arg, source.Options{Opener: e.Opener, Build: build, MaxSize: build.MaxSize, Scope: scope})
+	return source.Open(ctx, arg, source.Options{Opener: e.Opener, Build: build, Limits: layers.Limits{MaxSize: build.MaxSize}, Scope: scope})
 }

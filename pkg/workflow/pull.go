@@ -25,12 +25,9 @@ type PullOptions struct {
 	// OutputDir receives the merged skills; it must not exist or be
 	// empty. Empty only stores the packages.
 	OutputDir string
-	// MaxSize bounds each package; 0 is layers.DefaultMaxSize, negative
-	// no limit.
-	MaxSize int64
-	// MaxFiles bounds the entries of each skills layer; 0 is
-	// layers.DefaultMaxFiles, negative no limit.
-	MaxFiles int
+	// Limits bound each package and its skills layer; the zero value is
+	// the defaults.
+	layers.Limits
 	// Strict fails, before any layer is fetched, when two skills' names
 	// differ only in letter case; false warns.
 	Strict bool
@@ -63,7 +60,7 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{MaxSize: opts.MaxSize, MaxFiles: opts.MaxFiles}, opts.Verify)
+	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{Limits: opts.Limits}, opts.Verify)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +88,7 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 		// transferred. The directory is staged beside OutputDir, which
 		// appears once every package is stored.
 		from := resolve.StoreLayers{Graph: graph, Opener: env.Opener, Progress: env.Progress}
-		skills := winnerSkills(merged, from, opts.MaxSize, opts.MaxFiles, opts.AllowHiddenText)
+		skills := winnerSkills(merged, from, opts.Limits, opts.AllowHiddenText)
 		err = scratch.Stage(opts.OutputDir, pullStagingPrefix, func(dir string) error {
 			if err := install.WriteFolder(ctx, dir, skills, env.Concurrency); err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -135,7 +136,7 @@ func TestPullOutputLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dest := filepath.Join(t.TempDir(), "skills")
-			err := pullTo(t, dest, workflow.PullOptions{Refs: []string{org, team}, MaxSize: tt.maxSize, MaxFiles: tt.maxFiles})
+			err := pullTo(t, dest, workflow.PullOptions{Refs: []string{org, team}, Limits: layers.Limits{MaxSize: tt.maxSize, MaxFiles: tt.maxFiles}})
 			if (err == nil) != tt.ok {
 				t.Fatalf("Pull: %v, want success %v", err, tt.ok)
 			}

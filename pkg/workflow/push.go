@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
@@ -94,7 +95,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 	if dir, ambiguous := source.IsDirectory(opts.Source); dir && ambiguous {
 		env.warnf("%s", source.AmbiguousWarning(opts.Source))
 	}
-	sourceOpts := source.Options{Opener: env.Opener, Build: build, MaxSize: build.MaxSize, Scope: source.LocalOnly}
+	sourceOpts := source.Options{Opener: env.Opener, Build: build, Limits: layers.Limits{MaxSize: build.MaxSize}, Scope: source.LocalOnly}
 	src, err := source.Open(ctx, opts.Source, sourceOpts)
 	if err != nil {
 		return nil, err
@@ -159,7 +160,7 @@ func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Op
 	}
 	copyOpts := e.transferOptions(build.MaxSize)
 	copyOpts.NoOverwrite = noOverwrite
-	published, err := publish.PushDependencies(ctx, p, resolve.Options{Opener: e.Opener, MaxSize: build.MaxSize, Build: build}, copyOpts)
+	published, err := publish.PushDependencies(ctx, p, resolve.Options{Opener: e.Opener, Limits: layers.Limits{MaxSize: build.MaxSize}, Build: build}, copyOpts)
 	for _, d := range published {
 		if pushed != nil {
 			pushed(d)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -115,7 +116,7 @@ func (e *Env) readPackagedSkill(ctx context.Context, ref, name string, maxSize i
 		return nil, errdefs.Invalid(fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
 	}
 	// A skill to render is one already at hand: the local store or a layout.
-	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: e.Opener, MaxSize: maxSize, Scope: source.LocalOnly})
+	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: e.Opener, Limits: layers.Limits{MaxSize: maxSize}, Scope: source.LocalOnly})
 	if err != nil {
 		return nil, err
 	}

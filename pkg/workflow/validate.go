@@ -50,7 +50,7 @@ func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Re
 		return nil, errdefs.IO(err)
 	}
 	if opts.Against != "" {
-		sourceOpts := source.Options{Opener: env.Opener, MaxSize: opts.MaxSize, Scope: opts.Scope}
+		sourceOpts := source.Options{Opener: env.Opener, Limits: layers.Limits{MaxSize: opts.MaxSize}, Scope: opts.Scope}
 		if err := bumprule.Against(ctx, opts.Against, sourceOpts, report); err != nil {
 			return nil, err
 		}
