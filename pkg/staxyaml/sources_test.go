@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
@@ -79,5 +80,32 @@ func TestSourceRangesAreChecked(t *testing.T) {
 	def, err := staxyaml.Parse("stax.yaml", []byte("packages:\n  - {ref: ghcr.io/a/b, version: ^1.2.0}\n"))
 	if err != nil || def.Packages[0] != (staxyaml.Dependency{Ref: "ghcr.io/a/b", Version: "^1.2.0", Line: 2}) {
 		t.Errorf("a ranged package: %+v, %v", def, err)
+	}
+}
+
+// A source and a package are declarations that name their file and line,
+// in their range; a package with a path and a ref is its directory in a
+// checkout and its reference when published.
+func TestDeclarationsNameTheirLine(t *testing.T) {
+	t.Parallel()
+	def, err := staxyaml.Parse("p/stax.yaml", []byte("name: p\npackages:\n  - {path: ./team, ref: ghcr.io/a/team:1}\ninstall:\n  sources:\n    - ./local\n    - {ref: ghcr.io/a/b, version: ^1.2.0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls, err := staxyaml.Declarations(def.Install.Sources, "p/stax.yaml", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := decls[0]; d.Kind != declaration.Directory || d.Where.String() != "p/stax.yaml:6" || d.Range != nil {
+		t.Errorf("./local = %+v", d)
+	}
+	if d := decls[1]; d.Kind != declaration.Registry || d.Ref.Repository != "a/b" || d.Where.String() != "p/stax.yaml:7" || d.Range.String() != "^1.2.0" {
+		t.Errorf("the ranged source = %+v", d)
+	}
+	for published, want := range map[bool]string{false: "./team", true: "ghcr.io/a/team:1"} {
+		d, err := def.Packages[0].Declaration("p/stax.yaml", published)
+		if err != nil || d.Written != want || d.Where.Line != 3 {
+			t.Errorf("published %v: %+v, %v; want %s at line 3", published, d, err, want)
+		}
 	}
 }
