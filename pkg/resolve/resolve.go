@@ -438,33 +438,42 @@ func (r *resolver) fetch(d declaration.Declaration, key string, path []string) (
 		n.Range = rng.String()
 	}
 	r.remember(n)
-	deps, err := dependenciesOf(pkg, decl)
+	if err := r.resolveDependencies(n, t, path); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// resolveDependencies resolves the dependencies the package of n, a
+// registry or layout package read from t, records, as n's children.
+func (r *resolver) resolveDependencies(n *Node, t *target.Target, path []string) error {
+	deps, err := dependenciesOf(n.Package, n.Ref)
 	if err != nil {
-		return nil, errdefs.Invalid(resolutionError(path, err))
+		return errdefs.Invalid(resolutionError(path, err))
 	}
 	for _, dep := range deps {
 		if dep.Kind != declaration.Directory {
 			r.prefetch(dep, registryOf(t), len(path)+1)
 		}
 	}
-	for i, dep := range pkg.Config.Packages {
+	for i, dep := range n.Package.Config.Packages {
 		pinned := deps[i]
 		if pinned.Kind == declaration.Directory {
-			return nil, errdefs.Resolution(fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
+			return errdefs.Resolution(fmt.Errorf("%s depends on the directory %s, which only resolves in a source checkout: publish it and depend on its reference",
 				chain(path), dep.Ref))
 		}
 		if err := r.checkReach(registryOf(t), pinned, path); err != nil {
-			return nil, err
+			return err
 		}
 		r.noteMirror(pinned.Written, t)
 		child, err := r.resolve(pinned, "", path)
 		if err != nil {
-			return nil, missingDependency(err)
+			return missingDependency(err)
 		}
 		child.Ref = dep.Ref
 		n.Children = append(n.Children, child)
 	}
-	return n, nil
+	return nil
 }
 
 // dependenciesOf are the dependencies pkg records, where they enter

@@ -200,7 +200,7 @@ func lockedPins(old *lock.Lock, sources []staxyaml.Dependency, named map[string]
 	}
 	pins, tags := map[string]digest.Digest{}, map[string]string{}
 	for _, p := range old.Packages {
-		d, ok := kept[staxyaml.PackageOf(p.Ref)]
+		d, ok := kept[old.PackageOf(p)]
 		if ok && allowsLocked(d.Version, p) {
 			pins[p.Ref], tags[p.Ref] = p.Digest, p.Tag
 		}
