@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -73,7 +74,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	res, err := workflow.Copy(ctx, env, workflow.CopyOptions{
 		Source: opts.Source, Destination: opts.Destination, NoReferrers: opts.NoReferrers,
-		WithDependencies: opts.WithDependencies, NoOverwrite: opts.NoOverwrite, MaxSize: opts.MaxSize.Limit(), Verify: opts.Verify.verification(),
+		WithDependencies: opts.WithDependencies, NoOverwrite: opts.NoOverwrite, Limits: layers.Limits{MaxSize: opts.MaxSize.Limit()}, Verify: opts.Verify.verification(),
 	})
 	finish()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -95,8 +96,8 @@ func runRender(ctx context.Context, opts *renderOptions) error {
 	}
 	res, err := workflow.Render(ctx, env, workflow.RenderOptions{
 		Skill: opts.Skill, SkillsDir: opts.SkillsDir, Arguments: opts.Args, Workspace: opts.Workspace, SkillDir: opts.SkillDir,
-		Budget:  render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
-		MaxSize: opts.MaxSize.Limit(), AllowHiddenText: opts.AllowHiddenText,
+		Budget: render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
+		Limits: layers.Limits{MaxSize: opts.MaxSize.Limit()}, AllowHiddenText: opts.AllowHiddenText,
 	})
 	if res == nil {
 		return withAllowHiddenTextHint(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -66,7 +67,7 @@ func runSign(ctx context.Context, opts *signOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := workflow.Sign(ctx, env, workflow.SignOptions{Ref: opts.Ref, Local: opts.Local, Signer: signer, MaxSize: opts.MaxSize.Limit()})
+	res, err := workflow.Sign(ctx, env, workflow.SignOptions{Ref: opts.Ref, Local: opts.Local, Signer: signer, Limits: layers.Limits{MaxSize: opts.MaxSize.Limit()}})
 	finish()
 	if err != nil {
 		return err

@@ -71,7 +71,7 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 	}
 	report, err := workflow.Validate(ctx, env, workflow.ValidateOptions{
 		Dir: opts.Dir, Strict: opts.Build.Strict, Symlinks: layers.SymlinkMode(opts.Build.Symlinks),
-		Against: opts.Against, MaxSize: opts.Build.MaxSize.Limit(), Scope: opts.Remote.lookupScope(),
+		Against: opts.Against, Limits: layers.Limits{MaxSize: opts.Build.MaxSize.Limit()}, Scope: opts.Remote.lookupScope(),
 	})
 	finish()
 	if err != nil {

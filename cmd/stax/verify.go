@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
@@ -112,7 +113,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		return err
 	}
 	res, err := workflow.VerifyInstalled(ctx, env, workflow.VerifyInstalledOptions{
-		Where: opts.Where.where(), Keys: opts.Keys, Policy: opts.Policy, MaxSize: opts.MaxSize.Limit(),
+		Where: opts.Where.where(), Keys: opts.Keys, Policy: opts.Policy, Limits: layers.Limits{MaxSize: opts.MaxSize.Limit()},
 		Identities: opts.Identity.identities(), TrustedRoot: opts.Identity.TrustedRoot,
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
@@ -17,7 +18,7 @@ func runVerifyPackage(ctx context.Context, opts *verifyOptions) error {
 		return err
 	}
 	res, err := workflow.Verify(ctx, env, workflow.VerifyOptions{
-		Ref: opts.Ref, Local: opts.Local, Keys: opts.Keys, Policy: opts.Policy, MaxSize: opts.MaxSize.Limit(),
+		Ref: opts.Ref, Local: opts.Local, Keys: opts.Keys, Policy: opts.Policy, Limits: layers.Limits{MaxSize: opts.MaxSize.Limit()},
 		Identities: opts.Identity.identities(), TrustedRoot: opts.Identity.TrustedRoot,
 	})
 	finish()

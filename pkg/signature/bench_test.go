@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/signature"
 )
@@ -30,7 +31,7 @@ func BenchmarkVerify(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
-		if _, err := signature.Contents(ctx, target, pkg, 0); err != nil {
+		if _, err := signature.Contents(ctx, target, pkg, layers.Limits{}); err != nil {
 			b.Fatal(err)
 		}
 		read += time.Since(start)

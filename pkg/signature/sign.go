@@ -13,6 +13,7 @@ import (
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 )
 
@@ -60,9 +61,9 @@ type SignOptions struct {
 	Name string
 	// Now is the signing time; the current time when zero.
 	Now time.Time
-	// MaxSize bounds the skills layer read to list the files; see
-	// layers.ReadOptions.
-	MaxSize int64
+	// Limits bound the skills layer read to list the files; the zero
+	// value is the defaults.
+	layers.Limits
 }
 
 // Signed is a signature attached to a package.
@@ -87,7 +88,7 @@ func Sign(ctx context.Context, t oras.GraphTarget, desc ocispec.Descriptor, sign
 	if err != nil {
 		return nil, err
 	}
-	skills, err := Contents(ctx, t, pkg, opts.MaxSize)
+	skills, err := Contents(ctx, t, pkg, opts.Limits)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func (p *Provenance) Skill(path string) (*SkillFiles, bool) {
 // A config that lists no skills (as other stax writers' configs do) leaves
 // the layer to say what they are, as pull reads it: each top-level
 // directory is a skill, and they are listed in its order.
-func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Package, maxSize int64) ([]SkillFiles, error) {
+func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Package, limits layers.Limits) ([]SkillFiles, error) {
 	fromLayer := len(pkg.Config.Skills) == 0
 	skills := make([]SkillFiles, 0, len(pkg.Config.Skills))
 	index := map[string]int{}
@@ -100,7 +100,7 @@ func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Packag
 		return skills, err
 	}
 	defer rc.Close()
-	err = layers.Walk(rc, layers.ReadOptions{Limits: layers.Limits{MaxSize: maxSize}, Digest: pkg.Skills.Digest}, func(h layers.Header, r io.Reader) error {
+	err = layers.Walk(rc, layers.ReadOptions{Limits: limits, Digest: pkg.Skills.Digest}, func(h layers.Header, r io.Reader) error {
 		if h.Dir {
 			return nil
 		}

@@ -16,6 +16,7 @@ import (
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 )
 
@@ -91,9 +92,9 @@ func (e *Error) add(reason Reason, detail string) {
 type VerifyOptions struct {
 	// Verifiers are the trusted keys; a signature by any of them will do.
 	Verifiers []Verifier
-	// MaxSize bounds the skills layer read to check the signed file
-	// digests; see layers.ReadOptions.
-	MaxSize int64
+	// Limits bound the skills layer read to check the signed file
+	// digests; the zero value is the defaults.
+	layers.Limits
 }
 
 // Formats of a verified signature: FormatStax is one whose statement
@@ -289,7 +290,7 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 	if pkg.Config.Name != prov.Name || pkg.Config.Version != prov.Version {
 		return fail(ReasonContentMismatch, "it signs %s %s, but the package is %s %s", prov.Name, prov.Version, pkg.Config.Name, pkg.Config.Version)
 	}
-	skills, err := Contents(ctx, t, pkg, opts.MaxSize)
+	skills, err := Contents(ctx, t, pkg, opts.Limits)
 	if err != nil {
 		return nil, failure{}, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
@@ -60,8 +61,9 @@ type EnforceOptions struct {
 	Require map[digest.Digest]bool
 	// Warnings receives what warn mode reports.
 	Warnings io.Writer
-	// MaxSize bounds every signature read; 0 is the default.
-	MaxSize int64
+	// Limits bound every signature and skills layer read; the zero value
+	// is the defaults.
+	layers.Limits
 	// Getenv is where the user's policy is looked up from ($STAX_HOME);
 	// nil is the process environment.
 	Getenv func(string) string
@@ -102,7 +104,7 @@ func (opts EnforceOptions) check() (Options, error) {
 	}
 	return Options{
 		Policy: trustpolicy.Merge(policy, opts.Project), Mode: mode, Trusted: opts.trusted(),
-		Require: opts.Require, Warnings: opts.Warnings, MaxSize: opts.MaxSize,
+		Require: opts.Require, Warnings: opts.Warnings, Limits: opts.Limits,
 	}, nil
 }
 

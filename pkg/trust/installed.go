@@ -16,6 +16,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/signature"
 )
@@ -93,7 +94,7 @@ func CheckInstalled(ctx context.Context, skills []InstalledSkill, open Source, v
 // manifest alone (cosign's bundle or .sig, a keyless one) fixes its layer
 // by digest, so they are read from the layer, which must match it.
 func signedFiles(ctx context.Context, t content.ReadOnlyGraphStorage, desc ocispec.Descriptor, verifiers []signature.Verifier, maxSize int64) (*signature.Provenance, error) {
-	v, err := signature.Verify(ctx, t, desc, signature.VerifyOptions{Verifiers: verifiers, MaxSize: maxSize})
+	v, err := signature.Verify(ctx, t, desc, signature.VerifyOptions{Verifiers: verifiers, Limits: layers.Limits{MaxSize: maxSize}})
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func signedFiles(ctx context.Context, t content.ReadOnlyGraphStorage, desc ocisp
 	if err != nil {
 		return nil, err
 	}
-	skills, err := signature.Contents(ctx, t, pkg, maxSize)
+	skills, err := signature.Contents(ctx, t, pkg, layers.Limits{MaxSize: maxSize})
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
@@ -76,8 +77,9 @@ type Options struct {
 	// Warnings receives a line for each package that does not verify in
 	// warn mode, and for each identity pattern that is not anchored.
 	Warnings io.Writer
-	// MaxSize bounds each skills layer read; see layers.ReadOptions.
-	MaxSize int64
+	// Limits bound each skills layer read; the zero value is the
+	// defaults.
+	layers.Limits
 }
 
 // mode is the mode the package ref names, at manifest d, is checked in:
@@ -144,7 +146,7 @@ func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Ref, err)
 		}
-		o.Verified, err = signature.Verify(ctx, p.Target, p.Descriptor, signature.VerifyOptions{Verifiers: vs, MaxSize: opts.MaxSize})
+		o.Verified, err = signature.Verify(ctx, p.Target, p.Descriptor, signature.VerifyOptions{Verifiers: vs, Limits: opts.Limits})
 		switch {
 		case err == nil:
 		case !errors.Is(err, signature.ErrNotVerified):

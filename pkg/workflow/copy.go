@@ -37,9 +37,9 @@ type CopyOptions struct {
 	// that names another manifest already; false moves the tag, and the
 	// result's Replaced says from which digest.
 	NoOverwrite bool
-	// MaxSize bounds each package; 0 is layers.DefaultMaxSize, negative
-	// no limit.
-	MaxSize int64
+	// Limits bound each package and the skills layers read to check
+	// signatures; the zero value is the defaults.
+	layers.Limits
 	// Verify is the signature check of every package copied; the zero
 	// value follows the trust policy.
 	Verify Verification
@@ -77,12 +77,12 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 		if isLocalTag(opts.Source, srcRef) {
 			decl = srcRef.Familiar() // which the resolver, too, reads from the store
 		}
-		graph, err = env.resolveTrusted(ctx, []declaration.Declaration{declaration.Of(srcRef, decl, declaration.Where{})}, ".", resolve.Options{Limits: layers.Limits{MaxSize: opts.MaxSize}}, opts.Verify)
+		graph, err = env.resolveTrusted(ctx, []declaration.Declaration{declaration.Of(srcRef, decl, declaration.Where{})}, ".", resolve.Options{Limits: opts.Limits}, opts.Verify)
 		if err != nil {
 			return nil, err
 		}
 		defer graph.Close()
-	} else if err := env.enforceTarget(ctx, src, opts.Verify, opts.MaxSize); err != nil {
+	} else if err := env.enforceTarget(ctx, src, opts.Verify, opts.Limits); err != nil {
 		return nil, err
 	}
 

@@ -116,7 +116,7 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 			return out, err
 		}
 	}
-	outcomes, err := e.enforce(ctx, trustPackages(graph), req.Verify, req.Policy, req.Frozen.VerifiedDigests(), req.MaxSize)
+	outcomes, err := e.enforce(ctx, trustPackages(graph), req.Verify, req.Policy, req.Frozen.VerifiedDigests(), req.Limits)
 	if err != nil {
 		return nil, err
 	}

@@ -139,7 +139,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		out.Warnings = src.Built.Report.Warnings
 	}
 	if opts.Signer != nil {
-		if out.Signature, err = sign(ctx, dst, res.Descriptor, opts.Signer, build.MaxSize); err != nil {
+		if out.Signature, err = sign(ctx, dst, res.Descriptor, opts.Signer, layers.Limits{MaxSize: build.MaxSize}); err != nil {
 			return nil, err
 		}
 	}

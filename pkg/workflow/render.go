@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/render"
@@ -29,9 +30,9 @@ type RenderOptions struct {
 	SkillDir string
 	// Budget bounds the rendering; its zero value is render's default.
 	Budget render.Budget
-	// MaxSize bounds the skills layer read for REF#name; 0 is
-	// layers.DefaultMaxSize, negative no limit.
-	MaxSize int64
+	// Limits bound the skills layer read for REF#name; the zero value is
+	// the defaults.
+	layers.Limits
 	// AllowHiddenText renders files that hold hidden text; false refuses
 	// them.
 	AllowHiddenText bool
@@ -94,7 +95,7 @@ func substitutions(opts RenderOptions, skillDir string) (substitute.Options, err
 // package, which has no directory until it is installed).
 func (e *Env) loadRenderSkill(ctx context.Context, opts RenderOptions) (*skillFiles, *RenderResult, string, error) {
 	if ref, name, ok := splitPackaged(opts.Skill); ok {
-		files, err := e.readPackagedSkill(ctx, ref, name, opts.MaxSize)
+		files, err := e.readPackagedSkill(ctx, ref, name, opts.Limits)
 		return files, &RenderResult{Skill: name, Source: opts.Skill}, "", err
 	}
 	dir, err := SkillDir(opts.Skill, opts.SkillsDir)

@@ -7,6 +7,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
@@ -27,9 +28,9 @@ type SignOptions struct {
 	// Signer is the private key to sign with (see
 	// signature.LoadPrivateKey). Required.
 	Signer signature.Signer
-	// MaxSize bounds the skills layer read to list the files signed; 0
-	// is layers.DefaultMaxSize, negative no limit.
-	MaxSize int64
+	// Limits bound the package and the skills layer read to list the
+	// files signed; the zero value is the defaults.
+	layers.Limits
 }
 
 // SignResult is the signature Sign attached.
@@ -54,7 +55,7 @@ func Sign(ctx context.Context, env *Env, opts SignOptions) (*SignResult, error) 
 		return nil, err
 	}
 	defer src.Close()
-	signed, err := sign(ctx, src.Target, src.Descriptor, opts.Signer, opts.MaxSize)
+	signed, err := sign(ctx, src.Target, src.Descriptor, opts.Signer, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +67,8 @@ func Sign(ctx context.Context, env *Env, opts SignOptions) (*SignResult, error) 
 
 // sign signs the package desc in t, naming it in the signed statement as
 // t's reference names it.
-func sign(ctx context.Context, t *target.Target, desc ocispec.Descriptor, signer signature.Signer, maxSize int64) (*signature.Signed, error) {
-	signed, err := signature.Sign(ctx, t, desc, signer, signature.SignOptions{Name: t.Ref.Familiar(), MaxSize: maxSize})
+func sign(ctx context.Context, t *target.Target, desc ocispec.Descriptor, signer signature.Signer, limits layers.Limits) (*signature.Signed, error) {
+	signed, err := signature.Sign(ctx, t, desc, signer, signature.SignOptions{Name: t.Ref.Familiar(), Limits: limits})
 	if err != nil {
 		return nil, explainSignature(t, err)
 	}

@@ -111,12 +111,12 @@ func splitPackaged(arg string) (ref, name string, ok bool) {
 
 // readPackagedSkill reads the SKILL.md and siblings of the skill in
 // directory name of the package ref.
-func (e *Env) readPackagedSkill(ctx context.Context, ref, name string, maxSize int64) (*skillFiles, error) {
+func (e *Env) readPackagedSkill(ctx context.Context, ref, name string, limits layers.Limits) (*skillFiles, error) {
 	if name == "" || strings.Contains(name, "/") {
 		return nil, errdefs.Invalid(fmt.Errorf("%s%s%s: name a skill directory after %s", ref, packagedSeparator, name, packagedSeparator))
 	}
 	// A skill to render is one already at hand: the local store or a layout.
-	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: e.Opener, Limits: layers.Limits{MaxSize: maxSize}, Scope: source.LocalOnly})
+	src, pkg, err := source.OpenPackage(ctx, ref, source.Options{Opener: e.Opener, Limits: limits, Scope: source.LocalOnly})
 	if err != nil {
 		return nil, err
 	}

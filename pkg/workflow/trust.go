@@ -10,6 +10,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
@@ -38,14 +39,14 @@ type Verification struct {
 // enforce applies the trust policy, as v overrides it, to pkgs. project
 // is the consumer project's own policy, laid over the user's; require
 // names digests that must verify whatever the policy says.
-func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, maxSize int64) ([]trust.Outcome, error) {
-	return trust.Enforce(ctx, pkgs, e.enforceOptions(v, project, require, maxSize))
+func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, limits layers.Limits) ([]trust.Outcome, error) {
+	return trust.Enforce(ctx, pkgs, e.enforceOptions(v, project, require, limits))
 }
 
-func (e *Env) enforceOptions(v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, maxSize int64) trust.EnforceOptions {
+func (e *Env) enforceOptions(v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, limits layers.Limits) trust.EnforceOptions {
 	return trust.EnforceOptions{
 		Mode: v.Mode, Keys: v.Keys, Identities: v.Identities, TrustedRoot: v.TrustedRoot, Project: project, Require: require,
-		Warnings: e.warnings(), MaxSize: maxSize, Getenv: e.getenv,
+		Warnings: e.warnings(), Limits: limits, Getenv: e.getenv,
 	}
 }
 
@@ -58,7 +59,7 @@ func (e *Env) enforceOptions(v Verification, project *trustpolicy.Policy, requir
 // policy that cannot be read says so of every package, and is reported
 // by the check itself.
 func (e *Env) refusing(v Verification, project *trustpolicy.Policy) func(d declaration.Declaration, manifest digest.Digest) bool {
-	refusing, err := trust.Refusing(e.enforceOptions(v, project, nil, 0))
+	refusing, err := trust.Refusing(e.enforceOptions(v, project, nil, layers.Limits{}))
 	if err != nil {
 		return func(declaration.Declaration, digest.Digest) bool { return true }
 	}
@@ -86,7 +87,7 @@ func (e *Env) refusing(v Verification, project *trustpolicy.Policy) func(d decla
 // first thing a command that brings packages in does, so that a usage
 // error costs no fetch.
 func (e *Env) checkVerification(v Verification) error {
-	return e.enforceOptions(v, nil, nil, 0).Validate()
+	return e.enforceOptions(v, nil, nil, layers.Limits{}).Validate()
 }
 
 // resolveTrusted resolves refs with everything they depend on and applies
@@ -98,7 +99,7 @@ func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.enforce(ctx, trustPackages(g), v, nil, nil, opts.MaxSize); err != nil {
+	if _, err := e.enforce(ctx, trustPackages(g), v, nil, nil, opts.Limits); err != nil {
 		g.Close()
 		return nil, err
 	}
@@ -108,12 +109,12 @@ func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration
 // enforceTarget applies the trust policy, as v overrides it, to the
 // package t names: the check of a package copied alone, whose
 // dependencies are not resolved.
-func (e *Env) enforceTarget(ctx context.Context, t *target.Target, v Verification, maxSize int64) error {
+func (e *Env) enforceTarget(ctx context.Context, t *target.Target, v Verification, limits layers.Limits) error {
 	desc, err := t.Lookup(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = e.enforce(ctx, []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, v, nil, nil, maxSize)
+	_, err = e.enforce(ctx, []trust.Package{{Ref: t.Ref.String(), Target: t, Descriptor: desc}}, v, nil, nil, limits)
 	return err
 }
 

@@ -27,9 +27,9 @@ type ValidateOptions struct {
 	// MEMORY.md, EXAMPLES.md or CALIBRATION.md without a version bump;
 	// empty compares with nothing, and the job then needs no Opener.
 	Against string
-	// MaxSize bounds the skills layer of Against; 0 is
-	// layers.DefaultMaxSize, negative no limit.
-	MaxSize int64
+	// Limits bound the skills layer of Against; the zero value is the
+	// defaults.
+	layers.Limits
 	// Scope is where Against is looked up; the zero value is the local
 	// store, then the registry.
 	Scope source.Scope
@@ -50,7 +50,7 @@ func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Re
 		return nil, errdefs.IO(err)
 	}
 	if opts.Against != "" {
-		sourceOpts := source.Options{Opener: env.Opener, Limits: layers.Limits{MaxSize: opts.MaxSize}, Scope: opts.Scope}
+		sourceOpts := source.Options{Opener: env.Opener, Limits: opts.Limits, Scope: opts.Scope}
 		if err := bumprule.Against(ctx, opts.Against, sourceOpts, report); err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
@@ -33,9 +34,9 @@ type VerifyOptions struct {
 	// Policy is the trust policy file giving the signers when there are
 	// no Keys or Identities; empty is the user's, under the stax home.
 	Policy string
-	// MaxSize bounds the skills layer read to check the signed files; 0
-	// is layers.DefaultMaxSize, negative no limit.
-	MaxSize int64
+	// Limits bound the package and the skills layer read to check the
+	// signed files; the zero value is the defaults.
+	layers.Limits
 }
 
 // VerifyResult says whether a package verified: who signed it, or why it
@@ -80,7 +81,7 @@ func Verify(ctx context.Context, env *Env, opts VerifyOptions) (*VerifyResult, e
 		return nil, errdefs.Invalid(err)
 	}
 	out := &VerifyResult{Reference: src.Ref.Familiar(), Digest: src.Descriptor.Digest.String()}
-	v, err := signature.Verify(ctx, src.Target, src.Descriptor, signature.VerifyOptions{Verifiers: verifiers, MaxSize: opts.MaxSize})
+	v, err := signature.Verify(ctx, src.Target, src.Descriptor, signature.VerifyOptions{Verifiers: verifiers, Limits: opts.Limits})
 	var failed *signature.Error
 	switch {
 	case errors.As(err, &failed):

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/source"
@@ -33,9 +34,9 @@ type VerifyInstalledOptions struct {
 	// and Identities are empty; empty is the user's, in the stax home
 	// env.Getenv names.
 	Policy string
-	// MaxSize bounds each package read to check a signature; 0 is
-	// layers.DefaultMaxSize, negative no limit.
-	MaxSize int64
+	// Limits bound each package read to check a signature; the zero
+	// value is the defaults.
+	layers.Limits
 }
 
 // VerifyInstalledResult is what VerifyInstalled found; Verified when
