@@ -442,3 +442,19 @@ func inRanges(t testing.TB, ranges map[string]*semver.Range, written ...string) 
 	}
 	return decls
 }
+
+// A package a project declares that fails to resolve is named with its
+// line of the project's stax.yaml, and keeps its class.
+func TestDeclaredPackageFailureNamesItsLine(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("acme/base:1.0.0", "base")
+	proj := filepath.Join(t.TempDir(), "proj")
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "name: proj\nversion: 1.0.0\npackages:\n  - "+p.Reg.Host+"/acme/base:1.0.0\n  - {ref: "+p.Reg.Host+"/acme/base, version: ^2.0.0}\n")
+	filetest.WriteFile(t, filepath.Join(proj, "skills", "own", "SKILL.md"), "---\nname: own\ndescription: The project's own skill. Use when testing.\n---\nOwn.\n")
+	_, err := resolve.Resolve(context.Background(), packagetest.Declared(t, proj), "", resolve.Options{Opener: p.Opener})
+	want := filepath.Join(proj, "stax.yaml") + ":5: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "is a version in the range ^2.0.0") || errdefs.Of(err) != errdefs.Unresolved {
+		t.Fatalf("error %v (%v), want it to start %q, unresolved", err, errdefs.Of(err), want)
+	}
+}

@@ -638,7 +638,7 @@ func (r *resolver) declared(p *staxyaml.Project, path []string) ([]*Node, []arti
 				err = fmt.Errorf("%w\n%s is the published reference of %s: publish it first, or push with --push-dependencies", err, dep.Ref, dep.Path)
 			}
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, decls[i].Wrap(err)
 			}
 			children = append(children, child)
 			deps = append(deps, child.PackageRef())
