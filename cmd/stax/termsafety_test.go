@@ -171,7 +171,7 @@ func TestHostileSourceIsEchoedEscaped(t *testing.T) {
 		t.Fatalf("install: exit %d, want 1 for an invalid reference\n%s", r.Code, r.Stderr)
 	}
 	assertNoRawControls(t, "the error of install", r.Stderr)
-	if !strings.HasPrefix(r.Stderr, `Error: ghcr.io/acme/x\x1b]0;PWNED\a\r\nError: FORGED LINE: `) {
+	if want := "Error: " + filepath.Join(proj, "stax.yaml") + `:3: ghcr.io/acme/x\x1b]0;PWNED\a\r\nError: FORGED LINE: `; !strings.HasPrefix(r.Stderr, want) {
 		t.Errorf("install does not name the source escaped:\n%s", r.Stderr)
 	}
 }

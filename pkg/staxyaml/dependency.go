@@ -9,6 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
@@ -127,7 +128,9 @@ func (d Dependency) Declaration(file string, published bool) (declaration.Declar
 	}
 	decl, err := declaration.Parse(written, where)
 	if err != nil {
-		return declaration.Declaration{}, fmt.Errorf("%s: %w", where, err)
+		// Named as resolving names a declaration, escaped: it is the
+		// file's text.
+		return declaration.Declaration{}, fmt.Errorf("%s: %s: %w", where, termtext.Escape(written), err)
 	}
 	if written != d.Ref || d.Version == "" {
 		return decl, nil
