@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -335,7 +334,7 @@ func (s *Server) checkServed(f skillFile, info fs.FileInfo, data []byte) error {
 		return nil // a resource the extension does not serve (see buildIndex)
 	}
 	if is.refused != "" {
-		return errors.New(is.refused)
+		return invalidParams("%s", is.refused)
 	}
 	want, ok := is.file(f.rel)
 	if !ok {
@@ -350,7 +349,7 @@ func (s *Server) checkServed(f skillFile, info fs.FileInfo, data []byte) error {
 	if got.sum == want.sum {
 		return nil
 	}
-	return fmt.Errorf("%s changed on disk after skill %s was listed: call %s for its new entry, then read it again", URI(f.key, f.rel), f.key, MethodSkillsGet)
+	return invalidParams("%s changed on disk after skill %s was listed: call %s for its new entry, then read it again", URI(f.key, f.rel), f.key, MethodSkillsGet)
 }
 
 // refreshFile puts file f into the index in place of its entry in is,

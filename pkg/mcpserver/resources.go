@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stax-dev/stax/internal/regularfile"
@@ -198,8 +200,9 @@ func isText(t string, data []byte) bool {
 	return textual && utf8.Valid(data)
 }
 
-// readResource reads a skill file on demand, through os.Root so that a
-// link swapped in after listing cannot lead outside the skill.
+// readResource reads a skill file on demand (see readSkillFile). What it
+// does not serve is invalid params, as the skills extension wants: a file
+// gone, changed since the host's entry, or of a skill refused.
 func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	s.mu.Lock()
@@ -208,35 +211,23 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	root, err := os.OpenRoot(f.dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	// Listed as a regular file, but it may have been replaced since: a
-	// named pipe would block the read, and the server with it.
-	file, err := regularfile.OpenIn(root, f.rel)
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, maxResource+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxResource {
-		return nil, fmt.Errorf("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
-	}
-	info, err := file.Stat()
-	if err != nil {
-		return nil, err
+	data, info, err := readSkillFile(f)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, mcp.ResourceNotFoundError(uri) // removed since it was listed
+	case errors.Is(err, regularfile.ErrNotRegular):
+		return nil, invalidParams("%s is not served: %v", uri, err)
+	case err != nil:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	case len(data) > maxResource:
+		return nil, invalidParams("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
 	}
 	if err := s.checkServed(f, info, data); err != nil {
 		return nil, err
 	}
 	// Never serve text an agent would read and its reviewers not see.
 	if err := hiddentext.Check(filepath.Join(f.dir, filepath.FromSlash(f.rel)), "", data); err != nil {
-		return nil, err
+		return nil, invalidParams("%v", err)
 	}
 	c := &mcp.ResourceContents{URI: uri, MIMEType: f.resource.MIMEType}
 	if isText(c.MIMEType, data) {
@@ -245,4 +236,27 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		c.Blob = data
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+}
+
+// readSkillFile reads file f, a byte more than maxResource at most,
+// through os.Root so that a link swapped in after listing cannot lead
+// outside the skill, and as a regular file: a named pipe put in its place
+// would block the read, and the server with it.
+func readSkillFile(f skillFile) ([]byte, fs.FileInfo, error) {
+	root, err := os.OpenRoot(f.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	file, err := regularfile.OpenIn(root, f.rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, maxResource+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := file.Stat()
+	return data, info, err
 }

@@ -338,7 +338,8 @@ func TestSkillsFileChangedAfterListing(t *testing.T) {
 			if err := os.WriteFile(path, edited, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := readVerified(cs, guide); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+			err := readVerified(cs, guide)
+			if wantCode(t, "read after the edit", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "changed on disk") {
 				t.Fatalf("read after the edit: %v, want a refusal saying it changed", err)
 			}
 			fresh, err := getSkill(cs, entry.URI)
@@ -357,6 +358,23 @@ func TestSkillsFileChangedAfterListing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSkillsFileRemovedAfterListing: a file removed after the listing is
+// an unknown resource, invalid params, not a failure of the server.
+func TestSkillsFileRemovedAfterListing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), 1)
+	_, cs := skillsServer(t, f, Options{}, "stdio")
+	if err := os.Remove(filepath.Join(f.projectSkills(), "skill-0000", "references", "guide.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0000/references/guide.md"})
+	wantCode(t, "resources/read of a file removed after listing", err, jsonrpc.CodeInvalidParams)
+	if err := readVerified(cs, listAll(t, cs)[0].Resources[0]); err != nil {
+		t.Errorf("after the refusal: %v", err)
 	}
 }
 
@@ -441,6 +459,14 @@ func TestSkillsProvenance(t *testing.T) {
 	if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "skill-0002"}); !isErr || !strings.Contains(text, "trust policy requires") {
 		t.Errorf("Skill skill-0002 = %q (error %v), want the refusal", text, isErr)
 	}
+	// Its files and directories are refused as its entry is: invalid
+	// params, as for a skill not served.
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0002/SKILL.md"})
+	if wantCode(t, "resources/read of a drifted skill under require", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "trust policy requires") {
+		t.Errorf("resources/read skill-0002: %v", err)
+	}
+	_, err = readDir(cs, "skill://skill-0002")
+	wantCode(t, "resources/directory/read of a drifted skill under require", err, jsonrpc.CodeInvalidParams)
 }
 
 // TestSkillsOverTheLimitsAreNamed: a skill over the files or bytes every
