@@ -232,8 +232,11 @@ func (s *Server) directoryRead(_ context.Context, _ *mcp.ServerSession, p *Direc
 		return nil, invalidParams("%q is not a directory this server serves: %v", truncate(p.URI), err)
 	}
 	is := s.index().find(key)
-	if is == nil || is.refused != "" {
+	switch {
+	case is == nil:
 		return nil, invalidParams("no skill %q is served here: call %s to see the skills there are", truncate(key), MethodSkillsList)
+	case is.refused != "":
+		return nil, invalidParams("%s", is.refused)
 	}
 	prefix := ""
 	if rel != "" {

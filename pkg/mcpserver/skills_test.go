@@ -466,7 +466,9 @@ func TestSkillsProvenance(t *testing.T) {
 		t.Errorf("resources/read skill-0002: %v", err)
 	}
 	_, err = readDir(cs, "skill://skill-0002")
-	wantCode(t, "resources/directory/read of a drifted skill under require", err, jsonrpc.CodeInvalidParams)
+	if wantCode(t, "resources/directory/read of a drifted skill under require", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "trust policy requires") {
+		t.Errorf("resources/directory/read skill-0002: %v, want the refusal", err)
+	}
 }
 
 // TestSkillsOverTheLimitsAreNamed: a skill over the files or bytes every
