@@ -138,7 +138,7 @@ func New(opts Options) (*Server, error) {
 	if err := s.addSkillsMethods(); err != nil {
 		return nil, err
 	}
-	s.mcp.AddReceivingMiddleware(s.replayProblems)
+	s.mcp.AddReceivingMiddleware(s.replayProblems, validErrorData)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  ListSkillsTool,
 		Title: "List skills",

@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -114,6 +116,27 @@ func (s *Server) addSkillsMethods() error {
 		return err
 	}
 	return mcp.AddReceivingCustomMethod(s.mcp, MethodDirectoryRead, s.directoryRead)
+}
+
+// validErrorData keeps every error the server answers with encodable.
+// The SDK's ResourceNotFoundError quotes the URI with Go's %q into the
+// error's JSON data, which is not JSON for a URI holding a control
+// character ("\x00"): the answer then fails to encode, and the SDK drops
+// the client's connection. Such data is encoded again, properly.
+func validErrorData(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var je *jsonrpc.Error
+		if err == nil || !errors.As(err, &je) || je.Data == nil || json.Valid(je.Data) {
+			return res, err
+		}
+		fixed := *je
+		fixed.Data = nil
+		if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok {
+			fixed.Data, _ = json.Marshal(map[string]string{"uri": p.URI})
+		}
+		return res, &fixed
+	}
 }
 
 func invalidParams(format string, args ...any) error {

@@ -274,6 +274,9 @@ func TestSkillsExtensionRefusesWhatItDoesNotServe(t *testing.T) {
 		"skill://nope/SKILL.md", "skill://skill-0001/README.md", "skill://skill-0001", "file://" + secret,
 		"skill://skill-0001/../skill-0002/SKILL.md", "skill://skill-0001%2FSKILL.md", "skill://skill-0001/scripts%2Frun.sh",
 		"skill://skill-0001/./SKILL.md", "skill://skill-0001//SKILL.md", "skill://%2E%2E/secret.md",
+		`skill://skill-0001\SKILL.md`, "skill://skill-0001/SKILL.md%00", "skill://skill-0001/SKILL.md\x00",
+		"skill://skill-0001/%2e%2e/skill-0002/SKILL.md", "SKILL://skill-0001/SKILL.md",
+		"skill://skill-0001/" + strings.Repeat("a/", 1<<17) + "SKILL.md",
 	} {
 		_, err := getSkill(cs, uri)
 		wantCode(t, "skills/get "+uri, err, jsonrpc.CodeInvalidParams)
