@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -99,6 +100,8 @@ type indexedSkill struct {
 	prov        *provenance // nil for a skill stax did not install
 	// refused says why the skill is not served; empty when it is.
 	refused string
+	// encoded is the JSON of its entry, made once (see settle).
+	encoded json.RawMessage
 }
 
 // skillIndex is what skills/list, skills/get, resources/directory/read
@@ -185,7 +188,7 @@ func indexSkill(sk discover.Skill, fm map[string]any, files []skillFile, rec *In
 		warnings = append(warnings, fmt.Sprintf("skill %s has %d files and %d bytes, over the %d files and %d MiB every host must accept: hosts may refuse it",
 			sk.Key, len(is.files), total, maxManifestFiles, maxManifestBytes>>20))
 	}
-	is.judge()
+	is.settle()
 	return is, warnings
 }
 
@@ -284,6 +287,24 @@ func hidden(rel string) bool {
 	return false
 }
 
+// settle judges the skill and encodes its entry, once: a skills/list
+// page then copies the JSON of its entries rather than encoding each
+// frontmatter and every digest again for every request.
+func (is *indexedSkill) settle() {
+	is.judge()
+	// A frontmatter holds what skill.Frontmatter.Fields makes, which
+	// always encodes; were it not to, the entry is encoded when served.
+	is.encoded, _ = json.Marshal(is.entry())
+}
+
+// served is the entry of is as skills/list and skills/get send it.
+func (is *indexedSkill) served() SkillEntry {
+	if is.encoded == nil {
+		return is.entry()
+	}
+	return SkillEntry{encoded: is.encoded}
+}
+
 // entry is the skills/list and skills/get entry of is.
 func (is *indexedSkill) entry() SkillEntry {
 	e := SkillEntry{URI: URI(is.key, skill.FileName), Frontmatter: is.frontmatter, Resources: make([]SkillResource, len(is.files))}
@@ -305,7 +326,7 @@ func (is *indexedSkill) withFile(f indexedFile) *indexedSkill {
 		n.files[i] = f
 	}
 	n.prov, n.refused = nil, ""
-	n.judge()
+	n.settle()
 	return &n
 }
 

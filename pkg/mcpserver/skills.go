@@ -83,6 +83,18 @@ type SkillEntry struct {
 	Frontmatter map[string]any  `json:"frontmatter"`
 	Resources   []SkillResource `json:"resources"`
 	Meta        mcp.Meta        `json:"_meta,omitempty"`
+
+	// encoded, when set, is the entry's JSON, made when it was indexed.
+	encoded json.RawMessage
+}
+
+// MarshalJSON encodes e, or sends the JSON it was indexed with.
+func (e SkillEntry) MarshalJSON() ([]byte, error) {
+	if e.encoded != nil {
+		return e.encoded, nil
+	}
+	type plain SkillEntry // without this method
+	return json.Marshal(plain(e))
 }
 
 // SkillResource is one file of a SkillEntry.
@@ -168,7 +180,7 @@ func (s *Server) skillsList(ctx context.Context, _ *mcp.ServerSession, p *Skills
 	end := min(start+listPageSize, len(x.skills))
 	for _, is := range x.skills[start:end] {
 		if is.refused == "" {
-			res.Skills = append(res.Skills, is.entry())
+			res.Skills = append(res.Skills, is.served())
 		}
 	}
 	if end < len(x.skills) {
@@ -237,7 +249,7 @@ func (s *Server) skillsGet(_ context.Context, _ *mcp.ServerSession, p *SkillsGet
 	case is.refused != "":
 		return nil, invalidParams("%s", is.refused)
 	}
-	return &SkillsGetResult{ResultType: "complete", Skill: is.entry()}, nil
+	return &SkillsGetResult{ResultType: "complete", Skill: is.served()}, nil
 }
 
 // directoryRead lists the direct children of a skill's directory, or of a
