@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -561,6 +562,71 @@ func TestSkillsListConcurrentOverHTTP(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestSkillsListTenThousandOverHTTP: 10,000 skills/list requests on one
+// HTTP session, from 250 callers at once over as many connections (256 at
+// most, within the file descriptors of a CI runner), are all answered,
+// each with the whole last page: the server builds a few pages at a time
+// (maxConcurrentLists) and the others wait their turn. The last page holds
+// one skill, so that the test measures requests, not the 700 MB that
+// 10,000 first pages would be. Under the race detector, which makes each
+// request ten times slower, and with -short: 1,000 requests.
+func TestSkillsListTenThousandOverHTTP(t *testing.T) {
+	requests, callers := 10_000, 250
+	if raceEnabled || testing.Short() {
+		requests = 1_000
+	}
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), listPageSize+1)
+	srv, _ := skillsServer(t, f, Options{}, "stdio")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeHTTP(ctx, ln, HTTPOptions{}) }()
+	defer func() { cancel(); <-done }()
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 256, MaxIdleConnsPerHost: 256}}
+	cs, err := newSkillsClient(t, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: "http://" + ln.Addr().String() + "/", HTTPClient: client, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	first, err := mcp.CallCustomMethod[*SkillsListParams, *SkillsListResult](ctx, cs, MethodSkillsList, &SkillsListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, requests)
+	filetest.Finishes(t, fmt.Sprintf("%d skills/list", requests), func() {
+		for range callers {
+			wg.Go(func() {
+				for range requests / callers {
+					res, err := mcp.CallCustomMethod[*SkillsListParams, *SkillsListResult](ctx, cs, MethodSkillsList, &SkillsListParams{Cursor: first.NextCursor})
+					switch {
+					case err != nil:
+						errs <- err
+					case len(res.Skills) != 1 || res.NextCursor != "":
+						errs <- fmt.Errorf("a last page of %d skills, next cursor %q", len(res.Skills), res.NextCursor)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+	close(errs)
+	n := 0
+	for err := range errs {
+		if n++; n <= 3 {
+			t.Error(err)
+		}
+	}
+	if n > 0 {
+		t.Errorf("%d of %d requests failed", n, requests)
 	}
 }
 
