@@ -212,14 +212,10 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	data, info, err := readSkillFile(f)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, mcp.ResourceNotFoundError(uri) // removed since it was listed
-	case errors.Is(err, regularfile.ErrNotRegular):
-		return nil, invalidParams("%s is not served: %v", uri, err)
-	case err != nil:
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-	case len(data) > maxResource:
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxResource {
 		return nil, invalidParams("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
 	}
 	if err := s.checkServed(f, info, data); err != nil {
@@ -241,22 +237,34 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 // readSkillFile reads file f, a byte more than maxResource at most,
 // through os.Root so that a link swapped in after listing cannot lead
 // outside the skill, and as a regular file: a named pipe put in its place
-// would block the read, and the server with it.
+// would block the read, and the server with it. A file that cannot be
+// opened so is not served (invalid params); one gone is not found.
 func readSkillFile(f skillFile) ([]byte, fs.FileInfo, error) {
+	uri := f.resource.URI
 	root, err := os.OpenRoot(f.dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, openError(uri, err)
 	}
 	defer root.Close()
 	file, err := regularfile.OpenIn(root, f.rel)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, openError(uri, err)
 	}
 	defer file.Close()
 	data, err := io.ReadAll(io.LimitReader(file, maxResource+1))
-	if err != nil {
-		return nil, nil, err
+	var info fs.FileInfo
+	if err == nil {
+		info, err = file.Stat()
 	}
-	info, err := file.Stat()
-	return data, info, err
+	if err != nil {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", uri, err)}
+	}
+	return data, info, nil
+}
+
+func openError(uri string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return mcp.ResourceNotFoundError(uri) // removed since it was listed
+	}
+	return invalidParams("%s is not served: %v", uri, err)
 }

@@ -382,6 +382,30 @@ func TestSkillsFileRemovedAfterListing(t *testing.T) {
 	}
 }
 
+// TestSkillsFileSwappedForALinkOut: a file replaced after listing by a
+// link to a file outside its skill is not read through the link: the
+// read is refused as invalid params, and the outside bytes never sent.
+func TestSkillsFileSwappedForALinkOut(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), 1)
+	outside := filepath.Join(f.project, "secret.md")
+	filetest.Write(t, f.project, map[string]string{"secret.md": "secret\n"})
+	_, cs := skillsServer(t, f, Options{}, "stdio")
+	guide := filepath.Join(f.projectSkills(), "skill-0000", "references", "guide.md")
+	if err := os.Remove(guide); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, guide); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0000/references/guide.md"})
+	if err == nil {
+		t.Fatalf("read through a link out of the skill: %q", res.Contents[0].Text)
+	}
+	wantCode(t, "resources/read of a file swapped for a link out", err, jsonrpc.CodeInvalidParams)
+}
+
 // recordOf is what an install record says of the skill in dir, each file
 // as it is now.
 func recordOf(t *testing.T, dir string) map[string]RecordedFile {
