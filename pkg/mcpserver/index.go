@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -93,14 +94,14 @@ type indexedFile struct {
 // indexedSkill is one skill of the extension. It is never changed once
 // built: a file found changed makes a new one (see Server.refreshFile).
 type indexedSkill struct {
-	key, dir    string
-	frontmatter map[string]any
-	files       []indexedFile // by rel
-	installed   *Installed
-	prov        *provenance // nil for a skill stax did not install
+	key, dir  string
+	files     []indexedFile // by rel
+	installed *Installed
+	prov      *provenance // nil for a skill stax did not install
 	// refused says why the skill is not served; empty when it is.
 	refused string
-	// encoded is the JSON of its entry, made once (see settle).
+	// encoded is the JSON of its entry, frontmatter included, made once
+	// (see settle).
 	encoded json.RawMessage
 }
 
@@ -167,7 +168,7 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, truncated map[s
 // installed, where it came from and how it drifted since.
 func indexSkill(sk discover.Skill, fm map[string]any, files []skillFile, rec *Installed, prev *indexedSkill) (*indexedSkill, []string) {
 	slices.SortFunc(files, func(a, b skillFile) int { return strings.Compare(a.rel, b.rel) })
-	is := &indexedSkill{key: sk.Key, dir: sk.Dir, frontmatter: fm, installed: rec}
+	is := &indexedSkill{key: sk.Key, dir: sk.Dir, installed: rec}
 	var warnings []string
 	var total int64
 	for _, f := range files {
@@ -188,7 +189,9 @@ func indexSkill(sk discover.Skill, fm map[string]any, files []skillFile, rec *In
 		warnings = append(warnings, fmt.Sprintf("skill %s has %d files and %d bytes, over the %d files and %d MiB every host must accept: hosts may refuse it",
 			sk.Key, len(is.files), total, maxManifestFiles, maxManifestBytes>>20))
 	}
-	is.settle()
+	if err := is.settle(fm); err != nil {
+		return nil, append(warnings, fmt.Sprintf("skill %s is not served to %s: its frontmatter cannot be written as JSON: %v", sk.Key, MethodSkillsList, err))
+	}
 	return is, warnings
 }
 
@@ -287,27 +290,35 @@ func hidden(rel string) bool {
 	return false
 }
 
-// settle judges the skill and encodes its entry, once: a skills/list
-// page then copies the JSON of its entries rather than encoding each
-// frontmatter and every digest again for every request.
-func (is *indexedSkill) settle() {
+// settle judges the skill and encodes its entry, with frontmatter fm,
+// once: a skills/list page then copies the JSON of its entries rather
+// than encoding each frontmatter and every digest again for every
+// request. The frontmatter is kept only as JSON, smaller than its map.
+func (is *indexedSkill) settle(fm map[string]any) (err error) {
 	is.judge()
-	// A frontmatter holds what skill.Frontmatter.Fields makes, which
-	// always encodes; were it not to, the entry is encoded when served.
-	is.encoded, _ = json.Marshal(is.entry())
+	is.encoded, err = json.Marshal(is.entry(fm))
+	return err
 }
 
 // served is the entry of is as skills/list and skills/get send it.
 func (is *indexedSkill) served() SkillEntry {
-	if is.encoded == nil {
-		return is.entry()
-	}
 	return SkillEntry{encoded: is.encoded}
 }
 
-// entry is the skills/list and skills/get entry of is.
-func (is *indexedSkill) entry() SkillEntry {
-	e := SkillEntry{URI: URI(is.key, skill.FileName), Frontmatter: is.frontmatter, Resources: make([]SkillResource, len(is.files))}
+// frontmatter is the frontmatter of the entry of is, its numbers kept as
+// they were written.
+func (is *indexedSkill) frontmatter() (map[string]any, error) {
+	var e SkillEntry
+	d := json.NewDecoder(bytes.NewReader(is.encoded))
+	d.UseNumber()
+	err := d.Decode(&e)
+	return e.Frontmatter, err
+}
+
+// entry is the skills/list and skills/get entry of is, with frontmatter
+// fm.
+func (is *indexedSkill) entry(fm map[string]any) SkillEntry {
+	e := SkillEntry{URI: URI(is.key, skill.FileName), Frontmatter: fm, Resources: make([]SkillResource, len(is.files))}
 	for i, f := range is.files {
 		e.Resources[i] = SkillResource{URI: URI(is.key, f.rel), Digest: "sha256:" + hex.EncodeToString(f.sum[:]), Size: f.size}
 	}
@@ -319,15 +330,21 @@ func (is *indexedSkill) entry() SkillEntry {
 
 // withFile is is with file f as now found on disk: the entry a host gets
 // next describes the bytes it reads.
-func (is *indexedSkill) withFile(f indexedFile) *indexedSkill {
+func (is *indexedSkill) withFile(f indexedFile) (*indexedSkill, error) {
+	fm, err := is.frontmatter()
+	if err != nil {
+		return nil, err
+	}
 	n := *is
 	n.files = slices.Clone(is.files)
 	if i, ok := slices.BinarySearchFunc(n.files, f.rel, func(g indexedFile, rel string) int { return strings.Compare(g.rel, rel) }); ok {
 		n.files[i] = f
 	}
 	n.prov, n.refused = nil, ""
-	n.settle()
-	return &n
+	if err := n.settle(fm); err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 // nextGeneration is the generation of x, built after prev: the same when
@@ -382,7 +399,10 @@ func (s *Server) refreshFile(is *indexedSkill, f indexedFile) {
 	if x.byKey[is.key] != is {
 		return
 	}
-	n := is.withFile(f)
+	n, err := is.withFile(f)
+	if err != nil {
+		return // the entry stays as it was; the read is refused
+	}
 	nx := &skillIndex{generation: x.generation, skills: slices.Clone(x.skills), byKey: maps.Clone(x.byKey)}
 	nx.byKey[is.key] = n
 	i, _ := slices.BinarySearchFunc(nx.skills, is.key, func(a *indexedSkill, key string) int { return strings.Compare(a.key, key) })

@@ -350,6 +350,9 @@ func TestSkillsFileChangedAfterListing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if !reflect.DeepEqual(fresh.Skill.Frontmatter, entry.Frontmatter) {
+				t.Errorf("refreshed frontmatter %v, want %v", fresh.Skill.Frontmatter, entry.Frontmatter)
+			}
 			for _, r := range fresh.Skill.Resources {
 				if r.URI == guide.URI {
 					sum := sha256.Sum256(edited)
