@@ -144,24 +144,42 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, truncated map[s
 				maxIndexedSkills, maxIndexedSkills, sk.Key))
 			break
 		}
-		if truncated[sk.Key] {
-			continue // listFiles warned: a manifest must name every file
-		}
+		var is *indexedSkill
 		fm, err := sk.Fields()
-		if err != nil || fm == nil {
+		switch {
+		case truncated[sk.Key]:
+			// listFiles warned: a manifest must name every file
+		case err != nil || fm == nil:
 			warnings = append(warnings, fmt.Sprintf("skill %s is not served to skills/list: its frontmatter cannot be read as JSON: %v", sk.Key, err))
-			continue
+		default:
+			var warn []string
+			is, warn = indexSkill(sk, fm, byKey[sk.Key], installed[sk.Dir], prev.find(sk.Key))
+			warnings = append(warnings, warn...)
 		}
-		is, warn := indexSkill(sk, fm, byKey[sk.Key], installed[sk.Dir], prev.find(sk.Key))
-		warnings = append(warnings, warn...)
 		if is == nil {
-			continue
+			if is = unchecked(sk, installed[sk.Dir]); is == nil {
+				continue
+			}
 		}
 		x.skills = append(x.skills, is)
 		x.byKey[sk.Key] = is
 	}
 	slices.SortFunc(x.skills, func(a, b *indexedSkill) int { return strings.Compare(a.key, b.key) })
 	return x, warnings
+}
+
+// unchecked is the entry of a skill the extension cannot serve, whose
+// files are therefore not checked against the package stax installed it
+// from: when the trust policy requires that package to verify, the skill
+// is refused, by the Skill tool and resource reads too, as a drifted one
+// is; nil otherwise.
+func unchecked(sk discover.Skill, rec *Installed) *indexedSkill {
+	if rec == nil || !rec.Require {
+		return nil
+	}
+	return &indexedSkill{key: sk.Key, dir: sk.Dir, installed: rec,
+		refused: fmt.Sprintf("refusing skill %s: stax cannot check its files against %s (see the warnings at start), and the trust policy requires %s to verify; reinstall it, or run stax verify --installed",
+			sk.Key, rec.Package, rec.Package)}
 }
 
 // indexSkill digests the files of one skill and says, for a skill stax

@@ -502,6 +502,54 @@ func TestSkillsProvenance(t *testing.T) {
 	}
 }
 
+// TestSkillsUncheckedUnderRequireAreRefused: a skill stax installed that
+// the extension cannot serve (here a file over what a read serves) has
+// files stax does not check against its package; when the trust policy
+// requires the package to verify, the Skill tool and resource reads
+// refuse it as skills/get does, rather than serve it unchecked. Without
+// require, the Skill tool serves it as before.
+func TestSkillsUncheckedUnderRequireAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, require := range []bool{true, false} {
+		t.Run(fmt.Sprintf("require=%v", require), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			manySkills(t, f.projectSkills(), 1)
+			dir := filepath.Join(f.projectSkills(), "skill-0001")
+			filetest.Write(t, f.projectSkills(), map[string]string{"skill-0001/SKILL.md": skillMD("skill-0001", "Huge", "huge body\n")})
+			rec := map[string]*Installed{dir: {Package: "example.com/acme/skills:1.0.0", Digest: "sha256:" + strings.Repeat("a", 64), Require: require, Files: recordOf(t, dir)}}
+			big, err := os.Create(filepath.Join(dir, "big.bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := big.Truncate(maxResource + 1); err != nil { // sparse, and not in the record
+				t.Fatal(err)
+			}
+			big.Close()
+			_, cs := skillsServer(t, f, Options{Installed: func(*discover.Listing) (map[string]*Installed, []string) { return rec, nil }}, "stdio")
+			_, err = getSkill(cs, "skill://skill-0001/SKILL.md")
+			wantCode(t, "skills/get", err, jsonrpc.CodeInvalidParams)
+			text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "skill-0001"})
+			_, rerr := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0001/SKILL.md"})
+			if !require {
+				if isErr || !strings.Contains(text, "huge body") || rerr != nil {
+					t.Errorf("Skill = %q (error %v), read: %v; want it served", text, isErr, rerr)
+				}
+				return
+			}
+			if !isErr || !strings.Contains(text, "trust policy requires") {
+				t.Errorf("Skill = %q (error %v), want the refusal", text, isErr)
+			}
+			if wantCode(t, "resources/read", rerr, jsonrpc.CodeInvalidParams); rerr == nil || !strings.Contains(rerr.Error(), "trust policy requires") {
+				t.Errorf("resources/read: %v, want the refusal", rerr)
+			}
+			if got := len(listAll(t, cs)); got != 1 {
+				t.Errorf("skills/list gave %d skills, want skill-0000 alone", got)
+			}
+		})
+	}
+}
+
 // TestSkillsOverTheLimitsAreNamed: a skill over the files or bytes every
 // host must accept is served with a warning at start naming it; a file
 // larger than a read serves keeps its skill out of the extension, unread.
