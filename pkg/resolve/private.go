@@ -6,14 +6,14 @@ import (
 
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // A package names its dependencies, and every consumer that resolves it
 // sends requests where they point. A package from a registry on the
 // internet that names one on the consumer's own machine or network
-// (registry.IsPrivate: 127.0.0.1:PORT, localhost, 10.0.0.0/8, …) would
+// (reference.IsPrivate: 127.0.0.1:PORT, localhost, 10.0.0.0/8, …) would
 // make each consumer call its own services, with the credentials it
 // keeps for them. So a package read from a registry that is not itself
 // private may name a private registry only if the consumer names that
@@ -39,7 +39,7 @@ func (r *resolver) noteNamed(d declaration.Declaration) {
 // from, the registry of the package declaring it (empty for the
 // consumer's own), is not.
 func privateFromPublic(from string, d declaration.Declaration) (string, bool) {
-	if from == "" || registry.IsPrivate(from) || !d.IsRemote() || !registry.IsPrivate(d.Ref.Registry) {
+	if from == "" || reference.IsPrivate(from) || !d.IsRemote() || !reference.IsPrivate(d.Ref.Registry) {
 		return "", false
 	}
 	return d.Ref.Registry, true

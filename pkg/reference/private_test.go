@@ -1,9 +1,9 @@
-package registry_test
+package reference_test
 
 import (
 	"testing"
 
-	"github.com/stax-dev/stax/pkg/registry"
+	"github.com/stax-dev/stax/pkg/reference"
 )
 
 func TestIsPrivate(t *testing.T) {
@@ -23,7 +23,7 @@ func TestIsPrivate(t *testing.T) {
 		"198.18.0.1:5000", "[fec0::1]:5000", "224.0.0.1", "[ff02::1]",
 		"[::ffff:0:7f00:1]:5000", "[64:ff9b::7f00:1]:5000", "[64:ff9b::a00:1]", "[2002:7f00:1::]:5000", "[::7f00:1]",
 	} {
-		if !registry.IsPrivate(host) {
+		if !reference.IsPrivate(host) {
 			t.Errorf("IsPrivate(%q) = false, want true", host)
 		}
 	}
@@ -33,7 +33,7 @@ func TestIsPrivate(t *testing.T) {
 		"127.0.0.1.example.com", "1.2.3.4.5", "0x1g.example", "256.1.1.1", "1.2.3.4294967296",
 		"[64:ff9b::808:808]", "[2002:808:808::1]", "[::ffff:0:808:808]",
 	} {
-		if registry.IsPrivate(host) {
+		if reference.IsPrivate(host) {
 			t.Errorf("IsPrivate(%q) = true, want false", host)
 		}
 	}
