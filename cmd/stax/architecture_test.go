@@ -203,7 +203,7 @@ func TestDocsArchitectureMapsEveryPackage(t *testing.T) {
 var fileLike = map[string]bool{"go": true, "md": true, "yaml": true, "yml": true, "lock": true, "json": true, "sh": true, "1": true}
 
 // Every Go name, test and file of the repository the prose cites in code
-// is there: `install.LockProject`, `resolve.Graph.LockStore`,
+// is there: `install.LockProject`, `cache.Packages.LockStore`,
 // `Env.resolveTrusted`, `TestDocsCLIMatchesHelp`, `cmd/stax/factory.go`.
 func TestDocsArchitectureNamesWhatExists(t *testing.T) {
 	t.Parallel()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -66,7 +67,7 @@ func (p *Publisher) Publish(repoTag, body string, deps ...string) digest.Digest 
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(resolve.Options{Opener: p.Opener}), pack.Options{Publish: true})
+	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(resolve.Options{Source: cache.New(p.Opener, nil)}), pack.Options{Publish: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func (p *Publisher) Resolve(pins map[string]digest.Digest, repoTags ...string) (
 	for i, rt := range repoTags {
 		decls[i] = p.Reg.Host + "/" + rt
 	}
-	return resolve.Resolve(context.Background(), Declared(p.t, decls...), "", resolve.Options{Opener: p.Opener, Pins: pins})
+	return resolve.Resolve(context.Background(), Declared(p.t, decls...), "", resolve.Options{Source: cache.New(p.Opener, nil), Pins: pins})
 }
 
 // Declared are written, declarations of the command line, parsed as

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -37,7 +38,7 @@ func writePackage(t *testing.T, dir, name string, skills ...string) {
 func install(t *testing.T, root string, sources ...string) (*lock.Lock, *resolve.Graph) {
 	t.Helper()
 	decls := packagetest.Declared(t, sources...)
-	g, err := resolve.Resolve(context.Background(), decls, root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
+	g, err := resolve.Resolve(context.Background(), decls, root, resolve.Options{Source: cache.New(&target.Opener{StoreDir: t.TempDir()}, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
@@ -21,7 +22,7 @@ func skillMD(name, from string) string {
 // resolveDirs resolves package directories under root, as sources in order.
 func resolveDirs(t *testing.T, root string, sources ...string) *resolve.Graph {
 	t.Helper()
-	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, sources...), root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, sources...), root, resolve.Options{Source: cache.New(&target.Opener{StoreDir: t.TempDir()}, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ type Published struct {
 // p declares with a reference beside it, each built for publishing, so that
 // building p with Build.Publish records them by reference and digest. A
 // directory declared without a reference is left for that build to refuse.
-func PushDependencies(ctx context.Context, p *staxyaml.Project, opts resolve.Options, copyOpts transfer.Options) ([]Published, error) {
+func PushDependencies(ctx context.Context, p *staxyaml.Project, opts source.Options, copyOpts transfer.Options) ([]Published, error) {
 	opts.Build.Publish = true
 	pub := &publisher{ctx: ctx, opts: opts, copyOpts: copyOpts, done: map[string]bool{}}
 	root, err := filepath.Abs(p.Root)
@@ -52,7 +52,7 @@ func PushDependencies(ctx context.Context, p *staxyaml.Project, opts resolve.Opt
 
 type publisher struct {
 	ctx      context.Context
-	opts     resolve.Options
+	opts     source.Options
 	copyOpts transfer.Options
 	done     map[string]bool
 	out      []Published
@@ -109,7 +109,7 @@ func (pub *publisher) push(sub *staxyaml.Project, ref string) (Published, error)
 		// Consumers resolve the reference as recorded: it must name a tag.
 		return Published{}, errdefs.Invalid(fmt.Errorf("ref %s names no tag: give the version, e.g. %s:1.0.0", ref, ref))
 	}
-	src, err := source.Open(pub.ctx, sub.Root, source.Options{Opener: pub.opts.Opener, Build: pub.opts.Build, Limits: pub.opts.Limits})
+	src, err := source.Open(pub.ctx, sub.Root, pub.opts)
 	if err != nil {
 		return Published{}, err
 	}

@@ -10,12 +10,14 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
@@ -62,7 +64,7 @@ func TestCopyDependenciesMakesAMirror(t *testing.T) {
 	g.Close()
 
 	p.Reg.Stop()
-	g, err = resolve.Resolve(ctx, packagetest.Declared(t, mirror.Host+"/acme/team:1"), "", resolve.Options{Opener: p.Opener})
+	g, err = resolve.Resolve(ctx, packagetest.Declared(t, mirror.Host+"/acme/team:1"), "", resolve.Options{Source: cache.New(p.Opener, nil)})
 	if err != nil {
 		t.Fatalf("resolving from the mirror with the original gone: %v", err)
 	}
@@ -88,7 +90,7 @@ func TestCopyDependenciesRefusesDirectories(t *testing.T) {
 		"dep/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets. Use when testing mirrors.\n---\nHi.\n",
 	})
 	opener := packagetest.New(t).Opener
-	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "./top"), root, resolve.Options{Opener: opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "./top"), root, resolve.Options{Source: cache.New(opener, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestPushDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := resolve.Options{Opener: p.Opener}
+	opts := source.Options{Opener: p.Opener}
 	published, err := publish.PushDependencies(ctx, proj, opts, transfer.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +164,7 @@ func TestPushDependencies(t *testing.T) {
 	}
 	defer layout.Close()
 	opts.Build.Publish = true
-	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(opts), opts.Build)
+	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(resolve.Options{Source: cache.New(opts.Opener, nil)}), opts.Build)
 	if err != nil {
 		t.Fatalf("building for publishing after its dependencies were: %v", err)
 	}
@@ -211,7 +213,7 @@ func TestPushDependenciesRefusals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			published, err := publish.PushDependencies(ctx, proj, resolve.Options{Opener: p.Opener}, transfer.Options{})
+			published, err := publish.PushDependencies(ctx, proj, source.Options{Opener: p.Opener}, transfer.Options{})
 			if errdefs.Of(err) != tt.class || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("PushDependencies: %v (class %v), want %v saying %q", err, errdefs.Of(err), tt.class, tt.want)
 			}
@@ -238,7 +240,7 @@ func TestPushDependenciesNamesTheCycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = publish.PushDependencies(context.Background(), proj, resolve.Options{Opener: p.Opener}, transfer.Options{})
+	_, err = publish.PushDependencies(context.Background(), proj, source.Options{Opener: p.Opener}, transfer.Options{})
 	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 	if want := "dependency cycle: " + a + " → " + b + " → " + a; err == nil || err.Error() != want || errdefs.Of(err) != errdefs.Unresolved {
 		t.Errorf("PushDependencies: %v (class %v), want %q", err, errdefs.Of(err), want)
@@ -266,7 +268,7 @@ func TestPushDependenciesPushRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = publish.PushDependencies(ctx, proj, resolve.Options{Opener: opener}, transfer.Options{})
+	_, err = publish.PushDependencies(ctx, proj, source.Options{Opener: opener}, transfer.Options{})
 	if errdefs.Of(err) != errdefs.Unavailable || !strings.Contains(err.Error(), "push ../dep to "+reg.Host+"/dep:1.0.0") {
 		t.Errorf("a refused push: %v (class %v), want a registry error naming the push", err, errdefs.Of(err))
 	}

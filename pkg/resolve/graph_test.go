@@ -1,9 +1,7 @@
 package resolve_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -60,122 +59,6 @@ func readAll(into *[]byte) func(io.Reader) error {
 	}
 }
 
-// A resolved graph's registry packages go into the local store as
-// resolved: their manifests and configs are not asked for again, a layer
-// read through StoreLayers is fetched once, and once stored the graph
-// reads everything from the store, with the registry gone.
-func TestStoreKeepsWhatWasResolved(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	p := packagetest.New(t)
-	p.Publish("base:1", "base")
-	p.Publish("team:1", "team", p.Reg.Host+"/base:1")
-
-	g, err := p.Resolve(nil, "team:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if len(g.Order) != 2 || g.Root.Name() != p.Reg.Host+"/team:1" {
-		t.Fatalf("order %v, root %v", g.Order, g.Root)
-	}
-	if ref := g.Order[0].PackageRef(); ref.Digest != g.Order[0].Digest || ref.Kind != artifact.KindPackage || ref.Ref != p.Reg.Host+"/base:1" {
-		t.Errorf("PackageRef of base = %+v", ref)
-	}
-	p.Reg.ResetRequests()
-
-	layers := StoreLayersReadAll(t, g, p.Opener)
-	if got := manifestGets(p.Reg); got != 0 {
-		t.Errorf("reading the layers asked for %d manifests", got)
-	}
-	for _, n := range g.Order {
-		if got := blobGets(p.Reg, n.Package.Skills.Digest); got != 1 {
-			t.Errorf("%s: its layer was fetched %d times, want once", n.Ref, got)
-		}
-	}
-
-	results, err := g.Store(ctx, p.Opener, transfer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(results) != 2 {
-		t.Errorf("%d packages stored, want 2", len(results))
-	}
-	if got := manifestGets(p.Reg); got != 0 {
-		t.Errorf("storing asked for %d manifests, want none: they were fetched while resolving", got)
-	}
-	for _, n := range g.Order {
-		if got := blobGets(p.Reg, n.Package.Skills.Digest); got != 1 {
-			t.Errorf("%s: its layer was fetched %d times in all, want once", n.Ref, got)
-		}
-		if n.Target.Kind != target.KindLocal {
-			t.Errorf("%s is read from %v after Store, want the local store", n.Ref, n.Target.Kind)
-		}
-	}
-
-	// The registry gone, the graph reads its layers from the store.
-	p.Reg.Stop()
-	again := StoreLayersReadAll(t, g, p.Opener)
-	for i := range layers {
-		if !bytes.Equal(layers[i], again[i]) || len(layers[i]) == 0 {
-			t.Errorf("layer %d read from the store differs from the one fetched", i)
-		}
-	}
-}
-
-// StoreLayersReadAll reads every layer of g through resolve.StoreLayers.
-func StoreLayersReadAll(t *testing.T, g *resolve.Graph, opener *target.Opener) [][]byte {
-	t.Helper()
-	var out [][]byte
-	for _, n := range g.Order {
-		var b []byte
-		if err := (resolve.StoreLayers{Graph: g, Opener: opener}).ReadLayer(context.Background(), n, readAll(&b)); err != nil {
-			t.Fatalf("%s: %v", n.Ref, err)
-		}
-		out = append(out, b)
-	}
-	return out
-}
-
-// A layer that does not match its digest fails StoreLayers as corrupt and
-// is not kept in the store; a failing reader's error comes back as it is.
-func TestStoreLayersRefusals(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	p := packagetest.New(t)
-	p.Publish("base:1", "base")
-	g, err := p.Resolve(nil, "base:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := g.Root
-	layer := *n.Package.Skills
-
-	stop := errors.New("the reader stops")
-	err = (resolve.StoreLayers{Graph: g, Opener: p.Opener}).ReadLayer(ctx, n, func(io.Reader) error { return stop })
-	if !errors.Is(err, stop) {
-		t.Errorf("a failing reader: %v, want its error", err)
-	}
-
-	fault := registrytest.CorruptBlob("base", layer.Digest)
-	p.Reg.AddFaults(fault)
-	var b []byte
-	err = (resolve.StoreLayers{Graph: g, Opener: p.Opener}).ReadLayer(ctx, n, readAll(&b))
-	if errdefs.Of(err) != errdefs.DataLoss || fault.Hits() != 1 {
-		t.Errorf("a corrupt layer: %v (class %v, %d faults), want a data-loss error", err, errdefs.Of(err), fault.Hits())
-	}
-	// The graph holds the local store locked until it is closed.
-	g.Close()
-	local, err := p.Opener.OpenLocal(ctx, reference.Reference{}, store.ReadOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer local.Close()
-	if ok, err := local.Exists(ctx, layer); ok || err != nil {
-		t.Errorf("the corrupt layer was kept in the local store (%v)", err)
-	}
-}
-
 // ReadLayer reads a layout's layer and checks all of it, even what the
 // reader left unread.
 func TestReadLayerFromALayout(t *testing.T) {
@@ -189,7 +72,9 @@ func TestReadLayerFromALayout(t *testing.T) {
 	})
 	opener := packagetest.New(t).Opener
 	pushDir(t, opener, pkgDir, "oci:"+layout+":1")
-	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layout+":1"), "", resolve.Options{Opener: opener})
+	pkgs := cache.New(opener, nil)
+	defer pkgs.Close()
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layout+":1"), "", resolve.Options{Source: pkgs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +93,7 @@ func TestReadLayerFromALayout(t *testing.T) {
 	if err := os.WriteFile(blob, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = (resolve.StoreLayers{Graph: g, Opener: opener}).ReadLayer(ctx, n, read)
+	err = pkgs.ReadLayer(ctx, n, read)
 	if errdefs.Of(err) != errdefs.DataLoss || !strings.Contains(err.Error(), "does not match its digest") {
 		t.Errorf("an altered layer left unread: %v (class %v), want a data-loss error", err, errdefs.Of(err))
 	}
@@ -237,7 +122,7 @@ func pushDir(t *testing.T, opener *target.Opener, dir, ref string) digest.Digest
 		t.Fatal(err)
 	}
 	defer layout.Close()
-	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(resolve.Options{Opener: opener}), pack.Options{Publish: true})
+	res, err := pack.Project(ctx, proj, layout, resolve.Dependencies(resolve.Options{Source: cache.New(opener, nil)}), pack.Options{Publish: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +183,7 @@ func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
 	}
 	layout.Close()
 
-	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layoutDir+":foreign"), "", resolve.Options{Opener: opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layoutDir+":foreign"), "", resolve.Options{Source: cache.New(opener, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +204,7 @@ func TestResolveReadsSkillsOffTheLayer(t *testing.T) {
 	}
 
 	// Read with the limits of resolution.
-	_, err = resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layoutDir+":foreign"), "", resolve.Options{Opener: opener, Limits: layers.Limits{MaxFiles: 2}})
+	_, err = resolve.Resolve(ctx, packagetest.Declared(t, "oci:"+layoutDir+":foreign"), "", resolve.Options{Source: cache.New(opener, nil), Limits: layers.Limits{MaxFiles: 2}})
 	if errdefs.Of(err) != errdefs.FailedPrecondition || !strings.Contains(err.Error(), "read the skills layer") {
 		t.Errorf("a layer over MaxFiles: %v (class %v), want a failed-precondition error", err, errdefs.Of(err))
 	}

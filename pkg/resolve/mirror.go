@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
@@ -38,7 +37,7 @@ func (r *resolver) lookUpMirrored(ctx context.Context, mirror string, ref refere
 	}
 	mirrored := ref
 	mirrored.Registry = mirror
-	t, err := r.opts.Opener.Open(ctx, mirrored, store.ReadOnly)
+	t, err := r.opts.Source.Open(ctx, mirrored)
 	if err != nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
@@ -64,7 +65,7 @@ func resolveSpec(t *testing.T, s graphSpec, sources ...string) *resolve.Graph {
 	for i, src := range sources {
 		decls[i] = "./" + src
 	}
-	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, decls...), root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, decls...), root, resolve.Options{Source: cache.New(&target.Opener{StoreDir: t.TempDir()}, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -36,6 +35,9 @@ type looked struct {
 	openErr, lookupErr, checkErr error
 	pkg                          *artifact.Package
 	held                         *heldBlobs
+	// local is set for a package of an oci: layout or the local store,
+	// read from there rather than held.
+	local bool
 	// checked is set once the package was checked (or failed to be).
 	checked bool
 }
@@ -51,9 +53,9 @@ func (r *resolver) lookUp(ctx context.Context, ref reference.Reference, mirror s
 	}
 	l := &looked{}
 	if ref.Digest != "" {
-		l.t, l.openErr = r.opts.Opener.OpenPinned(ctx, ref)
+		l.t, l.openErr = r.opts.Source.OpenPinned(ctx, ref)
 	} else {
-		l.t, l.openErr = r.opts.Opener.Open(ctx, ref, store.ReadOnly)
+		l.t, l.openErr = r.opts.Source.Open(ctx, ref)
 	}
 	if l.openErr != nil {
 		return l
@@ -238,7 +240,7 @@ func (r *resolver) prefetch(d declaration.Declaration, mirror string, depth int)
 		l := r.lookUp(p.ctx, ref, mirror, selectTag)
 		var layer <-chan struct{}
 		if l.openErr == nil && l.lookupErr == nil {
-			layer = r.graph.ahead.start(l, d)
+			layer = r.fetchLayerAhead(l, d)
 			r.check(p.ctx, l)
 		}
 		job.l = l

@@ -12,6 +12,7 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/registry"
@@ -71,7 +72,7 @@ func TestDependencyOnAPrivateRegistryFromAPublicOne(t *testing.T) {
 	for _, repo := range []string{"acme/agent:1", "acme/pinned:1"} {
 		local.ResetRequests()
 		decl := public + "/" + repo
-		_, err := resolve.Resolve(ctx, packagetest.Declared(t, decl), "", resolve.Options{Opener: opener})
+		_, err := resolve.Resolve(ctx, packagetest.Declared(t, decl), "", resolve.Options{Source: cache.New(opener, nil)})
 		if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), decl) || !strings.Contains(err.Error(), base) {
 			t.Errorf("%s: got %v (%v), want a resolution failure naming the package and %s", repo, err, errdefs.Of(err), base)
 		}
@@ -79,7 +80,7 @@ func TestDependencyOnAPrivateRegistryFromAPublicOne(t *testing.T) {
 			t.Errorf("%s: the private registry was sent %d requests, the first %s %s", repo, len(reqs), reqs[0].Method, reqs[0].Path)
 		}
 
-		g, err := resolve.Resolve(ctx, packagetest.Declared(t, decl, local.Host+"/acme/base:1"), "", resolve.Options{Opener: opener})
+		g, err := resolve.Resolve(ctx, packagetest.Declared(t, decl, local.Host+"/acme/base:1"), "", resolve.Options{Source: cache.New(opener, nil)})
 		if err != nil {
 			t.Fatalf("%s with the private registry named by the consumer: %v", repo, err)
 		}
@@ -91,7 +92,7 @@ func TestDependencyOnAPrivateRegistryFromAPublicOne(t *testing.T) {
 
 	// The same package read from the registry under its loopback name is
 	// the consumer's own network's: it may name the other.
-	g, err := resolve.Resolve(ctx, packagetest.Declared(t, p.Reg.Host+"/acme/agent:1"), "", resolve.Options{Opener: opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, p.Reg.Host+"/acme/agent:1"), "", resolve.Options{Source: cache.New(opener, nil)})
 	if err != nil {
 		t.Fatalf("from a loopback registry: %v", err)
 	}
@@ -111,7 +112,7 @@ func TestDependencyOnALocalNameFromAPublicOne(t *testing.T) {
 		dep := host + "/acme/base:1"
 		repo := fmt.Sprintf("acme/agent%d:1", i)
 		packagetest.RefImpl{Name: "agent", Version: "1.0.0", Dependencies: []string{dep}}.Push(t, p.Reg.Host+"/"+repo)
-		_, err := resolve.Resolve(ctx, packagetest.Declared(t, public+"/"+repo), "", resolve.Options{Opener: opener})
+		_, err := resolve.Resolve(ctx, packagetest.Declared(t, public+"/"+repo), "", resolve.Options{Source: cache.New(opener, nil)})
 		if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), "may not make stax send requests") || !strings.Contains(err.Error(), dep) {
 			t.Errorf("a dependency on %s: got %v (%v), want a resolution failure naming it", host, err, errdefs.Of(err))
 		}
@@ -138,7 +139,7 @@ func TestPrivateRegistryNamedInPackagesInAnyOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		deps, err := resolve.Dependencies(resolve.Options{Opener: opener}).Resolve(ctx, proj, pack.Options{})
+		deps, err := resolve.Dependencies(resolve.Options{Source: cache.New(opener, nil)}).Resolve(ctx, proj, pack.Options{})
 		if err != nil || len(deps) != 2 {
 			t.Errorf("packages %v: %d resolved, %v; want both", order, len(deps), err)
 		}

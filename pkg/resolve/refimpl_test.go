@@ -9,6 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
@@ -133,7 +134,7 @@ func TestDependencyListedWithoutDigestFromMirror(t *testing.T) {
 	}
 	p.Reg.Stop()
 
-	g, err := resolve.Resolve(ctx, packagetest.Declared(t, mirror.Host+"/acme/agent:1"), "", resolve.Options{Opener: p.Opener})
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, mirror.Host+"/acme/agent:1"), "", resolve.Options{Source: cache.New(p.Opener, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestDependencyListedWithoutDigestKeepsADeclaredRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	decls := []string{p.Reg.Host + "/acme/agent:1", base}
-	g, err := resolve.Resolve(context.Background(), inRanges(t, map[string]*semver.Range{base: rng}, decls...), "", resolve.Options{Opener: p.Opener})
+	g, err := resolve.Resolve(context.Background(), inRanges(t, map[string]*semver.Range{base: rng}, decls...), "", resolve.Options{Source: cache.New(p.Opener, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,10 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 
-	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/declaration"
@@ -29,7 +29,6 @@ import (
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -40,7 +39,8 @@ const MaxDepth = 32
 
 // Options control resolution.
 type Options struct {
-	Opener *target.Opener
+	// Source opens every package resolved (see Source).
+	Source Source
 	// Limits bound each package and the skills layer read while
 	// resolving; the zero value is the defaults.
 	layers.Limits
@@ -59,18 +59,14 @@ type Options struct {
 	Concurrency int
 	// FetchLayers, for a graph about to be stored, says of each registry
 	// package, by its declaration and its manifest's digest, whether to
-	// fetch its skills layer into the local store as soon as the manifest
-	// is read, beside its config, rather than once the whole graph is
-	// resolved: the layers of one level then come while the next is
-	// looked up. nil fetches none so. A package the caller may yet refuse
-	// (a signature to check) is not to be fetched so: a layer fetched for
-	// a package the graph then does not store stays in the store
-	// untagged, where a later install finds it. The local store is locked
-	// from the first such fetch until the graph is closed.
+	// have Source keep its skills layer (Source.FetchLayer) as soon as the
+	// manifest is read, beside its config, rather than once the whole
+	// graph is resolved: the layers of one level then come while the next
+	// is looked up. nil fetches none so. A package the caller may yet
+	// refuse (a signature to check) is not to be fetched so: a layer
+	// fetched for a package the graph then does not store stays in the
+	// store untagged, where a later install finds it.
 	FetchLayers func(d declaration.Declaration, manifest digest.Digest) bool
-	// Progress, when set, is told about the layers fetched ahead; Store
-	// then does not report them again as blobs the store had.
-	Progress transfer.Progress
 }
 
 // Node is one resolved package.
@@ -104,6 +100,22 @@ type Node struct {
 	held *heldBlobs
 }
 
+// Held is where n's manifest and config can be read as resolving fetched
+// and checked them, without asking the registry again; false when n is
+// not a registry package resolving held.
+func (n *Node) Held() (oras.GraphTarget, bool) {
+	if n.held == nil {
+		return nil, false
+	}
+	return n.held, true
+}
+
+// MoveTo has n read from t, where it was stored, from now on, and lets go
+// of what resolving held of it.
+func (n *Node) MoveTo(t *target.Target) {
+	n.Target, n.held = t, nil
+}
+
 // Reference is the reference of a registry or layout package, as its
 // declaration was parsed, without the digest when it names a tag; the
 // zero Reference for a package directory.
@@ -134,28 +146,19 @@ type Graph struct {
 	// Order is every package, lowest precedence first; see layOut.
 	Order   []*Node
 	targets []*target.Target
-	// store is the local store, once opened for writing; it is not
-	// among targets, which the walk changes while layers are fetched
-	// ahead into the store.
-	store   *target.Target
-	storeMu sync.Mutex
-	// ahead fetches layers while resolving (Options.FetchLayers); nil
-	// when it does not.
+	// ahead holds the layers Source fetches ahead (Options.FetchLayers);
+	// nil when it fetches none.
 	ahead *layersAhead
 }
 
-// Close releases every target the graph opened.
+// Close stops the layers still being fetched ahead, and releases every
+// target the graph opened.
 func (g *Graph) Close() error {
 	g.ahead.stop()
 	var errs []error
 	for _, t := range g.targets {
 		errs = append(errs, t.Close())
 	}
-	g.storeMu.Lock()
-	if g.store != nil {
-		errs = append(errs, g.store.Close())
-	}
-	g.storeMu.Unlock()
 	return errors.Join(errs...)
 }
 
@@ -224,16 +227,9 @@ func Resolve(ctx context.Context, decls []declaration.Declaration, base string, 
 
 func newResolver(ctx context.Context, opts Options) *resolver {
 	ranges := map[string]*semver.Range{}
-	if opts.Opener != nil && opts.Opener.TagMemo == nil {
-		// A repository is asked for its tags once however many
-		// declarations name it.
-		opener := *opts.Opener
-		opener.TagMemo = target.NewTagMemo()
-		opts.Opener = &opener
-	}
 	g := &Graph{}
-	if opts.FetchLayers != nil && opts.Opener != nil {
-		g.ahead = newLayersAhead(ctx, g, opts)
+	if opts.FetchLayers != nil && opts.Source != nil {
+		g.ahead = newLayersAhead(ctx)
 	}
 	return &resolver{ctx: ctx, opts: opts, graph: g, byKey: map[string]*Node{}, visited: map[string]*Node{}, ranges: ranges,
 		ahead: newPrefetcher(ctx, opts.Concurrency)}
@@ -334,10 +330,7 @@ func packageName(p *staxyaml.Project) string {
 // dependencies its config recorded.
 func (r *resolver) fetch(d declaration.Declaration, key string, path []string) (*Node, error) {
 	decl, ref := d.Written, d.Ref
-	var (
-		pinnedTag string
-		err       error
-	)
+	var pinnedTag string
 	if ref.Digest == "" {
 		if pinned, ok := r.opts.Pins[key]; ok {
 			ref.Digest, pinnedTag = pinned, r.opts.PinTags[key]
@@ -345,85 +338,19 @@ func (r *resolver) fetch(d declaration.Declaration, key string, path []string) (
 		// Else, with no tag either, looking it up takes the repository's
 		// default (target.DefaultTag).
 	}
-	if ref.IsLayout() {
-		// A dependency must already be there.
-		if info, err := os.Stat(ref.Layout); err != nil || !info.IsDir() {
-			return nil, errdefs.Resolution(fmt.Errorf("%s: no OCI layout at %s", chain(path), ref.Layout))
-		}
+	found, err := r.locate(d, key, ref, path)
+	if err != nil {
+		return nil, err
 	}
-	var (
-		t    *target.Target
-		desc ocispec.Descriptor
-		l    *looked
-	)
-	switch {
-	case ref.IsLayout():
-		t, err = r.opts.Opener.Open(r.ctx, ref, store.ReadOnly)
-		if err != nil {
-			// A directory that is not a layout is as unresolved as a missing one.
-			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
-		}
-		r.graph.targets = append(r.graph.targets, t)
-		if err = selectInRange(r.ctx, t, r.rangeOf(decl)); err == nil {
-			desc, err = t.Lookup(r.ctx)
-		}
-		if err != nil {
-			return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
-		}
-	case !d.IsRemote():
-		if l = r.lookUpMirrored(r.ctx, r.mirrors[decl], ref); l != nil {
-			t, desc = l.t, l.desc
-			break
-		}
-		// A name without a registry host is a tag of the local store, as
-		// pack -t writes it: a mistyped one is not a Docker Hub request.
-		if t, err = r.opts.Opener.OpenStored(r.ctx, ref); err != nil {
-			return nil, resolutionError(path, err)
-		}
-		r.graph.targets = append(r.graph.targets, t)
-		if desc, err = t.Lookup(r.ctx); err != nil {
-			return nil, resolutionError(path, r.opts.Opener.MissingLocalTag(r.ctx, ref, err))
-		}
-	default:
-		mirror := r.mirrors[decl]
-		rng := r.rangeOf(decl)
-		// A dependency listed without a digest that reads like a
-		// declaration with a range is looked up here, in the range.
-		if l = r.taken(d, mirror, len(path)); l == nil {
-			var selectTag func(*target.Target) error
-			if rng != nil {
-				selectTag = func(t *target.Target) error { return selectInRange(r.ctx, t, rng) }
-			}
-			l = r.lookUp(r.ctx, ref, mirror, selectTag)
-		}
-		if l.openErr != nil {
-			return nil, l.openErr
-		}
-		if l.lookupErr != nil {
-			return nil, resolutionError(path, r.pinGone(key, ref.Digest, l.lookupErr))
-		}
-		t, desc = l.t, l.desc
-	}
-	if n, done, err := r.seen(key, desc.Digest, path); done || err != nil {
+	if n, done, err := r.seen(key, found.desc.Digest, path); done || err != nil {
 		return n, err
 	}
-	var pkg *artifact.Package
-	var held *heldBlobs
-	if l != nil {
-		r.check(r.ctx, l)
-		if l.checkErr != nil {
-			return nil, resolutionError(path, l.checkErr)
-		}
-		pkg, held = l.pkg, l.held
-	} else {
-		if pkg, err = transfer.Check(r.ctx, t, desc, r.opts.MaxSize); err != nil {
-			return nil, resolutionError(path, err)
-		}
-		if err := recordLayerSkills(r.ctx, t, pkg, r.opts.Limits); err != nil {
-			return nil, resolutionError(path, err)
-		}
+	pkg, held, err := r.read(found, path)
+	if err != nil {
+		return nil, err
 	}
-	n := &Node{Ref: decl, Key: key, Digest: desc.Digest, Package: pkg, Target: t, Path: path, held: held, ref: ref}
+	t := found.t
+	n := &Node{Ref: decl, Key: key, Digest: found.desc.Digest, Package: pkg, Target: t, Path: path, held: held, ref: ref}
 	if n.ref.Tag != "" {
 		n.ref.Digest = ""
 	}
@@ -442,6 +369,91 @@ func (r *resolver) fetch(d declaration.Declaration, key string, path []string) (
 		return nil, err
 	}
 	return n, nil
+}
+
+// locate finds the manifest ref names, d as the walk pinned it: in an
+// oci: layout, in the local store for a name without a registry host,
+// else on its registry (or the mirror, see lookUpMirrored), through what
+// was fetched ahead when that was started. Its errors name path.
+func (r *resolver) locate(d declaration.Declaration, key string, ref reference.Reference, path []string) (*looked, error) {
+	decl := d.Written
+	switch {
+	case ref.IsLayout():
+		return r.locateLayout(decl, ref, path)
+	case !d.IsRemote():
+		if l := r.lookUpMirrored(r.ctx, r.mirrors[decl], ref); l != nil {
+			return l, nil
+		}
+		// A name without a registry host is a tag of the local store, as
+		// pack -t writes it: a mistyped one is not a Docker Hub request.
+		t, desc, err := r.opts.Source.LookupStored(r.ctx, ref)
+		if err != nil {
+			return nil, resolutionError(path, err)
+		}
+		r.graph.targets = append(r.graph.targets, t)
+		return &looked{t: t, desc: desc, local: true}, nil
+	}
+	mirror := r.mirrors[decl]
+	// A dependency listed without a digest that reads like a declaration
+	// with a range is looked up here, in the range.
+	l := r.taken(d, mirror, len(path))
+	if l == nil {
+		var selectTag func(*target.Target) error
+		if rng := r.rangeOf(decl); rng != nil {
+			selectTag = func(t *target.Target) error { return selectInRange(r.ctx, t, rng) }
+		}
+		l = r.lookUp(r.ctx, ref, mirror, selectTag)
+	}
+	if l.openErr != nil {
+		return nil, l.openErr
+	}
+	if l.lookupErr != nil {
+		return nil, resolutionError(path, r.pinGone(key, ref.Digest, l.lookupErr))
+	}
+	return l, nil
+}
+
+// locateLayout finds the manifest ref, an oci: layout's reference, names
+// there, in decl's range. A dependency's layout must already be there.
+func (r *resolver) locateLayout(decl string, ref reference.Reference, path []string) (*looked, error) {
+	if info, err := os.Stat(ref.Layout); err != nil || !info.IsDir() {
+		return nil, errdefs.Resolution(fmt.Errorf("%s: no OCI layout at %s", chain(path), ref.Layout))
+	}
+	t, err := r.opts.Source.Open(r.ctx, ref)
+	if err != nil {
+		// A directory that is not a layout is as unresolved as a missing one.
+		return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
+	}
+	r.graph.targets = append(r.graph.targets, t)
+	l := &looked{t: t, local: true}
+	if err = selectInRange(r.ctx, t, r.rangeOf(decl)); err == nil {
+		l.desc, err = t.Lookup(r.ctx)
+	}
+	if err != nil {
+		return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
+	}
+	return l, nil
+}
+
+// read reads and vets the package l found: a registry's through what
+// its lookup held (see check), one of a layout or the local store from
+// there.
+func (r *resolver) read(l *looked, path []string) (*artifact.Package, *heldBlobs, error) {
+	if !l.local {
+		r.check(r.ctx, l)
+		if l.checkErr != nil {
+			return nil, nil, resolutionError(path, l.checkErr)
+		}
+		return l.pkg, l.held, nil
+	}
+	pkg, err := transfer.Check(r.ctx, l.t, l.desc, r.opts.MaxSize)
+	if err != nil {
+		return nil, nil, resolutionError(path, err)
+	}
+	if err := recordLayerSkills(r.ctx, l.t, pkg, r.opts.Limits); err != nil {
+		return nil, nil, resolutionError(path, err)
+	}
+	return pkg, nil, nil
 }
 
 // resolveDependencies resolves the dependencies the package of n, a
@@ -578,21 +590,19 @@ func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, release, err := store.OpenScratch(r.ctx, "resolve")
+	var (
+		res      *pack.Result
+		children []*Node
+	)
+	t, err := r.opts.Source.OpenBuilt(r.ctx, "resolve", func(pusher content.Pusher) (ocispec.Descriptor, error) {
+		if res, children, err = r.buildInto(p, pusher, path); err != nil {
+			return ocispec.Descriptor{}, err
+		}
+		return res.Descriptor, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	res, children, err := r.buildInto(p, s, path)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	t, err := r.opts.Opener.Open(r.ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	t = target.WithCleanup(t, func() error { release(); return nil })
 	r.graph.targets = append(r.graph.targets, t)
 	if n, done, err := r.seen(key, res.Descriptor.Digest, path); done || err != nil {
 		return n, err
@@ -719,130 +729,6 @@ func resolutionError(path []string, err error) error {
 	return fmt.Errorf("resolve %s: %w", chain(path), err)
 }
 
-// Store copies every registry package of the graph into the local store,
-// tagged under its reference, and reads it from there from then on: what
-// was resolved is kept, and a registry that goes away after this point
-// cannot leave a materialization half done. A package's manifest and
-// config are the bytes resolving fetched and checked, not asked for again,
-// and a layer already in the store (see StoreLayers) is not fetched.
-// Packages are copied at once, opts.Concurrency at most (0: as many as
-// transfer.DefaultConcurrency); one whose blobs an earlier package also has waits
-// for that one, then finds them stored, so a blob is fetched once. The
-// first failure in the graph's order is returned, and stops the others.
-// The store stays locked until the graph is closed.
-func (g *Graph) Store(ctx context.Context, opener *target.Opener, opts transfer.Options) ([]*transfer.Result, error) {
-	return g.StartStore(ctx, opener, opts).Wait()
-}
-
-// Storing is a Store under way.
-type Storing struct {
-	index map[*Node]int // of the registry packages
-	// done[i] is closed once the store of the i-th registry package has
-	// ended, with errs[i]; one never started is never closed.
-	done     []chan struct{}
-	errs     []error
-	finished chan struct{}
-	results  []*transfer.Result
-	err      error
-}
-
-// StartStore starts Store on a goroutine of its own: a package can be
-// read from the store (see Stored) while the others are still being
-// fetched. Until Wait has returned, a package's Target is not to be
-// read before Stored has returned for it, nor the graph closed.
-func (g *Graph) StartStore(ctx context.Context, opener *target.Opener, opts transfer.Options) *Storing {
-	s := &Storing{index: map[*Node]int{}, finished: make(chan struct{})}
-	var remote []*Node
-	for _, n := range g.Order {
-		if n.Target.Kind == target.KindRemote {
-			s.index[n] = len(remote)
-			remote = append(remote, n)
-		}
-	}
-	s.done, s.errs = make([]chan struct{}, len(remote)), make([]error, len(remote))
-	for i := range s.done {
-		s.done[i] = make(chan struct{})
-	}
-	if g.ahead != nil {
-		// A store stopped needs no layer: a fetch ahead waiting for
-		// the store's lock, which it holds the graph's store for, lets
-		// go of it.
-		context.AfterFunc(ctx, g.ahead.cancel)
-	}
-	go func() {
-		defer close(s.finished)
-		s.results, s.err = g.storeAll(ctx, opener, opts, remote, s)
-	}()
-	return s
-}
-
-// Wait waits for the store to end, and returns what Store returns.
-func (s *Storing) Wait() ([]*transfer.Result, error) {
-	<-s.finished
-	return s.results, s.err
-}
-
-// Stored waits until n can be read from its Target: at once for a
-// package that is not a registry's, else once it is in the local store.
-// It returns the failure to store n, the store's failure when it ended
-// before storing n, or ctx's error.
-func (s *Storing) Stored(ctx context.Context, n *Node) error {
-	i, ok := s.index[n]
-	if !ok {
-		return nil
-	}
-	select {
-	case <-s.done[i]:
-		return s.errs[i]
-	case <-s.finished:
-		select {
-		case <-s.done[i]:
-			return s.errs[i]
-		default:
-			// Never started: the store failed first.
-			return s.err
-		}
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (g *Graph) storeAll(ctx context.Context, opener *target.Opener, opts transfer.Options, remote []*Node, s *Storing) ([]*transfer.Result, error) {
-	if len(remote) == 0 {
-		return nil, nil
-	}
-	local, err := g.local(ctx, opener)
-	if err != nil {
-		return nil, err
-	}
-	results := make([]*transfer.Result, len(remote))
-	after := sharingBlobs(remote)
-	// Packages start in graph order, so the ones a package waits for have
-	// started before it and do not wait for it.
-	err = inorder.Concurrently(ctx, len(remote), opts.Concurrency, func(ctx context.Context, i int) (err error) {
-		defer func() {
-			s.errs[i] = err
-			close(s.done[i])
-		}()
-		for _, j := range after[i] {
-			select {
-			case <-s.done[j]:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		if err := g.ahead.wait(ctx, remote[i]); err != nil {
-			return err
-		}
-		results[i], err = remote[i].store(ctx, local, g.ahead.progressOf(opts))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return results, nil
-}
-
 // pinGone says of err, the failure to look up a package at the digest
 // stax.lock pins for key, that the registry no longer has that digest and
 // how to move on: the repository and tag are fine, the locked version
@@ -852,45 +738,4 @@ func (r *resolver) pinGone(key string, d digest.Digest, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w; stax.lock pins %s at %s, which the registry no longer has: run `stax update %s` to take the newest version stax.yaml allows", err, termtext.Escape(key), d, termtext.Escape(staxyaml.PackageOf(key)))
-}
-
-// sharingBlobs gives, for each of nodes, the earlier ones that have one
-// of its blobs: storing it waits for them.
-func sharingBlobs(nodes []*Node) [][]int {
-	first := map[digest.Digest]int{}
-	after := make([][]int, len(nodes))
-	for i, n := range nodes {
-		blobs := append([]ocispec.Descriptor{n.Package.Manifest.Config}, n.Package.Manifest.Layers...)
-		for _, b := range blobs {
-			j, seen := first[b.Digest]
-			switch {
-			case !seen:
-				first[b.Digest] = i
-			case j != i && !slices.Contains(after[i], j):
-				after[i] = append(after[i], j)
-			}
-		}
-	}
-	return after
-}
-
-// store copies n, a registry package, into local, and reads it from there
-// from then on.
-func (n *Node) store(ctx context.Context, local *target.Target, opts transfer.Options) (*transfer.Result, error) {
-	ref := n.ref
-	ref.Digest = n.Digest
-	dst := local.WithRef(ref)
-	src := n.Target.WithRef(ref)
-	if n.held != nil && !opts.Referrers {
-		// The manifest and config are stored as resolving fetched
-		// and checked them; what refers to the package is listed
-		// through the repository itself.
-		src.GraphTarget = n.held
-	}
-	res, err := transfer.Copy(ctx, src, dst, opts)
-	if err != nil {
-		return nil, err
-	}
-	n.Target, n.held = dst, nil
-	return res, nil
 }

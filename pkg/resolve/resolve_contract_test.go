@@ -10,6 +10,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/packagetest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
 )
@@ -19,7 +20,7 @@ func resolveErr(t *testing.T, s graphSpec, sources ...string) error {
 	t.Helper()
 	root := t.TempDir()
 	s.write(t, root)
-	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, sources...), root, resolve.Options{Opener: &target.Opener{StoreDir: t.TempDir()}})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, sources...), root, resolve.Options{Source: cache.New(&target.Opener{StoreDir: t.TempDir()}, nil)})
 	if err == nil {
 		g.Close()
 	}

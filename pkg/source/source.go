@@ -14,9 +14,11 @@ import (
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
@@ -214,22 +216,19 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, release, err := store.OpenScratch(ctx, "build")
+	deps := resolve.Dependencies(resolve.Options{Source: cache.New(opts.Opener, nil), Limits: opts.Limits})
+	var res *pack.Result
+	t, err := opts.Opener.OpenBuilt(ctx, "build", func(pusher content.Pusher) (ocispec.Descriptor, error) {
+		if res, err = pack.Project(ctx, p, pusher, deps, opts.Build); err != nil {
+			return ocispec.Descriptor{}, err
+		}
+		return res.Descriptor, nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	res, err := pack.Project(ctx, p, s, resolve.Dependencies(resolve.Options{Opener: opts.Opener, Limits: opts.Limits}), opts.Build)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	t, err := opts.Opener.Open(ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
-	if err != nil {
-		release()
 		return nil, err
 	}
 	return &Source{
-		Target:     target.WithCleanup(t, func() error { release(); return nil }),
+		Target:     t,
 		Descriptor: res.Descriptor,
 		Name:       dir,
 		Built:      res,

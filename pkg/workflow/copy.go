@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/publish"
@@ -77,7 +78,9 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 		if isLocalTag(opts.Source, srcRef) {
 			decl = srcRef.Familiar() // which the resolver, too, reads from the store
 		}
-		graph, err = env.resolveTrusted(ctx, []declaration.Declaration{declaration.Of(srcRef, decl, declaration.Where{})}, ".", resolve.Options{Limits: opts.Limits}, opts.Verify)
+		pkgs := cache.New(env.Opener, nil)
+		defer pkgs.Close()
+		graph, err = env.resolveTrusted(ctx, []declaration.Declaration{declaration.Of(srcRef, decl, declaration.Where{})}, ".", resolve.Options{Source: pkgs, Limits: opts.Limits}, opts.Verify)
 		if err != nil {
 			return nil, err
 		}

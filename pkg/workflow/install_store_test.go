@@ -13,6 +13,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/packagetest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/target"
@@ -41,7 +42,7 @@ func installTwoPackages(t *testing.T) *storedTwice {
 	if _, err := s.install(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, s.b), "", resolve.Options{Opener: p.Opener})
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, s.b), "", resolve.Options{Source: cache.New(p.Opener, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

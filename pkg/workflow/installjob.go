@@ -10,6 +10,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
@@ -94,7 +95,12 @@ type installed struct {
 // Outcome. Close the graph of the result.
 func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installed, err error) {
 	frozen := req.Frozen != nil
-	graph, err := e.resolveSources(ctx, req)
+	// What is resolved is kept in the local store through the same
+	// packages: the layers fetched ahead, then the graph stored. They are
+	// released when the install ends, the store's lock with them.
+	pkgs := cache.New(e.Opener, req.Copy.Progress)
+	defer pkgs.Close()
+	graph, err := e.resolveSources(ctx, req, pkgs)
 	if err != nil {
 		return nil, frozenError(frozen, err)
 	}
@@ -121,7 +127,7 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 		return nil, err
 	}
 	// The store's lock before the folders': see LockProject.
-	if err := graph.LockStore(ctx, e.Opener); err != nil {
+	if err := pkgs.LockStore(ctx, graph); err != nil {
 		return nil, frozenError(frozen, err)
 	}
 	// Nothing an install does or says uses a skill's description, and in
@@ -134,7 +140,7 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 			return nil, errdefs.Resolution(err)
 		}
 	}
-	if out.Outcome, err = e.writeWinners(ctx, req, graph, merged, trust.Signers(outcomes)); err != nil {
+	if out.Outcome, err = e.writeWinners(ctx, req, pkgs, graph, merged, trust.Signers(outcomes)); err != nil {
 		return nil, err
 	}
 	out.Warnings = append(install.Overlaps(req.Placement), caseWarnings(merged)...)
@@ -149,9 +155,8 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 // what it resolves has each layer fetched with its package's config, but
 // for a package the trust policy may refuse: nothing of it is written
 // before it is admitted.
-func (e *Env) resolveSources(ctx context.Context, req installRequest) (*resolve.Graph, error) {
-	ropts := resolve.Options{Opener: e.Opener, Limits: req.Limits, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency,
-		Progress: req.Copy.Progress}
+func (e *Env) resolveSources(ctx context.Context, req installRequest, pkgs *cache.Packages) (*resolve.Graph, error) {
+	ropts := resolve.Options{Source: pkgs, Limits: req.Limits, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency}
 	if req.Frozen != nil {
 		ropts.Pins = req.Frozen.Pins()
 	}
@@ -171,13 +176,13 @@ func (e *Env) resolveSources(ctx context.Context, req installRequest) (*resolve.
 // reported, as when they were stored first: it stops the install. An
 // install that fails on its own stops the store, whose packages it no
 // longer needs, and reports its own failure.
-func (e *Env) writeWinners(ctx context.Context, req installRequest, graph *resolve.Graph, merged *merge.Result, verified map[digest.Digest]string) (*install.Outcome, error) {
+func (e *Env) writeWinners(ctx context.Context, req installRequest, pkgs *cache.Packages, graph *resolve.Graph, merged *merge.Result, verified map[digest.Digest]string) (*install.Outcome, error) {
 	frozen := req.Frozen != nil
 	copyOpts := req.Copy
 	copyOpts.MaxSize = req.MaxSize
 	sctx, stopStore := context.WithCancel(ctx)
 	defer stopStore()
-	storing := graph.StartStore(sctx, e.Opener, copyOpts)
+	storing := pkgs.StartStore(sctx, graph, copyOpts)
 	ictx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -200,7 +205,7 @@ func (e *Env) writeWinners(ctx context.Context, req installRequest, graph *resol
 // storing is storing. Each skill is read from its layer straight into the
 // folder's staging directory, and only if the folder does not hold it
 // already.
-func installStored(ctx context.Context, req installRequest, graph *resolve.Graph, merged *merge.Result, verified map[digest.Digest]string, storing *resolve.Storing) (*install.Outcome, error) {
+func installStored(ctx context.Context, req installRequest, graph *resolve.Graph, merged *merge.Result, verified map[digest.Digest]string, storing *cache.Storing) (*install.Outcome, error) {
 	scratch.Sweep("install") // what an older stax, killed, left in $TMPDIR
 	skills := winnerSkills(merged, storedLayers{storing}, req.Limits, req.AllowHiddenText)
 	iopts := install.Options{Root: req.Placement.Root, Workspace: req.Placement.Workspace, Portable: req.Placement.Portable(), Force: req.Force, LockDir: req.LockDir, Records: req.Placement.Records}

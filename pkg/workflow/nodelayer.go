@@ -9,6 +9,7 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/install"
@@ -72,7 +73,7 @@ func nodeLayer(n *resolve.Node, from layerReader, limits layers.Limits) *install
 // what it serves, so the layer is verified as it is read, as pull
 // verifies it.
 type storedLayers struct {
-	storing *resolve.Storing
+	storing *cache.Storing
 }
 
 func (s storedLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {

@@ -7,6 +7,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -77,7 +78,7 @@ func Pack(ctx context.Context, env *Env, opts PackOptions) (*PackResult, error) 
 	// is not held through lookups in registries, and is the last taken.
 	build := opts.Build
 	build.Project = p
-	if build.Dependencies, err = resolve.Dependencies(resolve.Options{Opener: env.Opener, Limits: layers.Limits{MaxSize: opts.Build.MaxSize}}).Resolve(ctx, p, opts.Build); err != nil {
+	if build.Dependencies, err = resolve.Dependencies(resolve.Options{Source: cache.New(env.Opener, nil), Limits: layers.Limits{MaxSize: opts.Build.MaxSize}}).Resolve(ctx, p, opts.Build); err != nil {
 		return nil, err
 	}
 	dst, err := env.packDestination(ctx, tagRef)

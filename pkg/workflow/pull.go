@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -60,7 +61,11 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{Limits: opts.Limits}, opts.Verify)
+	// What is resolved is stored through the packages it was resolved
+	// from, which hold the local store until the pull ends.
+	pkgs := cache.New(env.Opener, env.Progress)
+	defer pkgs.Close()
+	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{Source: pkgs, Limits: opts.Limits}, opts.Verify)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +84,7 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	}
 
 	copyOpts := env.transferOptions(opts.MaxSize)
-	store := func() error { _, err := graph.Store(ctx, env.Opener, copyOpts); return err }
+	store := func() error { _, err := pkgs.Store(ctx, graph, copyOpts); return err }
 	if opts.OutputDir == "" {
 		err = store()
 	} else {
@@ -87,8 +92,7 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 		// it is extracted: as many are read at once as blobs are
 		// transferred. The directory is staged beside OutputDir, which
 		// appears once every package is stored.
-		from := resolve.StoreLayers{Graph: graph, Opener: env.Opener, Progress: env.Progress}
-		skills := winnerSkills(merged, from, opts.Limits, opts.AllowHiddenText)
+		skills := winnerSkills(merged, pkgs, opts.Limits, opts.AllowHiddenText)
 		err = scratch.Stage(opts.OutputDir, pullStagingPrefix, func(dir string) error {
 			if err := install.WriteFolder(ctx, dir, skills, env.Concurrency); err != nil {
 				return err

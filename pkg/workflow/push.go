@@ -12,7 +12,6 @@ import (
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
@@ -160,7 +159,7 @@ func (e *Env) publishDependencies(ctx context.Context, dir string, build pack.Op
 	}
 	copyOpts := e.transferOptions(build.MaxSize)
 	copyOpts.NoOverwrite = noOverwrite
-	published, err := publish.PushDependencies(ctx, p, resolve.Options{Opener: e.Opener, Limits: layers.Limits{MaxSize: build.MaxSize}, Build: build}, copyOpts)
+	published, err := publish.PushDependencies(ctx, p, source.Options{Opener: e.Opener, Limits: layers.Limits{MaxSize: build.MaxSize}, Build: build}, copyOpts)
 	for _, d := range published {
 		if pushed != nil {
 			pushed(d)

@@ -94,7 +94,7 @@ func (e *Env) checkVerification(v Verification) error {
 // the trust policy to every package before anything else reads them: the
 // one way pull, copy and install admit packages.
 func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, error) {
-	opts.Opener, opts.Concurrency = e.Opener, e.Concurrency
+	opts.Concurrency = e.Concurrency
 	g, err := resolve.Resolve(ctx, refs, dir, opts)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,49 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/target"
+)
+
+// ReadLayer reads n's skills layer, as merge.Materialize reads the
+// layers of a graph p resolved (merge.Layers), for pull: a registry
+// package's layer goes into the local store while read consumes it, one
+// pass over its bytes, and Store then finds it there rather than
+// fetching it again. A layer the store holds already is read from it;
+// any other, from its package's target.
+func (p *Packages) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
+	if n.Target.Kind != target.KindRemote {
+		return resolve.ReadLayer(ctx, n, n.Target, read)
+	}
+	local, err := p.local(ctx)
+	if err != nil {
+		return err
+	}
+	desc := *n.Package.Skills
+	if ok, err := local.Exists(ctx, desc); err != nil {
+		return local.Explain(err)
+	} else if ok {
+		return resolve.ReadLayer(ctx, n, local, read)
+	}
+	rc, err := n.Target.Fetch(ctx, desc)
+	if err != nil {
+		return n.Target.Explain(err)
+	}
+	if p.progress != nil {
+		rc = p.progress.Track(desc, rc)
+	}
+	defer rc.Close()
+	var source *store.SourceError
+	err = store.TeeBlob(local.LayoutDir(), desc, rc, read)
+	if errors.As(err, &source) || errors.Is(err, content.ErrMismatchedDigest) {
+		return n.Target.Explain(err) // the registry's, or the network's
+	}
+	return err
+}
