@@ -182,61 +182,31 @@ type failure struct {
 	detail string
 }
 
+func failf(r Reason, format string, args ...any) failure {
+	return failure{r, fmt.Sprintf(format, args...)}
+}
+
 func fail(r Reason, format string, args ...any) (*Verified, failure, error) {
-	return nil, failure{r, fmt.Sprintf(format, args...)}, nil
+	return nil, failf(r, format, args...), nil
 }
 
 // verifyOne checks one referrer. A signature that does not verify is a
 // failure; a referrer that is no signature, a failure without a reason; an
 // error is a failure to read what is there.
 func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec.Descriptor, opts VerifyOptions) (*Verified, failure, error) {
-	if ref.Size < 0 || ref.Size > artifact.MaxMetadataSize {
-		return fail(ReasonBadSignature, "manifest of %d bytes is over the %d-byte limit", ref.Size, artifact.MaxMetadataSize)
+	m, b, f, err := readBundle(ctx, t, desc, ref)
+	if err != nil || b == nil {
+		return nil, f, err
 	}
-	raw, err := content.FetchAll(ctx, t, ref)
-	if err != nil {
-		return nil, failure{}, fmt.Errorf("fetch signature %s: %w", ref.Digest, err)
-	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return fail(ReasonBadSignature, "manifest is not valid JSON: %v", err)
-	}
-	if m.ArtifactType != ArtifactType && m.ArtifactType != MediaTypeSigstoreBundle {
-		return nil, failure{}, nil
-	}
-	if m.Subject == nil || m.Subject.Digest != desc.Digest {
-		return fail(ReasonSubjectMismatch, "its manifest does not refer to %s", desc.Digest)
-	}
-	layerType, format := MediaTypePayload, FormatStax
+	format := FormatStax
 	if m.ArtifactType == MediaTypeSigstoreBundle {
-		layerType, format = MediaTypeSigstoreBundle, FormatSigstore
-	}
-	var payload *ocispec.Descriptor
-	for i := range m.Layers {
-		if m.Layers[i].MediaType == layerType {
-			payload = &m.Layers[i]
-			break
-		}
-	}
-	if payload == nil {
-		return fail(ReasonBadSignature, "it has no %s layer", layerType)
-	}
-	if payload.Size < 0 || payload.Size > artifact.MaxMetadataSize {
-		return fail(ReasonBadSignature, "bundle of %d bytes is over the %d-byte limit", payload.Size, artifact.MaxMetadataSize)
-	}
-	data, err := content.FetchAll(ctx, t, *payload)
-	if err != nil {
-		return nil, failure{}, fmt.Errorf("fetch signature bundle %s: %w", payload.Digest, err)
-	}
-	var b bundle.Bundle
-	if err := b.UnmarshalJSON(data); err != nil {
-		return fail(ReasonBadSignature, "its payload is not a Sigstore bundle: %v", err)
+		format = FormatSigstore
 	}
 	env := b.GetDsseEnvelope()
 	if env == nil {
 		return fail(ReasonBadSignature, "its bundle holds no DSSE envelope, the only kind stax verifies")
 	}
-	signer, result, reason, why := signerOf(&b, opts.Verifiers)
+	signer, result, reason, why := signerOf(b, opts.Verifiers)
 	if signer == nil {
 		return fail(reason, "%s", why)
 	}
@@ -250,17 +220,7 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 		return fail(ReasonSubjectMismatch, "it signs %s, not %s", subjectDigests(st), desc.Digest)
 	}
 	v := &Verified{Signer: signer.ID(), Signature: ref, Format: format}
-	if result.Signature != nil && result.Signature.Certificate != nil {
-		cert := result.Signature.Certificate
-		v.Signer, v.Identity, v.Issuer = cert.SubjectAlternativeName, cert.SubjectAlternativeName, cert.Extensions.Issuer
-		// A keyless signature's time is the one a log or timestamp
-		// authority vouched for, not one the signer states.
-		for _, ts := range result.VerifiedTimestamps {
-			if v.SignedAt.IsZero() || ts.Timestamp.Before(v.SignedAt) {
-				v.SignedAt = ts.Timestamp
-			}
-		}
-	}
+	v.setCertificate(result)
 	if format == FormatSigstore && st.PredicateType != PredicateType {
 		return v, failure{}, nil // cosign's: it names the manifest alone
 	}
@@ -272,32 +232,107 @@ func verifyOne(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec
 	prov := st.Predicate
 	v.Provenance = prov
 	v.SignedAt, _ = time.Parse(time.RFC3339, prov.SignedAt)
-	if prov.Signer != signer.ID() {
-		return fail(ReasonContentMismatch, "its statement names the signer %s, but key %s made it", prov.Signer, signer.ID())
+	if f, err := checkSigned(ctx, t, desc, m, prov, signer.ID(), opts.Limits); err != nil || f.Reason != "" {
+		return nil, f, err
+	}
+	return v, failure{}, nil
+}
+
+// readBundle reads the manifest of the referrer ref of desc and the
+// Sigstore bundle it carries. A referrer that is no signature has neither
+// bundle nor failure.
+func readBundle(ctx context.Context, t content.ReadOnlyStorage, desc, ref ocispec.Descriptor) (*ocispec.Manifest, *bundle.Bundle, failure, error) {
+	if ref.Size < 0 || ref.Size > artifact.MaxMetadataSize {
+		return nil, nil, failf(ReasonBadSignature, "manifest of %d bytes is over the %d-byte limit", ref.Size, artifact.MaxMetadataSize), nil
+	}
+	raw, err := content.FetchAll(ctx, t, ref)
+	if err != nil {
+		return nil, nil, failure{}, fmt.Errorf("fetch signature %s: %w", ref.Digest, err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, nil, failf(ReasonBadSignature, "manifest is not valid JSON: %v", err), nil
+	}
+	if m.ArtifactType != ArtifactType && m.ArtifactType != MediaTypeSigstoreBundle {
+		return nil, nil, failure{}, nil
+	}
+	if m.Subject == nil || m.Subject.Digest != desc.Digest {
+		return nil, nil, failf(ReasonSubjectMismatch, "its manifest does not refer to %s", desc.Digest), nil
+	}
+	layerType := MediaTypePayload
+	if m.ArtifactType == MediaTypeSigstoreBundle {
+		layerType = MediaTypeSigstoreBundle
+	}
+	var payload *ocispec.Descriptor
+	for i := range m.Layers {
+		if m.Layers[i].MediaType == layerType {
+			payload = &m.Layers[i]
+			break
+		}
+	}
+	if payload == nil {
+		return nil, nil, failf(ReasonBadSignature, "it has no %s layer", layerType), nil
+	}
+	if payload.Size < 0 || payload.Size > artifact.MaxMetadataSize {
+		return nil, nil, failf(ReasonBadSignature, "bundle of %d bytes is over the %d-byte limit", payload.Size, artifact.MaxMetadataSize), nil
+	}
+	data, err := content.FetchAll(ctx, t, *payload)
+	if err != nil {
+		return nil, nil, failure{}, fmt.Errorf("fetch signature bundle %s: %w", payload.Digest, err)
+	}
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(data); err != nil {
+		return nil, nil, failf(ReasonBadSignature, "its payload is not a Sigstore bundle: %v", err), nil
+	}
+	return &m, &b, failure{}, nil
+}
+
+// setCertificate takes the signer of a keyless signature from the
+// certificate that result verified, if any.
+func (v *Verified) setCertificate(result *verify.VerificationResult) {
+	if result.Signature == nil || result.Signature.Certificate == nil {
+		return
+	}
+	cert := result.Signature.Certificate
+	v.Signer, v.Identity, v.Issuer = cert.SubjectAlternativeName, cert.SubjectAlternativeName, cert.Extensions.Issuer
+	// A keyless signature's time is the one a log or timestamp
+	// authority vouched for, not one the signer states.
+	for _, ts := range result.VerifiedTimestamps {
+		if v.SignedAt.IsZero() || ts.Timestamp.Before(v.SignedAt) {
+			v.SignedAt = ts.Timestamp
+		}
+	}
+}
+
+// checkSigned compares the package at desc, and the config of its
+// signature manifest m, with the statement prov that signer signed.
+func checkSigned(ctx context.Context, t content.ReadOnlyStorage, desc ocispec.Descriptor, m *ocispec.Manifest, prov *Provenance, signer string, limits layers.Limits) (failure, error) {
+	if prov.Signer != signer {
+		return failf(ReasonContentMismatch, "its statement names the signer %s, but key %s made it", prov.Signer, signer), nil
 	}
 	if m.ArtifactType == ArtifactType {
 		if f, err := checkConfig(ctx, t, m.Config, prov); err != nil || f != "" {
 			if err != nil {
-				return nil, failure{}, err
+				return failure{}, err
 			}
-			return fail(ReasonContentMismatch, "%s", f)
+			return failf(ReasonContentMismatch, "%s", f), nil
 		}
 	}
 	pkg, err := artifact.Fetch(ctx, t, desc)
 	if err != nil {
-		return nil, failure{}, err
+		return failure{}, err
 	}
 	if pkg.Config.Name != prov.Name || pkg.Config.Version != prov.Version {
-		return fail(ReasonContentMismatch, "it signs %s %s, but the package is %s %s", prov.Name, prov.Version, pkg.Config.Name, pkg.Config.Version)
+		return failf(ReasonContentMismatch, "it signs %s %s, but the package is %s %s", prov.Name, prov.Version, pkg.Config.Name, pkg.Config.Version), nil
 	}
-	skills, err := Contents(ctx, t, pkg, opts.Limits)
+	skills, err := Contents(ctx, t, pkg, limits)
 	if err != nil {
-		return nil, failure{}, err
+		return failure{}, err
 	}
 	if diffs := Compare(prov.Skills, skills); len(diffs) > 0 {
-		return fail(ReasonContentMismatch, "the package differs from what was signed: %s", strings.Join(diffs, ", "))
+		return failf(ReasonContentMismatch, "the package differs from what was signed: %s", strings.Join(diffs, ", ")), nil
 	}
-	return v, failure{}, nil
+	return failure{}, nil
 }
 
 // signerOf is the verifier b's signature verifies with, and what it
