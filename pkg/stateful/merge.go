@@ -81,49 +81,77 @@ func MergeMemory(local, upstream MemorySide, base FieldBase) (*MemoryMerge, erro
 		return nil, ferr
 	}
 
-	newest := ""
+	idx := indexUpstream(um)
+	out := &MemoryMerge{LastUpdated: idx.newest}
 	if um.Frontmatter != nil {
-		newest = um.Frontmatter.LastUpdated
+		out.Version = um.Frontmatter.Version
 	}
-	upstreamText := map[string]bool{}
-	upstreamByKey := map[entryKey][]Entry{}
-	sectionIndex := map[string]int{}
+	after, added, err := mergeEntries(local, upstream, lm, um, idx, out)
+	if err != nil {
+		return nil, err
+	}
+	before, drop := placeFields(fields, um, out)
+	out.Text = assemble(upstream.Data, before, drop, after, added)
+	if err := checkKept(local, out.Text, lm, um, fields); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// upstreamIndex is what a merge looks up in the upstream file.
+type upstreamIndex struct {
+	// text holds the normalized text of every entry.
+	text map[string]bool
+	// byKey holds the dated entries by section, signer and date.
+	byKey map[entryKey][]Entry
+	// section is the index of each section by its normalized title.
+	section map[string]int
+	// newest is the newest of lastUpdated and the entries' dates.
+	newest string
+}
+
+func indexUpstream(um *Memory) upstreamIndex {
+	idx := upstreamIndex{text: map[string]bool{}, byKey: map[entryKey][]Entry{}, section: map[string]int{}}
+	if um.Frontmatter != nil {
+		idx.newest = um.Frontmatter.LastUpdated
+	}
 	for i, s := range um.Sections {
-		sectionIndex[normalizeTitle(s.Title)] = i
+		idx.section[normalizeTitle(s.Title)] = i
 		for _, e := range s.Entries {
-			newest = max(newest, e.Date)
-			upstreamText[normalizeEntry(e.Text)] = true
+			idx.newest = max(idx.newest, e.Date)
+			idx.text[normalizeEntry(e.Text)] = true
 			if e.Date != "" {
 				k := keyOf(e)
-				upstreamByKey[k] = append(upstreamByKey[k], e)
+				idx.byKey[k] = append(idx.byKey[k], e)
 			}
 		}
 	}
+	return idx
+}
+
+// mergeEntries finds the local entries upstream lacks and records them
+// in out. It returns them as assemble places them: after holds, by
+// upstream line, the local entries to add after it; added are the local
+// sections upstream does not have.
+func mergeEntries(local, upstream MemorySide, lm, um *Memory, idx upstreamIndex, out *MemoryMerge) (map[int][]string, []localSection, *MergeError) {
 	localText := map[string]bool{}
 	for _, e := range lm.Entries() {
 		localText[normalizeEntry(e.Text)] = true
 	}
-
-	out := &MemoryMerge{LastUpdated: newest}
-	if um.Frontmatter != nil {
-		out.Version = um.Frontmatter.Version
-	}
-	// after holds, by upstream line, the local entries to add after it;
-	// added are the local sections upstream does not have.
 	after := map[int][]string{}
 	var added []localSection
 	for _, s := range lm.Sections {
 		var kept []string
 		for _, e := range s.Entries {
-			if upstreamText[normalizeEntry(e.Text)] {
+			if idx.text[normalizeEntry(e.Text)] {
 				continue
 			}
 			if e.Date != "" {
-				for _, u := range upstreamByKey[keyOf(e)] {
+				for _, u := range idx.byKey[keyOf(e)] {
 					if localText[normalizeEntry(u.Text)] {
 						continue // another entry of the same day, on both sides
 					}
-					return nil, &MergeError{File: local.Name, Line: e.Line, Message: fmt.Sprintf(
+					return nil, nil, &MergeError{File: local.Name, Line: e.Line, Message: fmt.Sprintf(
 						"the entry of %s%s under %q differs from the one on line %d of %s: stax cannot tell which side changed it; make yours the same as the new one (add what you changed as a new dated entry), or install with --force to take the new file (yours is moved to a backup)",
 						e.Date, signedBy(e), s.Title, u.Line, upstream.Name)}
 				}
@@ -137,7 +165,7 @@ func MergeMemory(local, upstream MemorySide, base FieldBase) (*MemoryMerge, erro
 		if len(kept) == 0 {
 			continue
 		}
-		i, ok := sectionIndex[normalizeTitle(s.Title)]
+		i, ok := idx.section[normalizeTitle(s.Title)]
 		if !ok {
 			added = append(added, localSection{heading: s.Heading, entries: kept})
 			continue
@@ -150,9 +178,15 @@ func MergeMemory(local, upstream MemorySide, base FieldBase) (*MemoryMerge, erro
 		}
 		after[end] = append(after[end], kept...)
 	}
-	// A kept field replaces upstream's lines of it, or goes at the end of
-	// the frontmatter, before its closing ---.
-	before, drop := map[int][]string{}, map[int]bool{}
+	return after, added, nil
+}
+
+// placeFields places the kept fields as assemble writes them, and
+// records their names in out: a kept field replaces upstream's lines of
+// it (before holds it, drop those lines), or goes at the end of the
+// frontmatter, before its closing ---.
+func placeFields(fields []keptField, um *Memory, out *MemoryMerge) (before map[int][]string, drop map[int]bool) {
+	before, drop = map[int][]string{}, map[int]bool{}
 	for _, f := range fields {
 		at := um.bodyLine - 1
 		if f.from != 0 {
@@ -164,11 +198,7 @@ func MergeMemory(local, upstream MemorySide, base FieldBase) (*MemoryMerge, erro
 		before[at] = append(before[at], f.text)
 		out.Fields = append(out.Fields, f.name)
 	}
-	out.Text = assemble(upstream.Data, before, drop, after, added)
-	if err := checkKept(local, out.Text, lm, um, fields); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return before, drop
 }
 
 // parseForMerge parses one side and refuses what a merge cannot match:
