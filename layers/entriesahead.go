@@ -72,36 +72,11 @@ func newEntriesAhead(w *walker, tr *tar.Reader, finish func() error) *entriesAhe
 
 // read is the reading goroutine.
 func (ea *entriesAhead) read(w *walker, tr *tar.Reader, finish func() error) {
-	var b *entryBatch
+	f := batchFiller{ea: ea}
 	select {
-	case b = <-ea.free:
+	case f.b = <-ea.free:
 	case <-ea.stop:
 		return
-	}
-	// room makes b able to take one more item, and data bytes of content.
-	room := func(data bool) bool {
-		if len(b.items) < cap(b.items) && (!data || len(b.chunk) < cap(b.chunk)) {
-			return true
-		}
-		select {
-		case ea.full <- b:
-		case <-ea.stop:
-			return false
-		}
-		select {
-		case b = <-ea.free:
-			b.chunk, b.items, b.err = b.chunk[:0], b.items[:0], nil
-			return true
-		case <-ea.stop:
-			return false
-		}
-	}
-	fail := func(err error) {
-		b.err = err
-		select {
-		case ea.full <- b:
-		case <-ea.stop:
-		}
 	}
 	for {
 		hdr, err := tr.Next()
@@ -109,7 +84,7 @@ func (ea *entriesAhead) read(w *walker, tr *tar.Reader, finish func() error) {
 			break
 		}
 		if err != nil {
-			fail(corrupt(err))
+			f.fail(corrupt(err))
 			return
 		}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
@@ -122,49 +97,95 @@ func (ea *entriesAhead) read(w *walker, tr *tar.Reader, finish func() error) {
 		}
 		h, err := w.check(hdr)
 		if err != nil {
-			fail(err)
+			f.fail(err)
 			return
 		}
-		if !room(false) {
+		if !f.room(false) {
 			return
 		}
-		b.items = append(b.items, entryItem{header: true, h: h})
-		// The content is counted as read rather than trusted from the
-		// header, and a short stream is the reader's truncation error.
-		for left := h.Size; left > 0; {
-			if !room(true) {
-				return
-			}
-			at := len(b.chunk)
-			space := b.chunk[at:cap(b.chunk)]
-			if int64(len(space)) > left {
-				space = space[:left]
-			}
-			n, err := io.ReadFull(tr, space)
-			if n > 0 {
-				b.chunk = b.chunk[:at+n]
-				b.items = append(b.items, entryItem{data: b.chunk[at : at+n : at+n]})
-				left -= int64(n)
-				w.actual += int64(n)
-				if w.limit >= 0 && w.actual > w.limit {
-					fail(&SizeError{Size: w.actual, Limit: w.limit})
-					return
-				}
-			}
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			if err != nil {
-				fail(corrupt(err))
-				return
-			}
+		f.b.items = append(f.b.items, entryItem{header: true, h: h})
+		if !f.content(w, tr, h.Size) {
+			return
 		}
 	}
 	if err := finish(); err != nil {
-		fail(err)
+		f.fail(err)
 		return
 	}
-	fail(errEntriesEnd)
+	f.fail(errEntriesEnd)
+}
+
+// batchFiller is the reading goroutine's end of the batches: b is the
+// batch it fills.
+type batchFiller struct {
+	ea *entriesAhead
+	b  *entryBatch
+}
+
+// room makes b able to take one more item, and data bytes of content.
+// It is false when the walk stopped.
+func (f *batchFiller) room(data bool) bool {
+	if len(f.b.items) < cap(f.b.items) && (!data || len(f.b.chunk) < cap(f.b.chunk)) {
+		return true
+	}
+	select {
+	case f.ea.full <- f.b:
+	case <-f.ea.stop:
+		return false
+	}
+	select {
+	case f.b = <-f.ea.free:
+		f.b.chunk, f.b.items, f.b.err = f.b.chunk[:0], f.b.items[:0], nil
+		return true
+	case <-f.ea.stop:
+		return false
+	}
+}
+
+// fail ends the stream with err.
+func (f *batchFiller) fail(err error) {
+	f.b.err = err
+	select {
+	case f.ea.full <- f.b:
+	case <-f.ea.stop:
+	}
+}
+
+// content reads the size bytes of an entry's content from tr into the
+// batches. It is false when the stream ended: failed, or the walk stopped.
+// The content is counted as read rather than trusted from the header, and
+// a short stream is the reader's truncation error.
+func (f *batchFiller) content(w *walker, tr *tar.Reader, size int64) bool {
+	for left := size; left > 0; {
+		if !f.room(true) {
+			return false
+		}
+		b := f.b
+		at := len(b.chunk)
+		space := b.chunk[at:cap(b.chunk)]
+		if int64(len(space)) > left {
+			space = space[:left]
+		}
+		n, err := io.ReadFull(tr, space)
+		if n > 0 {
+			b.chunk = b.chunk[:at+n]
+			b.items = append(b.items, entryItem{data: b.chunk[at : at+n : at+n]})
+			left -= int64(n)
+			w.actual += int64(n)
+			if w.limit >= 0 && w.actual > w.limit {
+				f.fail(&SizeError{Size: w.actual, Limit: w.limit})
+				return false
+			}
+		}
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			f.fail(corrupt(err))
+			return false
+		}
+	}
+	return true
 }
 
 // item is the next item of the stream, or its end or error.
