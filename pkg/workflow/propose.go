@@ -77,25 +77,9 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 	if err != nil {
 		return nil, err
 	}
-	var dir, recordDir string
-	var installed install.InstalledSkill
-	for _, t := range placement.Targets {
-		rd, err := placement.RecordDir(t.Dir)
-		if err != nil {
-			return nil, err
-		}
-		rec, err := install.ReadRecordIn(t.Dir, rd)
-		if err != nil {
-			return nil, err
-		}
-		if s, ok := rec.Skills[opts.Skill]; ok {
-			dir, recordDir, installed = t.Dir, rd, s
-			break
-		}
-	}
-	if dir == "" {
-		return nil, errdefs.Invalid(fmt.Errorf("%q is not installed in %s: stax propose sends back the changes of a skill stax installed; check the name with stax list, or pass --runtime and --dir",
-			opts.Skill, strings.Join(placement.Dirs(), ", ")))
+	dir, recordDir, installed, err := findInstalled(placement, opts.Skill)
+	if err != nil {
+		return nil, err
 	}
 	drifts, err := install.CheckIn(dir, recordDir)
 	if err != nil {
@@ -105,21 +89,8 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 		Files: []ProposedFile{}, Entries: []stateful.Entry{}, Skipped: []string{}}
 	changed := map[string]string{}
 	if i := slices.IndexFunc(drifts, func(d install.Drift) bool { return d.Skill == opts.Skill }); i >= 0 {
-		drift := drifts[i]
-		if drift.Missing {
-			return nil, errdefs.Invalid(fmt.Errorf("%s is recorded in %s but its directory is gone: nothing to propose", opts.Skill, dir))
-		}
-		for status, names := range map[string][]string{"changed": drift.Changed, "added": drift.Added} {
-			for _, name := range names {
-				if stateful.IsSibling(name) {
-					changed[name] = status
-				} else {
-					res.Skipped = append(res.Skipped, name+" ("+status+"; only MEMORY.md, EXAMPLES.md and CALIBRATION.md are proposed)")
-				}
-			}
-		}
-		for _, name := range drift.Removed {
-			res.Skipped = append(res.Skipped, name+" (removed; a proposal only adds or replaces files)")
+		if err := res.classifyDrift(drifts[i], changed); err != nil {
+			return nil, err
 		}
 	}
 	skillDir := filepath.Join(dir, opts.Skill)
@@ -136,30 +107,84 @@ func Propose(ctx context.Context, env *Env, opts ProposeOptions) (*ProposeResult
 		return nil, errdefs.Invalid(fmt.Errorf("%s has no local changes to propose: its stateful files (%s) in %s are the package's; other changes: %s",
 			opts.Skill, strings.Join(stateful.Files, ", "), dir, orNone(res.Skipped)))
 	}
-	local, err := readProposed(skillDir, slices.Sorted(maps.Keys(changed)))
-	if err != nil {
+	if err := res.propose(skillDir, base, changed, opts.Summary); err != nil {
 		return nil, err
 	}
-	p := &proposal.Proposal{Operation: proposal.Revise, Files: map[string]string{}}
-	for _, name := range slices.Sorted(maps.Keys(changed)) {
-		data := local[name]
-		key := opts.Skill + "/" + name
-		p.Files[key] = string(data)
-		res.Files = append(res.Files, ProposedFile{Path: key, Status: changed[name]})
-		if name == stateful.MemoryFile && base != nil {
-			entries, err := newEntries(base.Siblings[name], data, filepath.Join(dir, opts.Skill, name))
-			if err != nil {
-				return nil, err
-			}
-			res.Entries = entries
+	return res, nil
+}
+
+// findInstalled is the first folder of placement whose install record
+// holds skill: the folder, the directory of its record, and the skill as
+// recorded. A skill in none is an invalid argument.
+func findInstalled(placement *install.Placement, skill string) (dir, recordDir string, installed install.InstalledSkill, err error) {
+	for _, t := range placement.Targets {
+		rd, err := placement.RecordDir(t.Dir)
+		if err != nil {
+			return "", "", installed, err
+		}
+		rec, err := install.ReadRecordIn(t.Dir, rd)
+		if err != nil {
+			return "", "", installed, err
+		}
+		if s, ok := rec.Skills[skill]; ok {
+			return t.Dir, rd, s, nil
 		}
 	}
-	p.Summary = opts.Summary
-	if p.Summary == "" {
-		p.Summary = res.summary()
+	return "", "", installed, errdefs.Invalid(fmt.Errorf("%q is not installed in %s: stax propose sends back the changes of a skill stax installed; check the name with stax list, or pass --runtime and --dir",
+		skill, strings.Join(placement.Dirs(), ", ")))
+}
+
+// classifyDrift sorts the skill's drift from its record: changed and added
+// stateful files go in changed, with their status; every other change is
+// listed in r.Skipped. A skill whose directory is gone is an invalid
+// argument.
+func (r *ProposeResult) classifyDrift(drift install.Drift, changed map[string]string) error {
+	if drift.Missing {
+		return errdefs.Invalid(fmt.Errorf("%s is recorded in %s but its directory is gone: nothing to propose", r.Skill, r.Dir))
 	}
-	res.Proposal = p
-	return res, nil
+	for status, names := range map[string][]string{"changed": drift.Changed, "added": drift.Added} {
+		for _, name := range names {
+			if stateful.IsSibling(name) {
+				changed[name] = status
+			} else {
+				r.Skipped = append(r.Skipped, name+" ("+status+"; only MEMORY.md, EXAMPLES.md and CALIBRATION.md are proposed)")
+			}
+		}
+	}
+	for _, name := range drift.Removed {
+		r.Skipped = append(r.Skipped, name+" (removed; a proposal only adds or replaces files)")
+	}
+	return nil
+}
+
+// propose reads the changed files of skillDir into r's proposal, with the
+// new MEMORY.md entries when the package's files, base, are at hand.
+func (r *ProposeResult) propose(skillDir string, base *source.SkillFiles, changed map[string]string, summary string) error {
+	names := slices.Sorted(maps.Keys(changed))
+	local, err := readProposed(skillDir, names)
+	if err != nil {
+		return err
+	}
+	p := &proposal.Proposal{Operation: proposal.Revise, Files: map[string]string{}}
+	for _, name := range names {
+		data := local[name]
+		key := r.Skill + "/" + name
+		p.Files[key] = string(data)
+		r.Files = append(r.Files, ProposedFile{Path: key, Status: changed[name]})
+		if name == stateful.MemoryFile && base != nil {
+			entries, err := newEntries(base.Siblings[name], data, filepath.Join(r.Dir, r.Skill, name))
+			if err != nil {
+				return err
+			}
+			r.Entries = entries
+		}
+	}
+	p.Summary = summary
+	if p.Summary == "" {
+		p.Summary = r.summary()
+	}
+	r.Proposal = p
+	return nil
 }
 
 // unsentChanges adds to changed the stateful files of skillDir whose bytes
