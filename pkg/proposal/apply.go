@@ -410,27 +410,8 @@ func (a *applier) stage(op Operation, targets []*target) ([]pending, error) {
 	defer staged.Close()
 
 	for _, t := range targets {
-		files := map[string]file{}
-		for rel, f := range t.current {
-			files[rel] = f
-		}
-		for rel, text := range t.upserts {
-			mode := fs.FileMode(0o644)
-			if cur, ok := t.current[rel]; ok {
-				mode = cur.mode
-			} else if strings.HasPrefix(text, "#!") {
-				mode = 0o755
-			}
-			files[rel] = file{data: []byte(text), mode: mode}
-		}
-		for rel, f := range files {
-			p := t.slug + "/" + rel
-			if err := staged.MkdirAll(path.Dir(p), 0o755); err != nil {
-				return nil, err
-			}
-			if err := staged.WriteFile(p, f.data, f.mode); err != nil {
-				return nil, err
-			}
+		if err := layOut(staged, t); err != nil {
+			return nil, err
 		}
 	}
 
@@ -455,37 +436,75 @@ func (a *applier) stage(op Operation, targets []*target) ([]pending, error) {
 
 	var writes []pending
 	for i, t := range targets {
-		err := fs.WalkDir(staged.FS(), t.slug, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel := strings.TrimPrefix(p, t.slug+"/")
-			data, err := staged.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			cur, existed := t.current[rel]
-			if existed && bytes.Equal(cur.data, data) {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			fc := FileChange{Path: p, Status: "added"}
-			if existed {
-				fc.Status = "modified"
-			}
-			fc.Added, fc.Removed = lineChanges(string(cur.data), string(data))
-			a.res.Skills[i].Files = append(a.res.Skills[i].Files, fc)
-			writes = append(writes, pending{path: p, data: data, mode: info.Mode().Perm(), existed: existed})
-			return nil
-		})
+		w, err := diffStaged(staged, t, &a.res.Skills[i])
 		if err != nil {
 			return nil, err
 		}
+		writes = append(writes, w...)
 	}
 	return writes, nil
+}
+
+// layOut writes t's files in staged, as the proposal makes them: the
+// current ones with its upserts over them. A new file is executable when
+// it starts with #!; a replaced one keeps its mode.
+func layOut(staged *os.Root, t *target) error {
+	files := map[string]file{}
+	for rel, f := range t.current {
+		files[rel] = f
+	}
+	for rel, text := range t.upserts {
+		mode := fs.FileMode(0o644)
+		if cur, ok := t.current[rel]; ok {
+			mode = cur.mode
+		} else if strings.HasPrefix(text, "#!") {
+			mode = 0o755
+		}
+		files[rel] = file{data: []byte(text), mode: mode}
+	}
+	for rel, f := range files {
+		p := t.slug + "/" + rel
+		if err := staged.MkdirAll(path.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := staged.WriteFile(p, f.data, f.mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// diffStaged returns the writes of the files of t staged that differ from
+// its current ones, and lists them in change.
+func diffStaged(staged *os.Root, t *target, change *SkillChange) ([]pending, error) {
+	var writes []pending
+	err := fs.WalkDir(staged.FS(), t.slug, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel := strings.TrimPrefix(p, t.slug+"/")
+		data, err := staged.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		cur, existed := t.current[rel]
+		if existed && bytes.Equal(cur.data, data) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fc := FileChange{Path: p, Status: "added"}
+		if existed {
+			fc.Status = "modified"
+		}
+		fc.Added, fc.Removed = lineChanges(string(cur.data), string(data))
+		change.Files = append(change.Files, fc)
+		writes = append(writes, pending{path: p, data: data, mode: info.Mode().Perm(), existed: existed})
+		return nil
+	})
+	return writes, err
 }
 
 // located names a diagnostic's file where it will be, not where it was
