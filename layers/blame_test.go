@@ -22,7 +22,7 @@ type mismatchAtEOF struct{ r io.Reader }
 func (m mismatchAtEOF) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
 	if err == io.EOF {
-		return n, errdefs.Corrupt(fmt.Errorf("blob sha256:x (3 bytes read, 3 expected): %w", content.ErrMismatchedDigest))
+		return n, errdefs.MarkDataLoss(fmt.Errorf("blob sha256:x (3 bytes read, 3 expected): %w", content.ErrMismatchedDigest))
 	}
 	return n, err
 }

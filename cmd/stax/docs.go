@@ -63,7 +63,7 @@ func runDocs(opts *docsOptions) error {
 	}
 	pages, err := onlyPages(opts.Dir, opts.Format)
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	// Written beside DIR and moved in whole, so a failure leaves DIR as it
 	// was; what a killed run staged there the next one removes.
@@ -72,14 +72,14 @@ func runDocs(opts *docsOptions) error {
 		stage = scratch.Replace
 	}
 	err = stage(opts.Dir, docsStagingPrefix, func(staging string) error {
-		return errdefs.IO(generate(staging))
+		return errdefs.MarkLocal(generate(staging))
 	})
 	if err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(opts.Dir)
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if opts.Global.json() {
 		files := make([]string, len(entries))

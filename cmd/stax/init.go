@@ -113,7 +113,7 @@ func initKind(opts *initOptions) (consumer bool, err error) {
 	for range 3 {
 		answer, err := opts.IO.Prompter.Input("Does this project publish its own skills as a package (package), or only install packages (consumer)? [package/consumer, default package]: ")
 		if err != nil {
-			return false, errdefs.IO(fmt.Errorf("read the answer: %w", err))
+			return false, errdefs.MarkLocal(fmt.Errorf("read the answer: %w", err))
 		}
 		switch strings.ToLower(strings.TrimSpace(answer)) {
 		case "", "p", "package":

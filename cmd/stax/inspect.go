@@ -74,5 +74,5 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	}
 	// Shown, but a package whose skills are not what its config says
 	// fails verification.
-	return errdefs.Corrupt(errReported)
+	return errdefs.MarkDataLoss(errReported)
 }

@@ -39,7 +39,7 @@ func (d *discoveryOptions) list() (*discover.Listing, error) {
 	}
 	l, err := discover.List(opts)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	return l, nil
 }
@@ -70,7 +70,7 @@ func (d *discoveryOptions) runtime(project string) (agent.Runtime, error) {
 func (d *discoveryOptions) resolve() (discover.Options, error) {
 	project, err := filepath.Abs(d.Project)
 	if err != nil {
-		return discover.Options{}, errdefs.IO(err)
+		return discover.Options{}, errdefs.MarkLocal(err)
 	}
 	rt, err := d.runtime(project)
 	if err != nil {
@@ -78,7 +78,7 @@ func (d *discoveryOptions) resolve() (discover.Options, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return discover.Options{}, errdefs.IO(fmt.Errorf("locate the home directory: %w", err))
+		return discover.Options{}, errdefs.MarkLocal(fmt.Errorf("locate the home directory: %w", err))
 	}
 	return discover.Options{Runtime: rt, Project: project, Home: home}, nil
 }

@@ -96,7 +96,7 @@ func loginCredentials(opts *loginOptions) (username, password string, err error)
 		}
 		data, err := io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
 		if err != nil {
-			return "", "", errdefs.IO(fmt.Errorf("read password from stdin: %w", err))
+			return "", "", errdefs.MarkLocal(fmt.Errorf("read password from stdin: %w", err))
 		}
 		if password = strings.TrimRight(string(data), "\r\n"); password == "" {
 			return "", "", errdefs.Invalid(errors.New("standard input held no password for --password-stdin"))
@@ -112,7 +112,7 @@ func loginCredentials(opts *loginOptions) (username, password string, err error)
 	}
 	if username == "" {
 		if username, err = prompt.Input("Username: "); err != nil {
-			return "", "", errdefs.IO(fmt.Errorf("read the user name: %w", err))
+			return "", "", errdefs.MarkLocal(fmt.Errorf("read the user name: %w", err))
 		}
 		if username = strings.TrimSpace(username); username == "" {
 			return "", "", errdefs.Invalid(errors.New("no user name given"))
@@ -120,7 +120,7 @@ func loginCredentials(opts *loginOptions) (username, password string, err error)
 	}
 	if password == "" {
 		if password, err = prompt.Password("Password: "); err != nil {
-			return "", "", errdefs.IO(fmt.Errorf("read the password: %w", err))
+			return "", "", errdefs.MarkLocal(fmt.Errorf("read the password: %w", err))
 		}
 		if password == "" {
 			return "", "", errdefs.Invalid(errors.New("no password given"))

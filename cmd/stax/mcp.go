@@ -171,7 +171,7 @@ func (opts *mcpOptions) token() (string, error) {
 		return "", fmt.Errorf("--token-file: %w; the file holds the token alone", err)
 	}
 	if err != nil {
-		return "", errdefs.IO(fmt.Errorf("--token-file: %w", err))
+		return "", errdefs.MarkLocal(fmt.Errorf("--token-file: %w", err))
 	}
 	token := strings.TrimSpace(string(data))
 	if err := mcpserver.CheckToken(token); err != nil {

@@ -107,7 +107,7 @@ func emitProposal(ctx context.Context, opts *proposeOptions, p *proposal.Proposa
 		return opts.IO.Out, workflow.WriteProposal(ctx, opts.Output, text.Bytes(), signer)
 	}
 	if _, err := opts.IO.Out.Write(text.Bytes()); err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	return opts.IO.ErrOut, nil
 }

@@ -79,7 +79,7 @@ func runSign(ctx context.Context, opts *signOptions) error {
 func loadSigner(streams *IOStreams, global *globalOptions, path string) (*signature.KeySigner, error) {
 	data, err := regularfile.ReadFile(path, signature.MaxKeyFileSize)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("read private key: %w", err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("read private key: %w", err))
 	}
 	password, err := readPassword(streams, global, false)
 	if err != nil {

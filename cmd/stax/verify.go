@@ -127,7 +127,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		printVerify(opts.IO, *res)
 	}
 	if !res.Verified {
-		return errdefs.Corrupt(errReported)
+		return errdefs.MarkDataLoss(errReported)
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func printVerifiedPackage(streams *IOStreams, global *globalOptions, res *workfl
 	if failed != nil {
 		// The command root writes it as every JSON error is written, to
 		// the stream --quiet keeps.
-		return errdefs.Corrupt(failed)
+		return errdefs.MarkDataLoss(failed)
 	}
 	return nil
 }

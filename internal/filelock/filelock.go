@@ -56,7 +56,7 @@ func Bucketed(kind, name string) string {
 // goroutine waits for its turn as another process's holder is waited for.
 func Lock(ctx context.Context, dir, file, what string, waiting func()) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create the lock directory %s: %w", dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("create the lock directory %s: %w", dir, err))
 	}
 	path := filepath.Join(dir, file)
 	turn := turnOf(path)
@@ -70,7 +70,7 @@ func Lock(ctx context.Context, dir, file, what string, waiting func()) (unlock f
 		select {
 		case turn <- struct{}{}:
 		case <-ctx.Done():
-			return nil, errdefs.IO(fmt.Errorf("another stax %s holds %s; stopped waiting: %w", what, path, ctx.Err()))
+			return nil, errdefs.MarkLocal(fmt.Errorf("another stax %s holds %s; stopped waiting: %w", what, path, ctx.Err()))
 		}
 	}
 	lock := flock.New(path)
@@ -84,9 +84,9 @@ func Lock(ctx context.Context, dir, file, what string, waiting func()) (unlock f
 	if err != nil || !ok {
 		<-turn
 		if ctxErr := ctx.Err(); ctxErr != nil && (err == nil || errors.Is(err, ctxErr)) {
-			return nil, errdefs.IO(fmt.Errorf("another stax %s holds %s; stopped waiting: %w", what, path, ctxErr))
+			return nil, errdefs.MarkLocal(fmt.Errorf("another stax %s holds %s; stopped waiting: %w", what, path, ctxErr))
 		}
-		return nil, errdefs.IO(fmt.Errorf("cannot use the lock file %s (%w): check that you can write it and its directory", path, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("cannot use the lock file %s (%w): check that you can write it and its directory", path, err))
 	}
 	return func() {
 		_ = lock.Unlock()

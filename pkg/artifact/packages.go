@@ -34,7 +34,7 @@ func readPackagesLayer(ctx context.Context, fetcher content.Fetcher, desc ocispe
 	}
 	raw, err := content.FetchAll(ctx, fetcher, desc)
 	if errors.Is(err, content.ErrMismatchedDigest) {
-		return nil, errdefs.Corrupt(fmt.Errorf("fetch packages layer %s: %w", desc.Digest, err))
+		return nil, errdefs.MarkDataLoss(fmt.Errorf("fetch packages layer %s: %w", desc.Digest, err))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("fetch packages layer %s: %w", desc.Digest, err)

@@ -48,7 +48,7 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 // it came from (a registry, a layout, the local store): a verification
 // failure, which no caller should take for a failure to reach or read it.
 func (v *verifyingReader) mismatch(detail string) error {
-	return errdefs.Corrupt(fmt.Errorf("blob %s (%s): %w", v.desc.Digest, detail, content.ErrMismatchedDigest))
+	return errdefs.MarkDataLoss(fmt.Errorf("blob %s (%s): %w", v.desc.Digest, detail, content.ErrMismatchedDigest))
 }
 
 func (v *verifyingReader) Seek(offset int64, whence int) (int64, error) {

@@ -61,7 +61,7 @@ func Skill(opts Options) (*Result, error) {
 	skillPath := filepath.Join(opts.Dir, skill.FileName)
 	skillData, err := regularfile.ReadFile(skillPath, skill.MaxFileSize)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("bump: %w", err))
 	}
 	doc, err := skill.Parse(skillData)
 	if err != nil {
@@ -100,7 +100,7 @@ func Skill(opts Options) (*Result, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("bump: %w", err))
 	default:
 		today := opts.Today
 		if today.IsZero() {
@@ -117,7 +117,7 @@ func Skill(opts Options) (*Result, error) {
 		return res, nil
 	}
 	if err := writeAll(writes); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("bump: %w", err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("bump: %w", err))
 	}
 	return res, nil
 }

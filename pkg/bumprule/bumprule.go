@@ -173,7 +173,7 @@ func compare(ctx context.Context, src *source.Source, pkg *artifact.Package, rep
 		return err
 	}
 	if err := report.CheckAgainst(validate.PublishedFrom(src.Name, snap)); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	return nil
 }

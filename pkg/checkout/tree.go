@@ -34,11 +34,11 @@ type tree struct {
 func openTree(dir string) (*tree, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("open checkout %s: %w", dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("open checkout %s: %w", dir, err))
 	}
 	return &tree{dir: abs, fs: root}, nil
 }
@@ -139,7 +139,7 @@ func (t *tree) skillsIn(dir, name string) ([]Skill, error) {
 	defer f.Close()
 	entries, err := f.ReadDir(layers.DefaultMaxFiles + 1)
 	if err != nil && err != io.EOF {
-		return nil, errdefs.IO(fmt.Errorf("read %s: %w", dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("read %s: %w", dir, err))
 	}
 	if len(entries) > layers.DefaultMaxFiles {
 		return nil, errdefs.Invalid(fmt.Errorf("%s holds more than %d entries, the most a package holds", dir, layers.DefaultMaxFiles))

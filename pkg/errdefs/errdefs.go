@@ -78,11 +78,11 @@ func Reclassify(class Class, err error) error {
 // Invalid marks err as an invalid argument (With).
 func Invalid(err error) error { return With(InvalidArgument, err) }
 
-// IO marks err as a failure of the local file system (With).
-func IO(err error) error { return With(Local, err) }
+// MarkLocal marks err as a failure of the local file system (With).
+func MarkLocal(err error) error { return With(Local, err) }
 
-// Remote marks err as a registry failure (With).
-func Remote(err error) error { return With(Unavailable, err) }
+// MarkUnavailable marks err as a registry failure (With).
+func MarkUnavailable(err error) error { return With(Unavailable, err) }
 
 // Resolution marks err as a failure to resolve packages (With).
 func Resolution(err error) error { return With(Unresolved, err) }
@@ -90,8 +90,8 @@ func Resolution(err error) error { return With(Unresolved, err) }
 // Precondition marks err as a refusal to materialize (With).
 func Precondition(err error) error { return With(FailedPrecondition, err) }
 
-// Corrupt marks err as content that does not verify (With).
-func Corrupt(err error) error { return With(DataLoss, err) }
+// MarkDataLoss marks err as content that does not verify (With).
+func MarkDataLoss(err error) error { return With(DataLoss, err) }
 
 // Of is the class of err: the outermost class attached to it, else the
 // class its error types claim, else Unclassified.

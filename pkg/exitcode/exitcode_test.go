@@ -18,11 +18,11 @@ func TestOf(t *testing.T) {
 	}{
 		{nil, OK, true},
 		{errdefs.Invalid(plain), Validation, true},
-		{errdefs.IO(plain), FileSystem, true},
-		{errdefs.Remote(plain), Registry, true},
+		{errdefs.MarkLocal(plain), FileSystem, true},
+		{errdefs.MarkUnavailable(plain), Registry, true},
 		{errdefs.Resolution(plain), Resolution, true},
 		{errdefs.Precondition(plain), Materialization, true},
-		{fmt.Errorf("read: %w", errdefs.Corrupt(plain)), Verification, true},
+		{fmt.Errorf("read: %w", errdefs.MarkDataLoss(plain)), Verification, true},
 		{&fs.PathError{Op: "open", Path: "/x", Err: fs.ErrNotExist}, FileSystem, true},
 		{plain, FileSystem, false},
 	}

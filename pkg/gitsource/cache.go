@@ -73,7 +73,7 @@ func (c *Cache) maxFiles() int {
 // workDir is the cache's directory, made, where git runs.
 func (c *Cache) workDir() (string, error) {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return "", errdefs.IO(fmt.Errorf("create the git cache %s: %w", c.Dir, err))
+		return "", errdefs.MarkLocal(fmt.Errorf("create the git cache %s: %w", c.Dir, err))
 	}
 	return c.Dir, nil
 }
@@ -111,7 +111,7 @@ func (c *Cache) open(ctx context.Context, r Reference) (dir string, unlock func(
 		})
 		if err != nil {
 			unlock()
-			return "", nil, errdefs.IO(fmt.Errorf("create the git cache of %s: %w", termtext.Escape(r.Display()), err))
+			return "", nil, errdefs.MarkLocal(fmt.Errorf("create the git cache of %s: %w", termtext.Escape(r.Display()), err))
 		}
 	}
 	clearLeftovers(dir)
@@ -193,7 +193,7 @@ func (c *Cache) fetch(ctx context.Context, dir string, r Reference, ids []string
 			return errdefs.Resolution(fmt.Errorf("git repository %s has no commit %s: %w", termtext.Escape(r.Display()), strings.Join(ids, ", "), err))
 		}
 		if err != nil && ctx.Err() == nil {
-			return errdefs.Remote(fmt.Errorf("fetch from git repository %s: %w: check the URL, and that your git can read it (git ls-remote %s)", termtext.Escape(r.Display()), err, termtext.Escape(r.Display())))
+			return errdefs.MarkUnavailable(fmt.Errorf("fetch from git repository %s: %w: check the URL, and that your git can read it (git ls-remote %s)", termtext.Escape(r.Display()), err, termtext.Escape(r.Display())))
 		}
 		return err
 	})

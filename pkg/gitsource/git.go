@@ -147,7 +147,7 @@ func (c *Cache) gitPath() (string, error) {
 		}
 		c.git, c.lookErr = exec.LookPath("git")
 		if c.lookErr != nil {
-			c.lookErr = errdefs.IO(fmt.Errorf("%w (%v): stax fetches git sources with your git, so your credentials, SSH keys and settings apply; install git (https://git-scm.com/downloads, apt install git, brew install git) or put it on PATH", ErrGitMissing, c.lookErr))
+			c.lookErr = errdefs.MarkLocal(fmt.Errorf("%w (%v): stax fetches git sources with your git, so your credentials, SSH keys and settings apply; install git (https://git-scm.com/downloads, apt install git, brew install git) or put it on PATH", ErrGitMissing, c.lookErr))
 		}
 	})
 	return c.git, c.lookErr

@@ -58,7 +58,7 @@ func (c *Cache) ListRefs(ctx context.Context, r Reference) (*Refs, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, errdefs.Remote(fmt.Errorf("list the branches and tags of git repository %s: %w: check the URL, and that your git can read it (git ls-remote %s)", termtext.Escape(r.Display()), err, termtext.Escape(r.Display())))
+		return nil, errdefs.MarkUnavailable(fmt.Errorf("list the branches and tags of git repository %s: %w: check the URL, and that your git can read it (git ls-remote %s)", termtext.Escape(r.Display()), err, termtext.Escape(r.Display())))
 	}
 	return parseRefs(r.Repository(), out)
 }
@@ -81,7 +81,7 @@ func parseRefs(repo string, out []byte) (*Refs, error) {
 			continue
 		}
 		if !isCommitID(left) {
-			return nil, errdefs.Remote(fmt.Errorf("git repository %s: git ls-remote listed %q, which is not an object id", repo, termtext.Escape(left)))
+			return nil, errdefs.MarkUnavailable(fmt.Errorf("git repository %s: git ls-remote listed %q, which is not an object id", repo, termtext.Escape(left)))
 		}
 		if checkRef(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(name, "refs/tags/"), "refs/heads/"), "^{}")) != nil {
 			continue // a name Parse would refuse in a reference is never chosen, nor written down

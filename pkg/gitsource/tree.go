@@ -118,7 +118,7 @@ func (c *Cache) Cached(ctx context.Context, r Reference, commit string) (bool, e
 func (c *Cache) object(ctx context.Context, dir, name string) (kind string, size int64, err error) {
 	out, err := c.run(ctx, command{dir: dir, cwd: dir, stdin: strings.NewReader(name + "\n")}, "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
 	if err != nil {
-		return "", 0, errdefs.IO(fmt.Errorf("read the git cache %s: %w", dir, err))
+		return "", 0, errdefs.MarkLocal(fmt.Errorf("read the git cache %s: %w", dir, err))
 	}
 	f := strings.Fields(string(out))
 	if len(f) != 3 {
@@ -131,7 +131,7 @@ func (c *Cache) object(ctx context.Context, dir, name string) (kind string, size
 // subtree is the tree at r.Subdir of commit, which must be a commit.
 func (c *Cache) subtree(ctx context.Context, dir string, r Reference, commit string) (string, error) {
 	if kind, _, err := c.object(ctx, dir, commit); err != nil || kind != "commit" {
-		return "", errdefs.Remote(errors.Join(fmt.Errorf("git repository %s sent no commit %s", termtext.Escape(r.Display()), commit), err))
+		return "", errdefs.MarkUnavailable(errors.Join(fmt.Errorf("git repository %s sent no commit %s", termtext.Escape(r.Display()), commit), err))
 	}
 	name := commit + "^{tree}"
 	if r.Subdir != "" {
@@ -139,7 +139,7 @@ func (c *Cache) subtree(ctx context.Context, dir string, r Reference, commit str
 	}
 	out, err := c.run(ctx, command{dir: dir, cwd: dir, stdin: strings.NewReader(name + "\n")}, "cat-file", "--batch-check=%(objectname) %(objecttype)")
 	if err != nil {
-		return "", errdefs.IO(fmt.Errorf("read the git cache %s: %w", dir, err))
+		return "", errdefs.MarkLocal(fmt.Errorf("read the git cache %s: %w", dir, err))
 	}
 	f := strings.Fields(string(out))
 	if len(f) != 2 || f[1] != "tree" {
@@ -154,7 +154,7 @@ func (c *Cache) subtree(ctx context.Context, dir string, r Reference, commit str
 func (c *Cache) entries(ctx context.Context, dir string, r Reference, tree string) ([]entry, []string, error) {
 	out, err := c.run(ctx, command{dir: dir, cwd: dir}, "ls-tree", "-r", "-t", "-z", "--end-of-options", tree)
 	if err != nil {
-		return nil, nil, errdefs.Remote(fmt.Errorf("git repository %s sent an incomplete tree: %w", termtext.Escape(r.Display()), err))
+		return nil, nil, errdefs.MarkUnavailable(fmt.Errorf("git repository %s sent an incomplete tree: %w", termtext.Escape(r.Display()), err))
 	}
 	var entries []entry
 	var gitlinks []string
@@ -165,7 +165,7 @@ func (c *Cache) entries(ctx context.Context, dir string, r Reference, tree strin
 		meta, p, _ := strings.Cut(string(rec), "\t")
 		f := strings.Fields(meta)
 		if len(f) != 3 {
-			return nil, nil, errdefs.IO(fmt.Errorf("git ls-tree wrote %q", termtext.Escape(string(rec))))
+			return nil, nil, errdefs.MarkLocal(fmt.Errorf("git ls-tree wrote %q", termtext.Escape(string(rec))))
 		}
 		e := entry{mode: f[0], kind: f[1], oid: f[2], path: p}
 		if err := checkEntry(e); err != nil {
@@ -205,7 +205,7 @@ func checkEntry(e entry) error {
 func (c *Cache) missing(ctx context.Context, dir, tree string) ([]string, error) {
 	out, err := c.run(ctx, command{dir: dir, cwd: dir}, "rev-list", "--objects", "--missing=print", "--end-of-options", tree)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("read the git cache %s: %w", dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("read the git cache %s: %w", dir, err))
 	}
 	var ids []string
 	for line := range strings.Lines(string(out)) {
@@ -229,7 +229,7 @@ func (c *Cache) fetchBlobs(ctx context.Context, dir string, r Reference, tree st
 	if missing, err = c.missing(ctx, dir, tree); err != nil || len(missing) == 0 {
 		return err
 	}
-	return errdefs.Remote(fmt.Errorf("git repository %s did not send %d of the files of %s (%s, …)", termtext.Escape(r.Display()), len(missing), termtext.Escape(r.String()), missing[0]))
+	return errdefs.MarkUnavailable(fmt.Errorf("git repository %s did not send %d of the files of %s (%s, …)", termtext.Escape(r.Display()), len(missing), termtext.Escape(r.String()), missing[0]))
 }
 
 // checkSizes adds up the sizes of the blobs entries name, as git's
@@ -244,14 +244,14 @@ func (c *Cache) checkSizes(ctx context.Context, dir string, r Reference, entries
 	}
 	out, err := c.run(ctx, command{dir: dir, cwd: dir, stdin: strings.NewReader(ids.String())}, "cat-file", "--batch-check=%(objecttype) %(objectsize)")
 	if err != nil {
-		return 0, errdefs.IO(fmt.Errorf("read the git cache %s: %w", dir, err))
+		return 0, errdefs.MarkLocal(fmt.Errorf("read the git cache %s: %w", dir, err))
 	}
 	var total int64
 	for line := range strings.Lines(string(out)) {
 		kind, sizeText, _ := strings.Cut(strings.TrimSpace(line), " ")
 		size, err := strconv.ParseInt(sizeText, 10, 64)
 		if kind != "blob" || err != nil || size < 0 {
-			return 0, errdefs.Remote(fmt.Errorf("git repository %s sent an object that is not a file where its tree names one", termtext.Escape(r.Display())))
+			return 0, errdefs.MarkUnavailable(fmt.Errorf("git repository %s sent an object that is not a file where its tree names one", termtext.Escape(r.Display())))
 		}
 		if total += size; total > c.maxSize() {
 			return 0, errdefs.Precondition(fmt.Errorf("git repository %s: %s holds over %d bytes, the limit of a package", termtext.Escape(r.Display()), termtext.Escape(r.String()), c.maxSize()))
@@ -266,7 +266,7 @@ func (c *Cache) checkSizes(ctx context.Context, dir string, r Reference, entries
 func (c *Cache) write(ctx context.Context, dir string, entries []entry, out string) (int, error) {
 	root, err := os.OpenRoot(out)
 	if err != nil {
-		return 0, errdefs.IO(err)
+		return 0, errdefs.MarkLocal(err)
 	}
 	defer root.Close()
 	var ids strings.Builder
@@ -290,7 +290,7 @@ func (c *Cache) write(ctx context.Context, dir string, entries []entry, out stri
 	}
 	pr.CloseWithError(errors.New("stopped reading"))
 	if runErr := <-done; err == nil && runErr != nil {
-		err = errdefs.IO(fmt.Errorf("read the git cache %s: %w", dir, runErr))
+		err = errdefs.MarkLocal(fmt.Errorf("read the git cache %s: %w", dir, runErr))
 	}
 	return files, err
 }
@@ -303,7 +303,7 @@ func writeEntries(root *os.Root, entries []entry, blobs *bufio.Reader, limit int
 	for _, e := range entries {
 		if e.kind == "tree" {
 			if err := root.Mkdir(e.path, 0o755); err != nil {
-				return files, errdefs.IO(err)
+				return files, errdefs.MarkLocal(err)
 			}
 			continue
 		}
@@ -324,7 +324,7 @@ func writeEntries(root *os.Root, entries []entry, blobs *bufio.Reader, limit int
 			return files, err
 		}
 		if _, err := blobs.Discard(1); err != nil { // the newline after the content
-			return files, errdefs.IO(fmt.Errorf("git cat-file: %w", err))
+			return files, errdefs.MarkLocal(fmt.Errorf("git cat-file: %w", err))
 		}
 		files++
 	}
@@ -335,11 +335,11 @@ func writeEntries(root *os.Root, entries []entry, blobs *bufio.Reader, limit int
 func blobHeader(blobs *bufio.Reader, oid string) (int64, error) {
 	line, err := blobs.ReadString('\n')
 	if err != nil {
-		return 0, errdefs.IO(fmt.Errorf("git cat-file: %w", err))
+		return 0, errdefs.MarkLocal(fmt.Errorf("git cat-file: %w", err))
 	}
 	f := strings.Fields(line)
 	if len(f) != 3 || f[0] != oid || f[1] != "blob" {
-		return 0, errdefs.IO(fmt.Errorf("git cat-file wrote %q for %s", termtext.Escape(strings.TrimSpace(line)), oid))
+		return 0, errdefs.MarkLocal(fmt.Errorf("git cat-file wrote %q for %s", termtext.Escape(strings.TrimSpace(line)), oid))
 	}
 	return strconv.ParseInt(f[2], 10, 64)
 }
@@ -351,13 +351,13 @@ func writeFile(root *os.Root, e entry, body io.Reader) error {
 	}
 	f, err := root.OpenFile(e.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	_, err = io.Copy(f, body)
 	if closeErr := f.Close(); err == nil {
 		err = closeErr
 	}
-	return errdefs.IO(err)
+	return errdefs.MarkLocal(err)
 }
 
 // writeLink makes the symbolic link at p to the target body holds, which
@@ -368,12 +368,12 @@ func writeLink(root *os.Root, p string, body io.Reader, size int64) error {
 	}
 	target, err := io.ReadAll(body)
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	t := string(target)
 	resolved := path.Join(path.Dir(p), t)
 	if t == "" || strings.ContainsAny(t, "\x00\\:") || path.IsAbs(t) || resolved == ".." || strings.HasPrefix(resolved, "../") {
 		return errdefs.Precondition(fmt.Errorf("symbolic link %q points to %q, out of the tree: only links inside it are taken", termtext.Escape(p), termtext.Escape(t)))
 	}
-	return errdefs.IO(root.Symlink(t, p))
+	return errdefs.MarkLocal(root.Symlink(t, p))
 }

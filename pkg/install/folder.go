@@ -30,7 +30,7 @@ func WriteFolder(ctx context.Context, dir string, skills []Skill, concurrency in
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	defer root.Close()
 	// Once written, a skill is done: nothing is recorded of it.

@@ -337,7 +337,7 @@ func (st *Staged) Commit() (*Outcome, error) {
 		err = st.tx.commit()
 	}
 	if err != nil {
-		return nil, rollbackFiles(plans, written, errdefs.IO(fmt.Errorf("commit the install: %w", err)))
+		return nil, rollbackFiles(plans, written, errdefs.MarkLocal(fmt.Errorf("commit the install: %w", err)))
 	}
 	afterCommit("commit")
 	for _, p := range plans {
@@ -362,7 +362,7 @@ func writeFiles(plans []*plan, files []*lockChange, out *Outcome) ([]*lockChange
 			err = lc.writeFile()
 		}
 		if err != nil {
-			return nil, rollbackFiles(plans, written, errdefs.IO(fmt.Errorf("write %s: %w", lc.Path, err)))
+			return nil, rollbackFiles(plans, written, errdefs.MarkLocal(fmt.Errorf("write %s: %w", lc.Path, err)))
 		}
 		written = append(written, lc)
 		out.Changed = append(out.Changed, lc.given)
@@ -506,7 +506,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 		return nil, err
 	}
 	if err := p.spool.flush(); err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	if err := p.sum(prevs); err != nil {
 		return nil, err
@@ -531,13 +531,13 @@ func (p *plan) begin() (err error) {
 	}
 	p.staging = layers.StagingPrefix + randomID()
 	if err := p.folder.Mkdir(p.staging, 0o700); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if err := p.folder.Mkdir(filepath.Join(p.staging, previousDir), 0o700); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if p.spool, err = newSpool(p.folder, p.staging); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	return nil
 }
@@ -563,7 +563,7 @@ func (p *plan) compareRecord(ctx context.Context, want pathIndex[*Skill]) (prevs
 				_, withDirs := e.s.Stat["./"]
 				d, err := p.driftAndStat(e.name, e.s, withDirs)
 				if err != nil {
-					return errdefs.IO(err)
+					return errdefs.MarkLocal(err)
 				}
 				mu.Lock()
 				err = p.compared(e.name, e.s, d, want.get(e.name), &modified, kept, withDirs)
@@ -695,7 +695,7 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 		return nil
 	}
 	s.Package, s.PackageDigest, s.PackageVersion = sk.Package, sk.PackageDigest, sk.PackageVersion
-	return errdefs.IO(p.spool.add(name, s))
+	return errdefs.MarkLocal(p.spool.add(name, s))
 }
 
 // spoolVerbatim spools the entries the next record keeps as they are,
@@ -710,12 +710,12 @@ func (p *plan) spoolVerbatim() error {
 		if !p.verbatim[name] {
 			return nil
 		}
-		return errdefs.IO(p.spool.add(name, s))
+		return errdefs.MarkLocal(p.spool.add(name, s))
 	})
 	if err == nil && d != p.previous {
 		err = fmt.Errorf("%s changed while stax was installing: run the install again", p.recordPath)
 	}
-	return errdefs.IO(err) // a record's own errors keep their class
+	return errdefs.MarkLocal(err) // a record's own errors keep their class
 }
 
 // recorded is what an install keeps of a skill of the folder's record.
@@ -758,7 +758,7 @@ func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (
 		return "", err
 	}
 	if err != nil {
-		return "", errdefs.IO(err)
+		return "", errdefs.MarkLocal(err)
 	}
 	defer f.Close()
 	cache := openStatCache(p.statPath)
@@ -777,7 +777,7 @@ func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (
 	}
 	// The decoder stops at the record's closing brace: what follows counts.
 	if _, err := io.Copy(h.Hash(), f); err != nil {
-		return "", errdefs.IO(err)
+		return "", errdefs.MarkLocal(err)
 	}
 	return h.Digest(), nil
 }
@@ -832,7 +832,7 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 		// The files on disk are the ones recorded: keep their stat.
 		entry.Stat = statTree(p.folder, s.Path, sk.files)
 		if err := statDirs(p.folder, s.Path, entry.Stat); err != nil {
-			return errdefs.IO(err)
+			return errdefs.MarkLocal(err)
 		}
 		p.result.Unchanged = append(p.result.Unchanged, s.Path)
 	default:
@@ -842,7 +842,7 @@ func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
 		p.swaps = append(p.swaps, s.Path)
 	}
 	sk.writing = nil
-	return errdefs.IO(p.spool.add(s.Path, &entry))
+	return errdefs.MarkLocal(p.spool.add(s.Path, &entry))
 }
 
 // previousDir holds, in the staging directory, what an install replaces
@@ -861,14 +861,14 @@ func (p *plan) open() (err error) {
 	// close removes what it made again unless something was installed.
 	if p.createdFrom, err = mkdirAll(p.base, p.folderRel); err != nil {
 		p.removeCreated()
-		return errdefs.IO(fmt.Errorf("create %s: %w", p.opts.Dir, err))
+		return errdefs.MarkLocal(fmt.Errorf("create %s: %w", p.opts.Dir, err))
 	}
 	if p.folder, err = p.base.OpenRoot(p.folderRel); err != nil {
 		p.removeCreated()
 		if link := linkOnPath(p.base, p.basePath, p.folderRel); link != "" {
-			return errdefs.IO(fmt.Errorf("%s, which install refuses (%w): make the folder a directory there, or a relative link to a directory inside %s", link, err, p.basePath))
+			return errdefs.MarkLocal(fmt.Errorf("%s, which install refuses (%w): make the folder a directory there, or a relative link to a directory inside %s", link, err, p.basePath))
 		}
-		return errdefs.IO(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, p.basePath))
+		return errdefs.MarkLocal(fmt.Errorf("open %s: %w (a symbolic link leading outside %s is refused: make the folder a directory there)", p.opts.Dir, err, p.basePath))
 	}
 	return nil
 }
@@ -1019,11 +1019,11 @@ func checkConfined(root, dir string) error {
 		// A directory that opens by its path but not inside root is
 		// reached through a link leading out of it.
 		if link := linkOnPath(base, basePath, rel); link != "" {
-			return errdefs.Corrupt(fmt.Errorf("%s, which install refuses: what it points to is not verified (%w); make the folder a directory there, or a relative link to a directory inside %s, and install again", link, err, basePath))
+			return errdefs.MarkDataLoss(fmt.Errorf("%s, which install refuses: what it points to is not verified (%w); make the folder a directory there, or a relative link to a directory inside %s, and install again", link, err, basePath))
 		}
-		return errdefs.Corrupt(fmt.Errorf("%s leads outside %s through a symbolic link, which install refuses: what it points to is not verified (%w); make the folder a directory there and install again", dir, basePath, err))
+		return errdefs.MarkDataLoss(fmt.Errorf("%s leads outside %s through a symbolic link, which install refuses: what it points to is not verified (%w); make the folder a directory there and install again", dir, basePath, err))
 	}
-	return errdefs.IO(fmt.Errorf("open %s: %w", dir, err))
+	return errdefs.MarkLocal(fmt.Errorf("open %s: %w", dir, err))
 }
 
 // openBase opens the directory that confines every change to dir: root,
@@ -1032,21 +1032,21 @@ func checkConfined(root, dir string) error {
 func openBase(root, dir string) (base *os.Root, basePath, rel string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, "", "", errdefs.IO(err)
+		return nil, "", "", errdefs.MarkLocal(err)
 	}
 	basePath = root
 	if basePath == "" {
 		basePath = filepath.Dir(abs)
 	}
 	if basePath, err = filepath.Abs(basePath); err != nil {
-		return nil, "", "", errdefs.IO(err)
+		return nil, "", "", errdefs.MarkLocal(err)
 	}
 	rel, err = filepath.Rel(basePath, abs)
 	if err != nil || !filepath.IsLocal(rel) {
-		return nil, "", "", errdefs.IO(fmt.Errorf("%s is not inside %s: stax installs only there", dir, basePath))
+		return nil, "", "", errdefs.MarkLocal(fmt.Errorf("%s is not inside %s: stax installs only there", dir, basePath))
 	}
 	if base, err = os.OpenRoot(basePath); err != nil {
-		return nil, "", "", errdefs.IO(err)
+		return nil, "", "", errdefs.MarkLocal(err)
 	}
 	return base, basePath, rel, nil
 }
@@ -1064,7 +1064,7 @@ func (p *plan) commit(tx *transaction, files []*lockChange) error {
 	if !sameRecord {
 		record, err := p.spool.digest()
 		if err != nil {
-			return errdefs.IO(fmt.Errorf("encode the record: %w", err))
+			return errdefs.MarkLocal(fmt.Errorf("encode the record: %w", err))
 		}
 		sameRecord = record == p.previous && !p.legacy
 	}
@@ -1080,7 +1080,7 @@ func (p *plan) commit(tx *transaction, files []*lockChange) error {
 	}
 	if p.backupRel != "" {
 		if err := makeBackupDir(p.base, p.backupRel, p.backupMade); err != nil {
-			return errdefs.IO(fmt.Errorf("create the backup directory: %w", err))
+			return errdefs.MarkLocal(fmt.Errorf("create the backup directory: %w", err))
 		}
 	}
 	for _, m := range moves {
@@ -1089,12 +1089,12 @@ func (p *plan) commit(tx *transaction, files []*lockChange) error {
 			err = p.base.Rename(m[0], m[1])
 		}
 		if err != nil {
-			return errdefs.IO(fmt.Errorf("move %s: %w", m[0], err))
+			return errdefs.MarkLocal(fmt.Errorf("move %s: %w", m[0], err))
 		}
 		p.moves = append(p.moves, m)
 	}
 	if err := step("record " + p.opts.Dir); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if sameRecord {
 		return nil
@@ -1150,21 +1150,21 @@ func (p *plan) journalize(j *journalData, files []*lockChange) error {
 			continue
 		}
 		if err := lc.keep(p.folder, p.staging); err != nil {
-			return errdefs.IO(fmt.Errorf("keep a copy of %s: %w", lc.Path, err))
+			return errdefs.MarkLocal(fmt.Errorf("keep a copy of %s: %w", lc.Path, err))
 		}
 	}
 	if p.hadRecord {
 		// The record as it was, for a rollback to put back.
 		if err := p.keepRecord(); err != nil {
-			return errdefs.IO(fmt.Errorf("keep a copy of %s: %w", RecordFile, err))
+			return errdefs.MarkLocal(fmt.Errorf("keep a copy of %s: %w", RecordFile, err))
 		}
 		p.recordCopied, j.RecordCopied = true, true
 	}
 	if err := step("journal"); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if err := writeJournal(p.journal, j); err != nil {
-		return errdefs.IO(fmt.Errorf("write the install journal: %w", err))
+		return errdefs.MarkLocal(fmt.Errorf("write the install journal: %w", err))
 	}
 	p.journaled = true
 	return nil
@@ -1288,7 +1288,7 @@ const journalSuffix = ".journal.json"
 func lockFolder(ctx context.Context, lockDir, dir string) (unlock func(), journal string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, "", errdefs.IO(err)
+		return nil, "", errdefs.MarkLocal(err)
 	}
 	key := digest.FromString(abs).Encoded()[:32]
 	unlock, err = filelock.Lock(ctx, lockDir, key+".lock", "install into "+dir, nil)

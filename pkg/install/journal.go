@@ -93,7 +93,7 @@ func newLockChange(l LockFile, i int) (*lockChange, error) {
 	// recovers it may be started from another directory.
 	path, err := filepath.Abs(l.Path)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	lc := &lockChange{Path: path, New: h.Digest(), Mode: l.Mode, Copy: previousFile(i), write: l.Write, given: l.Path}
 	old, err := digestOf(path)
@@ -101,7 +101,7 @@ func newLockChange(l LockFile, i int) (*lockChange, error) {
 	case err == nil:
 		lc.Existed, lc.Old = true, old
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, errdefs.IO(fmt.Errorf("read %s: %w", l.Path, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("read %s: %w", l.Path, err))
 	}
 	return lc, nil
 }
@@ -317,11 +317,11 @@ func recoverJournal(path, lockDir string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", errdefs.IO(fmt.Errorf("read the install journal %s: %w", path, err))
+		return "", errdefs.MarkLocal(fmt.Errorf("read the install journal %s: %w", path, err))
 	}
 	var j journalData
 	if err := json.Unmarshal(data, &j); err != nil || layers.CheckName(j.ID) != nil || !stagingName(j.Staging) {
-		return "", errdefs.IO(fmt.Errorf("the install journal %s is damaged (%v): check the folder it names, then remove the journal", path, err))
+		return "", errdefs.MarkLocal(fmt.Errorf("the install journal %s is damaged (%v): check the folder it names, then remove the journal", path, err))
 	}
 	dir := filepath.Join(j.Base, j.Folder)
 	base, err := os.OpenRoot(j.Base)
@@ -336,12 +336,12 @@ func recoverJournal(path, lockDir string) (string, error) {
 		return fmt.Sprintf("an install into %s was interrupted, and the folder is gone since; nothing to recover", dir), nil
 	}
 	if err != nil {
-		return "", errdefs.IO(fmt.Errorf("recover the interrupted install into %s: %w", dir, err))
+		return "", errdefs.MarkLocal(fmt.Errorf("recover the interrupted install into %s: %w", dir, err))
 	}
 	defer folder.Close()
 	if _, err := os.Stat(filepath.Join(lockDir, j.ID+".committed")); err == nil {
 		if err := folder.RemoveAll(j.Staging); err != nil {
-			return "", errdefs.IO(err)
+			return "", errdefs.MarkLocal(err)
 		}
 		os.Remove(path)
 		return fmt.Sprintf("an install into %s was interrupted after it was committed; it is now complete", dir), nil
@@ -354,7 +354,7 @@ func recoverJournal(path, lockDir string) (string, error) {
 			record, err = nil, nil
 		}
 		if err != nil {
-			return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
+			return "", errdefs.MarkLocal(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
 		}
 		if record != nil {
 			defer record.Close()
@@ -362,17 +362,17 @@ func recoverJournal(path, lockDir string) (string, error) {
 	}
 	if err := errors.Join(undoMoves(base, j.Moves), restoreRecord(folder, record, j.HadRecord, copiedRecord(&j), []byte(j.Record))); err != nil {
 		// The journal stays, so that the next run tries again.
-		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
+		return "", errdefs.MarkLocal(fmt.Errorf("roll back the interrupted install into %s: %w", dir, err))
 	}
 	if j.Backup != "" && filepath.IsLocal(j.Backup) && (j.BackupMade == "" || filepath.IsLocal(j.BackupMade)) {
 		removeBackupDir(base, j.Backup, j.BackupMade, j.StateMade)
 	}
 	if err := restoreFiles(folder, j.Staging, j.files()); err != nil {
 		// The journal stays, so that the next run tries again.
-		return "", errdefs.IO(fmt.Errorf("roll back the interrupted install into %s (journal %s): %w", dir, path, err))
+		return "", errdefs.MarkLocal(fmt.Errorf("roll back the interrupted install into %s (journal %s): %w", dir, path, err))
 	}
 	if err := folder.RemoveAll(j.Staging); err != nil {
-		return "", errdefs.IO(err)
+		return "", errdefs.MarkLocal(err)
 	}
 	os.Remove(path)
 	return fmt.Sprintf("an install into %s was interrupted; it was rolled back to the install before it", dir), nil

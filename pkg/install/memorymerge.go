@@ -103,15 +103,15 @@ func (m memoryMerger) merge(sk *staged, root *os.Root) error {
 	}
 	f, err := root.OpenFile(stateful.MemoryFile, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	defer f.Close()
 	if _, err := f.Write(text); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	info, err := f.Stat()
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if len(merged.Kept)+len(merged.Fields) > 0 {
 		if sk.memory == nil {
@@ -123,7 +123,7 @@ func (m memoryMerger) merge(sk *staged, root *os.Root) error {
 	sk.files[stateful.MemoryFile] = fileEntry(info.Mode(), digest.NewDigestFromBytes(digest.SHA256, sum[:]))
 	sk.stat[stateful.MemoryFile] = statKey(info)
 	p.result.Merged = append(p.result.Merged, MergedFile{Skill: name, File: stateful.MemoryFile, Kept: len(merged.Kept), Fields: merged.Fields})
-	return errdefs.IO(f.Close())
+	return errdefs.MarkLocal(f.Close())
 }
 
 // readSibling reads a stateful file of a skill, at most the size render
@@ -131,7 +131,7 @@ func (m memoryMerger) merge(sk *staged, root *os.Root) error {
 func readSibling(in *os.Root, name string) ([]byte, error) {
 	f, err := in.Open(name)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	defer f.Close()
 	data, err := regularfile.ReadAll(f, name, stateful.MaxFileSize)

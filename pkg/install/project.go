@@ -25,7 +25,7 @@ import (
 func LockProject(ctx context.Context, lockDir, dir string, waiting func()) (unlock func(), err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	// A project reached through a link is the same project.
 	if real, err := filepath.EvalSymlinks(abs); err == nil {

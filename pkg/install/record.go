@@ -108,7 +108,7 @@ func readRecord(folder *os.Root, where string) (*Record, error) {
 		return r, nil
 	}
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	defer f.Close()
 	err = scanRecord(f, where, func(name string, s *InstalledSkill) error {
@@ -153,7 +153,7 @@ func openRecordFrom(dir, recordDir string) (*os.Root, string, error) {
 		return nil, "", nil
 	}
 	if err != nil {
-		return nil, "", errdefs.IO(err)
+		return nil, "", errdefs.MarkLocal(err)
 	}
 	return folder, filepath.Join(dir, RecordFile), nil
 }
@@ -181,7 +181,7 @@ func RecordDir(records, root, dir string) (string, error) {
 func FolderName(root, dir string) (string, error) {
 	rel, err := filepath.Rel(root, dir)
 	if err != nil {
-		return "", errdefs.IO(err)
+		return "", errdefs.MarkLocal(err)
 	}
 	name := strings.ReplaceAll(strings.TrimLeft(filepath.ToSlash(rel), "."), "/", "-")
 	if err := layers.CheckName(name); err != nil {
@@ -228,7 +228,7 @@ func openRecordDir(recordDir string, create bool) (root *os.Root, made []string,
 	rel := filepath.Join(filepath.Base(filepath.Dir(recordDir)), filepath.Base(recordDir))
 	if create {
 		if made, err = MkdirAll(top); err != nil {
-			return nil, nil, errdefs.IO(fmt.Errorf("create the directory of the install record: %w", err))
+			return nil, nil, errdefs.MarkLocal(fmt.Errorf("create the directory of the install record: %w", err))
 		}
 	}
 	defer func() {
@@ -241,7 +241,7 @@ func openRecordDir(recordDir string, create bool) (root *os.Root, made []string,
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
 		}
-		return nil, nil, errdefs.IO(err)
+		return nil, nil, errdefs.MarkLocal(err)
 	}
 	defer base.Close()
 	if create {
@@ -271,9 +271,9 @@ func openRecordDir(recordDir string, create bool) (root *os.Root, made []string,
 // not be opened: a symbolic link that leads out of base, or err.
 func refuseRecordDir(base *os.Root, basePath, rel string, err error) error {
 	if link := linkOnPath(base, basePath, rel); link != "" {
-		return errdefs.IO(fmt.Errorf("%s, which stax does not follow to keep its install records (%w): remove the link, and stax makes the directory again", link, err))
+		return errdefs.MarkLocal(fmt.Errorf("%s, which stax does not follow to keep its install records (%w): remove the link, and stax makes the directory again", link, err))
 	}
-	return errdefs.IO(fmt.Errorf("open the directory of the install record %s: %w", filepath.Join(basePath, rel), err))
+	return errdefs.MarkLocal(fmt.Errorf("open the directory of the install record %s: %w", filepath.Join(basePath, rel), err))
 }
 
 // dropLegacyRecord removes the record an older stax kept in the folder,
@@ -633,7 +633,7 @@ func CheckIn(dir, recordDir string) ([]Drift, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	defer folder.Close()
 	rec, err := ReadRecordIn(dir, recordDir)
@@ -644,7 +644,7 @@ func CheckIn(dir, recordDir string) ([]Drift, error) {
 	for _, name := range slices.Sorted(maps.Keys(rec.Skills)) {
 		d, err := drift(folder, name, rec.Skills[name], false)
 		if err != nil {
-			return nil, errdefs.IO(err)
+			return nil, errdefs.MarkLocal(err)
 		}
 		if d != nil {
 			drifts = append(drifts, *d)

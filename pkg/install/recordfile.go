@@ -85,19 +85,19 @@ func scanRecord(r io.Reader, where string, each func(name string, s *InstalledSk
 				return invalid(err)
 			}
 			if err := layers.CheckName(name); err != nil {
-				return errdefs.IO(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
+				return errdefs.MarkLocal(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
 			}
 			if seen[name] {
-				return errdefs.IO(fmt.Errorf("%s lists skill %s twice; stax did not write this record and changed nothing: remove an entry, or the file", where, name))
+				return errdefs.MarkLocal(fmt.Errorf("%s lists skill %s twice; stax did not write this record and changed nothing: remove an entry, or the file", where, name))
 			}
 			seen[name] = true
 			if f, bad := firstBad(s.Files, func(f string) bool { return layers.CheckPath(f) != nil }); bad {
-				return errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
+				return errdefs.MarkLocal(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
 			}
 			// A record written before the stat moved to its cache holds
 			// it (see statCache).
 			if k, bad := firstBad(s.Stat, badStatKey); bad {
-				return errdefs.IO(fmt.Errorf("%s: skill %s lists the path %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, k))
+				return errdefs.MarkLocal(fmt.Errorf("%s: skill %s lists the path %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, k))
 			}
 			if err := each(name, &s); err != nil {
 				return err
@@ -352,15 +352,15 @@ func (sp *spool) digest() (digest.Digest, error) {
 // durably; with no skills, the record is removed.
 func (sp *spool) write(folder *os.Root) error {
 	if err := sp.flush(); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if len(sp.entries) == 0 {
 		if err := folder.Remove(RecordFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return errdefs.IO(err)
+			return errdefs.MarkLocal(err)
 		}
 		return nil
 	}
-	return errdefs.IO(atomicfile.WriteIn(folder, RecordFile, 0o644, sp.writeTo))
+	return errdefs.MarkLocal(atomicfile.WriteIn(folder, RecordFile, 0o644, sp.writeTo))
 }
 
 func (sp *spool) close() {

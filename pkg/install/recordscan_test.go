@@ -59,22 +59,22 @@ func scanRecordV1(r io.Reader, where string, each func(name string, s *Installed
 				return invalid(err)
 			}
 			if err := layers.CheckName(name); err != nil {
-				return errdefs.IO(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
+				return errdefs.MarkLocal(fmt.Errorf("%s: %w; stax did not write this record and changed nothing: remove the entry, or the file", where, err))
 			}
 			if seen[name] {
-				return errdefs.IO(fmt.Errorf("%s lists skill %s twice; stax did not write this record and changed nothing: remove an entry, or the file", where, name))
+				return errdefs.MarkLocal(fmt.Errorf("%s lists skill %s twice; stax did not write this record and changed nothing: remove an entry, or the file", where, name))
 			}
 			seen[name] = true
 			for _, f := range slices.Sorted(maps.Keys(s.Files)) {
 				if layers.CheckPath(f) != nil {
-					return errdefs.IO(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
+					return errdefs.MarkLocal(fmt.Errorf("%s: skill %s lists the file %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, f))
 				}
 			}
 			// Stat keys are files, and directories with a slash ("./" the
 			// skill's own): a re-install opens the directories by them.
 			for _, k := range slices.Sorted(maps.Keys(s.Stat)) {
 				if p := strings.TrimSuffix(k, "/"); k != "./" && layers.CheckPath(p) != nil {
-					return errdefs.IO(fmt.Errorf("%s: skill %s lists the path %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, k))
+					return errdefs.MarkLocal(fmt.Errorf("%s: skill %s lists the path %q, which cannot be in a skill; stax changed nothing: remove the entry, or the file", where, name, k))
 				}
 			}
 			if err := each(name, &s); err != nil {

@@ -456,7 +456,7 @@ func (st *stager) extract(ctx context.Context, l *Layer, want pathIndex[*staged]
 		}
 	}
 	if len(mismatch) > 0 {
-		return errdefs.Corrupt(mismatch[0])
+		return errdefs.MarkDataLoss(mismatch[0])
 	}
 	return nil
 }
@@ -477,13 +477,13 @@ func (st *stager) stage(ctx context.Context, todo []*staged, workers int) error 
 	for _, sk := range todo {
 		if sk.skill.Layer == nil {
 			if err := st.mkdirs(sk, "."); err != nil {
-				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
+				return errdefs.MarkLocal(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
 			if err := st.copyDir(sk); err != nil {
-				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
+				return errdefs.MarkLocal(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
 			if err := st.finish(sk); err != nil {
-				return errdefs.IO(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
+				return errdefs.MarkLocal(fmt.Errorf("stage skill %s: %w", sk.skill.Path, err))
 			}
 			continue
 		}

@@ -80,7 +80,7 @@ func Place(w Where) (*Placement, error) {
 	case agent.ScopeProject:
 		abs, err := filepath.Abs(w.ProjectDir)
 		if err != nil {
-			return nil, errdefs.IO(err)
+			return nil, errdefs.MarkLocal(err)
 		}
 		p.Root, p.Workspace = abs, abs
 		// Only to look at what the runtimes read there; nothing is
@@ -93,7 +93,7 @@ func Place(w Where) (*Placement, error) {
 		if home == "" {
 			var err error
 			if home, err = os.UserHomeDir(); err != nil {
-				return nil, errdefs.IO(fmt.Errorf("user scope needs a home directory: %w", err))
+				return nil, errdefs.MarkLocal(fmt.Errorf("user scope needs a home directory: %w", err))
 			}
 		}
 		p.Root, p.Home = home, home

@@ -349,7 +349,7 @@ func Read(path string) (*Lock, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, errdefs.IO(err) // names the file
+		return nil, errdefs.MarkLocal(err) // names the file
 	}
 	var l Lock
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -364,7 +364,7 @@ func Read(path string) (*Lock, error) {
 	for _, p := range l.Packages {
 		for _, s := range p.Skills {
 			if err := layers.CheckName(s.Path); err != nil {
-				return nil, errdefs.IO(fmt.Errorf("%s: package %s: %w; stax did not write this: delete the file and run stax install to write a new one", path, p.Ref, err))
+				return nil, errdefs.MarkLocal(fmt.Errorf("%s: package %s: %w; stax did not write this: delete the file and run stax install to write a new one", path, p.Ref, err))
 			}
 		}
 	}
@@ -476,7 +476,7 @@ func (l *Lock) Write(path string) (changed bool, err error) {
 		return false, nil
 	}
 	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
-		return false, errdefs.IO(err)
+		return false, errdefs.MarkLocal(err)
 	}
 	return true, nil
 }

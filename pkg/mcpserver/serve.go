@@ -68,10 +68,10 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}
 	srv, err := New(opts.Options)
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if opts.HTTP == "" {
-		return errdefs.IO(srv.Run(ctx, &StdioTransport{Reader: opts.Stdin, Writer: opts.Stdout}))
+		return errdefs.MarkLocal(srv.Run(ctx, &StdioTransport{Reader: opts.Stdin, Writer: opts.Stdout}))
 	}
 	ln, err := listen(opts.HTTP, opts.Token, stderr)
 	if err != nil {
@@ -82,7 +82,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		auth = ", for clients with the token"
 	}
 	fmt.Fprintf(stderr, "serving the %s skills of %s over MCP at http://%s/%s\n", opts.Runtime.Name, opts.Project, ln.Addr(), auth)
-	return errdefs.IO(srv.ServeHTTP(ctx, ln, HTTPOptions{Token: opts.Token}))
+	return errdefs.MarkLocal(srv.ServeHTTP(ctx, ln, HTTPOptions{Token: opts.Token}))
 }
 
 // listen listens at addr, on the loopback interface when addr names no
@@ -95,7 +95,7 @@ func listen(addr, token string, warnings io.Writer) (net.Listener, error) {
 	}
 	ln, err := net.Listen("tcp", at)
 	if err != nil {
-		return nil, errdefs.IO(&ListenError{Addr: addr, Err: err})
+		return nil, errdefs.MarkLocal(&ListenError{Addr: addr, Err: err})
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
 		if token == "" {

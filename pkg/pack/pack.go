@@ -173,7 +173,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	if len(cfg.Packages) > 0 {
 		desc, err := artifact.PushPackagesLayer(ctx, pusher, cfg.Packages)
 		if err != nil {
-			return res, errdefs.IO(err)
+			return res, errdefs.MarkLocal(err)
 		}
 		layerDescs = append(layerDescs, desc)
 	}
@@ -183,7 +183,7 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	}
 	res.Descriptor, res.ConfigDescriptor, err = artifact.PackManifestAnnotated(ctx, pusher, cfg, layerDescs, created, opts.Annotations)
 	if err != nil {
-		return res, errdefs.IO(err)
+		return res, errdefs.MarkLocal(err)
 	}
 	res.Layers = layerDescs
 	if len(res.Layers) == 0 {
@@ -202,7 +202,7 @@ func validateSkills(opts Options) (*validate.Report, error) {
 	if _, err := os.Stat(p.SkillsDir); errors.Is(err, fs.ErrNotExist) && p.Definition != nil && opts.Parts == nil {
 		switch {
 		case p.Definition.Skills != "":
-			return nil, errdefs.IO(fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
+			return nil, errdefs.MarkLocal(fmt.Errorf("%s: skills: %s names a directory that does not exist (%s): create it, or correct the path",
 				filepath.Join(p.Root, staxyaml.FileName), p.Definition.Skills, p.SkillsDir))
 		case len(p.Definition.Packages) > 0:
 			return nil, nil
@@ -218,7 +218,7 @@ func validateSkills(opts Options) (*validate.Report, error) {
 		Lenient:     opts.Lenient,
 	})
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	return report, nil
 }
@@ -249,7 +249,7 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.O
 		case writeErr != nil:
 			return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", writeErr))
 		case err != nil:
-			return written, errdefs.IO(fmt.Errorf("store skills layer: %w", err))
+			return written, errdefs.MarkLocal(fmt.Errorf("store skills layer: %w", err))
 		}
 		return written, nil
 	}
@@ -258,12 +258,12 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.O
 	// killed.
 	dir, release, err := scratch.Dir("layer")
 	if err != nil {
-		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, errdefs.MarkLocal(fmt.Errorf("create layer file: %w", err))
 	}
 	defer release()
 	tmp, err := os.Create(filepath.Join(dir, "skills.tar.gz"))
 	if err != nil {
-		return layers.WriteResult{}, errdefs.IO(fmt.Errorf("create layer file: %w", err))
+		return layers.WriteResult{}, errdefs.MarkLocal(fmt.Errorf("create layer file: %w", err))
 	}
 	defer tmp.Close()
 
@@ -272,7 +272,7 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.O
 		return written, errdefs.Invalid(fmt.Errorf("write skills layer: %w", err))
 	}
 	if _, err := tmp.Seek(0, 0); err != nil {
-		return written, errdefs.IO(fmt.Errorf("rewind layer file: %w", err))
+		return written, errdefs.MarkLocal(fmt.Errorf("rewind layer file: %w", err))
 	}
 	desc := ocispec.Descriptor{MediaType: layers.MediaTypeSkills, Digest: written.Digest, Size: written.Size}
 	if storage, ok := pusher.(content.ReadOnlyStorage); ok {
@@ -281,7 +281,7 @@ func pushSkillsLayer(ctx context.Context, pusher content.Pusher, layer *layers.O
 		}
 	}
 	if err := pusher.Push(ctx, desc, tmp); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return written, errdefs.IO(fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
+		return written, errdefs.MarkLocal(fmt.Errorf("store skills layer %s: %w", desc.Digest, err))
 	}
 	return written, nil
 }

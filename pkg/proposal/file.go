@@ -39,7 +39,7 @@ func ApplyFile(path string, stdin io.Reader, opts Options) (*Outcome, error) {
 	if path != "-" {
 		f, err := regularfile.Open(path)
 		if err != nil {
-			return nil, errdefs.IO(err)
+			return nil, errdefs.MarkLocal(err)
 		}
 		defer f.Close()
 		in = f
@@ -48,7 +48,7 @@ func ApplyFile(path string, stdin io.Reader, opts Options) (*Outcome, error) {
 		// Read once, so that the bytes Check sees are the ones parsed.
 		data, err := io.ReadAll(io.LimitReader(in, MaxSize+1))
 		if err != nil {
-			return nil, errdefs.IO(err)
+			return nil, errdefs.MarkLocal(err)
 		}
 		if len(data) <= MaxSize {
 			if err := opts.Check(data); err != nil {
@@ -70,7 +70,7 @@ func ApplyFile(path string, stdin io.Reader, opts Options) (*Outcome, error) {
 		}
 		return &Outcome{Result: res}, errdefs.Invalid(err)
 	case err != nil:
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	return &Outcome{Result: res, Applied: !res.DryRun && !res.NoOp}, nil
 }

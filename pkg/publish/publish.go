@@ -42,7 +42,7 @@ func PushDependencies(ctx context.Context, p *staxyaml.Project, opts source.Opti
 	pub := &publisher{ctx: ctx, opts: opts, copyOpts: copyOpts, done: map[string]bool{}}
 	root, err := filepath.Abs(p.Root)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	if err := pub.dependencies(p, []string{root}); err != nil {
 		return pub.out, err
@@ -72,7 +72,7 @@ func (pub *publisher) dependencies(p *staxyaml.Project, path []string) error {
 		}
 		dir, err := filepath.Abs(dir)
 		if err != nil {
-			return errdefs.IO(err)
+			return errdefs.MarkLocal(err)
 		}
 		chain := append(append([]string{}, path...), dir)
 		if err := resolve.CheckNesting(chain, path, dir); err != nil {

@@ -82,7 +82,7 @@ func (r *chunkedRepository) Push(ctx context.Context, desc ocispec.Descriptor, b
 	}
 	if offset != desc.Size {
 		// What was handed to the upload is at fault, not the registry.
-		return errdefs.Corrupt(fmt.Errorf("blob %s: the content pushed does not match its digest (%d bytes read, %d expected); the upload was not committed", desc.Digest, offset, desc.Size))
+		return errdefs.MarkDataLoss(fmt.Errorf("blob %s: the content pushed does not match its digest (%d bytes read, %d expected); the upload was not committed", desc.Digest, offset, desc.Size))
 	}
 	q := location.Query()
 	q.Set("digest", desc.Digest.String())

@@ -27,12 +27,12 @@ func (c *Client) Login(ctx context.Context, host string, cred auth.Credential) e
 	if err := reg.Ping(ctx); err != nil {
 		var resp *errcode.ErrorResponse
 		if errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
-			return errdefs.Remote(fmt.Errorf("%s did not accept the credentials for %s: check the user name and password or token (%w)", host, cred.Username, err))
+			return errdefs.MarkUnavailable(fmt.Errorf("%s did not accept the credentials for %s: check the user name and password or token (%w)", host, cred.Username, err))
 		}
 		return Explain(err, host, host)
 	}
 	if err := c.creds.Put(ctx, CredentialKey(host), cred); err != nil {
-		return errdefs.IO(fmt.Errorf("save credentials for %s: %w", host, err))
+		return errdefs.MarkLocal(fmt.Errorf("save credentials for %s: %w", host, err))
 	}
 	return nil
 }
@@ -43,13 +43,13 @@ func (c *Client) Logout(ctx context.Context, host string) (bool, error) {
 	key := CredentialKey(host)
 	saved, err := c.creds.Get(ctx, key)
 	if err != nil {
-		return false, errdefs.IO(fmt.Errorf("read credentials for %s: %w", host, err))
+		return false, errdefs.MarkLocal(fmt.Errorf("read credentials for %s: %w", host, err))
 	}
 	if saved == auth.EmptyCredential {
 		return false, nil
 	}
 	if err := c.creds.Delete(ctx, key); err != nil {
-		return false, errdefs.IO(fmt.Errorf("remove credentials for %s: %w", host, err))
+		return false, errdefs.MarkLocal(fmt.Errorf("remove credentials for %s: %w", host, err))
 	}
 	return true, nil
 }

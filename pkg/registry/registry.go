@@ -149,7 +149,7 @@ func baseTransport(opts Options) (http.RoundTripper, error) {
 	if opts.CAFile != "" {
 		pem, err := regularfile.ReadFile(opts.CAFile, maxCAFileSize)
 		if err != nil {
-			return nil, errdefs.IO(fmt.Errorf("read --ca-file: %w", err))
+			return nil, errdefs.MarkLocal(fmt.Errorf("read --ca-file: %w", err))
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
@@ -176,7 +176,7 @@ func credentialStore(path string) (credentials.Store, error) {
 		store, err = credentials.NewStoreFromDocker(opts)
 	}
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("load registry credentials: %w", err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("load registry credentials: %w", err))
 	}
 	return store, nil
 }

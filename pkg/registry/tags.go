@@ -94,7 +94,7 @@ func ListTags(ctx context.Context, lister orasregistry.TagLister, where string, 
 			size += len(tag)
 		}
 		if crossed, ok := budget.spend(len(page), size); !ok {
-			return errdefs.Remote(fmt.Errorf("%s lists %s, more than stax reads in one command: it may be serving pages without end; stopped listing (report it to the registry's operator)", where, crossed))
+			return errdefs.MarkUnavailable(fmt.Errorf("%s lists %s, more than stax reads in one command: it may be serving pages without end; stopped listing (report it to the registry's operator)", where, crossed))
 		}
 		empty++
 		if len(page) > 0 {
@@ -114,7 +114,7 @@ func ListTags(ctx context.Context, lister orasregistry.TagLister, where string, 
 }
 
 func tagLoop(where, what string) error {
-	return errdefs.Remote(fmt.Errorf("%s serves the tag list in a loop: it %s; stopped listing (report it to the registry's operator)", where, what))
+	return errdefs.MarkUnavailable(fmt.Errorf("%s serves the tag list in a loop: it %s; stopped listing (report it to the registry's operator)", where, what))
 }
 
 // tagListKey is the context key of a tag list ListTags is reading; its
@@ -146,7 +146,7 @@ func (c tagPages) Do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if len(body) > MaxTagPageBytes {
-		return nil, errdefs.Remote(fmt.Errorf("%s sent a page of tags over %d MiB, more than stax reads in one; stopped listing (report it to the registry's operator)", where, MaxTagPageBytes>>20))
+		return nil, errdefs.MarkUnavailable(fmt.Errorf("%s sent a page of tags over %d MiB, more than stax reads in one; stopped listing (report it to the registry's operator)", where, MaxTagPageBytes>>20))
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil

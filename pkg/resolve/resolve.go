@@ -570,7 +570,7 @@ func (d dependencies) Resolve(ctx context.Context, p *staxyaml.Project, build pa
 	defer r.finish()
 	root, err := filepath.Abs(p.Root)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	r.stack = append(r.stack, root)
 	_, deps, err := r.declared(p, []string{p.Root})

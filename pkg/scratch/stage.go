@@ -41,11 +41,11 @@ func stage(dest, prefix string, fill func(dir string) error, clear func(dest str
 	dest = filepath.Clean(dest)
 	parent := filepath.Dir(dest)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	staging, release, err := DirIn(parent, prefix)
 	if err != nil {
-		return errdefs.IO(fmt.Errorf("stage %s: %w", dest, err))
+		return errdefs.MarkLocal(fmt.Errorf("stage %s: %w", dest, err))
 	}
 	defer release()
 	// What fill writes goes into a directory of its own, which is what
@@ -53,7 +53,7 @@ func stage(dest, prefix string, fill func(dir string) error, clear func(dest str
 	// until release removes both.
 	out := filepath.Join(staging, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if err := fill(out); err != nil {
 		return err
@@ -62,7 +62,7 @@ func stage(dest, prefix string, fill func(dir string) error, clear func(dest str
 		clear = func(dest string) error {
 			err := os.Rename(dest, filepath.Join(staging, "old"))
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return errdefs.IO(fmt.Errorf("move %s aside: %w", dest, err))
+				return errdefs.MarkLocal(fmt.Errorf("move %s aside: %w", dest, err))
 			}
 			return nil
 		}
@@ -71,7 +71,7 @@ func stage(dest, prefix string, fill func(dir string) error, clear func(dest str
 		return err
 	}
 	if err := os.Rename(out, dest); err != nil {
-		return errdefs.IO(fmt.Errorf("move what was staged into %s: %w", dest, err))
+		return errdefs.MarkLocal(fmt.Errorf("move what was staged into %s: %w", dest, err))
 	}
 	return nil
 }
@@ -85,7 +85,7 @@ func removeEmptyDir(dest string) error {
 		return nil
 	}
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	if !info.IsDir() || os.Remove(dest) != nil {
 		return errdefs.Precondition(fmt.Errorf("%s exists and is not an empty directory: stax writes only into a new or empty one", dest))

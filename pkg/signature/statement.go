@@ -114,7 +114,7 @@ func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Packag
 			index[dir] = i
 			skills = append(skills, SkillFiles{Name: dir, Path: dir, Files: []FileHash{}})
 		} else if !ok {
-			return errdefs.Corrupt(fmt.Errorf("skills layer holds %s, in no skill the config lists", h.Path))
+			return errdefs.MarkDataLoss(fmt.Errorf("skills layer holds %s, in no skill the config lists", h.Path))
 		}
 		sum := sha256.New()
 		if _, err := io.Copy(sum, r); err != nil {
@@ -130,7 +130,7 @@ func Contents(ctx context.Context, fetcher content.Fetcher, pkg *artifact.Packag
 			// cut short): what signs the manifest does not sign these
 			// bytes, which is a verification failure wherever they came
 			// from.
-			return nil, errdefs.Corrupt(fmt.Errorf("%w: the layer was altered since the package was made; fetch it again from its source", err))
+			return nil, errdefs.MarkDataLoss(fmt.Errorf("%w: the layer was altered since the package was made; fetch it again from its source", err))
 		}
 		if malformedArchive(err) || layers.Class(err) == errdefs.FailedPrecondition {
 			// What the layer holds, not how it was fetched: the package

@@ -51,7 +51,7 @@ func (s *Source) FetchError(err error) error {
 	if s.Kind == target.KindRemote {
 		return s.Explain(err)
 	}
-	return errdefs.IO(fmt.Errorf("%s: %w", s.Name, err))
+	return errdefs.MarkLocal(fmt.Errorf("%s: %w", s.Name, err))
 }
 
 // recordingReader keeps the first error of the stream under a layer, so

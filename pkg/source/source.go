@@ -105,11 +105,11 @@ func Declaration(arg, base string) (string, error) {
 	}
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return "", errdefs.IO(err)
+		return "", errdefs.MarkLocal(err)
 	}
 	absBase, err := filepath.Abs(base)
 	if err != nil {
-		return "", errdefs.IO(err)
+		return "", errdefs.MarkLocal(err)
 	}
 	rel, err := filepath.Rel(absBase, abs)
 	if err != nil {

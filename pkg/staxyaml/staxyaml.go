@@ -91,7 +91,7 @@ var namePattern = regexp.MustCompile(`^[a-z0-9]+([._-][a-z0-9]+)*$`)
 func Open(dir string) (*Project, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("open package %s: %w", dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("open package %s: %w", dir, err))
 	}
 	if !info.IsDir() {
 		return nil, errdefs.Invalid(fmt.Errorf("open package %s: not a directory", dir))
@@ -118,7 +118,7 @@ func Load(path string) (*Definition, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		return nil, errdefs.IO(fmt.Errorf("read %s: %w", path, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("read %s: %w", path, err))
 	}
 	return Parse(path, data)
 }
@@ -193,13 +193,13 @@ func WriteFile(path string, data []byte, overwrite bool) error {
 		return errdefs.Invalid(fmt.Errorf("%s already exists: edit it, or pass --force to replace it", path))
 	}
 	if err != nil {
-		return errdefs.IO(fmt.Errorf("create %s: %w", path, err))
+		return errdefs.MarkLocal(fmt.Errorf("create %s: %w", path, err))
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return errdefs.IO(fmt.Errorf("write %s: %w", path, err))
+		return errdefs.MarkLocal(fmt.Errorf("write %s: %w", path, err))
 	}
-	return errdefs.IO(f.Close())
+	return errdefs.MarkLocal(f.Close())
 }
 
 // NameFromDir derives a package name from a directory name, for packages

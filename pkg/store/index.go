@@ -143,11 +143,11 @@ func (s *Store) saveIndex() error {
 		if s.lock != nil {
 			fix = "`stax store prune` removes the packages no tag names; the store is a cache of registries, which can also be removed whole (rm -r " + s.Dir + ")"
 		}
-		return errdefs.IO(fmt.Errorf("%s of %s would be over %d bytes with its %d entries, more than stax reads: it was left as it was; %s",
+		return errdefs.MarkLocal(fmt.Errorf("%s of %s would be over %d bytes with its %d entries, more than stax reads: it was left as it was; %s",
 			ocispec.ImageIndexFile, s.Dir, MaxIndexSize, len(index.Manifests), fix))
 	}
 	if err != nil {
-		return errdefs.IO(fmt.Errorf("write %s of %s: %w", ocispec.ImageIndexFile, s.Dir, err))
+		return errdefs.MarkLocal(fmt.Errorf("write %s of %s: %w", ocispec.ImageIndexFile, s.Dir, err))
 	}
 	return nil
 }
@@ -179,7 +179,7 @@ func (s *Store) loadIndex(ctx context.Context, what string) error {
 	}
 	f, err := s.root.Open(ocispec.ImageIndexFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return errdefs.IO(fmt.Errorf("read %s of %s %s: %w", ocispec.ImageIndexFile, what, s.Dir, err))
+		return errdefs.MarkLocal(fmt.Errorf("read %s of %s %s: %w", ocispec.ImageIndexFile, what, s.Dir, err))
 	}
 	if err == nil {
 		defer f.Close()
@@ -187,7 +187,7 @@ func (s *Store) loadIndex(ctx context.Context, what string) error {
 		index, parseErr := decodeIndex(f, func(desc ocispec.Descriptor) error { read.add(desc); return nil })
 		var ioErr *readError
 		if errors.As(parseErr, &ioErr) {
-			return errdefs.IO(fmt.Errorf("read %s of %s %s: %w", ocispec.ImageIndexFile, what, s.Dir, ioErr.err))
+			return errdefs.MarkLocal(fmt.Errorf("read %s of %s %s: %w", ocispec.ImageIndexFile, what, s.Dir, ioErr.err))
 		}
 		if parseErr == nil {
 			read.index = index
@@ -196,11 +196,11 @@ func (s *Store) loadIndex(ctx context.Context, what string) error {
 		}
 		s.index, s.Repaired, err = rebuildIndex(ctx, s.root, read)
 		if err != nil {
-			return errdefs.IO(fmt.Errorf("%s %s: %s is damaged (%v), and rebuilding it failed: %w", what, s.Dir, ocispec.ImageIndexFile, parseErr, err))
+			return errdefs.MarkLocal(fmt.Errorf("%s %s: %s is damaged (%v), and rebuilding it failed: %w", what, s.Dir, ocispec.ImageIndexFile, parseErr, err))
 		}
 		s.Repaired = fmt.Sprintf("%s of the %s %s could not be read (%v): %s", ocispec.ImageIndexFile, what, s.Dir, parseErr, s.Repaired)
 	} else if s.index, s.Repaired, err = rebuildIndex(ctx, s.root, nil); err != nil {
-		return errdefs.IO(fmt.Errorf("%s %s has no %s, and rebuilding it failed: %w", what, s.Dir, ocispec.ImageIndexFile, err))
+		return errdefs.MarkLocal(fmt.Errorf("%s %s has no %s, and rebuilding it failed: %w", what, s.Dir, ocispec.ImageIndexFile, err))
 	} else if s.Repaired != "" {
 		s.Repaired = fmt.Sprintf("%s of the %s %s was missing: %s", ocispec.ImageIndexFile, what, s.Dir, s.Repaired)
 	}

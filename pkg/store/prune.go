@@ -50,7 +50,7 @@ type Pruned struct {
 // out, so no blob a pull is writing is taken for garbage.
 func (s *Store) Prune(ctx context.Context, dryRun bool, roots ...digest.Digest) (*Pruned, error) {
 	if !dryRun && !s.writer {
-		return nil, errdefs.IO(fmt.Errorf("prune %s: the store is not opened for writing", s.Dir))
+		return nil, errdefs.MarkLocal(fmt.Errorf("prune %s: the store is not opened for writing", s.Dir))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -88,7 +88,7 @@ func (s *Store) Prune(ctx context.Context, dryRun bool, roots ...digest.Digest) 
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return pruned, errdefs.IO(fmt.Errorf("prune %s: %w", s.Dir, err))
+		return pruned, errdefs.MarkLocal(fmt.Errorf("prune %s: %w", s.Dir, err))
 	}
 	return pruned, nil
 }
@@ -207,9 +207,9 @@ func (s *Store) successors(ctx context.Context, desc ocispec.Descriptor) ([]ocis
 	case errors.Is(err, errdef.ErrNotFound):
 		return nil, nil
 	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData):
-		return nil, errdefs.Corrupt(fmt.Errorf("prune %s: manifest %s does not match its digest: nothing was removed", s.Dir, desc.Digest))
+		return nil, errdefs.MarkDataLoss(fmt.Errorf("prune %s: manifest %s does not match its digest: nothing was removed", s.Dir, desc.Digest))
 	case err != nil:
-		return nil, errdefs.IO(fmt.Errorf("prune %s: read manifest %s: %w: nothing was removed", s.Dir, desc.Digest, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("prune %s: read manifest %s: %w: nothing was removed", s.Dir, desc.Digest, err))
 	}
 	return next, nil
 }
@@ -226,7 +226,7 @@ func (s *Store) unreachableBlobs(ctx context.Context, kept map[digest.Digest]boo
 			continue
 		}
 		if err != nil {
-			return nil, errdefs.IO(fmt.Errorf("prune %s: %w", s.Dir, err))
+			return nil, errdefs.MarkLocal(fmt.Errorf("prune %s: %w", s.Dir, err))
 		}
 		for _, e := range entries {
 			if err := ctx.Err(); err != nil {
@@ -238,7 +238,7 @@ func (s *Store) unreachableBlobs(ctx context.Context, kept map[digest.Digest]boo
 			}
 			info, err := e.Info()
 			if err != nil {
-				return nil, errdefs.IO(fmt.Errorf("prune %s: %w", s.Dir, err))
+				return nil, errdefs.MarkLocal(fmt.Errorf("prune %s: %w", s.Dir, err))
 			}
 			garbage = append(garbage, path.Join(dir, e.Name()))
 			pruned.Blobs++

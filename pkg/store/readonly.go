@@ -88,7 +88,7 @@ func OpenLayoutReadOnly(ctx context.Context, dir string) (*ReadOnlyLayout, error
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("open OCI layout %s: %w", dir, err))
 	}
 	refs, err := readRefs(root)
 	if err == nil {
@@ -98,10 +98,10 @@ func OpenLayoutReadOnly(ctx context.Context, dir string) (*ReadOnlyLayout, error
 		root.Close()
 		var rerr *readError
 		if errors.As(err, &rerr) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, errdef.ErrUnsupportedVersion) {
-			return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+			return nil, errdefs.MarkLocal(fmt.Errorf("open OCI layout %s: %w", dir, err))
 		}
 		// Reading never repairs; a writer does (see rebuildIndex).
-		return nil, errdefs.IO(fmt.Errorf("open OCI layout %s: %w: its %s is damaged; copying a package into the layout (stax copy REF oci:%s) rebuilds it from the blobs", dir, err, ocispec.ImageIndexFile, dir))
+		return nil, errdefs.MarkLocal(fmt.Errorf("open OCI layout %s: %w: its %s is damaged; copying a package into the layout (stax copy REF oci:%s) rebuilds it from the blobs", dir, err, ocispec.ImageIndexFile, dir))
 	}
 	return &ReadOnlyLayout{
 		Dir: dir, root: root, blobs: oci.NewStorageFromFS(root.FS()),
@@ -137,7 +137,7 @@ func CheckLayout(dir string) error {
 	if _, err := os.Lstat(filepath.Join(dir, ocispec.ImageLayoutFile)); errors.Is(err, fs.ErrNotExist) {
 		return errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout (no %s file): name the directory of a layout, such as one `stax copy REF oci:NEW-DIR` writes", dir, ocispec.ImageLayoutFile))
 	} else if err != nil {
-		return errdefs.IO(fmt.Errorf("OCI layout %s: %w", dir, err))
+		return errdefs.MarkLocal(fmt.Errorf("OCI layout %s: %w", dir, err))
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func CheckIndexFile(dir string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return errdefs.IO(fmt.Errorf("OCI layout %s: %w", dir, err))
+		return errdefs.MarkLocal(fmt.Errorf("OCI layout %s: %w", dir, err))
 	case !info.Mode().IsRegular():
 		return errdefs.Invalid(fmt.Errorf("OCI layout %s: %s is not a regular file", dir, ocispec.ImageIndexFile))
 	case info.Size() > MaxIndexSize:
@@ -190,7 +190,7 @@ func ReadIndexFile(dir string, each func(ocispec.Descriptor) error) error {
 	}
 	f, err := os.Open(filepath.Join(dir, ocispec.ImageIndexFile))
 	if err != nil {
-		return errdefs.IO(fmt.Errorf("OCI layout %s: %w", dir, err))
+		return errdefs.MarkLocal(fmt.Errorf("OCI layout %s: %w", dir, err))
 	}
 	defer f.Close()
 	var stopped error
@@ -205,7 +205,7 @@ func ReadIndexFile(dir string, each func(ocispec.Descriptor) error) error {
 	case stopped != nil:
 		return stopped
 	case errors.As(err, &rerr):
-		return errdefs.IO(fmt.Errorf("OCI layout %s: %w", dir, rerr.err))
+		return errdefs.MarkLocal(fmt.Errorf("OCI layout %s: %w", dir, rerr.err))
 	}
 	return errdefs.Invalid(fmt.Errorf("OCI layout %s: %s: %w", dir, ocispec.ImageIndexFile, err))
 }

@@ -47,7 +47,7 @@ func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) err
 	}
 	found, err := registry.Referrers(ctx, lockedStore{s}, *subject, "")
 	if err != nil {
-		return errdefs.IO(fmt.Errorf("list the referrers of %s in %s: %w", subject.Digest, s.Dir, err))
+		return errdefs.MarkLocal(fmt.Errorf("list the referrers of %s in %s: %w", subject.Digest, s.Dir, err))
 	}
 	// Sorted by digest, so the same referrers give the same index
 	// whatever order a copy pushed them in; each as the referrers API
@@ -75,10 +75,10 @@ func (s *Store) recordReferrer(ctx context.Context, desc ocispec.Descriptor) err
 		err = s.indexPushed(ctx, newDesc)
 	}
 	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return errdefs.IO(fmt.Errorf("write the referrers index of %s: %w", subject.Digest, err))
+		return errdefs.MarkLocal(fmt.Errorf("write the referrers index of %s: %w", subject.Digest, err))
 	}
 	if err := s.tag(ctx, newDesc, tag); err != nil {
-		return errdefs.IO(fmt.Errorf("tag the referrers index of %s: %w", subject.Digest, err))
+		return errdefs.MarkLocal(fmt.Errorf("tag the referrers index of %s: %w", subject.Digest, err))
 	}
 	if err := s.saveIndex(); err != nil {
 		return err
@@ -98,7 +98,7 @@ func (s *Store) subjectOf(ctx context.Context, desc ocispec.Descriptor) (*ocispe
 	}
 	raw, err := content.FetchAll(ctx, s.blobs, desc)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("read manifest %s: %w", desc.Digest, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("read manifest %s: %w", desc.Digest, err))
 	}
 	var m struct {
 		Subject *ocispec.Descriptor `json:"subject"`

@@ -46,7 +46,7 @@ func HomeFrom(getenv func(string) string) (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", errdefs.IO(fmt.Errorf("locate the stax data directory: %w (set %s)", err, EnvHome))
+		return "", errdefs.MarkLocal(fmt.Errorf("locate the stax data directory: %w (set %s)", err, EnvHome))
 	}
 	return filepath.Join(home, ".local", "share", "stax"), nil
 }
@@ -141,7 +141,7 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create local store: %w", err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("create local store: %w", err))
 	}
 	lock := flock.New(dir + ".lock")
 	lockFn := lock.TryRLockContext
@@ -149,7 +149,7 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 		lockFn = lock.TryLockContext
 	}
 	if _, err := lockFn(ctx, filelock.RetryDelay); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("lock local store %s: %w", dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("lock local store %s: %w", dir, err))
 	}
 	if mode == ReadWrite {
 		removeIngest(dir)
@@ -220,7 +220,7 @@ func openLayout(ctx context.Context, dir, what string) (*Store, error) {
 func openPrepared(ctx context.Context, dir, what string, made created) (*Store, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("open %s %s: %w", what, dir, err))
 	}
 	s := &Store{Dir: dir, root: root, created: made}
 	// Temporary files of index writes that were killed before their rename.
@@ -231,22 +231,22 @@ func openPrepared(ctx context.Context, dir, what string, made created) (*Store, 
 	}
 	if err := root.Mkdir(ocispec.ImageBlobsDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		root.Close()
-		return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("create %s %s: %w", what, dir, err))
 	}
 	// The oci-layout file of a new layout comes last: a reader that finds
 	// it (see CheckLayout) finds index.json too.
 	if _, err := root.Lstat(ocispec.ImageLayoutFile); errors.Is(err, fs.ErrNotExist) {
 		if err := writeLayoutFile(root); err != nil {
 			root.Close()
-			return nil, errdefs.IO(fmt.Errorf("create %s %s: %w", what, dir, err))
+			return nil, errdefs.MarkLocal(fmt.Errorf("create %s %s: %w", what, dir, err))
 		}
 	} else if err := checkLayoutFile(root); err != nil {
 		root.Close()
-		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("open %s %s: %w", what, dir, err))
 	}
 	if s.blobs, err = oci.NewStorage(dir); err != nil {
 		root.Close()
-		return nil, errdefs.IO(fmt.Errorf("open %s %s: %w", what, dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("open %s %s: %w", what, dir, err))
 	}
 	return s, nil
 }
@@ -257,7 +257,7 @@ func openPrepared(ctx context.Context, dir, what string, made created) (*Store, 
 func OpenScratch(ctx context.Context, name string) (s *Store, release func(), err error) {
 	dir, releaseDir, err := scratch.Dir(name)
 	if err != nil {
-		return nil, nil, errdefs.IO(err)
+		return nil, nil, errdefs.MarkLocal(err)
 	}
 	// The scratch directory holds its lock file: the layout is beside it.
 	s, err = OpenLayout(ctx, filepath.Join(dir, "layout"))
@@ -305,7 +305,7 @@ func checkLayoutDir(dir string) (layoutState, error) {
 		return layoutMissing, nil
 	}
 	if err != nil {
-		return 0, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+		return 0, errdefs.MarkLocal(fmt.Errorf("open OCI layout %s: %w", dir, err))
 	}
 	if !info.IsDir() {
 		return 0, errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout: it is not a directory", dir))
@@ -331,7 +331,7 @@ func checkLayoutDir(dir string) (layoutState, error) {
 func onlyLayoutEntries(dir string) (empty bool, err error) {
 	f, err := os.Open(dir)
 	if err != nil {
-		return false, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+		return false, errdefs.MarkLocal(fmt.Errorf("open OCI layout %s: %w", dir, err))
 	}
 	defer f.Close()
 	empty = true
@@ -341,7 +341,7 @@ func onlyLayoutEntries(dir string) (empty bool, err error) {
 			return empty, nil
 		}
 		if err != nil {
-			return false, errdefs.IO(fmt.Errorf("open OCI layout %s: %w", dir, err))
+			return false, errdefs.MarkLocal(fmt.Errorf("open OCI layout %s: %w", dir, err))
 		}
 		for _, name := range names {
 			switch {
@@ -370,7 +370,7 @@ func createDir(dir string) (created, error) {
 		top = parent
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return created{}, errdefs.IO(fmt.Errorf("create OCI layout %s: %w", dir, err))
+		return created{}, errdefs.MarkLocal(fmt.Errorf("create OCI layout %s: %w", dir, err))
 	}
 	return created{path: filepath.Clean(dir), top: top}, nil
 }
@@ -471,7 +471,7 @@ func (s *Store) ReleaseOnClose(release func()) {
 func (s *Store) Discard() error {
 	err := s.Close()
 	if rmErr := s.created.remove(); rmErr != nil {
-		err = errors.Join(err, errdefs.IO(fmt.Errorf("remove the OCI layout %s: %w", s.Dir, rmErr)))
+		err = errors.Join(err, errdefs.MarkLocal(fmt.Errorf("remove the OCI layout %s: %w", s.Dir, rmErr)))
 	}
 	s.created = created{}
 	return err

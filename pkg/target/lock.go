@@ -36,7 +36,7 @@ func (o *Opener) lockLayout(ctx context.Context, dir string) (unlock func(), err
 	}
 	path, err := canonicalPath(dir)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("lock OCI layout %s: %w", dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("lock OCI layout %s: %w", dir, err))
 	}
 	return filelock.Lock(ctx, o.LockDir, filelock.Bucketed("layout", path), "writing the OCI layout "+dir, filelock.WaitingNote(o.Notes, "writing the OCI layout "+dir))
 }

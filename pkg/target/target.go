@@ -194,7 +194,7 @@ func (t *Target) Explain(err error) error {
 	case errors.Is(err, errdef.ErrNotFound):
 		return errdefs.Invalid(fmt.Errorf("%s not found in the OCI layout: %w", t.Name(), err))
 	}
-	return errdefs.IO(fmt.Errorf("%s: %w", t.Name(), err))
+	return errdefs.MarkLocal(fmt.Errorf("%s: %w", t.Name(), err))
 }
 
 // Opener opens targets for one command, sharing one registry client.

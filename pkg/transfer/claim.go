@@ -54,7 +54,7 @@ func claimTag(ctx context.Context, src content.Fetcher, dst *target.Target, desc
 	case current == desc.Digest:
 		return nil
 	case current != "":
-		return errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: current, Refused: desc.Digest})
+		return errdefs.MarkUnavailable(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: current, Refused: desc.Digest})
 	}
 	if err := putTag(ctx, src, dst, desc); err != nil {
 		return err
@@ -64,9 +64,9 @@ func claimTag(ctx context.Context, src content.Fetcher, dst *target.Target, desc
 	case err != nil:
 		return err
 	case current == "":
-		return errdefs.Remote(fmt.Errorf("%s: tag %s names nothing right after it was written (another client deleted it, or the registry does not show its own writes yet): push again", dst.Name(), dst.Ref.Tag))
+		return errdefs.MarkUnavailable(fmt.Errorf("%s: tag %s names nothing right after it was written (another client deleted it, or the registry does not show its own writes yet): push again", dst.Name(), dst.Ref.Tag))
 	case current != desc.Digest:
-		return errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: current, Refused: desc.Digest, Lost: true})
+		return errdefs.MarkUnavailable(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: current, Refused: desc.Digest, Lost: true})
 	}
 	return nil
 }

@@ -162,7 +162,7 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	previous, known, lookupErr := taggedBefore(ctx, dst, opts)
 	switch {
 	case known && previous != "" && previous != desc.Digest && opts.NoOverwrite:
-		return nil, errdefs.Remote(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: previous, Refused: desc.Digest})
+		return nil, errdefs.MarkUnavailable(&TagExistsError{Destination: dst.Name(), Tag: dst.Ref.Tag, Current: previous, Refused: desc.Digest})
 	case known && previous != desc.Digest:
 		res.Replaced = previous
 	case lookupErr != nil && opts.NoOverwrite:

@@ -80,7 +80,7 @@ func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcom
 	out, err := Check(ctx, pkgs, check)
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
-		return nil, errdefs.Corrupt(err)
+		return nil, errdefs.MarkDataLoss(err)
 	case err != nil:
 		return nil, errdefs.Invalid(err)
 	}

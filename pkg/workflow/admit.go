@@ -61,11 +61,11 @@ func Admit(ctx context.Context, env *Env, skillDir string) error {
 	drift, err := trust.CheckInstalled(ctx, []trust.InstalledSkill{skill}, source.TrustSource(env.Opener), verifiers, 0)
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
-		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: the trust policy requires %s to verify: %w", name, installed.Package, err))
+		return errdefs.MarkDataLoss(fmt.Errorf("refusing the stateful skill %s: the trust policy requires %s to verify: %w", name, installed.Package, err))
 	case err != nil:
 		return err
 	case len(drift) > 0:
-		return errdefs.Corrupt(fmt.Errorf("refusing the stateful skill %s: its files differ from what %s signs (%s); reinstall it, or run stax verify --installed",
+		return errdefs.MarkDataLoss(fmt.Errorf("refusing the stateful skill %s: its files differ from what %s signs (%s); reinstall it, or run stax verify --installed",
 			name, installed.Package, strings.Join(drift[0].Files, ", ")))
 	}
 	return nil

@@ -52,7 +52,7 @@ func Init(opts InitOptions) (*InitResult, error) {
 		def.Name = staxyaml.NameFromDir(opts.Dir)
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create %s: %w", opts.Dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("create %s: %w", opts.Dir, err))
 	}
 	path := filepath.Join(opts.Dir, staxyaml.FileName)
 	if err := staxyaml.Write(path, &def, opts.Force); err != nil {
@@ -60,14 +60,14 @@ func Init(opts InitOptions) (*InitResult, error) {
 	}
 	skills := filepath.Join(opts.Dir, filepath.FromSlash(def.Skills))
 	if err := os.MkdirAll(skills, 0o755); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create skills directory %s: %w", skills, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("create skills directory %s: %w", skills, err))
 	}
 	return &InitResult{Path: path, Definition: def, SkillsDir: skills}, nil
 }
 
 func initConsumer(opts InitOptions) (*InitResult, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create %s: %w", opts.Dir, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("create %s: %w", opts.Dir, err))
 	}
 	path := filepath.Join(opts.Dir, staxyaml.FileName)
 	if err := staxyaml.WriteFile(path, []byte(consumerYAML), opts.Force); err != nil {

@@ -336,7 +336,7 @@ func readManifest(dir string) (*manifest, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return m, nil
 	case err != nil:
-		return nil, errdefs.IO(fmt.Errorf("read %s: %w", m.path, err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("read %s: %w", m.path, err))
 	}
 	if info, err := os.Stat(m.path); err == nil {
 		m.mode = info.Mode().Perm()
@@ -382,7 +382,7 @@ func (m *manifest) checkWritable() error {
 	}
 	f, err := os.OpenFile(m.path, os.O_WRONLY, 0)
 	if err != nil {
-		return errdefs.IO(fmt.Errorf("%s cannot be written, so the source cannot be saved: %w (make it writable, or pass --no-save)", m.path, err))
+		return errdefs.MarkLocal(fmt.Errorf("%s cannot be written, so the source cannot be saved: %w (make it writable, or pass --no-save)", m.path, err))
 	}
 	return f.Close()
 }

@@ -14,8 +14,8 @@ func TestFrozenError(t *testing.T) {
 		err    error
 		want   errdefs.Class
 	}{
-		{false, errdefs.Remote(plain), errdefs.Unavailable}, // not frozen: as it was
-		{true, errdefs.Remote(plain), errdefs.Unresolved},   // frozen: the lock cannot be honoured
+		{false, errdefs.MarkUnavailable(plain), errdefs.Unavailable}, // not frozen: as it was
+		{true, errdefs.MarkUnavailable(plain), errdefs.Unresolved},   // frozen: the lock cannot be honoured
 		{true, errdefs.Resolution(plain), errdefs.Unresolved},
 	}
 	for _, tt := range tests {

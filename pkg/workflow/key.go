@@ -36,7 +36,7 @@ type KeyResult struct {
 func GenerateKey(opts GenerateKeyOptions) (*KeyResult, error) {
 	res, err := signature.WriteKeyPair(opts.Prefix, opts.Algorithm, opts.Password, opts.Force)
 	if errors.Is(err, os.ErrExist) {
-		return nil, errdefs.IO(fmt.Errorf("%w: pass --force to replace the key pair, or choose another --output-prefix", err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("%w: pass --force to replace the key pair, or choose another --output-prefix", err))
 	}
 	if err != nil {
 		return nil, errdefs.Invalid(err)

@@ -20,7 +20,7 @@ import (
 func List(opts discover.Options, getenv func(string) string) (*discover.Listing, error) {
 	l, err := discover.List(opts)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	records, err := userRecords(getenv)
 	if err != nil {

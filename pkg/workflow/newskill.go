@@ -46,7 +46,7 @@ func NewSkill(_ context.Context, env *Env, opts NewSkillOptions) (*NewSkillResul
 	case errors.Is(err, scaffold.ErrInvalidName), errors.Is(err, scaffold.ErrExists):
 		return nil, errdefs.Invalid(err)
 	case err != nil:
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	return &NewSkillResult{Result: res, SkillsDir: dir}, nil
 }

@@ -35,17 +35,17 @@ func WriteProposal(ctx context.Context, path string, data []byte, signer *signat
 			return errdefs.Invalid(fmt.Errorf("sign the proposal with %s: %w", signer.ID(), err))
 		}
 	} else if err := os.Remove(sigPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return errdefs.IO(fmt.Errorf("remove the signature of an earlier proposal: %w", err))
+		return errdefs.MarkLocal(fmt.Errorf("remove the signature of an earlier proposal: %w", err))
 	}
 	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
-		return errdefs.IO(fmt.Errorf("write the proposal: %w", err))
+		return errdefs.MarkLocal(fmt.Errorf("write the proposal: %w", err))
 	}
 	if signed == nil {
 		return nil
 	}
 	if err := atomicfile.WriteFile(sigPath, signed, 0o644); err != nil {
 		os.Remove(path) // a signed proposal is sent with its signature, or not at all
-		return errdefs.IO(fmt.Errorf("write the proposal's signature: %w", err))
+		return errdefs.MarkLocal(fmt.Errorf("write the proposal's signature: %w", err))
 	}
 	return nil
 }
@@ -72,7 +72,7 @@ func proposalCheck(proposalPath, signaturePath string, keys []string, notes io.W
 	return func(data []byte) error {
 		signer, err := signature.VerifyBlob(signed, proposal.PredicateType, data, verifiers)
 		if err != nil {
-			return errdefs.Corrupt(fmt.Errorf("the proposal %s does not verify with its signature %s: %w", proposalPath, sigPath, err))
+			return errdefs.MarkDataLoss(fmt.Errorf("the proposal %s does not verify with its signature %s: %w", proposalPath, sigPath, err))
 		}
 		fmt.Fprintf(notes, "proposal signed by %s\n", signer)
 		return nil
@@ -84,18 +84,18 @@ func proposalCheck(proposalPath, signaturePath string, keys []string, notes io.W
 func readSignature(path string) ([]byte, error) {
 	f, err := regularfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errdefs.Corrupt(fmt.Errorf("%s: no signature: the sender signs with stax propose --key, which writes it beside the proposal; or pass --signature FILE", path))
+		return nil, errdefs.MarkDataLoss(fmt.Errorf("%s: no signature: the sender signs with stax propose --key, which writes it beside the proposal; or pass --signature FILE", path))
 	}
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, artifact.MaxMetadataSize+1))
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	if len(data) > artifact.MaxMetadataSize {
-		return nil, errdefs.Corrupt(fmt.Errorf("%s: a signature is at most %d bytes", path, artifact.MaxMetadataSize))
+		return nil, errdefs.MarkDataLoss(fmt.Errorf("%s: a signature is at most %d bytes", path, artifact.MaxMetadataSize))
 	}
 	return data, nil
 }

@@ -230,7 +230,7 @@ func orNone(list []string) string {
 func readProposed(skillDir string, names []string) (map[string][]byte, error) {
 	root, err := os.OpenRoot(skillDir)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	defer root.Close()
 	out := map[string][]byte{}
@@ -238,14 +238,14 @@ func readProposed(skillDir string, names []string) (map[string][]byte, error) {
 		where := filepath.Join(skillDir, name)
 		info, err := root.Lstat(name)
 		if err != nil {
-			return nil, errdefs.IO(err)
+			return nil, errdefs.MarkLocal(err)
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
 			return nil, errdefs.Invalid(fmt.Errorf("%s is a symbolic link; a proposal carries only the skill's own regular files: replace the link with the file", where))
 		}
 		f, err := regularfile.OpenIn(root, name)
 		if err != nil {
-			return nil, errdefs.IO(fmt.Errorf("%s: %w", skillDir, err))
+			return nil, errdefs.MarkLocal(fmt.Errorf("%s: %w", skillDir, err))
 		}
 		data, err := regularfile.ReadAll(f, where, stateful.MaxFileSize)
 		f.Close()

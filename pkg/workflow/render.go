@@ -83,7 +83,7 @@ func substitutions(opts RenderOptions, skillDir string) (substitute.Options, err
 	if sub.Workspace == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return sub, errdefs.IO(err)
+			return sub, errdefs.MarkLocal(err)
 		}
 		sub.Workspace = wd
 	}
@@ -108,7 +108,7 @@ func (e *Env) loadRenderSkill(ctx context.Context, opts RenderOptions) (*skillFi
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, nil, "", errdefs.IO(err)
+		return nil, nil, "", errdefs.MarkLocal(err)
 	}
 	return files, &RenderResult{Skill: filepath.Base(abs), Source: dir}, abs, nil
 }

@@ -33,7 +33,7 @@ type ShowResult struct {
 func Show(ctx context.Context, env *Env, opts ShowOptions) (*ShowResult, error) {
 	l, err := discover.List(opts.Discover)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	s, err := findShown(l, opts.Name, opts.Discover.Project)
 	if err != nil {

@@ -81,7 +81,7 @@ func sign(ctx context.Context, t *target.Target, desc ocispec.Descriptor, signer
 func explainSignature(t *target.Target, err error) error {
 	switch {
 	case errors.Is(err, signature.ErrNotVerified):
-		return errdefs.Corrupt(err)
+		return errdefs.MarkDataLoss(err)
 	case errors.Is(err, artifact.ErrInvalidPackage):
 		return errdefs.Invalid(fmt.Errorf("%s: %w", t.Name(), err))
 	}

@@ -95,7 +95,7 @@ type skillFiles struct {
 func readSkillDir(dir string) (*skillFiles, error) {
 	s, err := render.ReadDir(dir)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	return &skillFiles{SkillMD: s.SkillMD, Siblings: s.Siblings}, nil
 }

@@ -49,7 +49,7 @@ func (e *Env) addStoreRoot(dir string) error {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
 	data, err := json.Marshal(storeRoot{Project: abs, Lock: filepath.Join(abs, lock.FileName)})
 	if err != nil {
@@ -61,9 +61,9 @@ func (e *Env) addStoreRoot(dir string) error {
 		return nil
 	}
 	if err := os.MkdirAll(roots, 0o755); err != nil {
-		return errdefs.IO(err)
+		return errdefs.MarkLocal(err)
 	}
-	return errdefs.IO(atomicfile.WriteFile(path, data, 0o644))
+	return errdefs.MarkLocal(atomicfile.WriteFile(path, data, 0o644))
 }
 
 // storeRoots are the roots of a prune: the digests pinned by the
@@ -79,7 +79,7 @@ func (e *Env) storeRoots(dryRun bool) (roots []digest.Digest, projects, dropped 
 	}
 	paths, err := filepath.Glob(filepath.Join(home, storeRootsDir, "*.json"))
 	if err != nil {
-		return nil, nil, nil, errdefs.IO(err)
+		return nil, nil, nil, errdefs.MarkLocal(err)
 	}
 	projects, dropped = []string{}, []string{}
 	for _, path := range paths {
@@ -100,7 +100,7 @@ func (e *Env) storeRoots(dryRun bool) (roots []digest.Digest, projects, dropped 
 		case errors.Is(err, fs.ErrNotExist):
 			if !dryRun {
 				if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return nil, nil, nil, errdefs.IO(err)
+					return nil, nil, nil, errdefs.MarkLocal(err)
 				}
 			}
 			dropped = append(dropped, root.Project)

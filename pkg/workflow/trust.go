@@ -184,7 +184,7 @@ func checkSigned(ctx context.Context, dir string, rec *install.Record, opts sign
 		}
 		drift, err := trust.CheckInstalled(ctx, byPackage[ref], open, verifiers, maxSize)
 		if errors.Is(err, signature.ErrNotVerified) {
-			return nil, errdefs.Corrupt(err)
+			return nil, errdefs.MarkDataLoss(err)
 		}
 		if err != nil {
 			return nil, err

@@ -98,7 +98,7 @@ func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
-		return nil, errdefs.IO(err) // names the file
+		return nil, errdefs.MarkLocal(err) // names the file
 	}
 	def, err := staxyaml.Parse(path, data)
 	if err != nil || def.Install == nil {
@@ -223,7 +223,7 @@ func (e *Env) placeFor(w Where) (placement *install.Placement, dir string, err e
 func makeUserDir(dir string) ([]string, error) {
 	made, err := install.MkdirAll(dir)
 	if err != nil {
-		return nil, errdefs.IO(fmt.Errorf("create the user-scope directory: %w", err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("create the user-scope directory: %w", err))
 	}
 	return made, nil
 }

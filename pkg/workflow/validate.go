@@ -47,7 +47,7 @@ func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Re
 	vopts.Strict, vopts.Symlinks = opts.Strict, opts.Symlinks
 	report, err := validate.Dir(vopts)
 	if err != nil {
-		return nil, errdefs.IO(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	if opts.Against != "" {
 		sourceOpts := source.Options{Opener: env.Opener, Limits: opts.Limits, Scope: opts.Scope}
@@ -73,7 +73,7 @@ func validateTarget(dir string) (validate.Options, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return validate.Options{}, errdefs.IO(err)
+		return validate.Options{}, errdefs.MarkLocal(err)
 	}
 	// Messages name files as the user named the skill, unless that was
 	// "." or "..", which have no name.

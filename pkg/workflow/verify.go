@@ -86,7 +86,7 @@ func Verify(ctx context.Context, env *Env, opts VerifyOptions) (*VerifyResult, e
 	switch {
 	case errors.As(err, &failed):
 		out.Reason, out.Details = string(failed.Reason), failed.Details
-		return out, errdefs.Corrupt(fmt.Errorf("%s does not verify: %w", out.Reference, failed))
+		return out, errdefs.MarkDataLoss(fmt.Errorf("%s does not verify: %w", out.Reference, failed))
 	case err != nil:
 		return nil, explainSignature(src.Target, err)
 	}
