@@ -27,6 +27,6 @@ func (s *installScope) addFlags(cmd *cobra.Command, runtimes string) {
 }
 
 // where is the folders the flags name.
-func (s *installScope) where() workflow.Where {
-	return workflow.Where{ProjectDir: s.Dir, Runtimes: s.Runtimes, Scope: s.Scope}
+func (s *installScope) where() workflow.Folders {
+	return workflow.Folders{ProjectDir: s.Dir, Runtimes: s.Runtimes, Scope: s.Scope}
 }

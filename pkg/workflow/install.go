@@ -28,7 +28,7 @@ import (
 // InstallOptions say what Install installs and where.
 type InstallOptions struct {
 	// Where are the folders to install into.
-	Where Where
+	Where Folders
 	// Sources are packages to add to install.sources of stax.yaml (as Add
 	// does: in place of the source of the same package, else after the
 	// last), in layering order, later ones winning: registry references,

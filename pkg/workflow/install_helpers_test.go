@@ -35,8 +35,8 @@ func homeEnv(t *testing.T, home string) *workflow.Env {
 }
 
 // claudeCode is the claude-code folder of the project proj.
-func claudeCode(proj string) workflow.Where {
-	return workflow.Where{ProjectDir: proj, Runtimes: []string{"claude-code"}}
+func claudeCode(proj string) workflow.Folders {
+	return workflow.Folders{ProjectDir: proj, Runtimes: []string{"claude-code"}}
 }
 
 // statefulPackage lays out a package directory holding the stateful skill

@@ -23,7 +23,7 @@ func TestInstallSaysOnceThatARuntimeReadsAnothersFolder(t *testing.T) {
 	ref := packLayout(t, writePackage(t, t.TempDir(), "team", "review", "lint", "deploy"), nil)
 	env := homeEnv(t, t.TempDir())
 	res, err := workflow.Install(ctx, env, workflow.InstallOptions{
-		Where: workflow.Where{ProjectDir: proj, Runtimes: []string{"cursor", "claude-code"}}, Sources: []string{ref},
+		Where: workflow.Folders{ProjectDir: proj, Runtimes: []string{"cursor", "claude-code"}}, Sources: []string{ref},
 	})
 	if err != nil {
 		t.Fatal(err)

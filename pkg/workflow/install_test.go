@@ -73,7 +73,7 @@ func TestInstallTakesSourcesFromStaxYAML(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, "stax.yaml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := workflow.Install(ctx, env, workflow.InstallOptions{Where: workflow.Where{ProjectDir: proj}})
+	res, err := workflow.Install(ctx, env, workflow.InstallOptions{Where: workflow.Folders{ProjectDir: proj}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestAdmitChecksUserScopeSkills(t *testing.T) {
 	t.Setenv("HOME", userHome)
 	ref := packLayout(t, statefulPackage(t, t.TempDir(), "Signed."), signer)
 	env := homeEnv(t, home)
-	user := workflow.Where{Runtimes: []string{"claude-code"}, Scope: "user"}
+	user := workflow.Folders{Runtimes: []string{"claude-code"}, Scope: "user"}
 	if _, err := workflow.Install(ctx, env, workflow.InstallOptions{Where: user, Sources: []string{ref}}); err != nil {
 		t.Fatal(err)
 	}

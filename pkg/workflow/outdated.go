@@ -108,7 +108,7 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 	// Read under the project's lock, which first finishes or undoes an
 	// install a crash interrupted: stax.yaml and stax.lock are then a
 	// pair. It is released before the registries are asked.
-	m, err := env.manifestFor(ctx, Where{ProjectDir: opts.ProjectDir}, false)
+	m, err := env.manifestFor(ctx, Folders{ProjectDir: opts.ProjectDir}, false)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ import (
 type ProposeOptions struct {
 	// Where are the folders to look for the skill in; the first runtime
 	// folder whose install record holds it is the one read.
-	Where Where
+	Where Folders
 	// Skill is the installed skill's directory name.
 	Skill string
 	// Summary is the proposal's summary; empty says what changed.

@@ -9,7 +9,7 @@ import (
 // UninstallOptions say which folders Uninstall empties of stax's skills.
 type UninstallOptions struct {
 	// Where are the folders to uninstall from.
-	Where Where
+	Where Folders
 	// Force removes installed skills the user changed too, moving them to
 	// a backup under .stax/backup; false refuses to.
 	Force bool

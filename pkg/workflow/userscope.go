@@ -56,7 +56,7 @@ func userRecordsIn(home string) string {
 // userScope reports whether w asks for the user's folders. Only the
 // scope asked for counts: a project whose stax.yaml says install.scope:
 // user installs its own sources there, as its project does.
-func (w Where) userScope() bool {
+func (w Folders) userScope() bool {
 	return w.Scope == string(agent.ScopeUser)
 }
 
@@ -66,7 +66,7 @@ func (w Where) userScope() bool {
 // them: where their stax.yaml and stax.lock are. A user-scope command
 // thus neither reads nor writes a project's files, nor anything in the
 // working directory.
-func (e *Env) userPlacement(w Where) (*install.Placement, string, error) {
+func (e *Env) userPlacement(w Folders) (*install.Placement, string, error) {
 	home, err := store.HomeFrom(e.getenv)
 	if err != nil {
 		return nil, "", err
@@ -164,7 +164,7 @@ func userFoldersName(p *install.Placement) (string, error) {
 // stax.yaml and stax.lock may be torn, is finished or undone first. Its
 // directory is created when an install writes into it, not here: a dry
 // run, which writes nothing (not even a lock), reads it unlocked.
-func (e *Env) manifestFor(ctx context.Context, w Where, dryRun bool) (_ *manifest, err error) {
+func (e *Env) manifestFor(ctx context.Context, w Folders, dryRun bool) (_ *manifest, err error) {
 	var placement *install.Placement
 	dir := w.projectDir()
 	if w.userScope() {
@@ -209,7 +209,7 @@ func (e *Env) manifestFor(ctx context.Context, w Where, dryRun bool) (_ *manifes
 
 // placeFor places the folders of w and says where their stax.lock is:
 // the project's, or in user scope the user's under $STAX_HOME.
-func (e *Env) placeFor(w Where) (placement *install.Placement, dir string, err error) {
+func (e *Env) placeFor(w Folders) (placement *install.Placement, dir string, err error) {
 	if w.userScope() {
 		return e.userPlacement(w)
 	}

@@ -18,7 +18,7 @@ import (
 // against which keys.
 type VerifyInstalledOptions struct {
 	// Where are the folders to verify.
-	Where Where
+	Where Folders
 	// Keys are trusted key files to compare installed skills with what
 	// their packages' signatures sign; with no Keys or Identities each
 	// package's signers come from the trust policy, and a package no

@@ -9,9 +9,9 @@ import (
 	"github.com/stax-dev/stax/pkg/store"
 )
 
-// Where says which skills folders install, uninstall and verify work in:
+// Folders says which skills folders install, uninstall and verify work in:
 // those of the runtimes, in the project or the user's home directory.
-type Where struct {
+type Folders struct {
 	// ProjectDir is the project: where stax.yaml and stax.lock are, and
 	// the root of project-scope folders. Empty is the current directory.
 	ProjectDir string
@@ -24,13 +24,13 @@ type Where struct {
 }
 
 // projectDir is the project directory, the current one when unset.
-func (w Where) projectDir() string {
+func (w Folders) projectDir() string {
 	return cmp.Or(w.ProjectDir, ".")
 }
 
 // place is where w and the install section of def, the project's
 // stax.yaml (nil when it has none), put the folders.
-func (w Where) place(def *staxyaml.Definition) (*install.Placement, error) {
+func (w Folders) place(def *staxyaml.Definition) (*install.Placement, error) {
 	where := install.Where{Runtimes: w.Runtimes, Scope: w.Scope, ProjectDir: w.projectDir()}
 	if def != nil {
 		where.Defaults = def.Install
@@ -39,7 +39,7 @@ func (w Where) place(def *staxyaml.Definition) (*install.Placement, error) {
 }
 
 // load reads the project's stax.yaml and places the folders.
-func (w Where) load() (*staxyaml.Definition, *install.Placement, error) {
+func (w Folders) load() (*staxyaml.Definition, *install.Placement, error) {
 	def, err := staxyaml.LoadDir(w.projectDir())
 	if err != nil {
 		return nil, nil, err
