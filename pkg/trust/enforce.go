@@ -72,7 +72,7 @@ type EnforceOptions struct {
 // Enforce applies the user's trust policy, then the project's section, then
 // opts to pkgs, before anything is written. A package that must verify
 // and does not is a data-loss class error.
-func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Outcome, error) {
+func Enforce(ctx context.Context, pkgs []Package, opts EnforceOptions) ([]Verdict, error) {
 	check, err := opts.check()
 	if err != nil {
 		return nil, err
@@ -193,7 +193,7 @@ func Refusing(opts EnforceOptions) (func(ref string, manifest digest.Digest) boo
 
 // Signers are the packages a trusted signature verified, by digest, with
 // their signer.
-func Signers(outcomes []Outcome) map[digest.Digest]string {
+func Signers(outcomes []Verdict) map[digest.Digest]string {
 	out := map[digest.Digest]string{}
 	for _, o := range outcomes {
 		if o.Verified != nil {

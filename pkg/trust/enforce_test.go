@@ -22,11 +22,11 @@ func TestSignersAreTheVerifiedPackages(t *testing.T) {
 	a, b := digest.FromString("a"), digest.FromString("b")
 	for _, c := range []struct {
 		name     string
-		outcomes []Outcome
+		outcomes []Verdict
 		want     map[digest.Digest]string
 	}{
 		{"none", nil, map[digest.Digest]string{}},
-		{"unverified left out", []Outcome{{Digest: a, Verified: &signature.Verified{Signer: "acme"}}, {Digest: b}},
+		{"unverified left out", []Verdict{{Digest: a, Verified: &signature.Verified{Signer: "acme"}}, {Digest: b}},
 			map[digest.Digest]string{a: "acme"}},
 	} {
 		if got := Signers(c.outcomes); !reflect.DeepEqual(got, c.want) {

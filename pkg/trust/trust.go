@@ -99,8 +99,8 @@ func (opts Options) mode(policy *trustpolicy.Policy, ref string, d digest.Digest
 	return policy.Rule(ref).Mode
 }
 
-// Outcome is what checking one package found.
-type Outcome struct {
+// Verdict is what checking one package found.
+type Verdict struct {
 	Ref    string
 	Digest digest.Digest
 	Mode   trustpolicy.Mode
@@ -113,17 +113,17 @@ type Outcome struct {
 // Check applies the policy to every package before anything is written:
 // it fails, matching signature.ErrNotVerified, when a package that must
 // verify does not, and warns of those in warn mode.
-func Check(ctx context.Context, pkgs []Package, opts Options) ([]Outcome, error) {
+func Check(ctx context.Context, pkgs []Package, opts Options) ([]Verdict, error) {
 	policy := opts.Policy
 	if policy == nil {
 		policy = &trustpolicy.Policy{}
 	}
 	loaded := NewLoader(opts.Warnings)
 	var failed []error
-	out := make([]Outcome, 0, len(pkgs))
+	out := make([]Verdict, 0, len(pkgs))
 	for _, p := range pkgs {
 		mode := opts.mode(policy, p.Ref, p.Descriptor.Digest)
-		o := Outcome{Ref: p.Ref, Digest: p.Descriptor.Digest, Mode: mode}
+		o := Verdict{Ref: p.Ref, Digest: p.Descriptor.Digest, Mode: mode}
 		if mode == trustpolicy.ModeNone {
 			out = append(out, o)
 			continue

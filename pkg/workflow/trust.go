@@ -39,7 +39,7 @@ type Verification struct {
 // enforce applies the trust policy, as v overrides it, to pkgs. project
 // is the consumer project's own policy, laid over the user's; require
 // names digests that must verify whatever the policy says.
-func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, limits layers.Limits) ([]trust.Outcome, error) {
+func (e *Env) enforce(ctx context.Context, pkgs []trust.Package, v Verification, project *trustpolicy.Policy, require map[digest.Digest]bool, limits layers.Limits) ([]trust.Verdict, error) {
 	return trust.Enforce(ctx, pkgs, e.enforceOptions(v, project, require, limits))
 }
 
