@@ -21,8 +21,8 @@ const PredicateType = "https://stax.dev/proposal/v1"
 // proposal's own file: proposal.json.sigstore.json.
 const SignatureSuffix = ".sigstore.json"
 
-// Outcome is what ApplyFile did, or would do.
-type Outcome struct {
+// ApplyFileResult is what ApplyFile did, or would do.
+type ApplyFileResult struct {
 	*Result
 	// Applied is set when the change was written: not for a dry run, a
 	// proposal that changes nothing, or one rejected.
@@ -34,7 +34,7 @@ type Outcome struct {
 // format or by another rule, returns a result holding the rules it broke
 // with the *RejectedError, an invalid argument; any other failure is local
 // and returns no outcome.
-func ApplyFile(path string, stdin io.Reader, opts Options) (*Outcome, error) {
+func ApplyFile(path string, stdin io.Reader, opts Options) (*ApplyFileResult, error) {
 	in := stdin
 	if path != "-" {
 		f, err := regularfile.Open(path)
@@ -68,9 +68,9 @@ func ApplyFile(path string, stdin io.Reader, opts Options) (*Outcome, error) {
 		if res == nil {
 			res = &Result{Rules: rejected.Rules, Skills: []SkillChange{}, Warnings: []string{}}
 		}
-		return &Outcome{Result: res}, errdefs.Invalid(err)
+		return &ApplyFileResult{Result: res}, errdefs.Invalid(err)
 	case err != nil:
 		return nil, errdefs.MarkLocal(err)
 	}
-	return &Outcome{Result: res, Applied: !res.DryRun && !res.NoOp}, nil
+	return &ApplyFileResult{Result: res, Applied: !res.DryRun && !res.NoOp}, nil
 }

@@ -41,7 +41,7 @@ type ApplyOptions struct {
 // skill's version (dated $SOURCE_DATE_EPOCH when the Env has it). A
 // rejected proposal returns its outcome, the rules it broke, with the
 // error, as proposal.ApplyFile does.
-func Apply(_ context.Context, env *Env, opts ApplyOptions) (*proposal.Outcome, error) {
+func Apply(_ context.Context, env *Env, opts ApplyOptions) (*proposal.ApplyFileResult, error) {
 	dir, err := SkillsDir(opts.SkillsDir)
 	if err != nil {
 		return nil, err
