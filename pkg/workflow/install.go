@@ -97,7 +97,7 @@ type InstallTarget struct {
 // winning skills into every folder of Where as one transaction with
 // stax.lock and, when the sources named are saved into it, stax.yaml: a
 // failed or killed install leaves all of them as they were. It holds the
-// project's lock throughout (see Env.manifestFor). A source stax.lock
+// project's lock throughout (see Env.projectFileFor). A source stax.lock
 // was written for stays at the version and digest it holds while
 // stax.yaml still asks for it (see lockedPins); the sources named resolve
 // again. Notes on what it recovered or moved to a backup go to
@@ -111,7 +111,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 		// would be given, and stax.lock written all the same.
 		return nil, errdefs.Invalid(errors.New("--no-save installs the SOURCEs named once, writing neither stax.yaml nor stax.lock: name one (stax install --no-save REF)"))
 	}
-	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
+	m, err := env.projectFileFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 // oneOff are the sources of a one-off install of decls: install.sources
 // with decls in place of the source of the same package, else after the
 // last, as saving them would make it, but with stax.yaml left as it is.
-func (m *manifest) oneOff(decls []declaration.Declaration, version string) ([]staxyaml.Dependency, error) {
+func (m *projectFile) oneOff(decls []declaration.Declaration, version string) ([]staxyaml.Dependency, error) {
 	data := m.data
 	for _, decl := range decls {
 		out, err := staxyaml.AddSource(data, dependencyOf(decl, version))
@@ -169,7 +169,7 @@ func (m *manifest) oneOff(decls []declaration.Declaration, version string) ([]st
 // packages named, which resolve again. A stax.lock that cannot be read
 // pins nothing, with a warning: the install writes it again, as it would
 // with none. A frozen install follows the lock itself: nil.
-func keepLockedFor(env *Env, m *manifest, frozen bool, named map[string]bool) func(*installRequest) {
+func keepLockedFor(env *Env, m *projectFile, frozen bool, named map[string]bool) func(*installRequest) {
 	if frozen {
 		return nil
 	}
@@ -242,7 +242,7 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
 	}
-	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
+	m, err := env.projectFileFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -270,9 +270,9 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 	return installSources(ctx, env, opts.InstallOptions, m, m.sources(), nil, keepLockedFor(env, m, opts.Frozen, nil))
 }
 
-// manifest is a project's stax.yaml, as read and as an install will
+// projectFile is a project's stax.yaml, as read and as an install will
 // write it.
-type manifest struct {
+type projectFile struct {
 	dir, path string
 	// data is the file as read, nil when there is none.
 	data []byte
@@ -281,25 +281,25 @@ type manifest struct {
 	// edited is what the install writes in its transaction; nil for
 	// nothing.
 	edited []byte
-	// placement is where a user-scope manifest's folders are; nil for a
+	// placement is where a user-scope stax.yaml's folders are; nil for a
 	// project's, whose own install section places them.
 	placement *install.Placement
-	// unlock releases the project's lock (see Env.manifestFor).
+	// unlock releases the project's lock (see Env.projectFileFor).
 	unlock func()
 }
 
 // close releases the project's lock.
-func (m *manifest) close() {
+func (m *projectFile) close() {
 	if m.unlock != nil {
 		m.unlock()
 		m.unlock = nil
 	}
 }
 
-// declarations are the sources args name, as the manifest lists them: a
-// package directory relative to the project, or for the user's manifest,
+// declarations are the sources args name, as stax.yaml lists them: a
+// package directory relative to the project, or for the user's stax.yaml,
 // which lives apart from where stax runs, absolute.
-func (m *manifest) declarations(env *Env, args []string) ([]declaration.Declaration, error) {
+func (m *projectFile) declarations(env *Env, args []string) ([]declaration.Declaration, error) {
 	decls, err := env.declarations(args, m.dir, false)
 	if err != nil || m.placement == nil {
 		return decls, err
@@ -316,7 +316,7 @@ func (m *manifest) declarations(env *Env, args []string) ([]declaration.Declarat
 // written, parsed where they enter: each names its line of stax.yaml,
 // but those of packages named (on the command line), which are the
 // command line's.
-func (m *manifest) declared(sources []staxyaml.Dependency, named map[string]bool) ([]declaration.Declaration, error) {
+func (m *projectFile) declared(sources []staxyaml.Dependency, named map[string]bool) ([]declaration.Declaration, error) {
 	decls, err := staxyaml.Declarations(sources, m.path, false)
 	if err != nil {
 		return nil, errdefs.Invalid(err)
@@ -329,8 +329,8 @@ func (m *manifest) declared(sources []staxyaml.Dependency, named map[string]bool
 	return decls, nil
 }
 
-func readManifest(dir string) (*manifest, error) {
-	m := &manifest{dir: dir, path: filepath.Join(dir, staxyaml.FileName), mode: 0o644}
+func readProjectFile(dir string) (*projectFile, error) {
+	m := &projectFile{dir: dir, path: filepath.Join(dir, staxyaml.FileName), mode: 0o644}
 	data, err := regularfile.ReadFile(m.path, staxyaml.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -349,7 +349,7 @@ func readManifest(dir string) (*manifest, error) {
 }
 
 // edit changes the content stax.yaml will have, and reads it back.
-func (m *manifest) edit(change func([]byte) ([]byte, error)) error {
+func (m *projectFile) edit(change func([]byte) ([]byte, error)) error {
 	data := m.edited
 	if data == nil {
 		data = m.data
@@ -367,7 +367,7 @@ func (m *manifest) edit(change func([]byte) ([]byte, error)) error {
 }
 
 // sources are install.sources of the file as it will be.
-func (m *manifest) sources() []staxyaml.Dependency {
+func (m *projectFile) sources() []staxyaml.Dependency {
 	if m.def == nil || m.def.Install == nil {
 		return nil
 	}
@@ -376,7 +376,7 @@ func (m *manifest) sources() []staxyaml.Dependency {
 
 // checkWritable fails, before anything is installed, when the file the
 // install will write cannot be written.
-func (m *manifest) checkWritable() error {
+func (m *projectFile) checkWritable() error {
 	if m.edited == nil || m.data == nil {
 		return nil
 	}
@@ -389,7 +389,7 @@ func (m *manifest) checkWritable() error {
 
 // file is the edited stax.yaml, for the install to write in its
 // transaction; nil when the file holds it already.
-func (m *manifest) file() *install.LockFile {
+func (m *projectFile) file() *install.LockFile {
 	if m.edited == nil || (m.data != nil && string(m.edited) == string(m.data)) {
 		return nil
 	}
@@ -427,7 +427,7 @@ func checkVersionFlag(decls []declaration.Declaration, version string) error {
 // project being m. adjust, when set, changes the request before it is
 // made; when its Review stops the install, the result is nil and nothing
 // was written.
-func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, named map[string]bool, adjust func(*installRequest)) (_ *InstallResult, err error) {
+func installSources(ctx context.Context, env *Env, opts InstallOptions, m *projectFile, sources []staxyaml.Dependency, named map[string]bool, adjust func(*installRequest)) (_ *InstallResult, err error) {
 	req, err := newInstallRequest(env, opts, m, sources, named)
 	if err != nil {
 		return nil, err
@@ -487,7 +487,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *manif
 // newInstallRequest is the install of sources into the folders of
 // opts.Where, the project being m, with what stax.yaml and stax.lock say
 // of it.
-func newInstallRequest(env *Env, opts InstallOptions, m *manifest, sources []staxyaml.Dependency, named map[string]bool) (installRequest, error) {
+func newInstallRequest(env *Env, opts InstallOptions, m *projectFile, sources []staxyaml.Dependency, named map[string]bool) (installRequest, error) {
 	if len(sources) == 0 && m.edited == nil {
 		return installRequest{}, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
 	}
@@ -529,7 +529,7 @@ func newInstallRequest(env *Env, opts InstallOptions, m *manifest, sources []sta
 // planInstall makes req a dry run: its Review, after any the job set,
 // fills the plan returned and stops the install before anything is
 // fetched or written.
-func planInstall(req *installRequest, force bool, m *manifest) (*Plan, error) {
+func planInstall(req *installRequest, force bool, m *projectFile) (*Plan, error) {
 	old, err := readLock(m.dir)
 	if err != nil {
 		return nil, err

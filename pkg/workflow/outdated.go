@@ -108,7 +108,7 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 	// Read under the project's lock, which first finishes or undoes an
 	// install a crash interrupted: stax.yaml and stax.lock are then a
 	// pair. It is released before the registries are asked.
-	m, err := env.manifestFor(ctx, Folders{ProjectDir: opts.ProjectDir}, false)
+	m, err := env.projectFileFor(ctx, Folders{ProjectDir: opts.ProjectDir}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +273,7 @@ type outdatedEntry struct {
 
 // outdatedEntries are the sources of m that are references, then the
 // other registry packages l records (dependencies).
-func outdatedEntries(m *manifest, l *lock.Lock) ([]outdatedEntry, error) {
+func outdatedEntries(m *projectFile, l *lock.Lock) ([]outdatedEntry, error) {
 	var entries []outdatedEntry
 	sourceOf := map[string]bool{}
 	deps := m.sources()

@@ -106,7 +106,7 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
 	}
-	m, err := env.manifestFor(ctx, opts.Where, opts.DryRun)
+	m, err := env.projectFileFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 
 // selectSources are the packages of install.sources refs name, all of
 // them for none.
-func selectSources(env *Env, m *manifest, refs []string) (map[string]bool, error) {
+func selectSources(env *Env, m *projectFile, refs []string) (map[string]bool, error) {
 	selected := map[string]bool{}
 	listed := map[string]bool{}
 	for _, d := range m.sources() {
@@ -189,7 +189,7 @@ func selectSources(env *Env, m *manifest, refs []string) (map[string]bool, error
 // moveRanges gives each selected source with a range that does not allow
 // its repository's highest release the range ^ that release, in the
 // stax.yaml m will write.
-func moveRanges(ctx context.Context, env *Env, m *manifest, selected map[string]bool) ([]RangeUpdate, error) {
+func moveRanges(ctx context.Context, env *Env, m *projectFile, selected map[string]bool) ([]RangeUpdate, error) {
 	var ranged []declaration.Declaration
 	var repos []reference.Reference
 	decls, err := m.declared(m.sources(), nil)

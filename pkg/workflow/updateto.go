@@ -31,7 +31,7 @@ type versionPin struct {
 // as Latest moves one. A range that allows it, and a source naming
 // neither tag nor range, stay as written, and the pin returned fixes the
 // version, which stax.lock then keeps.
-func moveTo(ctx context.Context, env *Env, m *manifest, selected map[string]bool, to string) ([]RangeUpdate, *versionPin, error) {
+func moveTo(ctx context.Context, env *Env, m *projectFile, selected map[string]bool, to string) ([]RangeUpdate, *versionPin, error) {
 	v, err := semver.Parse(to)
 	if err != nil {
 		return nil, nil, errdefs.Invalid(fmt.Errorf("--to %s: %w", to, err))

@@ -156,7 +156,7 @@ func userFoldersName(p *install.Placement) (string, error) {
 	return name, nil
 }
 
-// manifestFor reads the stax.yaml a job installs from: the project's, or
+// projectFileFor reads the stax.yaml a job installs from: the project's, or
 // in user scope the user's own under $STAX_HOME, with the folders placed.
 // It holds the project's lock from before it reads stax.yaml until
 // close, so that what the job writes is what it read plus its own change
@@ -164,7 +164,7 @@ func userFoldersName(p *install.Placement) (string, error) {
 // stax.yaml and stax.lock may be torn, is finished or undone first. Its
 // directory is created when an install writes into it, not here: a dry
 // run, which writes nothing (not even a lock), reads it unlocked.
-func (e *Env) manifestFor(ctx context.Context, w Folders, dryRun bool) (_ *manifest, err error) {
+func (e *Env) projectFileFor(ctx context.Context, w Folders, dryRun bool) (_ *projectFile, err error) {
 	var placement *install.Placement
 	dir := w.projectDir()
 	if w.userScope() {
@@ -173,7 +173,7 @@ func (e *Env) manifestFor(ctx context.Context, w Folders, dryRun bool) (_ *manif
 		}
 	}
 	if dryRun {
-		m, err := readManifest(dir)
+		m, err := readProjectFile(dir)
 		if err == nil {
 			m.placement = placement
 		}
@@ -199,7 +199,7 @@ func (e *Env) manifestFor(ctx context.Context, w Folders, dryRun bool) (_ *manif
 	if err != nil {
 		return nil, err
 	}
-	m, err := readManifest(dir)
+	m, err := readProjectFile(dir)
 	if err != nil {
 		return nil, err
 	}

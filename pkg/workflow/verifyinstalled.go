@@ -69,7 +69,7 @@ type VerifyInstalledTarget struct {
 func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions) (*VerifyInstalledResult, error) {
 	// Under the project's lock, which recovers an interrupted install of
 	// its stax.yaml and stax.lock before they are read.
-	m, err := env.manifestFor(ctx, opts.Where, false)
+	m, err := env.projectFileFor(ctx, opts.Where, false)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 // disagree, as an install --frozen would refuse them; "" when they agree.
 // They disagree when stax.yaml was edited since, or a pair was torn apart
 // by a stax older than the one that writes them in one transaction.
-func disagreement(m *manifest, locked *lock.Lock) (string, error) {
+func disagreement(m *projectFile, locked *lock.Lock) (string, error) {
 	decls, err := m.declared(m.sources(), nil)
 	if err != nil {
 		return "", err
