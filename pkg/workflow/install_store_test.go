@@ -169,3 +169,28 @@ func TestInstallNamesTheNearestLocalTagWhileFetching(t *testing.T) {
 		t.Fatalf("err = %v, want sol:1 named missing, and solo:1 nearest, before the deadline", err)
 	}
 }
+
+// A layer pull -o cannot fetch is named with its package and digest, as
+// one that fails while it is extracted: the failure says which layer of
+// which package, and the directory is not written.
+func TestPullOutputNamesTheLayerItCannotFetch(t *testing.T) {
+	t.Parallel()
+	p, env := publishSolo(t)
+	ref := p.Reg.Host + "/solo:1"
+	g, err := resolve.Resolve(context.Background(), packagetest.Declared(t, ref), "", resolve.Options{Source: cache.New(p.Opener, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := g.Order[0].Package.Skills.Digest
+	g.Close()
+	p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/solo/blobs/"+layer.String(), http.StatusForbidden).Times(-1))
+	dest := filepath.Join(t.TempDir(), "out")
+	_, err = workflow.Pull(context.Background(), env, workflow.PullOptions{Refs: []string{ref}, OutputDir: dest})
+	want := "extract " + ref + " (layer " + layer.String() + "): "
+	if errdefs.Of(err) != errdefs.Unavailable || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %v (%v), want it to start %q", err, errdefs.Of(err), want)
+	}
+	if _, err := os.Stat(dest); !os.IsNotExist(err) {
+		t.Errorf("%s after a failed pull: %v", dest, err)
+	}
+}

@@ -95,3 +95,23 @@ func (s storedLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(
 	}
 	return err
 }
+
+// namingLayers reads layers through from, and names the package and
+// layer of one that could not be had, as install.Layer names one that
+// failed once read: pull -o says "extract REF (layer DIGEST): " of
+// either.
+type namingLayers struct {
+	from layerReader
+}
+
+func (l namingLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
+	var reading bool
+	err := l.from.ReadLayer(ctx, n, func(r io.Reader) error {
+		reading = true
+		return read(r)
+	})
+	if err != nil && !reading && n.Package.Skills != nil {
+		return errdefs.With(layers.Class(err), fmt.Errorf("extract %s (layer %s): %w", n.Ref, n.Package.Skills.Digest, err))
+	}
+	return err
+}

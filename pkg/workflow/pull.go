@@ -92,7 +92,7 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 		// it is extracted: as many are read at once as blobs are
 		// transferred. The directory is staged beside OutputDir, which
 		// appears once every package is stored.
-		skills := winnerSkills(merged, pkgs, opts.Limits, opts.AllowHiddenText)
+		skills := winnerSkills(merged, namingLayers{pkgs}, opts.Limits, opts.AllowHiddenText)
 		err = scratch.Stage(opts.OutputDir, pullStagingPrefix, func(dir string) error {
 			if err := install.WriteFolder(ctx, dir, skills, env.Concurrency); err != nil {
 				return err
