@@ -346,7 +346,7 @@ var (
 	dependsOnNone = regexp.MustCompile("`([\\w/]+)` depends on none of ((?:`[\\w/]+`(?:, | and | or |, and |, or ))*`[\\w/]+`)")
 	// "only `cmd/stax` imports `pkg/exitcode`"
 	onlyImports = regexp.MustCompile("[Oo]nly `([\\w/]+)` imports `([\\w/]+)`")
-	// "`resolve.Resolve` is called only from `Env.resolveTrusted` and `install.Sources`"
+	// "`resolve.Resolve` is called only from `Env.resolveTrusted` and `Env.resolveSources`"
 	calledOnlyFrom = regexp.MustCompile("`(\\w+)\\.(\\w+)` is called only from ([^.]*(?:\\.\\w[^.]*)*)\\.(?: |$)")
 )
 
@@ -421,7 +421,7 @@ func dependencies(pkgs map[string]*goPackage, dir string) map[string]bool {
 
 // callersOf are the functions of stax whose bodies (their closures
 // included) call the function name of the package named pkg, each by the
-// ways the prose may write it: "install.Sources", or "Env.resolveTrusted"
+// ways the prose may write it: "install.Stage", or "Env.resolveTrusted"
 // and "workflow.Env.resolveTrusted". The packages that serve tests
 // (internal/packagetest, ...) are not stax's.
 func callersOf(pkgs map[string]*goPackage, pkg, name string) [][]string {

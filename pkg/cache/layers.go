@@ -12,11 +12,10 @@ import (
 	"github.com/stax-dev/stax/pkg/target"
 )
 
-// ReadLayer reads n's skills layer, as merge.Materialize reads the
-// layers of a graph p resolved (merge.Layers), for pull: a registry
-// package's layer goes into the local store while read consumes it, one
-// pass over its bytes, and Store then finds it there rather than
-// fetching it again. A layer the store holds already is read from it;
+// ReadLayer reads n's skills layer, of a graph p resolved, for pull -o
+// (whose install.Layer opens it): a registry package's layer goes into
+// the local store while read consumes it, one pass over its bytes, and
+// Store then finds it there rather than fetching it again. A layer the store holds already is read from it;
 // any other, from its package's target.
 func (p *Packages) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
 	if n.Target.Kind != target.KindRemote {

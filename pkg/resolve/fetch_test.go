@@ -152,9 +152,6 @@ func TestRangedDeclarationWithNoTagInRangeIsNamed(t *testing.T) {
 	}
 }
 
-// fetchAll fetches every layer ahead (see resolve.Options.FetchLayers).
-func fetchAll(declaration.Declaration, digest.Digest) bool { return true }
-
 // A directory declaring its dependencies in version ranges is built while
 // the registry packages declared beside it, and their dependencies, are
 // looked up ahead: the ranges it records are read by those lookups at the

@@ -14,7 +14,6 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
-	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/cache"
@@ -27,37 +26,6 @@ import (
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
-
-// blobGets counts the GET requests reg saw for the blob d.
-func blobGets(reg *registrytest.Registry, d digest.Digest) int {
-	n := 0
-	for _, r := range reg.Requests() {
-		if r.Method == "GET" && strings.HasSuffix(r.Path, "/blobs/"+d.String()) {
-			n++
-		}
-	}
-	return n
-}
-
-// manifestGets counts the GET requests reg saw for manifests.
-func manifestGets(reg *registrytest.Registry) int {
-	n := 0
-	for _, r := range reg.Requests() {
-		if r.Method == "GET" && strings.Contains(r.Path, "/manifests/") {
-			n++
-		}
-	}
-	return n
-}
-
-// readAll is a ReadLayer callback that keeps what it read.
-func readAll(into *[]byte) func(io.Reader) error {
-	return func(r io.Reader) error {
-		b, err := io.ReadAll(r)
-		*into = b
-		return err
-	}
-}
 
 // ReadLayer reads a layout's layer and checks all of it, even what the
 // reader left unread.
