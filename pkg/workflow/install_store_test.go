@@ -194,3 +194,43 @@ func TestPullOutputNamesTheLayerItCannotFetch(t *testing.T) {
 		t.Errorf("%s after a failed pull: %v", dest, err)
 	}
 }
+
+// An install staged in its folder whose store then fails leaves the
+// project as it was: the skills, stax.yaml and stax.lock unchanged, and
+// no staging directory beside the skills.
+func TestInstallStagedThenUnstoredLeavesTheProjectAsItWas(t *testing.T) {
+	t.Parallel()
+	s := installTwoPackages(t)
+	folder := filepath.Join(s.proj, ".claude", "skills")
+	before := map[string]string{}
+	for _, name := range []string{"stax.yaml", "stax.lock"} {
+		data, err := os.ReadFile(filepath.Join(s.proj, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[name] = string(data)
+	}
+	s.p.Publish("a:1", "a two")
+	s.p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/b/blobs/"+s.layer.String(), http.StatusForbidden).Times(-1))
+	if _, err := s.install(context.Background()); errdefs.Of(err) != errdefs.Unavailable {
+		t.Fatalf("err = %v, want the failure to store b", err)
+	}
+	for name, data := range before {
+		if got, _ := os.ReadFile(filepath.Join(s.proj, name)); string(got) != data {
+			t.Errorf("%s after a failed install:\n%s\nwant\n%s", name, got, data)
+		}
+	}
+	entries, err := os.ReadDir(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".stax-staging-") {
+			t.Errorf("%s left in %s", e.Name(), folder)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(folder, "s-a-1", "SKILL.md"))
+	if err != nil || !strings.Contains(string(data), "a one") {
+		t.Errorf("a's skill after a failed install: %q (%v), want it as it was", data, err)
+	}
+}
