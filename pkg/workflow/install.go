@@ -468,7 +468,6 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *proje
 	if installed.Outcome == nil {
 		return nil, nil
 	}
-	env.noteStoreRoot(m.dir)
 	res := &InstallResult{
 		Sources: declaration.Written(req.Sources), Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
 		Overrides: Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []InstallTarget{},

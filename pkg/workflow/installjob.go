@@ -87,10 +87,11 @@ type installed struct {
 }
 
 // installGraph is the install job: it resolves the packages of req,
-// merges them, checks them against the trust policy, and installs the
+// merges them, checks them against the trust policy, installs the
 // winners into every folder of the placement as one transaction with
-// stax.lock while the packages are stored in the local store. A failure
-// of a frozen install to resolve or fetch what the lock pins is
+// stax.lock while the packages are stored in the local store, and
+// registers the project as a root of the store (see storeRootsDir). A
+// failure of a frozen install to resolve or fetch what the lock pins is
 // unresolved (exit 4). When req.Review stops it, the result has no
 // Outcome. Close the graph of the result.
 func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installed, err error) {
@@ -143,6 +144,10 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 	if out.Outcome, err = e.writeWinners(ctx, req, pkgs, graph, merged, trust.Signers(outcomes)); err != nil {
 		return nil, err
 	}
+	// With the store's lock still held, which stax store prune reads the
+	// roots under: a prune sees the packages stored with the project
+	// that keeps them, or neither.
+	e.noteStoreRoot(req.ProjectDir)
 	out.Warnings = append(install.Overlaps(req.Placement), caseWarnings(merged)...)
 	for _, t := range req.Placement.Targets {
 		out.Warnings = append(out.Warnings, install.IgnoredFields(t.Dir, merged.Paths(), t.Runtimes)...)
