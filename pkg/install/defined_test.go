@@ -29,15 +29,15 @@ func TestPlaceDefinedRuntime(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		where    Where
+		where    PlaceOptions
 		dirs     []string
 		runtimes [][]string
 	}{
-		{"from stax.yaml", Where{ProjectDir: proj, Defaults: defaults},
+		{"from stax.yaml", PlaceOptions{ProjectDir: proj, Defaults: defaults},
 			[]string{filepath.Join(proj, ".zed/skills"), filepath.Join(proj, ".agents/skills")}, [][]string{{"zed-agent"}, {"codex"}}},
-		{"user scope", Where{ProjectDir: proj, Defaults: defaults, Scope: "user", Home: home},
+		{"user scope", PlaceOptions{ProjectDir: proj, Defaults: defaults, Scope: "user", Home: home},
 			[]string{filepath.Join(home, ".config/zed/skills"), filepath.Join(home, ".agents/skills")}, [][]string{{"zed-agent"}, {"codex"}}},
-		{"named by the flag", Where{ProjectDir: proj, Defaults: defaults, Runtimes: []string{"shared", "agents"}},
+		{"named by the flag", PlaceOptions{ProjectDir: proj, Defaults: defaults, Runtimes: []string{"shared", "agents"}},
 			[]string{filepath.Join(proj, ".agents/skills")}, [][]string{{"shared", "agents"}}},
 	} {
 		p, err := Place(tc.where)
@@ -71,7 +71,7 @@ func TestSeenTwiceInProjectAndHome(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, ".claude/skills/notes"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Place(Where{ProjectDir: proj, Home: home, Runtimes: []string{"claude-code"}})
+	p, err := Place(PlaceOptions{ProjectDir: proj, Home: home, Runtimes: []string{"claude-code"}})
 	if err != nil {
 		t.Fatal(err)
 	}

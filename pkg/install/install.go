@@ -251,7 +251,7 @@ func InstallAll(ctx context.Context, dirs []string, skills []Skill, opts Options
 // Staged is an install checked and staged in every folder, which holds
 // their locks until Close: nothing a runtime reads has changed yet.
 type Staged struct {
-	plans []*plan
+	plans []*pending
 	files []LockFile
 	tx    *transaction
 }
@@ -262,7 +262,7 @@ type Staged struct {
 // then swaps them in with opts.Files; Close, without Commit, leaves every
 // folder and file as it was.
 func Stage(ctx context.Context, dirs []string, skills []Skill, opts Options) (_ *Staged, err error) {
-	st := &Staged{plans: make([]*plan, len(dirs)), files: opts.Files, tx: newTransaction(opts.LockDir)}
+	st := &Staged{plans: make([]*pending, len(dirs)), files: opts.Files, tx: newTransaction(opts.LockDir)}
 	defer func() {
 		if err != nil {
 			st.Close()
@@ -322,7 +322,7 @@ func (st *Staged) Commit() (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(plans, func(p *plan) bool { return p.journaled }) {
+	if !slices.ContainsFunc(plans, func(p *pending) bool { return p.journaled }) {
 		// Nothing changed, in any folder nor file: no journal to
 		// complete or roll back, so no marker to write.
 		for _, p := range plans {
@@ -351,7 +351,7 @@ func (st *Staged) Commit() (*Outcome, error) {
 // writeFiles writes the files that change, once every folder is
 // committed, and adds them to out.Changed; on a failure, it rolls back
 // the folders and the files written.
-func writeFiles(plans []*plan, files []*lockChange, out *Outcome) ([]*lockChange, error) {
+func writeFiles(plans []*pending, files []*lockChange, out *Outcome) ([]*lockChange, error) {
 	var written []*lockChange
 	for _, lc := range files {
 		if !lc.changes() {
@@ -384,9 +384,9 @@ func pathOrder(dirs []string) []int {
 	return order
 }
 
-// plan is an install into one folder, staged and ready to swap in. It
+// pending is an install into one folder, staged and ready to swap in. It
 // holds the folder's lock until close.
-type plan struct {
+type pending struct {
 	result *Result
 	opts   Options
 	// base confines every change; folder is the folder inside it, as a
@@ -460,7 +460,7 @@ func emptyResult(dir string) *Result {
 // interrupted, refuses to touch skills of the user's and changes the user
 // made (unless opts.Force), and stages every new or changed skill in the
 // folder. Nothing the runtime reads changes until commit.
-func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err error) {
+func prepare(ctx context.Context, skills []Skill, opts Options) (_ *pending, err error) {
 	for _, s := range skills {
 		if err := layers.CheckName(s.Path); err != nil {
 			return nil, errdefs.Precondition(fmt.Errorf("skill from %s: %w", s.Package, err))
@@ -470,7 +470,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{opts: opts, unlock: unlock, journal: journal, statPath: statCachePath(journal), result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}, merges: map[string]memoryMerge{}}
+	p := &pending{opts: opts, unlock: unlock, journal: journal, statPath: statCachePath(journal), result: emptyResult(opts.Dir), backups: map[string]bool{}, verbatim: map[string]bool{}, merges: map[string]memoryMerge{}}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -517,7 +517,7 @@ func prepare(ctx context.Context, skills []Skill, opts Options) (_ *plan, err er
 // begin finishes or undoes an install a crash interrupted in the folder
 // p holds the lock of, opens the folder and its record, and makes the
 // staging directory and the spool of the next record.
-func (p *plan) begin() (err error) {
+func (p *pending) begin() (err error) {
 	if p.result.Recovered, err = recoverJournal(p.journal, p.opts.LockDir); err != nil {
 		return err
 	}
@@ -546,7 +546,7 @@ func (p *plan) begin() (err error) {
 // compared): a file whose size and modification time are as recorded is
 // taken as recorded, unread. It returns the skills of the record, the
 // ones the user changed, and the ones kept as they are.
-func (p *plan) compareRecord(ctx context.Context, want pathIndex[*Skill]) (prevs map[string]recorded, modified []Drift, kept map[string]bool, err error) {
+func (p *pending) compareRecord(ctx context.Context, want pathIndex[*Skill]) (prevs map[string]recorded, modified []Drift, kept map[string]bool, err error) {
 	prevs, kept = map[string]recorded{}, map[string]bool{}
 	// Comparing a skill with the folder is mostly waiting on the file
 	// system: several are compared at once while the record is read.
@@ -603,7 +603,7 @@ func (p *plan) compareRecord(ctx context.Context, want pathIndex[*Skill]) (prevs
 // the user's (the folder holds them, the record does not) or changes the
 // user made (modified); with Force, it returns the user's skills, which
 // go to a backup.
-func (p *plan) refuse(skills []Skill, prevs map[string]recorded, modified []Drift) (map[string]bool, error) {
+func (p *pending) refuse(skills []Skill, prevs map[string]recorded, modified []Drift) (map[string]bool, error) {
 	var conflicts []string
 	conflict := map[string]bool{}
 	for _, s := range skills {
@@ -631,7 +631,7 @@ func (p *plan) refuse(skills []Skill, prevs map[string]recorded, modified []Drif
 // sum completes the plan once every skill is staged: the skills of the
 // record no longer installed are pruned, the record's unchanged entries
 // spooled, and the result sorted.
-func (p *plan) sum(prevs map[string]recorded) error {
+func (p *pending) sum(prevs map[string]recorded) error {
 	for name := range prevs {
 		if !p.spool.has(name) && !p.verbatim[name] && !slices.Contains(p.keep, name) {
 			p.prune = append(p.prune, name)
@@ -666,7 +666,7 @@ const driftWorkers = 4
 // substituted, stays as it is: neither its layer nor its files are read,
 // and its entry goes to the next record as it was, or with the stat of
 // its directories added when it had none (asRecorded false).
-func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, modified *[]Drift, kept map[string]bool, asRecorded bool) error {
+func (p *pending) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, modified *[]Drift, kept map[string]bool, asRecorded bool) error {
 	same := sk != nil && s.Digest == sk.Digest && varsHold(s.Vars, p.vars(sk)) && s.Stat != nil
 	if d == nil && !same && s.Memory.merged() {
 		// Its MEMORY.md, as recorded, holds the user's entries merged into
@@ -702,7 +702,7 @@ func (p *plan) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, mod
 // read again from the record: an unchanged re-install, the most common
 // install of all, then encodes no entry, and a changed one holds none of
 // them in memory.
-func (p *plan) spoolVerbatim() error {
+func (p *pending) spoolVerbatim() error {
 	if len(p.verbatim) == 0 {
 		return nil
 	}
@@ -728,7 +728,7 @@ type recorded struct {
 
 // readPrevious hands each skill of the folder's record to each, and notes
 // whether there was a record and its digest.
-func (p *plan) readPrevious(each func(name string, s *InstalledSkill) error) error {
+func (p *pending) readPrevious(each func(name string, s *InstalledSkill) error) error {
 	d, err := p.scanRecordFile(each)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -742,7 +742,7 @@ func (p *plan) readPrevious(each func(name string, s *InstalledSkill) error) err
 
 // scanRecordFile scans the folder's record (see scanRecord), and returns
 // the digest of the whole file.
-func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (digest.Digest, error) {
+func (p *pending) scanRecordFile(each func(name string, s *InstalledSkill) error) (digest.Digest, error) {
 	from, where := p.record, p.recordPath
 	if p.legacy {
 		from, where = p.folder, filepath.Join(p.opts.Dir, RecordFile)
@@ -783,7 +783,7 @@ func (p *plan) scanRecordFile(each func(name string, s *InstalledSkill) error) (
 }
 
 // vars are the values substituted into s's SKILL.md in this folder.
-func (p *plan) vars(s *Skill) substitute.Options {
+func (p *pending) vars(s *Skill) substitute.Options {
 	return pathVars(p.opts.Dir, s.Path, p.opts.Root, p.opts.Workspace, p.opts.Portable)
 }
 
@@ -814,7 +814,7 @@ func pathVars(dir, skillPath, root, workspace string, portable bool) substitute.
 // settle decides what a staged skill is to the folder (new, replacing a
 // skill of the user's, updated, or unchanged after all), and spools its
 // next record entry.
-func (p *plan) settle(sk *staged, prev recorded, ours, conflict bool) error {
+func (p *pending) settle(sk *staged, prev recorded, ours, conflict bool) error {
 	s := sk.skill
 	entry := InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
 		Digest: s.Digest, Files: sk.files, Stat: sk.stat, Vars: varsKey(p.vars(s)), Memory: sk.memory}
@@ -852,7 +852,7 @@ const previousDir = "previous"
 // open opens the confining root and the folder inside it, creating the
 // folder if needed. A folder that is, or lies under, a symbolic link
 // leading outside the root is refused by the kernel, not a string check.
-func (p *plan) open() (err error) {
+func (p *pending) open() (err error) {
 	if p.base, p.basePath, p.folderRel, err = openBase(p.opts.Root, p.opts.Dir); err != nil {
 		return err
 	}
@@ -909,7 +909,7 @@ func linkOnPath(base *os.Root, basePath, rel string) string {
 // removeCreated removes the directories open made for the folder, the
 // folder first, while they are empty: an install that installed nothing
 // leaves the project as it found it.
-func (p *plan) removeCreated() {
+func (p *pending) removeCreated() {
 	removeMade(p.base, p.folderRel, p.createdFrom)
 }
 
@@ -1053,7 +1053,7 @@ func openBase(root, dir string) (base *os.Root, basePath, rel string, err error)
 
 // commit swaps the staged skills in, prunes, and writes the record, after
 // writing the journal that lets a later run undo any of it.
-func (p *plan) commit(tx *transaction, files []*lockChange) error {
+func (p *pending) commit(tx *transaction, files []*lockChange) error {
 	moves := p.planMoves(tx)
 	j := &journalData{
 		ID: tx.id, Base: p.basePath, Folder: p.folderRel, Staging: p.staging,
@@ -1110,7 +1110,7 @@ func (p *plan) commit(tx *transaction, files []*lockChange) error {
 // pruned and replaced skills aside (or to this install's backup, for the
 // user's), staged ones in. A backup directory is noted for the journal,
 // not made.
-func (p *plan) planMoves(tx *transaction) [][2]string {
+func (p *pending) planMoves(tx *transaction) [][2]string {
 	backupRel := filepath.Join(BackupDir, tx.id, p.folderRel)
 	var moves [][2]string
 	in := func(names ...string) string { return filepath.Join(append([]string{p.folderRel}, names...)...) }
@@ -1144,7 +1144,7 @@ func (p *plan) planMoves(tx *transaction) [][2]string {
 // journalize keeps copies of the files that change and of the record as
 // they were, then writes the journal j: from there on, a crash is undone
 // by the next run.
-func (p *plan) journalize(j *journalData, files []*lockChange) error {
+func (p *pending) journalize(j *journalData, files []*lockChange) error {
 	for _, lc := range files {
 		if !lc.changes() {
 			continue
@@ -1172,7 +1172,7 @@ func (p *plan) journalize(j *journalData, files []*lockChange) error {
 
 // keepRecord copies the folder's record into the staging directory, and
 // checks that it is still the record as it was read.
-func (p *plan) keepRecord() error {
+func (p *pending) keepRecord() error {
 	f, err := p.record.Open(RecordFile)
 	if err != nil {
 		return err
@@ -1188,7 +1188,7 @@ func (p *plan) keepRecord() error {
 // rollback puts back what commit changed: the skills it moved, and the
 // record as it was. It reports what it could not put back; the journal is
 // then kept, so that the next run finishes undoing it.
-func (p *plan) rollback() error {
+func (p *pending) rollback() error {
 	if !p.committing {
 		return nil
 	}
@@ -1213,7 +1213,7 @@ func (p *plan) rollback() error {
 // rollbackFiles puts back the files written, then rolls back plans (see
 // rollbackAll): the files first, since the folders' journals, which a
 // rollback removes, are what the next run would restore them from.
-func rollbackFiles(plans []*plan, written []*lockChange, err error) error {
+func rollbackFiles(plans []*pending, written []*lockChange, err error) error {
 	if len(plans) == 0 {
 		return err // no folder holds a copy of the files to put back
 	}
@@ -1225,7 +1225,7 @@ func rollbackFiles(plans []*plan, written []*lockChange, err error) error {
 
 // rollbackAll rolls back plans, last first, and adds to err what could
 // not be put back; when everything was and say is set, it says so.
-func rollbackAll(plans []*plan, err error, say bool) error {
+func rollbackAll(plans []*pending, err error, say bool) error {
 	var failed []error
 	for j := len(plans) - 1; j >= 0; j-- {
 		if rerr := plans[j].rollback(); rerr != nil {
@@ -1242,7 +1242,7 @@ func rollbackAll(plans []*plan, err error, say bool) error {
 }
 
 // finish drops what the committed install replaced, and its journal.
-func (p *plan) finish() {
+func (p *pending) finish() {
 	if !p.sameRecord {
 		p.spool.writeStat(p.statPath)
 	}
@@ -1256,7 +1256,7 @@ func (p *plan) finish() {
 // made it and nothing was installed; then it releases the folder's lock.
 // A transaction neither finished nor rolled back (a panic) is left to the
 // journal, as a crash would be.
-func (p *plan) close() {
+func (p *pending) close() {
 	p.spool.close()
 	if p.record != nil && p.record != p.folder && !p.committing {
 		p.record.Close()

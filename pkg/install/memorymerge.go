@@ -47,7 +47,7 @@ func mergeable(d *Drift) bool {
 
 // memoryMerger merges, for the skills of plan.merges, the user's
 // MEMORY.md in the folder into the one staged from the new version.
-type memoryMerger struct{ p *plan }
+type memoryMerger struct{ p *pending }
 
 func (m memoryMerger) wants(sk *staged) bool {
 	_, ok := m.p.merges[sk.skill.Path]

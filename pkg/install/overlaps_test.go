@@ -20,7 +20,7 @@ func TestOverlaps(t *testing.T) {
 		{[]string{"codex", "goose"}, nil},
 		{[]string{"claude-code", "windsurf"}, nil},
 	} {
-		p, err := Place(Where{ProjectDir: t.TempDir(), Home: t.TempDir(), Runtimes: tt.runtimes})
+		p, err := Place(PlaceOptions{ProjectDir: t.TempDir(), Home: t.TempDir(), Runtimes: tt.runtimes})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -196,7 +196,7 @@ func FolderName(root, dir string) (string, error) {
 // left in the folder by an older stax while the new one is in place was
 // committed over: it is removed, so a crash between the two steps of a
 // migration is repaired by the next run.
-func (p *plan) openRecord() error {
+func (p *pending) openRecord() error {
 	p.record, p.recordPath = p.folder, filepath.Join(p.opts.Dir, RecordFile)
 	dir, err := RecordDir(p.opts.Records, p.basePath, filepath.Join(p.basePath, p.folderRel))
 	if err != nil || dir == "" {
@@ -279,7 +279,7 @@ func refuseRecordDir(base *os.Root, basePath, rel string, err error) error {
 // dropLegacyRecord removes the record an older stax kept in the folder,
 // once the record is kept elsewhere: it is there, or this install wrote
 // it (an empty record is none).
-func (p *plan) dropLegacyRecord() {
+func (p *pending) dropLegacyRecord() {
 	if p.record != p.folder && (p.recordWritten || present(p.record, RecordFile)) {
 		p.folder.Remove(RecordFile)
 	}
@@ -488,7 +488,7 @@ func statDirs(folder *os.Root, name string, stat map[string]string) error {
 // taken before the files are read and again after, and kept only when the
 // two agree: an edit made while they were read must not be cached as what
 // was read, or the next install would take it for stax's and replace it.
-func (p *plan) driftAndStat(name string, s *InstalledSkill, withDirs bool) (*Drift, error) {
+func (p *pending) driftAndStat(name string, s *InstalledSkill, withDirs bool) (*Drift, error) {
 	return statAround(p.folder, name, s, withDirs, func() (*Drift, error) { return drift(p.folder, name, *s, true) })
 }
 

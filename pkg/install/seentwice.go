@@ -87,7 +87,7 @@ func Overlaps(p *Placement) []warning.Warning {
 }
 
 // target is the target of the placement whose folder is dir, or nil.
-func (p *Placement) target(dir string) *Target {
+func (p *Placement) target(dir string) *Folder {
 	for i := range p.Targets {
 		if filepath.Clean(p.Targets[i].Dir) == filepath.Clean(dir) {
 			return &p.Targets[i]

@@ -12,10 +12,10 @@ import (
 	"github.com/stax-dev/stax/pkg/staxyaml"
 )
 
-// Where says where skills are installed: the runtimes and scope asked for
+// PlaceOptions say where skills are installed: the runtimes and scope asked for
 // (empty: the project's install section, else the default runtime and the
 // project scope), and the project directory.
-type Where struct {
+type PlaceOptions struct {
 	Runtimes   []string
 	Scope      string
 	ProjectDir string
@@ -26,8 +26,8 @@ type Where struct {
 	Home string
 }
 
-// Target is one folder to install into, and the runtimes reading it.
-type Target struct {
+// Folder is one folder to install into, and the runtimes reading it.
+type Folder struct {
 	Dir      string
 	Runtimes []agent.Runtime
 }
@@ -36,7 +36,7 @@ type Target struct {
 type Placement struct {
 	// Targets share a folder when their runtimes read the same one (codex,
 	// goose and agents all read .agents/skills).
-	Targets []Target
+	Targets []Folder
 	Scope   agent.Scope
 	// Root is the directory every change is confined to: the project, or
 	// for user scope the home directory.
@@ -59,7 +59,7 @@ func (p *Placement) RecordDir(dir string) (string, error) {
 }
 
 // Place turns the runtimes and scope asked for into the folders to work on.
-func Place(w Where) (*Placement, error) {
+func Place(w PlaceOptions) (*Placement, error) {
 	names, scope := w.Runtimes, w.Scope
 	if w.Defaults != nil {
 		if len(names) == 0 {
@@ -110,9 +110,9 @@ func Place(w Where) (*Placement, error) {
 			dirs = rt.UserDirs(p.Root)
 		}
 		dir := dirs[0]
-		i := slices.IndexFunc(p.Targets, func(t Target) bool { return t.Dir == dir })
+		i := slices.IndexFunc(p.Targets, func(t Folder) bool { return t.Dir == dir })
 		if i < 0 {
-			p.Targets = append(p.Targets, Target{Dir: dir})
+			p.Targets = append(p.Targets, Folder{Dir: dir})
 			i = len(p.Targets) - 1
 		}
 		p.Targets[i].Runtimes = append(p.Targets[i].Runtimes, rt)

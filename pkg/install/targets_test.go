@@ -13,22 +13,22 @@ func TestPlace(t *testing.T) {
 	proj, home := t.TempDir(), t.TempDir()
 	tests := []struct {
 		name     string
-		where    Where
+		where    PlaceOptions
 		dirs     []string
 		runtimes [][]string
 		root     string
 		class    errdefs.Class
 	}{
-		{name: "default runtime, project scope", where: Where{ProjectDir: proj},
+		{name: "default runtime, project scope", where: PlaceOptions{ProjectDir: proj},
 			dirs: []string{filepath.Join(proj, ".claude/skills")}, runtimes: [][]string{{"claude-code"}}, root: proj},
-		{name: "stax.yaml defaults", where: Where{ProjectDir: proj, Defaults: &staxyaml.InstallSpec{Runtimes: []string{"codex"}, Scope: "user"}, Home: home},
+		{name: "stax.yaml defaults", where: PlaceOptions{ProjectDir: proj, Defaults: &staxyaml.InstallSpec{Runtimes: []string{"codex"}, Scope: "user"}, Home: home},
 			dirs: []string{filepath.Join(home, ".agents/skills")}, runtimes: [][]string{{"codex"}}, root: home},
-		{name: "flags win over stax.yaml", where: Where{ProjectDir: proj, Runtimes: []string{"claude-code"}, Scope: "project", Defaults: &staxyaml.InstallSpec{Runtimes: []string{"codex"}, Scope: "user"}},
+		{name: "flags win over stax.yaml", where: PlaceOptions{ProjectDir: proj, Runtimes: []string{"claude-code"}, Scope: "project", Defaults: &staxyaml.InstallSpec{Runtimes: []string{"codex"}, Scope: "user"}},
 			dirs: []string{filepath.Join(proj, ".claude/skills")}, runtimes: [][]string{{"claude-code"}}, root: proj},
-		{name: "runtimes sharing a folder share a target", where: Where{ProjectDir: proj, Runtimes: []string{"codex", "claude-code", "agents"}},
+		{name: "runtimes sharing a folder share a target", where: PlaceOptions{ProjectDir: proj, Runtimes: []string{"codex", "claude-code", "agents"}},
 			dirs: []string{filepath.Join(proj, ".agents/skills"), filepath.Join(proj, ".claude/skills")}, runtimes: [][]string{{"codex", "agents"}, {"claude-code"}}, root: proj},
-		{name: "unknown runtime", where: Where{ProjectDir: proj, Runtimes: []string{"nope"}}, class: errdefs.InvalidArgument},
-		{name: "unknown scope", where: Where{ProjectDir: proj, Scope: "system"}, class: errdefs.InvalidArgument},
+		{name: "unknown runtime", where: PlaceOptions{ProjectDir: proj, Runtimes: []string{"nope"}}, class: errdefs.InvalidArgument},
+		{name: "unknown scope", where: PlaceOptions{ProjectDir: proj, Scope: "system"}, class: errdefs.InvalidArgument},
 	}
 	for _, tt := range tests {
 		p, err := Place(tt.where)

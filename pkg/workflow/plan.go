@@ -53,7 +53,7 @@ type PlanTarget struct {
 // planTarget compares the winners of an install with what the folder of
 // t holds. A folder stax cannot read is reported by the install itself,
 // so it plans as an empty one here.
-func planTarget(p *install.Placement, t install.Target, merged *merge.Result) (PlanTarget, error) {
+func planTarget(p *install.Placement, t install.Folder, merged *merge.Result) (PlanTarget, error) {
 	pt := newPlanTarget(t)
 	rec, changed, err := readFolder(p, t.Dir)
 	if err != nil {
@@ -93,7 +93,7 @@ func planTarget(p *install.Placement, t install.Target, merged *merge.Result) (P
 }
 
 // planUninstall is what an uninstall would do in the folder of t.
-func planUninstall(p *install.Placement, t install.Target, keep []string) (PlanTarget, error) {
+func planUninstall(p *install.Placement, t install.Folder, keep []string) (PlanTarget, error) {
 	pt := newPlanTarget(t)
 	rec, changed, err := readFolder(p, t.Dir)
 	if err != nil {
@@ -113,7 +113,7 @@ func planUninstall(p *install.Placement, t install.Target, keep []string) (PlanT
 	return pt, nil
 }
 
-func newPlanTarget(t install.Target) PlanTarget {
+func newPlanTarget(t install.Folder) PlanTarget {
 	return PlanTarget{
 		Runtimes: install.Names(t.Runtimes), Dir: t.Dir,
 		Install: []string{}, Update: []string{}, Remove: []string{}, Keep: []string{}, Conflicts: []string{},

@@ -77,7 +77,7 @@ func (e *Env) userPlacement(w Folders) (*install.Placement, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	placement, err := install.Place(install.Where{Runtimes: w.Runtimes, Scope: w.Scope, Defaults: settings})
+	placement, err := install.Place(install.PlaceOptions{Runtimes: w.Runtimes, Scope: w.Scope, Defaults: settings})
 	if err != nil {
 		return nil, "", err
 	}

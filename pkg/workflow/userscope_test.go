@@ -25,7 +25,7 @@ func TestUserFoldersName(t *testing.T) {
 		{[]string{"cursor", "claude-code"}, "claude-skills+cursor-skills"},
 	}
 	for _, tt := range tests {
-		p, err := install.Place(install.Where{Runtimes: tt.runtimes, Scope: "user", Home: "/home/ana"})
+		p, err := install.Place(install.PlaceOptions{Runtimes: tt.runtimes, Scope: "user", Home: "/home/ana"})
 		if err != nil {
 			t.Fatal(err)
 		}

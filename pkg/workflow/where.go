@@ -31,7 +31,7 @@ func (w Folders) projectDir() string {
 // place is where w and the install section of def, the project's
 // stax.yaml (nil when it has none), put the folders.
 func (w Folders) place(def *staxyaml.Definition) (*install.Placement, error) {
-	where := install.Where{Runtimes: w.Runtimes, Scope: w.Scope, ProjectDir: w.projectDir()}
+	where := install.PlaceOptions{Runtimes: w.Runtimes, Scope: w.Scope, ProjectDir: w.projectDir()}
 	if def != nil {
 		where.Defaults = def.Install
 	}
