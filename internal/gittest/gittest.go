@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -255,6 +256,39 @@ func (r *Repo) Write(files map[string]string) {
 			r.t.Fatal(err)
 		}
 	}
+}
+
+// WriteDir writes the files under dir (a fixture such as
+// testdata/repos/anthropics-skills) into the work tree, as they are.
+func (r *Repo) WriteDir(dir string) {
+	r.t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if rel = filepath.ToSlash(rel); info.Mode()&0o111 != 0 {
+			rel += "*"
+		}
+		files[rel] = string(b)
+		return nil
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.Write(files)
 }
 
 // Symlink makes the symbolic link p to target in the work tree.

@@ -1,0 +1,210 @@
+package gitpackage
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"oras.land/oras-go/v2/content/memory"
+
+	"github.com/stax-dev/stax/internal/gittest"
+	"github.com/stax-dev/stax/pkg/artifact"
+	"github.com/stax-dev/stax/pkg/checkout"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
+	"github.com/stax-dev/stax/pkg/semver"
+)
+
+const anthropics = "../../testdata/repos/anthropics-skills"
+
+// serve serves the anthropics-skills fixture at v1.0.0, and returns the
+// server, its URL and the commit.
+func serve(t *testing.T) (*gittest.Server, string, string) {
+	t.Helper()
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "skills")
+	repo.WriteDir(anthropics)
+	commit := repo.Commit("skills")
+	repo.Tag("v1.0.0", "")
+	return srv, repo.URL, commit
+}
+
+func newCache(t *testing.T) *gitsource.Cache {
+	t.Helper()
+	home := t.TempDir()
+	c := gitsource.NewCache(home)
+	c.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	return c
+}
+
+func parse(t *testing.T, s string) gitsource.Reference {
+	t.Helper()
+	r, err := gitsource.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func skillNames(src *checkout.Source) []string {
+	var out []string
+	for _, s := range src.Skills {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// tmpClean sets TMPDIR to a directory of the test's, and fails the test
+// when anything is left in it.
+func tmpClean(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Cleanup(func() {
+		if left, _ := os.ReadDir(tmp); len(left) > 0 {
+			t.Errorf("left in the temporary directory: %v", left)
+		}
+	})
+}
+
+// The fixture laid out as anthropics/skills builds by plugin, by SUBDIR
+// and by --skill, leniently, annotated with its URL and commit, and
+// leaves nothing in temp.
+func TestBuildAnthropicsSkills(t *testing.T) {
+	tmpClean(t)
+	_, url, commit := serve(t)
+	cache := newCache(t)
+	for _, tc := range []struct {
+		name string
+		decl Declaration
+		want []string
+	}{
+		{"plugin", Declaration{Ref: parse(t, "git+"+url), Plugin: "document-skills@anthropic-agent-skills"}, []string{"docx", "pdf", "xlsx"}},
+		{"subdir", Declaration{Ref: parse(t, "git+"+url+"//skills/pdf#v1.0.0")}, []string{"pdf"}},
+		{"skill", Declaration{Ref: parse(t, "git+"+url), Skills: []string{"claude-api", "docx"}}, []string{"claude-api", "docx"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := memory.New()
+			built, err := Build(context.Background(), store, tc.decl, Options{Cache: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := skillNames(built.Source); !slices.Equal(got, tc.want) {
+				t.Errorf("skills %v, want %v", got, tc.want)
+			}
+			if r := built.Locked.Resolved; r.Commit != commit || r.Ref != "v1.0.0" || r.Kind != gitsource.KindTag {
+				t.Errorf("locked %+v, want v1.0.0 at %s", r, commit)
+			}
+			ann := built.Descriptor.Annotations
+			if ann[artifact.AnnotationRevision] != commit || ann[artifact.AnnotationSource] != url {
+				t.Errorf("annotations %v", ann)
+			}
+			if _, err := os.Stat(built.Source.Root); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the tree %s is left: %v", built.Source.Root, err)
+			}
+		})
+	}
+}
+
+// The over-long description of claude-api is one warning naming the
+// skill; Strict refuses it.
+func TestBuildLenientAndStrict(t *testing.T) {
+	_, url, _ := serve(t)
+	cache := newCache(t)
+	decl := Declaration{Ref: parse(t, "git+"+url), Skills: []string{"claude-api"}}
+	built, err := Build(context.Background(), memory.New(), decl, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built.Warnings) != 1 || !strings.Contains(built.Warnings[0].Skill, "claude-api") {
+		t.Errorf("warnings %+v, want one naming claude-api", built.Warnings)
+	}
+	if _, err := Build(context.Background(), memory.New(), decl, Options{Cache: cache, Strict: true}); err == nil {
+		t.Error("a strict build of claude-api succeeded")
+	}
+}
+
+// A locked commit the cache holds is built with no request, to the same
+// digest; a build that resolves asks only ls-remote once the commit is
+// cached.
+func TestBuildLockedCached(t *testing.T) {
+	srv, url, _ := serve(t)
+	cache := newCache(t)
+	decl := Declaration{Ref: parse(t, "git+"+url), Plugin: "document-skills"}
+	first, err := Build(context.Background(), memory.New(), decl, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	if _, err := cache.ListRefs(context.Background(), decl.Ref); err != nil {
+		t.Fatal(err)
+	}
+	lsRemote := srv.Requests()
+	srv.Reset()
+	again, err := Build(context.Background(), memory.New(), decl, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Requests(); n != lsRemote {
+		t.Errorf("a second build made %d requests, want %d (ls-remote's)", n, lsRemote)
+	}
+	srv.Reset()
+	decl.Locked = &first.Locked
+	frozen, err := Build(context.Background(), memory.New(), decl, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Requests(); n != 0 {
+		t.Errorf("a locked build of a cached commit made %d requests", n)
+	}
+	if frozen.Descriptor.Digest != first.Descriptor.Digest || again.Descriptor.Digest != first.Descriptor.Digest {
+		t.Errorf("digests %s, %s, %s differ", first.Descriptor.Digest, again.Descriptor.Digest, frozen.Descriptor.Digest)
+	}
+}
+
+// A range picks the highest tag in it; a missing REF is unresolved with
+// the nearest tags; a missing repository is a remote failure.
+func TestBuildRangeAndErrors(t *testing.T) {
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "skills")
+	repo.WriteDir(anthropics)
+	repo.Commit("one")
+	repo.Tag("v1.0.0", "")
+	repo.Write(map[string]string{"skills/pdf/extra.md": "more"})
+	second := repo.Commit("two")
+	repo.Tag("v1.1.0", "")
+	repo.Write(map[string]string{"skills/pdf/extra.md": "even more"})
+	repo.Commit("three")
+	repo.Tag("v2.0.0", "")
+	cache := newCache(t)
+	rng, err := semver.ParseRange("^1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := Build(context.Background(), memory.New(), Declaration{Ref: parse(t, "git+"+repo.URL+"//skills/pdf"), Range: rng}, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := built.Locked.Resolved; r.Ref != "v1.1.0" || r.Commit != second {
+		t.Errorf("range ^1.0.0 picked %+v", r)
+	}
+	if v := built.Config.Version; v != "1.1.0" {
+		t.Errorf("version %q, want 1.1.0", v)
+	}
+	_, err = Build(context.Background(), memory.New(), Declaration{Ref: parse(t, "git+"+repo.URL+"#v1.2.0")}, Options{Cache: cache})
+	if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), "v1.1.0") {
+		t.Errorf("missing REF: %v, want a resolution error naming v1.1.0", err)
+	}
+	_, err = Build(context.Background(), memory.New(), Declaration{Ref: parse(t, "git+"+srv.URL+"/nothing.git")}, Options{Cache: cache})
+	if errdefs.Of(err) != errdefs.Unavailable {
+		t.Errorf("missing repository: %v, want a remote error", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "stax-git-*")); len(m) > 0 {
+		t.Errorf("left in temp: %v", m)
+	}
+}
