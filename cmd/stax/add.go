@@ -13,8 +13,8 @@ func newAddCmd(f *factory, runF func(context.Context, *installOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "add SOURCE... [--version RANGE]",
 		Short: "Add packages to install.sources of stax.yaml, and install",
-		Long: `Add each SOURCE (a registry reference, an oci: layout or a package
-directory) to install.sources of stax.yaml — in place of the source of the
+		Long: `Add each SOURCE (a registry reference, an oci: layout, a package
+directory or a git repository: see docs/sources.md) to install.sources of stax.yaml — in place of the source of the
 same package, else after the last — and install every source as stax
 install does. stax.yaml is created if there is none; only the line of the
 source changes, so comments, order and formatting of the rest of the file
@@ -26,8 +26,15 @@ installs, now and on every install, the highest version its tags have in
 the range (^1.2.0, ~1.2, 1.x, >=1.0.0 <2.0.0, 1.0.0 - 2.0.0, ||; a
 pre-release only when the range names one), and stax.lock records the
 version, tag and digest it resolved to. A range nothing matches fails
-(exit 4) listing the tags there are.`,
-		Example: `  stax add ghcr.io/acme/org-skills --version ^2.0.0
+(exit 4) listing the tags there are; for a git repository the range
+chooses among its semver tags.
+
+--plugin NAME[@MARKETPLACE] takes one plugin of a git SOURCE's
+marketplace, --skill NAME (repeatable) only those skills; stax.yaml keeps
+the choice. Someone else's skill that breaks a content rule is one warning
+naming the skill and the rule; --strict refuses it.`,
+		Example: `  stax add github.com/anthropics/skills --plugin document-skills
+  stax add ghcr.io/acme/org-skills --version ^2.0.0
   stax add ghcr.io/acme/team-skills:1.4.0 ./local-skills`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -40,6 +47,7 @@ version, tag and digest it resolved to. A range nothing matches fails
 	}
 	opts.addFlags(cmd)
 	opts.addVersionFlag(cmd)
+	opts.Choice.addFlags(cmd)
 	return cmd
 }
 

@@ -28,6 +28,8 @@ type installOptions struct {
 	NoSave  bool
 	// DryRun is --dry-run of install, remove and update.
 	DryRun bool
+	// Choice is --plugin, --skill and --strict of install and add.
+	Choice sourceChoice
 }
 
 func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error) *cobra.Command {
@@ -36,7 +38,7 @@ func newInstallCmd(f *factory, runF func(context.Context, *installOptions) error
 		Use:   "install [SOURCE...]",
 		Short: "Install layered skill packages into agent runtimes' folders, and lock them",
 		Long: `Resolve the packages of install.sources of stax.yaml (registry references,
-oci: layouts, or package directories), layer them — later sources win,
+oci: layouts, package directories, or git repositories), layer them — later sources win,
 every source's dependencies below all sources, a winning skill replacing
 the whole directory of the one it overrides — and install the result into
 the skills folder of each runtime, writing stax.lock. A source stax.lock
@@ -82,7 +84,8 @@ way — and the change of stax.lock, writing nothing.
 project: runtimes from --runtime, else install.runtimes of
 $STAX_HOME/config.yaml; sources and stax.lock under $STAX_HOME/user; no
 project's stax.yaml or stax.lock is read or written.`,
-		Example: `  stax install ghcr.io/org/skills:2.0.0 ghcr.io/team/skills:1.4.0 --runtime claude-code,cursor
+		Example: `  stax install github.com/anthropics/skills --plugin document-skills
+  stax install ghcr.io/org/skills:2.0.0 ghcr.io/team/skills:1.4.0 --runtime claude-code,cursor
   stax install ghcr.io/org/skills --version ^2.0.0
   stax install                      # install.sources and install.runtimes of stax.yaml
   stax install ghcr.io/org/tryout:1.0.0 --no-save
@@ -99,6 +102,7 @@ project's stax.yaml or stax.lock is read or written.`,
 	opts.addFlags(cmd)
 	cmd.Flags().BoolVar(&opts.Frozen, "frozen", false, "install exactly what stax.lock pins; fail if it does not match stax.yaml")
 	opts.addVersionFlag(cmd)
+	opts.Choice.addFlags(cmd)
 	cmd.Flags().BoolVar(&opts.NoSave, "no-save", false, "install the SOURCEs named beside the others once, writing neither stax.yaml nor stax.lock")
 	opts.addDryRunFlag(cmd)
 	return cmd
@@ -131,6 +135,7 @@ func (opts *installOptions) options() workflow.InstallOptions {
 		Where: opts.Where.where(), Sources: opts.Sources, Version: opts.Version, NoSave: opts.NoSave, Force: opts.Force, Frozen: opts.Frozen,
 		Limits: opts.Limits.limits(), AllowHiddenText: opts.AllowHiddenText,
 		Verify: opts.Verify.verification(), DryRun: opts.DryRun,
+		Plugin: opts.Choice.Plugin, Skills: opts.Choice.Skills, Strict: opts.Choice.Strict,
 	}
 }
 

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	registrytest.KeepOnLoopback()
+	// Go's HTTP client never proxies loopback; the git the git tests run,
+	// through curl, does unless told not to.
+	os.Setenv("no_proxy", "127.0.0.1,localhost")
 	os.Exit(runTests(m))
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
 )
@@ -28,6 +29,9 @@ const (
 	// Directory is a package directory (., .., or a path starting with
 	// ./, ../ or /), built where it is.
 	Directory
+	// Git is a tree of a git repository (git+https://…, github.com/OWNER/REPO;
+	// see gitsource.Parse), built as a directory is.
+	Git
 )
 
 // String is how messages name the kind.
@@ -39,6 +43,8 @@ func (k Kind) String() string {
 		return "OCI layout"
 	case Directory:
 		return "directory"
+	case Git:
+		return "git"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -78,6 +84,10 @@ type Declaration struct {
 	Written string
 	// Ref is the parsed reference of a Registry or Layout declaration.
 	Ref reference.Reference
+	// Git is the parsed reference of a Git declaration, and Plugin the
+	// plugin of its marketplace chosen (NAME or NAME@MARKETPLACE).
+	Git    gitsource.Reference
+	Plugin string
 	// Range is the version range that picks among the tags of a
 	// reference naming neither tag nor digest; nil for none.
 	Range *semver.Range
@@ -96,6 +106,14 @@ func Parse(written string, where Where) (Declaration, error) {
 	d := Declaration{Written: written, Where: where}
 	if IsPath(written) {
 		d.Kind = Directory
+		return d, nil
+	}
+	if gitsource.IsReference(written) {
+		g, err := gitsource.Parse(written)
+		if err != nil {
+			return Declaration{}, err
+		}
+		d.Git, d.Kind = g, Git
 		return d, nil
 	}
 	ref, err := reference.Parse(written)
@@ -152,6 +170,13 @@ func (d Declaration) InRange(rng *semver.Range) (Declaration, error) {
 	if d.Kind == Directory {
 		return Declaration{}, fmt.Errorf("version %q needs a ref: a range chooses among a repository's tags", rng)
 	}
+	if d.Kind == Git {
+		if d.Git.Ref != "" {
+			return Declaration{}, fmt.Errorf("%s names a REF (#%s) and a version range %q: drop one", d.Git, d.Git.Ref, rng)
+		}
+		d.Range = rng
+		return d, nil
+	}
 	if d.Ref.Tag != "" || d.Ref.Digest != "" {
 		return Declaration{}, fmt.Errorf("ref %s names a tag or digest and a version range %q: name the repository alone (%s), or drop the version", d.Written, rng, d.Ref.Name())
 	}
@@ -180,6 +205,12 @@ func (d Declaration) IsRemote() bool {
 func (d Declaration) Package() string {
 	if d.Kind == Directory {
 		return path.Clean(d.Written)
+	}
+	if d.Kind == Git {
+		// One repository's SUBDIR, whatever its REF.
+		g := d.Git
+		g.Ref = ""
+		return g.String()
 	}
 	return d.Ref.Name()
 }

@@ -191,7 +191,7 @@ func resolveCommit(ctx context.Context, cache *gitsource.Cache, ref gitsource.Re
 func materialize(ctx context.Context, cache *gitsource.Cache, ref gitsource.Reference, commit string, use func(root string) error) error {
 	dir, release, err := scratch.Dir("git")
 	if err != nil {
-		return errdefs.IO(fmt.Errorf("create a temporary directory for %s: %w", termtext.Escape(ref.Display()), err))
+		return errdefs.MarkLocal(fmt.Errorf("create a temporary directory for %s: %w", termtext.Escape(ref.Display()), err))
 	}
 	defer release()
 	root := filepath.Join(dir, "tree")

@@ -100,6 +100,38 @@ type Package struct {
 	// Verified is set when a trusted signature verified the package at
 	// install; install --frozen then requires it to verify again.
 	Verified *Verified `yaml:"verified,omitempty"`
+	// Git is where a package built from a git source was found; nil for
+	// any other.
+	Git *Git `yaml:"git,omitempty"`
+}
+
+// Git records a git source: what was asked of it and the commit its tree
+// was taken from, which install --frozen takes again with no ls-remote.
+// It never holds credentials.
+type Git struct {
+	// URL is the repository's, without credentials.
+	URL    string `yaml:"url"`
+	Subdir string `yaml:"subdir,omitempty"`
+	// Ref is the tag or branch the commit was resolved through, or the
+	// commit; Kind says which (tag, branch, commit).
+	Ref    string `yaml:"ref"`
+	Kind   string `yaml:"kind"`
+	Commit string `yaml:"commit"`
+	// Plugin and Skills are what was chosen of the source.
+	Plugin string   `yaml:"plugin,omitempty"`
+	Skills []string `yaml:"skills,omitempty"`
+	// Followed is the repository of a plugin its marketplace keeps in
+	// another one, and the commit taken there.
+	Followed *GitFollowed `yaml:"followed,omitempty"`
+}
+
+// GitFollowed is a followed plugin's repository and commit.
+type GitFollowed struct {
+	URL    string `yaml:"url"`
+	Subdir string `yaml:"subdir,omitempty"`
+	Ref    string `yaml:"ref,omitempty"`
+	Kind   string `yaml:"kind"`
+	Commit string `yaml:"commit"`
 }
 
 // Verified says by whom a package was verified: the ID of the trusted key.
@@ -144,9 +176,9 @@ func New(sources []declaration.Declaration, g *resolve.Graph, m *merge.Result) *
 	for _, s := range m.Skills {
 		contributed[s.From] = append(contributed[s.From], Skill{Path: s.Path, Digest: s.Digest})
 	}
-	l := &Lock{LockVersion: Version, Sources: declaration.Written(sources)}
+	l := &Lock{LockVersion: Version, Sources: Sources(declaration.Written(sources))}
 	for _, n := range g.Order {
-		p := Package{Ref: Key(n), Range: n.Range, Tag: n.Tag, Digest: n.Digest, Skills: contributed[n]}
+		p := Package{Ref: Key(n), Range: n.Range, Tag: n.Tag, Digest: n.Digest, Skills: contributed[n], Git: gitOf(n.Git)}
 		if v, ok := semver.ParseTag(n.Tag); ok {
 			p.Version = v.String()
 		}
@@ -181,7 +213,7 @@ func (l *Lock) Pins() map[string]digest.Digest {
 
 // CheckSources reports whether the lock was written for these sources.
 func (l *Lock) CheckSources(decls []declaration.Declaration) error {
-	if sources := declaration.Written(decls); !slices.Equal(l.Sources, sources) {
+	if sources := Sources(declaration.Written(decls)); !slices.Equal(l.Sources, sources) {
 		for _, s := range sources {
 			if !slices.Contains(l.Sources, s) {
 				return fmt.Errorf("the install sources name %s, which %s lacks: run stax install to update the lock", s, FileName)
@@ -412,6 +444,9 @@ func (l *Lock) Encode(w io.Writer) error {
 	type verified struct {
 		Verified *Verified `yaml:"verified"`
 	}
+	type git struct {
+		Git *Git `yaml:"git"`
+	}
 	for _, p := range l.Packages {
 		if err := encodeYAML(b, "  ", []packageHead{{p.Ref, p.Range, p.Version, p.Tag, p.Digest}}); err != nil {
 			return err
@@ -431,6 +466,11 @@ func (l *Lock) Encode(w io.Writer) error {
 		}
 		if p.Verified != nil {
 			if err := encodeYAML(b, "    ", verified{p.Verified}); err != nil {
+				return err
+			}
+		}
+		if p.Git != nil {
+			if err := encodeYAML(b, "    ", git{p.Git}); err != nil {
 				return err
 			}
 		}

@@ -32,6 +32,7 @@ import (
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/warning"
 )
 
 // MaxDepth is how deep dependencies may nest.
@@ -67,6 +68,8 @@ type Options struct {
 	// fetched for a package the graph then does not store stays in the
 	// store untagged, where a later install finds it.
 	FetchLayers func(d declaration.Declaration, manifest digest.Digest) bool
+	// Git says how git sources are built; nil refuses them.
+	Git *GitOptions
 }
 
 // Node is one resolved package.
@@ -84,7 +87,12 @@ type Node struct {
 	// ref is the reference of Key, for a registry package.
 	ref reference.Reference
 	// Dir is set for a package built from a directory.
-	Dir      string
+	Dir string
+	// Git is set for a package built from a git source, and Warnings are
+	// the content rules its skills break and the plugin's parts not
+	// installed.
+	Git      *GitNode
+	Warnings warning.List
 	Children []*Node
 	// Path is the chain of references from the root to this node.
 	Path []string
@@ -237,6 +245,9 @@ func newResolver(ctx context.Context, opts Options) *resolver {
 
 func (r *resolver) resolve(d declaration.Declaration, base string, parent []string) (*Node, error) {
 	path := append(append([]string{}, parent...), d.Written)
+	if d.Kind == declaration.Git {
+		return r.resolveGit(d, path)
+	}
 	key, identity, dir, err := r.identify(d, base)
 	if err != nil {
 		class := errdefs.Unresolved

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -38,6 +39,11 @@ type Dependency struct {
 	// Line is the line of the file it was read from, 0 for one not read
 	// from a file.
 	Line int `yaml:"-" json:"-"`
+	// Plugin takes that plugin of a git source's marketplace (NAME or
+	// NAME@MARKETPLACE); Skills keep only those skills of the source, by
+	// name. Empty takes everything.
+	Plugin string   `yaml:"plugin,omitempty" json:"plugin,omitempty"`
+	Skills []string `yaml:"skills,omitempty" json:"skills,omitempty"`
 }
 
 // String is the declaration as written in the short form, the directory
@@ -66,8 +72,8 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 	if node.Kind == yaml.MappingNode {
 		// Decoding here does not inherit the file's strictness.
 		for i := 0; i < len(node.Content); i += 2 {
-			if k := node.Content[i]; k.Value != "path" && k.Value != "ref" && k.Value != "version" {
-				return yamlerr.UnknownKey(k.Line, k.Value, []string{"path", "ref", "version"})
+			if k := node.Content[i]; !slices.Contains(dependencyKeys, k.Value) {
+				return yamlerr.UnknownKey(k.Line, k.Value, dependencyKeys)
 			}
 		}
 	}
@@ -116,6 +122,9 @@ func (d Dependency) checkVersion() error {
 	return err
 }
 
+// dependencyKeys are the keys of a declaration's long form.
+var dependencyKeys = []string{"path", "ref", "version", "plugin", "skills"}
+
 // Declaration is d as resolving takes it, written at line d.Line of file:
 // its directory when it names one and published is false (a source
 // checkout), else its reference, in its version range. A declaration
@@ -132,6 +141,7 @@ func (d Dependency) Declaration(file string, published bool) (declaration.Declar
 		// file's text.
 		return declaration.Declaration{}, fmt.Errorf("%s: %s: %w", where, termtext.Escape(written), err)
 	}
+	decl.Plugin, decl.Skills = d.Plugin, d.Skills
 	if written != d.Ref || d.Version == "" {
 		return decl, nil
 	}
@@ -161,7 +171,7 @@ func Declarations(deps []Dependency, file string, published bool) ([]declaration
 
 // short reports whether the declaration is written as one string.
 func (d Dependency) short() bool {
-	return d.Version == "" && (d.Path == "" || d.Ref == "")
+	return d.Version == "" && d.Plugin == "" && len(d.Skills) == 0 && (d.Path == "" || d.Ref == "")
 }
 
 // MarshalJSON writes the short form when one field is set, as YAML does.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestDependencyForms(t *testing.T) {
 	}
 	want := []Dependency{{Ref: "ghcr.io/a/b:1", Line: 4}, {Path: "../c", Line: 5}, {Path: "./d", Ref: "ghcr.io/a/d:2", Line: 6}}
 	for i, d := range want {
-		if def.Packages[i] != d {
+		if !reflect.DeepEqual(def.Packages[i], d) {
 			t.Errorf("packages[%d] = %+v, want %+v", i, def.Packages[i], d)
 		}
 	}
@@ -34,7 +35,7 @@ func TestDependencyForms(t *testing.T) {
 		"packages:\n  - {path: shared}\n":      `path "shared": a package directory starts with ./, ../ or /`,
 		"packages:\n  - {ref: ../x}\n":         `ref "../x" is a directory`,
 		"packages:\n  - {}\n":                  "a package needs a ref or a path",
-		"packages:\n  - {path: ./x, tag: 1}\n": `unknown key "tag" in an item of packages (the keys here are path, ref, version)`,
+		"packages:\n  - {path: ./x, tag: 1}\n": `unknown key "tag" in an item of packages (the keys here are path, ref, version, plugin, skills)`,
 	} {
 		if _, err := write(body); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", body, err, msg)
@@ -56,7 +57,7 @@ func TestDependencyEncodings(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Definition
-	if err := yaml.Unmarshal(y, &back); err != nil || !slices.Equal(withoutLines(back.Packages), def.Packages) {
+	if err := yaml.Unmarshal(y, &back); err != nil || !reflect.DeepEqual(withoutLines(back.Packages), def.Packages) {
 		t.Errorf("YAML round trip: %s -> %+v, %v", y, back.Packages, err)
 	}
 }

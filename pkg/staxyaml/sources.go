@@ -323,6 +323,16 @@ func flowText(d Dependency) string {
 	if d.Version != "" {
 		fields = append(fields, "version: "+quoted(d.Version))
 	}
+	if d.Plugin != "" {
+		fields = append(fields, "plugin: "+scalarText(d.Plugin))
+	}
+	if len(d.Skills) > 0 {
+		skills := make([]string, len(d.Skills))
+		for i, s := range d.Skills {
+			skills[i] = scalarText(s)
+		}
+		fields = append(fields, "skills: ["+strings.Join(skills, ", ")+"]")
+	}
 	return "{" + strings.Join(fields, ", ") + "}"
 }
 

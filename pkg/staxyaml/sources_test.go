@@ -1,6 +1,7 @@
 package staxyaml_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -78,7 +79,7 @@ func TestSourceRangesAreChecked(t *testing.T) {
 		}
 	}
 	def, err := staxyaml.Parse("stax.yaml", []byte("packages:\n  - {ref: ghcr.io/a/b, version: ^1.2.0}\n"))
-	if err != nil || def.Packages[0] != (staxyaml.Dependency{Ref: "ghcr.io/a/b", Version: "^1.2.0", Line: 2}) {
+	if err != nil || !reflect.DeepEqual(def.Packages[0], staxyaml.Dependency{Ref: "ghcr.io/a/b", Version: "^1.2.0", Line: 2}) {
 		t.Errorf("a ranged package: %+v, %v", def, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func TestLoadForms(t *testing.T) {
 				t.Fatalf("Load = %+v, want %+v", def, tt.want)
 			}
 			if w := tt.want.Install; w != nil {
-				if g := def.Install; !slices.Equal(withoutLines(g.Sources), w.Sources) || !slices.Equal(g.Runtimes, w.Runtimes) || g.Scope != w.Scope {
+				if g := def.Install; !reflect.DeepEqual(withoutLines(g.Sources), w.Sources) || !slices.Equal(g.Runtimes, w.Runtimes) || g.Scope != w.Scope {
 					t.Errorf("install = %+v, want %+v", g, w)
 				}
 			}
@@ -127,7 +128,7 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := staxyaml.Load(path)
-	if err != nil || back.Name != "demo" || back.Version != "1.0.0" || !slices.Equal(withoutLines(back.Install.Sources), []staxyaml.Dependency{{Path: "."}}) {
+	if err != nil || back.Name != "demo" || back.Version != "1.0.0" || !reflect.DeepEqual(withoutLines(back.Install.Sources), []staxyaml.Dependency{{Path: "."}}) {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
 	def.Version = "2.0.0"

@@ -64,6 +64,14 @@ type InstallOptions struct {
 	// DryRun resolves the sources and returns the Plan of the install,
 	// writing nothing; false installs.
 	DryRun bool
+	// Plugin and Skills choose, of each git source of Sources, a plugin
+	// of its marketplace and the skills to take (see
+	// staxyaml.Dependency); stax.yaml keeps the choice.
+	Plugin string
+	Skills []string
+	// Strict refuses a git source's skill that breaks a content rule;
+	// false warns of it, once per skill and rule.
+	Strict bool
 }
 
 // InstallResult is what Install resolved, layered and installed.
@@ -129,7 +137,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 	}
 	keep := keepLockedFor(env, m, opts.Frozen, named)
 	if len(decls) > 0 && opts.NoSave {
-		sources, err := m.oneOff(decls, opts.Version)
+		sources, err := m.oneOff(decls, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +145,7 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 	}
 	for _, decl := range decls {
 		if err := m.edit(func(data []byte) ([]byte, error) {
-			return staxyaml.AddSource(data, dependencyOf(decl, opts.Version))
+			return staxyaml.AddSource(data, opts.dependencyOf(decl))
 		}); err != nil {
 			return nil, err
 		}
@@ -148,10 +156,10 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 // oneOff are the sources of a one-off install of decls: install.sources
 // with decls in place of the source of the same package, else after the
 // last, as saving them would make it, but with stax.yaml left as it is.
-func (m *projectFile) oneOff(decls []declaration.Declaration, version string) ([]staxyaml.Dependency, error) {
+func (m *projectFile) oneOff(decls []declaration.Declaration, opts InstallOptions) ([]staxyaml.Dependency, error) {
 	data := m.data
 	for _, decl := range decls {
-		out, err := staxyaml.AddSource(data, dependencyOf(decl, version))
+		out, err := staxyaml.AddSource(data, opts.dependencyOf(decl))
 		if err != nil {
 			return nil, errdefs.With(errdefs.Of(err), fmt.Errorf("%s: %w", m.path, err))
 		}
@@ -461,7 +469,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *proje
 	if plan != nil && installed.Outcome == nil && len(plan.Targets) > 0 {
 		merged := installed.Merged
 		return &InstallResult{
-			Sources: declaration.Written(req.Sources), Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
+			Sources: lock.Sources(declaration.Written(req.Sources)), Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
 			Warnings: append(install.Overlaps(req.Placement), caseWarnings(merged)...), Targets: []InstallTarget{}, Plan: plan,
 		}, nil
 	}
@@ -469,7 +477,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *proje
 		return nil, nil
 	}
 	res := &InstallResult{
-		Sources: declaration.Written(req.Sources), Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
+		Sources: lock.Sources(declaration.Written(req.Sources)), Packages: Packages(installed.Graph), Skills: Skills(installed.Merged),
 		Overrides: Overrides(installed.Merged), Warnings: installed.Warnings, Targets: []InstallTarget{},
 		Lock: installed.LockPath, LockChanged: slices.Contains(installed.Changed, installed.LockPath),
 	}
@@ -507,6 +515,7 @@ func newInstallRequest(env *Env, opts InstallOptions, m *projectFile, sources []
 		Sources: decls, ProjectDir: m.dir, Limits: opts.Limits,
 		Copy: env.transferOptions(opts.MaxSize), Placement: placement, Force: opts.Force, AllowHiddenText: opts.AllowHiddenText,
 		KeepLock: opts.NoSave && len(opts.Sources) > 0, Verify: opts.Verify, Policy: m.def.TrustPolicy(m.dir),
+		Strict: opts.Strict,
 	}
 	if opts.Frozen {
 		if req.Frozen, err = lock.ReadFrozen(filepath.Join(m.dir, lock.FileName), decls); err != nil {

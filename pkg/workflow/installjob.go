@@ -69,6 +69,9 @@ type installRequest struct {
 	// cannot see (see package hiddentext); without it such a skill fails
 	// the install as a failed precondition, naming the file and line.
 	AllowHiddenText bool
+	// Strict refuses a git source's skill that breaks a content rule,
+	// which is otherwise a warning.
+	Strict bool
 }
 
 // installed is what installGraph did.
@@ -153,6 +156,7 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 		out.Warnings = append(out.Warnings, install.IgnoredFields(t.Dir, merged.Paths(), t.Runtimes)...)
 	}
 	out.Warnings = append(out.Warnings, install.SeenTwice(req.Placement, merged.Paths())...)
+	out.Warnings = append(out.Warnings, gitWarnings(graph)...)
 	return out, nil
 }
 
@@ -164,6 +168,10 @@ func (e *Env) resolveSources(ctx context.Context, req installRequest, pkgs *cach
 	ropts := resolve.Options{Source: pkgs, Limits: req.Limits, Pins: req.Pins, PinTags: req.PinTags, Concurrency: req.Copy.Concurrency}
 	if req.Frozen != nil {
 		ropts.Pins = req.Frozen.Pins()
+	}
+	var err error
+	if ropts.Git, err = e.gitOptions(req); err != nil {
+		return nil, err
 	}
 	if req.Review == nil {
 		require := req.Frozen.VerifiedDigests()

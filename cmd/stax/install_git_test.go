@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/internal/gittest"
+	"github.com/stax-dev/stax/pkg/gitsource"
+	"github.com/stax-dev/stax/pkg/lock"
+)
+
+const anthropicsFixture = "../../testdata/repos/anthropics-skills"
+
+// serveAnthropics serves the fixture laid out as anthropics/skills, tagged
+// v1.0.0, from git's own smart-HTTP server; it returns the server, the
+// repository and the commit.
+func serveAnthropics(t *testing.T) (*gittest.Server, *gittest.Repo, string) {
+	t.Helper()
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "skills")
+	repo.WriteDir(anthropicsFixture)
+	commit := repo.Commit("skills")
+	repo.Tag("v1.0.0", "")
+	return srv, repo, commit
+}
+
+// installedSkills are the skill folders of proj's .claude/skills.
+func installedSkills(t *testing.T, proj string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(proj, ".claude", "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func readLockFile(t *testing.T, proj string) *lock.Lock {
+	t.Helper()
+	l, err := lock.Read(filepath.Join(proj, lock.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestInstallGitAnthropicsSkills: a repository laid out as
+// anthropics/skills installs by plugin, by SUBDIR and by --skill, and
+// stax.lock records the URL, SUBDIR, REF, plugin, skills and commit.
+func TestInstallGitAnthropicsSkills(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, commit := serveAnthropics(t)
+	src := "git+" + repo.URL
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		skills []string
+		subdir string
+		plugin string
+	}{
+		{"plugin", []string{src, "--plugin", "document-skills@anthropic-agent-skills"}, []string{"docx", "pdf", "xlsx"}, "", "document-skills@anthropic-agent-skills"},
+		{"subdir", []string{src + "//skills/pdf#v1.0.0"}, []string{"pdf"}, "skills/pdf", ""},
+		{"skill", []string{src, "--skill", "docx", "--skill", "frontend-design"}, []string{"docx", "frontend-design"}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proj := t.TempDir()
+			r := runStax(t, append([]string{"install", "--dir", proj, "--runtime", "claude-code"}, tc.args...)...)
+			if r.Code != 0 {
+				t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+			}
+			if got := installedSkills(t, proj); !slices.Equal(got, tc.skills) {
+				t.Errorf("installed %v, want %v", got, tc.skills)
+			}
+			p := readLockFile(t, proj).Packages[0]
+			g := p.Git
+			if g == nil || g.URL != repo.URL || g.Subdir != tc.subdir || g.Ref != "v1.0.0" || g.Kind != "tag" || g.Commit != commit || g.Plugin != tc.plugin {
+				t.Fatalf("stax.lock records %+v", g)
+			}
+			if len(p.Skills) != len(tc.skills) {
+				t.Errorf("stax.lock records the skills %+v, want %v", p.Skills, tc.skills)
+			}
+		})
+	}
+}
+
+// TestInstallGitLenientAndStrict: a skill that breaks a content rule
+// (claude-api's description is over 1,024 characters) installs with one
+// warning naming it; --strict refuses it.
+func TestInstallGitLenientAndStrict(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	proj := t.TempDir()
+	args := []string{"install", "git+" + repo.URL, "--skill", "claude-api", "--dir", proj, "--runtime", "claude-code"}
+	r := runStax(t, args...)
+	if r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if n := strings.Count(r.Stderr, "claude-api"); n != 1 {
+		t.Errorf("the warning names claude-api %d times, want once:\n%s", n, r.Stderr)
+	}
+	strict := t.TempDir()
+	r = runStax(t, "install", "git+"+repo.URL, "--skill", "claude-api", "--strict", "--dir", strict, "--runtime", "claude-code")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "claude-api") {
+		t.Errorf("install --strict: exit %d, want a refusal naming claude-api:\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestInstallGitFrozen: a frozen install in a fresh clone of the project
+// materializes the locked commit from the git cache with no request at
+// all; a second install asks only ls-remote; a lock whose package digest
+// is not the tree's is refused (exit 4).
+func TestInstallGitFrozen(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	srv, repo, _ := serveAnthropics(t)
+	proj := t.TempDir()
+	args := []string{"--dir", proj, "--runtime", "claude-code"}
+	if r := runStax(t, append([]string{"install", "git+" + repo.URL, "--plugin", "document-skills"}, args...)...); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	clone := t.TempDir()
+	for _, f := range []string{"stax.yaml", lock.FileName} {
+		b, err := os.ReadFile(filepath.Join(proj, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(clone, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Reset()
+	if r := runStax(t, "install", "--frozen", "--dir", clone); r.Code != 0 {
+		t.Fatalf("install --frozen: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if n := srv.Requests(); n != 0 {
+		t.Errorf("a frozen install of a cached commit made %d requests", n)
+	}
+	if got := installedSkills(t, clone); !slices.Equal(got, []string{"docx", "pdf", "xlsx"}) {
+		t.Errorf("frozen install: %v", got)
+	}
+
+	ref, err := gitsource.Parse("git+" + repo.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	if _, err := gitsource.NewCache(home).ListRefs(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	lsRemote := srv.Requests()
+	srv.Reset()
+	if r := runStax(t, append([]string{"install"}, args...)...); r.Code != 0 {
+		t.Fatalf("second install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if n := srv.Requests(); n != lsRemote {
+		t.Errorf("a second install made %d requests, want ls-remote's %d", n, lsRemote)
+	}
+
+	l := readLockFile(t, clone)
+	l.Packages[0].Digest = digest.FromString("another tree")
+	if _, err := l.Write(filepath.Join(clone, lock.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "install", "--frozen", "--dir", clone)
+	if r.Code != 4 || !strings.Contains(r.Stderr, string(l.Packages[0].Digest)) {
+		t.Errorf("frozen install of an edited digest: exit %d, want 4 naming it:\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestInstallGitHostile: credentials in the URL reach neither stax.lock
+// nor the output; a missing repository is exit 3, a missing REF exit 4
+// listing the nearest tags.
+func TestInstallGitHostile(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	srv, repo, _ := serveAnthropics(t)
+	withSecret := "git+" + strings.Replace(repo.URL, "://", "://someone:s3cret-token@", 1)
+	proj := t.TempDir()
+	r := runStax(t, "install", withSecret+"//skills/pdf", "--dir", proj, "--runtime", "claude-code", "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	lockData, err := os.ReadFile(filepath.Join(proj, lock.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]string{"stax.lock": string(lockData), "stdout": r.Stdout, "stderr": r.Stderr} {
+		if strings.Contains(s, "s3cret-token") {
+			t.Errorf("%s holds the credentials:\n%s", what, s)
+		}
+	}
+
+	r = runStax(t, "install", "git+"+srv.URL+"/missing.git", "--dir", t.TempDir(), "--runtime", "claude-code")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "missing.git") {
+		t.Errorf("a missing repository: exit %d, want 3 naming it:\n%s", r.Code, r.Stderr)
+	}
+	r = runStax(t, "install", "git+"+repo.URL+"#v1.0.1", "--dir", t.TempDir(), "--runtime", "claude-code")
+	if r.Code != 4 || !strings.Contains(r.Stderr, "v1.0.0") {
+		t.Errorf("a missing REF: exit %d, want 4 naming v1.0.0:\n%s", r.Code, r.Stderr)
+	}
+}

@@ -1,0 +1,97 @@
+package resolve
+
+import (
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/stax-dev/stax/pkg/declaration"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitpackage"
+	"github.com/stax-dev/stax/pkg/gitsource"
+	"github.com/stax-dev/stax/pkg/transfer"
+)
+
+// GitOptions say how the git sources of a resolve become packages (see
+// package gitpackage).
+type GitOptions struct {
+	// Cache is the git cache trees are taken from.
+	Cache *gitsource.Cache
+	// Strict refuses a skill that breaks a content rule; the zero value
+	// warns of it (Node.Warnings).
+	Strict bool
+	// Locked are the commits stax.lock recorded, by the key of the node
+	// (Node.Key): a source found here is materialized at them, with no
+	// ls-remote.
+	Locked map[string]gitpackage.Locked
+}
+
+// GitChoice is what is taken of a git source: a plugin of its
+// marketplace, and of the skills found, those named (none: all).
+type GitChoice struct {
+	Plugin string
+	Skills []string
+}
+
+// GitNode is where a package built from a git source was found.
+type GitNode struct {
+	// Reference is the repository, SUBDIR and REF declared.
+	Reference gitsource.Reference
+	GitChoice
+	// Locked is the commit (and a followed plugin's) the tree was taken
+	// from.
+	Locked gitpackage.Locked
+}
+
+// resolveGit builds the package of the git declaration d into a scratch
+// layout, as a directory's is built. Its key and Ref are the reference
+// without credentials: they are written to stax.lock.
+func (r *resolver) resolveGit(d declaration.Declaration, path []string) (*Node, error) {
+	ref := d.Git
+	key := ref.String()
+	path[len(path)-1] = key
+	if err := CheckNesting(path, r.stack, key); err != nil {
+		return nil, err
+	}
+	if r.opts.Git == nil || r.opts.Git.Cache == nil {
+		return nil, d.Wrap(errdefs.Invalid(fmt.Errorf("%s: a git source cannot be read here", chain(path))))
+	}
+	gopts := r.opts.Git
+	gdecl := gitpackage.Declaration{Ref: ref, Plugin: d.Plugin, Skills: d.Skills, Range: d.Range}
+	if l, ok := gopts.Locked[key]; ok {
+		gdecl.Locked = &l
+	}
+	var built *gitpackage.Built
+	t, err := r.opts.Source.OpenBuilt(r.ctx, "resolve", func(pusher content.Pusher) (ocispec.Descriptor, error) {
+		b, err := gitpackage.Build(r.ctx, pusher, gdecl, gitpackage.Options{Cache: gopts.Cache, Strict: gopts.Strict, MaxSize: r.opts.MaxSize})
+		if err != nil {
+			return ocispec.Descriptor{}, err
+		}
+		built = b
+		return b.Descriptor, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.graph.targets = append(r.graph.targets, t)
+	res := built.Result.Result
+	if n, done, err := r.seen(key, res.Descriptor.Digest, path); done || err != nil {
+		return n, err
+	}
+	pkg, err := transfer.CheckBuilt(r.ctx, t, res.Descriptor, res.Config, res.ConfigDescriptor, r.opts.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{Ref: key, Key: key, Digest: res.Descriptor.Digest, Package: pkg, Target: t, Path: path,
+		Git: &GitNode{Reference: ref, GitChoice: GitChoice{Plugin: gdecl.Plugin, Skills: gdecl.Skills}, Locked: built.Locked}, Warnings: built.Warnings}
+	if gdecl.Range != nil {
+		n.Range = gdecl.Range.String()
+	}
+	if built.Locked.Resolved.Kind == gitsource.KindTag {
+		n.Tag = built.Locked.Resolved.Ref
+	}
+	r.remember(n)
+	return n, nil
+}

@@ -1,0 +1,54 @@
+package workflow
+
+import (
+	"github.com/stax-dev/stax/pkg/declaration"
+	"github.com/stax-dev/stax/pkg/gitsource"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/warning"
+)
+
+// dependencyOf is the install.sources entry of decl, a SOURCE named,
+// with the --version, --plugin and --skill of opts.
+func (opts InstallOptions) dependencyOf(decl declaration.Declaration) staxyaml.Dependency {
+	d := dependencyOf(decl, opts.Version)
+	d.Plugin, d.Skills = opts.Plugin, opts.Skills
+	return d
+}
+
+// gitCache is the git cache of the stax home.
+func (e *Env) gitCache() (*gitsource.Cache, error) {
+	home, err := store.HomeFrom(e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	c := gitsource.NewCache(home)
+	c.Notes = e.Warnings
+	return c, nil
+}
+
+// gitOptions are how the git sources of req are built: at the commits a
+// frozen install's lock records.
+func (e *Env) gitOptions(req installRequest) (*resolve.GitOptions, error) {
+	cache, err := e.gitCache()
+	if err != nil {
+		return nil, err
+	}
+	cache.MaxSize, cache.MaxFiles = max(req.Limits.MaxSize, 0), max(req.Limits.MaxFiles, 0)
+	opts := &resolve.GitOptions{Cache: cache, Strict: req.Strict}
+	if req.Frozen != nil {
+		opts.Locked = req.Frozen.GitLocked()
+	}
+	return opts, nil
+}
+
+// gitWarnings are what building the git sources of g noticed: the
+// content rules their skills break, and plugins' parts not installed.
+func gitWarnings(g *resolve.Graph) []warning.Warning {
+	var out []warning.Warning
+	for _, n := range g.Order {
+		out = append(out, n.Warnings...)
+	}
+	return out
+}
