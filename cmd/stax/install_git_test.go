@@ -213,3 +213,49 @@ func TestInstallGitHostile(t *testing.T) {
 		t.Errorf("a missing REF: exit %d, want 4 naming v1.0.0:\n%s", r.Code, r.Stderr)
 	}
 }
+
+// TestInspectGitSource: inspect lists a git source's skills with their
+// descriptions before anything is installed, and names the commit it was
+// built from.
+func TestInspectGitSource(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, commit := serveAnthropics(t)
+	r := runStax(t, "inspect", "git+"+repo.URL)
+	if r.Code != 0 {
+		t.Fatalf("inspect: exit %d\n%s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{"docx", "Create and edit Word documents", "pdf", "Fill, merge and extract PDF files", commit} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("inspect does not show %q:\n%s", want, r.Stdout)
+		}
+	}
+}
+
+// TestInstallGitPluginPartsNotInstalled: a plugin's commands, agents,
+// hooks and MCP servers are named once as not installed; remove drops the
+// git source and its skills.
+func TestInstallGitPluginPartsNotInstalled(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	proj := t.TempDir()
+	src := "git+" + repo.URL
+	r := runStax(t, "install", src, "--plugin", "dev-tools", "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if n := strings.Count(r.Stderr, "dev-tools"); n != 1 {
+		t.Errorf("the plugin's parts not installed are named %d times, want once:\n%s", n, r.Stderr)
+	}
+	if got := installedSkills(t, proj); len(got) != 1 {
+		t.Errorf("installed %v, want the plugin's one skill", got)
+	}
+	r = runStax(t, "remove", src, "--dir", proj)
+	if r.Code != 0 {
+		t.Fatalf("remove: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := installedSkills(t, proj); len(got) != 0 {
+		t.Errorf("remove left %v", got)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
@@ -28,6 +29,7 @@ import (
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/warning"
 )
 
 // Scope says where Open may look for a reference.
@@ -55,6 +57,9 @@ type Options struct {
 	layers.Limits
 	// Scope is where a reference is looked up.
 	Scope Scope
+	// Git is the cache a git reference's tree is taken from; nil reads
+	// a git reference as a registry one, which it is not.
+	Git *gitsource.Cache
 }
 
 // Source is an open package. Close it.
@@ -63,9 +68,11 @@ type Source struct {
 	Descriptor ocispec.Descriptor
 	// Name is how the user named it: a reference, or a directory.
 	Name string
-	// Built is set when the package was built from a directory.
-	Built *pack.Result
-	opts  Options
+	// Built is set when the package was built from a directory or a git
+	// source; Warnings are the content rules a git source's skills break.
+	Built    *pack.Result
+	Warnings warning.List
+	opts     Options
 }
 
 // IsDirectory is the one rule that tells a directory argument from a
@@ -137,6 +144,9 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 	d, err := declaration.Parse(opener.BareTag(arg), declaration.Where{})
 	if err != nil {
 		return nil, errdefs.Invalid(err)
+	}
+	if d.Kind == declaration.Git {
+		return buildGit(ctx, d.Git, opts)
 	}
 	ref := d.Ref
 	if d.Kind == declaration.Layout {

@@ -52,3 +52,11 @@ func gitWarnings(g *resolve.Graph) []warning.Warning {
 	}
 	return out
 }
+
+// warnGit writes the warnings of a git source built leniently, one line
+// each.
+func (e *Env) warnGit(ws warning.List) {
+	for _, w := range ws {
+		e.warnf("%s", w.Message)
+	}
+}
