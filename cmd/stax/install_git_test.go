@@ -259,3 +259,18 @@ func TestInstallGitPluginPartsNotInstalled(t *testing.T) {
 		t.Errorf("remove left %v", got)
 	}
 }
+
+// TestPullGitSourceOutput: pull -o writes a git source's skills into a
+// directory.
+func TestPullGitSourceOutput(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	out := filepath.Join(t.TempDir(), "out")
+	if r := runStax(t, "pull", "git+"+repo.URL+"//skills/pdf", "-o", out); r.Code != 0 {
+		t.Fatalf("pull -o: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "pdf", "SKILL.md")); err != nil {
+		t.Error(err)
+	}
+}

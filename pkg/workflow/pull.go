@@ -61,15 +61,20 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	git, err := env.gitCache()
+	if err != nil {
+		return nil, err
+	}
 	// What is resolved is stored through the packages it was resolved
 	// from, which hold the local store until the pull ends.
 	pkgs := cache.New(env.Opener, env.Progress)
 	defer pkgs.Close()
-	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{Source: pkgs, Limits: opts.Limits}, opts.Verify)
+	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{Source: pkgs, Limits: opts.Limits, Git: &resolve.GitOptions{Cache: git}}, opts.Verify)
 	if err != nil {
 		return nil, err
 	}
 	defer graph.Close()
+	env.warnGit(gitWarnings(graph))
 
 	// The merge needs only the configs: a set Strict refuses is refused
 	// before any layer is fetched.
