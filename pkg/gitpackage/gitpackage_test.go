@@ -208,3 +208,47 @@ func TestBuildRangeAndErrors(t *testing.T) {
 		t.Errorf("left in temp: %v", m)
 	}
 }
+
+// A plugin its marketplace keeps in another repository is followed: its
+// repository is fetched at the ref the marketplace names, its skills
+// built, and both commits locked; a locked build takes both again.
+func TestBuildFollowedPlugin(t *testing.T) {
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	daemon := srv.Daemon(t)
+	other := srv.NewRepo(t, "other")
+	other.Write(map[string]string{"plugin/skills/review/SKILL.md": "---\nname: review\ndescription: Review a change. Use when asked for a review.\n---\nbody\n"})
+	otherCommit := other.Commit("plugin")
+	other.Tag("v2.0.0", "")
+	market := srv.NewRepo(t, "market")
+	market.Write(map[string]string{".claude-plugin/marketplace.json": `{"name": "m", "plugins": [
+		{"name": "remote", "source": {"source": "git-subdir", "url": "` + daemon + `/other.git", "path": "plugin", "ref": "v2.0.0"}}]}`})
+	marketCommit := market.Commit("market")
+	cache := newCache(t)
+	decl := Declaration{Ref: parse(t, "git+"+market.URL), Plugin: "remote"}
+	built, err := Build(context.Background(), memory.New(), decl, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := skillNames(built.Source); !slices.Equal(got, []string{"review"}) {
+		t.Errorf("skills %v, want [review]", got)
+	}
+	f := built.Locked.Followed
+	if built.Locked.Resolved.Commit != marketCommit || f == nil || f.Resolved.Commit != otherCommit || f.Ref.Subdir != "plugin" {
+		t.Fatalf("locked %+v, followed %+v", built.Locked, f)
+	}
+	if got := built.Descriptor.Annotations[artifact.AnnotationRevision]; got != otherCommit {
+		t.Errorf("revision %s, want the followed repository's %s", got, otherCommit)
+	}
+	other.Write(map[string]string{"plugin/skills/review/SKILL.md": "---\nname: review\ndescription: Changed. Use when asked.\n---\nbody\n"})
+	other.Commit("moved")
+	other.Git("tag", "-f", "v2.0.0")
+	decl.Locked = &built.Locked
+	frozen, err := Build(context.Background(), memory.New(), decl, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frozen.Descriptor.Digest != built.Descriptor.Digest {
+		t.Errorf("a locked build of a moved tag built %s, want the locked %s", frozen.Descriptor.Digest, built.Descriptor.Digest)
+	}
+}
