@@ -11,6 +11,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/internal/gittest"
+	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/lock"
 )
@@ -272,5 +273,36 @@ func TestPullGitSourceOutput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "pdf", "SKILL.md")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestInstallSkillOfRegistrySource: --skill keeps only the skills named
+// of a registry source too, and stax.yaml keeps the choice; a name the
+// package lacks is exit 4 listing its skills.
+func TestInstallSkillOfRegistrySource(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	if r := runStax(t, "push", examples, ref); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	proj := t.TempDir()
+	r := runStax(t, "install", ref, "--skill", "review-pr", "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := installedSkills(t, proj); !slices.Equal(got, []string{"review-pr"}) {
+		t.Errorf("installed %v, want [review-pr]", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "stax.yaml")); !strings.Contains(string(b), "skills: [review-pr]") {
+		t.Errorf("stax.yaml does not keep the choice:\n%s", b)
+	}
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
+		t.Errorf("install --frozen: exit %d\n%s", r.Code, r.Stderr)
+	}
+	r = runStax(t, "install", ref, "--skill", "no-such-skill", "--dir", t.TempDir(), "--runtime", "claude-code")
+	if r.Code != 4 || !strings.Contains(r.Stderr, "review-pr") {
+		t.Errorf("an unknown skill: exit %d, want 4 listing the skills:\n%s", r.Code, r.Stderr)
 	}
 }

@@ -1,11 +1,18 @@
 package workflow
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/declaration"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/warning"
 )
 
@@ -59,4 +66,29 @@ func (e *Env) warnGit(ws warning.List) {
 	for _, w := range ws {
 		e.warnf("%s", w.Message)
 	}
+}
+
+// chooseSkills keeps, of each registry or layout source of g that chooses
+// skills (--skill, skills: in stax.yaml), only those: the others are not
+// merged, installed or locked. A git source chose them when it was built.
+// A name the package does not have is unresolved, with its skills. The
+// sources are decls, in the order of g.Direct.
+func chooseSkills(g *resolve.Graph, decls []declaration.Declaration) error {
+	for i, n := range g.Direct {
+		names := decls[i].Skills
+		if len(names) == 0 || n.Git != nil {
+			continue
+		}
+		have := make([]string, len(n.Package.Config.Skills))
+		for i, s := range n.Package.Config.Skills {
+			have[i] = s.Path
+		}
+		for _, name := range names {
+			if !slices.Contains(have, name) {
+				return errdefs.Resolution(fmt.Errorf("%s has no skill %s; its skills: %s", termtext.Escape(n.Ref), termtext.Escape(name), termtext.Escape(strings.Join(have, ", "))))
+			}
+		}
+		n.Package.Config.Skills = slices.DeleteFunc(n.Package.Config.Skills, func(s artifact.SkillRecord) bool { return !slices.Contains(names, s.Path) })
+	}
+	return nil
 }

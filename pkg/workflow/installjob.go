@@ -113,6 +113,9 @@ func (e *Env) installGraph(ctx context.Context, req installRequest) (_ *installe
 			graph.Close()
 		}
 	}()
+	if err := chooseSkills(graph, req.Sources); err != nil {
+		return nil, err
+	}
 	if frozen {
 		if err := req.Frozen.Check(req.Sources, graph); err != nil {
 			return nil, errdefs.Resolution(err)
