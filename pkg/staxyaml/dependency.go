@@ -141,6 +141,9 @@ func (d Dependency) Declaration(file string, published bool) (declaration.Declar
 		// file's text.
 		return declaration.Declaration{}, fmt.Errorf("%s: %s: %w", where, termtext.Escape(written), err)
 	}
+	if d.Plugin != "" && decl.Kind != declaration.Git {
+		return declaration.Declaration{}, fmt.Errorf("%s: %s is a %s, not a git repository: plugin (--plugin) takes a plugin of a git repository's marketplace", where, termtext.Escape(written), decl.Kind)
+	}
 	decl.Plugin, decl.Skills = d.Plugin, d.Skills
 	if written != d.Ref || d.Version == "" {
 		return decl, nil
