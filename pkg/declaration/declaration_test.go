@@ -21,6 +21,10 @@ func TestParseKinds(t *testing.T) {
 		"oci:./out:1":          {Layout, false, "oci:./out"},
 		"./shared/":            {Directory, false, "shared"},
 		"..":                   {Directory, false, ".."},
+		// A git repository's SUBDIR is the package, whatever its REF, and
+		// its credentials are no part of its name.
+		"github.com/acme/skills/tools#v1.0.0":            {Git, false, "git+https://github.com/acme/skills.git//tools"},
+		"git+https://u:tok@git.example.com/a/b.git#main": {Git, false, "git+https://git.example.com/a/b.git"},
 	}
 	for written, want := range tests {
 		d, err := Parse(written, Where{})
@@ -72,5 +76,28 @@ func TestInRange(t *testing.T) {
 		if (err == nil) != ok || (ok && got.Range != rng) {
 			t.Errorf("%s in ^1.0.0: %+v, %v", written, got, err)
 		}
+	}
+}
+
+// A git declaration takes a version range when it names no REF.
+func TestInRangeGit(t *testing.T) {
+	t.Parallel()
+	rng, err := semver.ParseRange("^1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Parse("github.com/acme/skills", Where{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.InRange(rng); err != nil || got.Range != rng {
+		t.Errorf("a range for a git repository: %v, %v", got.Range, err)
+	}
+	d, err = Parse("github.com/acme/skills#v1.0.0", Where{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.InRange(rng); err == nil {
+		t.Error("a range for a git reference naming a REF was taken")
 	}
 }
