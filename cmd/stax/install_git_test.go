@@ -310,3 +310,46 @@ func TestInstallSkillOfRegistrySource(t *testing.T) {
 		t.Errorf("--plugin of a registry source: exit %d, want 1:\n%s", r.Code, r.Stderr)
 	}
 }
+
+// TestInstallGitFrozenFreshHome: a frozen install with an empty git
+// cache fetches the locked commit itself, not what its tag names now: a
+// tag moved since the lock was written changes nothing.
+func TestInstallGitFrozenFreshHome(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	proj := t.TempDir()
+	if r := runStax(t, "install", "git+"+repo.URL+"//skills/pdf", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	locked, err := os.ReadFile(filepath.Join(proj, ".claude", "skills", "pdf", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.Write(map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Moved. Use when asked.\n---\nmoved\n"})
+	repo.Commit("moved")
+	repo.Git("tag", "-f", "v1.0.0")
+	os.RemoveAll(filepath.Join(proj, ".claude"))
+	useHome(t)
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --frozen in a fresh home: exit %d\n%s", r.Code, r.Stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(proj, ".claude", "skills", "pdf", "SKILL.md"))
+	if err != nil || string(got) != string(locked) {
+		t.Errorf("frozen install wrote %q (%v), want the locked %q", got, err, locked)
+	}
+}
+
+// TestDiffGitReferences: diff compares two REFs of a git source.
+func TestDiffGitReferences(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	repo.Write(map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Changed in 1.1. Use when asked.\n---\nchanged\n"})
+	repo.Commit("1.1")
+	repo.Tag("v1.1.0", "")
+	r := runStax(t, "diff", "git+"+repo.URL+"//skills/pdf#v1.0.0", "git+"+repo.URL+"//skills/pdf#v1.1.0")
+	if r.Code != 0 && r.Code != 1 || !strings.Contains(r.Stdout, "pdf") {
+		t.Errorf("diff: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

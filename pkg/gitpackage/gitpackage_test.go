@@ -252,3 +252,22 @@ func TestBuildFollowedPlugin(t *testing.T) {
 		t.Errorf("a locked build of a moved tag built %s, want the locked %s", frozen.Descriptor.Digest, built.Descriptor.Digest)
 	}
 }
+
+// Credentials in the URL are handed to git but reach neither the
+// annotations nor what is locked.
+func TestBuildCredentialsNotRecorded(t *testing.T) {
+	_, url, _ := serve(t)
+	withSecret := strings.Replace(url, "://", "://someone:s3cret-token@", 1)
+	built, err := Build(context.Background(), memory.New(), Declaration{Ref: parse(t, "git+"+withSecret+"//skills/pdf")}, Options{Cache: newCache(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := built.Descriptor.Annotations[artifact.AnnotationSource]; got != url {
+		t.Errorf("source annotation %q, want %q", got, url)
+	}
+	for _, s := range []string{built.Descriptor.Annotations[artifact.AnnotationSource], built.Source.Root} {
+		if strings.Contains(s, "s3cret") {
+			t.Errorf("%q holds the credentials", s)
+		}
+	}
+}
