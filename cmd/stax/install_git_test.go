@@ -353,3 +353,37 @@ func TestDiffGitReferences(t *testing.T) {
 		t.Errorf("diff: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// TestAddGitVersionRange: add --version picks the highest semver tag of a
+// git repository in the range; stax.yaml keeps the range, stax.lock the
+// tag and commit.
+func TestAddGitVersionRange(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	repo.Write(map[string]string{"skills/pdf/extra.md": "1.1"})
+	second := repo.Commit("1.1")
+	repo.Tag("v1.1.0", "")
+	repo.Write(map[string]string{"skills/pdf/extra.md": "2.0"})
+	repo.Commit("2.0")
+	repo.Tag("v2.0.0", "")
+	proj := t.TempDir()
+	src := "git+" + repo.URL + "//skills/pdf"
+	r := runStax(t, "install", src, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code", "--dry-run")
+	if r.Code != 0 {
+		t.Fatalf("install --dry-run: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "add", src, "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.Code, r.Stderr)
+	}
+	p := readLockFile(t, proj).Packages[0]
+	if p.Git == nil || p.Git.Ref != "v1.1.0" || p.Git.Commit != second || p.Range != "^1.0.0" || p.Version != "1.1.0" {
+		t.Errorf("stax.lock records %+v, git %+v", p, p.Git)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "stax.yaml")); !strings.Contains(string(b), `version: "^1.0.0"`) {
+		t.Errorf("stax.yaml does not keep the range:\n%s", b)
+	}
+	if r := runStax(t, "add", src+"#v1.0.0", "--version", "^1.0.0", "--dir", proj); r.Code != 1 {
+		t.Errorf("a REF and a range: exit %d, want 1\n%s", r.Code, r.Stderr)
+	}
+}

@@ -470,7 +470,7 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *proje
 		merged := installed.Merged
 		return &InstallResult{
 			Sources: lock.Sources(declaration.Written(req.Sources)), Packages: Packages(installed.Graph), Skills: Skills(merged), Overrides: Overrides(merged),
-			Warnings: append(install.Overlaps(req.Placement), caseWarnings(merged)...), Targets: []InstallTarget{}, Plan: plan,
+			Warnings: slices.Concat(install.Overlaps(req.Placement), caseWarnings(merged), gitWarnings(installed.Graph)), Targets: []InstallTarget{}, Plan: plan,
 		}, nil
 	}
 	if installed.Outcome == nil {
