@@ -10,6 +10,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/gittest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/gitsource"
@@ -385,5 +386,31 @@ func TestAddGitVersionRange(t *testing.T) {
 	}
 	if r := runStax(t, "add", src+"#v1.0.0", "--version", "^1.0.0", "--dir", proj); r.Code != 1 {
 		t.Errorf("a REF and a range: exit %d, want 1\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestInstallPackageDeclaringGitSource: a package directory that declares
+// a git source under packages: installs it below itself, and records it
+// at the tag it resolved through.
+func TestInstallPackageDeclaringGitSource(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	team := t.TempDir()
+	filetest.Write(t, team, map[string]string{
+		"stax.yaml":           "name: team\nversion: 1.0.0\npackages:\n  - git+" + repo.URL + "//skills/pdf\n",
+		"skills/own/SKILL.md": "---\nname: own\ndescription: The team's own skill. Use when asked.\n---\nbody\n",
+	})
+	proj := t.TempDir()
+	r := runStax(t, "install", team, "--dir", proj, "--runtime", "claude-code")
+	if r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := installedSkills(t, proj); !slices.Equal(got, []string{"own", "pdf"}) {
+		t.Errorf("installed %v, want [own pdf]", got)
+	}
+	r = runStax(t, "inspect", team, "--output", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "skills/pdf#v1.0.0") {
+		t.Errorf("inspect: exit %d, want the dependency recorded at v1.0.0:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

@@ -56,7 +56,7 @@ func (r *resolver) resolveGit(d declaration.Declaration, path []string) (*Node, 
 		return nil, err
 	}
 	if r.opts.Git == nil || r.opts.Git.Cache == nil {
-		return nil, d.Wrap(errdefs.Invalid(fmt.Errorf("%s: a git source cannot be read here", chain(path))))
+		return nil, errdefs.Invalid(fmt.Errorf("%s: a git source cannot be read here", chain(path)))
 	}
 	gopts := r.opts.Git
 	gdecl := gitpackage.Declaration{Ref: ref, Plugin: d.Plugin, Skills: d.Skills, Range: d.Range}
@@ -94,4 +94,13 @@ func (r *resolver) resolveGit(d declaration.Declaration, path []string) (*Node, 
 	}
 	r.remember(n)
 	return n, nil
+}
+
+// resolvedRef is the git reference at the REF it resolved through (the
+// tag, branch or commit), without credentials: what a package that
+// depends on it records.
+func (g *GitNode) resolvedRef() string {
+	r := g.Reference
+	r.Ref = g.Locked.Resolved.Ref
+	return r.String()
 }

@@ -137,7 +137,9 @@ func (n *Node) Name() string { return n.Ref }
 // it resolved to, which says which version it was.
 func (n *Node) PackageRef() artifact.PackageRef {
 	ref := n.Ref
-	if n.Tag != "" {
+	if n.Git != nil {
+		ref = n.Git.resolvedRef()
+	} else if n.Tag != "" {
 		ref += ":" + n.Tag
 	}
 	return artifact.PackageRef{Digest: n.Digest, Kind: artifact.KindPackage, Ref: ref}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitpackage"
 	"github.com/stax-dev/stax/pkg/gitsource"
-	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/store"
-	"github.com/stax-dev/stax/pkg/target"
 )
 
 // buildGit builds the package of the git reference ref (its REF resolved
@@ -21,23 +21,21 @@ func buildGit(ctx context.Context, ref gitsource.Reference, opts Options) (*Sour
 	if opts.Git == nil {
 		return nil, errdefs.Invalid(fmt.Errorf("%s is a git repository, which this command does not read", ref))
 	}
-	s, release, err := store.OpenScratch(ctx, "build")
+	var built *gitpackage.Built
+	t, err := opts.Opener.OpenBuilt(ctx, "build", func(pusher content.Pusher) (ocispec.Descriptor, error) {
+		b, err := gitpackage.Build(ctx, pusher, gitpackage.Declaration{Ref: ref}, gitpackage.Options{Cache: opts.Git, MaxSize: opts.MaxSize})
+		if err != nil {
+			return ocispec.Descriptor{}, err
+		}
+		built = b
+		return b.Descriptor, nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	built, err := gitpackage.Build(ctx, s, gitpackage.Declaration{Ref: ref}, gitpackage.Options{Cache: opts.Git, MaxSize: opts.MaxSize})
-	if err != nil {
-		release()
 		return nil, err
 	}
 	res := built.Result.Result
-	t, err := opts.Opener.Open(ctx, reference.Reference{Layout: s.Dir, Digest: res.Descriptor.Digest}, store.ReadOnly)
-	if err != nil {
-		release()
-		return nil, err
-	}
 	return &Source{
-		Target:     target.WithCleanup(t, func() error { release(); return nil }),
+		Target:     t,
 		Descriptor: res.Descriptor,
 		Name:       ref.String(),
 		Built:      res,

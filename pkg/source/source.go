@@ -226,7 +226,11 @@ func build(ctx context.Context, dir string, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	deps := resolve.Dependencies(resolve.Options{Source: cache.New(opts.Opener, nil), Limits: opts.Limits})
+	ropts := resolve.Options{Source: cache.New(opts.Opener, nil), Limits: opts.Limits}
+	if opts.Git != nil {
+		ropts.Git = &resolve.GitOptions{Cache: opts.Git}
+	}
+	deps := resolve.Dependencies(ropts)
 	var res *pack.Result
 	t, err := opts.Opener.OpenBuilt(ctx, "build", func(pusher content.Pusher) (ocispec.Descriptor, error) {
 		if res, err = pack.Project(ctx, p, pusher, deps, opts.Build); err != nil {
