@@ -7,7 +7,6 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/declaration"
-
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitpackage"
 	"github.com/stax-dev/stax/pkg/gitsource"
