@@ -29,7 +29,8 @@ func newDiffCmd(f *factory, runF func(context.Context, *diffOptions) error) *cob
 		Long: `Compare the skills of two packages. A and B are registry references
 (HOST/REPO:TAG, read from the registry, reusing the blobs the local store
 holds; --offline reads the local store instead), names of the local store
-(NAME:TAG), OCI layouts (oci:PATH[:TAG|@DIGEST]), or package directories,
+(NAME:TAG), OCI layouts (oci:PATH[:TAG|@DIGEST]), or package directories
+and git repositories (git+https://HOST/PATH//SUBDIR#REF, github.com/OWNER/REPO),
 built on the fly exactly as pack builds them.
 
 Skills are matched by their top-level directory. For each skill only one side

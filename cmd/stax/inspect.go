@@ -26,7 +26,9 @@ func newInspectCmd(f *factory, runF func(context.Context, *inspectOptions) error
 		Short: "Show a package's manifest, layers, annotations and skills",
 		Long: `Show a stax package: from the local store (NAME:TAG or NAME@DIGEST), from an
 OCI layout (oci:PATH[:TAG|@DIGEST]), from a registry, or built on the fly from
-a package directory exactly as pack would build it.
+a package directory or a git repository (git+https://HOST/PATH//SUBDIR#REF,
+github.com/OWNER/REPO: its skills and their descriptions before installing
+them) exactly as pack would build it.
 
 A registry reference (HOST/REPO:TAG, or oci://HOST/REPO:TAG) is read from
 its registry, reusing the blobs the local store holds; --offline reads the
@@ -39,7 +41,8 @@ other writers' packages do.`,
 		Example: `  stax inspect example-skills:1.0.0
   stax inspect oci:./out:1.0.0 --output json
   stax inspect ghcr.io/acme/skills:1.0.0
-  stax inspect examples`,
+  stax inspect examples
+  stax inspect github.com/anthropics/skills`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Target = args[0]

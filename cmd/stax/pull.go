@@ -31,8 +31,8 @@ func newPullCmd(f *factory, runF func(context.Context, *pullOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "pull REF...",
 		Short: "Fetch packages into the local store, and optionally merge their skills into a directory",
-		Long: `Fetch each package REF (a registry reference, oci:PATH[:TAG|@DIGEST], or a
-package directory) and the packages it depends on, verifying every digest
+		Long: `Fetch each package REF (a registry reference, oci:PATH[:TAG|@DIGEST], a
+package directory, or a git repository: see docs/sources.md) and the packages it depends on, verifying every digest
 and size. Packages from a registry are stored in the local store; those of
 an oci: layout or a directory are already on disk and are read where they
 are, their layers when -o extracts them. Manifests and configs are checked
