@@ -414,3 +414,36 @@ func TestInstallPackageDeclaringGitSource(t *testing.T) {
 		t.Errorf("inspect: exit %d, want the dependency recorded at v1.0.0:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// TestInstallGitFrozenOtherProcess: another stax process, in a $STAX_HOME
+// of its own that holds only the git cache (as CI restores it), installs
+// a fresh clone of the project --frozen with no request at all.
+func TestInstallGitFrozenOtherProcess(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	srv, repo, _ := serveAnthropics(t)
+	proj := t.TempDir()
+	if r := runStax(t, "install", "git+"+repo.URL, "--skill", "pdf", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	clone := t.TempDir()
+	for _, f := range []string{"stax.yaml", lock.FileName} {
+		b, err := os.ReadFile(filepath.Join(proj, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(clone, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := t.TempDir()
+	copyTree(t, filepath.Join(home, gitsource.CacheDir), filepath.Join(other, gitsource.CacheDir))
+	srv.Reset()
+	staxProcs(t, []string{"STAX_HOME=" + other, "HOME=" + t.TempDir()}, [][]string{{"install", "--frozen", "--dir", clone}})
+	if n := srv.Requests(); n != 0 {
+		t.Errorf("a frozen install in another process with the commit cached made %d requests", n)
+	}
+	if got := installedSkills(t, clone); !slices.Equal(got, []string{"pdf"}) {
+		t.Errorf("installed %v, want [pdf]", got)
+	}
+}
