@@ -306,6 +306,9 @@ func TestInstallSkillOfRegistrySource(t *testing.T) {
 	if r.Code != 4 || !strings.Contains(r.Stderr, "review-pr") {
 		t.Errorf("an unknown skill: exit %d, want 4 listing the skills:\n%s", r.Code, r.Stderr)
 	}
+	if r := runStax(t, "install", "--skill", "review-pr", "--dir", proj); r.Code != 1 {
+		t.Errorf("--skill without a SOURCE: exit %d, want 1\n%s", r.Code, r.Stderr)
+	}
 	r = runStax(t, "install", ref, "--plugin", "some-plugin", "--dir", t.TempDir(), "--runtime", "claude-code")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "not a git repository") {
 		t.Errorf("--plugin of a registry source: exit %d, want 1:\n%s", r.Code, r.Stderr)

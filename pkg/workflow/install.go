@@ -119,6 +119,9 @@ func Install(ctx context.Context, env *Env, opts InstallOptions) (*InstallResult
 		// would be given, and stax.lock written all the same.
 		return nil, errdefs.Invalid(errors.New("--no-save installs the SOURCEs named once, writing neither stax.yaml nor stax.lock: name one (stax install --no-save REF)"))
 	}
+	if len(opts.Sources) == 0 && (opts.Plugin != "" || len(opts.Skills) > 0) {
+		return nil, errdefs.Invalid(errors.New("--plugin and --skill choose among the skills of the SOURCEs named: name one, or write plugin: and skills: on a source of install.sources"))
+	}
 	m, err := env.projectFileFor(ctx, opts.Where, opts.DryRun)
 	if err != nil {
 		return nil, err
