@@ -23,6 +23,9 @@ type copyOptions struct {
 	NoOverwrite bool
 	MaxSize     byteSize
 	Verify      verifyFlags
+	// Sign signs the copy with the private key SignKey.
+	Sign    bool
+	SignKey string
 }
 
 func newCopyCmd(f *factory, runF func(context.Context, *copyOptions) error) *cobra.Command {
@@ -42,11 +45,20 @@ Cosign's tag-based signatures (the sha256-HEX.sig, .att and .sbom tags of the
 package's digest) are copied as well. DST without a tag or digest takes SRC's
 tag. A tag of DST that names another manifest is moved, and the copy says
 so; --no-overwrite refuses it instead, before anything is copied (exit 3),
-and of copies racing for one new tag, one wins and the others exit 3.`,
+and of copies racing for one new tag, one wins and the others exit 3.
+--sign signs the copy at DST with the private key --sign-key, beside the
+signatures copied.
+
+SRC may be a git reference (git+https://HOST/PATH//SUBDIR#REF,
+github.com/OWNER/REPO/SUBDIR#REF; see docs/sources.md): the package is
+built from that commit's tree as install builds it, annotated with the
+repository and the commit, and copied to DST, to mirror someone else's
+skills into your own registry.`,
 		Example: `  stax copy ghcr.io/acme/skills:1.0.0 registry.internal/acme/skills:1.0.0
   stax copy ghcr.io/acme/skills:1.0.0 oci:./mirror
   stax copy oci:./mirror:1.0.0 localhost:5000/acme/skills
-  stax copy oci:./bin/image ghcr.io/acme/stax:1.0.0`,
+  stax copy oci:./bin/image ghcr.io/acme/stax:1.0.0
+  stax copy github.com/anthropics/skills#v1.1.0 registry.internal/mirror/skills --sign --sign-key cosign.key`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source, opts.Destination = args[0], args[1]
@@ -59,6 +71,8 @@ and of copies racing for one new tag, one wins and the others exit 3.`,
 	cmd.Flags().BoolVar(&opts.NoReferrers, "no-referrers", false, "copy the package alone, without its signatures and other referrers")
 	cmd.Flags().BoolVar(&opts.WithDependencies, "with-dependencies", false, "copy the packages it depends on too, to the same repository paths and tags on DST's registry (not rewritten: pulls from that registry find them there first)")
 	cmd.Flags().BoolVar(&opts.NoOverwrite, "no-overwrite", false, "refuse, before anything is copied, a tag of DST that names another manifest already")
+	cmd.Flags().BoolVar(&opts.Sign, "sign", false, "sign the copy at DST with --sign-key (see stax sign)")
+	cmd.Flags().StringVar(&opts.SignKey, "sign-key", "", "with --sign: private key file (--key is the public key the copy is verified with)")
 	addMaxSizeFlag(cmd, &opts.MaxSize, "package")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addTransferFlags(cmd)
@@ -68,6 +82,10 @@ and of copies racing for one new tag, one wins and the others exit 3.`,
 }
 
 func runCopy(ctx context.Context, opts *copyOptions) error {
+	signer, err := flagSigner(opts.IO, opts.Global, opts.Sign, opts.SignKey, "--sign-key")
+	if err != nil {
+		return err
+	}
 	env, finish, err := opts.Env(&opts.Remote)
 	if err != nil {
 		return err
@@ -75,6 +93,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 	res, err := workflow.Copy(ctx, env, workflow.CopyOptions{
 		Source: opts.Source, Destination: opts.Destination, NoReferrers: opts.NoReferrers,
 		WithDependencies: opts.WithDependencies, NoOverwrite: opts.NoOverwrite, Limits: layers.Limits{MaxSize: opts.MaxSize.Limit()}, Verify: opts.Verify.verification(),
+		Signer: signer,
 	})
 	finish()
 	if err != nil {

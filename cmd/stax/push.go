@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -43,11 +42,15 @@ type pushOptions struct {
 func newPushCmd(f *factory, runF func(context.Context, *pushOptions) error) *cobra.Command {
 	opts := &pushOptions{IO: f.IO, Global: f.Global, Env: f.Env, Getenv: f.Getenv}
 	cmd := &cobra.Command{
-		Use:   "push [DIR|STORED-REF] REF",
+		Use:   "push [DIR|STORED-REF|GITREF] REF",
 		Short: "Push a package to a registry or an OCI layout",
 		Long: `Push a package to REF. The source is a package directory (validated and
-built exactly as pack builds it), or a reference in the local store or an
-OCI layout. Blobs the registry already has are not uploaded again.
+built exactly as pack builds it), a reference in the local store or an
+OCI layout, or a git reference (GITREF, github.com/OWNER/REPO/SUBDIR#REF or
+git+https://…; see docs/sources.md): the package is built from that
+commit's tree as install builds it, annotated with the repository and the
+commit, to mirror someone else's skills into your own registry. Blobs the
+registry already has are not uploaded again.
 
 REF without a tag gets the package version as its tag; REF@sha256:… pushes
 by digest only, without a tag, and must name the digest the package has.
@@ -59,7 +62,8 @@ exit 3 naming its digest (see docs/registries.md for the guarantee).`,
 		Example: `  stax push ./skills ghcr.io/acme/skills:1.0.0
   stax push acme/skills:1.0.0 localhost:5000/acme/skills:1.0.0
   stax push . docker.io/acme/skills          # tag = the version in stax.yaml
-  stax push . oci:./out:1.0.0`,
+  stax push . oci:./out:1.0.0
+  stax push github.com/anthropics/skills#v1.1.0 registry.internal/mirror/skills`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := cobra.RangeArgs(1, 2)(cmd, args); err != nil {
 				return err
@@ -102,7 +106,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err != nil {
 		return err
 	}
-	signer, err := pushSigner(opts)
+	signer, err := flagSigner(opts.IO, opts.Global, opts.Sign, opts.SignKey, "--key")
 	if err != nil {
 		return err
 	}
@@ -123,16 +127,17 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	return printPushed(opts.IO, opts.Global, res)
 }
 
-// pushSigner loads the key of push --sign before anything is pushed, so
-// that a wrong key or password pushes nothing.
-func pushSigner(opts *pushOptions) (signature.Signer, error) {
+// flagSigner loads the key of push or copy --sign before anything is
+// sent, so that a wrong key or password sends nothing.
+// keyFlag names the flag of the key.
+func flagSigner(io *IOStreams, global *globalOptions, sign bool, key, keyFlag string) (signature.Signer, error) {
 	switch {
-	case opts.Sign && opts.SignKey == "":
-		return nil, errdefs.Invalid(errors.New("--sign needs --key KEY, the private key to sign with"))
-	case !opts.Sign && opts.SignKey != "":
-		return nil, errdefs.Invalid(errors.New("--key is the signing key of --sign: add --sign"))
-	case !opts.Sign:
+	case sign && key == "":
+		return nil, errdefs.Invalid(fmt.Errorf("--sign needs %s KEY, the private key to sign with", keyFlag))
+	case !sign && key != "":
+		return nil, errdefs.Invalid(fmt.Errorf("%s is the signing key of --sign: add --sign", keyFlag))
+	case !sign:
 		return nil, nil
 	}
-	return loadSigner(opts.IO, opts.Global, opts.SignKey)
+	return loadSigner(io, global, key)
 }

@@ -24,7 +24,8 @@ func newTagsCmd(f *factory, runF func(context.Context, *tagsOptions) error) *cob
 		Use:   "tags REF",
 		Short: "List the tags of a repository, highest version first",
 		Long: `List the tags of the repository REF names, asking its registry (or reading
-an oci: layout; --local: the local store). Version tags (1.2.0, v1.2.0,
+an oci: layout; --local: the local store), or of the git repository a git
+reference names, with one git ls-remote. Version tags (1.2.0, v1.2.0,
 2.0.0-rc.1) come first, highest version first, then the other tags by
 name. Tags named after a digest (cosign's sha256-<hex>.sig, .att, .sbom)
 are hidden unless --all. A tag or digest in REF is ignored.
@@ -33,7 +34,8 @@ A reference with no tag names the highest release tag listed here (not a
 pre-release), else latest.`,
 		Example: `  stax tags ghcr.io/acme/org-skills
   stax tags ghcr.io/acme/org-skills --all --output json
-  stax tags oci:./build`,
+  stax tags oci:./build
+  stax tags github.com/anthropics/skills`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]

@@ -8,11 +8,15 @@ import (
 	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
+	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
 
@@ -44,6 +48,9 @@ type CopyOptions struct {
 	// Verify is the signature check of every package copied; the zero
 	// value follows the trust policy.
 	Verify Verification
+	// Signer, when set, signs the copy at Destination and attaches the
+	// signature beside it; nil copies the signatures Source has.
+	Signer signature.Signer
 }
 
 // Copy copies a package, or any OCI image, from one registry or layout to
@@ -53,6 +60,9 @@ type CopyOptions struct {
 func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
+	}
+	if gitsource.IsReference(opts.Source) {
+		return copyGit(ctx, env, opts)
 	}
 	srcRef, dstRef, err := copyReferences(env.Opener, opts.Source, opts.Destination)
 	if err != nil {
@@ -107,7 +117,34 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 		}
 	}
 	out := newTransfer(dst.Ref, res)
+	if opts.Signer != nil {
+		if _, err := sign(ctx, dst, res.Descriptor, opts.Signer, opts.Limits); err != nil {
+			return nil, err
+		}
+	}
 	return &out, nil
+}
+
+// copyGit copies the package built from the git source opts.Source, as
+// Push publishes it: a git repository has no signatures to copy, nor
+// packages it depends on.
+func copyGit(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
+	if opts.WithDependencies {
+		return nil, errdefs.Invalid(fmt.Errorf("--with-dependencies copies the packages a stored package depends on, and %s is a git repository: push the packages it declares first", termtext.Escape(gitsource.Mask(opts.Source))))
+	}
+	dstRef, err := reference.Parse(env.Opener.BareTag(opts.Destination))
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	if err := checkDestination(opts.Destination, dstRef); err != nil {
+		return nil, err
+	}
+	push := PushOptions{Source: opts.Source, Destination: opts.Destination, NoOverwrite: opts.NoOverwrite, Signer: opts.Signer, Build: pack.Options{MaxSize: opts.MaxSize}}
+	res, err := pushGit(ctx, env, push, dstRef)
+	if err != nil {
+		return nil, err
+	}
+	return &res.Transfer, nil
 }
 
 // copyReferences parses the source and destination of a copy.

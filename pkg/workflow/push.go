@@ -9,19 +9,22 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
 // PushOptions say what Push publishes, where, and how.
 type PushOptions struct {
-	// Source is a package directory, built as Pack builds it, or a
-	// reference in the local store or an oci: layout. Required.
+	// Source is a package directory, built as Pack builds it, a
+	// reference in the local store or an oci: layout, or a git reference,
+	// whose tree is built as a package (see docs/sources.md). Required.
 	Source string
 	// Destination is a registry reference or an oci: layout. One
 	// without a tag is tagged with the package version; one with a digest
@@ -83,6 +86,12 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 	}
 	if err := checkDestination(opts.Destination, dstRef); err != nil {
 		return nil, err
+	}
+	if gitsource.IsReference(opts.Source) {
+		if opts.PushDependencies {
+			return nil, errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is a git repository", termtext.Escape(gitsource.Mask(opts.Source))))
+		}
+		return pushGit(ctx, env, opts, dstRef)
 	}
 	build := opts.Build
 	build.Publish = true

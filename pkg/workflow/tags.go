@@ -2,13 +2,16 @@ package workflow
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // TagsOptions say whose tags Tags lists.
@@ -37,8 +40,12 @@ type TagsResult struct {
 }
 
 // Tags lists the tags of a repository, following the registry's pages to
-// the end, sorted as semver.SortTags sorts them.
+// the end (a git repository's, with one git ls-remote), sorted as
+// semver.SortTags sorts them.
 func Tags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) {
+	if gitsource.IsReference(opts.Ref) {
+		return gitTags(ctx, env, opts)
+	}
 	ref, err := reference.Parse(opts.Ref)
 	if err != nil {
 		return nil, errdefs.Invalid(err)
@@ -68,4 +75,26 @@ func Tags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) 
 	}
 	semver.SortTags(res.Tags)
 	return res, nil
+}
+
+// gitTags lists the tags of the git repository opts.Ref names. A git
+// repository has no digest tags, and stax keeps no list of its tags:
+// --local is refused rather than answered from the network.
+func gitTags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) {
+	ref, err := gitsource.Parse(opts.Ref)
+	if err != nil {
+		return nil, errdefs.Invalid(err)
+	}
+	if opts.Local {
+		return nil, errdefs.Invalid(fmt.Errorf("--local lists the tags of the local store, which holds none of git repository %s: list its tags without --local", termtext.Escape(ref.Display())))
+	}
+	cache, err := env.gitCache()
+	if err != nil {
+		return nil, err
+	}
+	refs, err := cache.ListRefs(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return &TagsResult{Repository: ref.Repository(), Tags: refs.TagNames()}, nil
 }
