@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/gittest"
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -118,5 +120,124 @@ func TestPushAndCopyGitSourceToRegistry(t *testing.T) {
 	}
 	if leftovers, _ := filepath.Glob(filepath.Join(home, "git", "*.git", "objects", "pack", "tmp_*")); len(leftovers) > 0 {
 		t.Errorf("the git cache holds temporary packs: %s", leftovers)
+	}
+}
+
+// fileOf reads a file of proj, "" when it is missing.
+func fileOf(t *testing.T, proj, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(proj, filepath.FromSlash(rel)))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A git source installed at v1.0.0 is outdated once v1.1.0 is tagged: a
+// dry run plans the update skill by skill and writes nothing; the update
+// moves stax.lock's commit and the folder to v1.1.0. The repository is
+// listed with one ls-remote.
+func TestOutdatedAndUpdateGitSourceToNewTag(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	srv, repo, v100 := serveAnthropics(t)
+	proj := t.TempDir()
+	src := gitRef(repo, "skills/pdf", "")
+	if r := runStax(t, "install", src, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	oldSkill, oldLock := fileOf(t, proj, ".claude/skills/pdf/SKILL.md"), fileOf(t, proj, "stax.lock")
+	if !strings.Contains(oldLock, v100) {
+		t.Fatalf("stax.lock does not record v1.0.0's commit %s:\n%s", v100, oldLock)
+	}
+	r := runStax(t, "outdated", "--dir", proj)
+	if r.Code != 0 || strings.Contains(r.Stdout, "1.1.0") {
+		t.Errorf("outdated before v1.1.0: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	v110 := releaseAnthropics11(repo)
+
+	ref, err := gitsource.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	if _, err := gitsource.NewCache(home).ListRefs(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	lsRemote := srv.Requests()
+	srv.Reset()
+	r = runStax(t, "outdated", "--dir", proj, "--output", "json")
+	var out workflow.OutdatedResult
+	decodeJSON(t, r.Stdout, &out)
+	want := workflow.OutdatedPackage{Ref: src, Locked: "1.0.0", Wanted: "1.1.0", Latest: "1.1.0", Outdated: true}
+	if len(out.Packages) != 1 || out.Packages[0] != want {
+		t.Errorf("outdated --output json = %+v, want %+v", out.Packages, want)
+	}
+	if n := srv.Requests(); n != lsRemote {
+		t.Errorf("outdated made %d requests, want one ls-remote's %d", n, lsRemote)
+	}
+	if r = runStax(t, "outdated", "--dir", proj); !strings.Contains(r.Stdout, "1.0.0") || !strings.Contains(r.Stdout, "1.1.0") {
+		t.Errorf("outdated does not show 1.0.0 and 1.1.0:\n%s", r.Stdout)
+	}
+
+	r = runStax(t, "update", "--dry-run", "--dir", proj, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("update --dry-run: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var plan workflow.UpdateResult
+	decodeJSON(t, r.Stdout, &plan)
+	if len(plan.Packages) != 1 || plan.Packages[0].Change != workflow.ChangeUpdated || plan.Packages[0].OldVersion != "1.0.0" || plan.Packages[0].NewVersion != "1.1.0" ||
+		len(plan.Skills) != 1 || plan.Skills[0].Path != "pdf" || plan.Skills[0].Change != workflow.ChangeChanged || !plan.DryRun {
+		t.Errorf("update --dry-run planned %+v", plan)
+	}
+	if fileOf(t, proj, "stax.lock") != oldLock || fileOf(t, proj, ".claude/skills/pdf/SKILL.md") != oldSkill {
+		t.Errorf("update --dry-run changed stax.lock or the skill")
+	}
+
+	if r = runStax(t, "update", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if l := fileOf(t, proj, "stax.lock"); !strings.Contains(l, v110) || strings.Contains(l, v100) {
+		t.Errorf("stax.lock after update does not record v1.1.0's commit %s alone:\n%s", v110, l)
+	}
+	if s := fileOf(t, proj, ".claude/skills/pdf/SKILL.md"); !strings.Contains(s, "1.1.0") {
+		t.Errorf("pdf after update:\n%s", s)
+	}
+	if r = runStax(t, "outdated", "--dir", proj, "--output", "json"); r.Code != 0 || strings.Contains(r.Stdout, `"outdated":true`) {
+		t.Errorf("outdated after update: exit %d\n%s", r.Code, r.Stdout)
+	}
+}
+
+// A git source that names a branch is outdated once the branch moves:
+// outdated shows the short commits, and update takes the new one.
+func TestOutdatedAndUpdateGitSourceOnMovedBranch(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, first := serveAnthropics(t)
+	proj := t.TempDir()
+	src := gitRef(repo, "skills/pdf", "main")
+	if r := runStax(t, "install", src, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "outdated", "--dir", proj); r.Code != 0 || !strings.Contains(r.Stdout, "main@"+first[:7]) || !strings.Contains(r.Stderr, "every package is at its latest version") {
+		t.Errorf("outdated before main moved: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	moved := releaseAnthropics11(repo)
+	r := runStax(t, "outdated", "--dir", proj, "--output", "json")
+	var out workflow.OutdatedResult
+	decodeJSON(t, r.Stdout, &out)
+	repoRef := gitRef(repo, "skills/pdf", "")
+	want := workflow.OutdatedPackage{Ref: repoRef, Locked: "main@" + first[:7], Wanted: "main@" + moved[:7], Latest: "1.1.0", Outdated: true}
+	if len(out.Packages) != 1 || out.Packages[0] != want {
+		t.Errorf("outdated --output json = %+v, want %+v", out.Packages, want)
+	}
+	if r = runStax(t, "update", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if l := fileOf(t, proj, "stax.lock"); !strings.Contains(l, moved) {
+		t.Errorf("stax.lock after update does not record main's new commit %s:\n%s", moved, l)
+	}
+	if s := fileOf(t, proj, ".claude/skills/pdf/SKILL.md"); !strings.Contains(s, "1.1.0") {
+		t.Errorf("pdf after update:\n%s", s)
 	}
 }

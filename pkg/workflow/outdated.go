@@ -127,6 +127,9 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 	if err := compareWithRegistries(ctx, env, entries); err != nil {
 		return nil, err
 	}
+	if err := compareWithGitRepositories(ctx, env, entries); err != nil {
+		return nil, err
+	}
 	res := &OutdatedResult{Packages: []OutdatedPackage{}}
 	for _, e := range entries {
 		res.Packages = append(res.Packages, e.OutdatedPackage)
@@ -144,6 +147,9 @@ func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntr
 	var repos [][]int // the entries of each repository, by first appearance
 	index := map[string]int{}
 	for i, e := range entries {
+		if e.git != nil {
+			continue // compareWithGitRepositories
+		}
 		r, ok := index[e.repo.Name()]
 		if !ok {
 			r = len(repos)
@@ -269,6 +275,8 @@ type outdatedEntry struct {
 	wantedTag string
 	// listed is set when the repository lists wantedTag.
 	listed bool
+	// git is set for a git source, compared by compareGit.
+	git *gitOutdated
 }
 
 // outdatedEntries are the sources of m that are references, then the
@@ -283,6 +291,12 @@ func outdatedEntries(m *projectFile, l *lock.Lock) ([]outdatedEntry, error) {
 	}
 	for i, d := range decls {
 		if d.Kind == declaration.Directory {
+			continue
+		}
+		if d.Kind == declaration.Git {
+			dep := deps[i]
+			entries = append(entries, gitOutdatedEntry(&dep, d, l))
+			sourceOf[d.Package()] = true
 			continue
 		}
 		dep, ref := deps[i], d.Ref
