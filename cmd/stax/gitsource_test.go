@@ -241,3 +241,72 @@ func TestOutdatedAndUpdateGitSourceOnMovedBranch(t *testing.T) {
 		t.Errorf("pdf after update:\n%s", s)
 	}
 }
+
+// update SOURCE --to VERSION moves a git source to the tag of that
+// version, lower or higher: stax.yaml names the tag, stax.lock its
+// commit. A version with no tag is exit 4, naming the tags there are.
+func TestUpdateGitSourceToVersion(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, v100 := serveAnthropics(t)
+	v110 := releaseAnthropics11(repo)
+	proj := t.TempDir()
+	src := gitRef(repo, "skills/pdf", "")
+	if r := runStax(t, "install", src, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if l := fileOf(t, proj, "stax.lock"); !strings.Contains(l, v110) {
+		t.Fatalf("install took another commit than v1.1.0's %s:\n%s", v110, l)
+	}
+	if r := runStax(t, "update", src, "--to", "1.0.0", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update --to 1.0.0: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if y := fileOf(t, proj, "stax.yaml"); !strings.Contains(y, gitRef(repo, "skills/pdf", "v1.0.0")) {
+		t.Errorf("stax.yaml after update --to 1.0.0 does not name v1.0.0:\n%s", y)
+	}
+	if l := fileOf(t, proj, "stax.lock"); !strings.Contains(l, v100) {
+		t.Errorf("stax.lock after update --to 1.0.0 does not record v1.0.0's commit %s:\n%s", v100, l)
+	}
+	if s := fileOf(t, proj, ".claude/skills/pdf/SKILL.md"); strings.Contains(s, "1.1.0") {
+		t.Errorf("pdf after update --to 1.0.0 is 1.1.0's:\n%s", s)
+	}
+	r := runStax(t, "update", src, "--to", "3.0.0", "--dir", proj)
+	if r.Code != 4 || !strings.Contains(r.Stderr, "v1.1.0") {
+		t.Errorf("update --to a version with no tag: exit %d, want 4 naming the tags\n%s", r.Code, r.Stderr)
+	}
+}
+
+// update --latest moves a git source's range that does not allow the
+// repository's highest release to ^ it, keeping the skills it chose, and
+// installs that release.
+func TestUpdateLatestMovesGitSourceRange(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	repo.Write(map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Read PDFs, 2.0.0. Use when a PDF is given.\n---\n\nRead PDFs, 2.0.0.\n"})
+	v200 := repo.Commit("skills 2.0.0")
+	repo.Tag("v2.0.0", "")
+	proj := t.TempDir()
+	src := gitRef(repo, "", "")
+	if r := runStax(t, "install", src, "--version", "^1.0.0", "--skill", "pdf", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "update", "--latest", "--dir", proj, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("update --latest: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var res workflow.UpdateResult
+	decodeJSON(t, r.Stdout, &res)
+	if len(res.Ranges) != 1 || res.Ranges[0].Old != "^1.0.0" || res.Ranges[0].New != "^2.0.0" {
+		t.Errorf("update --latest moved %+v, want ^1.0.0 to ^2.0.0", res.Ranges)
+	}
+	if y := fileOf(t, proj, "stax.yaml"); !strings.Contains(y, "^2.0.0") || !strings.Contains(y, "pdf") {
+		t.Errorf("stax.yaml after update --latest:\n%s", y)
+	}
+	if l := fileOf(t, proj, "stax.lock"); !strings.Contains(l, v200) {
+		t.Errorf("stax.lock after update --latest does not record v2.0.0's commit %s:\n%s", v200, l)
+	}
+	if got := installedSkills(t, proj); len(got) != 1 || got[0] != "pdf" {
+		t.Errorf("installed after update --latest: %v, want pdf alone", got)
+	}
+}

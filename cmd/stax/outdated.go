@@ -28,9 +28,12 @@ dependency stax.lock records, show the version locked, the version stax
 update would install (WANTED: the highest its range allows, the tag it
 names, or for a source naming neither the highest release) and the highest
 release published (LATEST). A wanted tag that names another digest than
-the one locked (it was pushed over) is marked "tag moved". The tags of
-each repository are listed once, and the repositories asked at once, up
-to --concurrency. Nothing is changed.
+the one locked (it was pushed over) is marked "tag moved". A git source
+is compared with its repository's tags and branches (one git ls-remote):
+one naming a branch shows the branch and its short commit (main@1a2b3c4),
+outdated once the branch moved. The tags of each repository are listed
+once, and the repositories asked at once, up to --concurrency. Nothing is
+changed.
 
 outdated exits 0 whether or not something is outdated; with --exit-code it
 exits 1 when a package has a newer version wanted or published, its tag

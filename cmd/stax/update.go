@@ -37,7 +37,9 @@ update says so.
 --to VERSION moves the one SOURCE named to that version, lower or higher:
 a range that does not allow it becomes ^VERSION, as --latest moves one,
 and a source naming a tag names the tag of VERSION instead. stax.lock
-then keeps the version on every install until the next update. To roll
+then keeps the version on every install until the next update. A git
+source is moved by naming the tag of VERSION (#v1.2.0) in stax.yaml,
+in place of its REF or range. To roll
 back every source at once, restore stax.lock (git checkout stax.lock) and
 run stax install.`,
 		Example: `  stax update --dry-run

@@ -121,3 +121,41 @@ func lockedGit(p lock.Package) *gitsource.Resolved {
 	}
 	return &gitsource.Resolved{Ref: p.Git.Ref, Kind: gitsource.Kind(p.Git.Kind), Commit: p.Git.Commit}
 }
+
+// listGitTags lists the tags of the git repositories of refs, with one
+// git ls-remote each however many times one is named, up to env's
+// concurrency at once. The tags are by repository (Reference.Repository).
+func listGitTags(ctx context.Context, env *Env, refs []gitsource.Reference) (map[string][]string, error) {
+	var unique []gitsource.Reference
+	seen := map[string]bool{}
+	for _, r := range refs {
+		if !seen[r.Repository()] {
+			seen[r.Repository()] = true
+			unique = append(unique, r)
+		}
+	}
+	tags := make(map[string][]string, len(unique))
+	if len(unique) == 0 {
+		return tags, nil
+	}
+	cache, err := env.gitCache()
+	if err != nil {
+		return nil, err
+	}
+	listed := make([][]string, len(unique))
+	err = inorder.Concurrently(ctx, len(unique), listingConcurrency(env), func(ctx context.Context, i int) error {
+		refs, err := cache.ListRefs(ctx, unique[i])
+		if err != nil {
+			return err
+		}
+		listed[i] = refs.TagNames()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range unique {
+		tags[r.Repository()] = listed[i]
+	}
+	return tags, nil
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -192,12 +193,18 @@ func selectSources(env *Env, m *projectFile, refs []string) (map[string]bool, er
 func moveRanges(ctx context.Context, env *Env, m *projectFile, selected map[string]bool) ([]RangeUpdate, error) {
 	var ranged []declaration.Declaration
 	var repos []reference.Reference
+	var gitRepos []gitsource.Reference
 	decls, err := m.declared(m.sources(), nil)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range decls {
 		if d.Range == nil || !selected[d.Package()] {
+			continue
+		}
+		if d.Kind == declaration.Git {
+			ranged = append(ranged, d)
+			gitRepos = append(gitRepos, d.Git)
 			continue
 		}
 		ranged = append(ranged, d)
@@ -207,9 +214,17 @@ func moveRanges(ctx context.Context, env *Env, m *projectFile, selected map[stri
 	if err != nil {
 		return nil, err
 	}
+	gitTags, err := listGitTags(ctx, env, gitRepos)
+	if err != nil {
+		return nil, err
+	}
 	moved := []RangeUpdate{}
-	for i, d := range ranged {
-		latest, ok := semver.Highest(tags[repos[i].Name()], nil)
+	for _, d := range ranged {
+		listed := tags[repositoryOf(d.Ref, m.dir).Name()]
+		if d.Kind == declaration.Git {
+			listed = gitTags[d.Git.Repository()]
+		}
+		latest, ok := semver.Highest(listed, nil)
 		if !ok {
 			continue
 		}
@@ -217,7 +232,7 @@ func moveRanges(ctx context.Context, env *Env, m *projectFile, selected map[stri
 		if d.Range.Allows(v) {
 			continue
 		}
-		to := staxyaml.Dependency{Ref: d.Written, Version: "^" + v.String()}
+		to := staxyaml.Dependency{Ref: d.Written, Version: "^" + v.String(), Plugin: d.Plugin, Skills: d.Skills}
 		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
 			return nil, err
 		}

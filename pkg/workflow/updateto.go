@@ -49,6 +49,9 @@ func moveTo(ctx context.Context, env *Env, m *projectFile, selected map[string]b
 	if d.Kind == declaration.Directory || d.Written == "" {
 		return nil, nil, errdefs.Invalid(fmt.Errorf("--to %s: %s is a package directory, which has no versions to choose from", to, d.String()))
 	}
+	if d.Kind == declaration.Git {
+		return moveGitTo(ctx, env, m, d, v)
+	}
 	ref, rng := d.Ref, d.Range
 	repo := repositoryOf(ref, m.dir)
 	pin, err := lookUpVersion(ctx, env, repo, v)
@@ -60,13 +63,13 @@ func moveTo(ctx context.Context, env *Env, m *projectFile, selected map[string]b
 	case ref.Tag != "" || ref.Digest != "":
 		named := ref
 		named.Tag, named.Digest = pin.tag, ""
-		to := staxyaml.Dependency{Ref: named.String()}
+		to := staxyaml.Dependency{Ref: named.String(), Plugin: d.Plugin, Skills: d.Skills}
 		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
 			return nil, nil, err
 		}
 		return moved, &versionPin{}, nil
 	case rng != nil && !rng.Allows(v):
-		to := staxyaml.Dependency{Ref: d.Written, Version: "^" + v.String()}
+		to := staxyaml.Dependency{Ref: d.Written, Version: "^" + v.String(), Plugin: d.Plugin, Skills: d.Skills}
 		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
 			return nil, nil, err
 		}
