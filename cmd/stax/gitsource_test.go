@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,6 +113,14 @@ func TestPushAndCopyGitSourceToRegistry(t *testing.T) {
 	proj := t.TempDir()
 	if r := runStax(t, "install", mirror+":1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
 		t.Fatalf("install from the mirror: exit %d\n%s", r.Code, r.Stderr)
+	}
+	direct := t.TempDir()
+	if r := runStax(t, "install", gitRef(repo, "", "v1.0.0"), "--dir", direct, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install from the repository: exit %d\n%s", r.Code, r.Stderr)
+	}
+	mirrored, fromGit := readLockFile(t, proj).Packages[0], readLockFile(t, direct).Packages[0]
+	if mirrored.Digest != fromGit.Digest || !slices.Equal(mirrored.Skills, fromGit.Skills) || len(mirrored.Skills) != 5 {
+		t.Errorf("installed from the mirror: %s %v; from the repository: %s %v", mirrored.Digest, mirrored.Skills, fromGit.Digest, fromGit.Skills)
 	}
 	want, _ := os.ReadFile(filepath.Join(anthropicsFixture, "skills", "pdf", "SKILL.md"))
 	got, err := os.ReadFile(filepath.Join(proj, ".claude", "skills", "pdf", "SKILL.md"))
