@@ -319,3 +319,35 @@ func TestUpdateLatestMovesGitSourceRange(t *testing.T) {
 		t.Errorf("installed after update --latest: %v, want pdf alone", got)
 	}
 }
+
+// A plain install keeps a git source at the commit stax.lock holds, as it
+// keeps a registry source at its digest, even once its branch moved;
+// only update moves it. Written otherwise than the lock records it (a
+// SUBDIR with a trailing slash), the source is still recognised there.
+func TestInstallKeepsGitSourceAtLockedCommit(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, first := serveAnthropics(t)
+	proj := t.TempDir()
+	args := []string{"--dir", proj, "--runtime", "claude-code"}
+	if r := runStax(t, append([]string{"install", gitRef(repo, "skills/pdf/", "main")}, args...)...); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	locked := fileOf(t, proj, "stax.lock")
+	moved := releaseAnthropics11(repo)
+	if r := runStax(t, append([]string{"install"}, args...)...); r.Code != 0 {
+		t.Fatalf("install again: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if l := fileOf(t, proj, "stax.lock"); l != locked || !strings.Contains(l, first) {
+		t.Errorf("a plain install moved the git source from %s (to %s):\n%s", first, moved, l)
+	}
+	if s := fileOf(t, proj, ".claude/skills/pdf/SKILL.md"); strings.Contains(s, "1.1.0") {
+		t.Errorf("a plain install took the moved branch's skill:\n%s", s)
+	}
+	if r := runStax(t, append([]string{"update"}, args...)...); r.Code != 0 {
+		t.Fatalf("update: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if l := fileOf(t, proj, "stax.lock"); !strings.Contains(l, moved) {
+		t.Errorf("update did not move the git source to %s:\n%s", moved, l)
+	}
+}

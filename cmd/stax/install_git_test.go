@@ -164,12 +164,21 @@ func TestInstallGitFrozen(t *testing.T) {
 		t.Fatal(err)
 	}
 	lsRemote := srv.Requests()
+	// Another project installing the commit cached asks only ls-remote;
+	// this one, whose stax.lock keeps the commit, asks nothing.
 	srv.Reset()
-	if r := runStax(t, append([]string{"install"}, args...)...); r.Code != 0 {
+	if r := runStax(t, "install", "git+"+repo.URL, "--plugin", "document-skills", "--dir", t.TempDir(), "--runtime", "claude-code"); r.Code != 0 {
 		t.Fatalf("second install: exit %d\n%s", r.Code, r.Stderr)
 	}
 	if n := srv.Requests(); n != lsRemote {
 		t.Errorf("a second install made %d requests, want ls-remote's %d", n, lsRemote)
+	}
+	srv.Reset()
+	if r := runStax(t, append([]string{"install"}, args...)...); r.Code != 0 {
+		t.Fatalf("install again: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if n := srv.Requests(); n != 0 {
+		t.Errorf("an install whose stax.lock keeps the commit made %d requests", n)
 	}
 
 	l := readLockFile(t, clone)

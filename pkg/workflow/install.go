@@ -193,6 +193,7 @@ func keepLockedFor(env *Env, m *projectFile, frozen bool, named map[string]bool)
 	}
 	return func(req *installRequest) {
 		req.Pins, req.PinTags = lockedPins(old, m.sources(), named)
+		req.GitLocked = lockedCommits(old, req.Pins)
 	}
 }
 
@@ -205,7 +206,7 @@ func keepLockedFor(env *Env, m *projectFile, frozen bool, named map[string]bool)
 func lockedPins(old *lock.Lock, sources []staxyaml.Dependency, named map[string]bool) (map[string]digest.Digest, map[string]string) {
 	kept := map[string]staxyaml.Dependency{}
 	for _, d := range sources {
-		if !named[d.Package()] && slices.Contains(old.Sources, d.String()) {
+		if !named[d.Package()] && slices.Contains(old.Sources, lock.Sources([]string{d.String()})[0]) {
 			kept[d.Package()] = d
 		}
 	}

@@ -36,7 +36,7 @@ func (e *Env) gitCache() (*gitsource.Cache, error) {
 }
 
 // gitOptions are how the git sources of req are built: at the commits a
-// frozen install's lock records.
+// frozen install's lock records, or those req keeps.
 func (e *Env) gitOptions(req installRequest) (*resolve.GitOptions, error) {
 	cache, err := e.gitCache()
 	if err != nil {
@@ -46,6 +46,8 @@ func (e *Env) gitOptions(req installRequest) (*resolve.GitOptions, error) {
 	opts := &resolve.GitOptions{Cache: cache, Strict: req.Strict}
 	if req.Frozen != nil {
 		opts.Locked = req.Frozen.GitLocked()
+	} else {
+		opts.Locked = req.GitLocked
 	}
 	return opts, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitpackage"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
@@ -44,6 +45,10 @@ type installRequest struct {
 	// their locked digests.
 	Pins    map[string]digest.Digest
 	PinTags map[string]string
+	// GitLocked fix git sources to the commits stax.lock holds, by
+	// reference, in an install that writes it, as Pins fix registry
+	// sources to their digests.
+	GitLocked map[string]gitpackage.Locked
 	// Review, when set, is shown the resolved packages and the skills
 	// that win before anything is fetched or written; proceed false stops
 	// the install there, with no outcome: the dry run's plan, update's

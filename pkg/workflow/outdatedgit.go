@@ -3,8 +3,11 @@ package workflow
 import (
 	"context"
 
+	"github.com/opencontainers/go-digest"
+
 	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/pkg/declaration"
+	"github.com/stax-dev/stax/pkg/gitpackage"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/semver"
@@ -158,4 +161,18 @@ func listGitTags(ctx context.Context, env *Env, refs []gitsource.Reference) (map
 		tags[r.Repository()] = listed[i]
 	}
 	return tags, nil
+}
+
+// lockedCommits are the commits old locks of the git sources pinned
+// keeps (lockedPins: those not named, whose declaration is unchanged), for
+// resolve.GitOptions.Locked: a git source stays at its locked commit
+// until it is updated, as a registry source stays at its digest.
+func lockedCommits(old *lock.Lock, pinned map[string]digest.Digest) map[string]gitpackage.Locked {
+	out := map[string]gitpackage.Locked{}
+	for ref, l := range old.GitLocked() {
+		if _, ok := pinned[ref]; ok {
+			out[ref] = l
+		}
+	}
+	return out
 }

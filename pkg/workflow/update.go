@@ -143,6 +143,7 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	adjust := func(req *installRequest) {
 		if old != nil {
 			req.Pins, req.PinTags = lockedPins(old, m.sources(), selected)
+			req.GitLocked = lockedCommits(old, req.Pins)
 		}
 		if to != nil && to.key != "" {
 			if req.Pins == nil {
