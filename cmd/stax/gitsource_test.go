@@ -351,3 +351,39 @@ func TestInstallKeepsGitSourceAtLockedCommit(t *testing.T) {
 		t.Errorf("update did not move the git source to %s:\n%s", moved, l)
 	}
 }
+
+// A token written in a git source's URL reaches no output of tags,
+// outdated, update or push, nor the mirrored package's annotations.
+func TestGitSourceCredentialsNeverShown(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	withSecret := "git+" + strings.Replace(repo.URL, "://", "://someone:s3cret-token@", 1) + "//skills/pdf"
+	proj := t.TempDir()
+	reg := registrytest.New(t)
+	runs := [][]string{
+		{"install", withSecret, "--dir", proj, "--runtime", "claude-code"},
+		{"tags", withSecret},
+		{"tags", withSecret, "--output", "json"},
+	}
+	for _, args := range runs {
+		if r := runStax(t, args...); r.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s", args[0], r.Code, r.Stderr)
+		}
+	}
+	releaseAnthropics11(repo)
+	runs = append(runs,
+		[]string{"outdated", "--dir", proj},
+		[]string{"outdated", "--dir", proj, "--output", "json"},
+		[]string{"update", "--dry-run", "--dir", proj, "--output", "json"},
+		[]string{"push", withSecret, reg.Host + "/mirror/pdf:1.1.0", "--output", "json"},
+		[]string{"inspect", reg.Host + "/mirror/pdf:1.1.0"},
+		[]string{"tags", strings.Replace(withSecret, "skills.git", "missing.git", 1)},
+	)
+	for _, args := range runs {
+		r := runStax(t, args...)
+		if strings.Contains(r.Stdout+r.Stderr, "s3cret-token") {
+			t.Errorf("stax %s shows the token:\n%s%s", strings.Join(args, " "), r.Stdout, r.Stderr)
+		}
+	}
+}
