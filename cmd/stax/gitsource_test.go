@@ -387,3 +387,34 @@ func TestGitSourceCredentialsNeverShown(t *testing.T) {
 		}
 	}
 }
+
+// A project installing from a registry and from git repositories is
+// compared with both at once, each package in the order stax.yaml names
+// it.
+func TestOutdatedRegistryAndGitSources(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	reg := registrytest.New(t)
+	pushExamples(t, reg.Host+"/acme/skills:1.0.0")
+	proj := t.TempDir()
+	args := []string{"--dir", proj, "--runtime", "claude-code"}
+	for _, src := range [][]string{{gitRef(repo, "skills/pdf", "")}, {reg.Host + "/acme/skills", "--version", "^1.0.0"}, {gitRef(repo, "skills/docx", "main")}} {
+		if r := runStax(t, append(append([]string{"add"}, src...), args...)...); r.Code != 0 {
+			t.Fatalf("add %s: exit %d\n%s", src, r.Code, r.Stderr)
+		}
+	}
+	releaseAnthropics11(repo)
+	tagWithCrane(t, reg.Host+"/acme/skills:1.0.0", "1.2.0")
+	r := runStax(t, "outdated", "--dir", proj, "--output", "json")
+	var out workflow.OutdatedResult
+	decodeJSON(t, r.Stdout, &out)
+	var got []string
+	for _, p := range out.Packages {
+		got = append(got, p.Ref+" "+p.Locked+" "+p.Wanted)
+	}
+	want := []string{gitRef(repo, "skills/pdf", "") + " 1.0.0 1.1.0", reg.Host + "/acme/skills 1.0.0 1.2.0"}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], gitRef(repo, "skills/docx", "")+" main@") {
+		t.Errorf("outdated = %q, want %q and docx on main", got, want)
+	}
+}

@@ -124,10 +124,15 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 	if err != nil {
 		return nil, err
 	}
-	if err := compareWithRegistries(ctx, env, entries); err != nil {
-		return nil, err
-	}
-	if err := compareWithGitRepositories(ctx, env, entries); err != nil {
+	// Registries and git repositories are asked at the same time: each
+	// job writes only its own entries.
+	err = inorder.Concurrently(ctx, 2, 2, func(ctx context.Context, i int) error {
+		if i == 0 {
+			return compareWithRegistries(ctx, env, entries)
+		}
+		return compareWithGitRepositories(ctx, env, entries)
+	})
+	if err != nil {
 		return nil, err
 	}
 	res := &OutdatedResult{Packages: []OutdatedPackage{}}
@@ -146,14 +151,17 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntry) error {
 	var repos [][]int // the entries of each repository, by first appearance
 	index := map[string]int{}
-	for i, e := range entries {
-		if e.git != nil {
-			continue // compareWithGitRepositories
+	for i := range entries {
+		// Only the fields no job writes are read: compareWithGitRepositories
+		// fills in the git entries meanwhile.
+		if entries[i].git != nil {
+			continue
 		}
-		r, ok := index[e.repo.Name()]
+		name := entries[i].repo.Name()
+		r, ok := index[name]
 		if !ok {
 			r = len(repos)
-			index[e.repo.Name()] = r
+			index[name] = r
 			repos = append(repos, nil)
 		}
 		repos[r] = append(repos[r], i)

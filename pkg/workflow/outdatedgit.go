@@ -42,11 +42,14 @@ func gitOutdatedEntry(dep *staxyaml.Dependency, d declaration.Declaration, l *lo
 func compareWithGitRepositories(ctx context.Context, env *Env, entries []outdatedEntry) error {
 	var repos [][]int // the entries of each repository, by first appearance
 	index := map[string]int{}
-	for i, e := range entries {
-		if e.git == nil {
+	for i := range entries {
+		// Only the fields no job writes are read: compareWithRegistries
+		// fills in the other entries meanwhile.
+		g := entries[i].git
+		if g == nil {
 			continue
 		}
-		key := e.git.ref.Repository()
+		key := g.ref.Repository()
 		r, ok := index[key]
 		if !ok {
 			r = len(repos)
