@@ -102,6 +102,12 @@ func TestPushAndCopyGitSourceToRegistry(t *testing.T) {
 	if r := runStax(t, "verify", mirror+":copied", "--key", pub); r.Code != 0 {
 		t.Errorf("verify the signed copy: exit %d\n%s", r.Code, r.Stderr)
 	}
+	// A git repository carries no signature: a copy required to verify
+	// one is refused, not made unverified.
+	r = runStax(t, "copy", gitRef(repo, "", "v1.0.0"), mirror+":unverified", "--verify", "require", "--key", pub)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "--verify require") {
+		t.Errorf("copy GITREF --verify require: exit %d, want 1 naming --verify require\n%s", r.Code, r.Stderr)
+	}
 
 	r = runStax(t, "inspect", mirror+":1.0.0")
 	for _, want := range []string{"org.opencontainers.image.revision: " + commit, "org.opencontainers.image.source: " + repo.URL, "Package:       skills 1.0.0"} {
