@@ -89,6 +89,12 @@ func TestPushAndCopyGitSourceToRegistry(t *testing.T) {
 		t.Errorf("push GITREF: no warning names claude-api's description:\n%s", r.Stderr)
 	}
 
+	// --strict refuses the skill that breaks a content rule, as install
+	// --strict does.
+	if r := runStax(t, "push", gitRef(repo, "", "v1.0.0"), mirror+":strict", "--strict"); r.Code != 1 || !strings.Contains(r.Stderr, "claude-api") {
+		t.Errorf("push GITREF --strict: exit %d, want 1 naming claude-api\n%s", r.Code, r.Stderr)
+	}
+
 	key, pub := generateKeyPair(t, filepath.Join(t.TempDir(), "keys", "mirror"))
 	r = runStax(t, "copy", gitRef(repo, "", "v1.0.0"), mirror+":copied", "--sign", "--sign-key", key, "--output", "json")
 	if r.Code != 0 {

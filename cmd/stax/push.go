@@ -87,7 +87,7 @@ exit 3 naming its digest (see docs/registries.md for the guarantee).`,
 		},
 	}
 	flags := cmd.Flags()
-	opts.Build.addStrict(cmd, "when building DIR: ")
+	opts.Build.addStrict(cmd, "when building DIR or GITREF: ")
 	opts.Build.addBuild(cmd, "uncompressed skills layer", "when building DIR: ")
 	flags.StringVar(&opts.Against, "against", "", "when building DIR: the published package whose stateful files must not have changed without a version bump (default: what REF already names)")
 	flags.BoolVar(&opts.PushDependencies, "push-dependencies", false, "when building DIR: first push each package directory it depends on to the ref: beside its path: in stax.yaml")

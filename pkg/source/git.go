@@ -14,8 +14,8 @@ import (
 
 // buildGit builds the package of the git reference ref (its REF resolved
 // with one git ls-remote, its tree taken from opts.Git) into a temporary
-// layout that Close removes, leniently: the content rules its skills
-// break are the source's Warnings. Its Name is the reference without
+// layout that Close removes, leniently unless opts.Build.Strict: the
+// content rules its skills break are the source's Warnings. Its Name is the reference without
 // credentials.
 func buildGit(ctx context.Context, ref gitsource.Reference, opts Options) (*Source, error) {
 	if opts.Git == nil {
@@ -23,7 +23,7 @@ func buildGit(ctx context.Context, ref gitsource.Reference, opts Options) (*Sour
 	}
 	var built *gitpackage.Built
 	t, err := opts.Opener.OpenBuilt(ctx, "build", func(pusher content.Pusher) (ocispec.Descriptor, error) {
-		b, err := gitpackage.Build(ctx, pusher, gitpackage.Declaration{Ref: ref}, gitpackage.Options{Cache: opts.Git, MaxSize: opts.MaxSize})
+		b, err := gitpackage.Build(ctx, pusher, gitpackage.Declaration{Ref: ref}, gitpackage.Options{Cache: opts.Git, MaxSize: opts.MaxSize, Strict: opts.Build.Strict})
 		if err != nil {
 			return ocispec.Descriptor{}, err
 		}
