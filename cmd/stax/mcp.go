@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/mcpserver"
 	"github.com/stax-dev/stax/pkg/render"
@@ -32,12 +30,16 @@ type mcpOptions struct {
 	BudgetBytes int64
 	InlineLimit int
 	Workspace   string
+	Packages    []string
+	File        string
+	Refresh     time.Duration
+	Verify      verifyFlags
 }
 
 func newMCPCmd(f *factory, runF func(context.Context, *mcpOptions) error) *cobra.Command {
 	opts := &mcpOptions{IO: f.IO, Global: f.Global, Env: f.Env, Getenv: f.Getenv}
 	cmd := &cobra.Command{
-		Use:   "mcp [--runtime NAME] [--dir PROJECT] [--http ADDR]",
+		Use:   "mcp [--runtime NAME] [--dir PROJECT] [--http ADDR] [--package REF]... [--file stax.yaml [--refresh INTERVAL]]",
 		Short: "Serve the installed skills to any agent over MCP",
 		Long: `Run a Model Context Protocol server, on stdin/stdout or with --http on the
 streamable HTTP transport, that gives an MCP client the skills the runtime
@@ -69,6 +71,17 @@ _meta["dev.stax/provenance"]. A skill whose files differ from its
 package's is said so there, or refused when the trust policy requires the
 package to verify.
 
+With --package REF (repeatable: a registry reference, an oci: layout or
+a package directory; later ones win a skill's directory, as in an install)
+or --file stax.yaml (its install.sources), the server serves those
+packages' skills instead, and installs nothing: the packages are resolved,
+checked against the trust policy as an install checks them, kept in the
+local store, and each one's skills extracted once, read-only, into
+$STAX_HOME/served/<digest>. Their provenance names the package and the
+signer that verified it. --refresh INTERVAL resolves them again at that
+interval: when a tag or a version range names another package, clients
+are sent resources/list_changed and see the new skills.
+
 --http ADDR without a host (":8080") listens on the loopback interface.
 Requests from a web page whose origin is not loopback are refused (403),
 so that no site the browser visits can reach the server. With a token, in
@@ -82,6 +95,8 @@ with a JSON-RPC error and the server reads on.`,
 		Example: `  stax mcp
   stax mcp --runtime codex --dir ~/src/app --budget 4000
   stax mcp --http :8080
+  stax mcp --package ghcr.io/acme/skills:1.4.0
+  stax mcp --file stax.yaml --refresh 10m
   STAX_MCP_TOKEN=$(openssl rand -hex 32) stax mcp --http 0.0.0.0:8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,12 +114,19 @@ with a JSON-RPC error and the server reads on.`,
 	flags.Int64Var(&opts.BudgetBytes, "budget-bytes", 0, "context budget of an invoked skill in bytes; 0 for none")
 	flags.IntVar(&opts.InlineLimit, "inline-limit", mcpserver.DefaultInlineLimit, "most skills the Skill tool's description lists; the rest are found with ListSkills")
 	flags.StringVar(&opts.Workspace, "workspace", "", "value of ${STAX_WORKSPACE} (default: the project directory)")
+	flags.StringArrayVar(&opts.Packages, "package", nil, "serve this package's skills instead of the installed ones, installing nothing (repeatable; later ones win)")
+	flags.StringVar(&opts.File, "file", "", "serve the install.sources of this stax.yaml instead of the installed skills, installing nothing")
+	flags.DurationVar(&opts.Refresh, "refresh", 0, "with --package or --file, resolve them again at this interval (e.g. 10m) and serve what they name then")
+	opts.Verify.addFlags(cmd)
 	return cmd
 }
 
 func runMCP(ctx context.Context, opts *mcpOptions) error {
 	if opts.Budget < 0 || opts.BudgetBytes < 0 || opts.InlineLimit < 1 {
 		return errdefs.Invalid(errors.New("--budget and --budget-bytes must not be negative, and --inline-limit must be at least 1"))
+	}
+	if err := opts.checkPackages(); err != nil {
+		return err
 	}
 	token, err := opts.token()
 	if err != nil {
@@ -123,63 +145,23 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		Budget:      render.Budget{Tokens: opts.Budget, Bytes: opts.BudgetBytes},
 		InlineLimit: opts.InlineLimit,
 		Workspace:   opts.Workspace,
-		Version:     buildVersion(),
-		HTTP:        opts.HTTP, Token: token, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
+		Packages:    opts.Packages, File: opts.File, Refresh: opts.Refresh, Verify: opts.Verify.verification(),
+		Version: buildVersion(),
+		HTTP:    opts.HTTP, Token: token, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
 	})
 	return httpFlagError(err)
 }
 
-// httpFlagError says what is wrong with --http in the words of the flags.
-func httpFlagError(err error) error {
-	var listen *mcpserver.ListenError
+// checkPackages reports --package, --file and --refresh that contradict
+// each other before anything is fetched.
+func (opts *mcpOptions) checkPackages() error {
 	switch {
-	case !errors.As(err, &listen):
-		return err
-	case errors.Is(listen.Err, mcpserver.ErrNoToken):
-		return errdefs.Invalid(fmt.Errorf("--http %s listens beyond this machine, where anyone who reaches %s could read the skills: "+
-			"set a token in $%s or --token-file, or listen on 127.0.0.1", listen.Addr, listen.Listening, mcpTokenEnv))
+	case len(opts.Packages) > 0 && opts.File != "":
+		return errdefs.Invalid(errors.New("--package and --file both say what to serve: pass one"))
+	case opts.Refresh < 0:
+		return errdefs.Invalid(errors.New("--refresh must not be negative"))
+	case opts.Refresh > 0 && len(opts.Packages) == 0 && opts.File == "":
+		return errdefs.Invalid(errors.New("--refresh resolves --package or --file again: pass one of them, or drop --refresh (installed skills are watched)"))
 	}
-	return errdefs.With(errdefs.Of(err), fmt.Errorf("--http: %w", listen.Err))
+	return nil
 }
-
-// token is the bearer token of --http: the content of --token-file, or
-// $STAX_MCP_TOKEN, without surrounding white space; "" for none, and for
-// stdio, which has no use for one.
-func (opts *mcpOptions) token() (string, error) {
-	env := opts.Getenv(mcpTokenEnv)
-	if opts.HTTP == "" && opts.TokenFile == "" {
-		return "", nil
-	}
-	if opts.TokenFile == "" {
-		if env == "" {
-			return "", nil
-		}
-		token := strings.TrimSpace(env)
-		if err := mcpserver.CheckToken(token); err != nil {
-			return "", errdefs.Invalid(fmt.Errorf("$%s: %w", mcpTokenEnv, err))
-		}
-		return token, nil
-	}
-	if opts.HTTP == "" {
-		return "", errdefs.Invalid(errors.New("--token-file is for --http: the stdio transport has no tokens"))
-	}
-	if env != "" {
-		return "", errdefs.Invalid(fmt.Errorf("both $%s and --token-file are set: unset one", mcpTokenEnv))
-	}
-	data, err := regularfile.ReadFile(opts.TokenFile, maxTokenFileBytes)
-	if errors.Is(err, regularfile.ErrTooLarge) {
-		return "", fmt.Errorf("--token-file: %w; the file holds the token alone", err)
-	}
-	if err != nil {
-		return "", errdefs.MarkLocal(fmt.Errorf("--token-file: %w", err))
-	}
-	token := strings.TrimSpace(string(data))
-	if err := mcpserver.CheckToken(token); err != nil {
-		return "", errdefs.Invalid(fmt.Errorf("--token-file %s: %w", opts.TokenFile, err))
-	}
-	return token, nil
-}
-
-// maxTokenFileBytes bounds what --token-file reads: a token and the white
-// space around it.
-const maxTokenFileBytes = 8 << 10

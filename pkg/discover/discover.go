@@ -30,6 +30,10 @@ type Options struct {
 	// Project is the project root; Home the user's home directory.
 	Project string
 	Home    string
+	// Folders, when set, are read in place of the runtime's folders, in
+	// priority order: the folders stax serves packages from (see
+	// mcpserver.Options.Folders).
+	Folders []agent.Location
 }
 
 // Skill is one skill directory found in a runtime's folders.
@@ -121,9 +125,12 @@ type Listing struct {
 
 // List reads every folder of the runtime.
 func List(opts Options) (*Listing, error) {
-	locs, err := opts.Runtime.Locations(opts.Project, opts.Home)
-	if err != nil {
-		return nil, err
+	locs := opts.Folders
+	if locs == nil {
+		var err error
+		if locs, err = opts.Runtime.Locations(opts.Project, opts.Home); err != nil {
+			return nil, err
+		}
 	}
 	l := &Listing{Runtime: opts.Runtime.Name, Folders: []Folder{}, Skills: []Skill{}, Warnings: []string{}}
 	winners := map[string]string{} // key → Dir of the skill the runtime loads

@@ -17,26 +17,43 @@ import (
 // and each skill must hash to its Digest. On an error, dir holds part of
 // the skills: the caller stages it (see scratch.Stage).
 func WriteFolder(ctx context.Context, dir string, skills []Skill, concurrency int) error {
+	_, err := WriteFolderFiles(ctx, dir, skills, concurrency)
+	return err
+}
+
+// WriteFolderFiles is WriteFolder, and says what it wrote of each skill,
+// by its Path: the files, as a record holds them, hashed as they were
+// written (stax mcp --package serves their digests without reading them
+// again).
+func WriteFolderFiles(ctx context.Context, dir string, skills []Skill, concurrency int) (map[string]*InstalledSkill, error) {
 	todo := make([]*staged, len(skills))
 	for i := range skills {
 		s := &skills[i]
 		if err := layers.CheckName(s.Path); err != nil {
-			return errdefs.Precondition(fmt.Errorf("skill from %s: %w", s.Package, err))
+			return nil, errdefs.Precondition(fmt.Errorf("skill from %s: %w", s.Package, err))
 		}
 		if s.Layer == nil {
-			return fmt.Errorf("skill %s of %s: WriteFolder reads skills from their layer", s.Path, s.Package)
+			return nil, fmt.Errorf("skill %s of %s: WriteFolder reads skills from their layer", s.Path, s.Package)
 		}
 		todo[i] = newStaged(s)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return errdefs.MarkLocal(err)
+		return nil, errdefs.MarkLocal(err)
 	}
 	defer root.Close()
-	// Once written, a skill is done: nothing is recorded of it.
+	// Once written, a skill is done: its files are kept, nothing else.
+	// done is called under the stager's settling lock.
+	out := make(map[string]*InstalledSkill, len(skills))
 	st := &stager{folder: root, staging: ".", buf: make([]byte, stageBufferSize), asPackaged: true, done: func(sk *staged) error {
+		s := sk.skill
+		out[s.Path] = &InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
+			Digest: s.Digest, Files: sk.files, Stat: sk.stat}
 		sk.writing = nil
 		return nil
 	}}
-	return st.stage(ctx, todo, concurrency)
+	if err := st.stage(ctx, todo, concurrency); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

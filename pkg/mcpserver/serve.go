@@ -81,7 +81,11 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	if opts.Token != "" {
 		auth = ", for clients with the token"
 	}
-	fmt.Fprintf(stderr, "serving the %s skills of %s over MCP at http://%s/%s\n", opts.Runtime.Name, opts.Project, ln.Addr(), auth)
+	what := fmt.Sprintf("the %s skills of %s", opts.Runtime.Name, opts.Project)
+	if opts.Folders != nil {
+		what = "the skills of the packages"
+	}
+	fmt.Fprintf(stderr, "serving %s over MCP at http://%s/%s\n", what, ln.Addr(), auth)
 	return errdefs.MarkLocal(srv.ServeHTTP(ctx, ln, HTTPOptions{Token: opts.Token}))
 }
 

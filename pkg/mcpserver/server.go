@@ -69,6 +69,15 @@ type Options struct {
 	// says: the skills extension takes their digests and provenance from
 	// it, with warnings for the records it could not read.
 	Installed func(*discover.Listing) (map[string]*Installed, []string)
+	// Folders, when set, are the folders skills are read from in place
+	// of the runtime's, in priority order, as it returns them at each
+	// Refresh: the packages stax mcp --package serves, extracted. They
+	// are not watched: Poll says when to read them again.
+	Folders func() []agent.Location
+	// Poll, with Folders, runs while clients are served and calls
+	// refresh whenever the folders may have changed; nil never reads
+	// them again.
+	Poll func(ctx context.Context, refresh func() error) error
 	// Logger receives the server's own messages (the skills that cannot
 	// load, watch errors); nil discards them.
 	Logger *slog.Logger
@@ -164,7 +173,11 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Refresh() error {
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
-	l, err := discover.List(discover.Options{Runtime: s.opts.Runtime, Project: s.opts.Project, Home: s.opts.Home})
+	dopts := discover.Options{Runtime: s.opts.Runtime, Project: s.opts.Project, Home: s.opts.Home}
+	if s.opts.Folders != nil {
+		dopts.Folders = s.opts.Folders()
+	}
+	l, err := discover.List(dopts)
 	if err != nil {
 		return err
 	}
@@ -247,6 +260,14 @@ func (s *Server) watchInBackground(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if s.opts.Folders != nil {
+			if s.opts.Poll != nil {
+				if err := s.opts.Poll(ctx, s.Refresh); err != nil {
+					s.opts.Logger.Warn("not reading the packages again, so changes are not seen until a restart: " + err.Error())
+				}
+			}
+			return
+		}
 		if err := s.Watch(ctx); err != nil {
 			s.opts.Logger.Warn("not watching the skill folders, so changes are not seen until a restart: " + err.Error())
 		}

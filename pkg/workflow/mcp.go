@@ -3,6 +3,9 @@ package workflow
 import (
 	"context"
 	"io"
+	"time"
+
+	"github.com/stax-dev/stax/layers"
 
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/mcpserver"
@@ -32,6 +35,24 @@ type ServeMCPOptions struct {
 	// Token is the bearer token every HTTP request must carry; empty
 	// asks for none, and then only the loopback interface is served.
 	Token string
+	// Packages, when set, are served in place of the runtime's folders,
+	// and nothing is installed: registry references, oci: layouts or
+	// package directories, later ones winning, resolved with what they
+	// depend on, admitted by the trust policy as Verify overrides it,
+	// stored in the local store, and each package's skills extracted
+	// once under $STAX_HOME, where the server reads them.
+	Packages []string
+	// File, when set, serves the install.sources of that stax.yaml as
+	// Packages are served.
+	File string
+	// Refresh, with Packages or File, resolves them again at this
+	// interval, and the server serves what they then name; 0 never does.
+	Refresh time.Duration
+	// After is time.After, which a test replaces to drive Refresh.
+	After  func(time.Duration) <-chan time.Time
+	Verify Verification
+	// Limits bound each package served; the zero value is the defaults.
+	Limits layers.Limits
 	// Stdin and Stdout are the stdio transport's; unused with HTTP.
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -46,18 +67,37 @@ type ServeMCPOptions struct {
 // through env. A failure to listen is a *mcpserver.ListenError.
 func ServeMCP(ctx context.Context, env *Env, opts ServeMCPOptions) error {
 	d := opts.Discover
-	return mcpserver.Serve(ctx, mcpserver.ServeOptions{
-		Options: mcpserver.Options{
-			Runtime: d.Runtime, Project: d.Project, Home: d.Home,
-			Budget:      opts.Budget,
-			InlineLimit: opts.InlineLimit,
-			Workspace:   opts.Workspace,
-			Admit:       func(ctx context.Context, skillDir string) error { return Admit(ctx, env, skillDir) },
-			Installed: func(l *discover.Listing) (map[string]*mcpserver.Installed, []string) {
-				return installedOf(l, d, env.getenv)
-			},
-			Version: opts.Version,
+	sopts := mcpserver.Options{
+		Runtime: d.Runtime, Project: d.Project, Home: d.Home,
+		Budget:      opts.Budget,
+		InlineLimit: opts.InlineLimit,
+		Workspace:   opts.Workspace,
+		Admit:       func(ctx context.Context, skillDir string) error { return Admit(ctx, env, skillDir) },
+		Installed: func(l *discover.Listing) (map[string]*mcpserver.Installed, []string) {
+			return installedOf(l, d, env.getenv)
 		},
-		HTTP: opts.HTTP, Token: opts.Token, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
+		Version: opts.Version,
+	}
+	if len(opts.Packages) > 0 || opts.File != "" {
+		if err := env.checkVerification(opts.Verify); err != nil {
+			return err
+		}
+		p := &servedPackages{env: env, opts: opts}
+		set, err := p.load(ctx)
+		if err != nil {
+			return err
+		}
+		p.set = set
+		sopts.Folders, sopts.Installed = p.folders, p.installedOf
+		// What a package holds was checked as it was admitted: a skill
+		// of its own is not admitted again, from a project's lock.
+		sopts.Admit = nil
+		if opts.Refresh > 0 {
+			sopts.Poll = p.poll
+		}
+	}
+	return mcpserver.Serve(ctx, mcpserver.ServeOptions{
+		Options: sopts,
+		HTTP:    opts.HTTP, Token: opts.Token, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
 	})
 }

@@ -94,16 +94,24 @@ func (e *Env) checkVerification(v Verification) error {
 // the trust policy to every package before anything else reads them: the
 // one way pull, copy and install admit packages.
 func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, error) {
+	g, _, err := e.resolveSigned(ctx, refs, dir, opts, v)
+	return g, err
+}
+
+// resolveSigned is resolveTrusted, and says which signer's trusted
+// signature verified each package, by digest.
+func (e *Env) resolveSigned(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, map[digest.Digest]string, error) {
 	opts.Concurrency = e.Concurrency
 	g, err := resolve.Resolve(ctx, refs, dir, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := e.enforce(ctx, trustPackages(g), v, nil, nil, opts.Limits); err != nil {
+	outcomes, err := e.enforce(ctx, trustPackages(g), v, nil, nil, opts.Limits)
+	if err != nil {
 		g.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return g, nil
+	return g, trust.Signers(outcomes), nil
 }
 
 // enforceTarget applies the trust policy, as v overrides it, to the

@@ -1,0 +1,231 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/cache"
+	"github.com/stax-dev/stax/pkg/declaration"
+	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/lock"
+	"github.com/stax-dev/stax/pkg/mcpserver"
+	"github.com/stax-dev/stax/pkg/merge"
+	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/scratch"
+	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
+)
+
+// servedDirName is the directory of $STAX_HOME that holds the packages
+// stax mcp serves, each extracted once into a directory named by its
+// digest, which nothing writes after: a package's digest names its bytes.
+const servedDirName = "served"
+
+// servedRecordName is the file, in a package's directory, that says what
+// was extracted: each skill's files, hashed as they were written, so that
+// the server serves their digests without reading them again.
+const servedRecordName = ".stax-served.json"
+
+// servedStagingPrefix starts the name of the directory a package is
+// extracted in, beside its own; the next extraction beside it removes one
+// a killed server left.
+const servedStagingPrefix = ".stax-served-"
+
+// servedSet is what stax mcp serves of its packages: their directories,
+// highest priority first, and what each skill's package is.
+type servedSet struct {
+	folders   []agent.Location
+	installed map[string]*mcpserver.Installed // by skill directory
+}
+
+// same reports whether s and o serve the same packages in the same order.
+func (s *servedSet) same(o *servedSet) bool {
+	return slices.Equal(s.folders, o.folders)
+}
+
+// servedPackages is what ServeMCP serves in place of the runtime's
+// folders: the packages of opts, resolved again on each Refresh.
+type servedPackages struct {
+	env  *Env
+	opts ServeMCPOptions
+	mu   sync.Mutex
+	set  *servedSet
+}
+
+// declarations are what opts serves: the references of Packages, or the
+// install.sources of File, relative to its directory.
+func (p *servedPackages) declarations() ([]declaration.Declaration, string, error) {
+	if p.opts.File == "" {
+		decls, err := p.env.declarations(p.opts.Packages, ".", true)
+		return decls, ".", err
+	}
+	data, err := regularfile.ReadFile(p.opts.File, staxyaml.MaxFileSize)
+	if err != nil {
+		return nil, "", errdefs.MarkLocal(fmt.Errorf("read %s: %w", p.opts.File, err))
+	}
+	def, err := staxyaml.Parse(p.opts.File, data)
+	if err != nil {
+		return nil, "", err
+	}
+	if def.Install == nil || len(def.Install.Sources) == 0 {
+		return nil, "", errdefs.Invalid(fmt.Errorf("%s declares no install.sources to serve: add one with stax install PACKAGE", p.opts.File))
+	}
+	decls, err := staxyaml.Declarations(def.Install.Sources, p.opts.File, false)
+	if err != nil {
+		return nil, "", errdefs.Invalid(err)
+	}
+	return decls, filepath.Dir(p.opts.File), nil
+}
+
+// load resolves the packages, admits them by the trust policy, as pull
+// does, stores them, and extracts each one not extracted yet.
+func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
+	decls, dir, err := p.declarations()
+	if err != nil {
+		return nil, err
+	}
+	home, err := store.HomeFrom(p.env.getenv)
+	if err != nil {
+		return nil, err
+	}
+	pkgs := cache.New(p.env.Opener, p.env.Progress)
+	defer pkgs.Close()
+	graph, signers, err := p.env.resolveSigned(ctx, decls, dir, resolve.Options{Source: pkgs, Limits: p.opts.Limits}, p.opts.Verify)
+	if err != nil {
+		return nil, err
+	}
+	defer graph.Close()
+	policy, perr := trust.LoadHomeFrom(p.env.getenv)
+	set := &servedSet{installed: map[string]*mcpserver.Installed{}}
+	// A later package wins a skill's directory (see merge.Merge), and an
+	// earlier folder shadows a later one (see discover.List).
+	for _, n := range slices.Backward(graph.Order) {
+		dir := filepath.Join(home, servedDirName, n.Digest.Algorithm().String(), n.Digest.Encoded())
+		skills, err := p.extract(ctx, dir, n, pkgs)
+		if err != nil {
+			return nil, err
+		}
+		set.folders = append(set.folders, agent.Location{Scope: agent.ScopeProject, Dir: dir})
+		key := lock.Key(n)
+		for path, in := range skills {
+			set.installed[filepath.Join(dir, path)] = &mcpserver.Installed{
+				Package: key, Version: n.Package.Config.Version, Digest: n.Digest.String(), Signer: signers[n.Digest],
+				Require: perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire,
+				Files:   recordedFiles(*in),
+			}
+		}
+	}
+	if _, err := pkgs.Store(ctx, graph, p.env.transferOptions(p.opts.Limits.MaxSize)); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// extract makes dir hold the skills of n, as pull -o writes them, with
+// the record of their files, unless it does already; a server that
+// extracted it meanwhile is as good.
+func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Node, pkgs *cache.Packages) (map[string]*install.InstalledSkill, error) {
+	skills, err := readServed(dir)
+	if err == nil {
+		return skills, nil
+	}
+	fill := func(out string) error {
+		written, err := install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency)
+		if err != nil {
+			return err
+		}
+		data, err := json.Marshal(written)
+		if err != nil {
+			return err
+		}
+		return errdefs.MarkLocal(os.WriteFile(filepath.Join(out, servedRecordName), data, 0o444))
+	}
+	if _, serr := os.Lstat(dir); errors.Is(serr, fs.ErrNotExist) {
+		err = scratch.Stage(dir, servedStagingPrefix, fill)
+	} else {
+		err = scratch.Replace(dir, servedStagingPrefix, fill) // a record that does not read: extracted again
+	}
+	if err != nil {
+		if skills, rerr := readServed(dir); rerr == nil {
+			return skills, nil
+		}
+		return nil, err
+	}
+	return readServed(dir)
+}
+
+// readServed reads the record of the package extracted in dir.
+func readServed(dir string) (map[string]*install.InstalledSkill, error) {
+	f, err := os.Open(filepath.Join(dir, servedRecordName))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out map[string]*install.InstalledSkill
+	if err := json.NewDecoder(f).Decode(&out); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	for path, in := range out {
+		if in == nil || !filepath.IsLocal(path) {
+			return nil, fmt.Errorf("%s: skill %q is not a directory of its own", f.Name(), path)
+		}
+	}
+	return out, nil
+}
+
+func (p *servedPackages) current() *servedSet {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.set
+}
+
+func (p *servedPackages) folders() []agent.Location { return p.current().folders }
+
+func (p *servedPackages) installedOf(l *discover.Listing) (map[string]*mcpserver.Installed, []string) {
+	return p.current().installed, nil
+}
+
+// poll resolves the packages again every opts.Refresh until ctx ends,
+// and has the server read them again when the packages change: a tag or
+// a version range now names another.
+func (p *servedPackages) poll(ctx context.Context, refresh func() error) error {
+	after := p.opts.After
+	if after == nil {
+		after = time.After
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-after(p.opts.Refresh):
+		}
+		set, err := p.load(ctx)
+		if err != nil {
+			p.env.warnf("resolving the packages again, the server serves them as they were: %v", err)
+			continue
+		}
+		if set.same(p.current()) {
+			continue
+		}
+		p.mu.Lock()
+		p.set = set
+		p.mu.Unlock()
+		if err := refresh(); err != nil {
+			p.env.warnf("reading the packages again: %v", err)
+		}
+	}
+}
