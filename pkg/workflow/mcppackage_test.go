@@ -1,0 +1,252 @@
+package workflow_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/packagetest"
+	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/mcpserver"
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+// servePackages runs ServeMCP with opts, for the project proj, on pipes,
+// and returns a client of the skills extension; opts.Discover and the
+// pipes are set here. A client handler may be set in copts. A ServeMCP
+// that fails at start fails the test.
+func servePackages(t *testing.T, env *workflow.Env, proj string, opts workflow.ServeMCPOptions, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	rt, err := agent.Find("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	opts.Discover = discover.Options{Runtime: rt, Project: proj, Home: t.TempDir()}
+	opts.Stdin, opts.Stdout = inR, outW
+	go func() {
+		done <- workflow.ServeMCP(ctx, env, opts)
+		outW.Close()
+	}()
+	c := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, copts)
+	if err := mcp.AddSendingCustomMethod[*mcpserver.SkillsListParams, *mcpserver.SkillsListResult](c, mcpserver.MethodSkillsList); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddSendingCustomMethod[*mcpserver.SkillsGetParams, *mcpserver.SkillsGetResult](c, mcpserver.MethodSkillsGet); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		cancel()
+		t.Fatalf("connect: %v (ServeMCP: %v)", err, <-done)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-done
+	})
+	return cs
+}
+
+// listSkills is every entry of skills/list, by its SKILL.md URI.
+func listSkills(t *testing.T, cs *mcp.ClientSession) map[string]mcpserver.SkillEntry {
+	t.Helper()
+	res, err := mcp.CallCustomMethod[*mcpserver.SkillsListParams, *mcpserver.SkillsListResult](context.Background(), cs, mcpserver.MethodSkillsList, &mcpserver.SkillsListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]mcpserver.SkillEntry{}
+	for _, e := range res.Skills {
+		out[e.URI] = e
+	}
+	return out
+}
+
+// readChecked reads every resource of e, as a host does, and fails the
+// test unless each is the size and SHA-256 the entry says; it returns
+// SKILL.md.
+func readChecked(t *testing.T, cs *mcp.ClientSession, e mcpserver.SkillEntry) string {
+	t.Helper()
+	var skillMD string
+	for _, r := range e.Resources {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: r.URI})
+		if err != nil || len(res.Contents) != 1 {
+			t.Fatalf("read %s: %v %v", r.URI, res, err)
+		}
+		data := []byte(res.Contents[0].Text)
+		if res.Contents[0].Blob != nil {
+			data = res.Contents[0].Blob
+		}
+		sum := sha256.Sum256(data)
+		if got := "sha256:" + hex.EncodeToString(sum[:]); got != r.Digest || int64(len(data)) != r.Size {
+			t.Errorf("%s: read %d bytes %s, manifest says %d bytes %s", r.URI, len(data), got, r.Size, r.Digest)
+		}
+		if strings.HasSuffix(r.URI, "/SKILL.md") {
+			skillMD = string(data)
+		}
+	}
+	return skillMD
+}
+
+func provenance(e mcpserver.SkillEntry) map[string]any {
+	p, _ := e.Meta[mcpserver.ProvenanceMetaKey].(map[string]any)
+	return p
+}
+
+// stax mcp --package serves a registry package's skills, each file as its
+// manifest says, with the package as provenance, and installs nothing
+// into the project: the package is in the local store, and its skills in
+// the server's own directory under $STAX_HOME.
+func TestServeMCPPackageFromARegistry(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	dg := p.Publish("acme/skills:1.4.0", "Served from the registry.")
+	staxHome, proj := t.TempDir(), t.TempDir()
+	env := homeEnv(t, staxHome)
+	env.Opener.Registry = p.Opener.Registry
+	ref := p.Reg.Host + "/acme/skills:1.4.0"
+	cs := servePackages(t, env, proj, workflow.ServeMCPOptions{Packages: []string{ref}}, nil)
+
+	got := listSkills(t, cs)
+	e, ok := got["skill://s-acme-skills-1-4-0/SKILL.md"]
+	if !ok || len(got) != 1 {
+		t.Fatalf("skills/list = %v, want the package's one skill", keys(got))
+	}
+	if body := readChecked(t, cs, e); !strings.Contains(body, "Served from the registry.") {
+		t.Errorf("SKILL.md = %q", body)
+	}
+	prov := provenance(e)
+	if prov["package"] != ref || prov["digest"] != dg.String() || prov["version"] != "1.0.0" || prov["signer"] != nil || prov["drift"] != nil {
+		t.Errorf("provenance = %v, want %s %s 1.0.0, no signer, no drift", prov, ref, dg)
+	}
+	get, err := mcp.CallCustomMethod[*mcpserver.SkillsGetParams, *mcpserver.SkillsGetResult](context.Background(), cs, mcpserver.MethodSkillsGet, &mcpserver.SkillsGetParams{URI: e.URI})
+	if err != nil || len(get.Skill.Resources) != len(e.Resources) {
+		t.Errorf("skills/get = %+v, %v", get, err)
+	}
+
+	if entries, err := os.ReadDir(proj); err != nil || len(entries) != 0 {
+		t.Errorf("the project holds %v (%v), want nothing", entries, err)
+	}
+	served := filepath.Join(staxHome, "served", "sha256", dg.Encoded(), "s-acme-skills-1-4-0", "SKILL.md")
+	if _, err := os.Stat(served); err != nil {
+		t.Errorf("the skill is not extracted under $STAX_HOME: %v", err)
+	}
+	if _, err := env.Opener.Open(context.Background(), p.Ref("acme/skills:1.4.0"), 0); err != nil {
+		t.Errorf("the package is not in the local store: %v", err)
+	}
+}
+
+// Of two packages with a skill of the same directory, the later one
+// wins, as in an install.
+func TestServeMCPPackagesLaterWins(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	one, two := writePackage(t, root, "one", "review"), writePackage(t, root, "two", "review")
+	for _, c := range []struct {
+		refs []string
+		want string
+	}{{[]string{one, two}, "From two."}, {[]string{two, one}, "From one."}} {
+		env := homeEnv(t, t.TempDir())
+		cs := servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: c.refs}, nil)
+		got := listSkills(t, cs)
+		e, ok := got["skill://review/SKILL.md"]
+		if !ok || len(got) != 1 {
+			t.Fatalf("skills/list = %v, want review alone", keys(got))
+		}
+		if body := readChecked(t, cs, e); !strings.Contains(body, c.want) {
+			t.Errorf("%v: review says %q, want %q", c.refs, body, c.want)
+		}
+	}
+}
+
+// A package a trusted key signed is served with the signer as its
+// provenance; under a policy that requires signatures, an unsigned one is
+// refused before anything of it is extracted.
+func TestServeMCPPackageSignedOrRefused(t *testing.T) {
+	t.Parallel()
+	signer, pub := newKey(t)
+	signed := packLayout(t, statefulPackage(t, t.TempDir(), "Signed."), signer)
+	staxHome := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(staxHome, "trust.yaml"), "mode: require\nkeys: ["+pub+"]\n")
+	env := homeEnv(t, staxHome)
+	cs := servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: []string{signed}}, nil)
+	e, ok := listSkills(t, cs)["skill://notes/SKILL.md"]
+	if !ok {
+		t.Fatal("the signed package's skill is not listed")
+	}
+	readChecked(t, cs, e)
+	if prov := provenance(e); prov["signer"] == nil || prov["signer"] == "" {
+		t.Errorf("provenance = %v, want the signer", prov)
+	}
+
+	unsigned := packLayout(t, writePackage(t, t.TempDir(), "plain", "review"), nil)
+	staxHome = t.TempDir()
+	filetest.WriteFile(t, filepath.Join(staxHome, "trust.yaml"), "mode: require\nkeys: ["+pub+"]\n")
+	rt, _ := agent.Find("claude-code")
+	err := workflow.ServeMCP(context.Background(), homeEnv(t, staxHome), workflow.ServeMCPOptions{
+		Discover: discover.Options{Runtime: rt, Project: t.TempDir(), Home: t.TempDir()}, Packages: []string{unsigned},
+		Stdin: strings.NewReader(""), Stdout: io.Discard,
+	})
+	if err == nil || errdefs.Of(err) != errdefs.DataLoss {
+		t.Fatalf("an unsigned package under require: %v (%v), want it refused as unverified", err, errdefs.Of(err))
+	}
+	if _, err := os.Stat(filepath.Join(staxHome, "served")); !os.IsNotExist(err) {
+		t.Errorf("something of the refused package was extracted: %v", err)
+	}
+}
+
+// stax mcp --file --refresh resolves the sources of a stax.yaml again at
+// each tick of its clock: a version published within range since is
+// served, and clients are told that the resources changed.
+func TestServeMCPFileRefreshServesANewVersionInRange(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("acme/skills:1.0.0", "One.")
+	env := homeEnv(t, t.TempDir())
+	env.Opener.Registry = p.Opener.Registry
+	file := filepath.Join(t.TempDir(), "stax.yaml")
+	filetest.WriteFile(t, file, "install:\n  sources:\n    - {ref: "+p.Reg.Host+"/acme/skills, version: ^1.0.0}\n")
+	ticks := make(chan time.Time)
+	changed := make(chan struct{}, 16)
+	cs := servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{
+		File: file, Refresh: time.Hour, After: func(time.Duration) <-chan time.Time { return ticks },
+	}, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} }})
+	if got := listSkills(t, cs); len(got) != 1 || got["skill://s-acme-skills-1-0-0/SKILL.md"].URI == "" {
+		t.Fatalf("skills/list = %v, want 1.0.0's skill", keys(got))
+	}
+
+	p.Publish("acme/skills:1.1.0", "One dot one.")
+	deadline := time.After(30 * time.Second)
+	select {
+	case ticks <- time.Now():
+	case <-deadline:
+		t.Fatal("the server never waited for its clock")
+	}
+	select {
+	case <-changed:
+	case <-deadline:
+		t.Fatal("no resources/list_changed after a new version in range")
+	}
+	got := listSkills(t, cs)
+	e, ok := got["skill://s-acme-skills-1-1-0/SKILL.md"]
+	if !ok || len(got) != 1 {
+		t.Fatalf("skills/list after the refresh = %v, want 1.1.0's skill alone", keys(got))
+	}
+	if body := readChecked(t, cs, e); !strings.Contains(body, "One dot one.") {
+		t.Errorf("SKILL.md = %q", body)
+	}
+}
