@@ -91,7 +91,7 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 		}
 		pkgs := cache.New(env.Opener, nil)
 		defer pkgs.Close()
-		graph, err = env.resolveTrusted(ctx, []declaration.Declaration{declaration.Of(srcRef, decl, declaration.Where{})}, ".", resolve.Options{Source: pkgs, Limits: opts.Limits}, opts.Verify)
+		graph, _, err = env.resolveTrusted(ctx, []declaration.Declaration{declaration.Of(srcRef, decl, declaration.Where{})}, ".", resolve.Options{Source: pkgs, Limits: opts.Limits}, opts.Verify)
 		if err != nil {
 			return nil, err
 		}

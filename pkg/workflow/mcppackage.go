@@ -104,7 +104,7 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	}
 	pkgs := cache.New(p.env.Opener, p.env.Progress)
 	defer pkgs.Close()
-	graph, signers, err := p.env.resolveSigned(ctx, decls, dir, resolve.Options{Source: pkgs, Limits: p.opts.Limits}, p.opts.Verify)
+	graph, signers, err := p.env.resolveTrusted(ctx, decls, dir, resolve.Options{Source: pkgs, Limits: p.opts.Limits}, p.opts.Verify)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 	// from, which hold the local store until the pull ends.
 	pkgs := cache.New(env.Opener, env.Progress)
 	defer pkgs.Close()
-	graph, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{Source: pkgs, Limits: opts.Limits, Git: &resolve.GitOptions{Cache: git}}, opts.Verify)
+	graph, _, err := env.resolveTrusted(ctx, refs, ".", resolve.Options{Source: pkgs, Limits: opts.Limits, Git: &resolve.GitOptions{Cache: git}}, opts.Verify)
 	if err != nil {
 		return nil, err
 	}

@@ -92,15 +92,9 @@ func (e *Env) checkVerification(v Verification) error {
 
 // resolveTrusted resolves refs with everything they depend on and applies
 // the trust policy to every package before anything else reads them: the
-// one way pull, copy and install admit packages.
-func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, error) {
-	g, _, err := e.resolveSigned(ctx, refs, dir, opts, v)
-	return g, err
-}
-
-// resolveSigned is resolveTrusted, and says which signer's trusted
-// signature verified each package, by digest.
-func (e *Env) resolveSigned(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, map[digest.Digest]string, error) {
+// one way pull, copy, mcp --package and install admit packages. It says
+// which signer's trusted signature verified each package, by digest.
+func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, map[digest.Digest]string, error) {
 	opts.Concurrency = e.Concurrency
 	g, err := resolve.Resolve(ctx, refs, dir, opts)
 	if err != nil {
