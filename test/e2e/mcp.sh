@@ -174,4 +174,19 @@ for transport in stdio http; do
     '[.refused[]] | length == 5 and all(. == -32602)'
 done
 
+# --package: the same host, served straight from a package, nothing
+# installed into the project the server runs in.
+mkdir -p "$work/empty"
+cat >"$work/stax-mcp-package" <<EOF
+#!/bin/sh
+HOME='$home' STAX_HOME='$work/stax-home' exec '$STAX' mcp --dir '$work/empty' --package '$work/tools'
+EOF
+chmod +x "$work/stax-mcp-package"
+skills_client stdio "$work/stax-mcp-package"
+check "--package: the package's skills alone, every file read, its digest and size verified" \
+  '[.skills[].name] == ["lint"] and .files == 1 and .verified == 1'
+check "--package: the entry names the package, version and digest" \
+  '.skills[0].meta["dev.stax/provenance"] | .version == "1.2.0" and (.digest | startswith("sha256:"))'
+[[ -z $(ls -A "$work/empty") ]] || fail "stax mcp --package wrote into the project: $(ls -A "$work/empty")"
+
 echo "e2e: $passed passed, 0 failed"
