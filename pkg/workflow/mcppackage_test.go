@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/packagetest"
+	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -248,5 +250,66 @@ func TestServeMCPFileRefreshServesANewVersionInRange(t *testing.T) {
 	}
 	if body := readChecked(t, cs, e); !strings.Contains(body, "One dot one.") {
 		t.Errorf("SKILL.md = %q", body)
+	}
+}
+
+// A file of a served package changed in its directory under $STAX_HOME
+// since it was extracted is told in the provenance, and the skill refused
+// under a policy that requires the package to verify, as an installed
+// skill whose files drifted is.
+func TestServeMCPPackageChangedInItsDirectory(t *testing.T) {
+	t.Parallel()
+	signer, pub := newKey(t)
+	ref := packLayout(t, statefulPackage(t, t.TempDir(), "Signed."), signer)
+	staxHome := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(staxHome, "trust.yaml"), "keys: ["+pub+"]\n")
+	env := homeEnv(t, staxHome)
+	e := listSkills(t, servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: []string{ref}}, nil))["skill://notes/SKILL.md"]
+	if prov := provenance(e); prov == nil || prov["drift"] != nil {
+		t.Fatalf("provenance = %v, want one without drift", prov)
+	}
+	pkgDigest, _ := provenance(e)["digest"].(string)
+	memory := filepath.Join(staxHome, "served", strings.Replace(pkgDigest, ":", string(filepath.Separator), 1), "notes", "MEMORY.md")
+	if err := os.WriteFile(memory, []byte("forged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	e = listSkills(t, servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: []string{ref}}, nil))["skill://notes/SKILL.md"]
+	if d, _ := provenance(e)["drift"].(map[string]any); d == nil || len(d["changed"].([]any)) != 1 {
+		t.Errorf("provenance after MEMORY.md changed = %v, want it changed", provenance(e))
+	}
+	filetest.WriteFile(t, filepath.Join(staxHome, "trust.yaml"), "mode: require\nkeys: ["+pub+"]\n")
+	if got := listSkills(t, servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: []string{ref}}, nil)); len(got) != 0 {
+		t.Errorf("under require, skills/list = %v, want the changed skill refused", keys(got))
+	}
+}
+
+// A package whose layer cannot be fetched fails the server at start, and
+// leaves nothing of its extraction behind.
+func TestServeMCPPackageFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
+	p := packagetest.New(t)
+	p.Publish("acme/skills:1", "Never served.")
+	g, err := p.Resolve(nil, "acme/skills:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := g.Order[0].Package.Skills.Digest
+	g.Close()
+	p.Reg.AddFaults(registrytest.Fail(http.MethodGet, "/acme/skills/blobs/"+layer.String(), http.StatusForbidden).Times(-1))
+	staxHome := t.TempDir()
+	env := homeEnv(t, staxHome)
+	env.Opener.Registry = p.Opener.Registry
+	rt, _ := agent.Find("claude-code")
+	err = workflow.ServeMCP(context.Background(), env, workflow.ServeMCPOptions{
+		Discover: discover.Options{Runtime: rt, Project: t.TempDir(), Home: t.TempDir()}, Packages: []string{p.Reg.Host + "/acme/skills:1"},
+		Stdin: strings.NewReader(""), Stdout: io.Discard,
+	})
+	if errdefs.Of(err) != errdefs.Unavailable {
+		t.Fatalf("ServeMCP with a layer the registry refuses: %v (%v), want unavailable", err, errdefs.Of(err))
+	}
+	entries, err := os.ReadDir(filepath.Join(staxHome, "served", "sha256"))
+	if err != nil && !os.IsNotExist(err) || len(entries) != 0 {
+		t.Errorf("$STAX_HOME/served/sha256 holds %v (%v), want nothing", entries, err)
 	}
 }
