@@ -313,3 +313,29 @@ func TestServeMCPPackageFailureLeavesNothing(t *testing.T) {
 		t.Errorf("$STAX_HOME/served/sha256 holds %v (%v), want nothing", entries, err)
 	}
 }
+
+// A package is extracted once: the next server of it reads the directory
+// the first one wrote, and serves the digests recorded there.
+func TestServeMCPPackageExtractedOnce(t *testing.T) {
+	t.Parallel()
+	ref := writePackage(t, t.TempDir(), "once", "review")
+	staxHome := t.TempDir()
+	env := homeEnv(t, staxHome)
+	first := listSkills(t, servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: []string{ref}}, nil))["skill://review/SKILL.md"]
+	pkgDigest, _ := provenance(first)["digest"].(string)
+	file := filepath.Join(staxHome, "served", strings.Replace(pkgDigest, ":", string(filepath.Separator), 1), "review", "SKILL.md")
+	before, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: []string{ref}}, nil)
+	second := listSkills(t, cs)["skill://review/SKILL.md"]
+	readChecked(t, cs, second)
+	after, err := os.Stat(file)
+	if err != nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the second server extracted the package again (%v)", err)
+	}
+	if len(second.Resources) != 1 || second.Resources[0] != first.Resources[0] {
+		t.Errorf("second manifest %v, want %v", second.Resources, first.Resources)
+	}
+}
