@@ -214,6 +214,9 @@ func (p *servedPackages) poll(ctx context.Context, refresh func() error) error {
 		case <-after(p.opts.Refresh):
 		}
 		set, err := p.load(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
 		if err != nil {
 			p.env.warnf("resolving the packages again, the server serves them as they were: %v", err)
 			continue
