@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -337,5 +338,50 @@ func TestServeMCPPackageExtractedOnce(t *testing.T) {
 	}
 	if len(second.Resources) != 1 || second.Resources[0] != first.Resources[0] {
 		t.Errorf("second manifest %v, want %v", second.Resources, first.Resources)
+	}
+}
+
+// When --refresh finds the set of skills changed, a page cursor of the
+// listing before is refused: it would page through another listing.
+func TestServeMCPRefreshRefusesTheOldListingsCursor(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	names := make([]string, 101) // more than a page
+	for i := range names {
+		names[i] = fmt.Sprintf("s%03d", i)
+	}
+	writePackage(t, root, "many", names...)
+	file := filepath.Join(root, "stax.yaml")
+	filetest.WriteFile(t, file, "install:\n  sources:\n    - ./many\n")
+	ticks := make(chan time.Time)
+	changed := make(chan struct{}, 16)
+	cs := servePackages(t, homeEnv(t, t.TempDir()), t.TempDir(), workflow.ServeMCPOptions{
+		File: file, Refresh: time.Hour, After: func(time.Duration) <-chan time.Time { return ticks },
+	}, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} }})
+	ctx := context.Background()
+	first, err := mcp.CallCustomMethod[*mcpserver.SkillsListParams, *mcpserver.SkillsListResult](ctx, cs, mcpserver.MethodSkillsList, &mcpserver.SkillsListParams{})
+	if err != nil || first.NextCursor == "" {
+		t.Fatalf("first page: %v, next cursor %q", err, first.NextCursor)
+	}
+
+	writePackage(t, root, "many", append(names, "s101")...)
+	deadline := time.After(30 * time.Second)
+	select {
+	case ticks <- time.Now():
+	case <-deadline:
+		t.Fatal("the server never waited for its clock")
+	}
+	select {
+	case <-changed:
+	case <-deadline:
+		t.Fatal("no resources/list_changed after a skill was added to the package")
+	}
+	_, err = mcp.CallCustomMethod[*mcpserver.SkillsListParams, *mcpserver.SkillsListResult](ctx, cs, mcpserver.MethodSkillsList, &mcpserver.SkillsListParams{Cursor: first.NextCursor})
+	if err == nil || !strings.Contains(err.Error(), "the skills changed since this cursor was given") {
+		t.Errorf("the old listing's cursor after the refresh: %v, want it refused", err)
+	}
+	if got := listSkills(t, cs); len(got) != 100 {
+		// listSkills reads the first page: the new listing pages too.
+		t.Errorf("first page after the refresh: %d entries", len(got))
 	}
 }
