@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stax-dev/stax/internal/regularfile"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
@@ -43,7 +44,7 @@ const servedRecordName = ".stax-served.json"
 // servedStagingPrefix starts the name of the directory a package is
 // extracted in, beside its own; the next extraction beside it removes one
 // a killed server left.
-const servedStagingPrefix = ".stax-served-"
+const servedStagingPrefix = layers.StagingPrefix + "served-"
 
 // servedSet is what stax mcp serves of its packages: their directories,
 // highest priority first, and what each skill's package is.
