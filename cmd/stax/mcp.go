@@ -71,8 +71,9 @@ _meta["dev.stax/provenance"]. A skill whose files differ from its
 package's is said so there, or refused when the trust policy requires the
 package to verify.
 
-With --package REF (repeatable: a registry reference, an oci: layout or
-a package directory; later ones win a skill's directory, as in an install)
+With --package REF (repeatable: a registry reference, an oci: layout, a
+package directory or a git source; later ones win a skill's directory, as
+in an install)
 or --file stax.yaml (its install.sources), the server serves those
 packages' skills instead, and installs nothing: the packages are resolved,
 checked against the trust policy as an install checks them, kept in the

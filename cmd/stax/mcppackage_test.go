@@ -60,3 +60,27 @@ func TestMCPPackageFlags(t *testing.T) {
 		}
 	}
 }
+
+// stax mcp --package takes a git source as install does: the skills of
+// its tree are served, nothing installed.
+func TestMCPPackageGit(t *testing.T) {
+	t.Parallel()
+	_, repo, _ := serveAnthropics(t)
+	project := t.TempDir()
+	cmd := staxCommand(t, []string{"HOME=" + t.TempDir(), "STAX_HOME=" + t.TempDir()}, "mcp", "--dir", project, "--package", "git+"+repo.URL+"//skills/pdf#v1.0.0")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://pdf/SKILL.md"})
+	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "name: pdf") {
+		t.Fatalf("read pdf's SKILL.md: %v %v\n%s", res, err, stderr.String())
+	}
+	if entries, err := os.ReadDir(project); err != nil || len(entries) != 0 {
+		t.Errorf("the project holds %v (%v), want nothing", entries, err)
+	}
+}

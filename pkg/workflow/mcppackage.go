@@ -103,9 +103,14 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	git, err := p.env.gitCache()
+	if err != nil {
+		return nil, err
+	}
 	pkgs := cache.New(p.env.Opener, p.env.Progress)
 	defer pkgs.Close()
-	graph, signers, err := p.env.resolveTrusted(ctx, decls, dir, resolve.Options{Source: pkgs, Limits: p.opts.Limits}, p.opts.Verify)
+	ropts := resolve.Options{Source: pkgs, Limits: p.opts.Limits, Git: &resolve.GitOptions{Cache: git}}
+	graph, signers, err := p.env.resolveTrusted(ctx, decls, dir, ropts, p.opts.Verify)
 	if err != nil {
 		return nil, err
 	}
