@@ -40,7 +40,7 @@ func newMCPCmd(f *factory, runF func(context.Context, *mcpOptions) error) *cobra
 	opts := &mcpOptions{IO: f.IO, Global: f.Global, Env: f.Env, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "mcp [--runtime NAME] [--dir PROJECT] [--http ADDR] [--package REF]... [--file stax.yaml [--refresh INTERVAL]]",
-		Short: "Serve the installed skills to any agent over MCP",
+		Short: "Serve the installed skills, or a package's, to any agent over MCP",
 		Long: `Run a Model Context Protocol server, on stdin/stdout or with --http on the
 streamable HTTP transport, that gives an MCP client the skills the runtime
 would load from the project and the user's home, as stax list shows them:
