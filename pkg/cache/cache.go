@@ -10,12 +10,14 @@ package cache
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/store"
@@ -147,4 +149,167 @@ func (p *Packages) local(ctx context.Context) (*target.Target, error) {
 	}
 	p.store = t
 	return t, nil
+}
+
+// Store copies every registry package of g, which p resolved, into the
+// local store, tagged under its reference, and has g read it from there
+// from then on: what was resolved is kept, and a registry that goes away
+// after this point cannot leave a materialization half done. A package's
+// manifest and config are the bytes resolving fetched and checked, not
+// asked for again, and a layer already in the store (fetched ahead, or
+// see Layers) is not fetched. Packages are copied at once,
+// opts.Concurrency at most (0: as many as transfer.DefaultConcurrency);
+// one whose blobs an earlier package also has waits for that one, then
+// finds them stored, so a blob is fetched once. The first failure in the
+// graph's order is returned, and stops the others. The store stays
+// locked until p is closed.
+func (p *Packages) Store(ctx context.Context, g *resolve.Graph, opts transfer.Options) ([]*transfer.Result, error) {
+	return p.StartStore(ctx, g, opts).Wait()
+}
+
+// Storing is a Store under way.
+type Storing struct {
+	index map[*resolve.Node]int // of the registry packages
+	// done[i] is closed once the store of the i-th registry package has
+	// ended, with errs[i]; one never started is never closed.
+	done     []chan struct{}
+	errs     []error
+	finished chan struct{}
+	results  []*transfer.Result
+	err      error
+}
+
+// StartStore starts Store on a goroutine of its own: a package can be
+// read from the store (see Stored) while the others are still being
+// fetched. Until Wait has returned, a package's Target is not to be
+// read before Stored has returned for it, nor g or p closed.
+func (p *Packages) StartStore(ctx context.Context, g *resolve.Graph, opts transfer.Options) *Storing {
+	s := &Storing{index: map[*resolve.Node]int{}, finished: make(chan struct{})}
+	var remote []*resolve.Node
+	for _, n := range g.Order {
+		if n.Target.Kind == target.KindRemote {
+			s.index[n] = len(remote)
+			remote = append(remote, n)
+		}
+	}
+	s.done, s.errs = make([]chan struct{}, len(remote)), make([]error, len(remote))
+	for i := range s.done {
+		s.done[i] = make(chan struct{})
+	}
+	// A store stopped needs no layer: a fetch ahead waiting for the
+	// store's lock, which it holds p's store for, lets go of it.
+	context.AfterFunc(ctx, p.stopAhead)
+	go func() {
+		defer close(s.finished)
+		s.results, s.err = p.storeAll(ctx, opts, remote, s)
+	}()
+	return s
+}
+
+// Wait waits for the store to end, and returns what Store returns.
+func (s *Storing) Wait() ([]*transfer.Result, error) {
+	<-s.finished
+	return s.results, s.err
+}
+
+// Stored waits until n can be read from its Target: at once for a
+// package that is not a registry's, else once it is in the local store.
+// It returns the failure to store n, the store's failure when it ended
+// before storing n, or ctx's error.
+func (s *Storing) Stored(ctx context.Context, n *resolve.Node) error {
+	i, ok := s.index[n]
+	if !ok {
+		return nil
+	}
+	select {
+	case <-s.done[i]:
+		return s.errs[i]
+	case <-s.finished:
+		select {
+		case <-s.done[i]:
+			return s.errs[i]
+		default:
+			// Never started: the store failed first.
+			return s.err
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *Packages) storeAll(ctx context.Context, opts transfer.Options, remote []*resolve.Node, s *Storing) ([]*transfer.Result, error) {
+	if len(remote) == 0 {
+		return nil, nil
+	}
+	local, err := p.local(ctx)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]*transfer.Result, len(remote))
+	after := sharingBlobs(remote)
+	// Packages start in graph order, so the ones a package waits for have
+	// started before it and do not wait for it.
+	err = inorder.Concurrently(ctx, len(remote), opts.Concurrency, func(ctx context.Context, i int) (err error) {
+		defer func() {
+			s.errs[i] = err
+			close(s.done[i])
+		}()
+		for _, j := range after[i] {
+			select {
+			case <-s.done[j]:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err := p.waitAhead(ctx, remote[i]); err != nil {
+			return err
+		}
+		results[i], err = storeNode(ctx, remote[i], local, p.progressOf(opts))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// sharingBlobs gives, for each of nodes, the earlier ones that have one
+// of its blobs: storing it waits for them.
+func sharingBlobs(nodes []*resolve.Node) [][]int {
+	first := map[digest.Digest]int{}
+	after := make([][]int, len(nodes))
+	for i, n := range nodes {
+		blobs := append([]ocispec.Descriptor{n.Package.Manifest.Config}, n.Package.Manifest.Layers...)
+		for _, b := range blobs {
+			j, seen := first[b.Digest]
+			switch {
+			case !seen:
+				first[b.Digest] = i
+			case j != i && !slices.Contains(after[i], j):
+				after[i] = append(after[i], j)
+			}
+		}
+	}
+	return after
+}
+
+// storeNode copies n, a registry package, into local, and has n read from
+// there from then on.
+func storeNode(ctx context.Context, n *resolve.Node, local *target.Target, opts transfer.Options) (*transfer.Result, error) {
+	ref := n.Reference()
+	ref.Digest = n.Digest
+	dst := local.WithRef(ref)
+	src := n.Target.WithRef(ref)
+	if held, ok := n.Held(); ok && !opts.Referrers {
+		// The manifest and config are stored as resolving fetched
+		// and checked them; what refers to the package is listed
+		// through the repository itself.
+		src.GraphTarget = held
+	}
+	res, err := transfer.Copy(ctx, src, dst, opts)
+	if err != nil {
+		return nil, err
+	}
+	n.MoveTo(dst)
+	return res, nil
 }

@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,13 +9,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
-	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 )
@@ -154,57 +151,6 @@ func userFoldersName(p *install.Placement) (string, error) {
 		return "", errdefs.Invalid(fmt.Errorf("the user-scope folders %s: %w", strings.Join(p.Dirs(), ", "), err))
 	}
 	return name, nil
-}
-
-// projectFileFor reads the stax.yaml a job installs from: the project's, or
-// in user scope the user's own under $STAX_HOME, with the folders placed.
-// It holds the project's lock from before it reads stax.yaml until
-// close, so that what the job writes is what it read plus its own change
-// (see install.LockProject); an install a crash interrupted, whose
-// stax.yaml and stax.lock may be torn, is finished or undone first. Its
-// directory is created when an install writes into it, not here: a dry
-// run, which writes nothing (not even a lock), reads it unlocked.
-func (e *Env) projectFileFor(ctx context.Context, w Folders, dryRun bool) (_ *projectFile, err error) {
-	var placement *install.Placement
-	dir := w.projectDir()
-	if w.userScope() {
-		if placement, dir, err = e.userPlacement(w); err != nil {
-			return nil, err
-		}
-	}
-	if dryRun {
-		m, err := readProjectFile(dir)
-		if err == nil {
-			m.placement = placement
-		}
-		return m, err
-	}
-	lockDir, err := e.lockDir()
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := install.LockProject(ctx, lockDir, dir, filelock.WaitingNote(e.warnings(), "working on "+dir))
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			unlock()
-		}
-	}()
-	notes, err := install.RecoverFiles(ctx, lockDir, filepath.Join(dir, staxyaml.FileName), filepath.Join(dir, lock.FileName))
-	for _, note := range notes {
-		e.notef("%s", note)
-	}
-	if err != nil {
-		return nil, err
-	}
-	m, err := readProjectFile(dir)
-	if err != nil {
-		return nil, err
-	}
-	m.placement, m.unlock = placement, unlock
-	return m, nil
 }
 
 // placeFor places the folders of w and says where their stax.lock is:
