@@ -45,6 +45,10 @@ type Options struct {
 	// the checkout's root is when its frontmatter names none usable, and
 	// of the package (see BuildOptions).
 	Repository string
+	// RootSubdir is the SUBDIR of the repository Root holds, when Root is
+	// not the repository's root: messages name it rather than the
+	// repository.
+	RootSubdir string
 }
 
 // Layout is where the skills were found.
@@ -53,6 +57,7 @@ type Layout string
 const (
 	LayoutProject Layout = "stax.yaml"
 	LayoutSkill   Layout = "SKILL.md"
+	LayoutFolders Layout = "*"
 	LayoutSkills  Layout = "skills"
 	LayoutClaude  Layout = ".claude/skills"
 	LayoutAgents  Layout = ".agents/skills"
@@ -91,12 +96,15 @@ type Source struct {
 	Warnings warning.List
 
 	repository string
+	rootSubdir string
 	selected   bool
 }
 
 // Find finds the skills of opts.Subdir in the first layout that has any:
 // the plugin asked for; a stax.yaml; a SKILL.md at Subdir (one skill);
-// Subdir/skills/*/SKILL.md; Subdir/.claude/skills/*; Subdir/.agents/skills/*.
+// Subdir/*/SKILL.md (a SUBDIR that is a folder of skills, such as
+// github.com/anthropics/skills/skills); Subdir/skills/*/SKILL.md;
+// Subdir/.claude/skills/*; Subdir/.agents/skills/*.
 func Find(opts Options) (*Source, error) {
 	t, err := openTree(opts.Root)
 	if err != nil {
@@ -110,7 +118,7 @@ func Find(opts Options) (*Source, error) {
 	if !t.isDir(sub) {
 		return nil, errdefs.Resolution(fmt.Errorf("%s is not a directory of the repository", sub))
 	}
-	src := &Source{Root: t.dir, Subdir: sub, repository: opts.Repository}
+	src := &Source{Root: t.dir, Subdir: sub, repository: opts.Repository, rootSubdir: opts.RootSubdir}
 	// A marketplace that cannot be read matters only to whoever asks for
 	// a plugin the others do not have: the skills beside it are usable.
 	src.Marketplaces, err = t.readMarketplaces(sub)
@@ -128,8 +136,12 @@ func Find(opts Options) (*Source, error) {
 		src.Layout, src.Skills = LayoutSkill, []Skill{{Name: name, Dir: sub}}
 		return src, nil
 	}
-	for _, l := range []Layout{LayoutSkills, LayoutClaude, LayoutAgents} {
-		if src.Skills, err = t.skillsIn(path.Join(sub, string(l)), ""); err != nil {
+	for _, l := range []Layout{LayoutFolders, LayoutSkills, LayoutClaude, LayoutAgents} {
+		dir := path.Join(sub, string(l))
+		if l == LayoutFolders {
+			dir = sub
+		}
+		if src.Skills, err = t.skillsIn(dir, ""); err != nil {
 			return nil, err
 		}
 		if len(src.Skills) > 0 {
@@ -140,8 +152,8 @@ func Find(opts Options) (*Source, error) {
 	if names := pluginNames(src.Marketplaces); len(names) > 0 {
 		return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills of its own but a plugin marketplace: choose a plugin (%s)", src.where(), listed(names)))
 	}
-	return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills: looked for %s, %s, %s/*/%s, %s/*, %s/* and a plugin marketplace",
-		src.where(), staxyaml.FileName, skill.FileName, LayoutSkills, skill.FileName, LayoutClaude, LayoutAgents))
+	return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills: looked for %s, %s, */%s, %s/*/%s, %s/*, %s/* and a plugin marketplace",
+		src.where(), staxyaml.FileName, skill.FileName, skill.FileName, LayoutSkills, skill.FileName, LayoutClaude, LayoutAgents))
 }
 
 // orNil is src, or nil with err.

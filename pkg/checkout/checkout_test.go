@@ -78,6 +78,7 @@ func TestFindLayouts(t *testing.T) {
 		{"claude", LayoutClaude, []string{"a=claude/.claude/skills/a"}},
 		{"agents", LayoutAgents, []string{"b=agents/.agents/skills/b"}},
 		{"project", LayoutProject, []string{"x=project/src/x"}},
+		{"project/skills", LayoutFolders, []string{"y=project/skills/y"}},
 	} {
 		src := find(t, Options{Root: dir, Subdir: tt.subdir, Repository: "My Repo"})
 		if src.Layout != tt.layout || !slices.Equal(names(src.Skills), tt.want) {

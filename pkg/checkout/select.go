@@ -2,6 +2,7 @@ package checkout
 
 import (
 	"fmt"
+	"path"
 	"slices"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -36,8 +37,8 @@ func (src *Source) where() string {
 	if src.Plugin != nil {
 		return "plugin " + src.Plugin.Name
 	}
-	if src.Subdir == "." {
-		return "the repository"
+	if dir := path.Join(src.rootSubdir, src.Subdir); dir != "." {
+		return dir
 	}
-	return src.Subdir
+	return "the repository"
 }

@@ -128,7 +128,7 @@ func Checkout(ctx context.Context, decl Declaration, cache *gitsource.Cache, use
 		return err
 	}
 	return materialize(ctx, cache, decl.Ref, locked.Commit, func(root string) error {
-		src, err := checkout.Find(checkout.Options{Root: root, Plugin: decl.Plugin, Repository: repositoryName(decl.Ref)})
+		src, err := checkout.Find(checkout.Options{Root: root, Plugin: decl.Plugin, Repository: repositoryName(decl.Ref), RootSubdir: decl.Ref.Subdir})
 		if err != nil {
 			return inRepository(decl.Ref, err)
 		}
@@ -160,7 +160,7 @@ func follow(ctx context.Context, cache *gitsource.Cache, decl Declaration, src *
 	}
 	plugin := src.Plugin
 	return materialize(ctx, cache, ref, followed.Commit, func(root string) error {
-		fsrc, err := checkout.Find(checkout.Options{Root: root, Repository: repositoryName(ref)})
+		fsrc, err := checkout.Find(checkout.Options{Root: root, Repository: repositoryName(ref), RootSubdir: ref.Subdir})
 		if err != nil {
 			return inRepository(ref, err)
 		}

@@ -271,3 +271,23 @@ func TestBuildCredentialsNotRecorded(t *testing.T) {
 		}
 	}
 }
+
+// A SUBDIR that is a folder of skill folders (github.com/OWNER/REPO/skills)
+// is each of its folders holding a SKILL.md; a SUBDIR without skills is
+// refused naming that SUBDIR, not the repository.
+func TestBuildSubdirOfSkillFolders(t *testing.T) {
+	tmpClean(t)
+	_, url, _ := serve(t)
+	cache := newCache(t)
+	built, err := Build(context.Background(), memory.New(), Declaration{Ref: parse(t, "git+"+url+"//skills#v1.0.0")}, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := skillNames(built.Source), []string{"claude-api", "docx", "frontend-design", "pdf", "xlsx"}; built.Source.Layout != checkout.LayoutFolders || !slices.Equal(got, want) {
+		t.Errorf("skills %s %v, want %s %v", built.Source.Layout, got, checkout.LayoutFolders, want)
+	}
+	_, err = Build(context.Background(), memory.New(), Declaration{Ref: parse(t, "git+"+url+"//plugins/dev-tools/agents#v1.0.0")}, Options{Cache: cache})
+	if errdefs.Of(err) != errdefs.Unresolved || !strings.Contains(err.Error(), "plugins/dev-tools/agents holds no skills") || strings.Contains(err.Error(), "the repository") {
+		t.Errorf("a SUBDIR without skills: %v", err)
+	}
+}
