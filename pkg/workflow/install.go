@@ -202,8 +202,8 @@ func keepLockedFor(env *Env, m *projectFile, frozen bool, named map[string]bool)
 // it was written for, as npm keeps the versions of package-lock.json: a
 // range moves only by stax update, and a rollback of stax.lock stays
 // rolled back. A source resolves again when it is named, new, of another
-// reference, or when its range no longer allows the locked version (or
-// was dropped).
+// reference, of another plugin or skills (a git source's), or when its
+// range no longer allows the locked version (or was dropped).
 func lockedPins(old *lock.Lock, sources []staxyaml.Dependency, named map[string]bool) (map[string]digest.Digest, map[string]string) {
 	kept := map[string]staxyaml.Dependency{}
 	for _, d := range sources {
@@ -214,11 +214,22 @@ func lockedPins(old *lock.Lock, sources []staxyaml.Dependency, named map[string]
 	pins, tags := map[string]digest.Digest{}, map[string]string{}
 	for _, p := range old.Packages {
 		d, ok := kept[old.PackageOf(p)]
-		if ok && allowsLocked(d.Version, p) {
+		if ok && allowsLocked(d.Version, p) && sameChoice(d, p) {
 			pins[p.Ref], tags[p.Ref] = p.Digest, p.Tag
 		}
 	}
 	return pins, tags
+}
+
+// sameChoice reports whether d chooses of a git source the plugin and
+// skills the locked package p was built with (in any order): a choice
+// changed in stax.yaml resolves the source again, as a changed REF does.
+// Any other source chose nothing stax.lock records: true.
+func sameChoice(d staxyaml.Dependency, p lock.Package) bool {
+	if p.Git == nil {
+		return true
+	}
+	return p.Git.Plugin == d.Plugin && slices.Equal(slices.Sorted(slices.Values(p.Git.Skills)), slices.Sorted(slices.Values(d.Skills)))
 }
 
 // allowsLocked reports whether a declaration in the range version (""
