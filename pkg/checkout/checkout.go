@@ -102,9 +102,9 @@ type Source struct {
 
 // Find finds the skills of opts.Subdir in the first layout that has any:
 // the plugin asked for; a stax.yaml; a SKILL.md at Subdir (one skill);
-// Subdir/*/SKILL.md (a SUBDIR that is a folder of skills, such as
-// github.com/anthropics/skills/skills); Subdir/skills/*/SKILL.md;
-// Subdir/.claude/skills/*; Subdir/.agents/skills/*.
+// Subdir/skills/*/SKILL.md; Subdir/.claude/skills/*;
+// Subdir/.agents/skills/*; Subdir/*/SKILL.md (a SUBDIR that is a folder of
+// skills, such as github.com/anthropics/skills/skills).
 func Find(opts Options) (*Source, error) {
 	t, err := openTree(opts.Root)
 	if err != nil {
@@ -136,7 +136,11 @@ func Find(opts Options) (*Source, error) {
 		src.Layout, src.Skills = LayoutSkill, []Skill{{Name: name, Dir: sub}}
 		return src, nil
 	}
-	for _, l := range []Layout{LayoutFolders, LayoutSkills, LayoutClaude, LayoutAgents} {
+	// A folder of skill folders comes last: a repository keeping its
+	// skills in skills/ or .claude/skills often has other folders with a
+	// SKILL.md beside them (a template, an example) that are not its
+	// skills.
+	for _, l := range []Layout{LayoutSkills, LayoutClaude, LayoutAgents, LayoutFolders} {
 		dir := path.Join(sub, string(l))
 		if l == LayoutFolders {
 			dir = sub
@@ -152,8 +156,8 @@ func Find(opts Options) (*Source, error) {
 	if names := pluginNames(src.Marketplaces); len(names) > 0 {
 		return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills of its own but a plugin marketplace: choose a plugin (%s)", src.where(), listed(names)))
 	}
-	return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills: looked for %s, %s, */%s, %s/*/%s, %s/*, %s/* and a plugin marketplace",
-		src.where(), staxyaml.FileName, skill.FileName, skill.FileName, LayoutSkills, skill.FileName, LayoutClaude, LayoutAgents))
+	return nil, errdefs.Resolution(fmt.Errorf("%s holds no skills: looked for %s, %s, %s/*/%s, %s/*, %s/*, */%s and a plugin marketplace",
+		src.where(), staxyaml.FileName, skill.FileName, LayoutSkills, skill.FileName, LayoutClaude, LayoutAgents, skill.FileName))
 }
 
 // orNil is src, or nil with err.

@@ -67,6 +67,12 @@ func TestFindLayouts(t *testing.T) {
 		"project/skills/y/SKILL.md":        skill("y"),
 		"SKILL.md":                         "---\nname: Not A Name\ndescription: Use when testing.\n---\n",
 		"empty/README.md":                  "nothing here",
+		// A repository laid out as anthropics/skills keeps a skill
+		// template beside skills/: its skills are those of skills/.
+		"repo/skills/s/SKILL.md":         skill("s"),
+		"repo/template/SKILL.md":         skill("template"),
+		"kept/.claude/skills/c/SKILL.md": skill("c"),
+		"kept/tool/SKILL.md":             skill("tool"),
 	})
 	for _, tt := range []struct {
 		subdir string
@@ -79,6 +85,8 @@ func TestFindLayouts(t *testing.T) {
 		{"agents", LayoutAgents, []string{"b=agents/.agents/skills/b"}},
 		{"project", LayoutProject, []string{"x=project/src/x"}},
 		{"project/skills", LayoutFolders, []string{"y=project/skills/y"}},
+		{"repo", LayoutSkills, []string{"s=repo/skills/s"}},
+		{"kept", LayoutClaude, []string{"c=kept/.claude/skills/c"}},
 	} {
 		src := find(t, Options{Root: dir, Subdir: tt.subdir, Repository: "My Repo"})
 		if src.Layout != tt.layout || !slices.Equal(names(src.Skills), tt.want) {
