@@ -43,6 +43,26 @@ type Resolved struct {
 	Commit string
 }
 
+// Check refuses what resolving a REF never makes, as a hand-edited
+// stax.lock may hold: a Kind other than tag, branch or commit, a Commit
+// that is not a full commit id, a Ref that is no tag or branch name (or,
+// of a commit, not that commit).
+func (r Resolved) Check() error {
+	if !isCommitID(r.Commit) {
+		return fmt.Errorf("commit %q is not a full commit id in lower case", termtext.Escape(r.Commit))
+	}
+	switch r.Kind {
+	case KindTag, KindBranch:
+		return checkRef(r.Ref)
+	case KindCommit:
+		if r.Ref != r.Commit {
+			return fmt.Errorf("REF %q of kind commit is not its commit %s", termtext.Escape(r.Ref), r.Commit)
+		}
+		return nil
+	}
+	return fmt.Errorf("kind %q is none of tag, branch, commit", termtext.Escape(string(r.Kind)))
+}
+
 // ListRefs lists the branches and tags of r's repository: one git
 // ls-remote, through the user's git and its credentials. A repository
 // that is missing or refused is unavailable, named with its credentials

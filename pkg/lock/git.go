@@ -1,9 +1,15 @@
 package lock
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/gitpackage"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // Sources are install sources as the lock records them: a git reference
@@ -59,4 +65,51 @@ func (l *Lock) GitLocked() map[string]gitpackage.Locked {
 		out[p.Ref] = locked
 	}
 	return out
+}
+
+// check refuses a git record stax does not write: what it holds reaches
+// git (a followed repository's URL, SUBDIR and REF, the commits a frozen
+// install fetches), folders (skills) and messages, so every value is held
+// to the rule it was written by — a URL without credentials that
+// gitsource.New takes as it is, a resolved REF and commit, plugin and
+// skill names by the one safe-name rule.
+func (g *Git) check() error {
+	if err := checkGitSource(g.URL, g.Subdir, gitsource.Resolved{Ref: g.Ref, Kind: gitsource.Kind(g.Kind), Commit: g.Commit}); err != nil {
+		return err
+	}
+	if g.Plugin != "" {
+		name, market, scoped := strings.Cut(g.Plugin, "@")
+		if err := layers.CheckName(name); err != nil {
+			return fmt.Errorf("plugin: %w", err)
+		}
+		if err := layers.CheckName(market); scoped && err != nil {
+			return fmt.Errorf("plugin: %w", err)
+		}
+	}
+	for _, s := range g.Skills {
+		if err := layers.CheckName(s); err != nil {
+			return fmt.Errorf("skills: %w", err)
+		}
+	}
+	if f := g.Followed; f != nil {
+		if err := checkGitSource(f.URL, f.Subdir, gitsource.Resolved{Ref: f.Ref, Kind: gitsource.Kind(f.Kind), Commit: f.Commit}); err != nil {
+			return fmt.Errorf("followed: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkGitSource holds the URL, SUBDIR and resolved REF of a git record
+// to how stax writes them.
+func checkGitSource(url, subdir string, r gitsource.Resolved) error {
+	ref, err := gitsource.New(url, subdir, "")
+	if err != nil {
+		// Its text only: the lock's class is the file's, not a command
+		// line's invalid argument.
+		return errors.New(err.Error())
+	}
+	if ref.Repository() != url || ref.Subdir != subdir {
+		return fmt.Errorf("url %q and subdir %q are not as stax writes them (%s, %s), without credentials", termtext.Escape(gitsource.Mask(url)), termtext.Escape(subdir), termtext.Escape(ref.Repository()), termtext.Escape(ref.Subdir))
+	}
+	return r.Check()
 }

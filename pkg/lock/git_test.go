@@ -9,6 +9,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
 )
 
@@ -58,5 +59,72 @@ func TestGitRecordEncodesAsYAML(t *testing.T) {
 	}
 	if want := wholeDocument(t, l); string(got) != string(want) {
 		t.Errorf("Marshal:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// Read refuses a git record stax would not write, value by value: what it
+// holds reaches git, folders and messages.
+func TestReadRefusesHostileGitRecord(t *testing.T) {
+	t.Parallel()
+	commit := strings.Repeat("ab", 20)
+	good := func() *Git {
+		return &Git{URL: "https://git.example.com/a/b.git", Subdir: "skills", Ref: "v1.0.0", Kind: "tag", Commit: commit, Plugin: "p@m", Skills: []string{"pdf"},
+			Followed: &GitFollowed{URL: "https://git.example.com/c/d.git", Ref: "main", Kind: "branch", Commit: commit}}
+	}
+	tests := map[string]func(g *Git){
+		"valid":                  func(g *Git) {},
+		"commit kind":            func(g *Git) { g.Ref, g.Kind = commit, "commit" },
+		"option commit":          func(g *Git) { g.Commit = "--upload-pack=touch /tmp/pwned" },
+		"short commit":           func(g *Git) { g.Commit = "abababa" },
+		"commit expression":      func(g *Git) { g.Commit = "HEAD~1" },
+		"commit with newline":    func(g *Git) { g.Commit = commit + "\nHEAD" },
+		"upper-case commit":      func(g *Git) { g.Commit = strings.ToUpper(commit) },
+		"commit kind, other ref": func(g *Git) { g.Kind = "commit" },
+		"unknown kind":           func(g *Git) { g.Kind = "note" },
+		"option ref":             func(g *Git) { g.Ref = "--upload-pack=x" },
+		"ref with escape":        func(g *Git) { g.Ref = "v1\x1b[2J" },
+		"ext url":                func(g *Git) { g.URL = "ext::sh -c touch% /tmp/pwned" },
+		"option url":             func(g *Git) { g.URL = "-oProxyCommand=x" },
+		"url with credentials":   func(g *Git) { g.URL = "https://someone:s3cret@git.example.com/a/b.git" },
+		"parent subdir":          func(g *Git) { g.Subdir = "../../etc" },
+		"option subdir":          func(g *Git) { g.Subdir = "-x/skills" },
+		"unsafe plugin":          func(g *Git) { g.Plugin = "../p" },
+		"unsafe marketplace":     func(g *Git) { g.Plugin = "p@\x1b]0;x\a" },
+		"unsafe skill":           func(g *Git) { g.Skills = []string{"a/../../b"} },
+		"followed option commit": func(g *Git) { g.Followed.Commit = "-c" },
+		"followed ext url":       func(g *Git) { g.Followed.URL = "ext::sh" },
+		"followed parent subdir": func(g *Git) { g.Followed.Subdir = ".." },
+		"followed option ref":    func(g *Git) { g.Followed.Ref = "-oProxyCommand=x" },
+		"followed credentials":   func(g *Git) { g.Followed.URL = "https://t:s3cret@git.example.com/c/d.git" },
+		"followed kind":          func(g *Git) { g.Followed.Kind = "" },
+	}
+	for name, edit := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			g := good()
+			edit(g)
+			l := &Lock{LockVersion: Version, Sources: []string{"git+https://git.example.com/a/b.git"}, Packages: []Package{{
+				Ref: "git+https://git.example.com/a/b.git", Digest: digest.FromString("p"), Git: g}}}
+			var b bytes.Buffer
+			if err := l.Encode(&b); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), FileName)
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Read(path)
+			switch {
+			case name == "valid" || name == "commit kind":
+				if err != nil {
+					t.Fatalf("Read: %v\n%s", err, b.String())
+				}
+			case err == nil:
+				t.Fatalf("Read took a hostile record:\n%s", b.String())
+			case errdefs.Of(err) != errdefs.Local || !strings.Contains(err.Error(), "stax did not write this") ||
+				strings.ContainsAny(err.Error(), "\x1b\a") || strings.Contains(err.Error(), "s3cret"):
+				t.Errorf("Read: %v (%v), want a local error saying stax did not write it, escaped, with no credentials", err, errdefs.Of(err))
+			}
+		})
 	}
 }

@@ -25,10 +25,12 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
@@ -398,6 +400,12 @@ func Read(path string) (*Lock, error) {
 			if err := layers.CheckName(s.Path); err != nil {
 				return nil, errdefs.MarkLocal(fmt.Errorf("%s: package %s: %w; stax did not write this: delete the file and run stax install to write a new one", path, p.Ref, err))
 			}
+		}
+		if p.Git == nil {
+			continue
+		}
+		if err := p.Git.check(); err != nil {
+			return nil, errdefs.MarkLocal(fmt.Errorf("%s: package %s: git: %w; stax did not write this: delete the file and run stax install to write a new one", path, termtext.Escape(gitsource.Mask(p.Ref)), err))
 		}
 	}
 	l.parse()
