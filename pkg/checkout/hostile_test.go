@@ -364,3 +364,22 @@ func TestUnsafeSkillFolderNameQuoted(t *testing.T) {
 		t.Errorf("unsafe skill folder name: %q", err)
 	}
 }
+
+// A plugin is not taken by a marketplace name that breaks the name rule:
+// stax.lock would record NAME@MARKETPLACE, and a name stax reads nowhere
+// else as safe is not written down.
+func TestPluginOfUnsafeMarketplaceRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	filetest.Write(t, dir, map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"../m","plugins":[{"name":"p","source":"./p"}]}`,
+		"p/skills/s/SKILL.md":             "---\nname: s\ndescription: Use when testing.\n---\n",
+	})
+	if _, err := Find(Options{Root: dir, Plugin: "p"}); err != nil {
+		t.Fatalf("Find by the plugin's name alone: %v", err)
+	}
+	_, err := Find(Options{Root: dir, Plugin: "p@../m"})
+	if err == nil || errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "../m") {
+		t.Errorf("Find(p@../m) = %v, want it refused naming the marketplace", err)
+	}
+}

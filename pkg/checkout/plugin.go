@@ -27,6 +27,11 @@ const KindPluginNotInstalled = "plugin-not-installed"
 // plugin described for several tools.
 func findPlugin(ms []*Marketplace, spec string) (*Plugin, error) {
 	name, market, scoped := strings.Cut(spec, "@")
+	if err := layers.CheckName(market); scoped && err != nil {
+		// stax.lock records the spec: a name it refuses to read back is
+		// not written down.
+		return nil, errdefs.Invalid(fmt.Errorf("plugin %q: the marketplace: %w", spec, err))
+	}
 	var names, markets []string
 	for _, m := range ms {
 		markets = append(markets, termtext.Escape(m.Name))
