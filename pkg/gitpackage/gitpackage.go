@@ -146,7 +146,7 @@ func Checkout(ctx context.Context, decl Declaration, cache *gitsource.Cache, use
 // and finds its skills there.
 func follow(ctx context.Context, cache *gitsource.Cache, decl Declaration, src *checkout.Source, locked gitsource.Resolved, use func(*checkout.Source, Locked) error) error {
 	f := src.Follow
-	ref, err := gitsource.New(f.URL, f.Path, strings.ToLower(cmp.Or(f.SHA, f.Ref)))
+	ref, err := gitsource.New(f.URL, f.Path, cmp.Or(f.SHA, f.Ref))
 	if err != nil {
 		return errdefs.Invalid(fmt.Errorf("plugin %s names its repository %s: %w", termtext.Escape(src.Plugin.Name), termtext.Escape(f.URL), err))
 	}

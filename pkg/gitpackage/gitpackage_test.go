@@ -291,3 +291,31 @@ func TestBuildSubdirOfSkillFolders(t *testing.T) {
 		t.Errorf("a SUBDIR without skills: %v", err)
 	}
 }
+
+// A followed plugin's ref is a branch or tag name as written, whose case
+// git keeps.
+func TestBuildFollowedPluginRefCase(t *testing.T) {
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	daemon := srv.Daemon(t)
+	other := srv.NewRepo(t, "other")
+	other.Write(map[string]string{"plugin/skills/review/SKILL.md": "---\nname: review\ndescription: Review a change. Use when asked for a review.\n---\nbody\n"})
+	otherCommit := other.Commit("plugin")
+	other.Git("branch", "Release")
+	for _, source := range []string{`"ref": "Release"`, `"sha": "` + otherCommit + `"`} {
+		market := srv.NewRepo(t, "market")
+		market.Write(map[string]string{".claude-plugin/marketplace.json": `{"name": "m", "plugins": [
+			{"name": "remote", "source": {"source": "git-subdir", "url": "` + daemon + `/other.git", "path": "plugin", ` + source + `}}]}`})
+		market.Commit("market")
+		decl := Declaration{Ref: parse(t, "git+"+market.URL), Plugin: "remote"}
+		built, err := Build(context.Background(), memory.New(), decl, Options{Cache: newCache(t)})
+		if err != nil {
+			t.Errorf("%s: %v", source, err)
+			continue
+		}
+		if f := built.Locked.Followed; f == nil || f.Resolved.Commit != otherCommit {
+			t.Errorf("%s: followed %+v, want commit %s", source, f, otherCommit)
+		}
+		os.RemoveAll(market.Dir)
+	}
+}
