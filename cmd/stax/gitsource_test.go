@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -428,5 +430,36 @@ func TestOutdatedRegistryAndGitSources(t *testing.T) {
 	want := []string{gitRef(repo, "skills/pdf", "") + " 1.0.0 1.1.0", reg.Host + "/acme/skills 1.0.0 1.2.0"}
 	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], gitRef(repo, "skills/docx", "")+" main@") {
 		t.Errorf("outdated = %q, want %q and docx on main", got, want)
+	}
+}
+
+// A token written in a git source's URL is in no file of the stax home
+// (the git cache's included) nor of the project after an install and a
+// frozen one, but stax.yaml, where the user wrote it.
+func TestGitSourceCredentialsNeverStored(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	withSecret := "git+" + strings.Replace(repo.URL, "://", "://someone:s3cret-token@", 1) + "//skills/pdf"
+	proj := t.TempDir()
+	for _, args := range [][]string{
+		{"install", withSecret, "--dir", proj, "--runtime", "claude-code"},
+		{"install", "--frozen", "--dir", proj, "--runtime", "claude-code"},
+	} {
+		if r := runStax(t, args...); r.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s", args[0], r.Code, r.Stderr)
+		}
+	}
+	for _, dir := range []string{home, proj} {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Name() == "stax.yaml" {
+				return nil
+			}
+			b, _ := os.ReadFile(p)
+			if bytes.Contains(b, []byte("s3cret-token")) {
+				t.Errorf("%s holds the token:\n%.400s", p, b)
+			}
+			return nil
+		})
 	}
 }
