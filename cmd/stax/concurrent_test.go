@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/internal/gittest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/lock"
 )
@@ -171,5 +172,41 @@ func TestConcurrentCommandsOnOneProject(t *testing.T) {
 			{"push", next, fmt.Sprintf("%s:1.1.%d", refs[3], round)},
 		})
 		checkSources(t, proj, filepath.Join(proj, ".claude", "skills"), refs)
+	}
+}
+
+// Installs of git sources of one repository into one project at once
+// keep every source: each waits for the project, and for the
+// repository's cache while another fetches into it.
+func TestConcurrentGitInstallsKeepEverySource(t *testing.T) {
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "skills")
+	files := map[string]string{}
+	var sources []string
+	for i := range 3 {
+		name := fmt.Sprintf("s%d", i)
+		files["skills/"+name+"/SKILL.md"] = "---\nname: " + name + "\ndescription: Skill " + name + ". Use when testing.\n---\nbody\n"
+		sources = append(sources, "git+"+repo.URL+"//skills/"+name)
+	}
+	repo.Write(files)
+	repo.Commit("skills")
+	repo.Tag("v1.0.0", "")
+	env, _ := concurrentEnv(t)
+	for round := range 3 {
+		proj := t.TempDir()
+		var cmds [][]string
+		for _, s := range sources {
+			cmds = append(cmds, []string{"install", s, "--dir", proj, "--runtime", "claude-code"})
+		}
+		staxProcs(t, env, cmds)
+		t.Logf("round %d done", round)
+		checkSources(t, proj, filepath.Join(proj, ".claude", "skills"), sources)
+	}
+	home := strings.TrimPrefix(env[0], "STAX_HOME=")
+	for _, pattern := range []string{"git/.stax-git-*", "git/*/.stax-git-*", "git/*/objects/incoming-*", "git/*/objects/pack/tmp_*", "git/*/*.lock"} {
+		if left, _ := filepath.Glob(filepath.Join(home, pattern)); len(left) > 0 {
+			t.Errorf("the git cache keeps %v", left)
+		}
 	}
 }
