@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -457,5 +458,34 @@ func TestInstallGitFrozenOtherProcess(t *testing.T) {
 	}
 	if got := installedSkills(t, clone); !slices.Equal(got, []string{"pdf"}) {
 		t.Errorf("installed %v, want [pdf]", got)
+	}
+}
+
+// A frozen install refusing a git source whose tree packs to another
+// digest than stax.lock's writes nothing: no folder, the lock as it was.
+func TestInstallGitFrozenMismatchWritesNothing(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	proj := t.TempDir()
+	if r := runStax(t, "install", "git+"+repo.URL+"//skills/pdf", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	clone := t.TempDir()
+	for _, f := range []string{"stax.yaml", lock.FileName} {
+		filetest.WriteFile(t, filepath.Join(clone, f), fileOf(t, proj, f))
+	}
+	l := readLockFile(t, clone)
+	l.Packages[0].Digest = digest.FromString("another tree")
+	if _, err := l.Write(filepath.Join(clone, lock.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	before := treeState(t, clone)
+	r := runStax(t, "install", "--frozen", "--dir", clone, "--runtime", "claude-code")
+	if r.Code != 4 {
+		t.Errorf("frozen install of an edited digest: exit %d, want 4:\n%s", r.Code, r.Stderr)
+	}
+	if after := treeState(t, clone); !maps.Equal(before, after) {
+		t.Errorf("a refused frozen install changed the project:\nbefore %v\nafter  %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
 	}
 }
