@@ -489,3 +489,28 @@ func TestInstallGitFrozenMismatchWritesNothing(t *testing.T) {
 		t.Errorf("a refused frozen install changed the project:\nbefore %v\nafter  %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
 	}
 }
+
+// Without git on PATH, installing a git source is a local error (exit 2)
+// saying to install git; installing anything else does not need git.
+func TestInstallGitMissingFromPath(t *testing.T) {
+	t.Parallel()
+	_, repo, _ := serveAnthropics(t)
+	examplesDir, err := filepath.Abs(examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"STAX_HOME=" + t.TempDir(), "HOME=" + t.TempDir(), "PATH=" + t.TempDir()}
+	var stderr strings.Builder
+	cmd := staxCommand(t, env, "install", "git+"+repo.URL+"//skills/pdf", "--dir", t.TempDir(), "--runtime", "claude-code")
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(stderr.String(), "install git") {
+		t.Errorf("a git source without git: exit %d (%v), want 2 saying to install git:\n%s", code, err, stderr.String())
+	}
+	stderr.Reset()
+	cmd = staxCommand(t, env, "install", examplesDir, "--dir", t.TempDir(), "--runtime", "claude-code")
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Errorf("a directory source without git: %v\n%s", err, stderr.String())
+	}
+}
