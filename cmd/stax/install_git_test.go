@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/opencontainers/go-digest"
@@ -512,5 +516,46 @@ func TestInstallGitMissingFromPath(t *testing.T) {
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		t.Errorf("a directory source without git: %v\n%s", err, stderr.String())
+	}
+}
+
+// A frozen install cancelled while git fetches the locked commit leaves
+// the project as it was and nothing in the git cache's temporary files.
+func TestInstallGitCancelledFetch(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	srv, repo, _ := serveAnthropics(t)
+	proj := t.TempDir()
+	if r := runStax(t, "install", "git+"+repo.URL+"//skills/pdf", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	home := useHome(t) // an empty cache: the frozen install fetches the commit
+	before := treeState(t, proj)
+	fetching := make(chan struct{})
+	var once sync.Once
+	srv.Fault = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost {
+			return false
+		}
+		// Read to its end, so that the server sees the client leave.
+		io.Copy(io.Discard, r.Body)
+		once.Do(func() { close(fetching) })
+		<-r.Context().Done()
+		return true
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-fetching; cancel() }()
+	var out, errOut bytes.Buffer
+	code := executeTest(t, ctx, []string{"install", "--frozen", "--dir", proj}, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if code == 0 {
+		t.Fatalf("a cancelled install succeeded:\n%s", errOut.String())
+	}
+	if after := treeState(t, proj); !maps.Equal(before, after) {
+		t.Errorf("a cancelled install changed the project:\nbefore %v\nafter  %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+	}
+	for _, pattern := range []string{"git/.stax-git-*", "git/*/objects/incoming-*", "git/*/objects/pack/tmp_*", "git/*/*.lock", "git/*/objects/tmp_*"} {
+		if left, _ := filepath.Glob(filepath.Join(home, pattern)); len(left) > 0 {
+			t.Errorf("the git cache keeps %v", left)
+		}
 	}
 }
