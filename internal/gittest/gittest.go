@@ -132,9 +132,16 @@ func (s *Server) Daemon(t testing.TB) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close() // git daemon takes the port; another test taking it first fails this one, never passes it
-	cmd := exec.Command("git", "-c", "uploadpack.allowFilter=true", "daemon", "--verbose", "--export-all", "--reuseaddr",
+	// git-daemon itself, not git daemon: git would run it as a child
+	// that outlives the Kill at cleanup, serving on after the test.
+	execPath, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(strings.TrimSpace(string(execPath)), "git-daemon"), "--verbose", "--export-all", "--reuseaddr",
 		"--base-path="+s.Root, "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), s.Root)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=uploadpack.allowFilter", "GIT_CONFIG_VALUE_0=true")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
