@@ -50,7 +50,7 @@ func addStrictFlag(cmd *cobra.Command, strict *bool, when string) {
 // options are the pack options the flags and the environment ask for:
 // the creation time is --created, else SOURCE_DATE_EPOCH, else the epoch.
 func (b *buildFlags) options(getenv func(string) string) (pack.Options, error) {
-	opts := pack.Options{Strict: b.Strict, Symlinks: layers.SymlinkMode(b.Symlinks), MaxSize: b.MaxSize.Limit()}
+	opts := pack.Options{Strict: b.Strict, Symlinks: layers.SymlinkMode(b.Symlinks), Limits: layers.Limits{MaxSize: b.MaxSize.Limit()}}
 	if b.Created.t != nil {
 		opts.Created = *b.Created.t
 		return opts, nil

@@ -43,8 +43,9 @@ type BuildOptions struct {
 	// Symlinks is layers.SymlinkFlatten when empty: a link in the
 	// repository is packaged as what it leads to, inside the checkout.
 	Symlinks layers.SymlinkMode
-	// MaxSize bounds the uncompressed skills layer (layers.WriteOptions).
-	MaxSize int64
+	// Limits bound the skills layer built; only its MaxSize applies, as
+	// to stax pack (layers.WriteOptions).
+	layers.Limits
 	// Created is the manifest's creation time; zero is the Unix epoch.
 	Created time.Time
 	// Resolver resolves the packages a stax.yaml declares; nil builds a
@@ -84,7 +85,7 @@ func Build(ctx context.Context, pusher content.Pusher, src *Source, opts BuildOp
 		Lenient:     true,
 		Strict:      opts.Strict,
 		Symlinks:    cmp.Or(opts.Symlinks, layers.SymlinkFlatten),
-		MaxSize:     opts.MaxSize,
+		Limits:      layers.Limits{MaxSize: opts.MaxSize},
 		Created:     opts.Created,
 		Annotations: annotations,
 	}

@@ -19,6 +19,7 @@ import (
 
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/checkout"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
@@ -68,8 +69,9 @@ type Options struct {
 	// Strict refuses a skill that breaks a content rule, as stax pack
 	// does; the zero value warns of it.
 	Strict bool
-	// MaxSize bounds the skills layer (checkout.BuildOptions.MaxSize).
-	MaxSize int64
+	// Limits bound the tree taken from git and the skills layer built
+	// of it (checkout.BuildOptions).
+	layers.Limits
 	// Resolver resolves the packages a stax.yaml in the tree declares;
 	// nil builds a package that declares none.
 	Resolver pack.Resolver
@@ -106,7 +108,7 @@ func Build(ctx context.Context, pusher content.Pusher, decl Declaration, opts Op
 			Source:   ref.Repository(),
 			Revision: resolved.Commit,
 			Strict:   opts.Strict,
-			MaxSize:  opts.MaxSize,
+			Limits:   opts.Limits,
 			Resolver: opts.Resolver,
 		})
 		if err != nil {

@@ -38,11 +38,10 @@ type Cache struct {
 	Env []string
 	// Git is the git to run; empty looks it up on PATH.
 	Git string
-	// MaxSize and MaxFiles bound the tree taken from a commit, as they
-	// bound a skills layer: zero is layers.DefaultMaxSize and
-	// layers.DefaultMaxFiles.
-	MaxSize  int64
-	MaxFiles int
+	// Limits bound the tree taken from a commit, as they bound a skills
+	// layer. Zero, and unlike a layer negative too, is the default: what
+	// a git server sends is never read without a bound.
+	layers.Limits
 
 	outputLimit int // maxOutput when zero; set by tests
 
@@ -57,14 +56,14 @@ func NewCache(home string) *Cache {
 }
 
 func (c *Cache) maxSize() int64 {
-	if c.MaxSize == 0 {
+	if c.MaxSize <= 0 {
 		return layers.DefaultMaxSize
 	}
 	return c.MaxSize
 }
 
 func (c *Cache) maxFiles() int {
-	if c.MaxFiles == 0 {
+	if c.MaxFiles <= 0 {
 		return layers.DefaultMaxFiles
 	}
 	return c.MaxFiles

@@ -36,8 +36,9 @@ type Options struct {
 	Overrides staxyaml.Definition
 	Strict    bool
 	Symlinks  layers.SymlinkMode
-	// MaxSize bounds the uncompressed skills layer; see layers.WriteOptions.
-	MaxSize int64
+	// Limits bound the package built: its MaxSize the uncompressed skills
+	// layer (see layers.WriteOptions).
+	layers.Limits
 	// Created is the manifest's creation time; the zero value means the
 	// Unix epoch, so that builds are reproducible by default.
 	Created time.Time

@@ -64,7 +64,7 @@ func (r *resolver) resolveGit(d declaration.Declaration, path []string) (*Node, 
 	}
 	var built *gitpackage.Built
 	t, err := r.opts.Source.OpenBuilt(r.ctx, "resolve", func(pusher content.Pusher) (ocispec.Descriptor, error) {
-		b, err := gitpackage.Build(r.ctx, pusher, gdecl, gitpackage.Options{Cache: gopts.Cache, Strict: gopts.Strict, MaxSize: r.opts.MaxSize})
+		b, err := gitpackage.Build(r.ctx, pusher, gdecl, gitpackage.Options{Cache: gopts.Cache, Strict: gopts.Strict, Limits: r.opts.Limits})
 		if err != nil {
 			return ocispec.Descriptor{}, err
 		}

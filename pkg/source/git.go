@@ -23,7 +23,7 @@ func buildGit(ctx context.Context, ref gitsource.Reference, opts Options) (*Sour
 	}
 	var built *gitpackage.Built
 	t, err := opts.Opener.OpenBuilt(ctx, "build", func(pusher content.Pusher) (ocispec.Descriptor, error) {
-		b, err := gitpackage.Build(ctx, pusher, gitpackage.Declaration{Ref: ref}, gitpackage.Options{Cache: opts.Git, MaxSize: opts.MaxSize, Strict: opts.Build.Strict})
+		b, err := gitpackage.Build(ctx, pusher, gitpackage.Declaration{Ref: ref}, gitpackage.Options{Cache: opts.Git, Limits: opts.Limits, Strict: opts.Build.Strict})
 		if err != nil {
 			return ocispec.Descriptor{}, err
 		}

@@ -15,6 +15,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -169,7 +170,7 @@ func TestCopyImageVetsFirst(t *testing.T) {
 			}
 			f.reg.ResetRequests()
 			_, err := transfer.Copy(ctx, f.open(t, "oci:"+f.layout+":"+tag), f.open(t, f.reg.Host+"/hostile/image:"+tag),
-				transfer.Options{AnyArtifact: true, Referrers: true, MaxSize: tt.maxSize})
+				transfer.Options{AnyArtifact: true, Referrers: true, Limits: layers.Limits{MaxSize: tt.maxSize}})
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Copy: %v, want %q", err, tt.wantErr)
 			}

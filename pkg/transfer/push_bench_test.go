@@ -21,6 +21,7 @@ import (
 	"oras.land/oras-go/v2/content/oci"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/store"
@@ -78,7 +79,7 @@ func BenchmarkPushBlob(b *testing.B) {
 			src, dst := open("oci:"+layout+":1"), open(fmt.Sprintf("%s/stax/bench%d:1", host, i))
 			defer src.Close()
 			defer dst.Close()
-			if _, err := transfer.Copy(ctx, src, dst, transfer.Options{AnyArtifact: true, MaxSize: -1}); err != nil {
+			if _, err := transfer.Copy(ctx, src, dst, transfer.Options{AnyArtifact: true, Limits: layers.Limits{MaxSize: -1}}); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -42,9 +42,9 @@ type Options struct {
 	Concurrency int
 	// Referrers copies what refers to the package (signatures) as well.
 	Referrers bool
-	// MaxSize bounds the sum of the package's blob sizes, checked before
-	// any is fetched; 0 means layers.DefaultMaxSize, negative no limit.
-	MaxSize int64
+	// Limits bound the package: its MaxSize the sum of its blob sizes,
+	// checked before any is fetched; the zero value is the defaults.
+	layers.Limits
 	// Progress, when set, is told about every blob.
 	Progress Progress
 	// TagVersion tags the destination with the package's version, for a

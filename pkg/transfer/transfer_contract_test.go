@@ -18,6 +18,7 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -159,7 +160,7 @@ func TestCopyVetsSizesFirst(t *testing.T) {
 			src := f.open(t, "oci:"+f.layout+":"+tag)
 			dst := f.open(t, f.reg.Host+"/"+repo+":1")
 			f.reg.ResetRequests()
-			res, err := transfer.Copy(context.Background(), src, dst, transfer.Options{MaxSize: tt.maxSize})
+			res, err := transfer.Copy(context.Background(), src, dst, transfer.Options{Limits: layers.Limits{MaxSize: tt.maxSize}})
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Copy: %v", err)
@@ -300,7 +301,7 @@ func TestPullVetsSizesFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.reg.ResetRequests()
-	_, err = transfer.Copy(ctx, f.open(t, remote), local, transfer.Options{MaxSize: -1})
+	_, err = transfer.Copy(ctx, f.open(t, remote), local, transfer.Options{Limits: layers.Limits{MaxSize: -1}})
 	local.Close()
 	if err == nil || !strings.Contains(err.Error(), "declare sizes whose sum would overflow") {
 		t.Fatalf("pull: %v, want the overflow refused", err)

@@ -108,12 +108,12 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	if opts.WithDependencies && dst.Kind != target.KindRemote {
 		return nil, target.DiscardAfter(dst, errdefs.Invalid(fmt.Errorf("--with-dependencies copies to a registry, not to %s", dst.Name())))
 	}
-	res, err := env.copy(ctx, src, dst, transfer.Options{MaxSize: opts.MaxSize, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies, NoOverwrite: opts.NoOverwrite})
+	res, err := env.copy(ctx, src, dst, transfer.Options{Limits: opts.Limits, Referrers: !opts.NoReferrers, AnyArtifact: !opts.WithDependencies, NoOverwrite: opts.NoOverwrite})
 	if err != nil {
 		return nil, target.DiscardAfter(dst, err)
 	}
 	if graph != nil {
-		if err := env.copyDependencies(ctx, graph, dstRef.Registry, transfer.Options{MaxSize: opts.MaxSize, Referrers: !opts.NoReferrers, Concurrency: env.Concurrency}); err != nil {
+		if err := env.copyDependencies(ctx, graph, dstRef.Registry, transfer.Options{Limits: opts.Limits, Referrers: !opts.NoReferrers, Concurrency: env.Concurrency}); err != nil {
 			return nil, err
 		}
 	}
@@ -144,7 +144,7 @@ func copyGit(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error)
 	if err := checkDestination(opts.Destination, dstRef); err != nil {
 		return nil, err
 	}
-	push := PushOptions{Source: opts.Source, Destination: opts.Destination, NoOverwrite: opts.NoOverwrite, Signer: opts.Signer, Build: pack.Options{MaxSize: opts.MaxSize}}
+	push := PushOptions{Source: opts.Source, Destination: opts.Destination, NoOverwrite: opts.NoOverwrite, Signer: opts.Signer, Build: pack.Options{Limits: opts.Limits}}
 	res, err := pushGit(ctx, env, push, dstRef)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -67,7 +68,7 @@ func (e *Env) warnf(format string, args ...any) {
 // transferOptions are the options of a transfer in this environment,
 // bounded by maxSize.
 func (e *Env) transferOptions(maxSize int64) transfer.Options {
-	return transfer.Options{Concurrency: e.Concurrency, Progress: e.Progress, Mounts: e.Mounts, MaxSize: maxSize}
+	return transfer.Options{Concurrency: e.Concurrency, Progress: e.Progress, Mounts: e.Mounts, Limits: layers.Limits{MaxSize: maxSize}}
 }
 
 // copy copies the package or artifact of src to dst with this

@@ -42,7 +42,7 @@ func (e *Env) gitOptions(req installRequest) (*resolve.GitOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache.MaxSize, cache.MaxFiles = max(req.Limits.MaxSize, 0), max(req.Limits.MaxFiles, 0)
+	cache.Limits = req.Limits
 	opts := &resolve.GitOptions{Cache: cache, Strict: req.Strict}
 	if req.Frozen != nil {
 		opts.Locked = req.Frozen.GitLocked()
