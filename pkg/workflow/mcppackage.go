@@ -149,8 +149,9 @@ func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Nod
 	if err == nil {
 		return skills, nil
 	}
-	fill := func(out string) error {
-		written, err := install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency)
+	var written map[string]*install.InstalledSkill
+	fill := func(out string) (err error) {
+		written, err = install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency)
 		if err != nil {
 			return err
 		}
@@ -171,7 +172,8 @@ func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Nod
 		}
 		return nil, err
 	}
-	return readServed(dir)
+	// The record just written says what written does: not read again.
+	return written, nil
 }
 
 // readServed reads the record of the package extracted in dir.
