@@ -210,3 +210,27 @@ func TestProposeRefusesLinksAndUnsignedEntries(t *testing.T) {
 		}
 	})
 }
+
+// A skill installed from a package directory is proposed like any other;
+// the package, built where it is declared and not kept in the local
+// store, cannot list which memory entries are new, and propose says so
+// rather than naming a reference and a `stax pack -t` that do not exist.
+func TestProposeFromADirectorySourceSaysWhyNoEntryList(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	source := copyExamples(t)
+	proj := t.TempDir()
+	if r := runStax(t, "install", source, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	addMemoryEntry(t, filepath.Join(proj, ".claude", "skills", "incident-postmortem"), learned)
+	out := filepath.Join(t.TempDir(), "proposal.json")
+	r := runStax(t, "propose", "incident-postmortem", "--dir", proj, "--runtime", "claude-code", "-o", out)
+	if r.Code != 0 {
+		t.Fatalf("propose: %d %s", r.Code, r.Stderr)
+	}
+	said := r.Stdout + r.Stderr
+	if strings.Contains(said, "/@sha256") || strings.Contains(said, "stax pack -t") || !strings.Contains(said, "not kept in the local store") {
+		t.Errorf("propose of a directory source's skill should say the package is not kept in the local store, with no made-up reference:\n%s", said)
+	}
+}

@@ -3,6 +3,7 @@ package workflow
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -313,6 +314,14 @@ func (e *Env) installedPackageSkill(ctx context.Context, s install.InstalledSkil
 	d, err := declaration.Parse(s.Package, declaration.Where{File: install.RecordFile})
 	if err != nil {
 		return nil, err
+	}
+	// A package built from a directory or a git tree is built for the
+	// command that builds it: no copy at the recorded digest is kept.
+	switch d.Kind {
+	case declaration.Directory:
+		return nil, errors.New("a package built from a directory is not kept in the local store")
+	case declaration.Git:
+		return nil, errors.New("a package built from a git repository is not kept in the local store")
 	}
 	ref := d.Ref
 	ref.Digest = s.PackageDigest
