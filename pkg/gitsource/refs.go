@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stax-dev/stax/internal/editdistance"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/termtext"
@@ -163,7 +162,7 @@ func (refs *Refs) Resolve(ref string, rng *semver.Range) (Resolved, error) {
 // unresolved says what refs lack, with the tags nearest to near.
 func (refs *Refs) unresolved(what, near string) error {
 	msg := fmt.Sprintf("git repository %s %s", termtext.Escape(refs.Repository), what)
-	if shown := nearestTags(refs.TagNames(), near, 10); shown != "" {
+	if shown := semver.NearestTags(refs.TagNames(), near, 10); shown != "" {
 		msg += "; it has the tags " + shown
 	}
 	if len(refs.Branches) > 0 && len(refs.Branches) <= 10 {
@@ -184,31 +183,4 @@ func isCommitID(s string) bool {
 		return false
 	}
 	return strings.Trim(s, "0123456789abcdef") == ""
-}
-
-// nearestTags lists, for a message, at most n of tags: those nearest to
-// near by edit distance when near is set, else the highest versions, in
-// the order semver.SortTags gives, escaped (the server named them). It
-// words the list as target.SomeTags does for a registry's tags; git has
-// no digest tags to leave out, and this package stays clear of
-// registries.
-func nearestTags(tags []string, near string, n int) string {
-	tags = slices.Clone(tags)
-	all := len(tags)
-	if near != "" && all > n {
-		slices.SortStableFunc(tags, func(a, b string) int {
-			return editdistance.Levenshtein(a, near) - editdistance.Levenshtein(b, near)
-		})
-		tags = tags[:n]
-	}
-	semver.SortTags(tags)
-	tags = tags[:min(n, len(tags))]
-	more := ""
-	if all > len(tags) {
-		more = fmt.Sprintf(" and %d more", all-len(tags))
-	}
-	for i, tag := range tags {
-		tags[i] = termtext.Escape(tag)
-	}
-	return strings.Join(tags, ", ") + more
 }

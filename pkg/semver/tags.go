@@ -8,7 +8,9 @@ import (
 
 	mmsemver "github.com/Masterminds/semver/v3"
 
+	"github.com/stax-dev/stax/internal/editdistance"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // Range is a set of versions written as npm and Helm write one: ^1.2.0,
@@ -92,4 +94,31 @@ func SortTags(tags []string) {
 		}
 		return cmp.Compare(a, b)
 	})
+}
+
+// NearestTags lists, for a message, at most n of tags in the order
+// SortTags gives: the nearest to near by edit distance when near is set,
+// else the first in that order (the highest versions), and says how many
+// more there are. It is empty when tags is. A server named the tags, so
+// each is escaped (termtext.Escape): one holding a line feed or an escape
+// sequence cannot forge a line of the message or drive the terminal.
+func NearestTags(tags []string, near string, n int) string {
+	tags = slices.Clone(tags)
+	all := len(tags)
+	if near != "" && all > n {
+		slices.SortStableFunc(tags, func(a, b string) int {
+			return editdistance.Levenshtein(a, near) - editdistance.Levenshtein(b, near)
+		})
+		tags = tags[:n]
+	}
+	SortTags(tags)
+	tags = tags[:min(n, len(tags))]
+	more := ""
+	if all > len(tags) {
+		more = fmt.Sprintf(" and %d more", all-len(tags))
+	}
+	for i, tag := range tags {
+		tags[i] = termtext.Escape(tag)
+	}
+	return strings.Join(tags, ", ") + more
 }

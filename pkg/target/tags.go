@@ -87,32 +87,10 @@ func (t *Target) missingTagHint(ctx context.Context) string {
 	return fmt.Sprintf("; %s has the tags %s (stax tags %s lists them)", repo.Familiar(), shown, repo.Familiar())
 }
 
-// SomeTags lists, for a message, at most n of tags in the order
-// semver.SortTags gives, digest tags left out: the nearest to near by edit
-// distance when near is set, else the first in that order (the highest
-// versions), and says how many more there are. It is empty when no tag is
-// left. The registry named the tags, so each is escaped (termtext.Escape):
-// one holding a line feed or an escape sequence cannot forge a line of the
-// message or drive the terminal.
+// SomeTags lists, for a message, at most n of tags as
+// semver.NearestTags does, digest tags left out.
 func SomeTags(tags []string, near string, n int) string {
-	tags = slices.DeleteFunc(slices.Clone(tags), IsDigestTag)
-	all := len(tags)
-	if near != "" && all > n {
-		slices.SortStableFunc(tags, func(a, b string) int {
-			return editdistance.Levenshtein(a, near) - editdistance.Levenshtein(b, near)
-		})
-		tags = tags[:n]
-	}
-	semver.SortTags(tags)
-	tags = tags[:min(n, len(tags))]
-	more := ""
-	if all > len(tags) {
-		more = fmt.Sprintf(" and %d more", all-len(tags))
-	}
-	for i, tag := range tags {
-		tags[i] = termtext.Escape(tag)
-	}
-	return strings.Join(tags, ", ") + more
+	return semver.NearestTags(slices.DeleteFunc(slices.Clone(tags), IsDigestTag), near, n)
 }
 
 // NearRepositoryHint names, for a message saying the target was not
