@@ -12,6 +12,6 @@ type sourceChoice struct {
 
 func (c *sourceChoice) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.Plugin, "plugin", "", "take this plugin (NAME or NAME@MARKETPLACE) of a git SOURCE's marketplace; stax.yaml keeps it")
-	cmd.Flags().StringArrayVar(&c.Skills, "skill", nil, "take only this skill of a git SOURCE (repeatable); stax.yaml keeps the choice")
+	cmd.Flags().StringArrayVar(&c.Skills, "skill", nil, "take only this skill of a SOURCE, git or OCI (repeatable); stax.yaml keeps the choice")
 	cmd.Flags().BoolVar(&c.Strict, "strict", false, "refuse a git source's skill that breaks a content rule (a description over 1,024 characters, a name unlike its folder), rather than warn")
 }
