@@ -1,8 +1,9 @@
 // Package cache is the local store and the registries as one source of
 // packages (resolve.Source), and the step of a job that keeps a resolved
 // graph in the local store: the skills layers fetched while resolving,
-// then every registry package stored, tagged under its reference, with
-// its layer read as it is stored. Resolving stores nothing itself; a job
+// then every registry package stored, tagged under its reference, and
+// every package built from a git source, tagged under its key (see
+// resolve.GitNode.StoreKey), with its layer read as it is stored. Resolving stores nothing itself; a job
 // that stores what it resolved hands resolve.Resolve a Packages and then
 // stores the graph through the same one, which knows what it fetched
 // ahead.
@@ -121,18 +122,25 @@ func (p *Packages) Close() error {
 }
 
 // LockStore opens the local store for writing, as storing the graph
-// does, when g has a registry's package to store: an install takes the
+// does, when g has a package to store (see stored): an install takes the
 // store's lock before the folders' (see install.LockProject for the
 // order), so that no stax holds a folder while it waits for the store,
 // which another holds while it waits for that folder.
 func (p *Packages) LockStore(ctx context.Context, g *resolve.Graph) error {
-	for _, n := range g.Order {
-		if n.Target.Kind == target.KindRemote {
-			_, err := p.local(ctx)
-			return err
-		}
+	if slices.ContainsFunc(g.Order, stored) {
+		_, err := p.local(ctx)
+		return err
 	}
 	return nil
+}
+
+// stored says whether a store of the graph keeps n: a registry's
+// package, and one built from a git source, which stax propose reads
+// back by the digest its install recorded. A package built from a
+// directory is not kept: every edit builds another, and the directory
+// is where it is read again.
+func stored(n *resolve.Node) bool {
+	return n.Target.Kind == target.KindRemote || n.Git != nil
 }
 
 // local opens the local store for writing, once: p keeps it, and its
@@ -152,7 +160,8 @@ func (p *Packages) local(ctx context.Context) (*target.Target, error) {
 }
 
 // Store copies every registry package of g, which p resolved, into the
-// local store, tagged under its reference, and has g read it from there
+// local store, tagged under its reference, and every package built from
+// a git source, tagged under its key, and has g read it from there
 // from then on: what was resolved is kept, and a registry that goes away
 // after this point cannot leave a materialization half done. A package's
 // manifest and config are the bytes resolving fetched and checked, not
@@ -169,8 +178,8 @@ func (p *Packages) Store(ctx context.Context, g *resolve.Graph, opts transfer.Op
 
 // Storing is a Store under way.
 type Storing struct {
-	index map[*resolve.Node]int // of the registry packages
-	// done[i] is closed once the store of the i-th registry package has
+	index map[*resolve.Node]int // of the packages stored (see stored)
+	// done[i] is closed once the store of the i-th package stored has
 	// ended, with errs[i]; one never started is never closed.
 	done     []chan struct{}
 	errs     []error
@@ -187,7 +196,7 @@ func (p *Packages) StartStore(ctx context.Context, g *resolve.Graph, opts transf
 	s := &Storing{index: map[*resolve.Node]int{}, finished: make(chan struct{})}
 	var remote []*resolve.Node
 	for _, n := range g.Order {
-		if n.Target.Kind == target.KindRemote {
+		if stored(n) {
 			s.index[n] = len(remote)
 			remote = append(remote, n)
 		}
@@ -213,7 +222,8 @@ func (s *Storing) Wait() ([]*transfer.Result, error) {
 }
 
 // Stored waits until n can be read from its Target: at once for a
-// package that is not a registry's, else once it is in the local store.
+// package the store does not keep (see stored), else once it is in the
+// local store.
 // It returns the failure to store n, the store's failure when it ended
 // before storing n, or ctx's error.
 func (s *Storing) Stored(ctx context.Context, n *resolve.Node) error {
@@ -293,13 +303,18 @@ func sharingBlobs(nodes []*resolve.Node) [][]int {
 	return after
 }
 
-// storeNode copies n, a registry package, into local, and has n read from
-// there from then on.
+// storeNode copies n, a registry package or one built from a git source,
+// into local, and has n read from there from then on.
 func storeNode(ctx context.Context, n *resolve.Node, local *target.Target, opts transfer.Options) (*transfer.Result, error) {
 	ref := n.Reference()
 	ref.Digest = n.Digest
 	dst := local.WithRef(ref)
 	src := n.Target.WithRef(ref)
+	if n.Git != nil {
+		// Read from the layout it was built into, at its digest, and
+		// tagged with a key no registry reference has.
+		src, dst = n.Target, local.WithKey(n.Digest, n.Git.StoreKey())
+	}
 	if held, ok := n.Held(); ok && !opts.Referrers {
 		// The manifest and config are stored as resolving fetched
 		// and checked them; what refers to the package is listed

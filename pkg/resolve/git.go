@@ -2,6 +2,8 @@ package resolve
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
@@ -93,6 +95,34 @@ func (r *resolver) resolveGit(d declaration.Declaration, path []string) (*Node, 
 	}
 	r.remember(n)
 	return n, nil
+}
+
+// StoreKey is the tag the package is kept under in the local store: the
+// git reference at the REF it resolved through, without credentials
+// (resolvedRef), and the plugin and skills chosen, which change what is
+// built: git+https://HOST/PATH//SUBDIR#REF?plugin=NAME&skill=NAME. A
+// branch that moves, like a registry tag, moves the key to the package
+// of its new commit; the old one is then kept by stax store prune only
+// while a stax.lock pins its digest. No registry package's key is the
+// same: the store keys those by reference.Reference.Familiar, whose
+// grammar (distribution's: a host of letters, digits, '.', '-' and a
+// port; a lower-case path; a tag of word characters, '.' and '-') has
+// no '+' and no "://", which every git reference's key holds (git+URL,
+// or git://). A '?' follows REF unambiguously: git allows none in a ref
+// name.
+func (g *GitNode) StoreKey() string {
+	key := g.resolvedRef()
+	q := url.Values{}
+	if g.Plugin != "" {
+		q.Set("plugin", g.Plugin)
+	}
+	for _, s := range slices.Sorted(slices.Values(g.Skills)) {
+		q.Add("skill", s)
+	}
+	if len(q) > 0 {
+		key += "?" + q.Encode()
+	}
+	return key
 }
 
 // resolvedRef is the git reference at the REF it resolved through (the

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/errdef"
@@ -41,7 +42,10 @@ type Target struct {
 	// Host is the registry host of a remote target, for messages.
 	Host string
 	// dir is the directory of a local or layout target, for messages.
-	dir     string
+	dir string
+	// key, when set, is the tag of the local store the target names,
+	// which no reference has (see WithKey).
+	key     string
 	close   func() error
 	discard func() error
 	// tagMemo, when set, remembers the tags a remote target listed.
@@ -99,7 +103,12 @@ func DiscardAfter(t *Target, err error) error {
 }
 
 // Name is how messages name the target.
-func (t *Target) Name() string { return t.Ref.Familiar() }
+func (t *Target) Name() string {
+	if t.key != "" {
+		return t.key
+	}
+	return t.Ref.Familiar()
+}
 
 // selector is what to resolve or tag: the digest, else the tag key.
 func (t *Target) selector() string {
@@ -110,6 +119,9 @@ func (t *Target) selector() string {
 }
 
 func (t *Target) tagKey() string {
+	if t.key != "" {
+		return t.key
+	}
 	if t.Kind == KindLocal {
 		return store.Key(t.Ref)
 	}
@@ -335,6 +347,16 @@ func (t *Target) WithRef(ref reference.Reference) *Target {
 	view := *t
 	view.Ref, view.close, view.discard = ref, nil, nil
 	return &view
+}
+
+// WithKey is a view of t, the local store, naming the package d under
+// key, a tag of the store no registry reference is keyed by (see
+// store.Key): a package built from a git source, which has no registry
+// reference. It shares t's resources as WithRef does.
+func (t *Target) WithKey(d digest.Digest, key string) *Target {
+	view := t.WithRef(reference.Reference{Digest: d})
+	view.key = key
+	return view
 }
 
 // Tags lists the tags of the repository or layout the target is in, page

@@ -18,6 +18,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/proposal"
+	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/store"
@@ -309,27 +310,36 @@ func (r *ProposeResult) summary() string {
 
 // installedPackageSkill reads the SKILL.md and stateful files of skill
 // name in the package an install record names, at its recorded digest:
-// from its OCI layout, or from the local store for a registry's package.
+// from its OCI layout, or from the local store for a registry's package
+// and one built from a git source.
 func (e *Env) installedPackageSkill(ctx context.Context, s install.InstalledSkill, name string) (*source.SkillFiles, error) {
 	d, err := declaration.Parse(s.Package, declaration.Where{File: install.RecordFile})
 	if err != nil {
 		return nil, err
 	}
-	// A package built from a directory or a git tree is built for the
-	// command that builds it: no copy at the recorded digest is kept.
-	switch d.Kind {
-	case declaration.Directory:
-		return nil, errors.New("a package built from a directory is not kept in the local store")
-	case declaration.Git:
-		return nil, errors.New("a package built from a git repository is not kept in the local store")
-	}
 	ref := d.Ref
 	ref.Digest = s.PackageDigest
 	open := func() (*target.Target, error) { return e.Opener.OpenLocal(ctx, ref, store.ReadOnly) }
-	if ref.IsLayout() {
+	switch {
+	case d.Kind == declaration.Directory:
+		// Built for the command that builds it: every edit of the
+		// directory builds another, and none is kept.
+		return nil, errors.New("a package built from a directory is not kept in the local store")
+	case d.Kind == declaration.Git:
+		open = func() (*target.Target, error) {
+			t, err := e.Opener.OpenLocal(ctx, reference.Reference{}, store.ReadOnly)
+			if err != nil {
+				return nil, err
+			}
+			return t.WithKey(s.PackageDigest, s.Package), nil
+		}
+	case ref.IsLayout():
 		open = func() (*target.Target, error) { return e.Opener.Open(ctx, ref, store.ReadOnly) }
 	}
 	src, err := source.Lookup(ctx, open, s.Package)
+	if d.Kind == declaration.Git && errdefs.Of(err) == errdefs.InvalidArgument {
+		return nil, fmt.Errorf("the package %s built from it is not in the local store (pruned, or installed by a stax that did not keep it): run stax install --frozen in the project that installed it, which builds it again at the commit stax.lock records and keeps it", s.PackageDigest)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stax-dev/stax/internal/gittest"
+)
+
+// serveExamples serves the example package from a git server, on its
+// default branch, tagged v1.0.0.
+func serveExamples(t *testing.T) *gittest.Repo {
+	t.Helper()
+	gittest.RequireGit(t)
+	repo := gittest.NewServer(t).NewRepo(t, "examples")
+	repo.WriteDir(copyExamples(t))
+	repo.Commit("examples")
+	repo.Tag("v1.0.0", "")
+	return repo
+}
+
+// installExamplesFromGit installs src, the example package served by a
+// git server, into a new project for claude-code and returns the project
+// and the installed stateful skill.
+func installExamplesFromGit(t *testing.T, src string) (proj, skillDir string) {
+	t.Helper()
+	proj = t.TempDir()
+	if r := runStax(t, "install", src, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	return proj, filepath.Join(proj, ".claude", "skills", "incident-postmortem")
+}
+
+// proposedEntries runs stax propose of incident-postmortem in proj and
+// returns the signers of the new MEMORY.md entries it lists, and what it
+// skipped.
+func proposedEntries(t *testing.T, proj string) (signers, skipped []string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "proposal.json")
+	r := runStax(t, "propose", "incident-postmortem", "--dir", proj, "--runtime", "claude-code", "-o", out, "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("propose: %d %s", r.Code, r.Stderr)
+	}
+	var res struct {
+		Entries []struct {
+			Signer string `json:"signer"`
+		} `json:"entries"`
+		Skipped []string `json:"skipped"`
+	}
+	decodeJSON(t, r.Stdout, &res)
+	for _, e := range res.Entries {
+		signers = append(signers, e.Signer)
+	}
+	return signers, res.Skipped
+}
+
+// A skill installed from a git repository is proposed as one installed
+// from a registry: its package, kept in the local store at the digest
+// the install recorded, tells which MEMORY.md entries are new.
+func TestProposeFromAGitSourceListsNewEntries(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj, skillDir := installExamplesFromGit(t, "git+"+serveExamples(t).URL+"#v1.0.0")
+	addMemoryEntry(t, skillDir, learned)
+	signers, skipped := proposedEntries(t, proj)
+	if !slices.Equal(signers, []string{"@ana"}) {
+		t.Errorf("propose lists the new entries of %v, want @ana's; skipped: %s", signers, strings.Join(skipped, "; "))
+	}
+}
+
+// A git source's package no longer in the local store (pruned, or
+// installed by a stax that did not keep it) loses only the list of new
+// entries, and propose says what keeps it again: install --frozen, which
+// builds it at the locked commit and stores it. After that, propose lists
+// the entry.
+func TestProposeFromAGitSourceNotInTheStore(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	proj, skillDir := installExamplesFromGit(t, "git+"+serveExamples(t).URL+"#v1.0.0")
+	addMemoryEntry(t, skillDir, learned)
+	if err := os.RemoveAll(filepath.Join(home, "store")); err != nil {
+		t.Fatal(err)
+	}
+	signers, skipped := proposedEntries(t, proj)
+	if len(signers) != 0 || !strings.Contains(strings.Join(skipped, "; "), "run stax install --frozen") {
+		t.Errorf("propose of a package not in the store lists %v and skips %q; want no entries and a note naming stax install --frozen", signers, skipped)
+	}
+	if r := runStax(t, "install", "--frozen", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install --frozen: %d %s", r.Code, r.Stderr)
+	}
+	if signers, skipped := proposedEntries(t, proj); !slices.Equal(signers, []string{"@ana"}) {
+		t.Errorf("after install --frozen, propose lists the new entries of %v, want @ana's; skipped: %s", signers, strings.Join(skipped, "; "))
+	}
+}
