@@ -13,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/internal/gittest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/gitsource"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -434,8 +435,9 @@ func TestOutdatedRegistryAndGitSources(t *testing.T) {
 }
 
 // A token written in a git source's URL is in no file of the stax home
-// (the git cache's included) nor of the project after an install and a
-// frozen one, but stax.yaml, where the user wrote it.
+// (the git cache's and the local store's, which keeps the package under
+// the URL, included) nor of the project after an install and a frozen
+// one, but stax.yaml, where the user wrote it.
 func TestGitSourceCredentialsNeverStored(t *testing.T) {
 	t.Parallel()
 	home := useHome(t)
@@ -449,6 +451,10 @@ func TestGitSourceCredentialsNeverStored(t *testing.T) {
 		if r := runStax(t, args...); r.Code != 0 {
 			t.Fatalf("%s: exit %d\n%s", args[0], r.Code, r.Stderr)
 		}
+	}
+	tags, err := store.Tags(context.Background(), filepath.Join(home, "store"))
+	if err != nil || !slices.Contains(tags, "git+"+repo.URL+"//skills/pdf#v1.0.0") {
+		t.Fatalf("the local store's tags are %q (%v), want the package under its git reference", tags, err)
 	}
 	for _, dir := range []string{home, proj} {
 		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
+
 	"github.com/stax-dev/stax/internal/gittest"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // serveExamples serves the example package from a git server, on its
@@ -93,5 +96,50 @@ func TestProposeFromAGitSourceNotInTheStore(t *testing.T) {
 	}
 	if signers, skipped := proposedEntries(t, proj); !slices.Equal(signers, []string{"@ana"}) {
 		t.Errorf("after install --frozen, propose lists the new entries of %v, want @ana's; skipped: %s", signers, strings.Join(skipped, "; "))
+	}
+}
+
+// stax store prune treats a package built from a git source as a
+// registry's: its key (the git reference at its branch) keeps the
+// package of the branch's newest commit; one the branch moved from is
+// kept while a project's stax.lock pins it, and propose there still lists
+// new entries after a prune; once that project is gone, prune removes it.
+func TestStorePruneKeepsGitPackagesAStaxLockPins(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	repo := serveExamples(t)
+	src := "git+" + repo.URL + "#main"
+	old, skillDir := installExamplesFromGit(t, src)
+	addMemoryEntry(t, skillDir, learned)
+	yaml := readText(t, filepath.Join(examples, "stax.yaml"))
+	repo.Write(map[string]string{"stax.yaml": strings.Replace(yaml, "description: Example", "description: Newer example", 1)})
+	repo.Commit("newer")
+	current, _ := installExamplesFromGit(t, src)
+	oldDigest, currentDigest := readLockFile(t, old).Packages[0].Digest, readLockFile(t, current).Packages[0].Digest
+	if oldDigest == currentDigest {
+		t.Fatalf("both commits of main built %s", oldDigest)
+	}
+
+	prune := func() workflow.PruneResult {
+		t.Helper()
+		r := runStax(t, "store", "prune", "--output", "json")
+		if r.Code != 0 {
+			t.Fatalf("store prune: %d %s", r.Code, r.Stderr)
+		}
+		var res workflow.PruneResult
+		decodeJSON(t, r.Stdout, &res)
+		return res
+	}
+	if res := prune(); len(res.Manifests) != 0 {
+		t.Errorf("prune removed %v, which a tag or %s/stax.lock keeps", res.Manifests, old)
+	}
+	if signers, skipped := proposedEntries(t, old); !slices.Equal(signers, []string{"@ana"}) {
+		t.Errorf("after a prune, propose lists the new entries of %v, want @ana's; skipped: %s", signers, strings.Join(skipped, "; "))
+	}
+	if err := os.RemoveAll(old); err != nil {
+		t.Fatal(err)
+	}
+	if res := prune(); !slices.Equal(res.Manifests, []digest.Digest{oldDigest}) {
+		t.Errorf("prune removed %v; want %s, which only a removed project pinned, and not %s, which the store's key keeps", res.Manifests, oldDigest, currentDigest)
 	}
 }
