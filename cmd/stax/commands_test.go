@@ -169,7 +169,7 @@ func TestCommandsParseIntoOptions(t *testing.T) {
 		}},
 	}
 	// Every command of the tree is in the table.
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, nil, nil)
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, environment{}, nil)
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Runnable() && c != root && c.Name() != "help" && !strings.HasPrefix(c.CommandPath(), "stax completion") {

@@ -16,7 +16,7 @@ import (
 // takes, and --output is a format stax knows.
 func TestHelpExamplesParse(t *testing.T) {
 	t.Parallel()
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, nil, nil)
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, environment{}, nil)
 	var walk func(*cobra.Command)
 	count := 0
 	walk = func(c *cobra.Command) {
@@ -69,7 +69,7 @@ func exampleCommands(line string) [][]string {
 
 func checkExample(t *testing.T, where string, args []string) {
 	t.Helper()
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, nil, nil)
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, environment{}, nil)
 	cmd, rest, err := root.Find(args)
 	if err != nil {
 		t.Errorf("%s example stax %s: %v", where, strings.Join(args, " "), err)
@@ -93,7 +93,7 @@ func checkExample(t *testing.T, where string, args []string) {
 // specification's files by number or section sign.
 func TestHelpNamesNoSeedFiles(t *testing.T) {
 	t.Parallel()
-	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, nil, nil)
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, environment{}, nil)
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		text := c.Short + c.Long + c.Example

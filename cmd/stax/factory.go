@@ -14,12 +14,14 @@ import (
 type factory struct {
 	IO     *IOStreams
 	Global *globalOptions
-	// Getenv is the environment commands read.
-	Getenv func(string) string
+	// Getenv is the environment commands read, and Environ the same
+	// whole, for the programs they run.
+	Getenv  func(string) string
+	Environ func() []string
 }
 
 func newFactory(streams *IOStreams, global *globalOptions) *factory {
-	return &factory{IO: streams, Global: global, Getenv: global.getenv}
+	return &factory{IO: streams, Global: global, Getenv: global.getenv, Environ: global.environment}
 }
 
 // newEnv is the signature of factory.Env, which command options hold so
@@ -41,7 +43,7 @@ func (f *factory) Env(remote *remoteOptions) (*workflow.Env, func(), error) {
 		return nil, nil, err
 	}
 	// Warnings quote registries, packages and files: escaped, as errors are.
-	env := &workflow.Env{Opener: opener, Getenv: f.Getenv, Warnings: termtext.Writer{W: f.IO.ErrOut}, Concurrency: remote.Concurrency}
+	env := &workflow.Env{Opener: opener, Getenv: f.Getenv, Environ: f.Environ, Warnings: termtext.Writer{W: f.IO.ErrOut}, Concurrency: remote.Concurrency}
 	finish := func() {}
 	if !remote.transfers {
 		return env, finish, nil

@@ -469,3 +469,18 @@ func TestGitSourceCredentialsNeverStored(t *testing.T) {
 		})
 	}
 }
+
+// git runs in the command's environment, not only the process's: a
+// variable the command is given (here GIT_TRACE, which has git write what
+// it runs to a file) reaches the git a git source is fetched with, as a
+// credential helper's or an SSH agent's would.
+func TestGitSourceRunsGitInTheCommandsEnvironment(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	trace := filepath.Join(t.TempDir(), "git.trace")
+	setenv(t, "GIT_TRACE", trace)
+	installExamplesFromGit(t, "git+"+serveExamples(t).URL+"#v1.0.0")
+	if text := readText(t, trace); !strings.Contains(text, "ls-remote") {
+		t.Errorf("git's trace names no ls-remote:\n%.400s", text)
+	}
+}

@@ -35,6 +35,9 @@ type globalOptions struct {
 	// Tests give each run its own, so they need not change the process's
 	// and can run in parallel.
 	lookupEnv func(string) (string, bool)
+	// environ is the same environment whole, for the programs commands
+	// run (git); nil is the process's.
+	environ func() []string
 }
 
 // debugEnv turns --debug on for commands run where their flags cannot be
@@ -89,6 +92,14 @@ func (g *globalOptions) lookup(key string) (string, bool) {
 		return os.LookupEnv(key)
 	}
 	return g.lookupEnv(key)
+}
+
+// environment is os.Environ in the command's environment.
+func (g *globalOptions) environment() []string {
+	if g.environ == nil {
+		return os.Environ()
+	}
+	return g.environ()
 }
 
 // getenv is os.Getenv in the command's environment.

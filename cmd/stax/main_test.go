@@ -116,7 +116,7 @@ func runStaxWith(t *testing.T, streams *IOStreams, args ...string) result {
 
 // executeTest is Execute in the test's environment.
 func executeTest(t *testing.T, ctx context.Context, args []string, streams *IOStreams) int {
-	return executeIn(ctx, args, streams, testEnvOf(t).lookup, nil)
+	return executeIn(ctx, args, streams, testEnvOf(t).environment(), nil)
 }
 
 // testEnv is the environment of one test's commands: its variables over
@@ -138,6 +138,30 @@ func (e *testEnv) lookup(key string) (string, bool) {
 		return *v, true
 	}
 	return os.LookupEnv(key)
+}
+
+// environ is the environment whole: the process's variables, with the
+// test's over them.
+func (e *testEnv) environ() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, ok := e.vars[name]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for name, v := range e.vars {
+		if v != nil {
+			out = append(out, name+"="+*v)
+		}
+	}
+	return out
+}
+
+func (e *testEnv) environment() environment {
+	return environment{lookup: e.lookup, environ: e.environ}
 }
 
 // testEnvs are the tests' environments by test name; a subtest without

@@ -27,7 +27,7 @@ import (
 func runStaxOnClock(t *testing.T, clock registry.Clock, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := executeIn(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, testEnvOf(t).lookup, clock)
+	code := executeIn(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, testEnvOf(t).environment(), clock)
 	return result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,13 +21,21 @@ import (
 // failure (a validation report), so Execute only sets the exit code.
 var errReported = errors.New("reported")
 
+// environment is the environment a run of stax reads: a variable at a
+// time (lookup), and whole (environ) for the programs it runs, git. The
+// zero value is the process's.
+type environment struct {
+	lookup  func(string) (string, bool)
+	environ func() []string
+}
+
 // newRootCmd builds the stax command. Its commands read their environment
-// through lookupEnv (the process's when nil) and time registry waits by
-// clock (real time when nil): tests give each run its own of both, so that
-// runs need not change the process's environment and can run in parallel,
-// and waits are recorded instead of slept through.
-func newRootCmd(streams *IOStreams, lookupEnv func(string) (string, bool), clock registry.Clock) (*cobra.Command, *bool) {
-	global := &globalOptions{errOut: streams.ErrOut, lookupEnv: lookupEnv, clock: clock}
+// through env and time registry waits by clock (real time when nil):
+// tests give each run its own of both, so that runs need not change the
+// process's environment and can run in parallel, and waits are recorded
+// instead of slept through.
+func newRootCmd(streams *IOStreams, env environment, clock registry.Clock) (*cobra.Command, *bool) {
+	global := &globalOptions{errOut: streams.ErrOut, lookupEnv: env.lookup, environ: env.environ, clock: clock}
 	started := new(bool)
 	root := &cobra.Command{
 		Use:   "stax",
@@ -107,14 +114,14 @@ var unclassified = func(error) {}
 
 // Execute runs stax with args and returns the process exit code.
 func Execute(ctx context.Context, args []string, streams *IOStreams) int {
-	return executeIn(ctx, args, streams, os.LookupEnv, nil)
+	return executeIn(ctx, args, streams, environment{}, nil)
 }
 
-// executeIn is Execute with the environment read through lookupEnv and
-// registry waits timed by clock (see newRootCmd).
-func executeIn(ctx context.Context, args []string, streams *IOStreams, lookupEnv func(string) (string, bool), clock registry.Clock) int {
+// executeIn is Execute in the environment env, with registry waits timed
+// by clock (see newRootCmd).
+func executeIn(ctx context.Context, args []string, streams *IOStreams, env environment, clock registry.Clock) int {
 	errOut := streams.ErrOut // --quiet silences the command's, not the error
-	root, started := newRootCmd(streams, lookupEnv, clock)
+	root, started := newRootCmd(streams, env, clock)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

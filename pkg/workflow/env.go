@@ -28,6 +28,10 @@ type Env struct {
 	// Getenv reads the environment: the trust policy's location, among
 	// others. Nil is os.Getenv.
 	Getenv func(string) string
+	// Environ is the same environment whole, for the programs a job runs:
+	// git, for a git source, whose credential helpers, SSH keys and
+	// settings are the user's. Nil is os.Environ.
+	Environ func() []string
 	// Warnings receives what a job notices without failing: ambiguous
 	// arguments, overrides, case collisions, notices. Nil discards them.
 	Warnings io.Writer

@@ -24,7 +24,8 @@ func (opts InstallOptions) dependencyOf(decl declaration.Declaration) staxyaml.D
 	return d
 }
 
-// gitCache is the git cache of the stax home.
+// gitCache is the git cache of the stax home, whose git runs in the
+// job's environment (Environ), as the stax home is found in it.
 func (e *Env) gitCache() (*gitsource.Cache, error) {
 	home, err := store.HomeFrom(e.getenv)
 	if err != nil {
@@ -32,6 +33,9 @@ func (e *Env) gitCache() (*gitsource.Cache, error) {
 	}
 	c := gitsource.NewCache(home)
 	c.Notes = e.Warnings
+	if e.Environ != nil {
+		c.Env = e.Environ()
+	}
 	return c, nil
 }
 
