@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/internal/gittest"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
@@ -18,7 +20,14 @@ import (
 func serveExamples(t *testing.T) *gittest.Repo {
 	t.Helper()
 	gittest.RequireGit(t)
-	repo := gittest.NewServer(t).NewRepo(t, "examples")
+	return examplesRepo(t, gittest.NewServer(t), "examples")
+}
+
+// examplesRepo is the repository name of srv holding the example
+// package, on its default branch, tagged v1.0.0.
+func examplesRepo(t *testing.T, srv *gittest.Server, name string) *gittest.Repo {
+	t.Helper()
+	repo := srv.NewRepo(t, name)
 	repo.WriteDir(copyExamples(t))
 	repo.Commit("examples")
 	repo.Tag("v1.0.0", "")
@@ -141,5 +150,63 @@ func TestStorePruneKeepsGitPackagesAStaxLockPins(t *testing.T) {
 	}
 	if res := prune(); !slices.Equal(res.Manifests, []digest.Digest{oldDigest}) {
 		t.Errorf("prune removed %v; want %s, which only a removed project pinned, and not %s, which the store's key keeps", res.Manifests, oldDigest, currentDigest)
+	}
+}
+
+// stax store prune removes from the git cache the repositories no
+// registered project's stax.lock takes a git source from, but one another
+// stax holds; the project that still installs from its repository keeps
+// it, and installs --frozen from the cache alone.
+func TestStorePruneRemovesGitRepositoriesNoLockNames(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	kept, gone := examplesRepo(t, srv, "kept"), examplesRepo(t, srv, "gone")
+	proj, _ := installExamplesFromGit(t, "git+"+kept.URL+"#v1.0.0")
+	removed, _ := installExamplesFromGit(t, "git+"+gone.URL+"#v1.0.0")
+	if err := os.RemoveAll(removed); err != nil {
+		t.Fatal(err)
+	}
+	repos := func() []string {
+		t.Helper()
+		m, err := filepath.Glob(filepath.Join(home, "git", "*.git"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	before := repos()
+	if len(before) != 2 {
+		t.Fatalf("the git cache holds %v, want two repositories", before)
+	}
+
+	// Another stax using the repository: prune leaves it.
+	unlock, err := filelock.Lock(context.Background(), filepath.Join(home, "locks"), filelock.Named("git", gone.URL), "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res workflow.PruneResult
+	r := runStax(t, "store", "prune", "--output", "json")
+	unlock()
+	decodeJSON(t, r.Stdout, &res)
+	if res.GitCache.Repositories != 0 || len(repos()) != 2 {
+		t.Errorf("prune removed %d repositories of the git cache, one in use; the cache holds %v", res.GitCache.Repositories, repos())
+	}
+
+	decodeJSON(t, runStax(t, "store", "prune", "--dry-run", "--output", "json").Stdout, &res)
+	if res.GitCache.Repositories != 1 || res.GitCache.Bytes == 0 || len(repos()) != 2 {
+		t.Errorf("a dry run would remove %+v of the git cache, and left %v; want one repository, and both left", res.GitCache, repos())
+	}
+	r = runStax(t, "store", "prune")
+	if left := repos(); len(left) != 1 || !strings.Contains(r.Stdout, "git cache: removed 1 repository no stax.lock takes a git source from") {
+		t.Errorf("prune left %v in the git cache and said:\n%s", left, r.Stdout)
+	}
+	srv.Reset()
+	if r := runStax(t, "install", "--frozen", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install --frozen: %d %s", r.Code, r.Stderr)
+	}
+	if n := srv.Requests(); n != 0 {
+		t.Errorf("install --frozen after a prune asked the git server %d times; its repository should have been kept", n)
 	}
 }

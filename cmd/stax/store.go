@@ -43,7 +43,13 @@ packages fetched by digest alone and those a moved tag left behind that
 no stax.lock pins, with their signatures, and blobs a killed command
 left. They are fetched again when a command needs them, which --offline
 cannot do. A project whose stax.lock is gone keeps nothing, and is
-dropped from the roots.
+dropped from the roots. A package built from a git source is kept under
+its git reference (git+URL//SUBDIR#REF), a tag as any other.
+
+prune also removes from the git cache ($STAX_HOME/git) the repositories
+no registered project's stax.lock takes a git source from, but one
+another stax is using; the next command that needs one fetches it again.
+With --oci-layout the git cache is left alone.
 
 The store's index.json is bounded (64 MiB, some 250,000 tags); a pull
 that would take it past is refused (exit 2) and names this command.
@@ -91,6 +97,9 @@ func runStorePrune(ctx context.Context, opts *storePruneOptions) error {
 	}
 	for _, p := range res.DroppedProjects {
 		fmt.Fprintf(opts.IO.Out, "  %s: its stax.lock is gone; what it pinned is no longer kept\n", termtext.Escape(p))
+	}
+	if git := res.GitCache; git.Repositories > 0 {
+		fmt.Fprintf(opts.IO.Out, "git cache: %s %s no stax.lock takes a git source from (%s)\n", verb, plural(int64(git.Repositories), "repository"), plural(git.Bytes, "byte"))
 	}
 	return nil
 }

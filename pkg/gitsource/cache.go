@@ -77,10 +77,19 @@ func (c *Cache) workDir() (string, error) {
 	return c.Dir, nil
 }
 
+// repoKey names the cache's repository of the repository URL url (see
+// Reference.Repository): its directory and its lock.
+func repoKey(url string) string {
+	return digest.FromString(url).Encoded()[:32]
+}
+
 // repoDir is the bare repository caching r's repository.
 func (c *Cache) repoDir(r Reference) string {
-	return filepath.Join(c.Dir, digest.FromString(r.Repository()).Encoded()[:32]+".git")
+	return filepath.Join(c.Dir, repoKey(r.Repository())+".git")
 }
+
+// lockName is the file of the lock of the cache's repository key.
+func lockName(key string) string { return "git-" + key + ".lock" }
 
 // lock takes the lock of r's repository in the cache, which one stax
 // holds while it fetches into it or reads it: git's own locks would
@@ -88,7 +97,7 @@ func (c *Cache) repoDir(r Reference) string {
 // is cleared under it.
 func (c *Cache) lock(ctx context.Context, r Reference) (func(), error) {
 	what := "fetching from " + termtext.Escape(r.Display())
-	return filelock.Lock(ctx, c.LockDir, filelock.Named("git", r.Repository()), what, filelock.WaitingNote(c.Notes, what))
+	return filelock.Lock(ctx, c.LockDir, lockName(repoKey(r.Repository())), what, filelock.WaitingNote(c.Notes, what))
 }
 
 // open takes r's repository's lock and makes its bare repository if it is

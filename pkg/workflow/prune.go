@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/store"
 )
 
@@ -24,13 +25,19 @@ type PruneResult struct {
 	// which keep nothing more (see storeRoots).
 	Projects        []string `json:"projects"`
 	DroppedProjects []string `json:"droppedProjects"`
+	// GitCache is what was removed of the git cache ($STAX_HOME/git):
+	// the repositories no registered project's stax.lock takes a git
+	// source from. The git cache is left alone with --oci-layout.
+	GitCache gitsource.CachePruned `json:"gitCache"`
 }
 
 // PruneStore removes from the local store (or the layout of
 // --oci-layout) the manifests no tag reaches, but those the stax.lock of
 // a project an install registered pins, and the blobs nothing kept
-// refers to (see store.Prune and storeRoots). It holds the store's exclusive lock, and
-// its shared one for a dry run.
+// refers to (see store.Prune and storeRoots); and from the git cache the
+// repositories none of those stax.lock files takes a git source from
+// (gitsource.Cache.Prune). It holds the store's exclusive lock, and its
+// shared one for a dry run.
 func PruneStore(ctx context.Context, env *Env, opts PruneOptions) (*PruneResult, error) {
 	mode := store.ReadWrite
 	if opts.DryRun {
@@ -43,7 +50,7 @@ func PruneStore(ctx context.Context, env *Env, opts PruneOptions) (*PruneResult,
 	defer s.Close()
 	// Read under the store's lock: an install registers its project
 	// while it holds it.
-	roots, projects, dropped, err := env.storeRoots(opts.DryRun)
+	roots, repos, projects, dropped, err := env.storeRoots(opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -51,5 +58,15 @@ func PruneStore(ctx context.Context, env *Env, opts PruneOptions) (*PruneResult,
 	if err != nil {
 		return nil, err
 	}
-	return &PruneResult{Store: s.Dir, DryRun: opts.DryRun, Pruned: *pruned, Projects: projects, DroppedProjects: dropped}, nil
+	res := &PruneResult{Store: s.Dir, DryRun: opts.DryRun, Pruned: *pruned, Projects: projects, DroppedProjects: dropped}
+	if env.Opener.Layout == "" {
+		git, err := env.gitCache()
+		if err != nil {
+			return nil, err
+		}
+		if res.GitCache, err = git.Prune(ctx, repos, opts.DryRun); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }

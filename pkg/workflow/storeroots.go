@@ -67,19 +67,20 @@ func (e *Env) addStoreRoot(dir string) error {
 }
 
 // storeRoots are the roots of a prune: the digests pinned by the
-// stax.lock of each project registered in storeRootsDir, with those
-// projects. A registration whose stax.lock is gone (the project was
+// stax.lock of each project registered in storeRootsDir, the git
+// repositories it takes git sources from (the git cache keeps those),
+// and those projects. A registration whose stax.lock is gone (the project was
 // removed, or no longer installs) is removed, but on a dry run, and
 // returned in dropped. One that cannot be read is named in a note to
 // env.Warnings: the packages it pins are not kept.
-func (e *Env) storeRoots(dryRun bool) (roots []digest.Digest, projects, dropped []string, err error) {
+func (e *Env) storeRoots(dryRun bool) (roots []digest.Digest, repos, projects, dropped []string, err error) {
 	home, err := store.HomeFrom(e.getenv)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	paths, err := filepath.Glob(filepath.Join(home, storeRootsDir, "*.json"))
 	if err != nil {
-		return nil, nil, nil, errdefs.MarkLocal(err)
+		return nil, nil, nil, nil, errdefs.MarkLocal(err)
 	}
 	projects, dropped = []string{}, []string{}
 	for _, path := range paths {
@@ -100,7 +101,7 @@ func (e *Env) storeRoots(dryRun bool) (roots []digest.Digest, projects, dropped 
 		case errors.Is(err, fs.ErrNotExist):
 			if !dryRun {
 				if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return nil, nil, nil, errdefs.MarkLocal(err)
+					return nil, nil, nil, nil, errdefs.MarkLocal(err)
 				}
 			}
 			dropped = append(dropped, root.Project)
@@ -114,11 +115,17 @@ func (e *Env) storeRoots(dryRun bool) (roots []digest.Digest, projects, dropped 
 			if p.Digest.Validate() == nil {
 				roots = append(roots, p.Digest)
 			}
+			if g := p.Git; g != nil {
+				repos = append(repos, g.URL)
+				if g.Followed != nil {
+					repos = append(repos, g.Followed.URL)
+				}
+			}
 		}
 	}
 	slices.Sort(projects)
 	slices.Sort(dropped)
-	return roots, projects, dropped, nil
+	return roots, repos, projects, dropped, nil
 }
 
 // noteStoreRoot registers the project of an install (addStoreRoot); a
