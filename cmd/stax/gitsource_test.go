@@ -57,8 +57,18 @@ func TestTagsOfGitRepository(t *testing.T) {
 	if res.Repository != repo.URL || strings.Join(res.Tags, " ") != "v1.1.0 v1.0.0" {
 		t.Errorf("stax tags GITREF --output json = %+v", res)
 	}
-	if r = runStax(t, "tags", gitRef(repo, "", ""), "--local"); r.Code != 1 || !strings.Contains(r.Stderr, "--local") {
-		t.Errorf("stax tags GITREF --local: exit %d, want 1 naming --local\n%s", r.Code, r.Stderr)
+	// --local lists the REFs the local store keeps packages of, from the
+	// repository and SUBDIR named, with the skills chosen.
+	if r = runStax(t, "tags", gitRef(repo, "", ""), "--local"); r.Code != 0 || r.Stdout != "" {
+		t.Errorf("stax tags GITREF --local of nothing installed: exit %d, stdout %q\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, args := range [][]string{{gitRef(repo, "", "v1.0.0"), "--skill", "pdf"}, {gitRef(repo, "", "next")}, {gitRef(repo, "skills/docx", "")}} {
+		if r := runStax(t, append([]string{"install", "--dir", t.TempDir(), "--runtime", "claude-code"}, args...)...); r.Code != 0 {
+			t.Fatalf("install %v: exit %d\n%s", args, r.Code, r.Stderr)
+		}
+	}
+	if r = runStax(t, "tags", gitRef(repo, "", ""), "--local"); r.Code != 0 || r.Stdout != "v1.0.0?skill=pdf\nnext\n" {
+		t.Errorf("stax tags GITREF --local: exit %d, stdout\n%s\nwant the REFs installed from the repository's root\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	missing := strings.TrimSuffix(repo.URL, "skills.git") + "missing.git"
 	if r = runStax(t, "tags", "git+"+missing); r.Code != 3 || !strings.Contains(r.Stderr, missing) {

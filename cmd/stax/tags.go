@@ -25,7 +25,9 @@ func newTagsCmd(f *factory, runF func(context.Context, *tagsOptions) error) *cob
 		Short: "List the tags of a repository, highest version first",
 		Long: `List the tags of the repository REF names, asking its registry (or reading
 an oci: layout; --local: the local store), or of the git repository a git
-reference names, with one git ls-remote. Version tags (1.2.0, v1.2.0,
+reference names, with one git ls-remote (--local: the REFs the local store
+keeps packages of, built from that repository and SUBDIR, each with the
+plugin and skills chosen, as in v1.0.0?skill=pdf). Version tags (1.2.0, v1.2.0,
 2.0.0-rc.1) come first, highest version first, then the other tags by
 name. Tags named after a digest (cosign's sha256-<hex>.sig, .att, .sbom)
 are hidden unless --all. A tag or digest in REF is ignored.

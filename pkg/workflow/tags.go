@@ -2,8 +2,9 @@ package workflow
 
 import (
 	"context"
-	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
@@ -11,7 +12,6 @@ import (
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
-	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // TagsOptions say whose tags Tags lists.
@@ -78,15 +78,16 @@ func Tags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) 
 }
 
 // gitTags lists the tags of the git repository opts.Ref names. A git
-// repository has no digest tags, and stax keeps no list of its tags:
-// --local is refused rather than answered from the network.
+// repository has no digest tags. With opts.Local, they are the REFs the
+// local store keeps packages of, from that repository and SUBDIR (see
+// localGitTags).
 func gitTags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) {
 	ref, err := gitsource.Parse(opts.Ref)
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
 	if opts.Local {
-		return nil, errdefs.Invalid(fmt.Errorf("--local lists the tags of the local store, which holds none of git repository %s: list its tags without --local", termtext.Escape(ref.Display())))
+		return localGitTags(ctx, env, ref)
 	}
 	cache, err := env.gitCache()
 	if err != nil {
@@ -97,4 +98,32 @@ func gitTags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, erro
 		return nil, err
 	}
 	return &TagsResult{Repository: ref.Repository(), Tags: refs.TagNames()}, nil
+}
+
+// localGitTags lists what follows the # of the local store's tags of
+// packages built from ref's repository and SUBDIR (resolve.GitNode.StoreKey):
+// the REF each was built at, with the plugin and skills chosen, if any
+// (v1.0.0, main?skill=pdf).
+func localGitTags(ctx context.Context, env *Env, ref gitsource.Reference) (*TagsResult, error) {
+	keys, err := store.Tags(ctx, env.Opener.StoreDir)
+	if err != nil {
+		return nil, err
+	}
+	ref.Ref = ""
+	prefix := ref.String() + "#"
+	// Sorted as semver.SortTags sorts the REFs, a REF's choices by name.
+	byRef := map[string][]string{}
+	for _, key := range keys {
+		if tag, ok := strings.CutPrefix(key, prefix); ok {
+			at, _, _ := strings.Cut(tag, "?")
+			byRef[at] = append(byRef[at], tag)
+		}
+	}
+	refs := slices.Collect(maps.Keys(byRef))
+	semver.SortTags(refs)
+	tags := []string{}
+	for _, at := range refs {
+		tags = append(tags, slices.Sorted(slices.Values(byRef[at]))...)
+	}
+	return &TagsResult{Repository: ref.Repository(), Tags: tags}, nil
 }
