@@ -3,10 +3,10 @@
 // graph in the local store: the skills layers fetched while resolving,
 // then every registry package stored, tagged under its reference, and
 // every package built from a git source, tagged under its key (see
-// resolve.GitNode.StoreKey), with its layer read as it is stored. Resolving stores nothing itself; a job
-// that stores what it resolved hands resolve.Resolve a Packages and then
-// stores the graph through the same one, which knows what it fetched
-// ahead.
+// resolve.GitNode.StoreKey), with its layer read as it is stored.
+// Resolving stores nothing itself; a job that stores what it resolved
+// hands resolve.Resolve a Packages and then stores the graph through the
+// same one, which knows what it fetched ahead.
 package cache
 
 import (
@@ -223,9 +223,8 @@ func (s *Storing) Wait() ([]*transfer.Result, error) {
 
 // Stored waits until n can be read from its Target: at once for a
 // package the store does not keep (see stored), else once it is in the
-// local store.
-// It returns the failure to store n, the store's failure when it ended
-// before storing n, or ctx's error.
+// local store. It returns the failure to store n, the store's failure
+// when it ended before storing n, or ctx's error.
 func (s *Storing) Stored(ctx context.Context, n *resolve.Node) error {
 	i, ok := s.index[n]
 	if !ok {
