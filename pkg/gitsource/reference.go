@@ -120,7 +120,7 @@ func New(rawURL, subdir, ref string) (Reference, error) {
 	}
 	s := Prefix + rawURL
 	if subdir = strings.Trim(subdir, "/"); subdir != "" {
-		s += "//" + subdir
+		s += "//" + escapeSubdir(subdir)
 	}
 	if ref != "" {
 		s += "#" + ref
@@ -375,12 +375,29 @@ func (r Reference) String() string {
 		s = Prefix + s
 	}
 	if r.Subdir != "" {
-		s += "//" + r.Subdir
+		s += "//" + escapeSubdir(r.Subdir)
 	}
 	if r.Ref != "" {
 		s += "#" + r.Ref
 	}
 	return s
+}
+
+// escapeSubdir writes subdir as the path of a URL Parse reads it back
+// from: a directory may be named with what the grammar gives a meaning
+// to ('#' before REF, '?' a query, '%' an escape, a space), and written
+// as it is would read back as another SUBDIR and REF.
+func escapeSubdir(subdir string) string {
+	var b strings.Builder
+	for i := 0; i < len(subdir); i++ {
+		switch c := subdir[i]; {
+		case c == '%' || c == '#' || c == '?' || c <= ' ' || c == 0x7f:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // Mask replaces the credentials of the URLs in text (scheme://USER:PASS@)

@@ -184,3 +184,23 @@ func TestSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A SUBDIR holding what a reference's grammar gives a meaning to (# before
+// REF, ? for a query, % for an escape, a space) reads back from String as
+// itself, written through New or escaped in a URL: String keys the local
+// store's tag and is what stax.lock records of a source, and another
+// SUBDIR and REF read from it would name another tree.
+func TestSubdirReadsBack(t *testing.T) {
+	t.Parallel()
+	for _, subdir := range []string{"skills/c#", "a#b", "why?", "50%", "a b", "x%41"} {
+		r, err := New("https://example.com/o/skills.git", subdir, "main")
+		if err != nil || r.Subdir != subdir || r.Ref != "main" {
+			t.Errorf("New(SUBDIR %q) = subdir %q ref %q, %v", subdir, r.Subdir, r.Ref, err)
+			continue
+		}
+		again, err := Parse(r.String())
+		if err != nil || again.Subdir != subdir || again.Ref != "main" {
+			t.Errorf("Parse(%q) = subdir %q ref %q, %v; want subdir %q ref main", r.String(), again.Subdir, again.Ref, err, subdir)
+		}
+	}
+}

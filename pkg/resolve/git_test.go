@@ -36,3 +36,20 @@ func TestGitNodeStoreKey(t *testing.T) {
 		}
 	}
 }
+
+// Two sources of one repository whose SUBDIR and REF split the same text
+// at another '#' are two keys: a tree kept under one is never read as
+// the other's.
+func TestGitNodeStoreKeySubdirWithHash(t *testing.T) {
+	key := func(subdir, ref string) string {
+		r, err := gitsource.Parse("git+https://git.example.com/acme/skills.git//" + subdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resolved := gitpackage.Locked{Resolved: gitsource.Resolved{Ref: ref, Kind: gitsource.KindBranch, Commit: strings.Repeat("a", 40)}}
+		return (&GitNode{Reference: r, Locked: resolved}).StoreKey()
+	}
+	if a, b := key("a%23b", "main"), key("a", "b#main"); a == b {
+		t.Errorf("SUBDIR a#b at main and SUBDIR a at b#main are both kept as %q", a)
+	}
+}
