@@ -128,3 +128,32 @@ func TestReadRefusesHostileGitRecord(t *testing.T) {
 		})
 	}
 }
+
+// A SUBDIR named with a '#' (skills/c#), which stax writes as the
+// directory's name, reads back: the record is held to gitsource.New,
+// which took the '#' for the start of a REF.
+func TestGitRecordSubdirWithHashReadsBack(t *testing.T) {
+	t.Parallel()
+	commit := strings.Repeat("ab", 20)
+	l := &Lock{LockVersion: Version, Sources: Sources([]string{"git+https://git.example.com/a/b.git//skills/c%23#v1.0.0"}), Packages: []Package{{
+		Ref: "git+https://git.example.com/a/b.git//skills/c%23#v1.0.0", Digest: digest.FromString("p"),
+		Git: &Git{URL: "https://git.example.com/a/b.git", Subdir: "skills/c#", Ref: "v1.0.0", Kind: "tag", Commit: commit,
+			Followed: &GitFollowed{URL: "https://git.example.com/c/d.git", Subdir: "plugins/c#", Ref: "main", Kind: "branch", Commit: commit}},
+	}}}
+	var b bytes.Buffer
+	if err := l.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	locked := back.GitLocked()[l.Packages[0].Ref]
+	if locked.Followed == nil || locked.Followed.Ref.Subdir != "plugins/c#" {
+		t.Errorf("GitLocked = %+v\n%s", locked, b.String())
+	}
+}
