@@ -494,3 +494,28 @@ func TestGitSourceRunsGitInTheCommandsEnvironment(t *testing.T) {
 		t.Errorf("git's trace names no ls-remote:\n%.400s", text)
 	}
 }
+
+// A SUBDIR named with a '#' (written %23 in the reference) installs, is
+// kept in the local store under its own key, and installs --frozen from
+// the stax.lock it wrote: the lock records it as the directory's name
+// and reads it back as that, not as a SUBDIR and a REF split at the '#'.
+func TestGitSourceSubdirWithHash(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	gittest.RequireGit(t)
+	repo := gittest.NewServer(t).NewRepo(t, "hash")
+	repo.Write(map[string]string{"team#1/skills/pdf/SKILL.md": skillMD("pdf", "Read PDFs.")})
+	repo.Commit("skills")
+	repo.Tag("v1.0.0", "")
+	proj := t.TempDir()
+	if r := runStax(t, "install", "git+"+repo.URL+"//team%231#v1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	tags, err := store.Tags(context.Background(), filepath.Join(home, "store"))
+	if want := "git+" + repo.URL + "//team%231#v1.0.0"; err != nil || !slices.Contains(tags, want) {
+		t.Errorf("the local store's tags are %q (%v), want %q", tags, err, want)
+	}
+	if r := runStax(t, "install", "--frozen", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Errorf("install --frozen: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
