@@ -63,14 +63,12 @@ func (c *Cache) Prune(ctx context.Context, keep []string, dryRun bool) (CachePru
 			continue
 		}
 		size := dirSize(dir)
-		if !dryRun {
-			removed, err := c.removeRepository(ctx, m[1], dir)
-			if err != nil {
-				return out, err
-			}
-			if !removed {
-				continue
-			}
+		removed, err := c.removeRepository(ctx, m[1], dir, dryRun)
+		if err != nil {
+			return out, err
+		}
+		if !removed {
+			continue
 		}
 		out.Repositories++
 		out.Bytes += size
@@ -79,8 +77,10 @@ func (c *Cache) Prune(ctx context.Context, keep []string, dryRun bool) (CachePru
 }
 
 // removeRepository removes the cached repository dir, whose lock is named
-// by key, unless another stax holds that lock; it says whether it did.
-func (c *Cache) removeRepository(ctx context.Context, key, dir string) (bool, error) {
+// by key, unless another stax holds that lock; it says whether it did. A
+// dry run takes the lock too, and removes nothing: it says what a prune
+// would remove now.
+func (c *Cache) removeRepository(ctx context.Context, key, dir string, dryRun bool) (bool, error) {
 	// The lock is tried, not waited for: a prune holds the local store's
 	// lock, which a stax using the repository may be about to ask for.
 	tryCtx, cancel := context.WithCancel(ctx)
@@ -90,6 +90,9 @@ func (c *Cache) removeRepository(ctx context.Context, key, dir string) (bool, er
 		return false, nil
 	}
 	defer unlock()
+	if dryRun {
+		return true, nil
+	}
 	aside := filepath.Join(c.Dir, prunedPrefix+key)
 	if err := os.Rename(dir, aside); err != nil {
 		return false, errdefs.MarkLocal(fmt.Errorf("prune the git cache %s: %w", c.Dir, err))

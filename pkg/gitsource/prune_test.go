@@ -42,3 +42,32 @@ func TestCachePrune(t *testing.T) {
 		t.Errorf("the cache holds %v after a prune, want %v", left, want)
 	}
 }
+
+// A repository another stax holds is left by a prune, and a dry run says
+// so too: it counts what a prune would remove, not what the cache holds.
+func TestCachePruneLeavesARepositoryInUse(t *testing.T) {
+	c := NewCache(t.TempDir())
+	ref, err := Parse("git+https://git.example.com/used.git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(c.repoDir(ref), "objects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := c.lock(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dryRun := range []bool{true, false} {
+		if pruned, err := c.Prune(context.Background(), nil, dryRun); err != nil || pruned.Repositories != 0 {
+			t.Errorf("prune (dry run %v) of a repository in use: %+v, %v; want it left", dryRun, pruned, err)
+		}
+	}
+	unlock()
+	if _, err := os.Stat(c.repoDir(ref)); err != nil {
+		t.Errorf("the repository in use is gone: %v", err)
+	}
+	if pruned, err := c.Prune(context.Background(), nil, true); err != nil || pruned.Repositories != 1 {
+		t.Errorf("dry run once it is free: %+v, %v; want one repository", pruned, err)
+	}
+}
