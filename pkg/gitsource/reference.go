@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -274,6 +275,9 @@ func checkRef(ref string) error {
 		why = `it starts with "-", which git would read as an option`
 	case len(ref) > 255:
 		why = "it is longer than 255 bytes"
+	case !utf8.ValidString(ref):
+		// stax.lock, the local store's tag and messages hold text.
+		why = "it is not UTF-8"
 	case hasControlOrSpace(ref) || strings.ContainsAny(ref, `~^:?*[\`):
 		why = `it holds a space, a control character or one of ~^:?*[\`
 	case strings.Contains(ref, "..") || strings.Contains(ref, "@{") || strings.Contains(ref, "//") || ref == "@":

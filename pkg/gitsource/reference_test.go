@@ -88,6 +88,7 @@ func TestParseRefuses(t *testing.T) {
 		{"git+https://example.com/r.git#HEAD@{1}", `"@{"`},
 		{"git+https://example.com/r.git#a:b", "~^:?*"},
 		{"git+https://example.com/r.git#", "empty"},
+		{"git+https://example.com/r.git#b\xff", "UTF-8"},
 		{"git+https://example.com/r.git?x=1", "query"},
 		{"git+https:///r.git", "no host"},
 		{"git+https://example.com", "no repository path"},
@@ -202,5 +203,24 @@ func TestSubdirReadsBack(t *testing.T) {
 		if err != nil || again.Subdir != subdir || again.Ref != "main" {
 			t.Errorf("Parse(%q) = subdir %q ref %q, %v; want subdir %q ref main", r.String(), again.Subdir, again.Ref, err, subdir)
 		}
+	}
+}
+
+// A branch or tag whose name is not UTF-8 is never chosen: stax.lock,
+// the local store's index.json (which JSON writes with U+FFFD in place of
+// each such byte, so b\xff and b\xfe were one tag) and messages hold
+// text.
+func TestParseRefsSkipsNamesNotUTF8(t *testing.T) {
+	t.Parallel()
+	commit := strings.Repeat("a", 40)
+	refs, err := parseRefs("https://example.com/r.git", []byte("ref: refs/heads/b\xff\tHEAD\n"+commit+"\trefs/heads/b\xff\n"+commit+"\trefs/tags/v1\xfe\n"+commit+"\trefs/heads/main\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs.Branches) != 1 || len(refs.Tags) != 0 {
+		t.Errorf("parseRefs kept the branches %q and tags %q; want main alone", refs.Branches, refs.Tags)
+	}
+	if r, err := refs.Resolve("", nil); err == nil {
+		t.Errorf("Resolve took the default branch %q, whose name is not UTF-8", r.Ref)
 	}
 }
