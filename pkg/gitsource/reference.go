@@ -301,6 +301,10 @@ func cleanSubdir(subdir string) (string, error) {
 	if err := layers.CheckPath(subdir); err != nil {
 		return "", fmt.Errorf("SUBDIR %w", err)
 	}
+	if !utf8.ValidString(subdir) {
+		// It keys the local store's tag and is written to stax.lock.
+		return "", fmt.Errorf("SUBDIR %q is not UTF-8", subdir)
+	}
 	for seg := range strings.SplitSeq(subdir, "/") {
 		if strings.HasPrefix(seg, "-") {
 			return "", fmt.Errorf(`SUBDIR %q: an element starts with "-"`, subdir)

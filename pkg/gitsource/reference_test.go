@@ -89,6 +89,7 @@ func TestParseRefuses(t *testing.T) {
 		{"git+https://example.com/r.git#a:b", "~^:?*"},
 		{"git+https://example.com/r.git#", "empty"},
 		{"git+https://example.com/r.git#b\xff", "UTF-8"},
+		{"git+https://example.com/r.git//a%FFb", "UTF-8"},
 		{"git+https://example.com/r.git?x=1", "query"},
 		{"git+https:///r.git", "no host"},
 		{"git+https://example.com", "no repository path"},
