@@ -225,3 +225,30 @@ func TestParseRefsSkipsNamesNotUTF8(t *testing.T) {
 		t.Errorf("Resolve took the default branch %q, whose name is not UTF-8", r.Ref)
 	}
 }
+
+// What Resolve resolves a REF to names that REF, and nothing else does:
+// Names holds a recorded resolution to the REF declared.
+func TestResolvedNamesTheRefResolved(t *testing.T) {
+	t.Parallel()
+	commit := strings.Repeat("a", 40)
+	refs, err := parseRefs("https://example.com/r.git", []byte(commit+"\trefs/heads/main\n"+commit+"\trefs/tags/v1\n"+commit+"\trefs/heads/v1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"main", "v1", "refs/heads/v1", "refs/tags/v1", "refs/heads/main", strings.ToUpper(commit)} {
+		r, err := refs.Resolve(ref, nil)
+		if err != nil || !r.Names(ref) {
+			t.Errorf("Resolve(%q) = %+v, %v, which Names does not take as %q's", ref, r, err, ref)
+		}
+	}
+	for ref, r := range map[string]Resolved{
+		"main":          {Ref: "v1", Kind: KindTag, Commit: commit},
+		"refs/heads/v1": {Ref: "v1", Kind: KindTag, Commit: commit},
+		"refs/tags/v1":  {Ref: "v1", Kind: KindBranch, Commit: commit},
+		commit:          {Ref: "main", Kind: KindBranch, Commit: commit},
+	} {
+		if r.Names(ref) {
+			t.Errorf("%+v names %q", r, ref)
+		}
+	}
+}

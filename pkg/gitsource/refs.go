@@ -159,6 +159,27 @@ func (refs *Refs) Resolve(ref string, rng *semver.Range) (Resolved, error) {
 	return Resolved{}, refs.unresolved("has no release tag and no default branch", "")
 }
 
+// Names reports whether r may be what ref, a REF as written, resolves to
+// (see Resolve): the commit itself, else the tag or branch of its name.
+// A recorded resolution that names another REF than the one declared is
+// not that REF's (a stax.lock edited to take another tree).
+func (r Resolved) Names(ref string) bool {
+	if isCommitID(strings.ToLower(ref)) {
+		return r.Kind == KindCommit && r.Ref == strings.ToLower(ref)
+	}
+	name, isTag := strings.CutPrefix(ref, "refs/tags/")
+	name, isBranch := strings.CutPrefix(name, "refs/heads/")
+	switch {
+	case r.Ref != name:
+		return false
+	case isTag:
+		return r.Kind == KindTag
+	case isBranch:
+		return r.Kind == KindBranch
+	}
+	return r.Kind == KindTag || r.Kind == KindBranch
+}
+
 // unresolved says what refs lack, with the tags nearest to near.
 func (refs *Refs) unresolved(what, near string) error {
 	msg := fmt.Sprintf("git repository %s %s", termtext.Escape(refs.Repository), what)

@@ -45,8 +45,9 @@ func gitOf(g *resolve.GitNode) *Git {
 
 // GitLocked are the commits the lock records of its git packages, by
 // reference, for resolve.GitOptions.Locked. A record whose URL does not
-// parse is left out: that package resolves again, and its digest is
-// checked against the lock's.
+// parse, or whose REF is not the one its reference names, is left out:
+// that package resolves again, and its digest is checked against the
+// lock's. The REF names the package in the local store.
 func (l *Lock) GitLocked() map[string]gitpackage.Locked {
 	out := map[string]gitpackage.Locked{}
 	for _, p := range l.Packages {
@@ -55,6 +56,9 @@ func (l *Lock) GitLocked() map[string]gitpackage.Locked {
 			continue
 		}
 		locked := gitpackage.Locked{Resolved: gitsource.Resolved{Ref: g.Ref, Kind: gitsource.Kind(g.Kind), Commit: g.Commit}}
+		if r, err := gitsource.Parse(p.Ref); err == nil && r.Ref != "" && !locked.Resolved.Names(r.Ref) {
+			continue
+		}
 		if f := g.Followed; f != nil {
 			ref, err := gitsource.New(f.URL, f.Subdir, f.Ref)
 			if err != nil {

@@ -157,3 +157,29 @@ func TestGitRecordSubdirWithHashReadsBack(t *testing.T) {
 		t.Errorf("GitLocked = %+v\n%s", locked, b.String())
 	}
 }
+
+// A record whose REF is not the one its reference names (the source
+// takes main, the record says tag v1.0.0 at another commit) is not taken:
+// the package resolves again, and is kept under the REF resolved.
+func TestGitLockedTakesOnlyTheDeclaredRef(t *testing.T) {
+	t.Parallel()
+	commit := strings.Repeat("ab", 20)
+	l := &Lock{Packages: []Package{
+		{Ref: "git+https://h/a.git#main", Git: &Git{URL: "https://h/a.git", Ref: "v1.0.0", Kind: "tag", Commit: commit}},
+		{Ref: "git+https://h/b.git#refs/heads/main", Git: &Git{URL: "https://h/b.git", Ref: "main", Kind: "tag", Commit: commit}},
+		{Ref: "git+https://h/c.git#" + strings.ToUpper(commit), Git: &Git{URL: "https://h/c.git", Ref: commit, Kind: "commit", Commit: commit}},
+		{Ref: "git+https://h/d.git#refs/tags/v1", Git: &Git{URL: "https://h/d.git", Ref: "v1", Kind: "tag", Commit: commit}},
+		{Ref: "git+https://h/e.git", Git: &Git{URL: "https://h/e.git", Ref: "v2", Kind: "tag", Commit: commit}},
+	}}
+	got := l.GitLocked()
+	for _, ref := range []string{"git+https://h/a.git#main", "git+https://h/b.git#refs/heads/main"} {
+		if _, ok := got[ref]; ok {
+			t.Errorf("GitLocked took the record of %s, which names another REF", ref)
+		}
+	}
+	for _, ref := range []string{"git+https://h/c.git#" + strings.ToUpper(commit), "git+https://h/d.git#refs/tags/v1", "git+https://h/e.git"} {
+		if _, ok := got[ref]; !ok {
+			t.Errorf("GitLocked left out the record of %s", ref)
+		}
+	}
+}
