@@ -56,6 +56,11 @@ type Installed struct {
 	Require bool
 	// Files are the files as installed, by slash path in the skill.
 	Files map[string]RecordedFile
+	// Written says that Files are every file of the skill's directory,
+	// which this process has just written (stax mcp --package extracting
+	// a package): the first Refresh that indexes the skill lists its
+	// files from Files rather than reading the directory again.
+	Written bool
 }
 
 // RecordedFile is one file of a skill as stax installed it.

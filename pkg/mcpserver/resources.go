@@ -66,74 +66,141 @@ func URI(key, rel string) string {
 // A skill with more files than maxFilesPerSkill is truncated: its first
 // files are resources, but the skills extension, whose manifest names
 // every file, does not serve it.
-func listFiles(l *discover.Listing) (files map[string]skillFile, truncated map[string]bool, warnings []string) {
+//
+// A skill that this process has just written (Installed.Written), and
+// that prev does not index yet, is listed from its record rather than
+// read again (see listWritten).
+func listFiles(l *discover.Listing, installed map[string]*Installed, prev *skillIndex) (files map[string]skillFile, truncated map[string]bool, warnings []string) {
 	files, truncated = map[string]skillFile{}, map[string]bool{}
 	for _, sk := range l.Skills {
 		if !sk.Visible() {
 			continue
 		}
-		root, err := os.OpenRoot(sk.Dir)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("cannot list the files of skill %s: %v", sk.Key, err))
-			continue
+		if rec := installed[sk.Dir]; rec != nil && rec.Written {
+			if is := prev.find(sk.Key); (is == nil || is.dir != sk.Dir) && listWritten(sk, rec, files) {
+				continue
+			}
 		}
-		n, unsafe := 0, 0
-		err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if rel != "." && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if rel != "." && layers.CheckPath(rel) != nil {
-				unsafe++
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				return nil
-			}
-			info, err := root.Stat(rel) // follows a link, refusing one that leaves the skill
-			if err != nil || !info.Mode().IsRegular() {
-				return nil
-			}
-			if n++; n > maxFilesPerSkill {
-				warnings = append(warnings, fmt.Sprintf("skill %s has more than %d files: only the first are resources, and %s does not list it", sk.Key, maxFilesPerSkill, MethodSkillsList))
-				truncated[sk.Key] = true
-				return fs.SkipAll
-			}
-			uri := URI(sk.Key, rel)
-			files[uri] = skillFile{
-				key:     sk.Key,
-				dir:     sk.Dir,
-				rel:     rel,
-				modTime: info.ModTime().UnixNano(),
-				resource: &mcp.Resource{
-					URI:         uri,
-					Name:        sk.Key + "/" + rel,
-					Description: fmt.Sprintf("%s of skill %s", rel, sk.Name),
-					MIMEType:    mimeType(root, rel),
-					Size:        info.Size(),
-				},
-			}
-			return nil
-		})
-		root.Close()
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("cannot list the files of skill %s: %v", sk.Key, err))
-		}
-		if unsafe > 0 {
-			// Without the names: the warning reaches the model too.
-			warnings = append(warnings, fmt.Sprintf("skill %s has %d files or folders whose names stax refuses (hidden characters, or past its limits); they are not served: run stax validate %s to see which, and rename them",
-				sk.Key, unsafe, filepath.Dir(sk.Dir)))
-		}
+		warnings = append(warnings, walkSkill(sk, files, truncated)...)
 	}
 	return files, truncated, warnings
+}
+
+// walkSkill lists the files of skill sk into files (see listFiles).
+func walkSkill(sk discover.Skill, files map[string]skillFile, truncated map[string]bool) (warnings []string) {
+	root, err := os.OpenRoot(sk.Dir)
+	if err != nil {
+		return []string{fmt.Sprintf("cannot list the files of skill %s: %v", sk.Key, err)}
+	}
+	defer root.Close()
+	n, unsafe := 0, 0
+	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if rel != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if rel != "." && layers.CheckPath(rel) != nil {
+			unsafe++
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		info, err := root.Stat(rel) // follows a link, refusing one that leaves the skill
+		if err != nil || !info.Mode().IsRegular() {
+			return nil
+		}
+		if n++; n > maxFilesPerSkill {
+			warnings = append(warnings, fmt.Sprintf("skill %s has more than %d files: only the first are resources, and %s does not list it", sk.Key, maxFilesPerSkill, MethodSkillsList))
+			truncated[sk.Key] = true
+			return fs.SkipAll
+		}
+		addFile(files, sk, rel, info.Size(), info.ModTime().UnixNano(), mimeType(root, rel))
+		return nil
+	})
+	if err != nil {
+		warnings = append(warnings, fmt.Sprintf("cannot list the files of skill %s: %v", sk.Key, err))
+	}
+	if unsafe > 0 {
+		// Without the names: the warning reaches the model too.
+		warnings = append(warnings, fmt.Sprintf("skill %s has %d files or folders whose names stax refuses (hidden characters, or past its limits); they are not served: run stax validate %s to see which, and rename them",
+			sk.Key, unsafe, filepath.Dir(sk.Dir)))
+	}
+	return warnings
+}
+
+// listWritten lists the files of skill sk as rec says they were written,
+// with the stat each had once written, without reading the directory: the
+// process that wrote it lists a package of a thousand skills in a
+// fraction of the time. What changed since is found as a read holds the
+// file's stat to the manifest (see checkServed), as for a file changed
+// after a walk. It adds nothing and reports false when rec cannot stand
+// for a walk: a file without its stat, one whose name walkSkill would
+// count as refused, or more files than maxFilesPerSkill.
+func listWritten(sk discover.Skill, rec *Installed, files map[string]skillFile) bool {
+	if len(rec.Files) > maxFilesPerSkill {
+		return false
+	}
+	for rel, f := range rec.Files {
+		if f.Size < 0 || !hidden(rel) && layers.CheckPath(rel) != nil {
+			return false
+		}
+	}
+	types := make(map[string]string, len(rec.Files))
+	var root *os.Root // opened for a file whose type is in its bytes
+	defer func() {
+		if root != nil {
+			root.Close()
+		}
+	}()
+	for rel := range rec.Files {
+		if hidden(rel) {
+			continue
+		}
+		t, ok := typeByName(rel)
+		if !ok {
+			if root == nil {
+				var err error
+				if root, err = os.OpenRoot(sk.Dir); err != nil {
+					return false
+				}
+			}
+			t = sniffType(root, rel)
+		}
+		types[rel] = t
+	}
+	for rel, t := range types {
+		f := rec.Files[rel]
+		addFile(files, sk, rel, f.Size, f.ModTime, t)
+	}
+	return true
+}
+
+// addFile adds file rel of skill sk, of the size, modification time and
+// type given, to files.
+func addFile(files map[string]skillFile, sk discover.Skill, rel string, size, modTime int64, mimeType string) {
+	uri := URI(sk.Key, rel)
+	files[uri] = skillFile{
+		key:     sk.Key,
+		dir:     sk.Dir,
+		rel:     rel,
+		modTime: modTime,
+		resource: &mcp.Resource{
+			URI:         uri,
+			Name:        sk.Key + "/" + rel,
+			Description: fmt.Sprintf("%s of skill %s", rel, sk.Name),
+			MIMEType:    mimeType,
+			Size:        size,
+		},
+	}
 }
 
 // knownTypes are the MIME types of the files skills usually hold, fixed
@@ -171,13 +238,27 @@ var knownTypes = map[string]string{
 // mimeType is the type of file rel: by its extension, else by its first
 // bytes.
 func mimeType(root *os.Root, rel string) string {
+	if t, ok := typeByName(rel); ok {
+		return t
+	}
+	return sniffType(root, rel)
+}
+
+// typeByName is the type of file rel by its extension, if it has a known
+// one.
+func typeByName(rel string) (string, bool) {
 	ext := strings.ToLower(path.Ext(rel))
 	if t, ok := knownTypes[ext]; ok {
-		return t
+		return t, true
 	}
 	if t := mime.TypeByExtension(ext); t != "" {
-		return t
+		return t, true
 	}
+	return "", false
+}
+
+// sniffType is the type of file rel by its first bytes.
+func sniffType(root *os.Root, rel string) string {
 	f, err := regularfile.OpenIn(root, rel)
 	if err != nil {
 		return "application/octet-stream"

@@ -181,15 +181,15 @@ func (s *Server) Refresh() error {
 	if err != nil {
 		return err
 	}
-	files, truncated, warnings := listFiles(l)
-	menu := s.describe(l)
 	var installed map[string]*Installed
+	var unrecorded []string
 	if s.opts.Installed != nil {
-		var more []string
-		installed, more = s.opts.Installed(l)
-		warnings = append(warnings, more...)
+		installed, unrecorded = s.opts.Installed(l)
 	}
 	prev := s.index()
+	files, truncated, warnings := listFiles(l, installed, prev)
+	warnings = append(warnings, unrecorded...)
+	menu := s.describe(l)
 	x, more := buildIndex(l, files, truncated, installed, prev)
 	warnings = append(warnings, more...)
 	x.generation = nextGeneration(prev, x)

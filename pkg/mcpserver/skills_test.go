@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -434,6 +435,72 @@ func recordOf(t *testing.T, dir string) map[string]RecordedFile {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestSkillsWrittenListedFromTheRecord: a skill this process has just
+// written (stax mcp --package extracting a package) is listed from its
+// record, not read again; a file changed between the writing and the
+// listing is then found as a read holds it to the manifest: refused
+// once, the entry refreshed, and the host's next read verifies.
+func TestSkillsWrittenListedFromTheRecord(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), 1)
+	dir := filepath.Join(f.projectSkills(), "skill-0000")
+	filetest.Write(t, dir, map[string]string{".hidden/note.md": "not content\n", "assets/data.unknownext": "\x00binary"})
+	rec := &Installed{Package: "example.com/acme/skills:1.0.0", Digest: "sha256:" + strings.Repeat("a", 64), Files: recordOf(t, dir), Written: true}
+	path := filepath.Join(dir, "references", "guide.md")
+	old, _ := os.ReadFile(path)
+	edited := bytes.ToUpper(old)
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Unix(0, rec.Files["references/guide.md"].ModTime).Add(time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+	_, cs := skillsServer(t, f, Options{Installed: func(*discover.Listing) (map[string]*Installed, []string) {
+		return map[string]*Installed{dir: rec}, nil
+	}}, "stdio")
+
+	entry := listAll(t, cs)[0]
+	var got []string
+	var guide SkillResource
+	for _, r := range entry.Resources {
+		got = append(got, strings.TrimPrefix(r.URI, "skill://skill-0000/"))
+		if strings.HasSuffix(r.URI, "guide.md") {
+			guide = r
+		}
+	}
+	want := []string{"CALIBRATION.md", "EXAMPLES.md", "MEMORY.md", "SKILL.md", "assets/data.unknownext", "assets/logo.bin", "references/guide.md", "scripts/run.sh"}
+	if !slices.Equal(got, want) {
+		t.Errorf("manifest files %v, want %v", got, want)
+	}
+	if guide.Digest != rec.Files["references/guide.md"].Digest.String() {
+		t.Errorf("guide.md listed as %s, want the record's %s: the directory was read again", guide.Digest, rec.Files["references/guide.md"].Digest)
+	}
+	for _, r := range entry.Resources {
+		if r.URI != guide.URI {
+			if err := readVerified(cs, r); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	err := readVerified(cs, guide)
+	if wantCode(t, "read after the edit", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+		t.Fatalf("read after the edit: %v, want a refusal saying it changed", err)
+	}
+	fresh, err := getSkill(cs, entry.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fresh.Skill.Resources {
+		if r.URI == guide.URI {
+			if err := readVerified(cs, r); err != nil {
+				t.Error(err)
+			}
+		}
+	}
 }
 
 // TestSkillsProvenance: an installed skill's entry names its package,

@@ -121,7 +121,7 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	// earlier folder shadows a later one (see discover.List).
 	for _, n := range slices.Backward(graph.Order) {
 		dir := filepath.Join(home, servedDirName, n.Digest.Algorithm().String(), n.Digest.Encoded())
-		skills, err := p.extract(ctx, dir, n, pkgs)
+		skills, written, err := p.extract(ctx, dir, n, pkgs)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 			set.installed[filepath.Join(dir, path)] = &mcpserver.Installed{
 				Package: key, Version: n.Package.Config.Version, Digest: n.Digest.String(), Signer: signers[n.Digest],
 				Require: perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire,
-				Files:   recordedFiles(*in),
+				Files:   recordedFiles(*in), Written: written,
 			}
 		}
 	}
@@ -143,19 +143,19 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 
 // extract makes dir hold the skills of n, as pull -o writes them, with
 // the record of their files, unless it does already; a server that
-// extracted it meanwhile is as good.
-func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Node, pkgs *cache.Packages) (map[string]*install.InstalledSkill, error) {
-	skills, err := readServed(dir)
-	if err == nil {
-		return skills, nil
+// extracted it meanwhile is as good. written says that this call wrote
+// them: the record then says what the directory holds, as a walk of it
+// would (see mcpserver.Installed.Written).
+func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Node, pkgs *cache.Packages) (skills map[string]*install.InstalledSkill, written bool, err error) {
+	if skills, err = readServed(dir); err == nil {
+		return skills, false, nil
 	}
-	var written map[string]*install.InstalledSkill
 	fill := func(out string) (err error) {
-		written, err = install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency)
+		skills, err = install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency)
 		if err != nil {
 			return err
 		}
-		data, err := json.Marshal(written)
+		data, err := json.Marshal(skills)
 		if err != nil {
 			return err
 		}
@@ -168,12 +168,12 @@ func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Nod
 	}
 	if err != nil {
 		if skills, rerr := readServed(dir); rerr == nil {
-			return skills, nil
+			return skills, false, nil
 		}
-		return nil, err
+		return nil, false, err
 	}
-	// The record just written says what written does: not read again.
-	return written, nil
+	// The record just written says what skills do: not read again.
+	return skills, true, nil
 }
 
 // readServed reads the record of the package extracted in dir.
