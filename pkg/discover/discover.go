@@ -11,14 +11,17 @@
 package discover
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -146,11 +149,7 @@ func List(opts Options) (*Listing, error) {
 			f.Exists = true
 		}
 		l.Folders = append(l.Folders, f)
-		for _, e := range entries {
-			s, ok := readSkill(opts.Runtime, loc, e.Name())
-			if !ok {
-				continue
-			}
+		for _, s := range readSkills(opts.Runtime, loc, entries) {
 			if w, taken := winners[s.Key]; taken {
 				s.ShadowedBy = w
 			} else if s.Problem == "" {
@@ -169,6 +168,26 @@ func List(opts Options) (*Listing, error) {
 		}
 	}
 	return l, nil
+}
+
+// readSkills reads the skills of entries, the directory listing of loc,
+// in its order, as many at once as there are processors: reading and
+// parsing a thousand SKILL.md files, one after another, is most of
+// listing a large folder.
+func readSkills(rt agent.Runtime, loc agent.Location, entries []os.DirEntry) []Skill {
+	read := make([]Skill, len(entries))
+	found := make([]bool, len(entries))
+	_ = inorder.Concurrently(context.Background(), len(entries), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
+		read[i], found[i] = readSkill(rt, loc, entries[i].Name())
+		return nil
+	})
+	var skills []Skill
+	for i, s := range read {
+		if found[i] {
+			skills = append(skills, s)
+		}
+	}
+	return skills
 }
 
 // readSkill reads the skill directory name in loc. It reports false for an

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,12 +11,14 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/inorder"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/skill"
@@ -138,39 +141,61 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, truncated map[s
 	for _, f := range files {
 		byKey[f.key] = append(byKey[f.key], f)
 	}
+	var visible []discover.Skill
+	for _, sk := range l.Skills {
+		if sk.Visible() {
+			visible = append(visible, sk)
+		}
+	}
 	x := &skillIndex{byKey: map[string]*indexedSkill{}}
 	var warnings []string
-	for _, sk := range l.Skills {
-		if !sk.Visible() {
-			continue
-		}
-		if len(x.skills) == maxIndexedSkills {
+	// As many skills are indexed at once as there are processors, as
+	// many at a time as the index has room for: a skill that is not
+	// served leaves its room to the next.
+	for len(visible) > 0 {
+		room := maxIndexedSkills - len(x.skills)
+		if room == 0 {
 			warnings = append(warnings, fmt.Sprintf("more than %d skills are installed: skills/list and skills/get serve the first %d, up to %s; the Skill tool still loads every one",
-				maxIndexedSkills, maxIndexedSkills, sk.Key))
+				maxIndexedSkills, maxIndexedSkills, visible[0].Key))
 			break
 		}
-		var is *indexedSkill
-		fm, err := sk.Fields()
-		switch {
-		case truncated[sk.Key]:
-			// listFiles warned: a manifest must name every file
-		case err != nil || fm == nil:
-			warnings = append(warnings, fmt.Sprintf("skill %s is not served to skills/list: its frontmatter cannot be read as JSON: %v", sk.Key, err))
-		default:
-			var warn []string
-			is, warn = indexSkill(sk, fm, byKey[sk.Key], installed[sk.Dir], prev.find(sk.Key))
-			warnings = append(warnings, warn...)
-		}
-		if is == nil {
-			if is = unchecked(sk, installed[sk.Dir]); is == nil {
-				continue
+		batch := visible[:min(room, len(visible))]
+		visible = visible[len(batch):]
+		indexed := make([]*indexedSkill, len(batch))
+		warned := make([][]string, len(batch))
+		_ = inorder.Concurrently(context.Background(), len(batch), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
+			indexed[i], warned[i] = indexVisible(batch[i], byKey[batch[i].Key], truncated, installed, prev)
+			return nil
+		})
+		for i, is := range indexed {
+			warnings = append(warnings, warned[i]...)
+			if is != nil {
+				x.skills = append(x.skills, is)
+				x.byKey[is.key] = is
 			}
 		}
-		x.skills = append(x.skills, is)
-		x.byKey[sk.Key] = is
 	}
 	slices.SortFunc(x.skills, func(a, b *indexedSkill) int { return strings.Compare(a.key, b.key) })
 	return x, warnings
+}
+
+// indexVisible is the entry of visible skill sk, whose files are files;
+// nil when it is not served.
+func indexVisible(sk discover.Skill, files []skillFile, truncated map[string]bool,
+	installed map[string]*Installed, prev *skillIndex) (is *indexedSkill, warnings []string) {
+	fm, err := sk.Fields()
+	switch {
+	case truncated[sk.Key]:
+		// listFiles warned: a manifest must name every file
+	case err != nil || fm == nil:
+		warnings = []string{fmt.Sprintf("skill %s is not served to skills/list: its frontmatter cannot be read as JSON: %v", sk.Key, err)}
+	default:
+		is, warnings = indexSkill(sk, fm, files, installed[sk.Dir], prev.find(sk.Key))
+	}
+	if is == nil {
+		is = unchecked(sk, installed[sk.Dir])
+	}
+	return is, warnings
 }
 
 // unchecked is the entry of a skill the extension cannot serve, whose
@@ -319,7 +344,8 @@ func hidden(rel string) bool {
 // request. The frontmatter is kept only as JSON, smaller than its map.
 func (is *indexedSkill) settle(fm map[string]any) (err error) {
 	is.judge()
-	is.encoded, err = json.Marshal(is.entry(fm))
+	// Not json.Marshal, which would compact what MarshalJSON returns.
+	is.encoded, err = is.entry(fm).MarshalJSON()
 	return err
 }
 

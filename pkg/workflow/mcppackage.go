@@ -127,11 +127,11 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 		}
 		set.folders = append(set.folders, agent.Location{Scope: agent.ScopeProject, Dir: dir})
 		key := lock.Key(n)
+		require := perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire
 		for path, in := range skills {
 			set.installed[filepath.Join(dir, path)] = &mcpserver.Installed{
 				Package: key, Version: n.Package.Config.Version, Digest: n.Digest.String(), Signer: signers[n.Digest],
-				Require: perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire,
-				Files:   recordedFiles(*in), Written: written,
+				Require: require, Files: recordedFiles(*in), Written: written,
 			}
 		}
 	}
