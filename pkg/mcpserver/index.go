@@ -302,20 +302,24 @@ func (is *indexedSkill) judge() {
 	}
 	is.prov = &provenance{Package: rec.Package, Version: rec.Version, Digest: rec.Digest, Signer: rec.Signer}
 	d := drift{Added: []string{}, Removed: []string{}, Changed: []string{}}
-	seen := map[string]bool{}
+	recorded := 0 // of is.files
 	for _, f := range is.files {
-		seen[f.rel] = true
 		r, ok := rec.Files[f.rel]
 		switch {
 		case !ok:
 			d.Added = append(d.Added, f.rel)
-		case r.Digest != digest.NewDigestFromBytes(digest.SHA256, f.sum[:]):
+		case !sameSum(r.Digest, f.sum):
+			recorded++
 			d.Changed = append(d.Changed, f.rel)
+		default:
+			recorded++
 		}
 	}
-	for _, rel := range slices.Sorted(maps.Keys(rec.Files)) {
-		if !seen[rel] && !hidden(rel) {
-			d.Removed = append(d.Removed, rel)
+	if recorded < len(rec.Files) {
+		for _, rel := range slices.Sorted(maps.Keys(rec.Files)) {
+			if _, ok := is.file(rel); !ok && !hidden(rel) {
+				d.Removed = append(d.Removed, rel)
+			}
 		}
 	}
 	if len(d.Added)+len(d.Removed)+len(d.Changed) == 0 {
@@ -326,6 +330,18 @@ func (is *indexedSkill) judge() {
 		is.refused = fmt.Sprintf("refusing skill %s: its files differ from what %s installed (%s), and the trust policy requires %s to verify; reinstall it, or run stax verify --installed",
 			is.key, rec.Package, strings.Join(slices.Concat(d.Changed, d.Added, d.Removed), ", "), rec.Package)
 	}
+}
+
+// sameSum reports whether d is the SHA-256 sum, without making a string
+// of the sum: a thousand skills' files are compared at start.
+func sameSum(d digest.Digest, sum [sha256.Size]byte) bool {
+	var got [sha256.Size]byte
+	enc := d.Encoded()
+	if d.Algorithm() != digest.SHA256 || hex.DecodedLen(len(enc)) != len(got) {
+		return false
+	}
+	_, err := hex.Decode(got[:], []byte(enc))
+	return err == nil && got == sum
 }
 
 // hidden reports whether a path has a segment listFiles does not serve.
