@@ -171,6 +171,13 @@ type ReadOptions struct {
 	Limits
 	// Digest, when set, is checked against the compressed stream.
 	Digest digest.Digest
+	// Verified says that the reader handed to Walk checks Digest (and
+	// the size) itself, as artifact.VerifyReader does, failing with
+	// content.ErrMismatchedDigest at the latest when it reaches its end,
+	// or that its caller does, as store.TeeBlob does: Walk then does not
+	// hash the stream a second time. Install reads every layer so, and
+	// hashing 47 MB of layers twice was a tenth of its CPU time.
+	Verified bool
 	// Inspect, when set, checks the content of files as fn reads it: it
 	// is called with a file's path, and the writer it returns sees the
 	// content (see inspectedContent).

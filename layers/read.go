@@ -55,33 +55,39 @@ func Walk(r io.Reader, opts ReadOptions, fn func(Header, io.Reader) error) error
 		if err := opts.Digest.Validate(); err != nil {
 			return fmt.Errorf("read layer: expected digest: %w", err)
 		}
-		sum = opts.Digest.Algorithm().Hash()
-		r = io.TeeReader(r, sum)
+		if !opts.Verified {
+			sum = opts.Digest.Algorithm().Hash()
+			r = io.TeeReader(r, sum)
+		}
 	}
 	err := walk(r, opts, sum, fn)
 	if err == nil || errors.Is(err, content.ErrMismatchedDigest) {
 		return err
 	}
-	return blameStream(r, sum, opts.Digest, err)
+	return blameStream(r, sum, opts.Digest, opts.Verified, err)
 }
 
 // blameStream is the error of a walk of r that failed with err: the
 // mismatch reading the rest of r reports, or that the whole stream
 // (hashed into sum, when there is a digest to check) is not the one want
 // names; else err. Reading the rest costs no more than the stream's size,
-// which the fetch under r bounds by its descriptor.
-func blameStream(r io.Reader, sum hash.Hash, want digest.Digest, err error) error {
+// which the fetch under r bounds by its descriptor. verified is
+// ReadOptions.Verified: the rest read without a mismatch, the stream is
+// the one want names.
+func blameStream(r io.Reader, sum hash.Hash, want digest.Digest, verified bool, err error) error {
 	if _, rerr := io.Copy(io.Discard, r); rerr != nil {
 		if errors.Is(rerr, content.ErrMismatchedDigest) {
 			return rerr // the verifying reader under r noticed first
 		}
 		return err
 	}
-	if sum == nil {
+	switch {
+	case want == "" || (sum == nil && !verified):
 		return err
-	}
-	if actual := digest.NewDigest(want.Algorithm(), sum); actual != want {
-		return &DigestMismatchError{Expected: want, Actual: actual}
+	case sum != nil:
+		if actual := digest.NewDigest(want.Algorithm(), sum); actual != want {
+			return &DigestMismatchError{Expected: want, Actual: actual}
+		}
 	}
 	var bad *CorruptError
 	if errors.As(err, &bad) {

@@ -3,12 +3,15 @@ package cache
 import (
 	"context"
 	"errors"
+	"io"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/pkg/artifact"
 	"github.com/stax-dev/stax/pkg/resolve"
+	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/transfer"
 )
@@ -42,8 +45,10 @@ func (p *Packages) FetchLayer(ctx context.Context, src *target.Target, layer oci
 }
 
 // fetch stores layer, read from src, in the local store, unless the store
-// holds it. The store checks the bytes against the layer's digest and size
-// as it writes them.
+// holds it. The bytes are checked against the layer's digest and size as
+// they are written, once: by the verifying reader, which names the layer
+// in a mismatch, and not again by the store (store.WriteBlob keeps the
+// file only once the copy, and so the check, has succeeded).
 func (p *Packages) fetch(ctx context.Context, src *target.Target, layer ocispec.Descriptor) {
 	local, err := p.local(ctx)
 	if err != nil {
@@ -56,13 +61,15 @@ func (p *Packages) fetch(ctx context.Context, src *target.Target, layer ocispec.
 	if err != nil {
 		return
 	}
-	// Verified as it is read, so that a mismatch names the layer.
 	rc = artifact.VerifyReader(rc, layer)
 	if p.progress != nil {
 		rc = p.progress.Track(layer, rc)
 	}
 	defer rc.Close()
-	err = local.Push(ctx, layer, rc)
+	err = store.WriteBlob(local.LayoutDir(), func(w io.Writer) (digest.Digest, error) {
+		_, err := io.Copy(w, rc)
+		return layer.Digest, err
+	})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {

@@ -280,8 +280,9 @@ func frozenError(frozen bool, err error) error {
 
 // layerReader reads packages' skills layers: it calls read with n's
 // layer, and returns read's error, or why the layer could not be had.
-// A layer that does not match its digest is explained (whose copy is
-// corrupt, and the fix).
+// It verifies the layer against its descriptor (see
+// layers.ReadOptions.Verified): a layer that does not match its digest is
+// explained (whose copy is corrupt, and the fix).
 type layerReader interface {
 	ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error
 }
@@ -313,9 +314,12 @@ func winnerSkills(merged *merge.Result, from layerReader, limits layers.Limits, 
 	return skills
 }
 
-// nodeLayer is n's skills layer, read through from.
+// nodeLayer is n's skills layer, read through from. Every layerReader
+// verifies the layer as it hands it on (artifact.Package.OpenSkills under
+// storedLayers and resolve.ReadLayer, store.TeeBlob under
+// cache.Packages.ReadLayer), so the walk does not hash it again.
 func nodeLayer(n *resolve.Node, from layerReader, limits layers.Limits) *install.Layer {
-	l := &install.Layer{Name: n.Ref, Read: layers.ReadOptions{Limits: limits}}
+	l := &install.Layer{Name: n.Ref, Read: layers.ReadOptions{Limits: limits, Verified: true}}
 	if n.Package.Skills != nil {
 		l.Read.Digest = n.Package.Skills.Digest
 	}
