@@ -69,3 +69,38 @@ func TestWalkBlamesTheStreamBeforeTheArchive(t *testing.T) {
 		t.Errorf("broken archive: class %v, want data loss", Class(err))
 	}
 }
+
+// TestWalkVerifiedLeavesTheDigestToTheReader: with ReadOptions.Verified,
+// the reader under Walk checks the digest, so Walk does not hash the
+// stream again (a digest the stream does not match goes unnoticed by
+// Walk itself); the reader's mismatch is still the error, and a broken
+// archive the reader let through whole is one pushed so.
+func TestWalkVerifiedLeavesTheDigestToTheReader(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var body strings.Builder
+	for range 20000 {
+		body.WriteByte(byte('a' + rng.IntN(26)))
+	}
+	layer := rawArchive(t, dir("s/"), file("s/SKILL.md", body.String()))
+	walk := func(r io.Reader, opts ReadOptions) error {
+		return Walk(r, opts, func(Header, io.Reader) error { return nil })
+	}
+	other := digest.FromString("not the layer")
+	if err := walk(bytes.NewReader(layer), ReadOptions{Digest: other, Verified: true}); err != nil {
+		t.Errorf("verified by the reader: %v, want no second check", err)
+	}
+	if err := walk(mismatchAtEOF{bytes.NewReader(layer)}, ReadOptions{Digest: other, Verified: true}); !errors.Is(err, content.ErrMismatchedDigest) {
+		t.Errorf("the reader's mismatch: %v, want it reported", err)
+	}
+
+	flipped := flipByte(layer, len(layer)/2)
+	err := walk(mismatchAtEOF{bytes.NewReader(flipped)}, ReadOptions{Digest: digest.FromBytes(layer), Verified: true})
+	if !errors.Is(err, content.ErrMismatchedDigest) || errdefs.Of(err) != errdefs.DataLoss {
+		t.Errorf("altered stream under the verifying reader: %v, want its mismatch", err)
+	}
+	err = walk(bytes.NewReader(flipped), ReadOptions{Digest: digest.FromBytes(flipped), Verified: true})
+	var bad *CorruptError
+	if !errors.As(err, &bad) || !bad.Intact {
+		t.Errorf("broken archive the reader found whole: %v, want an intact *CorruptError", err)
+	}
+}
