@@ -45,20 +45,31 @@ func (p *Packages) FetchLayer(ctx context.Context, src *target.Target, layer oci
 }
 
 // fetch stores layer, read from src, in the local store, unless the store
-// holds it. The bytes are checked against the layer's digest and size as
-// they are written, once: by the verifying reader, which names the layer
-// in a mismatch, and not again by the store (store.WriteBlob keeps the
-// file only once the copy, and so the check, has succeeded).
+// holds it. The layer is asked for while the store is opened for writing,
+// not after: on a first run, making the store (two files synced) took a
+// round trip's time, which every layer waited for. A layer the store
+// holds already is not asked for: it is looked for without the store's
+// lock first, and again under it. The bytes are checked against the
+// layer's digest and size as they are written, once: by the verifying
+// reader, which names the layer in a mismatch, and not again by the store
+// (store.WriteBlob keeps the file only once the copy, and so the check,
+// has succeeded).
 func (p *Packages) fetch(ctx context.Context, src *target.Target, layer ocispec.Descriptor) {
-	local, err := p.local(ctx)
-	if err != nil {
+	if store.Holds(p.opener.StoreDir, layer) {
 		return
 	}
-	if held, err := local.Exists(ctx, layer); err != nil || held {
-		return
-	}
-	rc, err := src.Fetch(ctx, layer)
-	if err != nil {
+	opened := make(chan error, 1)
+	var local *target.Target
+	go func() {
+		var err error
+		local, err = p.local(ctx)
+		opened <- err
+	}()
+	rc, fetchErr := src.Fetch(ctx, layer)
+	if err := <-opened; err != nil || fetchErr != nil {
+		if fetchErr == nil {
+			rc.Close()
+		}
 		return
 	}
 	rc = artifact.VerifyReader(rc, layer)
@@ -66,7 +77,10 @@ func (p *Packages) fetch(ctx context.Context, src *target.Target, layer ocispec.
 		rc = p.progress.Track(layer, rc)
 	}
 	defer rc.Close()
-	err = store.WriteBlob(local.LayoutDir(), func(w io.Writer) (digest.Digest, error) {
+	if held, err := local.Exists(ctx, layer); err != nil || held {
+		return
+	}
+	err := store.WriteBlob(local.LayoutDir(), func(w io.Writer) (digest.Digest, error) {
 		_, err := io.Copy(w, rc)
 		return layer.Digest, err
 	})

@@ -41,7 +41,7 @@ func WriteBlob(dir string, write func(io.Writer) (digest.Digest, error)) error {
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("store blob: %w", err)
 	}
-	target := filepath.Join(dir, "blobs", d.Algorithm().String(), d.Encoded())
+	target := filepath.Join(dir, filepath.FromSlash(blobPath(d)))
 	if _, err := os.Stat(target); err == nil {
 		return nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -54,6 +54,19 @@ func WriteBlob(dir string, write func(io.Writer) (digest.Digest, error)) error {
 		return err
 	}
 	return os.Rename(tmp, target)
+}
+
+// Holds reports whether the OCI layout at dir has a file of desc's size
+// where it keeps desc's blob. It reads no index and takes no lock: it is
+// a hint, which saves work when true (what the file holds is checked
+// when it is read), and which a writer checks again under the store's
+// lock before it counts on it.
+func Holds(dir string, desc ocispec.Descriptor) bool {
+	if desc.Digest.Validate() != nil {
+		return false
+	}
+	info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(blobPath(desc.Digest))))
+	return err == nil && info.Mode().IsRegular() && info.Size() == desc.Size
 }
 
 // TeeBlob stores the blob desc, which r streams, in the OCI layout at dir
