@@ -65,11 +65,17 @@ func (p *Packages) fetch(ctx context.Context, src *target.Target, layer ocispec.
 		local, err = p.local(ctx)
 		opened <- err
 	}()
-	rc, fetchErr := src.Fetch(ctx, layer)
-	if err := <-opened; err != nil || fetchErr != nil {
-		if fetchErr == nil {
-			rc.Close()
-		}
+	rc, err := src.Fetch(ctx, layer)
+	openErr := <-opened
+	if err != nil {
+		return
+	}
+	if openErr != nil {
+		rc.Close()
+		return
+	}
+	if held, err := local.Exists(ctx, layer); err != nil || held {
+		rc.Close() // stored since by another stax
 		return
 	}
 	rc = artifact.VerifyReader(rc, layer)
@@ -77,10 +83,7 @@ func (p *Packages) fetch(ctx context.Context, src *target.Target, layer ocispec.
 		rc = p.progress.Track(layer, rc)
 	}
 	defer rc.Close()
-	if held, err := local.Exists(ctx, layer); err != nil || held {
-		return
-	}
-	err := store.WriteBlob(local.LayoutDir(), func(w io.Writer) (digest.Digest, error) {
+	err = store.WriteBlob(local.LayoutDir(), func(w io.Writer) (digest.Digest, error) {
 		_, err := io.Copy(w, rc)
 		return layer.Digest, err
 	})
