@@ -73,3 +73,71 @@ func Concurrently(ctx context.Context, n, limit int, fn func(ctx context.Context
 	}
 	return firstErr
 }
+
+// WhenReady is Concurrently for items that each wait for something
+// before they can run: ready(ctx, i) returns once item i can run, or
+// with why it cannot (its error is item i's). An item takes one of the
+// limit slots only once it is ready, whatever its index, so that items
+// ready early run while an earlier one still waits; a loop over items
+// whose inputs arrive in any order (layers being downloaded) then keeps
+// its workers busy. It returns what Concurrently returns: the error of
+// the lowest index that failed; once item i has failed, the items after
+// it that have not started do not, and those running are cancelled.
+func WhenReady(ctx context.Context, n, limit int, ready, fn func(ctx context.Context, i int) error) error {
+	if limit < 1 {
+		limit = DefaultLimit
+	}
+	var (
+		mu       sync.Mutex
+		failed   = n // the lowest index that failed
+		firstErr error
+		ctxs     = make([]context.Context, n)
+		cancels  = make([]context.CancelFunc, n)
+		wg       sync.WaitGroup
+	)
+	for i := range n {
+		ctxs[i], cancels[i] = context.WithCancel(ctx)
+	}
+	fail := func(i int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if i > failed {
+			return
+		}
+		failed, firstErr = i, err
+		for _, cancel := range cancels[i+1:] {
+			cancel()
+		}
+	}
+	slots := make(chan struct{}, limit)
+	for i := range n {
+		wg.Go(func() {
+			itemCtx := ctxs[i]
+			if err := ready(itemCtx, i); err != nil {
+				fail(i, err)
+				return
+			}
+			select {
+			case slots <- struct{}{}:
+			case <-itemCtx.Done():
+				fail(i, itemCtx.Err())
+				return
+			}
+			defer func() { <-slots }()
+			mu.Lock()
+			skip := failed < i
+			mu.Unlock()
+			if skip {
+				return
+			}
+			if err := fn(itemCtx, i); err != nil {
+				fail(i, err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, cancel := range cancels {
+		cancel()
+	}
+	return firstErr
+}

@@ -115,3 +115,66 @@ func TestConcurrentlyStopsOnACancelledContext(t *testing.T) {
 		t.Errorf("Concurrently returned %v after %d calls, want context.Canceled after 1", err, calls.Load())
 	}
 }
+
+// WhenReady runs an item that is ready while an earlier one still waits:
+// with one slot, item 0 is ready only once item 1 has run, which a loop
+// in index order never gets to.
+func TestWhenReadyRunsWhatIsReadyFirst(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	ran1 := make(chan struct{})
+	var order []int
+	var mu sync.Mutex
+	err := inorder.WhenReady(ctx, 2, 1, func(ctx context.Context, i int) error {
+		if i == 0 {
+			select {
+			case <-ran1:
+			case <-ctx.Done():
+				return errors.New("item 0 waited for item 1, which never ran")
+			}
+		}
+		return nil
+	}, func(_ context.Context, i int) error {
+		mu.Lock()
+		order = append(order, i)
+		mu.Unlock()
+		if i == 1 {
+			close(ran1)
+		}
+		return nil
+	})
+	if err != nil || fmt.Sprint(order) != "[1 0]" {
+		t.Errorf("err = %v, ran %v, want [1 0]", err, order)
+	}
+}
+
+// Of items failing in any order, WhenReady reports the lowest index's
+// error, as a loop would: here item 1 fails first, then item 0, which
+// was not ready until then.
+func TestWhenReadyReportsTheFirstInOrder(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	failed1 := make(chan struct{})
+	err := inorder.WhenReady(ctx, 3, 2, func(ctx context.Context, i int) error {
+		if i == 0 {
+			select {
+			case <-failed1:
+				return errors.New("item 0 not ready")
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}, func(ctx context.Context, i int) error {
+		if i == 1 {
+			defer close(failed1)
+			return errors.New("item 1 failed")
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "item 0 not ready" {
+		t.Errorf("err = %v, want item 0's", err)
+	}
+}

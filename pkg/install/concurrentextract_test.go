@@ -138,3 +138,51 @@ func TestInstallDiscardsEveryLayersSkillsWhenOneDoesNotVerify(t *testing.T) {
 		t.Errorf("a failed install left %v", entries)
 	}
 }
+
+// Layers are extracted as they become ready, not in their order: with
+// one worker, the first layer is ready only once the second has been
+// opened, as when the second package is stored first; an install taking
+// the layers in order would wait for the first for ever.
+func TestInstallExtractsTheLayerReadyFirst(t *testing.T) {
+	t.Parallel()
+	la, da, _ := testLayer(t, map[string]string{"a": "a\n"})
+	lb, db, _ := testLayer(t, map[string]string{"b": "b\n"})
+	la.Name, lb.Name = "pa", "pb"
+	opened := make(chan struct{})
+	openB := lb.Open
+	lb.Open = func(ctx context.Context, read func(io.Reader) error) error {
+		close(opened)
+		return openB(ctx, read)
+	}
+	// As an install's reader does, the first layer's Open waits for it
+	// to be ready too.
+	waitB := func(context.Context) error {
+		select {
+		case <-opened:
+			return nil
+		case <-time.After(deadline):
+			return errors.New("the second layer was never extracted before the first was ready")
+		}
+	}
+	openA := la.Open
+	la.Open = func(ctx context.Context, read func(io.Reader) error) error {
+		if err := waitB(ctx); err != nil {
+			return err
+		}
+		return openA(ctx, read)
+	}
+	la.Ready = waitB
+	lb.Ready = func(context.Context) error { return nil }
+	dir, locks := filepath.Join(t.TempDir(), "skills"), t.TempDir()
+	skills := []Skill{
+		{Path: "a", Layer: la, Package: "pa", Digest: da["a"]},
+		{Path: "b", Layer: lb, Package: "pb", Digest: db["b"]},
+	}
+	res, err := Install(context.Background(), skills, Options{Dir: dir, LockDir: locks, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Installed, []string{"a", "b"}) {
+		t.Errorf("installed %v, want [a b]", res.Installed)
+	}
+}

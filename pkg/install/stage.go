@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,12 @@ type Layer struct {
 	// match its digest is explained there (whose copy is corrupt, and the
 	// fix).
 	Open func(ctx context.Context, read func(io.Reader) error) error
+	// Ready, when set, returns once Open would not wait for the layer to
+	// arrive (an install's packages are still being stored as it stages),
+	// or with why it cannot be had. Layers with Ready are extracted as
+	// they become ready rather than in their order, so that the layers
+	// downloaded first are not held up behind one still downloading.
+	Ready func(ctx context.Context) error
 	// Read bounds the layer and, with its Digest, verifies it; the
 	// staged skills are discarded if it does not verify.
 	Read layers.ReadOptions
@@ -501,14 +508,15 @@ func (st *stager) stage(ctx context.Context, todo []*staged, workers int) error 
 	if workers < 1 {
 		workers = layers.ExtractWorkers()
 	}
-	if pathTwice(todo) {
+	twice := pathTwice(todo)
+	if twice {
 		// Which of two layers staging one path fails would depend on
-		// timing: one after the other, the second always does.
+		// timing: one after the other, in order, the second always does.
 		workers = 1
 	}
 	idle := make(chan *stager, workers) // at most workers run at once
 	idle <- st
-	return inorder.Concurrently(ctx, len(order), workers, func(ctx context.Context, i int) error {
+	extract := func(ctx context.Context, i int) error {
 		var w *stager
 		select {
 		case w = <-idle:
@@ -523,7 +531,17 @@ func (st *stager) stage(ctx context.Context, todo []*staged, workers int) error 
 		groups[i] = nil // held by want until the layer is read
 		want := newPathIndex(len(of), func(i int) *staged { return of[i] }, func(sk *staged) string { return sk.skill.Path })
 		return w.extract(ctx, order[i], want)
-	})
+	}
+	if twice || !slices.ContainsFunc(order, func(l *Layer) bool { return l.Ready != nil }) {
+		return inorder.Concurrently(ctx, len(order), workers, extract)
+	}
+	ready := func(ctx context.Context, i int) error {
+		if order[i].Ready == nil {
+			return nil
+		}
+		return order[i].Ready(ctx)
+	}
+	return inorder.WhenReady(ctx, len(order), workers, ready, extract)
 }
 
 // pathTwice reports whether two skills of layers have one path.

@@ -329,7 +329,16 @@ func nodeLayer(n *resolve.Node, from layerReader, limits layers.Limits) *install
 		}
 		return from.ReadLayer(ctx, n, read)
 	}
+	if r, ok := from.(layerWaiter); ok {
+		l.Ready = func(ctx context.Context) error { return r.Ready(ctx, n) }
+	}
 	return l
+}
+
+// layerWaiter is a layerReader whose ReadLayer may wait for n's layer to
+// arrive: Ready returns once it would not (see install.Layer.Ready).
+type layerWaiter interface {
+	Ready(ctx context.Context, n *resolve.Node) error
 }
 
 // storedLayers reads each package's layer from where it is once storing
@@ -338,6 +347,15 @@ func nodeLayer(n *resolve.Node, from layerReader, limits layers.Limits) *install
 // verifies it.
 type storedLayers struct {
 	storing *cache.Storing
+}
+
+// Ready returns once n is stored: layers are extracted in the order
+// their packages are stored, not in the graph's.
+func (s storedLayers) Ready(ctx context.Context, n *resolve.Node) error {
+	if s.storing == nil {
+		return nil
+	}
+	return s.storing.Stored(ctx, n)
 }
 
 func (s storedLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
