@@ -62,7 +62,8 @@ type Installed struct {
 	// Written says that Files are every file of the skill's directory,
 	// which this process has just written (stax mcp --package extracting
 	// a package): the first Refresh that indexes the skill lists its
-	// files from Files rather than reading the directory again.
+	// files from Files rather than reading the directory again, unless
+	// Require is set.
 	Written bool
 }
 

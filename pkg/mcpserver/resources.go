@@ -69,14 +69,17 @@ func URI(key, rel string) string {
 //
 // A skill that this process has just written (Installed.Written), and
 // that prev does not index yet, is listed from its record rather than
-// read again (see listWritten).
+// read again (see listWritten), unless its package must verify.
 func listFiles(l *discover.Listing, installed map[string]*Installed, prev *skillIndex) (files map[string]skillFile, truncated map[string]bool, warnings []string) {
 	files, truncated = map[string]skillFile{}, map[string]bool{}
 	for _, sk := range l.Skills {
 		if !sk.Visible() {
 			continue
 		}
-		if rec := installed[sk.Dir]; rec != nil && rec.Written {
+		// Under require, a file changed or added since the writing must
+		// refuse the skill before the Skill tool, which reads the
+		// directory and not the manifest, serves it: only a walk finds it.
+		if rec := installed[sk.Dir]; rec != nil && rec.Written && !rec.Require {
 			if is := prev.find(sk.Key); (is == nil || is.dir != sk.Dir) && listWritten(sk, rec, files) {
 				continue
 			}
