@@ -17,6 +17,12 @@ import (
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
+// gzipMtime is the first byte of a gzip stream's modification time
+// (RFC 1952), which a decoder ignores: a layer with it flipped reads as
+// the same files, and only the layer's digest tells it from the one
+// pushed. A reader that left the digest unchecked would install it.
+const gzipMtime = 4
+
 // TestCorruptBlobOnTheRegistryExitsSix: a blob whose bytes changed on the
 // registry's disk (one byte flipped where distribution stores it, so that
 // it serves the same digest and size with other content) fails every
@@ -25,9 +31,10 @@ import (
 // reference, that the registry's copy is corrupt and the fix, and leaves
 // nothing: no output, no blob in the store, nothing in its ingest
 // directory. A byte flipped mid-layer breaks the gzip stream long before
-// the digest is known; one flipped last only breaks its trailer; the
-// config is read by every command, inspect too, which reads no layer of
-// a registry's package.
+// the digest is known; one flipped last only breaks its trailer; one
+// flipped in the gzip header breaks nothing but the digest (see
+// gzipMtime); the config is read by every command, inspect too, which
+// reads no layer of a registry's package.
 func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 	t.Parallel()
 	priv, pub := newKeyPair(t, "corrupt")
@@ -38,6 +45,7 @@ func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 	}{
 		{name: "mid-layer", at: func(size int64) int64 { return size / 2 }},
 		{name: "last byte of the layer", at: func(int64) int64 { return -1 }},
+		{name: "gzip header of the layer", at: func(int64) int64 { return gzipMtime }},
 		{name: "config", config: true, at: func(size int64) int64 { return size / 2 }},
 	} {
 		t.Run(corrupt.name, func(t *testing.T) {
@@ -177,6 +185,7 @@ func TestCorruptBlobInALayoutExitsSix(t *testing.T) {
 	}{
 		{"mid-layer", func(size int64) int64 { return size / 2 }},
 		{"last byte of the layer", func(int64) int64 { return -1 }},
+		{"gzip header of the layer", func(int64) int64 { return gzipMtime }},
 	} {
 		t.Run(at.name, func(t *testing.T) {
 			t.Parallel()
