@@ -130,6 +130,12 @@ func WhenReady(ctx context.Context, n, limit int, ready, fn func(ctx context.Con
 			if skip {
 				return
 			}
+			// The slot and ctx's end may come at once, and select
+			// picks either: a loop checking ctx would stop here.
+			if err := itemCtx.Err(); err != nil {
+				fail(i, err)
+				return
+			}
 			if err := fn(itemCtx, i); err != nil {
 				fail(i, err)
 			}

@@ -178,3 +178,20 @@ func TestWhenReadyReportsTheFirstInOrder(t *testing.T) {
 		t.Errorf("err = %v, want item 0's", err)
 	}
 }
+
+// A cancelled context stops the items not yet started, as it stops
+// Concurrently's, though they are ready and a slot is free: an
+// interrupted install does not go on extracting layers.
+func TestWhenReadyStopsOnACancelledContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int32
+	err := inorder.WhenReady(ctx, 30, 1, func(context.Context, int) error { return nil }, func(context.Context, int) error {
+		calls.Add(1)
+		cancel()
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || calls.Load() != 1 {
+		t.Errorf("WhenReady returned %v after %d calls, want context.Canceled after 1", err, calls.Load())
+	}
+}
