@@ -332,3 +332,71 @@ func countGets(reg *registrytest.Registry, suffix string) int {
 	}
 	return n
 }
+
+// TestCorruptBlobInTheStoreExitsSix: a layer altered in the local store
+// after it was stored (one byte flipped in its blob file) fails the
+// commands that read it from there, rather than from the registry, with
+// exit 6, and writes nothing: the store's copy is read through a
+// verifying reader, and the walk of the layer counts on it. The flipped
+// byte is in the gzip header (see gzipMtime), where only the layer's
+// digest tells it from the one pushed.
+func TestCorruptBlobInTheStoreExitsSix(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	layer := pushExamples(t, ref).Layers[0]
+	locked := t.TempDir()
+	if r := runStax(t, "install", ref, "--dir", locked, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(locked, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	err := filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == layer.Digest.Encoded() {
+			stored = append(stored, p)
+		}
+		return err
+	})
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("the layer is stored at %v (%v), want one path", stored, err)
+	}
+	data, err := os.ReadFile(stored[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[gzipMtime] ^= 0xff
+	if err := os.Chmod(stored[0], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stored[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args func(out string) []string
+	}{
+		{"install --frozen", func(string) []string { return []string{"install", "--frozen", "--dir", locked} }},
+		{"install REF", func(out string) []string { return []string{"install", ref, "--dir", out, "--runtime", "claude-code"} }},
+		{"pull -o", func(out string) []string { return []string{"pull", ref, "-o", filepath.Join(out, "skills")} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			r := runStax(t, c.args(out)...)
+			if r.Code != 6 {
+				t.Errorf("exit %d, want 6\n%s", r.Code, r.Stderr)
+			}
+			if !strings.Contains(r.Stderr, layer.Digest.String()) {
+				t.Errorf("the message does not name the layer:\n%s", r.Stderr)
+			}
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Errorf("a failed %s wrote %v", c.name, entries)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(locked, ".claude")); len(entries) != 0 {
+				t.Errorf("a failed %s wrote %v into the project", c.name, entries)
+			}
+		})
+	}
+}
