@@ -49,11 +49,12 @@ func (p *Packages) FetchLayer(ctx context.Context, src *target.Target, layer oci
 // not after: on a first run, making the store (two files synced) took a
 // round trip's time, which every layer waited for. A layer the store
 // holds already is not asked for: it is looked for without the store's
-// lock first, and again under it. The bytes are checked against the
-// layer's digest and size as they are written, once: by the verifying
-// reader, which names the layer in a mismatch, and not again by the store
-// (store.WriteBlob keeps the file only once the copy, and so the check,
-// has succeeded).
+// lock first; one another stax stored meanwhile is found under the lock,
+// once asked for, and its response is closed unread. The bytes are
+// checked against the layer's digest and size as they are written, once:
+// by the verifying reader, which names the layer in a mismatch, and not
+// again by the store (store.WriteBlob keeps the file only once the copy,
+// and so the check, has succeeded).
 func (p *Packages) fetch(ctx context.Context, src *target.Target, layer ocispec.Descriptor) {
 	if store.Holds(p.opener.StoreDir, layer) {
 		return
