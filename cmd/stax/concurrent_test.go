@@ -119,6 +119,7 @@ func publishSkills(t *testing.T, reg *registrytest.Registry, n int) []string {
 // forever on a lock another holds while it waits on one of its, and none
 // writes stax.yaml from a copy read before another's install.
 func TestConcurrentInstallsKeepEverySource(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	refs := publishSkills(t, reg, 3)
 	env, _ := concurrentEnv(t)
@@ -137,6 +138,7 @@ func TestConcurrentInstallsKeepEverySource(t *testing.T) {
 // The same in user scope: projects installing at once into the user's
 // folders, through the one stax.yaml under $STAX_HOME.
 func TestConcurrentUserScopeInstallsKeepEverySource(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	refs := publishSkills(t, reg, 3)
 	env, userHome := concurrentEnv(t)
@@ -153,6 +155,7 @@ func TestConcurrentUserScopeInstallsKeepEverySource(t *testing.T) {
 // store: every command finishes, and every source ends up in stax.yaml,
 // stax.lock and the folder.
 func TestConcurrentCommandsOnOneProject(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	refs := publishSkills(t, reg, 4)
 	env, _ := concurrentEnv(t)
@@ -179,6 +182,7 @@ func TestConcurrentCommandsOnOneProject(t *testing.T) {
 // keep every source: each waits for the project, and for the
 // repository's cache while another fetches into it.
 func TestConcurrentGitInstallsKeepEverySource(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	srv := gittest.NewServer(t)
 	repo := srv.NewRepo(t, "skills")

@@ -41,6 +41,7 @@ func layerPath(repo string, pushed workflow.Transfer) string {
 // with Range where the registry serves ranges (distribution), started over
 // where it does not (go-containerregistry), and verified over the whole.
 func TestPullSurvivesBrokenReads(t *testing.T) {
+	t.Parallel()
 	for _, backend := range referrerRegistries {
 		for _, tt := range []struct {
 			name  string
@@ -50,6 +51,7 @@ func TestPullSurvivesBrokenReads(t *testing.T) {
 			{"reset mid-body", func(p string) *registrytest.Fault { return registrytest.ResetMidBody(http.MethodGet, p).Times(2) }},
 		} {
 			t.Run(backend.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
 				reg := registrytest.New(t, backend.opts...)
 				useHome(t)
 				pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -74,6 +76,7 @@ func TestPullSurvivesBrokenReads(t *testing.T) {
 // When every read breaks, the failure is the registry's (exit 3), and
 // names the host.
 func TestPullGivesUpOnBrokenReads(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -92,6 +95,7 @@ func TestPullGivesUpOnBrokenReads(t *testing.T) {
 
 // A reset while an upload body is being sent is retried, every time.
 func TestPushSurvivesResetUploads(t *testing.T) {
+	t.Parallel()
 	for i := range 5 {
 		fault := registrytest.ResetMidBody(http.MethodPut, "/blobs/uploads/").Times(2)
 		reg := registrytest.New(t, registrytest.WithFaults(fault))
@@ -110,6 +114,7 @@ func TestPushSurvivesResetUploads(t *testing.T) {
 // A registry that accepts the connection and then stalls, before answering
 // or in the middle of a body, fails the command once --timeout passes.
 func TestPullTimesOutOnAStall(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, op string
 		fault    func(p string) *registrytest.Fault
@@ -118,6 +123,7 @@ func TestPullTimesOutOnAStall(t *testing.T) {
 		{"mid-body", "GET", func(p string) *registrytest.Fault { return registrytest.StallMidBody(http.MethodGet, p).Times(-1) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			reg := registrytest.New(t)
 			useHome(t)
 			pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -134,6 +140,7 @@ func TestPullTimesOutOnAStall(t *testing.T) {
 // Retry-After is honoured in both its forms: the wait is the one the
 // registry asked for, and a message names it while waiting.
 func TestRetryAfterBothForms(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		name  string
@@ -144,6 +151,7 @@ func TestRetryAfterBothForms(t *testing.T) {
 		{"HTTP date", registrytest.Fail(http.MethodGet, "/manifests/", http.StatusTooManyRequests).RetryAfterTime(now.Add(3 * time.Second)), 3 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			reg := registrytest.New(t)
 			useHome(t)
 			pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -167,6 +175,7 @@ func TestRetryAfterBothForms(t *testing.T) {
 // A read failure at the source of a copy is the source's, not the
 // destination's.
 func TestCopyNamesTheFailingSide(t *testing.T) {
+	t.Parallel()
 	src := registrytest.New(t)
 	dst := registrytest.New(t)
 	useHome(t)
@@ -181,6 +190,7 @@ func TestCopyNamesTheFailingSide(t *testing.T) {
 // An invalid reference is the user's to fix (exit 1) in every command,
 // with the specific cause.
 func TestInvalidReferenceExitsOneEverywhere(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	bad := "localhost:5000/acme/skills:" + strings.Repeat("a", 129)
 	for _, args := range [][]string{
@@ -201,6 +211,7 @@ func TestInvalidReferenceExitsOneEverywhere(t *testing.T) {
 // A copy between two repositories of one registry mounts the blobs rather
 // than downloading and uploading them.
 func TestCopyWithinARegistryMounts(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -230,6 +241,7 @@ func TestCopyWithinARegistryMounts(t *testing.T) {
 // --chunk-size uploads blobs in PATCH requests no larger than the chunk;
 // the default is one request per blob.
 func TestPushInChunks(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0", "--chunk-size", "1000B")
@@ -269,6 +281,7 @@ func TestPushInChunks(t *testing.T) {
 // Cosign's tag-based signatures and attestations (sha256-HEX.sig, .att)
 // are copied with their subject, as regctl image copy --digest-tags does.
 func TestCopyKeepsCosignTags(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -320,6 +333,7 @@ func TestCopyKeepsCosignTags(t *testing.T) {
 // With --oci-layout DIR, a bare tag is a tag in that layout, as with oras
 // and skopeo, not a Docker Hub name.
 func TestOCILayoutBareTag(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	pushed := pushExamples(t, reg.Host+"/acme/skills:1.0.0")
@@ -347,6 +361,7 @@ func TestOCILayoutBareTag(t *testing.T) {
 // original registry: the packages are not rewritten, and their
 // dependencies are found on the mirror first.
 func TestCopyWithDependenciesMakesAMirror(t *testing.T) {
+	t.Parallel()
 	useHome(t)
 	l := newLayering(t)
 	mirror := registrytest.New(t)
