@@ -56,14 +56,18 @@ func ParseTag(tag string) (v Version, ok bool) {
 // never match. Of two tags of one version (1.2.0 and v1.2.0), the one
 // without the v wins.
 func Highest(tags []string, r *Range) (tag string, ok bool) {
-	var best Version
+	var best *mmsemver.Version
 	for _, t := range tags {
 		v, isVersion := ParseTag(t)
-		if !isVersion || (r == nil && v.Pre != "") || (r != nil && !r.Allows(v)) {
+		if !isVersion || (r == nil && v.Pre != "") {
 			continue
 		}
-		if !ok || compareTags(t, v, tag, best) > 0 {
-			tag, best, ok = t, v, true
+		lv := v.library()
+		if r != nil && !r.constraints.Check(lv) {
+			continue
+		}
+		if !ok || compareTags(t, lv, tag, best) > 0 {
+			tag, best, ok = t, lv, true
 		}
 	}
 	return tag, ok
@@ -71,29 +75,43 @@ func Highest(tags []string, r *Range) (tag string, ok bool) {
 
 // compareTags orders two version tags by version, then prefers the one
 // without a leading v, so a choice never depends on the order of a list.
-func compareTags(a string, av Version, b string, bv Version) int {
-	if c := Compare(av, bv); c != 0 {
+// It takes the versions as the library holds them, made once a tag.
+func compareTags(a string, av *mmsemver.Version, b string, bv *mmsemver.Version) int {
+	if c := av.Compare(bv); c != 0 {
 		return c
 	}
 	return strings.Compare(b, a)
 }
 
 // SortTags sorts tags as people read a repository's tags: versions first,
-// the highest first, then the other tags by name.
+// the highest first, then the other tags by name. Each tag is read once,
+// not at each comparison: a repository can list a million tags.
 func SortTags(tags []string) {
-	slices.SortStableFunc(tags, func(a, b string) int {
-		av, aok := ParseTag(a)
-		bv, bok := ParseTag(b)
+	type sortKey struct {
+		tag     string
+		version *mmsemver.Version // nil: not a version
+	}
+	keys := make([]sortKey, len(tags))
+	for i, tag := range tags {
+		keys[i].tag = tag
+		if v, ok := ParseTag(tag); ok {
+			keys[i].version = v.library()
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b sortKey) int {
 		switch {
-		case aok && bok:
-			return compareTags(b, bv, a, av)
-		case aok:
+		case a.version != nil && b.version != nil:
+			return compareTags(b.tag, b.version, a.tag, a.version)
+		case a.version != nil:
 			return -1
-		case bok:
+		case b.version != nil:
 			return 1
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.tag, b.tag)
 	})
+	for i, k := range keys {
+		tags[i] = k.tag
+	}
 }
 
 // NearestTags lists, for a message, at most n of tags in the order

@@ -1,6 +1,7 @@
 package semver
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -112,5 +113,26 @@ func TestSortTags(t *testing.T) {
 	}
 	if !slices.Equal(tags, want) {
 		t.Errorf("SortTags =\n%q\nwant\n%q", tags, want)
+	}
+}
+
+// SortTags reads each tag once, not at each comparison, so its
+// allocations grow with the number of tags and not with the comparisons
+// of the sort (n log n of them): a repository can list a million tags,
+// which stax tags sorts. It does not run in parallel: AllocsPerRun counts
+// the allocations of the whole process.
+func TestSortTagsReadsEachTagOnce(t *testing.T) {
+	tags := make([]string, 10_000)
+	for i := range tags {
+		tags[i] = fmt.Sprintf("%d.%d.%d", i%7, i%97, i)
+	}
+	tags[0], tags[1] = "latest", "v1.0.0-rc.1"
+	sorted := slices.Clone(tags)
+	allocs := testing.AllocsPerRun(2, func() {
+		copy(sorted, tags)
+		SortTags(sorted)
+	})
+	if perTag := allocs / float64(len(tags)); perTag > 10 {
+		t.Errorf("SortTags of %d tags: %.1f allocations a tag, want at most 10: a tag read at each comparison?", len(tags), perTag)
 	}
 }
