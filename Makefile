@@ -39,7 +39,16 @@ test: fmt-check vet race
 ## detector and with -short (the tests that write tens of MiB to measure the heap
 ## skip, a randomized one runs fewer rounds). make test runs them all.
 unit:
-	$(GO) test -short -count=1 ./...
+	$(GO) test -short -count=1 -p $(UNIT_PROCS) ./...
+
+# make unit runs twice as many test binaries at once as there are CPUs.
+# go test runs one a CPU by default, which leaves CPUs idle here: the
+# binaries wait on the registries, git servers and stax processes they
+# start, and each is linked just before it runs. At one a CPU, on two CPUs,
+# cmd/stax held one of them for the whole run while the other linked and
+# ran the forty other packages one after another.
+CPUS       := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+UNIT_PROCS := $(shell echo $$(( $(CPUS) * 2 )))
 
 # MEMORY_TESTS measure the heap, which the race detector distorts (it drops
 # a random part of what is put back in a sync.Pool): they skip themselves
