@@ -37,7 +37,8 @@ test: fmt-check vet race
 
 ## unit: the quick check while working: every package's tests, without the race
 ## detector and with -short (the tests that write tens of MiB to measure the heap
-## skip, a randomized one runs fewer rounds). make test runs them all.
+## skip, as do those that take a command to a bound, a million tags or a 64 MiB
+## store index; a randomized one runs fewer rounds). make test runs them all.
 unit:
 	$(GO) test -short -count=1 -p $(UNIT_PROCS) ./...
 

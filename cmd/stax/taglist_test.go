@@ -83,6 +83,8 @@ func TestTagListThatLoopsExitsThree(t *testing.T) {
 // of the tag lists of one command — a million tags, 64 MiB of tag names,
 // or 10,000 pages — exit 3, instead of growing the command's memory until
 // it is killed; empty pages without end stop at the second in a row.
+// Reaching a bound is the point of its case and its cost, about a second
+// of CPU: those cases skip under -short (make unit), make test runs them.
 func TestEndlessTagListIsBounded(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -91,14 +93,18 @@ func TestEndlessTagListIsBounded(t *testing.T) {
 		pad       int // bytes added to each tag name
 		want      string
 		wantPages int64
+		bound     bool // the case reaches one of the bounds
 	}{
-		{"acme/endless", 50_000, 0, fmt.Sprintf("more than %d tags", registry.MaxTags), registry.MaxTags/50_000 + 1},
-		{"acme/long", 1, 4_000_000, fmt.Sprintf("more than %d MiB of tag names", registry.MaxTagBytes>>20), registry.MaxTagBytes/4_000_000 + 1},
-		{"acme/paged", 1, 0, fmt.Sprintf("more than %d pages", registry.MaxTagPages), registry.MaxTagPages + 1},
-		{"acme/empty", 0, 0, "empty pages", 2},
+		{"acme/endless", 50_000, 0, fmt.Sprintf("more than %d tags", registry.MaxTags), registry.MaxTags/50_000 + 1, true},
+		{"acme/long", 1, 4_000_000, fmt.Sprintf("more than %d MiB of tag names", registry.MaxTagBytes>>20), registry.MaxTagBytes/4_000_000 + 1, true},
+		{"acme/paged", 1, 0, fmt.Sprintf("more than %d pages", registry.MaxTagPages), registry.MaxTagPages + 1, true},
+		{"acme/empty", 0, 0, "empty pages", 2, false},
 	} {
 		t.Run(strings.TrimPrefix(tc.repo, "acme/"), func(t *testing.T) {
 			t.Parallel()
+			if tc.bound && testing.Short() {
+				t.Skip("reaches a bound of the tag lists: make test runs it")
+			}
 			useHome(t)
 			reg := registrytest.New(t)
 			repo := reg.Host + "/" + tc.repo
@@ -130,9 +136,13 @@ func TestEndlessTagListIsBounded(t *testing.T) {
 // The bounds hold for all the tag lists of one command, which a
 // resolution keeps: two repositories of 600,000 tags each, each within the
 // bound alone, are past it together, exit 3, where the command used to
-// keep both lists and go on.
+// keep both lists and go on. Its point is the bound, and its cost 1.2
+// million tags: it skips under -short (make unit), make test runs it.
 func TestTagListsOfOneCommandShareTheBounds(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("lists 1.2 million tags: make test runs it")
+	}
 	useHome(t)
 	reg := registrytest.New(t)
 	const pages, perPage = 12, 50_000
