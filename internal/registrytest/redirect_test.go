@@ -70,6 +70,9 @@ func TestFailReason(t *testing.T) {
 	if resp.Status != "503 Come Back Later" || resp.Header.Get("Retry-After") != "3" || !strings.Contains(body, `"UNAVAILABLE"`) {
 		t.Errorf("%q, Retry-After %q, body %q", resp.Status, resp.Header.Get("Retry-After"), body)
 	}
+	// The body read, the handler may not have returned and recorded the
+	// request whole yet.
+	reg.WaitIdle()
 	if reqs := reg.Requests(); len(reqs) != 1 || reqs[0].Status != http.StatusServiceUnavailable || reqs[0].ResponseBytes != int64(len(body)) {
 		t.Errorf("requests: %+v", reqs)
 	}
