@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 
@@ -129,9 +130,12 @@ func TestStorePruneKeepsGitPackagesAStaxLockPins(t *testing.T) {
 		t.Fatalf("both commits of main built %s", oldDigest)
 	}
 
+	// A deadline that fails only on a hang: a store another command of
+	// this process left open, as propose did, holds its lock until the
+	// runtime's periodic GC closes the file, two minutes on.
 	prune := func() workflow.PruneResult {
 		t.Helper()
-		r := runStax(t, "store", "prune", "--output", "json")
+		r := runStaxWithin(t, 30*time.Second, "store", "prune", "--output", "json")
 		if r.Code != 0 {
 			t.Fatalf("store prune: %d %s", r.Code, r.Stderr)
 		}

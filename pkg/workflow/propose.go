@@ -320,6 +320,15 @@ func (e *Env) installedPackageSkill(ctx context.Context, s install.InstalledSkil
 	ref := d.Ref
 	ref.Digest = s.PackageDigest
 	open := func() (*target.Target, error) { return e.Opener.OpenLocal(ctx, ref, store.ReadOnly) }
+	// The store a git source's package is read from through a view,
+	// whose Close does not close it: closed here, or its lock is held
+	// until the process ends (or the runtime's GC closes the file).
+	var local *target.Target
+	defer func() {
+		if local != nil {
+			local.Close()
+		}
+	}()
 	switch {
 	case d.Kind == declaration.Directory:
 		// Built for the command that builds it: every edit of the
@@ -331,6 +340,7 @@ func (e *Env) installedPackageSkill(ctx context.Context, s install.InstalledSkil
 			if err != nil {
 				return nil, err
 			}
+			local = t
 			return t.WithKey(s.PackageDigest, s.Package), nil
 		}
 	case ref.IsLayout():
