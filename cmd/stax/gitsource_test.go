@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/gittest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/gitsource"
@@ -517,5 +518,52 @@ func TestGitSourceSubdirWithHash(t *testing.T) {
 	}
 	if r := runStax(t, "install", "--frozen", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
 		t.Errorf("install --frozen: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// A git source that a package declares under packages: is listed as a
+// dependency, as a registry one is: it wants what its package recorded,
+// the commit locked, and is outdated once a newer release is tagged. Its
+// repository is listed with one ls-remote however many of its SUBDIRs
+// are declared.
+func TestOutdatedGitSourceOfPackage(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	srv, repo, _ := serveAnthropics(t)
+	team := t.TempDir()
+	filetest.Write(t, team, map[string]string{
+		"stax.yaml":           "name: team\nversion: 1.0.0\npackages:\n  - " + gitRef(repo, "skills/pdf", "") + "\n  - " + gitRef(repo, "skills/docx", "v1.0.0") + "\n",
+		"skills/own/SKILL.md": "---\nname: own\ndescription: The team's own skill. Use when asked.\n---\nbody\n",
+	})
+	proj := t.TempDir()
+	if r := runStax(t, "install", team, "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	releaseAnthropics11(repo)
+	ref, err := gitsource.Parse(gitRef(repo, "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	if _, err := gitsource.NewCache(home).ListRefs(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	lsRemote := srv.Requests()
+	srv.Reset()
+	r := runStax(t, "outdated", "--dir", proj, "--output", "json")
+	var out workflow.OutdatedResult
+	decodeJSON(t, r.Stdout, &out)
+	want := []workflow.OutdatedPackage{
+		{Ref: gitRef(repo, "skills/docx", ""), Locked: "1.0.0", Wanted: "1.0.0", Latest: "1.1.0", Dependency: true, Outdated: true},
+		{Ref: gitRef(repo, "skills/pdf", ""), Locked: "1.0.0", Wanted: "1.0.0", Latest: "1.1.0", Dependency: true, Outdated: true},
+	}
+	if !slices.Equal(out.Packages, want) {
+		t.Errorf("outdated --output json = %+v, want %+v", out.Packages, want)
+	}
+	if n := srv.Requests(); n != lsRemote {
+		t.Errorf("outdated made %d requests, want one ls-remote's %d", n, lsRemote)
+	}
+	if r = runStax(t, "outdated", "--dir", proj); !strings.Contains(r.Stdout, gitRef(repo, "skills/pdf", "")+" (dependency)") {
+		t.Errorf("outdated does not show the git dependency:\n%s", r.Stdout)
 	}
 }

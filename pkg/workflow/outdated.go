@@ -288,7 +288,7 @@ type outdatedEntry struct {
 }
 
 // outdatedEntries are the sources of m that are references, then the
-// other registry packages l records (dependencies).
+// other registry and git packages l records (dependencies).
 func outdatedEntries(m *projectFile, l *lock.Lock) ([]outdatedEntry, error) {
 	var entries []outdatedEntry
 	sourceOf := map[string]bool{}
@@ -322,12 +322,18 @@ func outdatedEntries(m *projectFile, l *lock.Lock) ([]outdatedEntry, error) {
 	}
 	for _, p := range l.Packages {
 		d, ok := l.Declaration(p)
-		if !ok || d.Kind != declaration.Registry || sourceOf[d.Package()] {
-			continue // recorded by a package, not written by the user: nothing to compare
+		if !ok || sourceOf[d.Package()] {
+			continue
 		}
-		e := outdatedEntry{repo: repositoryOf(d.Ref, m.dir), OutdatedPackage: OutdatedPackage{Locked: lockedVersion(l, p), Dependency: true}}
-		e.Ref = e.repo.Familiar()
-		entries = append(entries, e)
+		switch d.Kind {
+		case declaration.Registry:
+			e := outdatedEntry{repo: repositoryOf(d.Ref, m.dir), OutdatedPackage: OutdatedPackage{Locked: lockedVersion(l, p), Dependency: true}}
+			e.Ref = e.repo.Familiar()
+			entries = append(entries, e)
+		case declaration.Git:
+			entries = append(entries, gitDependencyEntry(d, p))
+		}
+		// A directory a package names has no versions to compare.
 	}
 	return entries, nil
 }

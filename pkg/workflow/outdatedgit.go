@@ -34,6 +34,16 @@ func gitOutdatedEntry(dep *staxyaml.Dependency, d declaration.Declaration, l *lo
 	return e
 }
 
+// gitDependencyEntry is the entry of the git source d that a package
+// declares, locked as p: a dependency, as a registry package one is.
+func gitDependencyEntry(d declaration.Declaration, p lock.Package) outdatedEntry {
+	e := outdatedEntry{git: &gitOutdated{ref: d.Git, locked: lockedGit(p)}, OutdatedPackage: OutdatedPackage{Dependency: true}}
+	repo := d.Git
+	repo.Ref = ""
+	e.Ref = repo.String()
+	return e
+}
+
 // compareWithGitRepositories lists the tags and branches of each git
 // repository the entries name, with one git ls-remote however many
 // entries name it, and compares those entries with them. The repositories
@@ -82,16 +92,28 @@ func compareWithGitRepositories(ctx context.Context, env *Env, entries []outdate
 // REF, the highest tag in its range, else the highest release or the
 // default branch) is another commit than the one locked — a newer tag,
 // a branch that moved, a tag pushed over — or when a newer release is
-// tagged. A REF the repository lacks wants nothing.
+// tagged. A REF the repository lacks wants nothing. A dependency is
+// outdated only when a newer release is tagged.
 func (e *outdatedEntry) compareGit(refs *gitsource.Refs) {
 	if latest, ok := semver.Highest(refs.TagNames(), nil); ok {
 		e.Latest = tagVersion(latest)
+	}
+	locked := e.git.locked
+	if e.Dependency {
+		// It wants what its package recorded, the commit locked, which
+		// only a new release of that package changes (as a registry
+		// dependency wants its locked version).
+		if locked != nil {
+			e.Locked = gitVersion(*locked)
+			e.Wanted = e.Locked
+		}
+		e.Outdated = locked == nil || newer(e.Latest, e.Locked)
+		return
 	}
 	want, err := refs.Resolve(e.git.ref.Ref, e.rng)
 	if err == nil {
 		e.Wanted = gitVersion(want)
 	}
-	locked := e.git.locked
 	if locked == nil {
 		e.Outdated = true
 		return
