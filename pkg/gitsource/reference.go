@@ -185,7 +185,14 @@ func parseWeb(s, rest string) (Reference, error) {
 	if !isShorthandHost(host) {
 		return Reference{}, invalid(s, "an https address is taken as a repository only on github.com or gitlab.com: write git+https://HOST/PATH[//SUBDIR][#REF]")
 	}
-	p = strings.TrimSuffix(p, "/")
+	// A browser writes the path percent-encoded (c%23 for a directory
+	// c#): it is decoded as the git+ form's path is, whole before it is
+	// split, each part then held to its rule, so that an escaped "/" or
+	// ".." is refused as a written one is.
+	p, err := url.PathUnescape(strings.TrimSuffix(p, "/"))
+	if err != nil {
+		return Reference{}, invalid(s, err.Error())
+	}
 	repo, view, hasView := strings.Cut(p, "/-/") // gitlab's separator; its groups nest
 	if !hasView {
 		parts := strings.SplitN(p, "/", 3)
@@ -221,7 +228,7 @@ func parseWeb(s, rest string) (Reference, error) {
 func repository(s, host, owner, name, subdir string) (Reference, error) {
 	name = strings.TrimSuffix(name, ".git")
 	for _, seg := range append(strings.Split(owner, "/"), name) {
-		if seg == "" || strings.HasPrefix(seg, "-") || strings.HasPrefix(seg, ".") || strings.ContainsAny(seg, `\:@%`) || hasControlOrSpace(seg) {
+		if seg == "" || strings.HasPrefix(seg, "-") || strings.HasPrefix(seg, ".") || strings.ContainsAny(seg, `\:@%`) || hasControlOrSpace(seg) || !utf8.ValidString(seg) {
 			return Reference{}, invalid(s, fmt.Sprintf("%q is not an owner or repository name", seg))
 		}
 	}

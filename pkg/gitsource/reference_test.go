@@ -40,6 +40,11 @@ func TestParse(t *testing.T) {
 		{in: "gitlab.com/a/b/-/tree/dev/skills", url: "https://gitlab.com/a/b.git", subdir: "skills", ref: "dev"},
 		{in: "gitlab.com/a/b/c/-/blob/v1/s/SKILL.md", url: "https://gitlab.com/a/b/c.git", subdir: "s", ref: "v1"},
 		{in: "https://gitlab.com/a/b/c/-/tree/dev/skills?ref_type=heads", url: "https://gitlab.com/a/b/c.git", subdir: "skills", ref: "dev"},
+		// A browser writes the path percent-encoded.
+		{in: "https://github.com/o/r/tree/main/c%23", url: "https://github.com/o/r.git", subdir: "c#", ref: "main", str: "git+https://github.com/o/r.git//c%23#main"},
+		{in: "https://github.com/o/r/tree/feat%2Bx/a%20b/c%25", url: "https://github.com/o/r.git", subdir: "a b/c%", ref: "feat+x"},
+		{in: "github.com/o/r/blob/main/c%23/SKILL.md", url: "https://github.com/o/r.git", subdir: "c#", ref: "main"},
+		{in: "https://gitlab.com/a/b/-/tree/dev/c%23?ref_type=heads", url: "https://gitlab.com/a/b.git", subdir: "c#", ref: "dev"},
 	}
 	for _, tt := range tests {
 		r, err := Parse(tt.in)
@@ -98,6 +103,12 @@ func TestParseRefuses(t *testing.T) {
 		{"https://example.com/o/r", "only on github.com"},
 		{"https://github.com/o/r/issues/3", "not the address"},
 		{"https://github.com/o/r/tree/main/x#v1", "REF twice"},
+		{"https://github.com/o/r/tree/main/a%FFb", "UTF-8"},
+		{"https://github.com/o/r/tree/main/a%2F..%2F..%2Fx", "traversal"},
+		{"https://github.com/o/r/tree/%2D%2Dupload-pack=x/s", "option"},
+		{"https://github.com/o/r/tree/main/a%zz", "escape"},
+		{"https://github.com/o%FF/r", "not an owner or repository"},
+		{"https://github.com/o/r%2F..%2Fx", "not the address"},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)
