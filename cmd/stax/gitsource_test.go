@@ -567,3 +567,30 @@ func TestOutdatedGitSourceOfPackage(t *testing.T) {
 		t.Errorf("outdated does not show the git dependency:\n%s", r.Stdout)
 	}
 }
+
+// push GITREF refuses, before asking the repository or the registry
+// anything, each flag that shapes only a package built from a directory,
+// naming it and why: ignored, it would be believed to have been applied.
+func TestPushGitSourceRefusesDirectoryFlags(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	srv, repo, _ := serveAnthropics(t)
+	reg := registrytest.New(t)
+	for _, tt := range []struct{ flag, why string }{
+		{"--created=2026-01-02T03:04:05Z", "epoch"},
+		{"--symlink-mode=reject", "flatten"},
+		{"--against=" + reg.Host + "/mirror/skills:0.9.0", "author"},
+		{"--allow-placeholders", "as it is"},
+	} {
+		srv.Reset()
+		reg.ResetRequests()
+		r := runStax(t, "push", gitRef(repo, "", "v1.0.0"), reg.Host+"/mirror/skills:1.0.0", tt.flag)
+		name, _, _ := strings.Cut(tt.flag, "=")
+		if r.Code != 1 || !strings.Contains(r.Stderr, name) || !strings.Contains(r.Stderr, tt.why) {
+			t.Errorf("push GITREF %s: exit %d, want 1 naming %s and why (%q)\n%s", tt.flag, r.Code, name, tt.why, r.Stderr)
+		}
+		if n, got := srv.Requests(), reg.Requests(); n != 0 || len(got) != 0 {
+			t.Errorf("push GITREF %s asked the repository %d times and the registry %v", tt.flag, n, got)
+		}
+	}
+}

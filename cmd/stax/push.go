@@ -6,11 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -50,7 +53,9 @@ OCI layout, or a git reference (GITREF, github.com/OWNER/REPO/SUBDIR#REF or
 git+https://…; see docs/sources.md): the package is built from that
 commit's tree as install builds it, annotated with the repository and the
 commit, to mirror someone else's skills into your own registry. Blobs the
-registry already has are not uploaded again.
+registry already has are not uploaded again. The flags that shape only a
+package built from DIR are refused with a GITREF (exit 1), whose package
+is built as install builds it, the same on every machine.
 
 REF without a tag gets the package version as its tag; REF@sha256:… pushes
 by digest only, without a tag, and must name the digest the package has.
@@ -82,6 +87,9 @@ exit 3 naming its digest (see docs/registries.md for the guarantee).`,
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
+			}
+			if err := refuseDirectoryFlags(cmd, opts.Source); err != nil {
+				return err
 			}
 			return runPush(cmd.Context(), opts)
 		},
@@ -125,6 +133,32 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 		return err
 	}
 	return printPushed(opts.IO, opts.Global, res)
+}
+
+// directoryFlags are push's flags that shape only a package built from
+// DIR, and why each means nothing for a git source: its package is the
+// one install builds from that commit, byte for byte on every machine,
+// and a mirror takes the tree as its author tagged it.
+var directoryFlags = []struct{ name, why string }{
+	{"created", "its creation time is the epoch on every machine, so that its digest is the one install builds from that commit"},
+	{"symlink-mode", "its links are packaged by the flatten rule on every machine, as install builds it"},
+	{"against", "a mirror takes the tree as its author tagged it: the version-bump rule is the author's to keep"},
+	{"allow-placeholders", "a mirror takes the tree as it is, placeholders and all: nothing is refused for them"},
+}
+
+// refuseDirectoryFlags refuses, for a git source, the directoryFlags
+// given: ignored, they would be believed to have been applied. A source
+// that does not parse is left for push to refuse.
+func refuseDirectoryFlags(cmd *cobra.Command, src string) error {
+	if d, err := declaration.Parse(src, declaration.Where{}); err != nil || d.Kind != declaration.Git {
+		return nil
+	}
+	for _, f := range directoryFlags {
+		if cmd.Flags().Changed(f.name) {
+			return errdefs.Invalid(fmt.Errorf("--%s shapes a package built from a directory, and %s is a git repository: %s", f.name, termtext.Escape(gitsource.Mask(src)), f.why))
+		}
+	}
+	return nil
 }
 
 // flagSigner loads the key of push or copy --sign before anything is
