@@ -147,9 +147,13 @@ var directoryFlags = []struct{ name, why string }{
 }
 
 // refuseDirectoryFlags refuses, for a git source, the directoryFlags
-// given: ignored, they would be believed to have been applied. A source
-// that does not parse is left for push to refuse.
+// given: ignored, they would be believed to have been applied. The
+// source is read as push reads it, a directory first; one that does not
+// parse is left for push to refuse.
 func refuseDirectoryFlags(cmd *cobra.Command, src string) error {
+	if dir, _ := source.IsDirectory(src); dir {
+		return nil
+	}
 	if d, err := declaration.Parse(src, declaration.Where{}); err != nil || d.Kind != declaration.Git {
 		return nil
 	}

@@ -187,3 +187,25 @@ func TestCopyAndPushTakeBareNamesAsLocalTags(t *testing.T) {
 		}
 	}
 }
+
+// copy and tags read their argument as every command does
+// (declaration.Parse): a package directory, which has neither tags nor a
+// stored package to copy, is refused naming it and what to do instead,
+// not read as a reference with no registry.
+func TestCopyAndTagsRefuseADirectory(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	dir := filepath.Join(t.TempDir(), "skills")
+	filetest.Write(t, dir, map[string]string{"stax.yaml": "name: s\nversion: 1.0.0\n"})
+	for _, args := range [][]string{
+		{"copy", dir, "oci:" + filepath.Join(t.TempDir(), "out") + ":1.0.0"},
+		{"copy", "./skills", "localhost:5000/acme/skills:1.0.0"},
+		{"tags", dir},
+		{"tags", "./skills"},
+	} {
+		r := runStax(t, args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "names a package directory") || !strings.Contains(r.Stderr, "stax push") {
+			t.Errorf("stax %s: exit %d, want 1 naming the directory and stax push\n%s", strings.Join(args, " "), r.Code, r.Stderr)
+		}
+	}
+}

@@ -12,12 +12,14 @@ import (
 	"github.com/stax-dev/stax/pkg/gitsource"
 )
 
-// buildGit builds the package of the git reference ref (its REF resolved
+// OpenGit builds the package of the git reference ref (its REF resolved
 // with one git ls-remote, its tree taken from opts.Git) into a temporary
 // layout that Close removes, leniently unless opts.Build.Strict: the
-// content rules its skills break are the source's Warnings. Its Name is the reference without
-// credentials.
-func buildGit(ctx context.Context, ref gitsource.Reference, opts Options) (*Source, error) {
+// content rules its skills break are the source's Warnings. Its Name is
+// the reference without credentials. Open calls it for a git reference;
+// a caller that parsed the reference already (declaration.Parse) calls it
+// directly.
+func OpenGit(ctx context.Context, ref gitsource.Reference, opts Options) (*Source, error) {
 	if opts.Git == nil {
 		return nil, errdefs.Invalid(fmt.Errorf("%s is a git repository, which this command does not read", ref))
 	}

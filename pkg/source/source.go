@@ -146,7 +146,7 @@ func Open(ctx context.Context, arg string, opts Options) (*Source, error) {
 		return nil, errdefs.Invalid(err)
 	}
 	if d.Kind == declaration.Git {
-		return buildGit(ctx, d.Git, opts)
+		return OpenGit(ctx, d.Git, opts)
 	}
 	ref := d.Ref
 	if d.Kind == declaration.Layout {

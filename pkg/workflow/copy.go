@@ -62,10 +62,18 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	if err := env.checkVerification(opts.Verify); err != nil {
 		return nil, err
 	}
-	if gitsource.IsReference(opts.Source) {
-		return copyGit(ctx, env, opts)
+	// The package copied enters here, and is parsed once.
+	d, err := declaration.Parse(env.Opener.BareTag(opts.Source), declaration.Where{})
+	if err != nil {
+		return nil, errdefs.Invalid(err)
 	}
-	srcRef, dstRef, err := copyReferences(env.Opener, opts.Source, opts.Destination)
+	switch d.Kind {
+	case declaration.Directory:
+		return nil, errdefs.Invalid(fmt.Errorf("%s names a package directory, not a stored package to copy: build and publish it with stax push %s DEST", termtext.Escape(opts.Source), termtext.Escape(opts.Source)))
+	case declaration.Git:
+		return copyGit(ctx, env, opts, d.Git)
+	}
+	srcRef, dstRef, err := copyReferences(env.Opener, d, opts.Destination)
 	if err != nil {
 		return nil, err
 	}
@@ -126,10 +134,10 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 	return &out, nil
 }
 
-// copyGit copies the package built from the git source opts.Source, as
+// copyGit copies the package built from the git source ref (opts.Source, parsed), as
 // Push publishes it: a git repository has no signatures to copy, nor
 // packages it depends on.
-func copyGit(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
+func copyGit(ctx context.Context, env *Env, opts CopyOptions, ref gitsource.Reference) (*Transfer, error) {
 	if opts.WithDependencies {
 		return nil, errdefs.Invalid(fmt.Errorf("--with-dependencies copies the packages a stored package depends on, and %s is a git repository: push the packages it declares first", termtext.Escape(gitsource.Mask(opts.Source))))
 	}
@@ -145,20 +153,16 @@ func copyGit(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error)
 		return nil, err
 	}
 	push := PushOptions{Source: opts.Source, Destination: opts.Destination, NoOverwrite: opts.NoOverwrite, Signer: opts.Signer, Build: pack.Options{Limits: opts.Limits}}
-	res, err := pushGit(ctx, env, push, dstRef)
+	res, err := pushGit(ctx, env, push, ref, dstRef)
 	if err != nil {
 		return nil, err
 	}
 	return &res.Transfer, nil
 }
 
-// copyReferences parses the source and destination of a copy.
-func copyReferences(opener *target.Opener, source, destination string) (src, dst reference.Reference, err error) {
-	// The package copied enters here, and is parsed once.
-	d, err := declaration.Parse(opener.BareTag(source), declaration.Where{})
-	if err != nil {
-		return src, dst, errdefs.Invalid(err)
-	}
+// copyReferences are the reference of the copy's source, declared as d,
+// and its destination, parsed.
+func copyReferences(opener *target.Opener, d declaration.Declaration, destination string) (src, dst reference.Reference, err error) {
 	src = d.Ref
 	if dst, err = reference.Parse(opener.BareTag(destination)); err != nil {
 		return src, dst, errdefs.Invalid(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/bumprule"
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/pack"
@@ -87,11 +88,20 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 	if err := checkDestination(opts.Destination, dstRef); err != nil {
 		return nil, err
 	}
-	if gitsource.IsReference(opts.Source) {
-		if opts.PushDependencies {
-			return nil, errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is a git repository", termtext.Escape(gitsource.Mask(opts.Source))))
+	if dir, _ := source.IsDirectory(opts.Source); !dir {
+		// Read as source.Open reads it, a directory first, then by
+		// declaration.Parse, as every command reads a reference: a git
+		// source is built as a mirror.
+		d, err := declaration.Parse(env.Opener.BareTag(opts.Source), declaration.Where{})
+		if err != nil {
+			return nil, errdefs.Invalid(err)
 		}
-		return pushGit(ctx, env, opts, dstRef)
+		if d.Kind == declaration.Git {
+			if opts.PushDependencies {
+				return nil, errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is a git repository", termtext.Escape(gitsource.Mask(opts.Source))))
+			}
+			return pushGit(ctx, env, opts, d.Git, dstRef)
+		}
 	}
 	build := opts.Build
 	build.Publish = true

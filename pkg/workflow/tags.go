@@ -2,16 +2,18 @@ package workflow
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // TagsOptions say whose tags Tags lists.
@@ -43,13 +45,18 @@ type TagsResult struct {
 // the end (a git repository's, with one git ls-remote), sorted as
 // semver.SortTags sorts them.
 func Tags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) {
-	if gitsource.IsReference(opts.Ref) {
-		return gitTags(ctx, env, opts)
-	}
-	ref, err := reference.Parse(opts.Ref)
+	// The repository named enters here, and is parsed once.
+	d, err := declaration.Parse(opts.Ref, declaration.Where{})
 	if err != nil {
 		return nil, errdefs.Invalid(err)
 	}
+	switch d.Kind {
+	case declaration.Directory:
+		return nil, errdefs.Invalid(fmt.Errorf("%s names a package directory, which has no tags: name a registry repository, an oci: layout or a git repository; a directory is published with stax push", termtext.Escape(opts.Ref)))
+	case declaration.Git:
+		return gitTags(ctx, env, d.Git, opts)
+	}
+	ref := d.Ref
 	ref.Tag, ref.Digest = "", ""
 	var t *target.Target
 	if opts.Local && !ref.IsLayout() {
@@ -77,15 +84,11 @@ func Tags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) 
 	return res, nil
 }
 
-// gitTags lists the tags of the git repository opts.Ref names. A git
+// gitTags lists the tags of the git repository ref (opts.Ref, parsed). A git
 // repository has no digest tags. With opts.Local, they are the REFs the
 // local store keeps packages of, from that repository and SUBDIR (see
 // localGitTags).
-func gitTags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) {
-	ref, err := gitsource.Parse(opts.Ref)
-	if err != nil {
-		return nil, errdefs.Invalid(err)
-	}
+func gitTags(ctx context.Context, env *Env, ref gitsource.Reference, opts TagsOptions) (*TagsResult, error) {
 	if opts.Local {
 		return localGitTags(ctx, env, ref)
 	}
