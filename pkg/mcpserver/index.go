@@ -394,17 +394,21 @@ func (is *indexedSkill) entry(fm map[string]any) SkillEntry {
 	return e
 }
 
-// withFile is is with file f as now found on disk: the entry a host gets
-// next describes the bytes it reads.
-func (is *indexedSkill) withFile(f indexedFile) (*indexedSkill, error) {
+// withFile is is with file rel as now found on disk, f, or without it
+// when f is nil: the entry a host gets next describes the bytes it reads.
+func (is *indexedSkill) withFile(rel string, f *indexedFile) (*indexedSkill, error) {
 	fm, err := is.frontmatter()
 	if err != nil {
 		return nil, err
 	}
 	n := *is
 	n.files = slices.Clone(is.files)
-	if i, ok := slices.BinarySearchFunc(n.files, f.rel, func(g indexedFile, rel string) int { return strings.Compare(g.rel, rel) }); ok {
-		n.files[i] = f
+	if i, ok := slices.BinarySearchFunc(n.files, rel, func(g indexedFile, rel string) int { return strings.Compare(g.rel, rel) }); ok {
+		if f != nil {
+			n.files[i] = *f
+		} else {
+			n.files = slices.Delete(n.files, i, i+1)
+		}
 	}
 	n.prov, n.refused = nil, ""
 	if err := n.settle(fm); err != nil {
@@ -440,33 +444,67 @@ func (s *Server) checkServed(f skillFile, info fs.FileInfo, data []byte) error {
 	if is.refused != "" {
 		return invalidParams("%s", is.refused)
 	}
-	want, ok := is.file(f.rel)
-	if !ok {
-		return nil
-	}
-	got := indexedFile{rel: f.rel, size: int64(len(data)), modTime: info.ModTime().UnixNano()}
-	if got.size == want.size && got.modTime == want.modTime && info.Size() == got.size {
-		return nil
-	}
-	got.sum = sha256.Sum256(data)
-	s.refreshFile(is, got)
-	if got.sum == want.sum {
+	if !s.reconcile(is, f.rel, info, data) {
 		return nil
 	}
 	return invalidParams("%s changed on disk after skill %s was listed: call %s for its new entry, then read it again", URI(f.key, f.rel), f.key, MethodSkillsGet)
 }
 
-// refreshFile puts file f into the index in place of its entry in is,
-// unless a Refresh replaced is meanwhile.
-func (s *Server) refreshFile(is *indexedSkill, f indexedFile) {
+// reconcile holds file rel of is, read as data with stat info, to its
+// entry, and refreshes the entry when they differ. It reports whether
+// the bytes did, so that the entry served before does not describe them.
+// A file the entry does not name is not reconciled: it is not served.
+func (s *Server) reconcile(is *indexedSkill, rel string, info fs.FileInfo, data []byte) (changed bool) {
+	want, ok := is.file(rel)
+	if !ok {
+		return false
+	}
+	got := indexedFile{rel: rel, size: int64(len(data)), modTime: info.ModTime().UnixNano()}
+	if got.size == want.size && got.modTime == want.modTime && info.Size() == got.size {
+		return false
+	}
+	got.sum = sha256.Sum256(data)
+	s.refreshFile(is, rel, &got, got.sum != want.sum)
+	return got.sum != want.sum
+}
+
+// checkRemoved is the answer to a read of file f of a skill, found gone:
+// a file its entry names is taken out of the entry, as a changed one is
+// refreshed, and the read refused.
+func (s *Server) checkRemoved(f skillFile) error {
+	is := s.index().find(f.key)
+	if is == nil || is.dir != f.dir {
+		return mcp.ResourceNotFoundError(f.resource.URI)
+	}
+	if is.refused != "" {
+		return invalidParams("%s", is.refused)
+	}
+	if _, ok := is.file(f.rel); !ok {
+		return mcp.ResourceNotFoundError(f.resource.URI)
+	}
+	s.refreshFile(is, f.rel, nil, true)
+	return invalidParams("%s was removed from disk after skill %s was listed: call %s for its new entry", URI(f.key, f.rel), f.key, MethodSkillsGet)
+}
+
+// refreshFile puts file rel, as f or gone when f is nil, into the index
+// in place of its entry in is, unless a Refresh replaced is meanwhile.
+// When announce is set, the manifest changed: the resource is replaced
+// or removed, and the SDK sends clients resources/list_changed, as it
+// does for a Refresh that finds the file so.
+func (s *Server) refreshFile(is *indexedSkill, rel string, f *indexedFile, announce bool) {
+	// Serialized with Refresh, so that the SDK's resources end as
+	// s.resources says whichever of the two ran last.
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	x := s.skills
 	if x.byKey[is.key] != is {
+		s.mu.Unlock()
 		return
 	}
-	n, err := is.withFile(f)
+	n, err := is.withFile(rel, f)
 	if err != nil {
+		s.mu.Unlock()
 		return // the entry stays as it was; the read is refused
 	}
 	nx := &skillIndex{generation: x.generation, skills: slices.Clone(x.skills), byKey: maps.Clone(x.byKey)}
@@ -474,4 +512,25 @@ func (s *Server) refreshFile(is *indexedSkill, f indexedFile) {
 	i, _ := slices.BinarySearchFunc(nx.skills, is.key, func(a *indexedSkill, key string) int { return strings.Compare(a.key, key) })
 	nx.skills[i] = n
 	s.skills = nx
+	// s.resources is shared with readers that took it: replaced, never
+	// changed in place.
+	uri := URI(is.key, rel)
+	sf, listed := s.resources[uri]
+	resources := maps.Clone(s.resources)
+	if f == nil {
+		delete(resources, uri)
+	} else if listed {
+		r := *sf.resource
+		r.Size, sf.resource, sf.modTime = f.size, &r, f.modTime
+		resources[uri] = sf
+	}
+	s.resources = resources
+	s.mu.Unlock()
+	switch {
+	case !announce || !listed:
+	case f == nil:
+		s.mcp.RemoveResources(uri)
+	default:
+		s.mcp.AddResource(sf.resource, s.readResource)
+	}
 }

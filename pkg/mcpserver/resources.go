@@ -295,12 +295,14 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	data, info, err := readSkillFile(f)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxResource {
+	data, info, err := readSkillFile(f, maxResource)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, s.checkRemoved(f)
+	case errors.Is(err, regularfile.ErrTooLarge):
 		return nil, invalidParams("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
+	case err != nil:
+		return nil, err
 	}
 	if err := s.checkServed(f, info, data); err != nil {
 		return nil, err
@@ -318,12 +320,13 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
 }
 
-// readSkillFile reads file f, a byte more than maxResource at most,
-// through os.Root so that a link swapped in after listing cannot lead
-// outside the skill, and as a regular file: a named pipe put in its place
-// would block the read, and the server with it. A file that cannot be
-// opened so is not served (invalid params); one gone is not found.
-func readSkillFile(f skillFile) ([]byte, fs.FileInfo, error) {
+// readSkillFile reads file f, refusing one over limit bytes
+// (regularfile.ErrTooLarge), through os.Root so that a link swapped in
+// after listing cannot lead outside the skill, and as a regular file: a
+// named pipe put in its place would block the read, and the server with
+// it. A file gone is fs.ErrNotExist; one that cannot be opened so is not
+// served (invalid params).
+func readSkillFile(f skillFile, limit int64) ([]byte, fs.FileInfo, error) {
 	uri := f.resource.URI
 	root, err := os.OpenRoot(f.dir)
 	if err != nil {
@@ -335,7 +338,10 @@ func readSkillFile(f skillFile) ([]byte, fs.FileInfo, error) {
 		return nil, nil, openError(uri, err)
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, maxResource+1))
+	data, err := regularfile.ReadAll(file, uri, limit)
+	if errors.Is(err, regularfile.ErrTooLarge) {
+		return nil, nil, err
+	}
 	var info fs.FileInfo
 	if err == nil {
 		info, err = file.Stat()
@@ -348,7 +354,7 @@ func readSkillFile(f skillFile) ([]byte, fs.FileInfo, error) {
 
 func openError(uri string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return mcp.ResourceNotFoundError(uri) // removed since it was listed
+		return fmt.Errorf("%s: %w", uri, err) // removed since it was listed
 	}
 	return invalidParams("%s is not served: %v", uri, err)
 }

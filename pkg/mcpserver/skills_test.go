@@ -326,7 +326,8 @@ func TestSkillsFileChangedAfterListing(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			manySkills(t, f.projectSkills(), 1)
-			_, cs := skillsServer(t, f, Options{}, "stdio")
+			srv, _ := skillsServer(t, f, Options{}, "stdio")
+			cs, changed := announced(t, srv)
 			entry := listAll(t, cs)[0]
 			var guide SkillResource
 			for _, r := range entry.Resources {
@@ -344,6 +345,7 @@ func TestSkillsFileChangedAfterListing(t *testing.T) {
 				t.Fatal(err)
 			}
 			fresh, r := refusedThenRefreshed(t, cs, entry, guide)
+			waitChanged(t, changed, "a file changed after listing")
 			if !reflect.DeepEqual(fresh.Frontmatter, entry.Frontmatter) {
 				t.Errorf("refreshed frontmatter %v, want %v", fresh.Frontmatter, entry.Frontmatter)
 			}
@@ -355,19 +357,61 @@ func TestSkillsFileChangedAfterListing(t *testing.T) {
 }
 
 // TestSkillsFileRemovedAfterListing: a file removed after the listing is
-// an unknown resource, invalid params, not a failure of the server.
+// refused as a changed one is, and its entry refreshed: clients are sent
+// resources/list_changed, and the next entry no longer names it.
 func TestSkillsFileRemovedAfterListing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	manySkills(t, f.projectSkills(), 1)
-	_, cs := skillsServer(t, f, Options{}, "stdio")
+	srv, _ := skillsServer(t, f, Options{}, "stdio")
+	cs, changed := announced(t, srv)
+	entry := listAll(t, cs)[0]
+	const guide = "skill://skill-0000/references/guide.md"
 	if err := os.Remove(filepath.Join(f.projectSkills(), "skill-0000", "references", "guide.md")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0000/references/guide.md"})
-	wantCode(t, "resources/read of a file removed after listing", err, jsonrpc.CodeInvalidParams)
-	if err := readVerified(cs, listAll(t, cs)[0].Resources[0]); err != nil {
-		t.Errorf("after the refusal: %v", err)
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: guide})
+	if wantCode(t, "resources/read of a file removed after listing", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "removed") {
+		t.Errorf("read after the removal: %v, want a refusal saying it was removed", err)
+	}
+	waitChanged(t, changed, "a file removed after listing")
+	fresh, err := getSkill(cs, entry.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh.Skill.Resources) != len(entry.Resources)-1 {
+		t.Errorf("the refreshed entry has %d files, want the %d left", len(fresh.Skill.Resources), len(entry.Resources)-1)
+	}
+	for _, r := range fresh.Skill.Resources {
+		if r.URI == guide {
+			t.Errorf("the refreshed entry still names %s", guide)
+		} else if err := readVerified(cs, r); err != nil {
+			t.Error(err)
+		}
+	}
+	if res, err := cs.ListResources(context.Background(), nil); err != nil || slices.ContainsFunc(res.Resources, func(r *mcp.Resource) bool { return r.URI == guide }) {
+		t.Errorf("resources/list after the removal: %v, want it without %s", err, guide)
+	}
+}
+
+// announced is a client of srv and the resources/list_changed it is sent.
+func announced(t *testing.T, srv *Server) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	changed := make(chan struct{}, 10)
+	cs := dialSkillsWith(t, srv, "stdio", &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
+	})
+	return cs, changed
+}
+
+// waitChanged waits for a resources/list_changed, failing the test only
+// if none comes at all.
+func waitChanged(t *testing.T, changed <-chan struct{}, after string) {
+	t.Helper()
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no resources/list_changed after %s", after)
 	}
 }
 
@@ -818,10 +862,7 @@ func TestSkillsEditIsAnnounced(t *testing.T) {
 	f := newFixture(t)
 	manySkills(t, f.projectSkills(), 1)
 	srv, _ := skillsServer(t, f, Options{}, "stdio")
-	changed := make(chan struct{}, 10)
-	cs := dialSkillsWith(t, srv, "stdio", &mcp.ClientOptions{
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
-	})
+	cs, changed := announced(t, srv)
 	entry := listAll(t, cs)[0]
 	path := filepath.Join(f.projectSkills(), "skill-0000", "MEMORY.md")
 	edited := []byte("REMEMBERED\n")
@@ -831,11 +872,7 @@ func TestSkillsEditIsAnnounced(t *testing.T) {
 	if err := srv.Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-changed:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no resources/list_changed after an edit")
-	}
+	waitChanged(t, changed, "an edit")
 	fresh, err := getSkill(cs, entry.URI)
 	if err != nil {
 		t.Fatal(err)
