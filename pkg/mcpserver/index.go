@@ -482,8 +482,21 @@ func (s *Server) checkRemoved(f skillFile) error {
 	if _, ok := is.file(f.rel); !ok {
 		return mcp.ResourceNotFoundError(f.resource.URI)
 	}
-	s.refreshFile(is, f.rel, nil, true)
+	s.removeFile(is, f.rel)
 	return invalidParams("%s was removed from disk after skill %s was listed: call %s for its new entry", URI(f.key, f.rel), f.key, MethodSkillsGet)
+}
+
+// removeFile takes file rel of is, found gone, out of the index. Without
+// its SKILL.md a folder is no skill: the folders are read again, as a
+// watch would have them read, and the skill is no longer served.
+func (s *Server) removeFile(is *indexedSkill, rel string) {
+	if rel != skill.FileName {
+		s.refreshFile(is, rel, nil, true)
+		return
+	}
+	if err := s.Refresh(); err != nil {
+		s.opts.Logger.Warn("reading the skill folders: " + err.Error())
+	}
 }
 
 // refreshFile puts file rel, as f or gone when f is nil, into the index

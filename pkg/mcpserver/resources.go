@@ -302,7 +302,10 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	case errors.Is(err, regularfile.ErrTooLarge):
 		return nil, invalidParams("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
 	case err != nil:
-		return nil, err
+		if _, ok := err.(*jsonrpc.Error); ok {
+			return nil, err
+		}
+		return nil, invalidParams("%s is not served: %v", uri, err)
 	}
 	if err := s.checkServed(f, info, data); err != nil {
 		return nil, err
@@ -324,21 +327,20 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 // (regularfile.ErrTooLarge), through os.Root so that a link swapped in
 // after listing cannot lead outside the skill, and as a regular file: a
 // named pipe put in its place would block the read, and the server with
-// it. A file gone is fs.ErrNotExist; one that cannot be opened so is not
-// served (invalid params).
+// it. A file gone is fs.ErrNotExist; an error once it is open, a
+// JSON-RPC internal error.
 func readSkillFile(f skillFile, limit int64) ([]byte, fs.FileInfo, error) {
-	uri := f.resource.URI
 	root, err := os.OpenRoot(f.dir)
 	if err != nil {
-		return nil, nil, openError(uri, err)
+		return nil, nil, err
 	}
 	defer root.Close()
 	file, err := regularfile.OpenIn(root, f.rel)
 	if err != nil {
-		return nil, nil, openError(uri, err)
+		return nil, nil, err
 	}
 	defer file.Close()
-	data, err := regularfile.ReadAll(file, uri, limit)
+	data, err := regularfile.ReadAll(file, f.resource.URI, limit)
 	if errors.Is(err, regularfile.ErrTooLarge) {
 		return nil, nil, err
 	}
@@ -347,14 +349,7 @@ func readSkillFile(f skillFile, limit int64) ([]byte, fs.FileInfo, error) {
 		info, err = file.Stat()
 	}
 	if err != nil {
-		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", uri, err)}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: %v", f.resource.URI, err)}
 	}
 	return data, info, nil
-}
-
-func openError(uri string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %w", uri, err) // removed since it was listed
-	}
-	return invalidParams("%s is not served: %v", uri, err)
 }

@@ -14,19 +14,24 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 )
 
-// TestSkillInvokeNamedPipe: a stateful file that is a named pipe makes the
-// Skill call a tool error naming it, and the server keeps answering.
+// TestSkillInvokeNamedPipe: a stateful file replaced by a named pipe after
+// the listing makes the Skill call a tool error naming it, and the server
+// keeps answering.
 func TestSkillInvokeNamedPipe(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	filetest.Write(t, f.projectSkills(), map[string]string{
-		"piped/SKILL.md": skillMD("piped", "A skill with a pipe", "body\n"),
-		"good/SKILL.md":  skillMD("good", "A good skill", "good body\n"),
+		"piped/SKILL.md":       skillMD("piped", "A skill with a pipe", "body\n"),
+		"piped/CALIBRATION.md": "calibrated\n",
+		"good/SKILL.md":        skillMD("good", "A good skill", "good body\n"),
 	})
 	_, cs := connect(t, f, Options{}, nil)
 	// Made after connecting, so that on failure its cleanup, which frees
 	// a blocked reader, runs before the session's, which waits for it.
 	pipe := filepath.Join(f.projectSkills(), "piped", "CALIBRATION.md")
+	if err := os.Remove(pipe); err != nil {
+		t.Fatal(err)
+	}
 	filetest.Mkfifo(t, pipe)
 
 	invoke := func(name string) (res *mcp.CallToolResult, err error) {

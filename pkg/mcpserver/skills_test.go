@@ -394,6 +394,48 @@ func TestSkillsFileRemovedAfterListing(t *testing.T) {
 	}
 }
 
+// TestSkillsSkillRemovedAfterListing: a skill whose SKILL.md was removed
+// after the listing is no longer served once a read finds it gone: the
+// read is refused, clients are sent resources/list_changed, and neither
+// skills/list nor the Skill tool serves it.
+func TestSkillsSkillRemovedAfterListing(t *testing.T) {
+	t.Parallel()
+	for _, surface := range []string{"resources/read", SkillTool} {
+		t.Run(surface, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			manySkills(t, f.projectSkills(), 2)
+			srv, _ := skillsServer(t, f, Options{}, "stdio")
+			cs, changed := announced(t, srv)
+			listAll(t, cs)
+			if err := os.Remove(filepath.Join(f.projectSkills(), "skill-0001", "SKILL.md")); err != nil {
+				t.Fatal(err)
+			}
+			if surface == SkillTool {
+				if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "skill-0001"}); !isErr || !strings.Contains(text, "removed") {
+					t.Errorf("Skill skill-0001 = %q (error %v), want it refused as removed", text, isErr)
+				}
+			} else {
+				_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0001/SKILL.md"})
+				if wantCode(t, "resources/read of a SKILL.md removed", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "removed") {
+					t.Errorf("read after the removal: %v, want a refusal saying it was removed", err)
+				}
+			}
+			waitChanged(t, changed, "a SKILL.md removed after listing")
+			var uris []string
+			for _, e := range listAll(t, cs) {
+				uris = append(uris, e.URI)
+			}
+			if !slices.Equal(uris, []string{"skill://skill-0000/SKILL.md"}) {
+				t.Errorf("skills/list after the removal = %q, want skill-0000 alone", uris)
+			}
+			if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "skill-0001"}); !isErr {
+				t.Errorf("Skill skill-0001 after the removal = %q, want no such skill", text)
+			}
+		})
+	}
+}
+
 // announced is a client of srv and the resources/list_changed it is sent.
 func announced(t *testing.T, srv *Server) (*mcp.ClientSession, <-chan struct{}) {
 	t.Helper()

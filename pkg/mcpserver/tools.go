@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/render"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
@@ -108,12 +110,9 @@ func (s *Server) invoke(ctx context.Context, _ *mcp.CallToolRequest, in SkillInp
 			return nil, nil, err
 		}
 	}
-	if is := s.index().find(sk.Key); is != nil && is.dir == sk.Dir && is.refused != "" {
-		return nil, nil, errors.New(is.refused) // both surfaces serve what the index does
-	}
-	files, err := render.ReadDir(sk.Dir)
+	files, err := s.readSkill(sk)
 	if err != nil {
-		return nil, nil, fmt.Errorf("skill %q: %w", in.Name, err)
+		return nil, nil, err
 	}
 	files.Name = sk.Name
 	res, err := render.Render(files, render.Options{
@@ -131,6 +130,59 @@ func (s *Server) invoke(ctx context.Context, _ *mcp.CallToolRequest, in SkillInp
 		Content: []mcp.Content{&mcp.TextContent{Text: res.Text}},
 		Meta:    mcp.Meta{RenderMetaKey: renderMeta{Files: res.Files, Bytes: res.Bytes, Tokens: res.Tokens, Budget: res.Budget, Dropped: res.Dropped}},
 	}, nil, nil
+}
+
+// readSkill reads the files of skill sk the Skill tool renders. Both
+// surfaces serve what the index does: of a skill the extension serves,
+// only the files its entry names are read, each held to the entry as a
+// resource read is (see Server.reconcile), so that a file planted in its
+// directory is rendered no more than it is listed, and one removed or
+// changed refreshes the entry before the text is served; a refused skill
+// is refused. Any other skill is read from its directory.
+func (s *Server) readSkill(sk discover.Skill) (render.Skill, error) {
+	is := s.index().find(sk.Key)
+	if is == nil || is.dir != sk.Dir {
+		files, err := render.ReadDir(sk.Dir)
+		if err != nil {
+			return render.Skill{}, fmt.Errorf("skill %q: %w", sk.Name, err)
+		}
+		return files, nil
+	}
+	if is.refused != "" {
+		return render.Skill{}, errors.New(is.refused)
+	}
+	files := render.Skill{Siblings: map[string][]byte{}}
+	for _, rel := range append([]string{skill.FileName}, stateful.Files...) {
+		if _, ok := is.file(rel); !ok {
+			continue
+		}
+		limit := int64(stateful.MaxFileSize)
+		if rel == skill.FileName {
+			limit = skill.MaxFileSize
+		}
+		data, info, err := readSkillFile(skillFile{key: is.key, dir: is.dir, rel: rel, resource: &mcp.Resource{URI: URI(is.key, rel)}}, limit)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if s.removeFile(is, rel); rel == skill.FileName {
+				return render.Skill{}, fmt.Errorf("skill %q: its %s was removed from %s after it was listed", sk.Name, skill.FileName, sk.Dir)
+			}
+		case err != nil:
+			return render.Skill{}, fmt.Errorf("skill %q: reading %s: %w", sk.Name, filepath.Join(sk.Dir, filepath.FromSlash(rel)), err)
+		case rel == skill.FileName:
+			files.SkillMD = data
+			s.reconcile(is, rel, info, data)
+		default:
+			files.Siblings[rel] = data
+			s.reconcile(is, rel, info, data)
+		}
+		if is = s.index().find(sk.Key); is == nil || is.dir != sk.Dir { // as refreshed
+			return render.Skill{}, fmt.Errorf("skill %q changed on disk as it was read: call %s again", sk.Name, SkillTool)
+		}
+	}
+	if is.refused != "" {
+		return render.Skill{}, errors.New(is.refused)
+	}
+	return files, nil
 }
 
 // RenderMetaKey is the _meta key of a Skill result that tells, for
