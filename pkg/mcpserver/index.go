@@ -464,8 +464,13 @@ func (s *Server) reconcile(is *indexedSkill, rel string, info fs.FileInfo, data 
 		return false
 	}
 	got.sum = sha256.Sum256(data)
-	s.refreshFile(is, rel, &got, got.sum != want.sum)
-	return got.sum != want.sum
+	changed = got.sum != want.sum
+	if changed && rel == skill.FileName {
+		s.reread() // its frontmatter, the entry's and the menu's, changed too
+	} else {
+		s.refreshFile(is, rel, &got, changed)
+	}
+	return changed
 }
 
 // checkRemoved is the answer to a read of file f of a skill, found gone:
@@ -487,13 +492,18 @@ func (s *Server) checkRemoved(f skillFile) error {
 }
 
 // removeFile takes file rel of is, found gone, out of the index. Without
-// its SKILL.md a folder is no skill: the folders are read again, as a
-// watch would have them read, and the skill is no longer served.
+// its SKILL.md a folder is no skill: it is no longer served.
 func (s *Server) removeFile(is *indexedSkill, rel string) {
-	if rel != skill.FileName {
-		s.refreshFile(is, rel, nil, true)
+	if rel == skill.FileName {
+		s.reread()
 		return
 	}
+	s.refreshFile(is, rel, nil, true)
+}
+
+// reread reads the folders again, as a watch has them read, for a change
+// found as a file was served that an entry alone cannot take in.
+func (s *Server) reread() {
 	if err := s.Refresh(); err != nil {
 		s.opts.Logger.Warn("reading the skill folders: " + err.Error())
 	}

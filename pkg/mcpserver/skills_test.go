@@ -356,6 +356,52 @@ func TestSkillsFileChangedAfterListing(t *testing.T) {
 	}
 }
 
+// TestSkillsSkillMDChangedAfterListing: a SKILL.md edited after the
+// listing, found by a read or by the Skill tool, refreshes the entry's
+// frontmatter and the menu with its digest: the manifest describes the
+// bytes served, frontmatter included.
+func TestSkillsSkillMDChangedAfterListing(t *testing.T) {
+	t.Parallel()
+	for _, surface := range []string{"resources/read", SkillTool} {
+		t.Run(surface, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			manySkills(t, f.projectSkills(), 2)
+			srv, _ := skillsServer(t, f, Options{}, "stdio")
+			cs, changed := announced(t, srv)
+			entry := listAll(t, cs)[1]
+			edited := skillMD("skill-0001", "Edited after the listing", "edited body\n")
+			filetest.WriteFile(t, filepath.Join(f.projectSkills(), "skill-0001", "SKILL.md"), edited)
+			if surface == SkillTool {
+				if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "skill-0001"}); isErr || !strings.Contains(text, "edited body") {
+					t.Errorf("Skill skill-0001 = %q (error %v), want the edited body", text, isErr)
+				}
+			} else {
+				err := readVerified(cs, SkillResource{URI: entry.URI})
+				if wantCode(t, "read after the edit", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+					t.Errorf("read after the edit: %v, want a refusal saying it changed", err)
+				}
+			}
+			waitChanged(t, changed, "a SKILL.md edited after listing")
+			fresh, err := getSkill(cs, entry.URI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := fresh.Skill.Frontmatter["description"]; d != "Edited after the listing" {
+				t.Errorf("refreshed frontmatter description %v, want the edited one", d)
+			}
+			for _, r := range fresh.Skill.Resources {
+				if err := readVerified(cs, r); err != nil {
+					t.Error(err)
+				}
+			}
+			if text, _, _ := call(t, cs, ListSkillsTool, nil); !strings.Contains(text, "Edited after the listing") {
+				t.Errorf("ListSkills after the edit = %q, want the edited description", text)
+			}
+		})
+	}
+}
+
 // TestSkillsFileRemovedAfterListing: a file removed after the listing is
 // refused as a changed one is, and its entry refreshed: clients are sent
 // resources/list_changed, and the next entry no longer names it.
