@@ -77,8 +77,8 @@ func listFiles(l *discover.Listing, installed map[string]*Installed, prev *skill
 			continue
 		}
 		// Under require, a file changed or added since the writing must
-		// refuse the skill before the Skill tool, which reads the
-		// directory and not the manifest, serves it: only a walk finds it.
+		// refuse the skill from the start, as it would one installed
+		// earlier: only a walk finds it.
 		if rec := installed[sk.Dir]; rec != nil && rec.Written && !rec.Require {
 			if is := prev.find(sk.Key); (is == nil || is.dir != sk.Dir) && listWritten(sk, rec, files) {
 				continue
@@ -296,15 +296,15 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	data, info, err := readSkillFile(f, maxResource)
+	var internal *jsonrpc.Error
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, s.checkRemoved(f)
 	case errors.Is(err, regularfile.ErrTooLarge):
 		return nil, invalidParams("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
+	case errors.As(err, &internal):
+		return nil, err
 	case err != nil:
-		if _, ok := err.(*jsonrpc.Error); ok {
-			return nil, err
-		}
 		return nil, invalidParams("%s is not served: %v", uri, err)
 	}
 	if err := s.checkServed(f, info, data); err != nil {
