@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -492,9 +493,9 @@ func (s *Server) checkRemoved(f skillFile) error {
 }
 
 // removeFile takes file rel of is, found gone, out of the index. Without
-// its SKILL.md a folder is no skill: it is no longer served.
+// its SKILL.md, or its folder, a skill is no longer served.
 func (s *Server) removeFile(is *indexedSkill, rel string) {
-	if rel == skill.FileName {
+	if _, err := os.Lstat(is.dir); rel == skill.FileName || errors.Is(err, fs.ErrNotExist) {
 		s.reread()
 		return
 	}

@@ -440,13 +440,14 @@ func TestSkillsFileRemovedAfterListing(t *testing.T) {
 	}
 }
 
-// TestSkillsSkillRemovedAfterListing: a skill whose SKILL.md was removed
-// after the listing is no longer served once a read finds it gone: the
-// read is refused, clients are sent resources/list_changed, and neither
-// skills/list nor the Skill tool serves it.
+// TestSkillsSkillRemovedAfterListing: a skill whose SKILL.md, or whole
+// folder, was removed after the listing is no longer served once a read
+// finds it gone: the read is refused, clients are sent
+// resources/list_changed, and neither skills/list nor the Skill tool
+// serves it.
 func TestSkillsSkillRemovedAfterListing(t *testing.T) {
 	t.Parallel()
-	for _, surface := range []string{"resources/read", SkillTool} {
+	for _, surface := range []string{"resources/read", SkillTool, "folder"} {
 		t.Run(surface, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
@@ -454,14 +455,24 @@ func TestSkillsSkillRemovedAfterListing(t *testing.T) {
 			srv, _ := skillsServer(t, f, Options{}, "stdio")
 			cs, changed := announced(t, srv)
 			listAll(t, cs)
-			if err := os.Remove(filepath.Join(f.projectSkills(), "skill-0001", "SKILL.md")); err != nil {
+			removed := filepath.Join(f.projectSkills(), "skill-0001", "SKILL.md")
+			if surface == "folder" {
+				removed = filepath.Dir(removed)
+			}
+			if err := os.RemoveAll(removed); err != nil {
 				t.Fatal(err)
 			}
-			if surface == SkillTool {
+			switch surface {
+			case "folder":
+				_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0001/references/guide.md"})
+				if wantCode(t, "resources/read in a folder removed", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "removed") {
+					t.Errorf("read after the removal: %v, want a refusal saying it was removed", err)
+				}
+			case SkillTool:
 				if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "skill-0001"}); !isErr || !strings.Contains(text, "removed") {
 					t.Errorf("Skill skill-0001 = %q (error %v), want it refused as removed", text, isErr)
 				}
-			} else {
+			default:
 				_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0001/SKILL.md"})
 				if wantCode(t, "resources/read of a SKILL.md removed", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "removed") {
 					t.Errorf("read after the removal: %v, want a refusal saying it was removed", err)
