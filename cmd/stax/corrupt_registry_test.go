@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -368,12 +369,6 @@ func TestCorruptBlobInTheStoreExitsSix(t *testing.T) {
 		t.Fatal(err)
 	}
 	data[gzipMtime] ^= 0xff
-	if err := os.Chmod(stored[0], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(stored[0], data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		name string
 		args func(out string) []string
@@ -383,6 +378,8 @@ func TestCorruptBlobInTheStoreExitsSix(t *testing.T) {
 		{"pull -o", func(out string) []string { return []string{"pull", ref, "-o", filepath.Join(out, "skills")} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Each command finds the copy corrupt: the one before removed it.
+			corruptFile(t, stored[0], data)
 			out := t.TempDir()
 			r := runStax(t, c.args(out)...)
 			if r.Code != 6 {
@@ -398,5 +395,17 @@ func TestCorruptBlobInTheStoreExitsSix(t *testing.T) {
 				t.Errorf("a failed %s wrote %v into the project", c.name, entries)
 			}
 		})
+	}
+}
+
+// corruptFile writes data, a blob's bytes altered, where the blob was
+// stored, as a disk or a person would alter it.
+func corruptFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.Chmod(path, 0o644); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

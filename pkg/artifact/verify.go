@@ -48,8 +48,24 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 // it came from (a registry, a layout, the local store): a verification
 // failure, which no caller should take for a failure to reach or read it.
 func (v *verifyingReader) mismatch(detail string) error {
-	return errdefs.MarkDataLoss(fmt.Errorf("blob %s (%s): %w", v.desc.Digest, detail, content.ErrMismatchedDigest))
+	return errdefs.MarkDataLoss(&MismatchError{Blob: v.desc, detail: detail})
 }
+
+// MismatchError is content that is not the blob its descriptor names,
+// noticed by a reader VerifyReader returned: Blob says which, for a
+// caller that acts on the copy it came from (the local store removes
+// its own; see store.RemoveCorrupt). It matches
+// content.ErrMismatchedDigest.
+type MismatchError struct {
+	Blob   ocispec.Descriptor
+	detail string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("blob %s (%s): %v", e.Blob.Digest, e.detail, content.ErrMismatchedDigest)
+}
+
+func (e *MismatchError) Unwrap() error { return content.ErrMismatchedDigest }
 
 func (v *verifyingReader) Seek(offset int64, whence int) (int64, error) {
 	seeker, ok := v.ReadCloser.(io.Seeker)

@@ -29,7 +29,9 @@ func (p *Packages) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.
 	if ok, err := local.Exists(ctx, desc); err != nil {
 		return local.Explain(err)
 	} else if ok {
-		return resolve.ReadLayer(ctx, n, local, read)
+		// Named as the package it is, which a corrupt copy's message
+		// says where to fetch again from.
+		return resolve.ReadLayer(ctx, n, local.WithRef(n.Target.Ref), read)
 	}
 	rc, err := n.Target.Fetch(ctx, desc)
 	if err != nil {

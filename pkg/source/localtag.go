@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 )
 
@@ -12,7 +11,7 @@ import (
 // store. One the store does not have is an error that names the store's
 // tags nearest to it, for the typing mistake it most likely is.
 func openLocalTag(ctx context.Context, ref reference.Reference, arg string, opts Options) (*Source, error) {
-	src, err := lookup(ctx, func() (*target.Target, error) { return opts.Opener.OpenLocal(ctx, ref, store.ReadOnly) }, arg, opts)
+	src, err := lookup(ctx, func() (*target.Target, error) { return opts.Opener.OpenLocalTag(ctx, ref) }, arg, opts)
 	if err != nil {
 		return nil, opts.Opener.MissingLocalTag(ctx, ref, err)
 	}

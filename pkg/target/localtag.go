@@ -23,7 +23,19 @@ func (o *Opener) OpenStored(ctx context.Context, ref reference.Reference) (*Targ
 	if err != nil {
 		return nil, errdefs.Invalid(fmt.Errorf("%s is not in the local store %s (%v)%s", ref.Familiar(), o.StoreDir, err, o.localTagHint(ctx, ref)))
 	}
-	return &Target{GraphTarget: l, Ref: ref, Kind: KindLocal, dir: l.Dir, close: l.Close}, nil
+	return &Target{GraphTarget: l, Ref: ref, Kind: KindLocal, dir: l.Dir, close: l.Close, cache: o.Layout == "", packedHere: true}, nil
+}
+
+// OpenLocalTag opens ref, a name without a registry host, in the local
+// store for reading, under the store's shared lock: a package built here
+// (stax pack -t writes such a tag), which no registry has.
+func (o *Opener) OpenLocalTag(ctx context.Context, ref reference.Reference) (*Target, error) {
+	t, err := o.OpenLocal(ctx, ref, store.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	t.packedHere = true
+	return t, nil
 }
 
 // MissingLocalTag adds to err, the failure to find ref in the local store,

@@ -59,6 +59,13 @@ type Target struct {
 	// storeDir is the local store of a remote target, whose packages may
 	// name the repository meant when the target's is not there.
 	storeDir string
+	// cache says a local target is stax's own store, whose corrupt
+	// copies it removes (see explainCorrupt), not a layout the user
+	// named with --oci-layout to stand in for it.
+	cache bool
+	// packedHere says a local target names a package by a tag without a
+	// registry host, as stax pack -t writes it: no registry has it.
+	packedHere bool
 }
 
 // LayoutDir is the directory of a local store or layout target, where
@@ -200,7 +207,7 @@ func (t *Target) Explain(err error) error {
 	case t.Kind == KindRemote:
 		return registry.Explain(err, t.Host, t.Name())
 	case registry.Mismatch(err) != nil:
-		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered; copy or pull the package again", t.Name(), t.dir, registry.Mismatch(err)))
+		return t.explainCorrupt(err)
 	case errors.Is(err, errdef.ErrNotFound) && t.Kind == KindLocal:
 		return errdefs.Invalid(fmt.Errorf("%s is not in the local store %s: pack it with `stax pack -t %s`, or pull it", t.Name(), t.dir, t.Name()))
 	case errors.Is(err, errdef.ErrNotFound):
@@ -289,7 +296,7 @@ func (o *Opener) OpenLocal(ctx context.Context, ref reference.Reference, mode st
 	if err != nil {
 		return nil, err
 	}
-	return &Target{GraphTarget: s, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close}, nil
+	return &Target{GraphTarget: s, Ref: ref, Kind: KindLocal, dir: s.Dir, close: s.Close, cache: o.Layout == ""}, nil
 }
 
 // OpenStore opens the local store itself, for a job on the whole store

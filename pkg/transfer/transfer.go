@@ -186,6 +186,9 @@ func Copy(ctx context.Context, src, dst *target.Target, opts Options) (*Result, 
 	var counts copyCounts
 	graph := graphOptions(from, src, dst, desc, vetted, budget, pushByTag, &counts, opts)
 	to := mountOrUpload(dst.GraphTarget)
+	if dst.Kind != target.KindRemote {
+		to = fillingIncomplete{GraphTarget: to, vetted: vetted}
+	}
 	if pushByTag && known && previous == "" {
 		to = withoutRootLookup(to, desc.Digest)
 	}
@@ -460,6 +463,31 @@ func pushReference(ctx context.Context, src content.Fetcher, dst *target.Target,
 		return dst.Explain(err)
 	}
 	return nil
+}
+
+// fillingIncomplete is a layout or the local store answering that it
+// does not hold a manifest of the graph (vetted lists their successors)
+// while it lacks a blob the manifest refers to: oras-go copies nothing
+// under a manifest the destination holds, and one whose corrupt blob was
+// removed (see store.RemoveCorrupt, and the layout a user mended as
+// stax told them) holds the manifest without it. The copy then puts the
+// blob back. Asking costs a stat a blob: a registry is not asked so.
+type fillingIncomplete struct {
+	oras.GraphTarget
+	vetted map[digest.Digest][]ocispec.Descriptor
+}
+
+func (f fillingIncomplete) Exists(ctx context.Context, d ocispec.Descriptor) (bool, error) {
+	held, err := f.GraphTarget.Exists(ctx, d)
+	if err != nil || !held {
+		return held, err
+	}
+	for _, succ := range f.vetted[d.Digest] {
+		if held, err := f.Exists(ctx, succ); err != nil || !held {
+			return held, err
+		}
+	}
+	return true, nil
 }
 
 // withoutRootLookup returns dst answering, without a request, that it

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content/oci"
+
+	"github.com/stax-dev/stax/internal/registrytest"
+)
+
+// TestCorruptBlobHintsResolve: a blob altered on disk after stax stored
+// it fails the command that reads it with exit 6 and a hint, and the
+// hint, followed as written, makes that command succeed. The local store
+// is stax's cache: the corrupt copy is removed there, and running the
+// command again fetches the blob anew (a package built here with stax
+// pack is built again first, as the message says); a layout the user
+// named is left as it is, and the message says how to restore it. Before
+// the store dropped its corrupt copies, pull found the blob there and
+// fetched nothing, and the command failed again.
+func TestCorruptBlobHintsResolve(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		args func(ref, locked, out string) []string
+	}{
+		{"install --frozen", func(_, locked, _ string) []string { return []string{"install", "--frozen", "--dir", locked} }},
+		{"install REF", func(ref, _, out string) []string {
+			return []string{"install", ref, "--dir", out, "--runtime", "claude-code"}
+		}},
+		{"pull -o", func(ref, _, out string) []string { return []string{"pull", ref, "-o", filepath.Join(out, "skills")} }},
+	} {
+		t.Run("the store's copy of a registry's package/"+c.name, func(t *testing.T) {
+			t.Parallel()
+			home := useHome(t)
+			reg := registrytest.New(t)
+			ref := reg.Host + "/acme/skills:1.0.0"
+			layer := pushExamples(t, ref).Layers[0]
+			locked := t.TempDir()
+			if r := runStax(t, "install", ref, "--dir", locked, "--runtime", "claude-code"); r.Code != 0 {
+				t.Fatalf("install: %d %s", r.Code, r.Stderr)
+			}
+			if err := os.RemoveAll(filepath.Join(locked, ".claude")); err != nil {
+				t.Fatal(err)
+			}
+			flipStored(t, home, layer.Digest.Encoded())
+			out := t.TempDir()
+			args := c.args(ref, locked, out)
+			r := runStax(t, args...)
+			if r.Code != 6 {
+				t.Fatalf("exit %d, want 6\n%s", r.Code, r.Stderr)
+			}
+			for _, want := range []string{layer.Digest.String(), "was removed from the store", "run the same command again to fetch it from registry " + reg.Host} {
+				if !strings.Contains(r.Stderr, want) {
+					t.Errorf("the message does not say %q:\n%s", want, r.Stderr)
+				}
+			}
+			assertNotStored(t, home, layer.Digest.Encoded())
+			if again := runStax(t, args...); again.Code != 0 {
+				t.Fatalf("run again as the message says, %v fails: exit %d %s", args, again.Code, again.Stderr)
+			}
+			assertSkillsIn(t, out, locked)
+		})
+	}
+	t.Run("the store's copy of a package packed here", func(t *testing.T) {
+		t.Parallel()
+		home := useHome(t)
+		if r := runStax(t, "pack", examples, "-t", "acme/local:1.0.0"); r.Code != 0 {
+			t.Fatalf("pack: %d %s", r.Code, r.Stderr)
+		}
+		layer := storedLayer(t, filepath.Join(home, "store"), "acme/local:1.0.0")
+		for _, args := range [][]string{
+			{"install", "acme/local:1.0.0", "--dir", t.TempDir(), "--runtime", "claude-code"},
+			// Read under the store's shared lock, which cannot remove.
+			{"pull", "acme/local:1.0.0", "-o", filepath.Join(t.TempDir(), "skills")},
+		} {
+			flipStored(t, home, layer)
+			r := runStax(t, args...)
+			if r.Code != 6 {
+				t.Fatalf("%v: exit %d, want 6\n%s", args, r.Code, r.Stderr)
+			}
+			if file := leftFile(r.Stderr); file != "" {
+				if err := os.Remove(file); err != nil {
+					t.Fatalf("the message names %s to remove: %v", file, err)
+				}
+			} else if !strings.Contains(r.Stderr, "was removed from the store") {
+				t.Fatalf("the message says neither that the copy was removed nor which file to remove:\n%s", r.Stderr)
+			}
+			hints := hintsIn(r.Stderr, args)
+			if len(hints) != 1 || !strings.Contains(r.Stderr, "No registry has this package") && hints[0][0] != "pack" {
+				t.Fatalf("the message does not say to pack the package again: %q\n%s", hints, r.Stderr)
+			}
+			hint := strings.Fields(strings.ReplaceAll(strings.Join(hints[0], " "), "DIR", examples))
+			if h := runStax(t, hint...); h.Code != 0 {
+				t.Fatalf("the hint %v fails: exit %d %s", hint, h.Code, h.Stderr)
+			}
+			if again := runStax(t, args...); again.Code != 0 {
+				t.Fatalf("after %v, %v fails: exit %d %s", hint, args, again.Code, again.Stderr)
+			}
+		}
+	})
+	t.Run("a layout the user named", func(t *testing.T) {
+		t.Parallel()
+		useHome(t)
+		reg := registrytest.New(t)
+		src := reg.Host + "/acme/skills:1.0.0"
+		pushExamples(t, src)
+		layout := filepath.Join(t.TempDir(), "layout")
+		ref := "oci:" + layout + ":1.0.0"
+		if r := runStax(t, "copy", src, ref); r.Code != 0 {
+			t.Fatalf("copy: %d %s", r.Code, r.Stderr)
+		}
+		layer := storedLayer(t, layout, "1.0.0")
+		flipStored(t, layout, layer)
+		out := t.TempDir()
+		args := []string{"install", ref, "--dir", out, "--runtime", "claude-code"}
+		r := runStax(t, args...)
+		if r.Code != 6 {
+			t.Fatalf("exit %d, want 6\n%s", r.Code, r.Stderr)
+		}
+		file := filepath.Join(layout, "blobs", "sha256", layer)
+		if _, err := os.Stat(file); err != nil {
+			t.Fatalf("the user's layout lost its blob: %v", err)
+		}
+		hints := hintsIn(r.Stderr, args)
+		if !strings.Contains(r.Stderr, "remove the file") || !strings.Contains(r.Stderr, file) || len(hints) != 1 || hints[0][0] != "copy" {
+			t.Fatalf("the message does not say to remove %s and copy the package again: %q\n%s", file, hints, r.Stderr)
+		}
+		if err := os.Remove(file); err != nil {
+			t.Fatal(err)
+		}
+		hint := strings.Fields(strings.ReplaceAll(strings.Join(hints[0], " "), "SRC", src))
+		if h := runStax(t, hint...); h.Code != 0 {
+			t.Fatalf("the hint %v fails: exit %d %s", hint, h.Code, h.Stderr)
+		}
+		if again := runStax(t, args...); again.Code != 0 {
+			t.Fatalf("after %v, %v fails: exit %d %s", hint, args, again.Code, again.Stderr)
+		}
+	})
+}
+
+// flipStored flips the gzip header byte (see gzipMtime) of the blob file
+// named name under dir, as a disk or a person would alter it.
+func flipStored(t *testing.T, dir, name string) {
+	t.Helper()
+	var stored []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == name && filepath.Base(filepath.Dir(filepath.Dir(p))) == "blobs" {
+			stored = append(stored, p)
+		}
+		return err
+	})
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("the blob %s is stored at %v (%v), want one path", name, stored, err)
+	}
+	data, err := os.ReadFile(stored[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[gzipMtime] ^= 0xff
+	corruptFile(t, stored[0], data)
+}
+
+// storedLayer is the digest (hex) of the first layer of the package
+// tagged tag in the OCI layout dir, read as another client would.
+func storedLayer(t *testing.T, dir, tag string) string {
+	t.Helper()
+	ctx := context.Background()
+	l, err := oci.NewFromFS(ctx, os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, raw, err := oras.FetchBytes(ctx, l, tag, oras.DefaultFetchBytesOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Layers[0].Digest.Encoded()
+}
+
+// leftFile is the file a message says to remove, if it says so.
+func leftFile(msg string) string {
+	m := regexp.MustCompile(`remove (/\S+), then`).FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// assertSkillsIn fails t unless one of dirs holds an installed skill.
+func assertSkillsIn(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, dir := range dirs {
+		found := false
+		filepath.WalkDir(dir, func(_ string, d fs.DirEntry, _ error) error {
+			found = found || (d != nil && d.Name() == "SKILL.md")
+			return nil
+		})
+		if found {
+			return
+		}
+	}
+	t.Errorf("no skill was written into %v", dirs)
+}
