@@ -25,7 +25,7 @@ func (t *Target) explainCorrupt(err error) error {
 	}
 	file := store.BlobFile(t.dir, mismatch.Blob)
 	if t.Kind != KindLocal || !t.cache {
-		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf("%s: content in %s does not match its digest (%w): the file %s was altered, and stax leaves a layout you named as it is; nothing was written: remove the file, then copy the package into the layout again (`stax copy SRC %s`)",
+		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered, and stax leaves a layout you named as it is; nothing was written: remove %s, then copy the package into the layout again with `stax copy SRC %s`",
 			t.Name(), t.dir, m, file, t.layoutRef()))
 	}
 	removed, rmErr := t.removeCorrupt(mismatch)
@@ -37,13 +37,18 @@ func (t *Target) explainCorrupt(err error) error {
 		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf("%s: the local store's copy of a blob was corrupt, its content did not match its digest (%w); it was removed from the store, and nothing was written: run the same command again to fetch it from %s",
 			t.Name(), m, t.source()))
 	}
-	why := "the store is in use"
+	why := "removing it takes the store's write lock, which this command does not hold"
 	if rmErr != nil && !errors.Is(rmErr, store.ErrBusy) {
 		why = fmt.Sprintf("removing it failed: %v", rmErr)
 	}
+	// A reader of the store alone (render, validate --against) does not
+	// fetch what the store lacks: pull does, into the store.
 	then := "run the same command again to fetch it anew"
-	if t.packedHere {
-		then = fmt.Sprintf("build the package again with `stax pack DIR -t %s`", t.Name())
+	switch {
+	case t.packedHere:
+		then = fmt.Sprintf("build the package again with `stax pack DIR -t %s`, and run the same command again", t.Name())
+	case t.key == "" && t.Ref.Registry != "":
+		then = fmt.Sprintf("fetch it again with `stax pull %s`, and run the same command again", t.Ref)
 	}
 	return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf("%s: the local store's copy of a blob is corrupt, its content does not match its digest (%w); nothing was written, and stax left the copy (%s): remove %s, then %s",
 		t.Name(), m, why, file, then))
