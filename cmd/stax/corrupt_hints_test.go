@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/oci"
@@ -75,6 +76,43 @@ func TestCorruptBlobHintsResolve(t *testing.T) {
 			followHints(t, r.Stderr, args, nil)
 			if c.name != "render" {
 				assertSkillsIn(t, out, locked)
+			}
+		})
+	}
+	// A config is read whole before it is used: the store's copy is
+	// dropped and the registry's read in its stead where the store is
+	// read as a cache of the registry; render reads the store alone.
+	for _, args := range []func(ref, locked string) []string{
+		func(_, locked string) []string { return []string{"install", "--frozen", "--dir", locked} },
+		func(ref, _ string) []string { return []string{"inspect", ref} },
+		func(ref, _ string) []string { return []string{"render", ref + "#review-pr"} },
+	} {
+		t.Run("the store's copy of a config/"+args("REF", "DIR")[0], func(t *testing.T) {
+			t.Parallel()
+			home := useHome(t)
+			reg := registrytest.New(t)
+			ref := reg.Host + "/acme/skills:1.0.0"
+			pushExamples(t, ref)
+			config := configOf(t, ref)
+			locked := t.TempDir()
+			if r := runStax(t, "install", ref, "--dir", locked, "--runtime", "claude-code"); r.Code != 0 {
+				t.Fatalf("install: %d %s", r.Code, r.Stderr)
+			}
+			flipStored(t, home, config.Digest.Encoded())
+			args := args(ref, locked)
+			r := runStax(t, args...)
+			switch {
+			case r.Code == 0:
+				// The registry's copy served, the store's dropped (and
+				// stored again whole by install).
+				file := filepath.Join(home, "store", "blobs", "sha256", config.Digest.Encoded())
+				if data, err := os.ReadFile(file); err == nil && digest.FromBytes(data) != config.Digest {
+					t.Errorf("the store's corrupt copy of the config is still there")
+				}
+			case r.Code != 6 || strings.Contains(r.Stderr, "registry's copy"):
+				t.Fatalf("exit %d, want 6 blaming the store's copy\n%s", r.Code, r.Stderr)
+			default:
+				followHints(t, r.Stderr, args, nil)
 			}
 		})
 	}

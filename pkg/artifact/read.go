@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -177,7 +178,18 @@ func fetchSmall(ctx context.Context, fetcher content.Fetcher, desc ocispec.Descr
 	if desc.Size < 0 || desc.Size > MaxMetadataSize {
 		return nil, invalid("size %d is over the %d-byte limit for manifests and configs", desc.Size, MaxMetadataSize)
 	}
-	return content.FetchAll(ctx, fetcher, desc)
+	rc, err := fetcher.Fetch(ctx, desc)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	// Read through VerifyReader, whose mismatch names the blob (see
+	// MismatchError): the local store drops its copy by it.
+	buf := bytes.NewBuffer(make([]byte, 0, desc.Size))
+	if _, err := buf.ReadFrom(VerifyReader(rc, desc)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // OpenSkills returns a verified stream of the skills layer (see

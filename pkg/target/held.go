@@ -1,12 +1,14 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"io"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	orasregistry "oras.land/oras-go/v2/registry"
 
@@ -105,10 +107,24 @@ func (h *heldLocally) FetchReference(ctx context.Context, reference string) (oci
 func (h *heldLocally) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
 	// A blob the store does not have, or cannot read, is the registry's
 	// to serve.
-	if rc, err := h.local.Fetch(ctx, desc); err == nil {
+	rc, err := h.local.Fetch(ctx, desc)
+	if err != nil {
+		return h.GraphTarget.Fetch(ctx, desc)
+	}
+	if desc.Size > artifact.MaxMetadataSize {
 		return artifact.VerifyReader(rc, desc), nil
 	}
-	return h.GraphTarget.Fetch(ctx, desc)
+	// A manifest or config is checked whole before it is served: the
+	// store's copy that does not match is dropped (see
+	// store.RemoveCorrupt) and the registry serves the blob, rather
+	// than its corruption being taken for the registry's.
+	data, err := content.ReadAll(rc, desc)
+	rc.Close()
+	if err != nil {
+		_, _ = store.RemoveCorruptIn(h.local.Dir, desc)
+		return h.GraphTarget.Fetch(ctx, desc)
+	}
+	return io.NopCloser(bytes.NewReader(data)), nil
 }
 
 // Tags lists the registry's tags, which Target.Tags finds by this method.
