@@ -467,7 +467,7 @@ func (s *Server) reconcile(is *indexedSkill, rel string, info fs.FileInfo, data 
 	got.sum = sha256.Sum256(data)
 	changed = got.sum != want.sum
 	if changed && rel == skill.FileName {
-		s.reread() // its frontmatter, the entry's and the menu's, changed too
+		s.reread(is, rel) // its frontmatter, the entry's and the menu's, changed too
 	} else {
 		s.refreshFile(is, rel, &got, changed)
 	}
@@ -496,22 +496,48 @@ func (s *Server) checkRemoved(f skillFile) error {
 // its SKILL.md, or its folder, a skill is no longer served.
 func (s *Server) removeFile(is *indexedSkill, rel string) {
 	if _, err := os.Lstat(is.dir); rel == skill.FileName || errors.Is(err, fs.ErrNotExist) {
-		s.reread()
+		s.reread(is, rel)
 		return
 	}
 	s.refreshFile(is, rel, nil, true)
 }
 
 // reread reads the folders again, as a watch has them read, for a change
-// found as a file was served that an entry alone cannot take in.
-func (s *Server) reread() {
-	if err := s.Refresh(); err != nil {
+// to file rel of is found as it was served that an entry alone cannot
+// take in; unless a refresh took it in since: every request that looked
+// the skill up before then finds the same change, and thousands of them
+// must not read the folders thousands of times.
+func (s *Server) reread(is *indexedSkill, rel string) {
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
+	if s.index().holding(is, rel) == nil {
+		return
+	}
+	if err := s.refresh(); err != nil {
 		s.opts.Logger.Warn("reading the skill folders: " + err.Error())
 	}
 }
 
+// holding is the entry x has for the skill of is when its file rel is
+// still as is describes it, so that a change to rel found by a request
+// that looked is up earlier is still to be taken in; nil when a refresh
+// since took it in, or the skill is no longer served from that folder.
+// Another file refreshed meanwhile does not make is stale for rel.
+func (x *skillIndex) holding(is *indexedSkill, rel string) *indexedSkill {
+	cur := x.find(is.key)
+	if cur == nil || cur.dir != is.dir {
+		return nil
+	}
+	want, listed := is.file(rel)
+	if got, ok := cur.file(rel); ok != listed || got != want {
+		return nil
+	}
+	return cur
+}
+
 // refreshFile puts file rel, as f or gone when f is nil, into the index
-// in place of its entry in is, unless a Refresh replaced is meanwhile.
+// in place of its entry in is, unless a refresh took in a change to it
+// meanwhile (see skillIndex.holding).
 // When announce is set, the manifest changed: the resource is replaced
 // or removed, and the SDK sends clients resources/list_changed, as it
 // does for a Refresh that finds the file so.
@@ -522,7 +548,7 @@ func (s *Server) refreshFile(is *indexedSkill, rel string, f *indexedFile, annou
 	defer s.refreshing.Unlock()
 	s.mu.Lock()
 	x := s.skills
-	if x.byKey[is.key] != is {
+	if is = x.holding(is, rel); is == nil {
 		s.mu.Unlock()
 		return
 	}

@@ -173,6 +173,11 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Refresh() error {
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
+	return s.refresh()
+}
+
+// refresh is Refresh, with s.refreshing held.
+func (s *Server) refresh() error {
 	dopts := discover.Options{Runtime: s.opts.Runtime, Project: s.opts.Project, Home: s.opts.Home}
 	if s.opts.Folders != nil {
 		dopts.Folders = s.opts.Folders()

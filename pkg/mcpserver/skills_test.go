@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -491,6 +493,87 @@ func TestSkillsSkillRemovedAfterListing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSkillsChangeFoundByEarlierRequests: a request that looked a skill
+// up before another request took in a change it also finds (concurrent
+// reads of one edited or removed file) does not read the folders again,
+// which 10,000 of them would do 10,000 times over; and one that finds
+// another file of the skill changed takes it in, so that the entry it
+// sends the host to describes the bytes it refused.
+func TestSkillsChangeFoundByEarlierRequests(t *testing.T) {
+	t.Parallel()
+	for _, change := range []string{"SKILL.md edited", "folder removed", "another file edited"} {
+		t.Run(change, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			manySkills(t, f.projectSkills(), 2)
+			var reads atomic.Int64 // of the folders, one a Refresh
+			srv, cs := skillsServer(t, f, Options{Installed: func(*discover.Listing) (map[string]*Installed, []string) {
+				reads.Add(1)
+				return nil, nil
+			}}, "stdio")
+			dir := filepath.Join(f.projectSkills(), "skill-0001")
+			stale := srv.index().find("skill-0001") // as the earlier request took it
+			switch change {
+			case "SKILL.md edited":
+				filetest.WriteFile(t, filepath.Join(dir, "SKILL.md"), skillMD("skill-0001", "Edited after the listing", "edited\n"))
+			case "folder removed":
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				filetest.WriteFile(t, filepath.Join(dir, "references", "guide.md"), "edited guide, longer than it was\n")
+				filetest.WriteFile(t, filepath.Join(dir, "scripts", "run.sh"), "#!/bin/sh\necho edited, longer than it was\n")
+			}
+			uri := URI("skill-0001", "SKILL.md")
+			if change != "SKILL.md edited" {
+				uri = URI("skill-0001", "references/guide.md")
+			}
+			if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err == nil {
+				t.Fatalf("read of %s after the change: no error, want a refusal", uri)
+			}
+			before := reads.Load()
+			switch change {
+			case "SKILL.md edited":
+				info, data := statRead(t, filepath.Join(dir, "SKILL.md"))
+				srv.reconcile(stale, "SKILL.md", info, data)
+			case "folder removed":
+				srv.removeFile(stale, "references/guide.md")
+			default:
+				info, data := statRead(t, filepath.Join(dir, "scripts", "run.sh"))
+				if !srv.reconcile(stale, "scripts/run.sh", info, data) {
+					t.Fatal("scripts/run.sh not found changed")
+				}
+				entry, err := getSkill(cs, URI("skill-0001", "SKILL.md"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range entry.Skill.Resources {
+					if err := readVerified(cs, r); err != nil {
+						t.Errorf("after the entry was refreshed: %v", err)
+					}
+				}
+			}
+			if n := reads.Load() - before; n != 0 {
+				t.Errorf("the earlier request read the folders %d more times, want none: the change was taken in", n)
+			}
+		})
+	}
+}
+
+// statRead is the stat and bytes of file path, as a read has them.
+func statRead(t *testing.T, path string) (fs.FileInfo, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info, data
 }
 
 // announced is a client of srv and the resources/list_changed it is sent.
