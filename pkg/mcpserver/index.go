@@ -493,9 +493,10 @@ func (s *Server) checkRemoved(f skillFile) error {
 }
 
 // removeFile takes file rel of is, found gone, out of the index. Without
-// its SKILL.md, or its folder, a skill is no longer served.
+// its SKILL.md, or its folder, a skill is no longer served. The folder
+// is followed: a link to it, as installers make, outlives what it names.
 func (s *Server) removeFile(is *indexedSkill, rel string) {
-	if _, err := os.Lstat(is.dir); rel == skill.FileName || errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(is.dir); rel == skill.FileName || errors.Is(err, fs.ErrNotExist) {
 		s.reread(is, rel)
 		return
 	}

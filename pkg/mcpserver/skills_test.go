@@ -446,26 +446,36 @@ func TestSkillsFileRemovedAfterListing(t *testing.T) {
 // folder, was removed after the listing is no longer served once a read
 // finds it gone: the read is refused, clients are sent
 // resources/list_changed, and neither skills/list nor the Skill tool
-// serves it.
+// serves it. A folder linked into the skills folder, as installers link
+// them, is gone when what the link names is.
 func TestSkillsSkillRemovedAfterListing(t *testing.T) {
 	t.Parallel()
-	for _, surface := range []string{"resources/read", SkillTool, "folder"} {
+	for _, surface := range []string{"resources/read", SkillTool, "folder", "linked folder"} {
 		t.Run(surface, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			manySkills(t, f.projectSkills(), 2)
+			removed := filepath.Join(f.projectSkills(), "skill-0001", "SKILL.md")
+			switch surface {
+			case "folder":
+				removed = filepath.Dir(removed)
+			case "linked folder":
+				removed = filepath.Join(f.project, "skill-0001")
+				if err := os.Rename(filepath.Dir(filepath.Join(f.projectSkills(), "skill-0001", "SKILL.md")), removed); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(removed, filepath.Join(f.projectSkills(), "skill-0001")); err != nil {
+					t.Fatal(err)
+				}
+			}
 			srv, _ := skillsServer(t, f, Options{}, "stdio")
 			cs, changed := announced(t, srv)
 			listAll(t, cs)
-			removed := filepath.Join(f.projectSkills(), "skill-0001", "SKILL.md")
-			if surface == "folder" {
-				removed = filepath.Dir(removed)
-			}
 			if err := os.RemoveAll(removed); err != nil {
 				t.Fatal(err)
 			}
 			switch surface {
-			case "folder":
+			case "folder", "linked folder":
 				_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://skill-0001/references/guide.md"})
 				if wantCode(t, "resources/read in a folder removed", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "removed") {
 					t.Errorf("read after the removal: %v, want a refusal saying it was removed", err)
