@@ -235,6 +235,13 @@ func indexSkill(sk discover.Skill, fm map[string]any, files []skillFile, rec *In
 		is.files = append(is.files, indexedFile{rel: f.rel, size: f.resource.Size, modTime: f.modTime, sum: sum})
 		total += f.resource.Size
 	}
+	if _, ok := is.file(skill.FileName); !ok {
+		// A link out of the folder, which reads do not follow: an entry
+		// would name a SKILL.md no read serves, and the Skill tool, which
+		// serves what the entry does, could not load the skill.
+		return nil, append(warnings, fmt.Sprintf("skill %s is not served to %s: its %s is not a file inside its folder",
+			sk.Key, MethodSkillsList, skill.FileName))
+	}
 	if len(is.files) > maxManifestFiles || total > maxManifestBytes {
 		warnings = append(warnings, fmt.Sprintf("skill %s has %d files and %d bytes, over the %d files and %d MiB every host must accept: hosts may refuse it",
 			sk.Key, len(is.files), total, maxManifestFiles, maxManifestBytes>>20))
