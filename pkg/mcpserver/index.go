@@ -137,7 +137,7 @@ func (x *skillIndex) find(key string) *indexedSkill {
 // A file's digest is taken, in order, from prev when its stat is the
 // same, from the install record when its stat is as written, and else
 // from its bytes.
-func buildIndex(l *discover.Listing, files map[string]skillFile, truncated map[string]bool,
+func buildIndex(l *discover.Listing, files map[string]skillFile, unserved map[string]bool,
 	installed map[string]*Installed, prev *skillIndex) (*skillIndex, []string) {
 	byKey := map[string][]skillFile{}
 	for _, f := range files {
@@ -166,7 +166,7 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, truncated map[s
 		indexed := make([]*indexedSkill, len(batch))
 		warned := make([][]string, len(batch))
 		_ = inorder.Concurrently(context.Background(), len(batch), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
-			indexed[i], warned[i] = indexVisible(batch[i], byKey[batch[i].Key], truncated, installed, prev)
+			indexed[i], warned[i] = indexVisible(batch[i], byKey[batch[i].Key], unserved, installed, prev)
 			return nil
 		})
 		for i, is := range indexed {
@@ -183,12 +183,13 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, truncated map[s
 
 // indexVisible is the entry of visible skill sk, whose files are files;
 // nil when it is not served.
-func indexVisible(sk discover.Skill, files []skillFile, truncated map[string]bool,
+func indexVisible(sk discover.Skill, files []skillFile, unserved map[string]bool,
 	installed map[string]*Installed, prev *skillIndex) (is *indexedSkill, warnings []string) {
 	fm, err := sk.Fields()
 	switch {
-	case truncated[sk.Key]:
-		// listFiles warned: a manifest must name every file
+	case unserved[sk.Key]:
+		// listFiles warned: a manifest must name every file, and every
+		// file the Skill tool loads
 	case err != nil || fm == nil:
 		warnings = []string{fmt.Sprintf("skill %s is not served to skills/list: its frontmatter cannot be read as JSON: %v", sk.Key, err)}
 	default:
@@ -235,10 +236,7 @@ func indexSkill(sk discover.Skill, fm map[string]any, files []skillFile, rec *In
 		is.files = append(is.files, indexedFile{rel: f.rel, size: f.resource.Size, modTime: f.modTime, sum: sum})
 		total += f.resource.Size
 	}
-	if _, ok := is.file(skill.FileName); !ok {
-		// A link out of the folder, which reads do not follow: an entry
-		// would name a SKILL.md no read serves, and the Skill tool, which
-		// serves what the entry does, could not load the skill.
+	if _, ok := is.file(skill.FileName); !ok { // removed since discovered
 		return nil, append(warnings, fmt.Sprintf("skill %s is not served to %s: its %s is not a file inside its folder",
 			sk.Key, MethodSkillsList, skill.FileName))
 	}

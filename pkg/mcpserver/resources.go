@@ -22,6 +22,8 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/hiddentext"
+	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/stateful"
 )
 
 // uriScheme names skill files: skill://KEY/PATH, KEY the skill's directory
@@ -65,13 +67,16 @@ func URI(key, rel string) string {
 //
 // A skill with more files than maxFilesPerSkill is truncated: its first
 // files are resources, but the skills extension, whose manifest names
-// every file, does not serve it.
+// every file, does not serve it (unserved). Nor does it serve one whose
+// SKILL.md or stateful file is not a regular file inside its folder
+// (a link out of it): the Skill tool, which serves what an entry names,
+// loads it from the folder as the runtime does.
 //
 // A skill that this process has just written (Installed.Written), and
 // that prev does not index yet, is listed from its record rather than
 // read again (see listWritten), unless its package must verify.
-func listFiles(l *discover.Listing, installed map[string]*Installed, prev *skillIndex) (files map[string]skillFile, truncated map[string]bool, warnings []string) {
-	files, truncated = map[string]skillFile{}, map[string]bool{}
+func listFiles(l *discover.Listing, installed map[string]*Installed, prev *skillIndex) (files map[string]skillFile, unserved map[string]bool, warnings []string) {
+	files, unserved = map[string]skillFile{}, map[string]bool{}
 	for _, sk := range l.Skills {
 		if !sk.Visible() {
 			continue
@@ -84,13 +89,18 @@ func listFiles(l *discover.Listing, installed map[string]*Installed, prev *skill
 				continue
 			}
 		}
-		warnings = append(warnings, walkSkill(sk, files, truncated)...)
+		warnings = append(warnings, walkSkill(sk, files, unserved)...)
 	}
-	return files, truncated, warnings
+	return files, unserved, warnings
+}
+
+// loaded reports whether the Skill tool loads file rel of a skill.
+func loaded(rel string) bool {
+	return rel == skill.FileName || stateful.IsSibling(rel)
 }
 
 // walkSkill lists the files of skill sk into files (see listFiles).
-func walkSkill(sk discover.Skill, files map[string]skillFile, truncated map[string]bool) (warnings []string) {
+func walkSkill(sk discover.Skill, files map[string]skillFile, unserved map[string]bool) (warnings []string) {
 	root, err := os.OpenRoot(sk.Dir)
 	if err != nil {
 		return []string{fmt.Sprintf("cannot list the files of skill %s: %v", sk.Key, err)}
@@ -119,11 +129,15 @@ func walkSkill(sk discover.Skill, files map[string]skillFile, truncated map[stri
 		}
 		info, err := root.Stat(rel) // follows a link, refusing one that leaves the skill
 		if err != nil || !info.Mode().IsRegular() {
+			if loaded(rel) && !errors.Is(err, fs.ErrNotExist) {
+				warnings = append(warnings, fmt.Sprintf("skill %s is not served to %s: its %s is not a file inside its folder", sk.Key, MethodSkillsList, rel))
+				unserved[sk.Key] = true
+			}
 			return nil
 		}
 		if n++; n > maxFilesPerSkill {
 			warnings = append(warnings, fmt.Sprintf("skill %s has more than %d files: only the first are resources, and %s does not list it", sk.Key, maxFilesPerSkill, MethodSkillsList))
-			truncated[sk.Key] = true
+			unserved[sk.Key] = true
 			return fs.SkipAll
 		}
 		addFile(files, sk, rel, info.Size(), info.ModTime().UnixNano(), mimeType(root, rel))

@@ -192,10 +192,10 @@ func (s *Server) refresh() error {
 		installed, unrecorded = s.opts.Installed(l)
 	}
 	prev := s.index()
-	files, truncated, warnings := listFiles(l, installed, prev)
+	files, unserved, warnings := listFiles(l, installed, prev)
 	warnings = append(warnings, unrecorded...)
 	menu := s.describe(l)
-	x, more := buildIndex(l, files, truncated, installed, prev)
+	x, more := buildIndex(l, files, unserved, installed, prev)
 	warnings = append(warnings, more...)
 	x.generation = nextGeneration(prev, x)
 

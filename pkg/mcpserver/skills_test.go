@@ -631,27 +631,35 @@ func TestSkillsFileSwappedForALinkOut(t *testing.T) {
 	wantCode(t, "resources/read of a file swapped for a link out", err, jsonrpc.CodeInvalidParams)
 }
 
-// TestSkillsSkillMDLinkedOut: a skill whose SKILL.md is a link out of
-// its folder, which resource reads do not follow, is not served to
-// skills/list, whose entry would name a SKILL.md no read serves; the
-// Skill tool still loads it, as the runtime does.
-func TestSkillsSkillMDLinkedOut(t *testing.T) {
+// TestSkillsLoadedFileLinkedOut: a skill whose SKILL.md or stateful file
+// is a link out of its folder, which resource reads do not follow, is
+// not served to skills/list, whose entry would not name what the Skill
+// tool loads; the Skill tool still loads it whole, as the runtime does.
+func TestSkillsLoadedFileLinkedOut(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	filetest.Write(t, f.project, map[string]string{"docs/linked.md": skillMD("linked", "A linked skill", "the linked body\n")})
-	filetest.Write(t, f.projectSkills(), map[string]string{"linked/MEMORY.md": "remembered\n", "linked/references/a.md": "a\n"})
-	if err := os.Symlink(filepath.Join(f.project, "docs", "linked.md"), filepath.Join(f.projectSkills(), "linked", "SKILL.md")); err != nil {
-		t.Fatal(err)
-	}
-	manySkills(t, f.projectSkills(), 1)
-	_, cs := skillsServer(t, f, Options{}, "stdio")
-	for _, e := range listAll(t, cs) {
-		if e.URI == "skill://linked/SKILL.md" {
-			t.Errorf("skills/list serves linked, whose SKILL.md no read serves: %v", e.Resources)
-		}
-	}
-	if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "linked"}); isErr || !strings.Contains(text, "the linked body") || !strings.Contains(text, "remembered") {
-		t.Errorf("Skill linked = %q (error %v), want its body and memory", text, isErr)
+	for _, linked := range []string{"SKILL.md", "MEMORY.md"} {
+		t.Run(linked, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			files := map[string]string{"SKILL.md": skillMD("linked", "A linked skill", "the linked body\n"), "MEMORY.md": "remembered\n"}
+			filetest.Write(t, f.project, map[string]string{"docs/" + linked: files[linked]})
+			delete(files, linked)
+			files["references/a.md"] = "a\n"
+			filetest.Write(t, filepath.Join(f.projectSkills(), "linked"), files)
+			if err := os.Symlink(filepath.Join(f.project, "docs", linked), filepath.Join(f.projectSkills(), "linked", linked)); err != nil {
+				t.Fatal(err)
+			}
+			manySkills(t, f.projectSkills(), 1)
+			_, cs := skillsServer(t, f, Options{}, "stdio")
+			for _, e := range listAll(t, cs) {
+				if e.URI == "skill://linked/SKILL.md" {
+					t.Errorf("skills/list serves linked without its %s: %v", linked, e.Resources)
+				}
+			}
+			if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "linked"}); isErr || !strings.Contains(text, "the linked body") || !strings.Contains(text, "remembered") {
+				t.Errorf("Skill linked = %q (error %v), want its body and memory", text, isErr)
+			}
+		})
 	}
 }
 
