@@ -531,4 +531,15 @@ func TestAmbiguousWarning(t *testing.T) {
 			t.Errorf("AmbiguousWarning(base) = %q, lacks %q", got, want)
 		}
 	}
+	// A directory named as a git repository's shorthand is not a
+	// registry reference: the warning says how to write the repository.
+	got = source.AmbiguousWarning("github.com/acme/skills")
+	for _, want := range []string{"github.com/acme/skills is a directory here", "./github.com/acme/skills", "git repository", "git+https://github.com/acme/skills.git"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("AmbiguousWarning(github.com/acme/skills) = %q, lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "docker.io") {
+		t.Errorf("AmbiguousWarning(github.com/acme/skills) = %q, names an image", got)
+	}
 }

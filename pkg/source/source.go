@@ -28,6 +28,7 @@ import (
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
 	"github.com/stax-dev/stax/pkg/warning"
 )
@@ -96,8 +97,13 @@ func IsDirectory(arg string) (dir, ambiguous bool) {
 }
 
 // AmbiguousWarning is what a command says when arg is a directory that
-// also reads as a reference.
+// also reads as a reference: how to write either one unambiguously. A
+// git repository's shorthand (github.com/OWNER/REPO) is no registry
+// reference, and an image's name would not name it.
 func AmbiguousWarning(arg string) string {
+	if d, err := declaration.Parse(arg, declaration.Where{}); err == nil && d.Kind == declaration.Git {
+		return fmt.Sprintf("%s is a directory here and could also be a git repository; using the directory (write ./%s for the directory, or %s for the repository)", arg, arg, termtext.Escape(d.Git.String()))
+	}
 	return fmt.Sprintf("%s is a directory here and could also be a registry reference; using the directory (write ./%s for the directory, or a full reference such as docker.io/library/%s for the image)", arg, arg, arg)
 }
 
