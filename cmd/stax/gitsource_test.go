@@ -594,3 +594,48 @@ func TestPushGitSourceRefusesDirectoryFlags(t *testing.T) {
 		}
 	}
 }
+
+// push GITREF builds the package install builds from that commit:
+// SOURCE_DATE_EPOCH is not read, so one that is not a number refuses
+// nothing, and one that is changes no digest. --sign and --no-overwrite
+// apply as they do to a directory.
+func TestPushGitSourceSignsAndIgnoresSourceDate(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	setenv(t, "STAX_PASSWORD", "mirror-pass")
+	_, repo, _ := serveAnthropics(t)
+	releaseAnthropics11(repo)
+	reg := registrytest.New(t)
+	mirror := reg.Host + "/mirror/skills"
+	r := runStax(t, "push", gitRef(repo, "", "v1.0.0"), mirror+":1.0.0", "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("push GITREF: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var first workflow.PushResult
+	decodeJSON(t, r.Stdout, &first)
+
+	key, pub := generateKeyPair(t, filepath.Join(t.TempDir(), "keys", "mirror"))
+	for _, epoch := range []string{"1700000000", "not-a-number"} {
+		setenv(t, "SOURCE_DATE_EPOCH", epoch)
+		r = runStax(t, "push", gitRef(repo, "", "v1.0.0"), mirror+":signed", "--sign", "--key", key, "--output", "json")
+		if r.Code != 0 {
+			t.Fatalf("push GITREF --sign with SOURCE_DATE_EPOCH=%s: exit %d\n%s", epoch, r.Code, r.Stderr)
+		}
+		var signed workflow.PushResult
+		decodeJSON(t, r.Stdout, &signed)
+		if signed.Digest != first.Digest {
+			t.Errorf("SOURCE_DATE_EPOCH=%s built %s, want %s: the commit alone decides the package", epoch, signed.Digest, first.Digest)
+		}
+	}
+	setenv(t, "SOURCE_DATE_EPOCH", "") // read by the commands below
+	if r := runStax(t, "verify", mirror+":signed", "--key", pub); r.Code != 0 {
+		t.Errorf("verify the signed mirror: exit %d\n%s", r.Code, r.Stderr)
+	}
+	// v1.1.0 is another package: --no-overwrite keeps 1.0.0 where it is.
+	if r := runStax(t, "push", gitRef(repo, "", "v1.1.0"), mirror+":1.0.0", "--no-overwrite"); r.Code != 3 {
+		t.Errorf("push GITREF --no-overwrite over another package: exit %d, want 3\n%s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "resolve", mirror+":1.0.0"); strings.TrimSpace(r.Stdout) != first.Digest {
+		t.Errorf("--no-overwrite moved the tag: %q %s", r.Stdout, r.Stderr)
+	}
+}

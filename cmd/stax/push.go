@@ -40,6 +40,10 @@ type pushOptions struct {
 	// AllowPlaceholders pushes skills that still hold what stax new
 	// skill scaffolded.
 	AllowPlaceholders bool
+	// gitSource is set when Source is a git reference, whose package is
+	// created at the epoch on every machine: SOURCE_DATE_EPOCH is not
+	// read, so one that is not a number refuses nothing.
+	gitSource bool
 }
 
 func newPushCmd(f *factory, runF func(context.Context, *pushOptions) error) *cobra.Command {
@@ -88,7 +92,8 @@ exit 3 naming its digest (see docs/registries.md for the guarantee).`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			if err := refuseDirectoryFlags(cmd, opts.Source); err != nil {
+			var err error
+			if opts.gitSource, err = refuseDirectoryFlags(cmd, opts.Source); err != nil {
 				return err
 			}
 			return runPush(cmd.Context(), opts)
@@ -110,7 +115,11 @@ exit 3 naming its digest (see docs/registries.md for the guarantee).`,
 }
 
 func runPush(ctx context.Context, opts *pushOptions) error {
-	build, err := opts.Build.options(opts.Getenv)
+	getenv := opts.Getenv
+	if opts.gitSource {
+		getenv = func(string) string { return "" }
+	}
+	build, err := opts.Build.options(getenv)
 	if err != nil {
 		return err
 	}
@@ -146,23 +155,23 @@ var directoryFlags = []struct{ name, why string }{
 	{"allow-placeholders", "a mirror takes the tree as it is, placeholders and all: nothing is refused for them"},
 }
 
-// refuseDirectoryFlags refuses, for a git source, the directoryFlags
-// given: ignored, they would be believed to have been applied. The
-// source is read as push reads it, a directory first; one that does not
-// parse is left for push to refuse.
-func refuseDirectoryFlags(cmd *cobra.Command, src string) error {
+// refuseDirectoryFlags reports whether src is a git source, and refuses
+// for one the directoryFlags given: ignored, they would be believed to
+// have been applied. The source is read as push reads it, a directory
+// first; one that does not parse is left for push to refuse.
+func refuseDirectoryFlags(cmd *cobra.Command, src string) (git bool, err error) {
 	if dir, _ := source.IsDirectory(src); dir {
-		return nil
+		return false, nil
 	}
 	if d, err := declaration.Parse(src, declaration.Where{}); err != nil || d.Kind != declaration.Git {
-		return nil
+		return false, nil
 	}
 	for _, f := range directoryFlags {
 		if cmd.Flags().Changed(f.name) {
-			return errdefs.Invalid(fmt.Errorf("--%s shapes a package built from a directory, and %s is a git repository: %s", f.name, termtext.Escape(gitsource.Mask(src)), f.why))
+			return true, errdefs.Invalid(fmt.Errorf("--%s shapes a package built from a directory, and %s is a git repository: %s", f.name, termtext.Escape(gitsource.Mask(src)), f.why))
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // flagSigner loads the key of push or copy --sign before anything is
