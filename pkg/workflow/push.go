@@ -88,20 +88,15 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 	if err := checkDestination(opts.Destination, dstRef); err != nil {
 		return nil, err
 	}
-	if dir, _ := source.IsDirectory(opts.Source); !dir {
-		// Read as source.Open reads it, a directory first, then by
-		// declaration.Parse, as every command reads a reference: a git
-		// source is built as a mirror.
-		d, err := declaration.Parse(env.Opener.BareTag(opts.Source), declaration.Where{})
-		if err != nil {
-			return nil, errdefs.Invalid(err)
+	ref, isGit, err := env.gitSourceOf(opts.Source)
+	if err != nil {
+		return nil, err
+	}
+	if isGit {
+		if opts.PushDependencies {
+			return nil, errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is a git repository", termtext.Escape(gitsource.Mask(opts.Source))))
 		}
-		if d.Kind == declaration.Git {
-			if opts.PushDependencies {
-				return nil, errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is a git repository", termtext.Escape(gitsource.Mask(opts.Source))))
-			}
-			return pushGit(ctx, env, opts, d.Git, dstRef)
-		}
+		return pushGit(ctx, env, opts, ref, dstRef) // built as a mirror
 	}
 	build := opts.Build
 	build.Publish = true
@@ -162,6 +157,20 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		}
 	}
 	return out, nil
+}
+
+// gitSourceOf is the git reference src names, and whether it names one,
+// read as source.Open reads it: a directory first, then by
+// declaration.Parse, as every command reads a reference.
+func (e *Env) gitSourceOf(src string) (gitsource.Reference, bool, error) {
+	if dir, _ := source.IsDirectory(src); dir {
+		return gitsource.Reference{}, false, nil
+	}
+	d, err := declaration.Parse(e.Opener.BareTag(src), declaration.Where{})
+	if err != nil {
+		return gitsource.Reference{}, false, errdefs.Invalid(err)
+	}
+	return d.Git, d.Kind == declaration.Git, nil
 }
 
 // publishDependencies pushes the package directories dir depends on to
