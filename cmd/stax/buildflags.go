@@ -22,10 +22,10 @@ func (b *buildFlags) addMaxSize(cmd *cobra.Command, what string) {
 	addMaxSizeFlag(cmd, &b.MaxSize, what)
 }
 
-// addSymlinks registers --symlink-mode.
-func (b *buildFlags) addSymlinks(cmd *cobra.Command) {
+// addSymlinks registers --symlink-mode; when prefixes its help.
+func (b *buildFlags) addSymlinks(cmd *cobra.Command, when string) {
 	b.Symlinks = symlinkMode(layers.SymlinkReject)
-	cmd.Flags().Var(&b.Symlinks, "symlink-mode", "what to do with symlinks: reject, or flatten (package the files they point to inside the package root)")
+	cmd.Flags().Var(&b.Symlinks, "symlink-mode", when+"what to do with symlinks: reject, or flatten (package the files they point to inside the package root)")
 }
 
 // addBuild registers --max-size, --symlink-mode and --created: the flags
@@ -34,7 +34,7 @@ func (b *buildFlags) addSymlinks(cmd *cobra.Command) {
 func (b *buildFlags) addBuild(cmd *cobra.Command, what, when string) {
 	b.addMaxSize(cmd, what)
 	cmd.Flags().Var(&b.Created, "created", when+"creation time, RFC 3339 (default: SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)")
-	b.addSymlinks(cmd)
+	b.addSymlinks(cmd, when)
 }
 
 // addStrict registers --strict.

@@ -639,3 +639,19 @@ func TestPushGitSourceSignsAndIgnoresSourceDate(t *testing.T) {
 		t.Errorf("--no-overwrite moved the tag: %q %s", r.Stdout, r.Stderr)
 	}
 }
+
+// The help of each flag push refuses with a GITREF says it is for a
+// package built from DIR, as docs/cli shows it.
+func TestPushDirectoryFlagsSayWhenBuildingDIR(t *testing.T) {
+	t.Parallel()
+	root, _ := newRootCmd(&IOStreams{In: strings.NewReader("")}, environment{}, nil)
+	push, _, err := root.Find([]string{"push"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range directoryFlags {
+		if usage := push.Flags().Lookup(f.name).Usage; !strings.HasPrefix(usage, "when building DIR: ") {
+			t.Errorf("stax push --%s: help %q does not say it is for a package built from DIR", f.name, usage)
+		}
+	}
+}

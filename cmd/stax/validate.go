@@ -52,7 +52,7 @@ folder's name is its name. Errors exit 1; warnings exit 0, or 1 with
 	cmd.Flags().BoolVar(&opts.Build.Strict, "strict", false, "treat warnings as errors")
 	cmd.Flags().StringVar(&opts.Against, "against", "",
 		"published package (local store, registry or oci:PATH[:TAG]) whose skills must not have changed MEMORY.md, EXAMPLES.md or CALIBRATION.md without a version bump")
-	opts.Build.addSymlinks(cmd)
+	opts.Build.addSymlinks(cmd, "")
 	opts.Build.addMaxSize(cmd, "uncompressed skills layer of the --against package")
 	opts.Remote.addFlags(cmd)
 	opts.Remote.addRemoteOnlyFlag(cmd)
