@@ -13,7 +13,6 @@ import (
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/gittest"
 	"github.com/stax-dev/stax/internal/registrytest"
-	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
@@ -191,16 +190,7 @@ func TestOutdatedAndUpdateGitSourceToNewTag(t *testing.T) {
 	}
 	v110 := releaseAnthropics11(repo)
 
-	ref, err := gitsource.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Reset()
-	if _, err := gitsource.NewCache(home).ListRefs(context.Background(), ref); err != nil {
-		t.Fatal(err)
-	}
-	lsRemote := srv.Requests()
-	srv.Reset()
+	lsRemote := lsRemoteRequests(t, srv, home, src)
 	r = runStax(t, "outdated", "--dir", proj, "--output", "json")
 	var out workflow.OutdatedResult
 	decodeJSON(t, r.Stdout, &out)
@@ -540,16 +530,7 @@ func TestOutdatedGitSourceOfPackage(t *testing.T) {
 		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
 	}
 	releaseAnthropics11(repo)
-	ref, err := gitsource.Parse(gitRef(repo, "", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Reset()
-	if _, err := gitsource.NewCache(home).ListRefs(context.Background(), ref); err != nil {
-		t.Fatal(err)
-	}
-	lsRemote := srv.Requests()
-	srv.Reset()
+	lsRemote := lsRemoteRequests(t, srv, home, gitRef(repo, "", ""))
 	r := runStax(t, "outdated", "--dir", proj, "--output", "json")
 	var out workflow.OutdatedResult
 	decodeJSON(t, r.Stdout, &out)

@@ -38,6 +38,24 @@ func serveAnthropics(t *testing.T) (*gittest.Server, *gittest.Repo, string) {
 	return srv, repo, commit
 }
 
+// lsRemoteRequests is how many requests one git ls-remote of the
+// repository of src makes to srv, whose count it then resets: all that a
+// command asking only ls-remote may make.
+func lsRemoteRequests(t *testing.T, srv *gittest.Server, home, src string) int64 {
+	t.Helper()
+	ref, err := gitsource.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	if _, err := gitsource.NewCache(home).ListRefs(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	n := srv.Requests()
+	srv.Reset()
+	return n
+}
+
 // installedSkills are the skill folders of proj's .claude/skills.
 func installedSkills(t *testing.T, proj string) []string {
 	t.Helper()
@@ -160,15 +178,7 @@ func TestInstallGitFrozen(t *testing.T) {
 		t.Errorf("frozen install: %v", got)
 	}
 
-	ref, err := gitsource.Parse("git+" + repo.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Reset()
-	if _, err := gitsource.NewCache(home).ListRefs(context.Background(), ref); err != nil {
-		t.Fatal(err)
-	}
-	lsRemote := srv.Requests()
+	lsRemote := lsRemoteRequests(t, srv, home, "git+"+repo.URL)
 	// Another project installing the commit cached asks only ls-remote;
 	// this one, whose stax.lock keeps the commit, asks nothing.
 	srv.Reset()
