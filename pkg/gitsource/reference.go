@@ -19,6 +19,7 @@ import (
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/hiddentext"
 	"github.com/stax-dev/stax/pkg/termtext"
 )
 
@@ -287,6 +288,12 @@ func checkRef(ref string) error {
 		why = "it is not UTF-8"
 	case hasControlOrSpace(ref) || strings.ContainsAny(ref, `~^:?*[\`):
 		why = `it holds a space, a control character or one of ~^:?*[\`
+	case len(hiddentext.ScanName(ref)) > 0:
+		// SUBDIR is held to this by layers.CheckPath; REF is written to
+		// stax.lock and the local store's tag as it is, and shown in
+		// messages: a right-to-left override would make it read as
+		// another.
+		why = hiddentext.ScanName(ref)[0].Describe()
 	case strings.Contains(ref, "..") || strings.Contains(ref, "@{") || strings.Contains(ref, "//") || ref == "@":
 		why = `it holds "..", "@{" or "//"`
 	case strings.HasPrefix(ref, "/") || strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock"):

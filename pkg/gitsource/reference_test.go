@@ -94,6 +94,8 @@ func TestParseRefuses(t *testing.T) {
 		{"git+https://example.com/r.git#a:b", "~^:?*"},
 		{"git+https://example.com/r.git#", "empty"},
 		{"git+https://example.com/r.git#b\xff", "UTF-8"},
+		{"git+https://example.com/r.git#v1\u202e0.1", "U+202E"},
+		{"https://github.com/o/r/tree/v1%E2%80%AE0.1/skills", "U+202E"},
 		{"git+https://example.com/r.git//a%FFb", "UTF-8"},
 		{"git+https://example.com/r.git?x=1", "query"},
 		{"git+https:///r.git", "no host"},
@@ -234,6 +236,24 @@ func TestParseRefsSkipsNamesNotUTF8(t *testing.T) {
 	}
 	if r, err := refs.Resolve("", nil); err == nil {
 		t.Errorf("Resolve took the default branch %q, whose name is not UTF-8", r.Ref)
+	}
+}
+
+// A server's branch or tag whose name holds hidden text is never chosen:
+// its name would go into stax.lock and the local store's tag, and read as
+// another in every message.
+func TestParseRefsSkipsNamesWithHiddenText(t *testing.T) {
+	t.Parallel()
+	commit := strings.Repeat("a", 40)
+	refs, err := parseRefs("https://example.com/r.git", []byte("ref: refs/heads/ma\u202ein\tHEAD\n"+commit+"\trefs/heads/ma\u202ein\n"+commit+"\trefs/tags/v2.0.0\u200b\n"+commit+"\trefs/tags/v1.0.0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs.Branches) != 0 || len(refs.Tags) != 1 {
+		t.Errorf("parseRefs kept the branches %q and tags %q; want v1.0.0 alone", refs.Branches, refs.Tags)
+	}
+	if r, err := refs.Resolve("", nil); err != nil || r.Ref != "v1.0.0" {
+		t.Errorf("Resolve took %q (%v); want the release v1.0.0, not a tag with hidden text", r.Ref, err)
 	}
 }
 
