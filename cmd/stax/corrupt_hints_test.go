@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -263,4 +264,34 @@ func assertSkillsIn(t *testing.T, dirs ...string) {
 		}
 	}
 	t.Errorf("no skill was written into %v", dirs)
+}
+
+// TestCorruptConfigInANamedLayoutIsLeft: a config read from the layout
+// --oci-layout names, in place of the local store, that does not match
+// its digest is read from the registry instead, and the layout's copy is
+// left as it is: the layout is the user's, as one named with oci: is.
+func TestCorruptConfigInANamedLayoutIsLeft(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	pushExamples(t, ref)
+	config := configOf(t, ref)
+	layout := filepath.Join(t.TempDir(), "layout")
+	if r := runStax(t, "install", ref, "--dir", t.TempDir(), "--runtime", "claude-code", "--oci-layout", layout); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	flipStored(t, layout, config.Digest.Encoded())
+	file := filepath.Join(layout, "blobs", "sha256", config.Digest.Encoded())
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "inspect", ref, "--oci-layout", layout)
+	if r.Code != 0 && r.Code != 6 {
+		t.Fatalf("inspect: exit %d, want 0 or 6\n%s", r.Code, r.Stderr)
+	}
+	if after, err := os.ReadFile(file); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("stax altered the layout the user named (%v)", err)
+	}
 }

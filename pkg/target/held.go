@@ -36,7 +36,7 @@ func (o *Opener) OpenRegistry(ctx context.Context, ref reference.Reference) (*Ta
 		// has every blob.
 		return t, nil
 	}
-	t.GraphTarget = &heldLocally{GraphTarget: t.GraphTarget, local: local}
+	t.GraphTarget = &heldLocally{GraphTarget: t.GraphTarget, local: local, cache: o.Layout == ""}
 	t.close = local.Close
 	return t, nil
 }
@@ -65,6 +65,9 @@ type heldLocally struct {
 	oras.GraphTarget
 	local  *store.ReadOnlyLayout
 	pinned digest.Digest
+	// cache says local is stax's own store, whose corrupt copies it
+	// removes, not a layout --oci-layout named, which is the user's.
+	cache bool
 }
 
 // storedPin is the descriptor of the pinned manifest, when the local
@@ -121,7 +124,9 @@ func (h *heldLocally) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.Re
 	data, err := content.ReadAll(rc, desc)
 	rc.Close()
 	if err != nil {
-		_, _ = store.RemoveCorruptIn(h.local.Dir, desc)
+		if h.cache {
+			_, _ = store.RemoveCorruptIn(h.local.Dir, desc)
+		}
 		return h.GraphTarget.Fetch(ctx, desc)
 	}
 	return io.NopCloser(bytes.NewReader(data)), nil
