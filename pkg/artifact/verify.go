@@ -17,6 +17,12 @@ import (
 // blob, matching content.ErrMismatchedDigest. It keeps io.Seeker when rc
 // has it (to the start only), so that uploads fed by it can be resent.
 func VerifyReader(rc io.ReadCloser, desc ocispec.Descriptor) io.ReadCloser {
+	// A digest from a manifest may name an algorithm go-digest does not
+	// know, whose Digester panics: such a blob cannot be verified, and is
+	// refused as the invalid reference it is.
+	if err := desc.Digest.Validate(); err != nil {
+		return &verifyingReader{ReadCloser: rc, desc: desc, invalid: errdefs.Invalid(fmt.Errorf("blob %q: %w", desc.Digest, err))}
+	}
 	return &verifyingReader{ReadCloser: rc, desc: desc, digester: desc.Digest.Algorithm().Digester()}
 }
 
@@ -25,9 +31,15 @@ type verifyingReader struct {
 	desc     ocispec.Descriptor
 	digester digest.Digester
 	read     int64
+	// invalid is the failure of every read of a blob whose digest is
+	// not one (see VerifyReader).
+	invalid error
 }
 
 func (v *verifyingReader) Read(p []byte) (int, error) {
+	if v.invalid != nil {
+		return 0, v.invalid
+	}
 	if left := v.desc.Size - v.read; int64(len(p)) > left+1 {
 		// One byte more than is left is enough to notice a longer blob.
 		p = p[:max(left+1, 0)]
@@ -69,6 +81,9 @@ func (e *MismatchError) Unwrap() error { return content.ErrMismatchedDigest }
 
 func (v *verifyingReader) Seek(offset int64, whence int) (int64, error) {
 	seeker, ok := v.ReadCloser.(io.Seeker)
+	if v.invalid != nil {
+		return 0, v.invalid
+	}
 	if !ok {
 		return 0, fmt.Errorf("blob %s: reader cannot seek", v.desc.Digest)
 	}
