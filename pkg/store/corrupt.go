@@ -20,7 +20,7 @@ import (
 var ErrBusy = errors.New("the local store is in use")
 
 // RemoveCorrupt removes the local store's copy of the blob desc if its
-// content does not match desc, and says whether it did. The local store
+// content does not match desc's digest, and says whether it did. The local store
 // is stax's cache, as npm's and Go's are theirs: a copy that does not
 // verify is of no use, and one left in place is found by every later
 // run, which then fetches nothing in its stead. A copy that matches (it
@@ -96,14 +96,17 @@ func removeCorrupt(root *os.Root, desc ocispec.Descriptor) (bool, error) {
 	return true, nil
 }
 
-// matches says whether the regular file name in root holds desc: its
-// size and digest.
+// matches says whether the regular file name in root holds desc's
+// digest. Its size is not compared with desc's: a blob is its digest,
+// and a descriptor that gives a good copy's digest with another size (a
+// manifest may say anything) must not have the copy removed, which other
+// packages, or a package no registry has, may hold.
 func matches(root *os.Root, name string, desc ocispec.Descriptor) (bool, error) {
 	info, err := root.Lstat(name)
 	if err != nil {
 		return false, err
 	}
-	if !info.Mode().IsRegular() || info.Size() != desc.Size {
+	if !info.Mode().IsRegular() {
 		return false, nil
 	}
 	f, err := root.Open(name)
@@ -112,9 +115,8 @@ func matches(root *os.Root, name string, desc ocispec.Descriptor) (bool, error) 
 	}
 	defer f.Close()
 	digester := desc.Digest.Algorithm().Digester()
-	n, err := io.Copy(digester.Hash(), io.LimitReader(f, desc.Size+1))
-	if err != nil {
+	if _, err := io.Copy(digester.Hash(), f); err != nil {
 		return false, err
 	}
-	return n == desc.Size && digester.Digest() == desc.Digest, nil
+	return digester.Digest() == desc.Digest, nil
 }

@@ -107,3 +107,40 @@ func alter(t *testing.T, file string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestRemoveCorruptKeepsAGoodCopy: a blob is its digest: a descriptor
+// from a manifest that gives a good copy's digest with another size (a
+// hostile one, which any package may hold) does not make the copy look
+// corrupt, and no package loses it.
+func TestRemoveCorruptKeepsAGoodCopy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	good := []byte("a layer of a package packed here")
+	desc := content.NewDescriptorFromBytes("application/octet-stream", good)
+	s, err := OpenLocal(ctx, dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Push(ctx, desc, bytes.NewReader(good)); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{0, 3, desc.Size + 1, -1} {
+		missized := desc
+		missized.Size = size
+		if removed, err := s.RemoveCorrupt(missized); removed {
+			t.Errorf("size %d: the good copy was removed (%v)", size, err)
+		}
+	}
+	s.Close()
+	for _, size := range []int64{3, -1} {
+		missized := desc
+		missized.Size = size
+		if removed, err := RemoveCorruptIn(dir, missized); removed {
+			t.Errorf("RemoveCorruptIn, size %d: the good copy was removed (%v)", size, err)
+		}
+	}
+	if data, err := os.ReadFile(BlobFile(dir, desc)); err != nil || !bytes.Equal(data, good) {
+		t.Errorf("the good copy is gone or altered: %v", err)
+	}
+}
