@@ -22,14 +22,7 @@ func TestRemoveCorrupt(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
 	good := []byte("a layer")
-	desc := content.NewDescriptorFromBytes("application/octet-stream", good)
-	s, err := OpenLocal(ctx, dir, ReadWrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Push(ctx, desc, bytes.NewReader(good)); err != nil {
-		t.Fatal(err)
-	}
+	s, desc := storeBlob(t, dir, good)
 	if removed, err := s.RemoveCorrupt(desc); err != nil || removed {
 		t.Fatalf("a copy that matches: removed %v, %v; want left", removed, err)
 	}
@@ -114,17 +107,9 @@ func alter(t *testing.T, file string, data []byte) {
 // corrupt, and no package loses it.
 func TestRemoveCorruptKeepsAGoodCopy(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
 	good := []byte("a layer of a package packed here")
-	desc := content.NewDescriptorFromBytes("application/octet-stream", good)
-	s, err := OpenLocal(ctx, dir, ReadWrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Push(ctx, desc, bytes.NewReader(good)); err != nil {
-		t.Fatal(err)
-	}
+	s, desc := storeBlob(t, dir, good)
 	for _, size := range []int64{0, 3, desc.Size + 1, -1} {
 		missized := desc
 		missized.Size = size
@@ -143,4 +128,19 @@ func TestRemoveCorruptKeepsAGoodCopy(t *testing.T) {
 	if data, err := os.ReadFile(BlobFile(dir, desc)); err != nil || !bytes.Equal(data, good) {
 		t.Errorf("the good copy is gone or altered: %v", err)
 	}
+}
+
+// storeBlob opens the local store at dir for writing, with data stored.
+func storeBlob(t *testing.T, dir string, data []byte) (*Store, ocispec.Descriptor) {
+	t.Helper()
+	ctx := context.Background()
+	desc := content.NewDescriptorFromBytes("application/octet-stream", data)
+	s, err := OpenLocal(ctx, dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Push(ctx, desc, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	return s, desc
 }
