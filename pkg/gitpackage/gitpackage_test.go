@@ -170,6 +170,10 @@ func TestBuildLockedCached(t *testing.T) {
 // the nearest tags; a missing repository is a remote failure.
 func TestBuildRangeAndErrors(t *testing.T) {
 	gittest.RequireGit(t)
+	// A temp folder of this test's own: other test binaries run beside
+	// this one and fetch into the machine's.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	srv := gittest.NewServer(t)
 	repo := srv.NewRepo(t, "skills")
 	repo.WriteDir(anthropics)
@@ -204,7 +208,7 @@ func TestBuildRangeAndErrors(t *testing.T) {
 	if errdefs.Of(err) != errdefs.Unavailable {
 		t.Errorf("missing repository: %v, want a remote error", err)
 	}
-	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "stax-git-*")); len(m) > 0 {
+	if m, _ := filepath.Glob(filepath.Join(tmp, "stax-git-*")); len(m) > 0 {
 		t.Errorf("left in temp: %v", m)
 	}
 }
