@@ -37,6 +37,11 @@ type Options struct {
 	// priority order: the folders stax serves packages from (see
 	// mcpserver.Options.Folders).
 	Folders []agent.Location
+	// SkillFile, when set, may give the SKILL.md of the skill directory
+	// dir, as the process that wrote the folder has it, in place of
+	// reading it: stax mcp --package lists the skills it has just
+	// extracted without reading them back.
+	SkillFile func(dir string) ([]byte, bool)
 }
 
 // Skill is one skill directory found in a runtime's folders.
@@ -149,7 +154,7 @@ func List(opts Options) (*Listing, error) {
 			f.Exists = true
 		}
 		l.Folders = append(l.Folders, f)
-		for _, s := range readSkills(opts.Runtime, loc, entries) {
+		for _, s := range readSkills(opts, loc, entries) {
 			if w, taken := winners[s.Key]; taken {
 				s.ShadowedBy = w
 			} else if s.Problem == "" {
@@ -174,11 +179,11 @@ func List(opts Options) (*Listing, error) {
 // in its order, as many at once as there are processors: reading and
 // parsing a thousand SKILL.md files, one after another, is most of
 // listing a large folder.
-func readSkills(rt agent.Runtime, loc agent.Location, entries []os.DirEntry) []Skill {
+func readSkills(opts Options, loc agent.Location, entries []os.DirEntry) []Skill {
 	read := make([]Skill, len(entries))
 	found := make([]bool, len(entries))
 	_ = inorder.Concurrently(context.Background(), len(entries), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
-		read[i], found[i] = readSkill(rt, loc, entries[i].Name())
+		read[i], found[i] = readSkill(opts, loc, entries[i].Name())
 		return nil
 	})
 	var skills []Skill
@@ -193,16 +198,21 @@ func readSkills(rt agent.Runtime, loc agent.Location, entries []os.DirEntry) []S
 // readSkill reads the skill directory name in loc. It reports false for an
 // entry that is not a skill at all: a file, a hidden directory, or a
 // directory without SKILL.md in any spelling.
-func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) {
+func readSkill(opts Options, loc agent.Location, name string) (Skill, bool) {
 	if strings.HasPrefix(name, ".") {
 		return Skill{}, false
 	}
 	dir := filepath.Join(loc.Dir, name)
+	s := Skill{Key: name, Name: name, Dir: dir, Scope: loc.Scope, Location: loc.Dir}
+	if opts.SkillFile != nil {
+		if data, ok := opts.SkillFile(dir); ok {
+			return parseSkill(opts.Runtime, s, data), true
+		}
+	}
 	// Stat follows symlinks: installers often link skills into these folders.
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return Skill{}, false
 	}
-	s := Skill{Key: name, Name: name, Dir: dir, Scope: loc.Scope, Location: loc.Dir}
 	data, err := regularfile.ReadFile(filepath.Join(dir, skill.FileName), skill.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -215,6 +225,11 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 		s.Problem = fmt.Sprintf("cannot read %s: %v", skill.FileName, err)
 		return s, true
 	}
+	return parseSkill(opts.Runtime, s, data), true
+}
+
+// parseSkill is s with what its SKILL.md, data, says.
+func parseSkill(rt agent.Runtime, s Skill, data []byte) Skill {
 	doc, err := skill.Parse(data)
 	if err != nil {
 		s.Problem = fmt.Sprintf("%s frontmatter does not parse: %v", skill.FileName, err)
@@ -225,7 +240,7 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 		if pe := (*skill.ParseError)(nil); errors.As(err, &pe) {
 			s.Line = pe.Line
 		}
-		return s, true
+		return s
 	}
 	f := doc.Frontmatter
 	if f.Name != "" {
@@ -234,7 +249,7 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 	s.Description = strings.Join(strings.Fields(f.Description), " ")
 	if problem, line := hiddenTextProblem(data); problem != "" {
 		s.Problem, s.Line = problem, line
-		return s, true
+		return s
 	}
 	switch {
 	case f.Name == "":
@@ -255,7 +270,7 @@ func readSkill(rt agent.Runtime, loc agent.Location, name string) (Skill, bool) 
 		s.Ignored = rt.Ignored(present)
 		s.ModelHidden = fields["disable-model-invocation"] == true && rt.Honours("disable-model-invocation")
 	}
-	return s, true
+	return s
 }
 
 // caseVariant names a file of dir that spells SKILL.md in another case.

@@ -228,3 +228,38 @@ func TestListOversizeFrontmatter(t *testing.T) {
 		t.Errorf("listed %d skills, want 2", len(l.Skills))
 	}
 }
+
+// TestListTakesTheSkillFileGiven: a SKILL.md that Options.SkillFile gives
+// is listed in place of the file on disk, problems included; a skill it
+// does not give is read from its folder.
+func TestListTakesTheSkillFileGiven(t *testing.T) {
+	t.Parallel()
+	project, home := t.TempDir(), t.TempDir()
+	skills := filepath.Join(project, ".claude/skills")
+	write(t, filepath.Join(skills, "given/SKILL.md"), skillMD("given", "On disk."))
+	write(t, filepath.Join(skills, "broken/SKILL.md"), skillMD("broken", "On disk."))
+	write(t, filepath.Join(skills, "read/SKILL.md"), skillMD("read", "On disk."))
+	given := map[string]string{
+		filepath.Join(skills, "given"):  skillMD("given", "As extracted."),
+		filepath.Join(skills, "broken"): "---\nname: broken\ndescription: a: b\n---\n",
+	}
+	rt, _ := agent.Lookup("claude-code")
+	l, err := List(Options{Runtime: rt, Project: project, Home: home, SkillFile: func(dir string) ([]byte, bool) {
+		data, ok := given[dir]
+		return []byte(data), ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := l.Find("given"); !ok || s.Description != "As extracted." || s.Body() != "Body of given.\n" {
+		t.Errorf("given = %+v, want the SKILL.md given", s)
+	}
+	if s, ok := l.Find("read"); !ok || s.Description != "On disk." {
+		t.Errorf("read = %+v, want the SKILL.md on disk", s)
+	}
+	for _, s := range l.Skills {
+		if s.Key == "broken" && !strings.Contains(s.Problem, "does not parse") {
+			t.Errorf("broken: problem %q, want the given SKILL.md's", s.Problem)
+		}
+	}
+}

@@ -17,15 +17,20 @@ import (
 // and each skill must hash to its Digest. On an error, dir holds part of
 // the skills: the caller stages it (see scratch.Stage).
 func WriteFolder(ctx context.Context, dir string, skills []Skill, concurrency int) error {
-	_, err := WriteFolderFiles(ctx, dir, skills, concurrency)
+	_, err := writeFolder(ctx, dir, skills, concurrency, false)
 	return err
 }
 
 // WriteFolderFiles is WriteFolder, and says what it wrote of each skill,
 // by its Path: the files, as a record holds them, hashed as they were
 // written (stax mcp --package serves their digests without reading them
-// again).
+// again). Each skill's SkillFile keeps its SKILL.md, for the server to
+// list the skills without reading them back.
 func WriteFolderFiles(ctx context.Context, dir string, skills []Skill, concurrency int) (map[string]*InstalledSkill, error) {
+	return writeFolder(ctx, dir, skills, concurrency, true)
+}
+
+func writeFolder(ctx context.Context, dir string, skills []Skill, concurrency int, keepSkillFile bool) (map[string]*InstalledSkill, error) {
 	todo := make([]*staged, len(skills))
 	for i := range skills {
 		s := &skills[i]
@@ -45,10 +50,10 @@ func WriteFolderFiles(ctx context.Context, dir string, skills []Skill, concurren
 	// Once written, a skill is done: its files are kept, nothing else.
 	// done is called under the stager's settling lock.
 	out := make(map[string]*InstalledSkill, len(skills))
-	st := &stager{folder: root, staging: ".", buf: make([]byte, stageBufferSize), asPackaged: true, done: func(sk *staged) error {
+	st := &stager{folder: root, staging: ".", buf: make([]byte, stageBufferSize), asPackaged: true, keepSkillFile: keepSkillFile, done: func(sk *staged) error {
 		s := sk.skill
 		out[s.Path] = &InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
-			Digest: s.Digest, Files: sk.files, Stat: sk.stat}
+			Digest: s.Digest, Files: sk.files, Stat: sk.stat, SkillFile: sk.skillFile}
 		sk.writing = nil
 		return nil
 	}}

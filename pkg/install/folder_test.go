@@ -12,6 +12,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/skill"
 )
 
 // A folder with no record holds the skills as their packages do: SKILL.md
@@ -80,5 +81,30 @@ func TestWriteFolderExtractsLayersConcurrently(t *testing.T) {
 	la.Open = func(context.Context, func(io.Reader) error) error { return failed }
 	if err := WriteFolder(context.Background(), t.TempDir(), skills, 2); !errors.Is(err, failed) {
 		t.Errorf("err = %v, want pa's", err)
+	}
+}
+
+// WriteFolderFiles keeps each skill's SKILL.md as written, for stax mcp
+// --package to list the skills without reading them back; not one over
+// skill.MaxFileSize, which is read from its file to be refused.
+func TestWriteFolderFilesKeepsSkillFiles(t *testing.T) {
+	t.Parallel()
+	large := strings.Repeat("x", skill.MaxFileSize+1)
+	l, digests, _ := testLayer(t, map[string]string{"a": "a ${STAX_SKILL_DIR}\n", "large": large})
+	skills := []Skill{{Path: "a", Layer: l, Package: "p", Digest: digests["a"]}, {Path: "large", Layer: l, Package: "p", Digest: digests["large"]}}
+	dir := t.TempDir()
+	got, err := WriteFolderFiles(context.Background(), dir, skills, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := os.ReadFile(filepath.Join(dir, "a", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := got["a"]; a == nil || string(a.SkillFile) != string(onDisk) {
+		t.Errorf("a's SkillFile = %q, want the bytes written, %q", a.SkillFile, onDisk)
+	}
+	if g := got["large"]; g == nil || g.SkillFile != nil {
+		t.Errorf("large's SkillFile holds %d bytes, want none over the limit", len(g.SkillFile))
 	}
 }

@@ -66,6 +66,9 @@ type InstalledSkill struct {
 	// the user's copy and the new version's with; absent for a skill
 	// without one, and in records of an older stax.
 	Memory *InstalledMemory `json:"memory,omitempty"`
+	// SkillFile is the skill's SKILL.md as WriteFolderFiles wrote it, nil
+	// when over skill.MaxFileSize; never part of a record.
+	SkillFile []byte `json:"-"`
 }
 
 // InstalledMemory is what a record keeps of a skill's MEMORY.md: digests,

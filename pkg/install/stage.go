@@ -77,6 +77,8 @@ type writing struct {
 	// memory is what the record keeps of its MEMORY.md as the package
 	// has it, before any merge; nil without one.
 	memory *InstalledMemory
+	// skillFile is its SKILL.md as written, when the stager keeps it.
+	skillFile []byte
 }
 
 // stageBufferSize is the size of a stager's buffer: a layer's content is
@@ -120,6 +122,9 @@ type stager struct {
 	// no runtime reads (see WriteFolder): no path is substituted, and
 	// nothing of a file is checked but the skill's digest.
 	asPackaged bool
+	// keepSkillFile keeps each skill's SKILL.md as written (see
+	// WriteFolderFiles).
+	keepSkillFile bool
 }
 
 // fork is a stager for another layer extracted at the same time as st's:
@@ -127,7 +132,7 @@ type stager struct {
 // buffer and open directory of its own.
 func (st *stager) fork() *stager {
 	return &stager{folder: st.folder, staging: st.staging, vars: st.vars, buf: make([]byte, stageBufferSize),
-		merge: st.merge, done: st.done, settling: st.settling, asPackaged: st.asPackaged}
+		merge: st.merge, done: st.done, settling: st.settling, asPackaged: st.asPackaged, keepSkillFile: st.keepSkillFile}
 }
 
 // in returns the root of sk's directory, made if needed.
@@ -275,6 +280,11 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 		memory = &bytes.Buffer{}
 		r = io.TeeReader(r, memory)
 	}
+	var skillFile *cappedBuffer
+	if rel == skill.FileName && st.keepSkillFile {
+		skillFile = &cappedBuffer{limit: skill.MaxFileSize}
+		r = io.TeeReader(r, skillFile)
+	}
 	root, err := st.in(sk)
 	if err != nil {
 		return err
@@ -303,6 +313,9 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	}
 	sk.files[rel] = fileEntry(mode, d)
 	sk.stat[rel] = statKey(info)
+	if skillFile != nil && !skillFile.over {
+		sk.skillFile = skillFile.Bytes()
+	}
 	if memory != nil {
 		if base := stateful.FieldDigests(memory.Bytes()); base != nil {
 			sk.memory = &InstalledMemory{Fields: base}
@@ -313,6 +326,24 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	}
 	sk.orig = append(sk.orig, layers.FileDigest{Path: rel, Executable: executable, Digest: d})
 	return f.Close()
+}
+
+// cappedBuffer keeps what is written to it up to limit bytes; past it,
+// over is set and nothing more is kept: a SKILL.md that large is read
+// from its file, to be refused, as any other.
+type cappedBuffer struct {
+	bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.over || b.Len()+len(p) > b.limit {
+		b.over = true
+		b.Reset()
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
 }
 
 // skillMD reads the SKILL.md of sk from r and returns it with its path

@@ -51,6 +51,9 @@ const servedStagingPrefix = layers.StagingPrefix + "served-"
 type servedSet struct {
 	folders   []agent.Location
 	installed map[string]*mcpserver.Installed // by skill directory
+	// skillFiles are the SKILL.md files this process has just extracted,
+	// by skill directory, until the server lists them (see takeSkillFile).
+	skillFiles map[string][]byte
 }
 
 // same reports whether s and o serve the same packages in the same order.
@@ -116,7 +119,7 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	}
 	defer graph.Close()
 	policy, perr := trust.LoadHomeFrom(p.env.getenv)
-	set := &servedSet{installed: map[string]*mcpserver.Installed{}}
+	set := &servedSet{installed: map[string]*mcpserver.Installed{}, skillFiles: map[string][]byte{}}
 	// A later package wins a skill's directory (see merge.Merge), and an
 	// earlier folder shadows a later one (see discover.List).
 	for _, n := range slices.Backward(graph.Order) {
@@ -129,9 +132,15 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 		key := lock.Key(n)
 		require := perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire
 		for path, in := range skills {
-			set.installed[filepath.Join(dir, path)] = &mcpserver.Installed{
+			skillDir := filepath.Join(dir, path)
+			set.installed[skillDir] = &mcpserver.Installed{
 				Package: key, Version: n.Package.Config.Version, Digest: n.Digest.String(), Signer: signers[n.Digest],
 				Require: require, Files: recordedFiles(*in), Written: written,
+			}
+			// As for its files (see mcpserver.Installed.Written): a skill
+			// whose package must verify is read from its folder.
+			if written && !require && in.SkillFile != nil {
+				set.skillFiles[skillDir] = in.SkillFile
 			}
 		}
 	}
@@ -202,6 +211,17 @@ func (p *servedPackages) current() *servedSet {
 }
 
 func (p *servedPackages) folders() []agent.Location { return p.current().folders }
+
+// takeSkillFile gives the SKILL.md of the skill in dir as this process
+// extracted it, once: a later listing reads the file, which may have
+// changed since.
+func (p *servedPackages) takeSkillFile(dir string) ([]byte, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	data, ok := p.set.skillFiles[dir]
+	delete(p.set.skillFiles, dir)
+	return data, ok
+}
 
 func (p *servedPackages) installedOf(l *discover.Listing) (map[string]*mcpserver.Installed, []string) {
 	return p.current().installed, nil
