@@ -213,7 +213,7 @@ func addFile(files map[string]skillFile, sk discover.Skill, rel string, size, mo
 		resource: &mcp.Resource{
 			URI:         uri,
 			Name:        sk.Key + "/" + rel,
-			Description: fmt.Sprintf("%s of skill %s", rel, sk.Name),
+			Description: rel + " of skill " + sk.Name,
 			MIMEType:    mimeType,
 			Size:        size,
 		},

@@ -19,8 +19,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -233,7 +231,7 @@ func (s *Server) refresh() error {
 	if len(gone) > 0 {
 		s.mcp.RemoveResources(gone...)
 	}
-	slices.SortFunc(added, func(a, b skillFile) int { return strings.Compare(a.resource.URI, b.resource.URI) })
+	// In any order: the SDK keeps resources by URI, and lists them sorted.
 	for _, f := range added {
 		s.mcp.AddResource(f.resource, s.readResource)
 	}
