@@ -88,6 +88,17 @@ func lockedSigners(project string) (map[digest.Digest]string, error) {
 	return out, nil
 }
 
+// parseRecordedDigest is digest.Parse(d), with the SHA-256 digests
+// records hold checked without its regular expression: about 5 ms of
+// user time when stax mcp --package starts on 4,000 files.
+func parseRecordedDigest(d string) (digest.Digest, error) {
+	enc, ok := strings.CutPrefix(d, digest.SHA256.String()+":")
+	if !ok || len(enc) != digest.SHA256.Size()*2 || strings.IndexFunc(enc, func(r rune) bool { return (r < '0' || r > '9') && (r < 'a' || r > 'f') }) >= 0 {
+		return digest.Parse(d)
+	}
+	return digest.Digest(d), nil
+}
+
 // recordedFiles are the files of a record entry, each "<mode> <digest>"
 // with its stat "<size> <modification time in ns>"; an entry that does
 // not parse is left out, and the file is then hashed.
@@ -95,7 +106,7 @@ func recordedFiles(in install.InstalledSkill) map[string]mcpserver.RecordedFile 
 	out := make(map[string]mcpserver.RecordedFile, len(in.Files))
 	for rel, v := range in.Files {
 		_, d, _ := strings.Cut(v, " ")
-		dg, err := digest.Parse(d)
+		dg, err := parseRecordedDigest(d)
 		if err != nil {
 			continue
 		}
