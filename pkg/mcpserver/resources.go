@@ -50,11 +50,16 @@ type skillFile struct {
 
 // URI is the resource URI of file rel of the skill keyed key.
 func URI(key, rel string) string {
-	segs := strings.Split(rel, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
+	// Built in one buffer: it is made twice for each file at start.
+	var b strings.Builder
+	b.Grow(len(uriScheme) + len("://") + len(key) + 1 + len(rel))
+	b.WriteString(uriScheme + "://")
+	b.WriteString(url.PathEscape(key))
+	for seg := range strings.SplitSeq(rel, "/") {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(seg))
 	}
-	return uriScheme + "://" + url.PathEscape(key) + "/" + strings.Join(segs, "/")
+	return b.String()
 }
 
 // listFiles lists the files of the skills the runtime loads, by URI, with

@@ -504,3 +504,20 @@ func TestListChangedAfterInstallAndEdit(t *testing.T) {
 		t.Errorf("Skill greet after a body edit = %q", text)
 	}
 }
+
+// URI escapes the key and each segment of the path, never the slashes
+// between them.
+func TestURI(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ key, rel, want string }{
+		{"review", "SKILL.md", "skill://review/SKILL.md"},
+		{"review", "references/guide.md", "skill://review/references/guide.md"},
+		{"a b", "notes/50% off/x?.md", "skill://a%20b/notes/50%25%20off/x%3F.md"},
+		{"ünï", "dir/é#.md", "skill://%C3%BCn%C3%AF/dir/%C3%A9%23.md"},
+		{"k", "", "skill://k/"},
+	} {
+		if got := URI(tt.key, tt.rel); got != tt.want {
+			t.Errorf("URI(%q, %q) = %q, want %q", tt.key, tt.rel, got, tt.want)
+		}
+	}
+}
