@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/stax-dev/stax/internal/registrytest"
+	"github.com/stax-dev/stax/pkg/scratch"
 )
 
 // TestMain keeps every test on loopback, and away from the environment
@@ -44,12 +45,15 @@ const runAsStaxEnv = "STAX_TEST_RUN_AS_STAX"
 var testSandbox string
 
 func runTests(m *testing.M) int {
-	sandbox, err := os.MkdirTemp("", "stax-test-env-")
+	// A scratch directory, locked while this run lives: a run killed
+	// before its cleanup (a timeout, an interrupt) leaves one, which the
+	// next run removes.
+	sandbox, release, err := scratch.Dir("test-env")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(sandbox)
+	defer release()
 	testSandbox = sandbox
 	processHome := filepath.Join(sandbox, "stax-home")
 	// No test writes into $HOME but with its own, set with t.Setenv, so
