@@ -121,6 +121,34 @@ func TestInstallGitAnthropicsSkills(t *testing.T) {
 	}
 }
 
+// TestInstallGitRepeatedSkill: the skills chosen are a set, so a repeated
+// --skill installs, locks and keys the package as one does: the two
+// projects' stax.lock are the same text.
+func TestInstallGitRepeatedSkill(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	locks := map[string]string{}
+	for name, skills := range map[string][]string{"once": {"--skill", "pdf"}, "twice": {"--skill", "pdf", "--skill", "pdf"}} {
+		proj := t.TempDir()
+		r := runStax(t, append([]string{"install", "git+" + repo.URL, "--dir", proj, "--runtime", "claude-code"}, skills...)...)
+		if r.Code != 0 {
+			t.Fatalf("install %s: exit %d\n%s", name, r.Code, r.Stderr)
+		}
+		if g := readLockFile(t, proj).Packages[0].Git; g == nil || !slices.Equal(g.Skills, []string{"pdf"}) {
+			t.Errorf("install %s: stax.lock records %+v, want the skills [pdf]", name, g)
+		}
+		b, err := os.ReadFile(filepath.Join(proj, lock.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		locks[name] = string(b)
+	}
+	if locks["once"] != locks["twice"] {
+		t.Errorf("a repeated --skill locks\n%s\nwhere one locks\n%s", locks["twice"], locks["once"])
+	}
+}
+
 // TestInstallGitLenientAndStrict: a skill that breaks a content rule
 // (claude-api's description is over 1,024 characters) installs with one
 // warning naming it; --strict refuses it.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/gitsource"
@@ -182,6 +183,19 @@ func (d Declaration) InRange(rng *semver.Range) (Declaration, error) {
 	}
 	d.Range = rng
 	return d, nil
+}
+
+// SkillSet is names, the skills a declaration chooses (--skill, skills:
+// in stax.yaml), in the order written without repeats: the choice is a
+// set, so a repeated name keys, builds and locks the package as one does.
+func SkillSet(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // IsPath reports whether a declaration names a directory rather than a

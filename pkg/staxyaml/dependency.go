@@ -144,7 +144,7 @@ func (d Dependency) Declaration(file string, published bool) (declaration.Declar
 	if d.Plugin != "" && decl.Kind != declaration.Git {
 		return declaration.Declaration{}, fmt.Errorf("%s: %s is a %s, not a git repository: plugin (--plugin) takes a plugin of a git repository's marketplace", where, termtext.Escape(written), decl.Kind)
 	}
-	decl.Plugin, decl.Skills = d.Plugin, d.Skills
+	decl.Plugin, decl.Skills = d.Plugin, declaration.SkillSet(d.Skills)
 	if written != d.Ref || d.Version == "" {
 		return decl, nil
 	}

@@ -222,14 +222,14 @@ func lockedPins(old *lock.Lock, sources []staxyaml.Dependency, named map[string]
 }
 
 // sameChoice reports whether d chooses of a git source the plugin and
-// skills the locked package p was built with (in any order): a choice
+// skills the locked package p was built with (as sets): a choice
 // changed in stax.yaml resolves the source again, as a changed REF does.
 // Any other source chose nothing stax.lock records: true.
 func sameChoice(d staxyaml.Dependency, p lock.Package) bool {
 	if p.Git == nil {
 		return true
 	}
-	return p.Git.Plugin == d.Plugin && slices.Equal(slices.Sorted(slices.Values(p.Git.Skills)), slices.Sorted(slices.Values(d.Skills)))
+	return p.Git.Plugin == d.Plugin && slices.Equal(slices.Sorted(slices.Values(declaration.SkillSet(p.Git.Skills))), slices.Sorted(slices.Values(declaration.SkillSet(d.Skills))))
 }
 
 // allowsLocked reports whether a declaration in the range version (""
