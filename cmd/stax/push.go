@@ -8,12 +8,10 @@ import (
 
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
-	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -92,9 +90,11 @@ exit 3 naming its digest (see docs/registries.md for the guarantee).`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			var err error
-			if opts.gitSource, err = refuseDirectoryFlags(cmd, opts.Source); err != nil {
-				return err
+			opts.gitSource = isGitSource(opts.Source)
+			// Unset, the mode is the default the workflow applies, so a
+			// git source is refused only a mode given.
+			if !cmd.Flags().Changed("symlink-mode") {
+				opts.Build.Symlinks = ""
 			}
 			return runPush(cmd.Context(), opts)
 		},
@@ -144,34 +144,15 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	return printPushed(opts.IO, opts.Global, res)
 }
 
-// directoryFlags are push's flags that shape only a package built from
-// DIR, and why each means nothing for a git source: its package is the
-// one install builds from that commit, byte for byte on every machine,
-// and a mirror takes the tree as its author tagged it.
-var directoryFlags = []struct{ name, why string }{
-	{"created", "its creation time is the epoch on every machine, so that its digest is the one install builds from that commit"},
-	{"symlink-mode", "its links are packaged by the flatten rule on every machine, as install builds it"},
-	{"against", "a mirror takes the tree as its author tagged it: the version-bump rule is the author's to keep"},
-	{"allow-placeholders", "a mirror takes the tree as it is, placeholders and all: nothing is refused for them"},
-}
-
-// refuseDirectoryFlags reports whether src is a git source, and refuses
-// for one the directoryFlags given: ignored, they would be believed to
-// have been applied. The source is read as push reads it, a directory
-// first; one that does not parse is left for push to refuse.
-func refuseDirectoryFlags(cmd *cobra.Command, src string) (git bool, err error) {
+// isGitSource reports whether src is a git source, read as push reads
+// it, a directory first; one that does not parse is left for push to
+// refuse.
+func isGitSource(src string) bool {
 	if dir, _ := source.IsDirectory(src); dir {
-		return false, nil
+		return false
 	}
-	if d, err := declaration.Parse(src, declaration.Where{}); err != nil || d.Kind != declaration.Git {
-		return false, nil
-	}
-	for _, f := range directoryFlags {
-		if cmd.Flags().Changed(f.name) {
-			return true, errdefs.Invalid(fmt.Errorf("--%s shapes a package built from a directory, and %s is a git repository: %s", f.name, termtext.Escape(gitsource.Mask(src)), f.why))
-		}
-	}
-	return true, nil
+	d, err := declaration.Parse(src, declaration.Where{})
+	return err == nil && d.Kind == declaration.Git
 }
 
 // flagSigner loads the key of push or copy --sign before anything is

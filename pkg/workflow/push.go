@@ -96,6 +96,9 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		if opts.PushDependencies {
 			return nil, errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is a git repository", termtext.Escape(gitsource.Mask(opts.Source))))
 		}
+		if err := opts.refuseDirectoryOptions(); err != nil {
+			return nil, err
+		}
 		return pushGit(ctx, env, opts, ref, dstRef) // built as a mirror
 	}
 	build := opts.Build

@@ -2,14 +2,17 @@ package workflow
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/pack"
 
 	"github.com/stax-dev/stax/pkg/publish"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/source"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // pushGit publishes the package built from the git source ref (opts.Source, parsed) to
@@ -50,4 +53,30 @@ func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Refe
 		}
 	}
 	return out, nil
+}
+
+// directoryOptions are the options of Push that shape only a package
+// built from a directory, by the flag that sets each, with why each means
+// nothing for a git source: its package is the one install builds from
+// that commit, byte for byte on every machine, and a mirror takes the tree
+// as its author tagged it.
+var directoryOptions = []struct {
+	flag, why string
+	set       func(PushOptions) bool
+}{
+	{"created", "its creation time is the epoch on every machine, so that its digest is the one install builds from that commit", func(o PushOptions) bool { return !o.Build.Created.IsZero() }},
+	{"symlink-mode", "its links are packaged by the flatten rule on every machine, as install builds it", func(o PushOptions) bool { return o.Build.Symlinks != "" }},
+	{"against", "a mirror takes the tree as its author tagged it: the version-bump rule is the author's to keep", func(o PushOptions) bool { return o.Against != "" }},
+	{"allow-placeholders", "a mirror takes the tree as it is, placeholders and all: nothing is refused for them", func(o PushOptions) bool { return o.AllowPlaceholders }},
+}
+
+// refuseDirectoryOptions refuses, for a git Source, the directoryOptions
+// set: ignored, they would be believed to have been applied.
+func (opts PushOptions) refuseDirectoryOptions() error {
+	for _, o := range directoryOptions {
+		if o.set(opts) {
+			return errdefs.Invalid(fmt.Errorf("--%s shapes a package built from a directory, and %s is a git repository: %s", o.flag, termtext.Escape(gitsource.Mask(opts.Source)), o.why))
+		}
+	}
+	return nil
 }

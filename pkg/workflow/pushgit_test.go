@@ -1,0 +1,59 @@
+package workflow_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stax-dev/stax/internal/gittest"
+	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/workflow"
+)
+
+// TestPushGitSourceRefusesDirectoryOptions: the options that shape only a
+// package built from a directory are refused for a git source, before
+// the repository is asked anything or the destination made, to a library
+// caller as to stax push; with none of them the same push succeeds.
+func TestPushGitSourceRefusesDirectoryOptions(t *testing.T) {
+	t.Parallel()
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "skills")
+	repo.Write(map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Read PDFs. Use for PDFs.\n---\n\nRead PDFs.\n"})
+	repo.Commit("pdf")
+	repo.Tag("v1.0.0", "")
+	src := "git+" + repo.URL + "#v1.0.0"
+	var warnings bytes.Buffer
+	env := newEnvAt(t, t.TempDir(), &warnings)
+	dst := layout(t)
+	for _, tc := range []struct {
+		flag string
+		set  func(*workflow.PushOptions)
+	}{
+		{"--created", func(o *workflow.PushOptions) { o.Build.Created = time.Unix(1, 0) }},
+		{"--symlink-mode", func(o *workflow.PushOptions) { o.Build.Symlinks = layers.SymlinkFlatten }},
+		{"--against", func(o *workflow.PushOptions) { o.Against = "oci:" + t.TempDir() + ":0.9.0" }},
+		{"--allow-placeholders", func(o *workflow.PushOptions) { o.AllowPlaceholders = true }},
+	} {
+		srv.Reset()
+		opts := workflow.PushOptions{Source: src, Destination: dst + ":1.0.0"}
+		tc.set(&opts)
+		_, err := workflow.Push(context.Background(), env, opts)
+		if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), tc.flag) || !strings.Contains(err.Error(), "git repository") {
+			t.Errorf("push of a git source with %s: %v; want a refusal of class invalid naming it", tc.flag, err)
+		}
+		if n := srv.Requests(); n != 0 {
+			t.Errorf("push with %s asked the repository %d times before refusing", tc.flag, n)
+		}
+		if _, err := os.Stat(strings.TrimPrefix(dst, "oci:")); !os.IsNotExist(err) {
+			t.Errorf("push with %s made its destination: %v", tc.flag, err)
+		}
+	}
+	if _, err := workflow.Push(context.Background(), env, workflow.PushOptions{Source: src, Destination: dst + ":1.0.0"}); err != nil {
+		t.Errorf("push of a git source: %v", err)
+	}
+}
