@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
 
@@ -59,7 +60,7 @@ func compareWithGitRepositories(ctx context.Context, env *Env, entries []outdate
 		if g == nil {
 			continue
 		}
-		key := g.ref.Repository()
+		key := listingKey(g.ref)
 		r, ok := index[key]
 		if !ok {
 			r = len(repos)
@@ -148,6 +149,15 @@ func lockedGit(p lock.Package) *gitsource.Resolved {
 		return nil
 	}
 	return &gitsource.Resolved{Ref: p.Git.Ref, Kind: gitsource.Kind(p.Git.Kind), Commit: p.Git.Commit}
+}
+
+// listingKey is the repository of ref as git ls-remote requests are
+// grouped by: without the .git git itself adds when it looks a repository
+// up, so that HOST/OWNER/REPO and HOST/OWNER/REPO.git are listed once.
+// Only the requests are grouped: the cache and stax.lock keep each URL as
+// written.
+func listingKey(ref gitsource.Reference) string {
+	return strings.TrimSuffix(ref.Repository(), ".git")
 }
 
 // listGitTags lists the tags of the git repositories of refs, with one
