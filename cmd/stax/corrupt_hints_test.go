@@ -295,3 +295,36 @@ func TestCorruptConfigInANamedLayoutIsLeft(t *testing.T) {
 		t.Errorf("stax altered the layout the user named (%v)", err)
 	}
 }
+
+// TestCorruptManifestHintsPrune: a manifest altered in the local store
+// after it was stored fails store prune with exit 6, as what it refers to
+// is unknown and would be removed; prune holds the store's write lock, so
+// it removes the corrupt copy and says to run it again, and that prune
+// succeeds. The package's tag is kept, and a pull fetches the manifest
+// again under it. Before prune dropped the copy, every prune failed on it.
+func TestCorruptManifestHintsPrune(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/skills:1.0.0"
+	manifest := digest.Digest(pushExamples(t, ref).Digest)
+	if r := runStax(t, "pull", ref); r.Code != 0 {
+		t.Fatalf("pull: %d %s", r.Code, r.Stderr)
+	}
+	flipStored(t, home, manifest.Encoded())
+	args := []string{"store", "prune"}
+	r := runStax(t, args...)
+	if r.Code != 6 {
+		t.Fatalf("exit %d, want 6\n%s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{manifest.String(), "was removed from the store", "run `stax store prune` again"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("the message does not say %q:\n%s", want, r.Stderr)
+		}
+	}
+	assertNotStored(t, home, manifest.Encoded())
+	followHints(t, r.Stderr, args, nil)
+	if p := runStax(t, "pull", ref, "-o", filepath.Join(t.TempDir(), "skills")); p.Code != 0 {
+		t.Fatalf("pull after prune: %d %s", p.Code, p.Stderr)
+	}
+}

@@ -207,11 +207,36 @@ func (s *Store) successors(ctx context.Context, desc ocispec.Descriptor) ([]ocis
 	case errors.Is(err, errdef.ErrNotFound):
 		return nil, nil
 	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData):
-		return nil, errdefs.MarkDataLoss(fmt.Errorf("prune %s: manifest %s does not match its digest: nothing was removed", s.Dir, desc.Digest))
+		return nil, s.corruptManifest(desc)
 	case err != nil:
 		return nil, errdefs.MarkLocal(fmt.Errorf("prune %s: read manifest %s: %w: nothing was removed", s.Dir, desc.Digest, err))
 	}
 	return next, nil
+}
+
+// corruptManifest removes the store's copy of the manifest desc, whose
+// content does not match its digest, and explains it. The store is
+// stax's cache, and prune holds its write lock: a copy that does not
+// verify is of no use, and left in place it fails every prune. What it
+// referred to is unknown, so this prune removes nothing else; the next
+// one finds the manifest gone and removes what nothing kept refers to.
+// The tag that names it is left: index.json is the record of what was
+// pulled, and the next pull or install of the package fetches the
+// manifest again under it. A dry run holds the shared lock alone, and
+// leaves the copy. The caller holds s.mu.
+func (s *Store) corruptManifest(desc ocispec.Descriptor) error {
+	file := BlobFile(s.Dir, desc)
+	if !s.writer {
+		return errdefs.MarkDataLoss(fmt.Errorf("prune %s: manifest %s does not match its digest: nothing was removed; run `stax store prune` without --dry-run to remove the corrupt copy %s", s.Dir, desc.Digest, file))
+	}
+	removed, err := removeCorrupt(s.root, desc)
+	if err != nil {
+		return errdefs.MarkDataLoss(fmt.Errorf("prune %s: manifest %s does not match its digest, and removing it failed (%v): nothing was removed; remove %s, then run `stax store prune` again", s.Dir, desc.Digest, err, file))
+	}
+	if removed {
+		s.graph = nil
+	}
+	return errdefs.MarkDataLoss(fmt.Errorf("prune %s: the store's copy of manifest %s was corrupt, its content did not match its digest; it was removed from the store (a tag naming it is kept: the next pull or install of that package fetches it again), and nothing else was removed: run `stax store prune` again", s.Dir, desc.Digest))
 }
 
 // unreachableBlobs returns the files of blobs/ that hold no digest in
