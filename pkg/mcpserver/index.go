@@ -479,10 +479,10 @@ func (s *Server) reconcile(is *indexedSkill, rel string, info fs.FileInfo, data 
 	return changed
 }
 
-// checkRemoved is the answer to a read of file f of a skill, found gone:
-// a file its entry names is taken out of the entry, as a changed one is
-// refreshed, and the read refused.
-func (s *Server) checkRemoved(f skillFile) error {
+// checkRemoved is the answer to a read of file f of a skill, found gone
+// (or no longer a file, as gone says): a file its entry names is taken
+// out of the entry, as a changed one is refreshed, and the read refused.
+func (s *Server) checkRemoved(f skillFile, gone string) error {
 	is := s.index().find(f.key)
 	if is == nil || is.dir != f.dir {
 		return mcp.ResourceNotFoundError(f.resource.URI)
@@ -494,14 +494,15 @@ func (s *Server) checkRemoved(f skillFile) error {
 		return mcp.ResourceNotFoundError(f.resource.URI)
 	}
 	s.removeFile(is, f.rel)
-	return invalidParams("%s was removed from disk after skill %s was listed: call %s for its new entry", URI(f.key, f.rel), f.key, MethodSkillsGet)
+	return invalidParams("%s %s after skill %s was listed: call %s for its new entry", URI(f.key, f.rel), gone, f.key, MethodSkillsGet)
 }
 
 // removeFile takes file rel of is, found gone, out of the index. Without
-// its SKILL.md, or its folder, a skill is no longer served. The folder
-// is followed: a link to it, as installers make, outlives what it names.
+// its SKILL.md, or its folder (a file in its place is none), a skill is
+// no longer served. The folder is followed: a link to it, as installers
+// make, outlives what it names.
 func (s *Server) removeFile(is *indexedSkill, rel string) {
-	if _, err := os.Stat(is.dir); rel == skill.FileName || errors.Is(err, fs.ErrNotExist) {
+	if info, err := os.Stat(is.dir); rel == skill.FileName || errors.Is(err, fs.ErrNotExist) || (err == nil && !info.IsDir()) {
 		s.reread(is, rel)
 		return
 	}

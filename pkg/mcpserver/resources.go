@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -318,7 +319,9 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	var internal *jsonrpc.Error
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, s.checkRemoved(f)
+		return nil, s.checkRemoved(f, "was removed from disk")
+	case notAFile(err):
+		return nil, s.checkRemoved(f, fmt.Sprintf("is no longer a file on disk (%v)", err))
 	case errors.Is(err, regularfile.ErrTooLarge):
 		return nil, invalidParams("%s is larger than %d MiB; read it from %s instead", uri, maxResource>>20, f.dir)
 	case errors.As(err, &internal):
@@ -340,6 +343,14 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		c.Blob = data
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+}
+
+// notAFile says whether err, from readSkillFile, found no regular file
+// where the entry names one: a folder or a named pipe in its place, or a
+// file in place of its folder. That is no file the entry names any more,
+// as one removed is not.
+func notAFile(err error) bool {
+	return errors.Is(err, regularfile.ErrNotRegular) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // readSkillFile reads file f, refusing one over limit bytes

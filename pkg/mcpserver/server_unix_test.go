@@ -15,7 +15,8 @@ import (
 )
 
 // TestSkillInvokeNamedPipe: a stateful file replaced by a named pipe after
-// the listing makes the Skill call a tool error naming it, and the server
+// the listing is no file any more, as one removed is not: the Skill call
+// serves the skill without it, never blocking on the pipe, and the server
 // keeps answering.
 func TestSkillInvokeNamedPipe(t *testing.T) {
 	t.Parallel()
@@ -44,8 +45,8 @@ func TestSkillInvokeNamedPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := textOf(res); !res.IsError || !strings.Contains(text, pipe) || !strings.Contains(text, "not a regular file") {
-		t.Errorf("Skill piped = %q (error %v), want a tool error naming %s", text, res.IsError, pipe)
+	if text := textOf(res); res.IsError || !strings.Contains(text, "body") || strings.Contains(text, "calibrated") {
+		t.Errorf("Skill piped = %q (error %v), want the skill without its CALIBRATION.md", text, res.IsError)
 	}
 	res, err = invoke("good")
 	if err != nil {

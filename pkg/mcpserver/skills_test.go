@@ -442,6 +442,97 @@ func TestSkillsFileRemovedAfterListing(t *testing.T) {
 	}
 }
 
+// TestSkillsFileNoLongerAFileAfterListing: a file replaced after listing
+// by a folder, or whose folder was replaced by a file, is no file the
+// entry names any more, as one removed is not: the read is refused, the
+// skill's entry refreshed without it, and clients sent
+// resources/list_changed. Before, the read was refused and the entry
+// went on naming the file.
+func TestSkillsFileNoLongerAFileAfterListing(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		replace func(t *testing.T, dir string)
+	}{
+		{"file replaced by a folder", func(t *testing.T, dir string) {
+			name := filepath.Join(dir, "references", "guide.md")
+			if err := os.Remove(name); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(name, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"folder replaced by a file", func(t *testing.T, dir string) {
+			name := filepath.Join(dir, "references")
+			if err := os.RemoveAll(name); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(name, []byte("not a folder\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			manySkills(t, f.projectSkills(), 1)
+			srv, _ := skillsServer(t, f, Options{}, "stdio")
+			cs, changed := announced(t, srv)
+			entry := listAll(t, cs)[0]
+			const guide = "skill://skill-0000/references/guide.md"
+			c.replace(t, filepath.Join(f.projectSkills(), "skill-0000"))
+			_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: guide})
+			if wantCode(t, "resources/read of a file no longer a file", err, jsonrpc.CodeInvalidParams); err == nil || !strings.Contains(err.Error(), "no longer a file") {
+				t.Errorf("read after the replacement: %v, want a refusal saying it is no longer a file", err)
+			}
+			waitChanged(t, changed, "a file no longer a file after listing")
+			fresh, err := getSkill(cs, entry.URI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(fresh.Skill.Resources, func(r SkillResource) bool { return r.URI == guide }) {
+				t.Errorf("the refreshed entry still names %s", guide)
+			}
+			if res, err := cs.ListResources(context.Background(), nil); err != nil || slices.ContainsFunc(res.Resources, func(r *mcp.Resource) bool { return r.URI == guide }) {
+				t.Errorf("resources/list after the replacement: %v, want it without %s", err, guide)
+			}
+		})
+	}
+}
+
+// TestSkillsMemoryNoLongerAFileForTheSkillTool: a MEMORY.md replaced by
+// a folder after listing is left out of what the Skill tool serves, as a
+// removed one is, and the skill's entry refreshed without it; before, the
+// tool failed on it and the entry went on naming it.
+func TestSkillsMemoryNoLongerAFileForTheSkillTool(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), 1)
+	srv, _ := skillsServer(t, f, Options{}, "stdio")
+	cs, changed := announced(t, srv)
+	entry := listAll(t, cs)[0]
+	const memory = "skill://skill-0000/MEMORY.md"
+	name := filepath.Join(f.projectSkills(), "skill-0000", "MEMORY.md")
+	if err := os.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(name, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr, _ := call(t, cs, SkillTool, map[string]any{"name": "skill-0000"}); isErr || strings.Contains(text, "remembered") {
+		t.Errorf("Skill skill-0000 with a folder for MEMORY.md = %q (error %v), want the skill without it", text, isErr)
+	}
+	waitChanged(t, changed, "MEMORY.md replaced by a folder")
+	fresh, err := getSkill(cs, entry.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(fresh.Skill.Resources, func(r SkillResource) bool { return r.URI == memory }) {
+		t.Errorf("the refreshed entry still names %s", memory)
+	}
+}
+
 // TestSkillsSkillRemovedAfterListing: a skill whose SKILL.md, or whole
 // folder, was removed after the listing is no longer served once a read
 // finds it gone: the read is refused, clients are sent

@@ -162,10 +162,14 @@ func (s *Server) readSkill(sk discover.Skill) (render.Skill, error) {
 		}
 		data, info, err := readSkillFile(skillFile{key: is.key, dir: is.dir, rel: rel, resource: &mcp.Resource{URI: URI(is.key, rel)}}, limit)
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if s.removeFile(is, rel); rel == skill.FileName {
-				return render.Skill{}, fmt.Errorf("skill %q: its %s was removed from %s after it was listed", sk.Name, skill.FileName, sk.Dir)
+		case errors.Is(err, fs.ErrNotExist), notAFile(err):
+			if s.removeFile(is, rel); rel != skill.FileName {
+				break
 			}
+			if notAFile(err) {
+				return render.Skill{}, fmt.Errorf("skill %q: its %s in %s is no longer a file (%w) since it was listed", sk.Name, skill.FileName, sk.Dir, err)
+			}
+			return render.Skill{}, fmt.Errorf("skill %q: its %s was removed from %s after it was listed", sk.Name, skill.FileName, sk.Dir)
 		case err != nil:
 			return render.Skill{}, fmt.Errorf("skill %q: reading %s: %w", sk.Name, filepath.Join(sk.Dir, filepath.FromSlash(rel)), err)
 		case rel == skill.FileName:
