@@ -130,10 +130,12 @@ func (s *Store) reachable(ctx context.Context, roots []digest.Digest) (map[diges
 			continue
 		}
 		subject, err := s.subjectOf(ctx, desc)
-		if errors.Is(err, errdef.ErrNotFound) {
+		switch {
+		case errors.Is(err, errdef.ErrNotFound):
 			continue
-		}
-		if err != nil {
+		case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData):
+			return nil, nil, s.corruptManifest(desc)
+		case err != nil:
 			return nil, nil, err
 		}
 		if subject != nil {

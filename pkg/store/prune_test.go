@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -225,6 +226,39 @@ func TestPruneStopsAtADamagedManifest(t *testing.T) {
 	}
 	if !tagged {
 		t.Errorf("the prunes dropped the tag of the damaged manifest: %v", s.index.refs)
+	}
+}
+
+// A manifest listed by digest alone that does not match its digest, read
+// for its subject, is removed as a damaged tagged one is, and the next
+// prune succeeds; before, every prune failed on it with no fix.
+func TestPruneRemovesADamagedUntaggedManifest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newPruneFixture(t)
+	name := filepath.Join(f.dir, "blobs", "sha256", f.untagged.Digest.Encoded())
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-2] ^= 1
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenLocal(ctx, f.dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Prune(ctx, false)
+	if errdefs.Of(err) != errdefs.DataLoss || !strings.Contains(fmt.Sprint(err), "run `stax store prune` again") {
+		t.Fatalf("prune of a store with a damaged untagged manifest: %v (%v), want data loss and the fix", err, errdefs.Of(err))
+	}
+	if _, err := os.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the damaged manifest is still stored: %v", err)
+	}
+	if _, err := s.Prune(ctx, false); err != nil {
+		t.Fatalf("the prune after the damaged manifest was removed: %v", err)
 	}
 }
 
