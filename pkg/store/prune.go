@@ -235,10 +235,14 @@ func (s *Store) corruptManifest(desc ocispec.Descriptor) error {
 	if err != nil {
 		return errdefs.MarkDataLoss(fmt.Errorf("prune %s: manifest %s does not match its digest, and removing it failed (%v): nothing was removed; remove %s, then run `stax store prune` again", s.Dir, desc.Digest, err, file))
 	}
-	if removed {
-		s.graph = nil
+	if !removed {
+		// The copy holds its digest: what does not match is the size
+		// the record naming it gives, and the copy, perhaps the only
+		// one, is kept.
+		return errdefs.MarkDataLoss(fmt.Errorf("prune %s: manifest %s is recorded with size %d, which its stored copy %s, matching its digest, does not have: the record naming it was altered; nothing was removed: pull (or pack) that package again to record it anew, then run `stax store prune` again", s.Dir, desc.Digest, desc.Size, file))
 	}
-	return errdefs.MarkDataLoss(fmt.Errorf("prune %s: the store's copy of manifest %s was corrupt, its content did not match its digest; it was removed from the store (a tag naming it is kept: the next pull or install of that package fetches it again), and nothing else was removed: run `stax store prune` again", s.Dir, desc.Digest))
+	s.graph = nil
+	return errdefs.MarkDataLoss(fmt.Errorf("prune %s: the store's copy of manifest %s was corrupt, its content did not match its digest; it was removed from the store (a tag naming it is kept: the next pull or install of that package fetches it again, or pack it again if it was packed here), and nothing else was removed: run `stax store prune` again", s.Dir, desc.Digest))
 }
 
 // unreachableBlobs returns the files of blobs/ that hold no digest in

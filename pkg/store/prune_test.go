@@ -287,3 +287,45 @@ func tree(t *testing.T, dir string) string {
 	}
 	return out.String()
 }
+
+// A tagged manifest whose stored copy holds its digest, listed in
+// index.json with another size, is not corrupt: prune must not say it
+// removed it (it keeps the good copy, which may be the only one), nor
+// send the user round prunes that fail the same way each time.
+func TestPruneKeepsAGoodManifestListedWithAnotherSize(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newPruneFixture(t)
+	indexFile := filepath.Join(f.dir, "index.json")
+	data, err := os.ReadFile(indexFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index ocispec.Index
+	if err := json.Unmarshal(data, &index); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range index.Manifests {
+		if m.Digest == f.tagged.Digest {
+			index.Manifests[i].Size--
+		}
+	}
+	if data, err = json.Marshal(index); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(indexFile, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenLocal(ctx, f.dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Prune(ctx, false)
+	if errdefs.Of(err) != errdefs.DataLoss || strings.Contains(fmt.Sprint(err), "was removed from the store") || !strings.Contains(fmt.Sprint(err), "nothing was removed") {
+		t.Errorf("prune of a good manifest recorded with another size: %v (%v), want data loss saying nothing was removed", err, errdefs.Of(err))
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "blobs", "sha256", f.tagged.Digest.Encoded())); err != nil {
+		t.Errorf("the good copy of the manifest is gone: %v", err)
+	}
+}
