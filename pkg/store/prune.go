@@ -54,7 +54,7 @@ func (s *Store) Prune(ctx context.Context, dryRun bool, roots ...digest.Digest) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	kept, dropTags, err := s.reachable(ctx, roots)
+	kept, dropTags, err := s.reachable(ctx, roots, dryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +95,9 @@ func (s *Store) Prune(ctx context.Context, dryRun bool, roots ...digest.Digest) 
 
 // reachable returns the digests of what the store keeps (see Prune),
 // tagged or among roots, and the referrers tags whose subject it does not
-// keep. The caller holds s.mu.
-func (s *Store) reachable(ctx context.Context, roots []digest.Digest) (map[digest.Digest]bool, []string, error) {
-	w := &pruneWalk{ctx: ctx, s: s, kept: map[digest.Digest]bool{}}
+// keep. A dry run removes no damaged manifest. The caller holds s.mu.
+func (s *Store) reachable(ctx context.Context, roots []digest.Digest, dryRun bool) (map[digest.Digest]bool, []string, error) {
+	w := &pruneWalk{ctx: ctx, s: s, kept: map[digest.Digest]bool{}, dryRun: dryRun}
 	refs := slices.Sorted(maps.Keys(s.index.refs))
 	var referrersTags []string
 	for _, ref := range refs {
@@ -134,7 +134,7 @@ func (s *Store) reachable(ctx context.Context, roots []digest.Digest) (map[diges
 		case errors.Is(err, errdef.ErrNotFound):
 			continue
 		case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData):
-			return nil, nil, s.corruptManifest(desc)
+			return nil, nil, s.corruptManifest(desc, dryRun)
 		case err != nil:
 			return nil, nil, err
 		}
@@ -174,6 +174,8 @@ type pruneWalk struct {
 	ctx  context.Context
 	s    *Store
 	kept map[digest.Digest]bool
+	// dryRun leaves a damaged manifest in place.
+	dryRun bool
 }
 
 func (w *pruneWalk) keep(desc ocispec.Descriptor) error {
@@ -188,7 +190,7 @@ func (w *pruneWalk) keep(desc ocispec.Descriptor) error {
 		if !isManifest(d.MediaType) {
 			continue
 		}
-		next, err := w.s.successors(w.ctx, d)
+		next, err := w.s.successors(w.ctx, d, w.dryRun)
 		if err != nil {
 			return err
 		}
@@ -200,7 +202,7 @@ func (w *pruneWalk) keep(desc ocispec.Descriptor) error {
 // successors returns what the manifest desc refers to; none when the
 // store does not hold it. A manifest that cannot be read stops a prune:
 // what it refers to is unknown, and would be removed.
-func (s *Store) successors(ctx context.Context, desc ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+func (s *Store) successors(ctx context.Context, desc ocispec.Descriptor, dryRun bool) ([]ocispec.Descriptor, error) {
 	if desc.Size > maxManifestSize {
 		return nil, errdefs.Invalid(fmt.Errorf("prune %s: manifest %s is over %d bytes: nothing was removed", s.Dir, desc.Digest, maxManifestSize))
 	}
@@ -209,7 +211,7 @@ func (s *Store) successors(ctx context.Context, desc ocispec.Descriptor) ([]ocis
 	case errors.Is(err, errdef.ErrNotFound):
 		return nil, nil
 	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData):
-		return nil, s.corruptManifest(desc)
+		return nil, s.corruptManifest(desc, dryRun)
 	case err != nil:
 		return nil, errdefs.MarkLocal(fmt.Errorf("prune %s: read manifest %s: %w: nothing was removed", s.Dir, desc.Digest, err))
 	}
@@ -224,11 +226,12 @@ func (s *Store) successors(ctx context.Context, desc ocispec.Descriptor) ([]ocis
 // one finds the manifest gone and removes what nothing kept refers to.
 // The tag that names it is left: index.json is the record of what was
 // pulled, and the next pull or install of the package fetches the
-// manifest again under it. A dry run holds the shared lock alone, and
-// leaves the copy. The caller holds s.mu.
-func (s *Store) corruptManifest(desc ocispec.Descriptor) error {
+// manifest again under it. A dry run changes nothing, and in a store
+// opened for reading holds the shared lock alone: it leaves the copy.
+// The caller holds s.mu.
+func (s *Store) corruptManifest(desc ocispec.Descriptor, dryRun bool) error {
 	file := BlobFile(s.Dir, desc)
-	if !s.writer {
+	if dryRun || !s.writer {
 		return errdefs.MarkDataLoss(fmt.Errorf("prune %s: manifest %s does not match its digest: nothing was removed; run `stax store prune` without --dry-run to remove the corrupt copy %s", s.Dir, desc.Digest, file))
 	}
 	removed, err := removeCorrupt(s.root, desc)

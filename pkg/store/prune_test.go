@@ -329,3 +329,32 @@ func TestPruneKeepsAGoodManifestListedWithAnotherSize(t *testing.T) {
 		t.Errorf("the good copy of the manifest is gone: %v", err)
 	}
 }
+
+// A dry run changes nothing, in a store opened for writing too: a
+// damaged manifest is left, and the prune says to run without --dry-run.
+func TestPruneDryRunLeavesADamagedManifest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newPruneFixture(t)
+	name := filepath.Join(f.dir, "blobs", "sha256", f.tagged.Digest.Encoded())
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-2] ^= 1
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, f.dir)
+	s, err := OpenLocal(ctx, f.dir, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Prune(ctx, true); errdefs.Of(err) != errdefs.DataLoss || !strings.Contains(fmt.Sprint(err), "without --dry-run") {
+		t.Errorf("dry run over a damaged manifest: %v (%v), want data loss saying to run without --dry-run", err, errdefs.Of(err))
+	}
+	if after := tree(t, f.dir); after != before {
+		t.Errorf("a dry run changed the store:\n%s\nwas:\n%s", after, before)
+	}
+}
