@@ -346,11 +346,12 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 }
 
 // notAFile says whether err, from readSkillFile, found no regular file
-// where the entry names one: a folder or a named pipe in its place, or a
-// file in place of its folder. That is no file the entry names any more,
-// as one removed is not.
+// where the entry names one: a folder or a named pipe in its place, a
+// socket (which open refuses with ENXIO), or a file in place of its
+// folder. That is no file the entry names any more, as one removed is
+// not.
 func notAFile(err error) bool {
-	return errors.Is(err, regularfile.ErrNotRegular) || errors.Is(err, syscall.ENOTDIR)
+	return errors.Is(err, regularfile.ErrNotRegular) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENXIO)
 }
 
 // readSkillFile reads file f, refusing one over limit bytes

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,5 +85,36 @@ func TestReadResourceNamedPipe(t *testing.T) {
 	}
 	if res, err := read("skill://tool/SKILL.md"); err != nil || !strings.Contains(res.Contents[0].Text, "x\n") {
 		t.Errorf("reading SKILL.md after the pipe = %v, %v", res, err)
+	}
+}
+
+// TestSkillInvokeSocket: a stateful file replaced by a socket after the
+// listing, which cannot be opened (ENXIO), is no file any more, as a
+// named pipe is not: the Skill call serves the skill without it.
+func TestSkillInvokeSocket(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	filetest.Write(t, f.projectSkills(), map[string]string{
+		"socketed/SKILL.md":       skillMD("socketed", "A skill with a socket", "body\n"),
+		"socketed/CALIBRATION.md": "calibrated\n",
+	})
+	_, cs := connect(t, f, Options{}, nil)
+	sock := filepath.Join(f.projectSkills(), "socketed", "CALIBRATION.md")
+	if err := os.Remove(sock); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mknod(sock, syscall.S_IFSOCK|0o644, 0); err != nil {
+		t.Skipf("mknod of a socket: %v", err)
+	}
+	var res *mcp.CallToolResult
+	var err error
+	filetest.Finishes(t, "Skill socketed", func() {
+		res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: SkillTool, Arguments: map[string]any{"name": "socketed"}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(res); res.IsError || !strings.Contains(text, "body") || strings.Contains(text, "calibrated") {
+		t.Errorf("Skill socketed = %q (error %v), want the skill without its CALIBRATION.md", text, res.IsError)
 	}
 }
