@@ -383,6 +383,24 @@ func (r Reference) Repository() string {
 	return u.String()
 }
 
+// SameRepository is Repository with its host in lower case, as DNS
+// reads it, and without the ".git" that github.com and gitlab.com add
+// when they look a repository up, so that github.com/OWNER/REPO and
+// GitHub.com/OWNER/REPO.git are one repository. Another server may hold
+// REPO and REPO.git as two: there the ".git" stays.
+func (r Reference) SameRepository() string {
+	if r.url == nil {
+		return ""
+	}
+	u := *r.url
+	u.Host = strings.ToLower(u.Host)
+	if isShorthandHost(u.Hostname()) {
+		u.Path, u.RawPath = strings.TrimSuffix(u.Path, ".git"), ""
+	}
+	r.url = &u
+	return r.Repository()
+}
+
 // Display is the repository's URL for messages: credentials masked, so
 // that a reader sees some were given.
 func (r Reference) Display() string {

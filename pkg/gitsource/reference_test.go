@@ -283,3 +283,32 @@ func TestResolvedNamesTheRefResolved(t *testing.T) {
 		}
 	}
 }
+
+// github.com and gitlab.com find OWNER/REPO and OWNER/REPO.git as one
+// repository; another server may hold two, and they stay two.
+func TestSameRepository(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"github.com/o/r", "git+https://github.com/o/r", true},
+		{"https://gitlab.com/o/r/-/tree/main", "git+https://gitlab.com/o/r.git#v1", true},
+		{"git+https://GitHub.com/o/r.git", "git+https://github.com/o/r", true},
+		{"git+https://git.example.com/o/r.git", "git+https://git.example.com/o/r", false},
+		{"git+ssh://git@example.com/srv/r.git", "git+ssh://git@example.com/srv/r", false},
+		{"git+file:///srv/r.git", "git+file:///srv/r", false},
+	} {
+		a, err := Parse(tc.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Parse(tc.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.SameRepository() == b.SameRepository(); got != tc.same {
+			t.Errorf("%s and %s: one repository = %v, want %v (%q, %q)", tc.a, tc.b, got, tc.same, a.SameRepository(), b.SameRepository())
+		}
+	}
+}

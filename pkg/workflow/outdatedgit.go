@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 
@@ -152,12 +151,12 @@ func lockedGit(p lock.Package) *gitsource.Resolved {
 }
 
 // listingKey is the repository of ref as git ls-remote requests are
-// grouped by: without the .git git itself adds when it looks a repository
-// up, so that HOST/OWNER/REPO and HOST/OWNER/REPO.git are listed once.
-// Only the requests are grouped: the cache and stax.lock keep each URL as
+// grouped by (gitsource.Reference.SameRepository): on github.com and
+// gitlab.com, OWNER/REPO and OWNER/REPO.git are listed once. Only the
+// requests are grouped: the cache and stax.lock keep each URL as
 // written.
 func listingKey(ref gitsource.Reference) string {
-	return strings.TrimSuffix(ref.Repository(), ".git")
+	return ref.SameRepository()
 }
 
 // listGitTags lists the tags of the git repositories of refs, with one
