@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/pack"
@@ -23,13 +22,13 @@ import (
 // where stateful files changed, no placeholders) are the author's to
 // keep: the mirror takes the tree as it is.
 func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Reference, dstRef reference.Reference) (*PushResult, error) {
-	maxSize := opts.Build.MaxSize
+	limits := opts.Build.Limits
 	git, err := env.gitCache()
 	if err != nil {
 		return nil, err
 	}
-	git.MaxSize = max(maxSize, 0)
-	src, err := source.OpenGit(ctx, ref, source.Options{Opener: env.Opener, Build: pack.Options{Strict: opts.Build.Strict}, Limits: layers.Limits{MaxSize: maxSize}, Git: git})
+	git.Limits = limits
+	src, err := source.OpenGit(ctx, ref, source.Options{Opener: env.Opener, Build: pack.Options{Strict: opts.Build.Strict}, Limits: limits, Git: git})
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +38,7 @@ func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Refe
 	if err != nil {
 		return nil, err
 	}
-	copyOpts := env.transferOptions(maxSize)
+	copyOpts := env.transferOptions(limits.MaxSize)
 	copyOpts.Package, copyOpts.NoOverwrite = pkg, opts.NoOverwrite
 	dst, res, err := publish.Push(ctx, env.Opener, src.Target, dstRef, copyOpts)
 	if err != nil {
@@ -48,7 +47,7 @@ func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Refe
 	defer dst.Close()
 	out := &PushResult{Transfer: newTransfer(dst.Ref, res)}
 	if opts.Signer != nil {
-		if out.Signature, err = sign(ctx, dst, res.Descriptor, opts.Signer, layers.Limits{MaxSize: maxSize}); err != nil {
+		if out.Signature, err = sign(ctx, dst, res.Descriptor, opts.Signer, limits); err != nil {
 			return nil, err
 		}
 	}

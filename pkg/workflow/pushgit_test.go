@@ -57,3 +57,22 @@ func TestPushGitSourceRefusesDirectoryOptions(t *testing.T) {
 		t.Errorf("push of a git source: %v", err)
 	}
 }
+
+// TestPushGitSourceHoldsToMaxFiles: the file limit a caller gives Push
+// bounds the tree taken from a git source, as it bounds a directory's.
+func TestPushGitSourceHoldsToMaxFiles(t *testing.T) {
+	t.Parallel()
+	gittest.RequireGit(t)
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "skills")
+	repo.Write(map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Read PDFs. Use for PDFs.\n---\n\nRead PDFs.\n"})
+	repo.Commit("pdf")
+	repo.Tag("v1.0.0", "")
+	env := newEnvAt(t, t.TempDir(), &bytes.Buffer{})
+	opts := workflow.PushOptions{Source: "git+" + repo.URL + "#v1.0.0", Destination: layout(t) + ":1.0.0"}
+	opts.Build.Limits = layers.Limits{MaxFiles: 1}
+	_, err := workflow.Push(context.Background(), env, opts)
+	if err == nil || !strings.Contains(err.Error(), "more than 1 files") {
+		t.Errorf("push of a git source of 3 entries with a limit of 1: %v; want the limit refused", err)
+	}
+}
