@@ -59,7 +59,7 @@ func compareWithGitRepositories(ctx context.Context, env *Env, entries []outdate
 		if g == nil {
 			continue
 		}
-		key := listingKey(g.ref)
+		key := g.ref.SameRepository() // OWNER/REPO and OWNER/REPO.git listed once on github.com
 		r, ok := index[key]
 		if !ok {
 			r = len(repos)
@@ -148,15 +148,6 @@ func lockedGit(p lock.Package) *gitsource.Resolved {
 		return nil
 	}
 	return &gitsource.Resolved{Ref: p.Git.Ref, Kind: gitsource.Kind(p.Git.Kind), Commit: p.Git.Commit}
-}
-
-// listingKey is the repository of ref as git ls-remote requests are
-// grouped by (gitsource.Reference.SameRepository): on github.com and
-// gitlab.com, OWNER/REPO and OWNER/REPO.git are listed once. Only the
-// requests are grouped: the cache and stax.lock keep each URL as
-// written.
-func listingKey(ref gitsource.Reference) string {
-	return ref.SameRepository()
 }
 
 // listGitTags lists the tags of the git repositories of refs, with one
