@@ -2,12 +2,14 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
 	"github.com/stax-dev/stax/layers"
 
 	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/mcpserver"
 	"github.com/stax-dev/stax/pkg/render"
 )
@@ -78,7 +80,14 @@ func ServeMCP(ctx context.Context, env *Env, opts ServeMCPOptions) error {
 		},
 		Version: opts.Version,
 	}
-	if len(opts.Packages) > 0 || opts.File != "" {
+	served := len(opts.Packages) > 0 || opts.File != ""
+	if v := opts.Verify; !served && (v.Mode != "" || len(v.Keys) > 0 || len(v.Identities) > 0 || v.TrustedRoot != "") {
+		// The installed skills are held to the trust policy and the lock:
+		// a check asked for here would do nothing, and pass for one done.
+		return errdefs.Invalid(errors.New("--verify, --key, --certificate-identity, --certificate-oidc-issuer and --trusted-root check the packages of --package or --file: " +
+			"pass one, or drop them (stax verify --installed checks the installed skills)"))
+	}
+	if served {
 		if err := env.checkVerification(opts.Verify); err != nil {
 			return err
 		}

@@ -484,3 +484,21 @@ func callSkill(t *testing.T, cs *mcp.ClientSession, name string) (string, bool) 
 	text, _ := res.Content[0].(*mcp.TextContent)
 	return text.Text, res.IsError
 }
+
+// A signature check asked for without packages to check is refused: the
+// installed skills are held to the trust policy, not to these flags, and
+// a check given that then does nothing would read as one that passed.
+func TestServeMCPVerificationWithoutPackages(t *testing.T) {
+	t.Parallel()
+	rt, _ := agent.Find("claude-code")
+	for _, v := range []workflow.Verification{{Mode: "require"}, {Keys: []string{"k.pub"}}, {TrustedRoot: "root.json"}} {
+		var out strings.Builder
+		err := workflow.ServeMCP(context.Background(), homeEnv(t, t.TempDir()), workflow.ServeMCPOptions{
+			Discover: discover.Options{Runtime: rt, Project: t.TempDir(), Home: t.TempDir()}, Verify: v,
+			Stdin: strings.NewReader(""), Stdout: &out,
+		})
+		if errdefs.Of(err) != errdefs.InvalidArgument || out.Len() != 0 {
+			t.Errorf("ServeMCP of the installed skills with %+v: %v (%v), wrote %q; want invalid, and nothing served", v, err, errdefs.Of(err), out.String())
+		}
+	}
+}
