@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,9 +57,14 @@ type servedSet struct {
 	skillFiles map[string][]byte
 }
 
-// same reports whether s and o serve the same packages in the same order.
+// same reports whether s and o serve the same packages in the same order,
+// as the trust policy has them: one that now requires a package to
+// verify refuses its skills whose files changed, and a new signer is
+// the provenance's.
 func (s *servedSet) same(o *servedSet) bool {
-	return slices.Equal(s.folders, o.folders)
+	return slices.Equal(s.folders, o.folders) && maps.EqualFunc(s.installed, o.installed, func(a, b *mcpserver.Installed) bool {
+		return a.Require == b.Require && a.Signer == b.Signer
+	})
 }
 
 // servedPackages is what ServeMCP serves in place of the runtime's

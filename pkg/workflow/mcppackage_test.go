@@ -502,3 +502,46 @@ func TestServeMCPVerificationWithoutPackages(t *testing.T) {
 		}
 	}
 }
+
+// A refresh that resolves the same packages under a trust policy that now
+// requires them to verify serves them as that policy says: a file
+// changed in a package's directory then refuses its skill.
+func TestServeMCPRefreshTakesTheNewTrustPolicy(t *testing.T) {
+	t.Parallel()
+	signer, pub := newKey(t)
+	ref := packLayout(t, statefulPackage(t, t.TempDir(), "Signed."), signer)
+	staxHome := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(staxHome, "trust.yaml"), "keys: ["+pub+"]\n")
+	ticks := make(chan time.Time)
+	waiting := make(chan struct{}, 16) // the poll waits for its next tick
+	cs := servePackages(t, homeEnv(t, staxHome), t.TempDir(), workflow.ServeMCPOptions{
+		Packages: []string{ref}, Refresh: time.Hour,
+		After: func(time.Duration) <-chan time.Time { waiting <- struct{}{}; return ticks },
+	}, nil)
+	e, ok := listSkills(t, cs)["skill://notes/SKILL.md"]
+	if !ok {
+		t.Fatal("the package's skill is not listed")
+	}
+	pkgDigest, _ := provenance(e)["digest"].(string)
+	memory := filepath.Join(staxHome, "served", strings.Replace(pkgDigest, ":", string(filepath.Separator), 1), "notes", "MEMORY.md")
+	if err := os.WriteFile(memory, []byte("forged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	filetest.WriteFile(t, filepath.Join(staxHome, "trust.yaml"), "mode: require\nkeys: ["+pub+"]\n")
+
+	deadline := time.After(30 * time.Second)
+	select {
+	case ticks <- time.Now():
+	case <-deadline:
+		t.Fatal("the server never waited for its clock")
+	}
+	<-waiting // the first wait, before the tick
+	select {
+	case <-waiting: // the poll took in the tick, and waits again
+	case <-deadline:
+		t.Fatal("the server never refreshed")
+	}
+	if got := listSkills(t, cs); len(got) != 0 {
+		t.Errorf("under require, skills/list after the refresh = %v, want the changed skill refused", keys(got))
+	}
+}
