@@ -3,9 +3,11 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/target"
@@ -41,9 +43,7 @@ func moveGitTo(ctx context.Context, env *Env, m *projectFile, d declaration.Decl
 		}
 		return nil, nil, errdefs.Resolution(fmt.Errorf("no tag of git repository %s is the version %s: %s", termtext.Escape(ref.Display()), v, listed))
 	}
-	named := ref
-	named.Ref = found
-	to := staxyaml.Dependency{Ref: named.String(), Plugin: d.Plugin, Skills: d.Skills}
+	to := staxyaml.Dependency{Ref: atTag(d.Written, ref, found), Plugin: d.Plugin, Skills: d.Skills}
 	if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
 		return nil, nil, err
 	}
@@ -52,4 +52,20 @@ func moveGitTo(ctx context.Context, env *Env, m *projectFile, d declaration.Decl
 		moved = append(moved, RangeUpdate{Ref: d.Written, Old: d.Range.String()})
 	}
 	return moved, &versionPin{}, nil
+}
+
+// atTag is the git source written as written, its REF tag: its URL
+// keeps the credentials and the form the user gave it (a token written
+// in it stays in stax.yaml, see docs/sources.md), where ref.String()
+// leaves them out. A form naming REF in its path (a web URL's /tree/REF)
+// is written in the explicit form, without credentials, which it cannot
+// hold.
+func atTag(written string, ref gitsource.Reference, tag string) string {
+	base, _, _ := strings.Cut(written, "#") // as gitsource.Parse cuts it
+	if r, err := gitsource.Parse(base + "#" + tag); err == nil && r.Repository() == ref.Repository() && r.Subdir == ref.Subdir {
+		return base + "#" + tag
+	}
+	named := ref
+	named.Ref = tag
+	return named.String()
 }
