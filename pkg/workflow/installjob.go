@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
-	"oras.land/oras-go/v2/content"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/cache"
@@ -366,16 +365,7 @@ func (s storedLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(
 	}
 	// n.Target is read after Stored: storing moves n to the local store,
 	// and the layer is read, and explained, from where n is then.
-	rc, err := n.Package.OpenSkills(ctx, n.Target)
-	if err != nil {
-		return n.Target.Explain(err)
-	}
-	defer rc.Close()
-	err = read(rc)
-	if errors.Is(err, content.ErrMismatchedDigest) {
-		return n.Target.Explain(err)
-	}
-	return err
+	return resolve.ReadLayer(ctx, n, n.Target, read)
 }
 
 // namingLayers reads layers through from, and names the package and
