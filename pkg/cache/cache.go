@@ -11,6 +11,7 @@ package cache
 
 import (
 	"context"
+	"io"
 	"slices"
 	"sync"
 
@@ -178,6 +179,7 @@ func (p *Packages) Store(ctx context.Context, g *resolve.Graph, opts transfer.Op
 
 // Storing is a Store under way.
 type Storing struct {
+	p     *Packages
 	index map[*resolve.Node]int // of the packages stored (see stored)
 	// done[i] is closed once the store of the i-th package stored has
 	// ended, with errs[i]; one never started is never closed.
@@ -193,7 +195,7 @@ type Storing struct {
 // fetched. Until Wait has returned, a package's Target is not to be
 // read before Stored has returned for it, nor g or p closed.
 func (p *Packages) StartStore(ctx context.Context, g *resolve.Graph, opts transfer.Options) *Storing {
-	s := &Storing{index: map[*resolve.Node]int{}, finished: make(chan struct{})}
+	s := &Storing{p: p, index: map[*resolve.Node]int{}, finished: make(chan struct{})}
 	var remote []*resolve.Node
 	for _, n := range g.Order {
 		if stored(n) {
@@ -244,6 +246,57 @@ func (s *Storing) Stored(ctx context.Context, n *resolve.Node) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// LayerReady waits until n's skills layer can be read (see ReadLayer):
+// at once for a layer the local store holds, fetched ahead or there
+// before, else once n is stored (see Stored). It returns what Stored
+// returns.
+func (s *Storing) LayerReady(ctx context.Context, n *resolve.Node) error {
+	if _, ok := s.layerHeld(ctx, n); ok {
+		return nil
+	}
+	return s.Stored(ctx, n)
+}
+
+// ReadLayer reads n's skills layer, verified (see resolve.ReadLayer):
+// from the local store as soon as it holds the layer, though n itself,
+// its manifest and tag, may not be stored yet, which on a cold store
+// means two writes of index.json, each synced, behind those of the
+// packages stored at the same time; else from where n is once stored.
+// A job commits nothing read so before Wait has returned.
+func (s *Storing) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
+	if local, ok := s.layerHeld(ctx, n); ok {
+		return resolve.ReadLayer(ctx, n, local, read)
+	}
+	if err := s.Stored(ctx, n); err != nil {
+		return err
+	}
+	// n.Target is read after Stored: storing moves n to the local store,
+	// and the layer is read, and explained, from where n is then.
+	return resolve.ReadLayer(ctx, n, n.Target, read)
+}
+
+// layerHeld returns the local store as n is stored in it (storeNode's
+// view) once its fetch ahead, if any, has ended, when the store holds
+// n's skills layer: a registry package's, whose store s has yet to end.
+func (s *Storing) layerHeld(ctx context.Context, n *resolve.Node) (*target.Target, bool) {
+	if _, ok := s.index[n]; !ok || n.Git != nil || n.Package.Skills == nil {
+		return nil, false
+	}
+	if s.p.waitAhead(ctx, n) != nil {
+		return nil, false // storing n reports it
+	}
+	local, err := s.p.local(ctx)
+	if err != nil {
+		return nil, false
+	}
+	if ok, err := local.Exists(ctx, *n.Package.Skills); err != nil || !ok {
+		return nil, false
+	}
+	ref := n.Reference()
+	ref.Digest = n.Digest
+	return local.WithRef(ref), true
 }
 
 func (p *Packages) storeAll(ctx context.Context, opts transfer.Options, remote []*resolve.Node, s *Storing) ([]*transfer.Result, error) {

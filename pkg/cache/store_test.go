@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -490,4 +492,53 @@ func pushDir(t *testing.T, opener *target.Opener, dir, ref string) digest.Digest
 		t.Fatal(err)
 	}
 	return res.Descriptor.Digest
+}
+
+// A layer fetched ahead is read from the local store as soon as it is
+// there, not once its package is stored: storing a package writes
+// index.json twice, each write synced, behind those of the packages
+// stored at the same time, and an install's extraction waited for all
+// of that. Here index.json cannot be replaced, so storing the package
+// fails; its layer is read all the same, and the failure is still the
+// store's to report.
+func TestALayerFetchedAheadIsReadBeforeItsPackageIsStored(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := packagetest.New(t)
+	p.Publish("solo:1", "solo")
+	pkgs := cache.New(p.Opener, nil)
+	defer pkgs.Close()
+	g, err := resolve.Resolve(ctx, packagetest.Declared(t, p.Reg.Host+"/solo:1"), "", resolve.Options{Source: pkgs, FetchLayers: fetchAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := pkgs.LockStore(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(p.Opener.StoreDir, "index.json")
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(index, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	n := g.Root
+	storing := pkgs.StartStore(ctx, g, transfer.Options{})
+	if err := storing.LayerReady(ctx, n); err != nil {
+		t.Errorf("the layer fetched ahead was not ready: %v", err)
+	}
+	var read int64
+	err = storing.ReadLayer(ctx, n, func(r io.Reader) (err error) {
+		read, err = io.Copy(io.Discard, r)
+		return err
+	})
+	if err != nil || read != n.Package.Skills.Size {
+		t.Errorf("read %d bytes of the layer (%v), want all %d before its package is stored", read, err, n.Package.Skills.Size)
+	}
+	if _, err := storing.Wait(); err == nil {
+		t.Error("the package was stored though index.json could not be written")
+	}
 }

@@ -340,32 +340,28 @@ type layerWaiter interface {
 	Ready(ctx context.Context, n *resolve.Node) error
 }
 
-// storedLayers reads each package's layer from where it is once storing
-// (when not nil) has stored it: an OCI layout's store does not check
-// what it serves, so the layer is verified as it is read, as pull
-// verifies it.
+// storedLayers reads each package's layer from where it is, once
+// storing (when not nil) has it in the local store (see
+// cache.Storing.ReadLayer): an OCI layout's store does not check what it
+// serves, so the layer is verified as it is read, as pull verifies it.
 type storedLayers struct {
 	storing *cache.Storing
 }
 
-// Ready returns once n is stored: layers are extracted in the order
-// their packages are stored, not in the graph's.
+// Ready returns once n's layer is in the local store: layers are
+// extracted in the order they arrive, not in the graph's.
 func (s storedLayers) Ready(ctx context.Context, n *resolve.Node) error {
 	if s.storing == nil {
 		return nil
 	}
-	return s.storing.Stored(ctx, n)
+	return s.storing.LayerReady(ctx, n)
 }
 
 func (s storedLayers) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
-	if s.storing != nil {
-		if err := s.storing.Stored(ctx, n); err != nil {
-			return err
-		}
+	if s.storing == nil {
+		return resolve.ReadLayer(ctx, n, n.Target, read)
 	}
-	// n.Target is read after Stored: storing moves n to the local store,
-	// and the layer is read, and explained, from where n is then.
-	return resolve.ReadLayer(ctx, n, n.Target, read)
+	return s.storing.ReadLayer(ctx, n, read)
 }
 
 // namingLayers reads layers through from, and names the package and
