@@ -11,8 +11,8 @@
 #   STAX=bin/stax PKGS=10 PKG_SKILLS=50 DELAY=50ms RUNS=3 bash bench/latency.sh
 #   STAX=bin/stax SKILL_SIZE=2000 bash bench/latency.sh   # small skills
 #
-# Rows (median wall time of RUNS, requests the proxy saw in one run, ratio
-# to the parallel oras pull): stax install of the PKGS references with a
+# Rows (median wall time of RUNS, the runs of all rows interleaved,
+# requests the proxy saw in one run, ratio to the parallel oras pull): stax install of the PKGS references with a
 # cold store, at the default --concurrency and with --concurrency PKGS (as
 # many packages at once as the parallel oras pulls), and with
 # --concurrency PKGS from a stax.yaml declaring them in version ranges
@@ -27,7 +27,7 @@
 # (each holding 1.0.0, 1.1.0 and 2.0.0, pushed directly; the project locked
 # at 1.1.0), in requests and in round trips (wall time over DELAY).
 # SHOW_REQUESTS=1 lists the requests of each row's last run after the
-# tables.
+# tables, SHOW_RUNS=1 each row's wall times, in the order they ran.
 set -euo pipefail
 
 STAX=${STAX:-bin/stax}
@@ -177,39 +177,59 @@ job_install_wide() {
 # The same packages declared in version ranges, as stax add --version
 # writes them, with no stax.lock yet: each repository's tags are listed
 # before its package is looked up.
-prepare_ranged() { cp "$work/ranged.yaml" "$run/proj/stax.yaml"; }
+prepare_install_ranged() { cp "$work/ranged.yaml" "$run/proj/stax.yaml"; }
 job_install_ranged() {
 	export STAX_HOME=$run/home
 	(cd "$run/proj" && "$STAX" install --concurrency "$PKGS" >/dev/null)
 }
 
-# measure JOB [PREPARE]: sets $wall (median seconds) and $reqs (requests of
-# the last run). Each run starts with no dirty pages of the one before
-# (sync), and leaves its directory for cleanup to remove when the script
-# ends: ext4 without a journal skips the inodes freed in the last minute on
-# every inode it allocates (see bench/compare.sh), so removing a run's
-# tree just before the next made that one slower, and made the row after
-# a row's removals slower than the same row run first, whatever it ran.
+# run_once JOB R: run R of JOB, in a directory of its own, with its
+# PREPARE (prepare_JOB, when defined) before the clock starts; appends
+# its wall time to times[JOB] and sets reqs_of[JOB] to its requests. Each
+# run starts with no dirty pages of the one before (sync), and leaves its
+# directory for cleanup to remove when the script ends: ext4 without a
+# journal skips the inodes freed in the last minute on every inode it
+# allocates (see bench/compare.sh), so removing a run's tree just before
+# the next made that one slower.
+declare -A times reqs_of
+run_once() {
+	local t0 before logged
+	run=$work/run-$1-$2
+	mkdir -p "$run/proj" "$run/out"
+	if declare -F "prepare_${1#job_}" >/dev/null; then "prepare_${1#job_}" 2>>"$work/stderr.log"; fi
+	sync
+	before=$(requests) logged=$(wc -l <"$work/proxy.log")
+	t0=$(now)
+	"$1" 2>>"$work/stderr.log"
+	times[$1]+="$(echo "$(now) - $t0" | bc) "
+	reqs_of[$1]=$(($(requests) - before))
+	tail -n +$((logged + 1)) "$work/proxy.log" >"$work/requests-$1"
+}
+# measure JOB...: RUNS rounds, each running one run of every JOB in turn,
+# round r starting at the r-th JOB; then sets $wall (median seconds) and
+# $reqs (requests of the last run) for JOB with result JOB. Every row
+# once ran all its runs before the next row, and paid for where it stood:
+# the first, run just after the setup, took 0.50 s where the second, the
+# same install, took 0.34 s (idle, on disk), and a slower minute of a
+# shared machine fell on one row alone. Now a row's runs are spread over
+# the whole measurement, and none always follows the same row.
 measure() {
-	local r t0 before logged times=()
+	local r k jobs=("$@")
 	for ((r = 0; r < RUNS; r++)); do
-		run=$work/run-$1-$r
-		mkdir -p "$run/proj" "$run/out"
-		[ -z "${2:-}" ] || "$2" 2>>"$work/stderr.log"
-		sync
-		before=$(requests) logged=$(wc -l <"$work/proxy.log")
-		t0=$(now)
-		"$1" 2>>"$work/stderr.log"
-		times+=("$(echo "$(now) - $t0" | bc)")
-		reqs=$(($(requests) - before))
-		tail -n +$((logged + 1)) "$work/proxy.log" >"$work/requests-$1"
+		for ((k = 0; k < ${#jobs[@]}; k++)); do
+			run_once "${jobs[(k + r) % ${#jobs[@]}]}" "$r"
+		done
 	done
-	wall=$(printf '%s\n' "${times[@]}" | median)
+}
+result() {
+	wall=$(printf '%s\n' ${times[$1]} | median) reqs=${reqs_of[$1]}
 }
 
 echo "latency: $("$STAX" version 2>/dev/null | head -n 1), oras $ORAS_VERSION, $("${DOCKER_REGISTRY:-/usr/bin/docker-registry}" --version)"
 echo "latency: $PKGS packages of $PKG_SKILLS skills of $(du -sh "$work/src" | cut -f1) in all, $DELAY per request, median of $RUNS, $(nproc) cores"
-measure job_oras_parallel
+rows=(job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_stax_pull_all job_oras_serial job_oras_parallel_untar)
+measure job_oras_parallel "${rows[@]}"
+result job_oras_parallel
 base=$wall base_reqs=$reqs
 declare -A label=(
 	[job_install]="stax install of the $PKGS references, cold store"
@@ -224,11 +244,8 @@ declare -A label=(
 )
 printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "vs parallel oras"
 row() { printf '| %s | %.2f | %s | %.2f× |\n' "${label[$1]}" "$wall" "$reqs" "$(echo "$wall / $base" | bc -l)"; }
-for job in job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_stax_pull_all job_oras_serial job_oras_parallel_untar; do
-	prepare=
-	[ "$job" = job_frozen ] && prepare=prepare_frozen
-	[ "$job" = job_install_ranged ] && prepare=prepare_ranged
-	measure "$job" "$prepare"
+for job in "${rows[@]}"; do
+	result "$job"
 	row "$job"
 done
 wall=$base reqs=$base_reqs
@@ -246,7 +263,13 @@ label[job_outdated]="stax outdated over $OUTDATED_REPOS repositories"
 echo
 printf '| %s | %s | %s | %s |\n|---|---|---|---|\n' job "wall (s)" requests "round trips (wall / $DELAY)"
 measure job_outdated
+result job_outdated
 printf '| %s | %.2f | %s | %.1f |\n' "${label[job_outdated]}" "$wall" "$reqs" "$(echo "$wall / $(seconds "$DELAY")" | bc -l)"
+if [ "${SHOW_RUNS:-}" = 1 ]; then
+	for job in job_oras_parallel "${rows[@]}" job_outdated; do
+		echo "runs of: ${label[$job]}: ${times[$job]}"
+	done
+fi
 if [ "${SHOW_REQUESTS:-}" = 1 ]; then
 	for job in job_install job_install_wide job_install_ranged job_frozen job_stax_pull job_stax_pull_all job_oras_serial job_oras_parallel job_oras_parallel_untar job_outdated; do
 		echo "requests of one run of: ${label[$job]}"
