@@ -37,6 +37,7 @@ PKG_SKILLS=${PKG_SKILLS:-50}
 SKILL_SIZE=${SKILL_SIZE:-0}
 DELAY=${DELAY:-50ms}
 RUNS=${RUNS:-3}
+WARMUP=${WARMUP:-1}
 OUTDATED_REPOS=${OUTDATED_REPOS:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/stax-latency.XXXXXX")
@@ -212,13 +213,17 @@ run_once() {
 # the first, run just after the setup, took 0.50 s where the second, the
 # same install, took 0.34 s (idle, on disk), and a slower minute of a
 # shared machine fell on one row alone. Now a row's runs are spread over
-# the whole measurement, and none always follows the same row.
+# the whole measurement, and none always follows the same row. WARMUP
+# rounds (1) run first, untimed: in one session on a shared machine, the
+# first run of each of the first six rows, all within 15 s of the setup,
+# took 2-4 times as long as its others.
 measure() {
 	local r k jobs=("$@")
-	for ((r = 0; r < RUNS; r++)); do
+	for ((r = -WARMUP; r < RUNS; r++)); do
 		for ((k = 0; k < ${#jobs[@]}; k++)); do
-			run_once "${jobs[(k + r) % ${#jobs[@]}]}" "$r"
+			run_once "${jobs[(k + r + WARMUP) % ${#jobs[@]}]}" "$r"
 		done
+		((r >= 0)) || for k in "${jobs[@]}"; do times[$k]=; done
 	done
 }
 result() {
