@@ -193,8 +193,9 @@ func (e *Env) resolveSources(ctx context.Context, req installRequest, pkgs *cach
 }
 
 // writeWinners stores the packages of graph while it installs the
-// winners: each layer is extracted as soon as its package is stored, and
-// nothing is committed before all are. A failure to store them is the one
+// winners: each layer is extracted as soon as it is in the local store
+// (see cache.Storing.ReadLayer), and nothing is committed before every
+// package is stored. A failure to store them is the one
 // reported, as when they were stored first: it stops the install. An
 // install that fails on its own stops the store, whose packages it no
 // longer needs, and reports its own failure.
