@@ -56,10 +56,10 @@ func (s *storedTwice) install(ctx context.Context) (*workflow.InstallResult, err
 	return workflow.Install(ctx, s.env, workflow.InstallOptions{Where: claudeCode(s.proj), Sources: []string{s.a, s.b}})
 }
 
-// An install extracts a package's layer as soon as it is stored, but
-// commits nothing before every package is: when one whose skill is
-// already in place fails to be stored, the skill of another that did
-// change is not updated, and the failure is the store's.
+// An install extracts a package's layer as soon as the layer is in the
+// local store, but commits nothing before every package is stored: when
+// one whose skill is already in place fails to be stored, the skill of
+// another that did change is not updated, and the failure is the store's.
 func TestInstallCommitsNothingBeforeEveryPackageIsStored(t *testing.T) {
 	t.Parallel()
 	s := installTwoPackages(t)

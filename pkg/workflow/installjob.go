@@ -250,8 +250,9 @@ func installStored(ctx context.Context, req installRequest, graph *resolve.Graph
 		return nil, err
 	}
 	defer staged.Close()
-	// Every folder is staged, each layer read once its package was
-	// stored; none is committed before every package is.
+	// Every folder is staged, each layer read once it was in the local
+	// store, maybe before its package; none is committed before every
+	// package is.
 	if _, err := storing.Wait(); err != nil {
 		return nil, err
 	}
