@@ -583,7 +583,6 @@ func TestPushGitSourceRefusesDirectoryFlags(t *testing.T) {
 func TestPushGitSourceSignsAndIgnoresSourceDate(t *testing.T) {
 	t.Parallel()
 	useHome(t)
-	setenv(t, "STAX_PASSWORD", "mirror-pass")
 	_, repo, _ := serveAnthropics(t)
 	releaseAnthropics11(repo)
 	reg := registrytest.New(t)
@@ -595,7 +594,7 @@ func TestPushGitSourceSignsAndIgnoresSourceDate(t *testing.T) {
 	var first workflow.PushResult
 	decodeJSON(t, r.Stdout, &first)
 
-	key, pub := generateKeyPair(t, filepath.Join(t.TempDir(), "keys", "mirror"))
+	key, pub := newKeyPair(t, "mirror")
 	for _, epoch := range []string{"1700000000", "not-a-number"} {
 		setenv(t, "SOURCE_DATE_EPOCH", epoch)
 		r = runStax(t, "push", gitRef(repo, "", "v1.0.0"), mirror+":signed", "--sign", "--key", key, "--output", "json")

@@ -4,6 +4,8 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,56 +19,88 @@ import (
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
-// keyPair is one key pair newKeyPair made, for every test that asks for
-// a key of that name.
+// keyPair is one key pair newKeyPair or newEncryptedKeyPair made, for
+// every test that asks for a key of that name.
 type keyPair struct {
 	once      sync.Once
 	priv, pub string
 	err       error
 }
 
-// keyPairs are the key pairs of newKeyPair by name, one per name in a run:
-// tests only read keys.
+// keyPairs are the key pairs of newKeyPair and newEncryptedKeyPair by
+// file prefix, one per prefix in a run: tests only read keys.
 var keyPairs sync.Map
 
-// testKeyPassword is the password of newKeyPair's private keys.
+// testKeyPassword is the password of the tests' private keys.
 const testKeyPassword = "correct horse"
 
 // newKeyPair returns the private and public key of the key pair named
-// prefix, encrypted with the password it sets in the test's
-// $STAX_PASSWORD; another name is another key.
+// prefix, and sets $STAX_PASSWORD in the test's environment, as a user
+// who signs does; another name is another key.
 //
-// The private key is in the format stax key generate writes, but
-// encrypted with scrypt's legacy parameters, which older cosign releases
-// wrote and stax reads, instead of the standard ones: every stax sign
-// with it decrypts in half the time, seconds less each under the race
-// detector. TestSignInLocalStore signs with a key stax key generate made.
+// The private key is an unencrypted PKCS#8 key, which stax reads as it
+// reads one stax key generate wrote: the tests that use it check what is
+// signed and verified, which does not depend on how the key file is
+// sealed, and each stax sign with an encrypted key spends scrypt's 32 MiB
+// and tens of milliseconds of CPU decrypting it (a tenth of cmd/stax's
+// tests' CPU, with two dozen tests signing). Decrypting is checked with
+// keys sealed as stax key generate seals them: TestSignInLocalStore,
+// TestPushSignSignsWhatItPushes (a wrong password), the git source tests
+// that sign, and pkg/signature's TestCosignKeyLoads.
 func newKeyPair(t *testing.T, prefix string) (string, string) {
 	t.Helper()
+	return cachedKeyPair(t, filepath.Join("plain", prefix), func(key *ecdsa.PrivateKey) ([]byte, error) {
+		der, err := x509.MarshalPKCS8PrivateKey(key)
+		if err != nil {
+			return nil, err
+		}
+		return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+	})
+}
+
+// newEncryptedKeyPair is newKeyPair with the private key in the format
+// stax key generate writes, encrypted with testKeyPassword and scrypt's
+// legacy parameters, which older cosign releases wrote and stax reads:
+// every stax sign with it decrypts in half the time of the standard ones.
+func newEncryptedKeyPair(t *testing.T, prefix string) (string, string) {
+	t.Helper()
+	return cachedKeyPair(t, filepath.Join("encrypted", prefix), func(key *ecdsa.PrivateKey) ([]byte, error) {
+		der, err := cryptoutils.MarshalPrivateKeyToDER(key)
+		if err != nil {
+			return nil, err
+		}
+		sealed, err := encrypted.EncryptWithCustomKDFParameters(der, []byte(testKeyPassword), encrypted.Legacy)
+		if err != nil {
+			return nil, err
+		}
+		return cryptoutils.PEMEncode(cryptoutils.EncryptedSigstorePrivateKeyPEMType, sealed), nil
+	})
+}
+
+// cachedKeyPair is the key pair written under name in the run's sandbox,
+// its private key encoded by encode, made by the first test that asks.
+func cachedKeyPair(t *testing.T, name string, encode func(*ecdsa.PrivateKey) ([]byte, error)) (string, string) {
+	t.Helper()
 	setenv(t, "STAX_PASSWORD", testKeyPassword)
-	v, _ := keyPairs.LoadOrStore(prefix, &keyPair{})
+	v, _ := keyPairs.LoadOrStore(name, &keyPair{})
 	kp := v.(*keyPair)
 	kp.once.Do(func() {
-		kp.priv, kp.pub, kp.err = writeLegacyKeyPair(filepath.Join(testSandbox, "keys", prefix), testKeyPassword)
+		kp.priv, kp.pub, kp.err = writeKeyPair(filepath.Join(testSandbox, "keys", name), encode)
 	})
 	if kp.err != nil {
-		t.Fatalf("key pair %s: %v", prefix, kp.err)
+		t.Fatalf("key pair %s: %v", name, kp.err)
 	}
 	return kp.priv, kp.pub
 }
 
-// writeLegacyKeyPair writes prefix.key, an ECDSA P-256 private key
-// encrypted with password and scrypt's legacy parameters, and prefix.pub.
-func writeLegacyKeyPair(prefix, password string) (string, string, error) {
+// writeKeyPair writes prefix.key, a new ECDSA P-256 private key encoded
+// by encode, and prefix.pub.
+func writeKeyPair(prefix string, encode func(*ecdsa.PrivateKey) ([]byte, error)) (string, string, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return "", "", err
 	}
-	der, err := cryptoutils.MarshalPrivateKeyToDER(key)
-	if err != nil {
-		return "", "", err
-	}
-	sealed, err := encrypted.EncryptWithCustomKDFParameters(der, []byte(password), encrypted.Legacy)
+	priv, err := encode(key)
 	if err != nil {
 		return "", "", err
 	}
@@ -77,7 +111,7 @@ func writeLegacyKeyPair(prefix, password string) (string, string, error) {
 	if err := os.MkdirAll(filepath.Dir(prefix), 0o700); err != nil {
 		return "", "", err
 	}
-	if err := os.WriteFile(prefix+".key", cryptoutils.PEMEncode(cryptoutils.EncryptedSigstorePrivateKeyPEMType, sealed), 0o600); err != nil {
+	if err := os.WriteFile(prefix+".key", priv, 0o600); err != nil {
 		return "", "", err
 	}
 	if err := os.WriteFile(prefix+".pub", pub, 0o644); err != nil {
@@ -183,7 +217,7 @@ func TestSignThenVerifyOnRegistries(t *testing.T) {
 func TestPushSignSignsWhatItPushes(t *testing.T) {
 	t.Parallel()
 	useHome(t)
-	priv, pub := newKeyPair(t, "acme")
+	priv, pub := newEncryptedKeyPair(t, "acme")
 	reg := registrytest.New(t)
 	ref := reg.Host + "/acme/skills:1.0.0"
 	if r := runStax(t, "push", "--sign", "--key", priv, examples, ref); r.Code != 0 {
