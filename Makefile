@@ -58,7 +58,7 @@ UNIT_PROCS := $(shell echo $$(( $(CPUS) * 2 )))
 # is live stays small, and at the default GOGC=100 the collector runs
 # every few blobs. At 400 it runs a quarter as often: cmd/stax's tests
 # took 11-15 s less CPU (of 60), and twice the memory at their peak
-# (2.5 GiB, from 1.2). The tests that bound memory read the
+# (2.4 GiB, from 1.2). The tests that bound memory read the
 # heap after a forced collection or count what was allocated, which
 # GOGC does not change; those that measure a peak are benchmarks.
 UNIT_GOGC ?= 400
