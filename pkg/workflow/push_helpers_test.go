@@ -2,6 +2,11 @@ package workflow_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"sync"
@@ -27,9 +32,11 @@ func newSigner(t *testing.T, dir, name string) (*signature.KeySigner, string) {
 	return key.signer, pub
 }
 
-// testKey is a key pair of the tests, made once per name: an encrypted
-// private key costs a scrypt run to write and another to read, seconds
-// under the race detector, and the tests need only that two names differ.
+// testKey is a key pair of the tests, made once per name; the tests
+// need only that two names differ. The private key is unencrypted, as
+// newKey's: workflow takes a signer, not a key file, and reading an
+// encrypted one costs a scrypt run of 64 MiB, a tenth of the package's
+// tests' CPU (stax's own tests read them).
 type testKey struct {
 	once   sync.Once
 	signer *signature.KeySigner
@@ -43,13 +50,31 @@ func sharedKey(name string) *testKey {
 	v, _ := testKeys.LoadOrStore(name, &testKey{})
 	key := v.(*testKey)
 	key.once.Do(func() {
-		password := []byte("a password for tests")
-		var private []byte
-		if private, key.public, key.err = signature.GenerateKey(signature.AlgorithmECDSAP256, password); key.err == nil {
-			key.signer, key.err = signature.LoadPrivateKey(private, password)
-		}
+		key.signer, key.public, key.err = newECDSAKey()
 	})
 	return key
+}
+
+// newECDSAKey is the signer of a new unencrypted ECDSA P-256 key, and
+// its public key in PEM.
+func newECDSAKey() (*signature.KeySigner, []byte, error) {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	privDER, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return nil, nil, err
+	}
+	signer, err := signature.LoadPrivateKey(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER}), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	pubDER, err := x509.MarshalPKIXPublicKey(priv.Public())
+	if err != nil {
+		return nil, nil, err
+	}
+	return signer, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), nil
 }
 
 // newEnvAt is an environment whose stax home is home: its store and its
