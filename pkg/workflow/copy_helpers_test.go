@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/reference"
-	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/transfer"
@@ -45,7 +44,7 @@ func writeLayout(t *testing.T, env *workflow.Env, dir string) string {
 // path.
 func writePublicKey(t *testing.T) string {
 	t.Helper()
-	_, pub, err := signature.GenerateKey(signature.AlgorithmEd25519, []byte("pw"))
+	_, pub, err := newECDSAKey()
 	if err != nil {
 		t.Fatal(err)
 	}
