@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -17,7 +18,7 @@ import (
 // and each skill must hash to its Digest. On an error, dir holds part of
 // the skills: the caller stages it (see scratch.Stage).
 func WriteFolder(ctx context.Context, dir string, skills []Skill, concurrency int) error {
-	_, err := writeFolder(ctx, dir, skills, concurrency, false)
+	_, err := writeFolder(ctx, dir, skills, concurrency, false, nil)
 	return err
 }
 
@@ -26,11 +27,19 @@ func WriteFolder(ctx context.Context, dir string, skills []Skill, concurrency in
 // written (stax mcp --package serves their digests without reading them
 // again). Each skill's SkillFile keeps its SKILL.md, for the server to
 // list the skills without reading them back.
-func WriteFolderFiles(ctx context.Context, dir string, skills []Skill, concurrency int) (map[string]*InstalledSkill, error) {
-	return writeFolder(ctx, dir, skills, concurrency, true)
+//
+// each, when set, is called with each skill as soon as all of it is
+// written, with what the map returned holds of it, in the goroutine that
+// extracted it and no lock held: the caller starts on a skill while the
+// next are written, and hands long work on, as each holds up the
+// extraction of its layer. It may change in, which WriteFolderFiles does
+// not touch after; an error it returns ends the extraction. A nil each
+// is none.
+func WriteFolderFiles(ctx context.Context, dir string, skills []Skill, concurrency int, each func(path string, in *InstalledSkill) error) (map[string]*InstalledSkill, error) {
+	return writeFolder(ctx, dir, skills, concurrency, true, each)
 }
 
-func writeFolder(ctx context.Context, dir string, skills []Skill, concurrency int, keepSkillFile bool) (map[string]*InstalledSkill, error) {
+func writeFolder(ctx context.Context, dir string, skills []Skill, concurrency int, keepSkillFile bool, each func(string, *InstalledSkill) error) (map[string]*InstalledSkill, error) {
 	todo := make([]*staged, len(skills))
 	for i := range skills {
 		s := &skills[i]
@@ -48,14 +57,22 @@ func writeFolder(ctx context.Context, dir string, skills []Skill, concurrency in
 	}
 	defer root.Close()
 	// Once written, a skill is done: its files are kept, nothing else.
-	// done is called under the stager's settling lock.
+	// Nothing of the folder is shared but out: settled, not done, runs
+	// each outside the stagers' settling lock.
+	var mu sync.Mutex
 	out := make(map[string]*InstalledSkill, len(skills))
-	st := &stager{folder: root, staging: ".", buf: make([]byte, stageBufferSize), asPackaged: true, keepSkillFile: keepSkillFile, done: func(sk *staged) error {
+	st := &stager{folder: root, staging: ".", buf: make([]byte, stageBufferSize), asPackaged: true, keepSkillFile: keepSkillFile, settled: func(sk *staged) error {
 		s := sk.skill
-		out[s.Path] = &InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
+		in := &InstalledSkill{Package: s.Package, PackageDigest: s.PackageDigest, PackageVersion: s.PackageVersion,
 			Digest: s.Digest, Files: sk.files, Stat: sk.stat, SkillFile: sk.skillFile}
 		sk.writing = nil
-		return nil
+		mu.Lock()
+		out[s.Path] = in
+		mu.Unlock()
+		if each == nil {
+			return nil
+		}
+		return each(s.Path, in)
 	}}
 	if err := st.stage(ctx, todo, concurrency); err != nil {
 		return nil, err

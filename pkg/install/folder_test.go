@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 
@@ -93,7 +95,7 @@ func TestWriteFolderFilesKeepsSkillFiles(t *testing.T) {
 	l, digests, _ := testLayer(t, map[string]string{"a": "a ${STAX_SKILL_DIR}\n", "large": large})
 	skills := []Skill{{Path: "a", Layer: l, Package: "p", Digest: digests["a"]}, {Path: "large", Layer: l, Package: "p", Digest: digests["large"]}}
 	dir := t.TempDir()
-	got, err := WriteFolderFiles(context.Background(), dir, skills, 0)
+	got, err := WriteFolderFiles(context.Background(), dir, skills, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,5 +108,70 @@ func TestWriteFolderFilesKeepsSkillFiles(t *testing.T) {
 	}
 	if g := got["large"]; g == nil || g.SkillFile != nil {
 		t.Errorf("large's SkillFile holds %d bytes, want none over the limit", len(g.SkillFile))
+	}
+}
+
+// WriteFolderFiles hands each skill, once written, to its each func, once,
+// with what it returns of the skill; outside the lock the stagers of
+// layers extracted at once share, so that the caller's work on one
+// skill holds up no other layer: here each skill's call waits for the
+// other's, which one lock held across both would never let happen.
+func TestWriteFolderFilesHandsOnEachSkill(t *testing.T) {
+	t.Parallel()
+	la, da, _ := testLayer(t, map[string]string{"a": "a\n"})
+	lb, db, _ := testLayer(t, map[string]string{"b": "b\n"})
+	skills := []Skill{{Path: "a", Layer: la, Package: "pa", Digest: da["a"]}, {Path: "b", Layer: lb, Package: "pb", Digest: db["b"]}}
+	var mu sync.Mutex
+	handed := map[string][]*InstalledSkill{}
+	var both sync.WaitGroup
+	both.Add(2)
+	each := func(path string, in *InstalledSkill) error {
+		mu.Lock()
+		handed[path] = append(handed[path], in)
+		mu.Unlock()
+		both.Done()
+		met := make(chan struct{})
+		go func() { both.Wait(); close(met) }()
+		select {
+		case <-met:
+			return nil
+		case <-time.After(deadline):
+			return errors.New("each was called for one skill at a time")
+		}
+	}
+	dir := t.TempDir()
+	got, err := WriteFolderFiles(context.Background(), dir, skills, 2, each)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		if len(handed[name]) != 1 || handed[name][0] != got[name] {
+			t.Errorf("skill %s handed on %d times, want once, with what WriteFolderFiles returns", name, len(handed[name]))
+			continue
+		}
+		in := handed[name][0]
+		onDisk, err := os.ReadFile(filepath.Join(dir, name, skill.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(in.SkillFile) != string(onDisk) || in.Files[skill.FileName] != fileEntry(0o644, digest.FromBytes(onDisk)) || in.Stat[skill.FileName] == "" {
+			t.Errorf("skill %s handed on with SkillFile %q, files %v, stat %v; want what was written, %q", name, in.SkillFile, in.Files, in.Stat, onDisk)
+		}
+	}
+}
+
+// An error of each ends the extraction with it.
+func TestWriteFolderFilesEndsOnEachError(t *testing.T) {
+	t.Parallel()
+	l, digests, _ := testLayer(t, map[string]string{"a": "a\n", "b": "b\n"})
+	skills := []Skill{{Path: "a", Layer: l, Package: "p", Digest: digests["a"]}, {Path: "b", Layer: l, Package: "p", Digest: digests["b"]}}
+	failed := errors.New("the caller's failure")
+	calls := 0
+	_, err := WriteFolderFiles(context.Background(), t.TempDir(), skills, 0, func(string, *InstalledSkill) error {
+		calls++
+		return failed
+	})
+	if !errors.Is(err, failed) || calls != 1 {
+		t.Errorf("err = %v after %d calls, want the caller's failure after the first", err, calls)
 	}
 }

@@ -111,9 +111,14 @@ type stager struct {
 		wants(sk *staged) bool
 		merge(sk *staged, root *os.Root) error
 	}
-	// done is called with each skill once all of it is staged; the
-	// skill's files and stat are not used after.
+	// done, when set, is called with each skill once all of it is
+	// staged, under settling; the skill's files and stat are not used
+	// after.
 	done func(*staged) error
+	// settled, when set, is called with each skill after done, once
+	// settling is released: work of the caller's that needs no lock
+	// does not hold up the stagers of other layers.
+	settled func(*staged) error
 	// settling is held while a skill's MEMORY.md is merged and done is
 	// called: stagers extracting layers at once share it, as they share
 	// the plan those change.
@@ -132,7 +137,7 @@ type stager struct {
 // buffer and open directory of its own.
 func (st *stager) fork() *stager {
 	return &stager{folder: st.folder, staging: st.staging, vars: st.vars, buf: make([]byte, stageBufferSize),
-		merge: st.merge, done: st.done, settling: st.settling, asPackaged: st.asPackaged, keepSkillFile: st.keepSkillFile}
+		merge: st.merge, done: st.done, settled: st.settled, settling: st.settling, asPackaged: st.asPackaged, keepSkillFile: st.keepSkillFile}
 }
 
 // in returns the root of sk's directory, made if needed.
@@ -172,7 +177,7 @@ func (st *stager) dir(sk *staged) string {
 
 // finish records the stat of the skill's directories, now that all of it
 // is written, drops what only writing it needed, so that staging many
-// skills keeps little of each, and hands it to done.
+// skills keeps little of each, and hands it to done, then settled.
 func (st *stager) finish(sk *staged) error {
 	root, err := st.in(sk)
 	if err != nil {
@@ -181,6 +186,19 @@ func (st *stager) finish(sk *staged) error {
 	if sk.stat == nil {
 		sk.files, sk.stat = map[string]string{}, map[string]string{}
 	}
+	if err := st.settle(sk, root); err != nil {
+		return err
+	}
+	if st.settled == nil {
+		return nil
+	}
+	return st.settled(sk)
+}
+
+// settle merges the MEMORY.md of sk, written in root, when it is to be,
+// records the stat of its directories and hands it to done, under
+// settling.
+func (st *stager) settle(sk *staged, root *os.Root) error {
 	st.settling.Lock()
 	defer st.settling.Unlock()
 	if st.merge != nil && st.merge.wants(sk) {
@@ -196,6 +214,9 @@ func (st *stager) finish(sk *staged) error {
 		sk.stat[rel+"/"] = statKey(info)
 	}
 	sk.orig, sk.dirs = nil, nil
+	if st.done == nil {
+		return nil
+	}
 	return st.done(sk)
 }
 

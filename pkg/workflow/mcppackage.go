@@ -166,7 +166,7 @@ func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Nod
 		return skills, false, nil
 	}
 	fill := func(out string) (err error) {
-		skills, err = install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency)
+		skills, err = install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency, nil)
 		if err != nil {
 			return err
 		}
