@@ -37,11 +37,12 @@ type Options struct {
 	// priority order: the folders stax serves packages from (see
 	// mcpserver.Options.Folders).
 	Folders []agent.Location
-	// SkillFile, when set, may give the SKILL.md of the skill directory
-	// dir, as the process that wrote the folder has it, in place of
-	// reading it: stax mcp --package lists the skills it has just
-	// extracted without reading them back.
-	SkillFile func(dir string) ([]byte, bool)
+	// Parsed, when set, may give the skill of directory dir, as Parse
+	// made it of the SKILL.md the process that wrote the folder has, in
+	// place of reading it: stax mcp --package parses the skills it
+	// extracts as they are written, and lists them without reading them
+	// back.
+	Parsed func(dir string) (Skill, bool)
 }
 
 // Skill is one skill directory found in a runtime's folders.
@@ -202,11 +203,11 @@ func readSkill(opts Options, loc agent.Location, name string) (Skill, bool) {
 	if strings.HasPrefix(name, ".") {
 		return Skill{}, false
 	}
-	dir := filepath.Join(loc.Dir, name)
-	s := Skill{Key: name, Name: name, Dir: dir, Scope: loc.Scope, Location: loc.Dir}
-	if opts.SkillFile != nil {
-		if data, ok := opts.SkillFile(dir); ok {
-			return parseSkill(opts.Runtime, s, data), true
+	s := newSkill(loc, name)
+	dir := s.Dir
+	if opts.Parsed != nil {
+		if s, ok := opts.Parsed(dir); ok {
+			return s, true
 		}
 	}
 	// Stat follows symlinks: installers often link skills into these folders.
@@ -226,6 +227,19 @@ func readSkill(opts Options, loc agent.Location, name string) (Skill, bool) {
 		return s, true
 	}
 	return parseSkill(opts.Runtime, s, data), true
+}
+
+// newSkill is the skill of directory name in loc, before its SKILL.md is
+// read.
+func newSkill(loc agent.Location, name string) Skill {
+	return Skill{Key: name, Name: name, Dir: filepath.Join(loc.Dir, name), Scope: loc.Scope, Location: loc.Dir}
+}
+
+// Parse is the skill of directory name in folder loc whose SKILL.md is
+// data, as List finds it for runtime rt: one that cannot load says why
+// in its Problem.
+func Parse(rt agent.Runtime, loc agent.Location, name string, data []byte) Skill {
+	return parseSkill(rt, newSkill(loc, name), data)
 }
 
 // parseSkill is s with what its SKILL.md, data, says.

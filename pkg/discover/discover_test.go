@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -229,10 +230,11 @@ func TestListOversizeFrontmatter(t *testing.T) {
 	}
 }
 
-// TestListTakesTheSkillFileGiven: a SKILL.md that Options.SkillFile gives
-// is listed in place of the file on disk, problems included; a skill it
-// does not give is read from its folder.
-func TestListTakesTheSkillFileGiven(t *testing.T) {
+// TestListTakesTheSkillGiven: a skill that Options.Parsed gives, parsed
+// from the SKILL.md the writer of the folder has, is listed in place of
+// the file on disk, problems included; a skill it does not give is read
+// from its folder.
+func TestListTakesTheSkillGiven(t *testing.T) {
 	t.Parallel()
 	project, home := t.TempDir(), t.TempDir()
 	skills := filepath.Join(project, ".claude/skills")
@@ -240,13 +242,14 @@ func TestListTakesTheSkillFileGiven(t *testing.T) {
 	write(t, filepath.Join(skills, "broken/SKILL.md"), skillMD("broken", "On disk."))
 	write(t, filepath.Join(skills, "read/SKILL.md"), skillMD("read", "On disk."))
 	given := map[string]string{
-		filepath.Join(skills, "given"):  skillMD("given", "As extracted."),
-		filepath.Join(skills, "broken"): "---\nname: broken\ndescription: a: b\n---\n",
+		"given":  skillMD("given", "As extracted."),
+		"broken": "---\nname: broken\ndescription: a: b\n---\n",
 	}
 	rt, _ := agent.Lookup("claude-code")
-	l, err := List(Options{Runtime: rt, Project: project, Home: home, SkillFile: func(dir string) ([]byte, bool) {
-		data, ok := given[dir]
-		return []byte(data), ok
+	loc := agent.Location{Scope: agent.ScopeProject, Dir: skills}
+	l, err := List(Options{Runtime: rt, Project: project, Home: home, Parsed: func(dir string) (Skill, bool) {
+		data, ok := given[filepath.Base(dir)]
+		return Parse(rt, loc, filepath.Base(dir), []byte(data)), ok
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -261,5 +264,37 @@ func TestListTakesTheSkillFileGiven(t *testing.T) {
 		if s.Key == "broken" && !strings.Contains(s.Problem, "does not parse") {
 			t.Errorf("broken: problem %q, want the given SKILL.md's", s.Problem)
 		}
+	}
+}
+
+// Parse makes of a SKILL.md the skill List makes of it on disk, to the
+// problem and its line: a skill parsed as it is extracted is reported as
+// one read back would be.
+func TestParseIsWhatListReads(t *testing.T) {
+	t.Parallel()
+	project, home := t.TempDir(), t.TempDir()
+	skills := filepath.Join(project, ".claude/skills")
+	files := map[string]string{
+		"good":     skillMD("good", "Good."),
+		"broken":   "---\nname: broken\ndescription: a: b\n---\n",
+		"nameless": "---\ndescription: d\n---\nbody\n",
+		"hidden":   "---\nname: hidden\ndescription: d\ndisable-model-invocation: true\nmodel: m\n---\nbody\n",
+	}
+	for name, data := range files {
+		write(t, filepath.Join(skills, name, "SKILL.md"), data)
+	}
+	rt, _ := agent.Lookup("claude-code")
+	l, err := List(Options{Runtime: rt, Project: project, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := agent.Location{Scope: agent.ScopeProject, Dir: skills}
+	for _, s := range l.Skills {
+		if got := Parse(rt, loc, s.Key, []byte(files[s.Key])); !reflect.DeepEqual(got, s) {
+			t.Errorf("Parse of %s = %+v, want what List read, %+v", s.Key, got, s)
+		}
+	}
+	if len(l.Skills) != len(files) {
+		t.Errorf("listed %d skills, want %d", len(l.Skills), len(files))
 	}
 }

@@ -72,10 +72,10 @@ type Options struct {
 	// Refresh: the packages stax mcp --package serves, extracted. They
 	// are not watched: Poll says when to read them again.
 	Folders func() []agent.Location
-	// SkillFile, when set, may give the SKILL.md of a skill directory
-	// in place of reading it (see discover.Options.SkillFile): the one
-	// the process wrote, of a skill listed from Installed.Written.
-	SkillFile func(dir string) ([]byte, bool)
+	// Parsed, when set, may give the skill of a skill directory in
+	// place of reading its SKILL.md (see discover.Options.Parsed): the
+	// one the process wrote, of a skill listed from Installed.Written.
+	Parsed func(dir string) (discover.Skill, bool)
 	// Poll, with Folders, runs while clients are served and calls
 	// refresh whenever the folders may have changed; nil never reads
 	// them again.
@@ -180,7 +180,7 @@ func (s *Server) Refresh() error {
 
 // refresh is Refresh, with s.refreshing held.
 func (s *Server) refresh() error {
-	dopts := discover.Options{Runtime: s.opts.Runtime, Project: s.opts.Project, Home: s.opts.Home, SkillFile: s.opts.SkillFile}
+	dopts := discover.Options{Runtime: s.opts.Runtime, Project: s.opts.Project, Home: s.opts.Home, Parsed: s.opts.Parsed}
 	if s.opts.Folders != nil {
 		dopts.Folders = s.opts.Folders()
 	}

@@ -52,9 +52,10 @@ const servedStagingPrefix = layers.StagingPrefix + "served-"
 type servedSet struct {
 	folders   []agent.Location
 	installed map[string]*mcpserver.Installed // by skill directory
-	// skillFiles are the SKILL.md files this process has just extracted,
-	// by skill directory, until the server lists them (see takeSkillFile).
-	skillFiles map[string][]byte
+	// parsed are the skills this process has just extracted, parsed as
+	// they were written, by skill directory, until the server lists them
+	// (see takeParsed).
+	parsed map[string]discover.Skill
 }
 
 // same reports whether s and o serve the same packages in the same order,
@@ -125,28 +126,28 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	}
 	defer graph.Close()
 	policy, perr := trust.LoadHomeFrom(p.env.getenv)
-	set := &servedSet{installed: map[string]*mcpserver.Installed{}, skillFiles: map[string][]byte{}}
+	set := &servedSet{installed: map[string]*mcpserver.Installed{}, parsed: map[string]discover.Skill{}}
 	// A later package wins a skill's directory (see merge.Merge), and an
 	// earlier folder shadows a later one (see discover.List).
 	for _, n := range slices.Backward(graph.Order) {
-		dir := filepath.Join(home, servedDirName, n.Digest.Algorithm().String(), n.Digest.Encoded())
-		skills, written, err := p.extract(ctx, dir, n, pkgs)
+		folder := agent.Location{Scope: agent.ScopeProject, Dir: filepath.Join(home, servedDirName, n.Digest.Algorithm().String(), n.Digest.Encoded())}
+		key := lock.Key(n)
+		require := perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire
+		// As for its files (see mcpserver.Installed.Written): a skill
+		// whose package must verify is read from its folder.
+		x, err := p.extract(ctx, folder, n, pkgs, !require)
 		if err != nil {
 			return nil, err
 		}
-		set.folders = append(set.folders, agent.Location{Scope: agent.ScopeProject, Dir: dir})
-		key := lock.Key(n)
-		require := perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire
-		for path, in := range skills {
-			skillDir := filepath.Join(dir, path)
+		set.folders = append(set.folders, folder)
+		for path, in := range x.skills {
+			skillDir := filepath.Join(folder.Dir, path)
 			set.installed[skillDir] = &mcpserver.Installed{
 				Package: key, Version: n.Package.Config.Version, Digest: n.Digest.String(), Signer: signers[n.Digest],
-				Require: require, Files: recordedFiles(*in), Written: written,
+				Require: require, Files: recordedFiles(*in), Written: x.written,
 			}
-			// As for its files (see mcpserver.Installed.Written): a skill
-			// whose package must verify is read from its folder.
-			if written && !require && in.SkillFile != nil {
-				set.skillFiles[skillDir] = in.SkillFile
+			if s, ok := x.parsed[path]; ok {
+				set.parsed[skillDir] = s
 			}
 		}
 	}
@@ -156,26 +157,42 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	return set, nil
 }
 
-// extract makes dir hold the skills of n, as pull -o writes them, with
-// the record of their files, unless it does already; a server that
-// extracted it meanwhile is as good. written says that this call wrote
-// them: the record then says what the directory holds, as a walk of it
-// would (see mcpserver.Installed.Written).
-func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Node, pkgs *cache.Packages) (skills map[string]*install.InstalledSkill, written bool, err error) {
-	if skills, err = readServed(dir); err == nil {
-		return skills, false, nil
+// extracted is what extract did of a package.
+type extracted struct {
+	skills map[string]*install.InstalledSkill
+	// written says that this call wrote the skills: the record then says
+	// what the folder holds, as a walk of it would (see
+	// mcpserver.Installed.Written).
+	written bool
+	// parsed are the skills written, by path, as discover.Parse makes
+	// them of their SKILL.md, when asked for; nil when not written.
+	parsed map[string]discover.Skill
+}
+
+// extract makes folder hold the skills of n, as pull -o writes them,
+// with the record of their files, unless it does already; a server that
+// extracted it meanwhile is as good. With parse, each skill written is
+// parsed as the server lists it.
+func (p *servedPackages) extract(ctx context.Context, folder agent.Location, n *resolve.Node, pkgs *cache.Packages, parse bool) (extracted, error) {
+	dir := folder.Dir
+	if skills, err := readServed(dir); err == nil {
+		return extracted{skills: skills}, nil
 	}
-	fill := func(out string) (err error) {
-		skills, err = install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency, nil)
+	var x extracted
+	fill := func(out string) error {
+		w := newServedWork(p.opts.Discover.Runtime, folder, parse)
+		skills, err := install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency, w.add)
+		record, werr := w.wait()
 		if err != nil {
 			return err
 		}
-		data, err := json.Marshal(skills)
-		if err != nil {
-			return err
+		if werr != nil {
+			return werr
 		}
-		return errdefs.MarkLocal(os.WriteFile(filepath.Join(out, servedRecordName), data, 0o444))
+		x = extracted{skills: skills, written: true, parsed: w.parsed}
+		return errdefs.MarkLocal(os.WriteFile(filepath.Join(out, servedRecordName), record, 0o444))
 	}
+	var err error
 	if _, serr := os.Lstat(dir); errors.Is(serr, fs.ErrNotExist) {
 		err = scratch.Stage(dir, servedStagingPrefix, fill)
 	} else {
@@ -183,12 +200,12 @@ func (p *servedPackages) extract(ctx context.Context, dir string, n *resolve.Nod
 	}
 	if err != nil {
 		if skills, rerr := readServed(dir); rerr == nil {
-			return skills, false, nil
+			return extracted{skills: skills}, nil
 		}
-		return nil, false, err
+		return extracted{}, err
 	}
 	// The record just written says what skills do: not read again.
-	return skills, true, nil
+	return x, nil
 }
 
 // readServed reads the record of the package extracted in dir.
@@ -218,15 +235,15 @@ func (p *servedPackages) current() *servedSet {
 
 func (p *servedPackages) folders() []agent.Location { return p.current().folders }
 
-// takeSkillFile gives the SKILL.md of the skill in dir as this process
-// extracted it, once: a later listing reads the file, which may have
+// takeParsed gives the skill in dir as this process extracted and
+// parsed it, once: a later listing reads its SKILL.md, which may have
 // changed since.
-func (p *servedPackages) takeSkillFile(dir string) ([]byte, bool) {
+func (p *servedPackages) takeParsed(dir string) (discover.Skill, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	data, ok := p.set.skillFiles[dir]
-	delete(p.set.skillFiles, dir)
-	return data, ok
+	s, ok := p.set.parsed[dir]
+	delete(p.set.parsed, dir)
+	return s, ok
 }
 
 func (p *servedPackages) installedOf(l *discover.Listing) (map[string]*mcpserver.Installed, []string) {

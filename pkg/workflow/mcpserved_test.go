@@ -1,0 +1,57 @@
+package workflow
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/stax-dev/stax/pkg/agent"
+	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/install"
+)
+
+// The record servedWork writes from the skills' parts is the bytes
+// json.Marshal writes of the map of them, as the record was written
+// before, keys sorted and escaped as it does; each skill written is
+// parsed as discover.List would parse it, and its SKILL.md not held
+// twice.
+func TestServedWorkRecordIsTheMapMarshalled(t *testing.T) {
+	t.Parallel()
+	rt, _ := agent.Lookup("claude-code")
+	folder := agent.Location{Scope: agent.ScopeProject, Dir: t.TempDir()}
+	w := newServedWork(rt, folder, true)
+	skills := map[string]*install.InstalledSkill{}
+	skillFiles := map[string][]byte{}
+	for i, path := range []string{"zeta", "a<b>&c", "alpha", "broken", "Beta"} {
+		in := &install.InstalledSkill{Package: "reg.example/p", PackageDigest: "sha256:aa", Digest: "sha256:bb",
+			Files: map[string]string{"SKILL.md": fmt.Sprintf("644 sha256:%d", i)}, Stat: map[string]string{"SKILL.md": "10 20", "./": "0 1"},
+			SkillFile: fmt.Appendf(nil, "---\nname: %s\ndescription: Skill %d.\n---\nBody.\n", path, i)}
+		if path == "broken" {
+			in.SkillFile = []byte("---\nname: broken\ndescription: a: b\n---\n")
+		}
+		skills[path], skillFiles[path] = in, in.SkillFile
+		if err := w.add(path, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := w.wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(skills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("record =\n%s\nwant json.Marshal's\n%s", got, want)
+	}
+	for path, in := range skills {
+		if in.SkillFile != nil {
+			t.Errorf("%s: SkillFile kept once parsed", path)
+		}
+		if s, want := w.parsed[path], discover.Parse(rt, folder, path, skillFiles[path]); !reflect.DeepEqual(s, want) {
+			t.Errorf("%s parsed as %+v, want %+v", path, s, want)
+		}
+	}
+}
