@@ -133,12 +133,13 @@ func (x *skillIndex) find(key string) *indexedSkill {
 	return x.byKey[key]
 }
 
-// buildIndex indexes the visible skills of l whose files are files.
+// buildIndex indexes the visible skills of l whose files are files; a
+// skill listed as written takes the entry IndexWritten made of it.
 // A file's digest is taken, in order, from prev when its stat is the
 // same, from the install record when its stat is as written, and else
 // from its bytes.
 func buildIndex(l *discover.Listing, files map[string]skillFile, unserved map[string]bool,
-	installed map[string]*Installed, prev *skillIndex) (*skillIndex, []string) {
+	installed map[string]*Installed, written map[string]*Written, prev *skillIndex) (*skillIndex, []string) {
 	byKey := map[string][]skillFile{}
 	for _, f := range files {
 		byKey[f.key] = append(byKey[f.key], f)
@@ -166,7 +167,13 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, unserved map[st
 		indexed := make([]*indexedSkill, len(batch))
 		warned := make([][]string, len(batch))
 		_ = inorder.Concurrently(context.Background(), len(batch), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
-			indexed[i], warned[i] = indexVisible(batch[i], byKey[batch[i].Key], unserved, installed, prev)
+			sk := batch[i]
+			// Indexed as it was written, from the files listFiles took.
+			if w := written[sk.Dir]; w.stands(sk, installed[sk.Dir], prev) && w.indexed {
+				indexed[i], warned[i] = w.entry, w.warnings
+				return nil
+			}
+			indexed[i], warned[i] = indexVisible(sk, byKey[sk.Key], unserved, installed, prev)
 			return nil
 		})
 		for i, is := range indexed {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -81,17 +82,23 @@ func URI(key, rel string) string {
 // A skill that this process has just written (Installed.Written), and
 // that prev does not index yet, is listed from its record rather than
 // read again (see listWritten), unless its package must verify.
-func listFiles(l *discover.Listing, installed map[string]*Installed, prev *skillIndex) (files map[string]skillFile, unserved map[string]bool, warnings []string) {
+// A skill listed as written takes the files IndexWritten listed.
+func listFiles(l *discover.Listing, installed map[string]*Installed, written map[string]*Written, prev *skillIndex) (files map[string]skillFile, unserved map[string]bool, warnings []string) {
 	files, unserved = map[string]skillFile{}, map[string]bool{}
 	for _, sk := range l.Skills {
 		if !sk.Visible() {
 			continue
 		}
+		rec := installed[sk.Dir]
+		if w := written[sk.Dir]; w.stands(sk, rec, prev) {
+			maps.Copy(files, w.files)
+			continue
+		}
 		// Under require, a file changed or added since the writing must
 		// refuse the skill from the start, as it would one installed
 		// earlier: only a walk finds it.
-		if rec := installed[sk.Dir]; rec != nil && rec.Written && !rec.Require {
-			if is := prev.find(sk.Key); (is == nil || is.dir != sk.Dir) && listWritten(sk, rec, files) {
+		if rec != nil && rec.Written && !rec.Require {
+			if is := prev.find(sk.Key); (is == nil || is.dir != sk.Dir) && listWritten(sk, sk.Dir, rec, files) {
 				continue
 			}
 		}
@@ -167,8 +174,10 @@ func walkSkill(sk discover.Skill, files map[string]skillFile, unserved map[strin
 // file's stat to the manifest (see checkServed), as for a file changed
 // after a walk. It adds nothing and reports false when rec cannot stand
 // for a walk: a file without its stat, one whose name walkSkill would
-// count as refused, or more files than maxFilesPerSkill.
-func listWritten(sk discover.Skill, rec *Installed, files map[string]skillFile) bool {
+// count as refused, or more files than maxFilesPerSkill. The type of a
+// file not known by its name is read from its bytes, in dir, where the
+// skill's files are now.
+func listWritten(sk discover.Skill, dir string, rec *Installed, files map[string]skillFile) bool {
 	if len(rec.Files) > maxFilesPerSkill {
 		return false
 	}
@@ -192,7 +201,7 @@ func listWritten(sk discover.Skill, rec *Installed, files map[string]skillFile) 
 		if !ok {
 			if root == nil {
 				var err error
-				if root, err = os.OpenRoot(sk.Dir); err != nil {
+				if root, err = os.OpenRoot(dir); err != nil {
 					return false
 				}
 			}

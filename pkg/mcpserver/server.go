@@ -72,10 +72,11 @@ type Options struct {
 	// Refresh: the packages stax mcp --package serves, extracted. They
 	// are not watched: Poll says when to read them again.
 	Folders func() []agent.Location
-	// Parsed, when set, may give the skill of a skill directory in
-	// place of reading its SKILL.md (see discover.Options.Parsed): the
-	// one the process wrote, of a skill listed from Installed.Written.
-	Parsed func(dir string) (discover.Skill, bool)
+	// Written, when set, may give a skill directory as this process
+	// wrote and indexed it (see IndexWritten), in place of reading its
+	// SKILL.md and making its files and entry: that of a skill listed
+	// from Installed.Written.
+	Written func(dir string) (*Written, bool)
 	// Poll, with Folders, runs while clients are served and calls
 	// refresh whenever the folders may have changed; nil never reads
 	// them again.
@@ -180,9 +181,23 @@ func (s *Server) Refresh() error {
 
 // refresh is Refresh, with s.refreshing held.
 func (s *Server) refresh() error {
-	dopts := discover.Options{Runtime: s.opts.Runtime, Project: s.opts.Project, Home: s.opts.Home, Parsed: s.opts.Parsed}
+	dopts := discover.Options{Runtime: s.opts.Runtime, Project: s.opts.Project, Home: s.opts.Home}
 	if s.opts.Folders != nil {
 		dopts.Folders = s.opts.Folders()
+	}
+	var mu sync.Mutex // discover.List reads skills at once
+	written := map[string]*Written{}
+	if s.opts.Written != nil {
+		dopts.Parsed = func(dir string) (discover.Skill, bool) {
+			w, ok := s.opts.Written(dir)
+			if !ok {
+				return discover.Skill{}, false
+			}
+			mu.Lock()
+			written[dir] = w
+			mu.Unlock()
+			return w.skill, true
+		}
 	}
 	l, err := discover.List(dopts)
 	if err != nil {
@@ -194,10 +209,10 @@ func (s *Server) refresh() error {
 		installed, unrecorded = s.opts.Installed(l)
 	}
 	prev := s.index()
-	files, unserved, warnings := listFiles(l, installed, prev)
+	files, unserved, warnings := listFiles(l, installed, written, prev)
 	warnings = append(warnings, unrecorded...)
 	menu := s.describe(l)
-	x, more := buildIndex(l, files, unserved, installed, prev)
+	x, more := buildIndex(l, files, unserved, installed, written, prev)
 	warnings = append(warnings, more...)
 	x.generation = nextGeneration(prev, x)
 

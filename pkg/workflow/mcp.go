@@ -97,7 +97,7 @@ func ServeMCP(ctx context.Context, env *Env, opts ServeMCPOptions) error {
 			return err
 		}
 		p.set = set
-		sopts.Folders, sopts.Installed, sopts.Parsed = p.folders, p.installedOf, p.takeParsed
+		sopts.Folders, sopts.Installed, sopts.Written = p.folders, p.installedOf, p.takeWritten
 		// What a package holds was checked as it was admitted: a skill
 		// of its own is not admitted again, from a project's lock.
 		sopts.Admit = nil

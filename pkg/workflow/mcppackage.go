@@ -52,10 +52,10 @@ const servedStagingPrefix = layers.StagingPrefix + "served-"
 type servedSet struct {
 	folders   []agent.Location
 	installed map[string]*mcpserver.Installed // by skill directory
-	// parsed are the skills this process has just extracted, parsed as
-	// they were written, by skill directory, until the server lists them
-	// (see takeParsed).
-	parsed map[string]discover.Skill
+	// written are the skills this process has just extracted, indexed
+	// as they were written, by skill directory, until the server lists
+	// them (see takeWritten).
+	written map[string]*mcpserver.Written
 }
 
 // same reports whether s and o serve the same packages in the same order,
@@ -126,29 +126,37 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	}
 	defer graph.Close()
 	policy, perr := trust.LoadHomeFrom(p.env.getenv)
-	set := &servedSet{installed: map[string]*mcpserver.Installed{}, parsed: map[string]discover.Skill{}}
+	set := &servedSet{installed: map[string]*mcpserver.Installed{}, written: map[string]*mcpserver.Written{}}
 	// A later package wins a skill's directory (see merge.Merge), and an
 	// earlier folder shadows a later one (see discover.List).
 	for _, n := range slices.Backward(graph.Order) {
 		folder := agent.Location{Scope: agent.ScopeProject, Dir: filepath.Join(home, servedDirName, n.Digest.Algorithm().String(), n.Digest.Encoded())}
 		key := lock.Key(n)
 		require := perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire
+		installed := func(in *install.InstalledSkill, written bool) *mcpserver.Installed {
+			return &mcpserver.Installed{
+				Package: key, Version: n.Package.Config.Version, Digest: n.Digest.String(), Signer: signers[n.Digest],
+				Require: require, Files: recordedFiles(*in), Written: written,
+			}
+		}
 		// As for its files (see mcpserver.Installed.Written): a skill
 		// whose package must verify is read from its folder.
-		x, err := p.extract(ctx, folder, n, pkgs, !require)
+		var index func(*install.InstalledSkill) *mcpserver.Installed
+		if !require {
+			index = func(in *install.InstalledSkill) *mcpserver.Installed { return installed(in, true) }
+		}
+		x, err := p.extract(ctx, folder, n, pkgs, index)
 		if err != nil {
 			return nil, err
 		}
 		set.folders = append(set.folders, folder)
 		for path, in := range x.skills {
 			skillDir := filepath.Join(folder.Dir, path)
-			set.installed[skillDir] = &mcpserver.Installed{
-				Package: key, Version: n.Package.Config.Version, Digest: n.Digest.String(), Signer: signers[n.Digest],
-				Require: require, Files: recordedFiles(*in), Written: x.written,
+			if is, ok := x.indexed[path]; ok {
+				set.installed[skillDir], set.written[skillDir] = is.rec, is.written
+				continue
 			}
-			if s, ok := x.parsed[path]; ok {
-				set.parsed[skillDir] = s
-			}
+			set.installed[skillDir] = installed(in, x.written)
 		}
 	}
 	if _, err := pkgs.Store(ctx, graph, p.env.transferOptions(p.opts.Limits.MaxSize)); err != nil {
@@ -164,23 +172,24 @@ type extracted struct {
 	// what the folder holds, as a walk of it would (see
 	// mcpserver.Installed.Written).
 	written bool
-	// parsed are the skills written, by path, as discover.Parse makes
-	// them of their SKILL.md, when asked for; nil when not written.
-	parsed map[string]discover.Skill
+	// indexed are the skills written and indexed, by path, with index;
+	// nil when not written.
+	indexed map[string]indexedSkill
 }
 
 // extract makes folder hold the skills of n, as pull -o writes them,
 // with the record of their files, unless it does already; a server that
-// extracted it meanwhile is as good. With parse, each skill written is
-// parsed as the server lists it.
-func (p *servedPackages) extract(ctx context.Context, folder agent.Location, n *resolve.Node, pkgs *cache.Packages, parse bool) (extracted, error) {
+// extracted it meanwhile is as good. With index, each skill written is
+// indexed as the server's first Refresh would, with the record index
+// makes of it, as it is written.
+func (p *servedPackages) extract(ctx context.Context, folder agent.Location, n *resolve.Node, pkgs *cache.Packages, index func(*install.InstalledSkill) *mcpserver.Installed) (extracted, error) {
 	dir := folder.Dir
 	if skills, err := readServed(dir); err == nil {
 		return extracted{skills: skills}, nil
 	}
 	var x extracted
 	fill := func(out string) error {
-		w := newServedWork(p.opts.Discover.Runtime, folder, parse)
+		w := newServedWork(p.opts.Discover.Runtime, folder, out, index)
 		skills, err := install.WriteFolderFiles(ctx, out, winnerSkills(merge.Merge([]*resolve.Node{n}), pkgs, p.opts.Limits, false), p.env.Concurrency, w.add)
 		record, werr := w.wait()
 		if err != nil {
@@ -189,7 +198,7 @@ func (p *servedPackages) extract(ctx context.Context, folder agent.Location, n *
 		if werr != nil {
 			return werr
 		}
-		x = extracted{skills: skills, written: true, parsed: w.parsed}
+		x = extracted{skills: skills, written: true, indexed: w.indexed}
 		return errdefs.MarkLocal(os.WriteFile(filepath.Join(out, servedRecordName), record, 0o444))
 	}
 	var err error
@@ -235,15 +244,15 @@ func (p *servedPackages) current() *servedSet {
 
 func (p *servedPackages) folders() []agent.Location { return p.current().folders }
 
-// takeParsed gives the skill in dir as this process extracted and
-// parsed it, once: a later listing reads its SKILL.md, which may have
+// takeWritten gives the skill in dir as this process extracted and
+// indexed it, once: a later listing reads its folder, which may have
 // changed since.
-func (p *servedPackages) takeParsed(dir string) (discover.Skill, bool) {
+func (p *servedPackages) takeWritten(dir string) (*mcpserver.Written, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s, ok := p.set.parsed[dir]
-	delete(p.set.parsed, dir)
-	return s, ok
+	w, ok := p.set.written[dir]
+	delete(p.set.written, dir)
+	return w, ok
 }
 
 func (p *servedPackages) installedOf(l *discover.Listing) (map[string]*mcpserver.Installed, []string) {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/mcpserver"
 )
 
 // servedWorkers work on the skills of a package as they are extracted:
@@ -19,19 +21,31 @@ const servedWorkers = 1
 
 // servedWork is what stax mcp --package does with each skill as it is
 // extracted, beside the extraction rather than after it: the skill's
-// part of the record is encoded, and its SKILL.md parsed as the server
-// lists it.
+// part of the record is encoded and, with index, its SKILL.md parsed and
+// the skill listed and indexed as the server's first Refresh would (see
+// mcpserver.IndexWritten).
 type servedWork struct {
 	rt     agent.Runtime
 	folder agent.Location
-	parse  bool
-	todo   chan servedSkill
-	wg     sync.WaitGroup
+	// staging is the directory the skills are written in, renamed to
+	// folder once all are.
+	staging string
+	// index, when set, is what the server is to know of a skill written.
+	index func(*install.InstalledSkill) *mcpserver.Installed
+	todo  chan servedSkill
+	wg    sync.WaitGroup
 
-	mu     sync.Mutex // guards the fields below
-	parts  map[string]json.RawMessage
-	parsed map[string]discover.Skill // by path, with parse
-	err    error
+	mu      sync.Mutex // guards the fields below
+	parts   map[string]json.RawMessage
+	indexed map[string]indexedSkill // by path, with index
+	err     error
+}
+
+// indexedSkill is a skill written and indexed, and the record the server
+// holds its files to.
+type indexedSkill struct {
+	rec     *mcpserver.Installed
+	written *mcpserver.Written
 }
 
 type servedSkill struct {
@@ -39,11 +53,9 @@ type servedSkill struct {
 	in   *install.InstalledSkill
 }
 
-func newServedWork(rt agent.Runtime, folder agent.Location, parse bool) *servedWork {
-	w := &servedWork{rt: rt, folder: folder, parse: parse, todo: make(chan servedSkill, 64), parts: map[string]json.RawMessage{}}
-	if parse {
-		w.parsed = map[string]discover.Skill{}
-	}
+func newServedWork(rt agent.Runtime, folder agent.Location, staging string, index func(*install.InstalledSkill) *mcpserver.Installed) *servedWork {
+	w := &servedWork{rt: rt, folder: folder, staging: staging, index: index, todo: make(chan servedSkill, 64),
+		parts: map[string]json.RawMessage{}, indexed: map[string]indexedSkill{}}
 	w.wg.Add(servedWorkers)
 	for range servedWorkers {
 		go func() {
@@ -65,9 +77,10 @@ func (w *servedWork) add(path string, in *install.InstalledSkill) error {
 
 func (w *servedWork) do(path string, in *install.InstalledSkill) {
 	part, err := json.Marshal(in)
-	var s discover.Skill
-	if w.parse && in.SkillFile != nil {
-		s = discover.Parse(w.rt, w.folder, path, in.SkillFile)
+	var x indexedSkill
+	if w.index != nil && in.SkillFile != nil {
+		x.rec = w.index(in)
+		x.written = mcpserver.IndexWritten(discover.Parse(w.rt, w.folder, path, in.SkillFile), filepath.Join(w.staging, path), x.rec)
 	}
 	// Parsed, its SKILL.md is held as the skill: not twice.
 	in.SkillFile = nil
@@ -78,8 +91,8 @@ func (w *servedWork) do(path string, in *install.InstalledSkill) {
 		return
 	}
 	w.parts[path] = part
-	if s.Key != "" {
-		w.parsed[path] = s
+	if x.written != nil {
+		w.indexed[path] = x
 	}
 }
 

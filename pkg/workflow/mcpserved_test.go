@@ -7,22 +7,24 @@ import (
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/agent"
-	"github.com/stax-dev/stax/pkg/discover"
 	"github.com/stax-dev/stax/pkg/install"
+	"github.com/stax-dev/stax/pkg/mcpserver"
 )
 
 // The record servedWork writes from the skills' parts is the bytes
 // json.Marshal writes of the map of them, as the record was written
 // before, keys sorted and escaped as it does; each skill written is
-// parsed as discover.List would parse it, and its SKILL.md not held
+// indexed with the record index makes of it, and its SKILL.md not held
 // twice.
 func TestServedWorkRecordIsTheMapMarshalled(t *testing.T) {
 	t.Parallel()
 	rt, _ := agent.Lookup("claude-code")
 	folder := agent.Location{Scope: agent.ScopeProject, Dir: t.TempDir()}
-	w := newServedWork(rt, folder, true)
+	index := func(in *install.InstalledSkill) *mcpserver.Installed {
+		return &mcpserver.Installed{Package: in.Package, Files: recordedFiles(*in), Written: true}
+	}
+	w := newServedWork(rt, folder, t.TempDir(), index)
 	skills := map[string]*install.InstalledSkill{}
-	skillFiles := map[string][]byte{}
 	for i, path := range []string{"zeta", "a<b>&c", "alpha", "broken", "Beta"} {
 		in := &install.InstalledSkill{Package: "reg.example/p", PackageDigest: "sha256:aa", Digest: "sha256:bb",
 			Files: map[string]string{"SKILL.md": fmt.Sprintf("644 sha256:%d", i)}, Stat: map[string]string{"SKILL.md": "10 20", "./": "0 1"},
@@ -30,7 +32,7 @@ func TestServedWorkRecordIsTheMapMarshalled(t *testing.T) {
 		if path == "broken" {
 			in.SkillFile = []byte("---\nname: broken\ndescription: a: b\n---\n")
 		}
-		skills[path], skillFiles[path] = in, in.SkillFile
+		skills[path] = in
 		if err := w.add(path, in); err != nil {
 			t.Fatal(err)
 		}
@@ -50,8 +52,8 @@ func TestServedWorkRecordIsTheMapMarshalled(t *testing.T) {
 		if in.SkillFile != nil {
 			t.Errorf("%s: SkillFile kept once parsed", path)
 		}
-		if s, want := w.parsed[path], discover.Parse(rt, folder, path, skillFiles[path]); !reflect.DeepEqual(s, want) {
-			t.Errorf("%s parsed as %+v, want %+v", path, s, want)
+		if x := w.indexed[path]; x.written == nil || !reflect.DeepEqual(x.rec, index(in)) {
+			t.Errorf("%s indexed as %+v, want with its record", path, x)
 		}
 	}
 }
