@@ -134,15 +134,18 @@ func (x *skillIndex) find(key string) *indexedSkill {
 }
 
 // buildIndex indexes the visible skills of l whose files are files; a
-// skill listed as written takes the entry IndexWritten made of it.
+// skill listFiles took as written, in taken by directory, takes the
+// entry IndexWritten made of it.
 // A file's digest is taken, in order, from prev when its stat is the
 // same, from the install record when its stat is as written, and else
 // from its bytes.
 func buildIndex(l *discover.Listing, files map[string]skillFile, unserved map[string]bool,
-	installed map[string]*Installed, written map[string]*Written, prev *skillIndex) (*skillIndex, []string) {
+	installed map[string]*Installed, taken map[string]*Written, prev *skillIndex) (*skillIndex, []string) {
 	byKey := map[string][]skillFile{}
 	for _, f := range files {
-		byKey[f.key] = append(byKey[f.key], f)
+		if w := taken[f.dir]; w == nil || !w.indexed {
+			byKey[f.key] = append(byKey[f.key], f)
+		}
 	}
 	var visible []discover.Skill
 	for _, sk := range l.Skills {
@@ -168,8 +171,7 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, unserved map[st
 		warned := make([][]string, len(batch))
 		_ = inorder.Concurrently(context.Background(), len(batch), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
 			sk := batch[i]
-			// Indexed as it was written, from the files listFiles took.
-			if w := written[sk.Dir]; w.stands(sk, installed[sk.Dir], prev) && w.indexed {
+			if w := taken[sk.Dir]; w != nil && w.indexed {
 				indexed[i], warned[i] = w.entry, w.warnings
 				return nil
 			}

@@ -82,9 +82,10 @@ func URI(key, rel string) string {
 // A skill that this process has just written (Installed.Written), and
 // that prev does not index yet, is listed from its record rather than
 // read again (see listWritten), unless its package must verify.
-// A skill listed as written takes the files IndexWritten listed.
-func listFiles(l *discover.Listing, installed map[string]*Installed, written map[string]*Written, prev *skillIndex) (files map[string]skillFile, unserved map[string]bool, warnings []string) {
-	files, unserved = map[string]skillFile{}, map[string]bool{}
+// A skill listed as written, of written by directory, takes the files
+// IndexWritten listed, and is in taken.
+func listFiles(l *discover.Listing, installed map[string]*Installed, written map[string]*Written, prev *skillIndex) (files map[string]skillFile, unserved map[string]bool, taken map[string]*Written, warnings []string) {
+	files, unserved, taken = map[string]skillFile{}, map[string]bool{}, map[string]*Written{}
 	for _, sk := range l.Skills {
 		if !sk.Visible() {
 			continue
@@ -92,6 +93,7 @@ func listFiles(l *discover.Listing, installed map[string]*Installed, written map
 		rec := installed[sk.Dir]
 		if w := written[sk.Dir]; w.stands(sk, rec, prev) {
 			maps.Copy(files, w.files)
+			taken[sk.Dir] = w
 			continue
 		}
 		// Under require, a file changed or added since the writing must
@@ -104,7 +106,7 @@ func listFiles(l *discover.Listing, installed map[string]*Installed, written map
 		}
 		warnings = append(warnings, walkSkill(sk, files, unserved)...)
 	}
-	return files, unserved, warnings
+	return files, unserved, taken, warnings
 }
 
 // loaded reports whether the Skill tool loads file rel of a skill.

@@ -209,10 +209,10 @@ func (s *Server) refresh() error {
 		installed, unrecorded = s.opts.Installed(l)
 	}
 	prev := s.index()
-	files, unserved, warnings := listFiles(l, installed, written, prev)
+	files, unserved, taken, warnings := listFiles(l, installed, written, prev)
 	warnings = append(warnings, unrecorded...)
 	menu := s.describe(l)
-	x, more := buildIndex(l, files, unserved, installed, written, prev)
+	x, more := buildIndex(l, files, unserved, installed, taken, prev)
 	warnings = append(warnings, more...)
 	x.generation = nextGeneration(prev, x)
 
