@@ -19,6 +19,11 @@ import (
 // idle, and one worker keeps up with it.
 const servedWorkers = 1
 
+// servedBatch is how many skills are handed to a worker at once: one at
+// a time, a worker idle between skills is woken a thousand times a
+// package, each a few system calls.
+const servedBatch = 32
+
 // servedWork is what stax mcp --package does with each skill as it is
 // extracted, beside the extraction rather than after it: the skill's
 // part of the record is encoded and, with index, its SKILL.md parsed and
@@ -32,8 +37,11 @@ type servedWork struct {
 	staging string
 	// index, when set, is what the server is to know of a skill written.
 	index func(*install.InstalledSkill) *mcpserver.Installed
-	todo  chan servedSkill
+	todo  chan []servedSkill
 	wg    sync.WaitGroup
+
+	adding  sync.Mutex    // layers are extracted at once
+	pending []servedSkill // not handed on yet
 
 	mu      sync.Mutex // guards the fields below
 	parts   map[string]json.RawMessage
@@ -54,24 +62,32 @@ type servedSkill struct {
 }
 
 func newServedWork(rt agent.Runtime, folder agent.Location, staging string, index func(*install.InstalledSkill) *mcpserver.Installed) *servedWork {
-	w := &servedWork{rt: rt, folder: folder, staging: staging, index: index, todo: make(chan servedSkill, 64),
+	w := &servedWork{rt: rt, folder: folder, staging: staging, index: index, todo: make(chan []servedSkill, 2),
 		parts: map[string]json.RawMessage{}, indexed: map[string]indexedSkill{}}
 	w.wg.Add(servedWorkers)
 	for range servedWorkers {
 		go func() {
 			defer w.wg.Done()
-			for s := range w.todo {
-				w.do(s.path, s.in)
+			for batch := range w.todo {
+				for _, s := range batch {
+					w.do(s.path, s.in)
+				}
 			}
 		}()
 	}
 	return w
 }
 
-// add hands skill path, as written, to the workers (see
-// install.WriteFolderFiles).
+// add hands skill path, as written, to the workers, servedBatch skills
+// at a time (see install.WriteFolderFiles).
 func (w *servedWork) add(path string, in *install.InstalledSkill) error {
-	w.todo <- servedSkill{path, in}
+	w.adding.Lock()
+	defer w.adding.Unlock()
+	w.pending = append(w.pending, servedSkill{path, in})
+	if len(w.pending) == servedBatch {
+		w.todo <- w.pending
+		w.pending = make([]servedSkill, 0, servedBatch)
+	}
 	return nil
 }
 
@@ -99,6 +115,12 @@ func (w *servedWork) do(path string, in *install.InstalledSkill) {
 // wait waits for the skills handed on and returns the record of them,
 // the bytes json.Marshal makes of the map of every skill by path.
 func (w *servedWork) wait() ([]byte, error) {
+	w.adding.Lock()
+	if len(w.pending) > 0 {
+		w.todo <- w.pending
+	}
+	w.pending = nil
+	w.adding.Unlock()
 	close(w.todo)
 	w.wg.Wait()
 	if w.err != nil {
