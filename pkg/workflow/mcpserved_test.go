@@ -25,7 +25,11 @@ func TestServedWorkRecordIsTheMapMarshalled(t *testing.T) {
 	}
 	w := newServedWork(rt, folder, t.TempDir(), index)
 	skills := map[string]*install.InstalledSkill{}
-	for i, path := range []string{"zeta", "a<b>&c", "alpha", "broken", "Beta"} {
+	paths := []string{"zeta", "a<b>&c", "alpha", "broken", "Beta"}
+	for i := range 2*servedBatch + 1 { // full batches and a part of one
+		paths = append(paths, fmt.Sprintf("skill-%03d", i))
+	}
+	for i, path := range paths {
 		in := &install.InstalledSkill{Package: "reg.example/p", PackageDigest: "sha256:aa", Digest: "sha256:bb",
 			Files: map[string]string{"SKILL.md": fmt.Sprintf("644 sha256:%d", i)}, Stat: map[string]string{"SKILL.md": "10 20", "./": "0 1"},
 			SkillFile: fmt.Appendf(nil, "---\nname: %s\ndescription: Skill %d.\n---\nBody.\n", path, i)}
