@@ -116,12 +116,20 @@ func (w *servedWork) do(path string, in *install.InstalledSkill) {
 // the bytes json.Marshal makes of the map of every skill by path.
 func (w *servedWork) wait() ([]byte, error) {
 	w.adding.Lock()
-	if len(w.pending) > 0 {
-		w.todo <- w.pending
-	}
+	last := w.pending
 	w.pending = nil
 	w.adding.Unlock()
 	close(w.todo)
+	// The extraction has ended, and left its core: the skills not handed
+	// on yet, and those still queued, are worked on here too.
+	for _, s := range last {
+		w.do(s.path, s.in)
+	}
+	for batch := range w.todo {
+		for _, s := range batch {
+			w.do(s.path, s.in)
+		}
+	}
 	w.wg.Wait()
 	if w.err != nil {
 		return nil, w.err
