@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -62,6 +63,12 @@ func newECDSAKey() (*signature.KeySigner, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return plainSigner(priv)
+}
+
+// plainSigner is the signer of priv, read from the unencrypted PKCS#8
+// PEM a key file would hold, and its public key in PEM.
+func plainSigner(priv crypto.Signer) (*signature.KeySigner, []byte, error) {
 	privDER, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {
 		return nil, nil, err
