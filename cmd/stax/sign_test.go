@@ -43,10 +43,11 @@ const testKeyPassword = "correct horse"
 // signed and verified, which does not depend on how the key file is
 // sealed, and each stax sign with an encrypted key spends scrypt's 32 MiB
 // and tens of milliseconds of CPU decrypting it (a tenth of cmd/stax's
-// tests' CPU, with two dozen tests signing). Decrypting is checked with
-// keys sealed as stax key generate seals them: TestSignInLocalStore,
-// TestPushSignSignsWhatItPushes (a wrong password), the git source tests
-// that sign, and pkg/signature's TestCosignKeyLoads.
+// tests' CPU, with two dozen tests signing). Decrypting is checked by
+// TestSignInLocalStore and TestPushAndCopyGitSourceToRegistry, with keys
+// stax key generate sealed, by TestPushSignSignsWhatItPushes (a wrong
+// password), with newEncryptedKeyPair's, and by pkg/signature's
+// TestCosignKeyLoads.
 func newKeyPair(t *testing.T, prefix string) (string, string) {
 	t.Helper()
 	return cachedKeyPair(t, filepath.Join("plain", prefix), func(key *ecdsa.PrivateKey) ([]byte, error) {
