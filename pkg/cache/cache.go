@@ -264,7 +264,10 @@ func (s *Storing) LayerReady(ctx context.Context, n *resolve.Node) error {
 // its manifest and tag, may not be stored yet, which on a cold store
 // means two writes of index.json, each synced, behind those of the
 // packages stored at the same time; else from where n is once stored.
-// A job commits nothing read so before Wait has returned.
+// A job commits nothing read so before Wait has returned. The layer is
+// looked for again after a LayerReady that found it, one stat, rather
+// than remembered: a caller need not call LayerReady first (install.Stage
+// does not when two layers stage one path).
 func (s *Storing) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.Reader) error) error {
 	if local, ok := s.layerHeld(ctx, n); ok {
 		return resolve.ReadLayer(ctx, n, local, read)
@@ -277,9 +280,13 @@ func (s *Storing) ReadLayer(ctx context.Context, n *resolve.Node, read func(io.R
 	return resolve.ReadLayer(ctx, n, n.Target, read)
 }
 
-// layerHeld returns the local store as n is stored in it (storeNode's
-// view) once its fetch ahead, if any, has ended, when the store holds
-// n's skills layer: a registry package's, whose store s has yet to end.
+// layerHeld returns the local store naming n as storeNode names it,
+// once n's fetch ahead, if any, has ended, when the store holds n's
+// skills layer, whether or not n itself is stored yet. Only a registry
+// package's is looked for: one built from a git source is named in the
+// store by its key, and its layer is in the layout it was built into
+// until it is stored. A layer not held, or whose fetch ahead failed, is
+// not: storing n fetches it, or reports why it cannot.
 func (s *Storing) layerHeld(ctx context.Context, n *resolve.Node) (*target.Target, bool) {
 	if _, ok := s.index[n]; !ok || n.Git != nil || n.Package.Skills == nil {
 		return nil, false
