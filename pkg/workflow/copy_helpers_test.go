@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -38,19 +37,4 @@ func writeLayout(t *testing.T, env *workflow.Env, dir string) string {
 		t.Fatal(err)
 	}
 	return layout
-}
-
-// writePublicKey writes the public key of a new key pair and returns its
-// path.
-func writePublicKey(t *testing.T) string {
-	t.Helper()
-	_, pub, err := newECDSAKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "trusted.pub")
-	if err := os.WriteFile(path, pub, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

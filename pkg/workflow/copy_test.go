@@ -58,10 +58,11 @@ func TestCopyRefusesAnUnsignedPackageBeforeWriting(t *testing.T) {
 	env := newEnv(t, &warnings)
 	src := writeLayout(t, env, writePackage(t, t.TempDir(), "org", "review"))
 	dir := t.TempDir() + "/mirror"
+	_, trusted := newKey(t) // signed nothing
 
 	_, err := workflow.Copy(context.Background(), env, workflow.CopyOptions{
 		Source: src + ":1.0.0", Destination: "oci:" + dir,
-		Verify: workflow.Verification{Mode: "require", Keys: []string{writePublicKey(t)}},
+		Verify: workflow.Verification{Mode: "require", Keys: []string{trusted}},
 	})
 	if errdefs.Of(err) != errdefs.DataLoss {
 		t.Fatalf("err = %v (%s): want a verification failure", err, errdefs.Of(err))
