@@ -11,21 +11,28 @@
 #   STAX=bin/stax PKGS=10 PKG_SKILLS=50 DELAY=50ms RUNS=3 bash bench/latency.sh
 #   STAX=bin/stax SKILL_SIZE=2000 bash bench/latency.sh   # small skills
 #
-# Rows (median wall time of RUNS, the runs of all rows interleaved,
-# requests the proxy saw in one run, ratio to the parallel oras pull): stax install of the PKGS references with a
+# Rows (median wall time of RUNS, requests the proxy saw in one run, ratio
+# to the parallel oras pull): stax install of the PKGS references with a
 # cold store, at the default --concurrency and with --concurrency PKGS (as
 # many packages at once as the parallel oras pulls), and with
 # --concurrency PKGS from a stax.yaml declaring them in version ranges
-# with no stax.lock (tags listed first); stax install --frozen
-# from that install's stax.yaml and stax.lock with the store already
-# holding them; stax pull -o of each, one after another, and of all of
-# them in one command with --concurrency PKGS; oras pull of
-# each, one after another, all at once, and all at once with each layer
-# then unpacked by tar -xzf (what installing with oras takes). oras is
-# the version the Makefile pins, built into bin/tools on first use. A
-# second table times stax outdated over a project naming OUTDATED_REPOS repositories in ranges
-# (each holding 1.0.0, 1.1.0 and 2.0.0, pushed directly; the project locked
-# at 1.1.0), in requests and in round trips (wall time over DELAY).
+# with no stax.lock (tags listed first); stax install --frozen from that
+# install's stax.yaml and stax.lock with the store already holding them;
+# stax pull -o of each, one after another, and of all of them in one
+# command with --concurrency PKGS; oras pull of each, one after another,
+# all at once, and all at once with each layer then unpacked by tar -xzf
+# (what installing with oras takes). oras is the version the Makefile
+# pins, built into bin/tools on first use. A second table times stax
+# outdated over a project naming OUTDATED_REPOS repositories in ranges
+# (each holding 1.0.0, 1.1.0 and 2.0.0, pushed directly; the project
+# locked at 1.1.0), in requests and in round trips (wall time over DELAY).
+#
+# The rows' runs are interleaved: RUNS rounds each run every row once,
+# each round starting one row further on, after WARMUP rounds (1) that are
+# not timed. Run one row after another, a row paid for where it stood: the
+# first, just after the setup, took 0.50 s where the same install run
+# second took 0.34 s, and a slow minute of a shared machine fell on one
+# row alone (docs/performance.md).
 # SHOW_REQUESTS=1 lists the requests of each row's last run after the
 # tables, SHOW_RUNS=1 each row's wall times, in the order they ran.
 set -euo pipefail
@@ -206,17 +213,14 @@ run_once() {
 	reqs_of[$1]=$(($(requests) - before))
 	tail -n +$((logged + 1)) "$work/proxy.log" >"$work/requests-$1"
 }
-# measure JOB...: RUNS rounds, each running one run of every JOB in turn,
-# round r starting at the r-th JOB; then sets $wall (median seconds) and
-# $reqs (requests of the last run) for JOB with result JOB. Every row
-# once ran all its runs before the next row, and paid for where it stood:
-# the first, run just after the setup, took 0.50 s where the second, the
-# same install, took 0.34 s (idle, on disk), and a slower minute of a
-# shared machine fell on one row alone. Now a row's runs are spread over
-# the whole measurement, and none always follows the same row. WARMUP
-# rounds (1) run first, untimed: in one session on a shared machine, the
-# first run of each of the first six rows, all within 15 s of the setup,
-# took 2-4 times as long as its others.
+# measure JOB...: WARMUP rounds, untimed, then RUNS rounds, each running
+# one run of every JOB in turn, each round starting one JOB further on, so
+# that a row's runs are spread over the whole measurement and none always
+# follows the same row (see the header). result JOB then sets $wall
+# (median seconds) and $reqs (requests of the last run) for JOB. The
+# warm-up: in one session on a shared machine, the first run of each of
+# the first six rows, all within 15 s of the setup, took 2-4 times as long
+# as its others.
 measure() {
 	local r k jobs=("$@")
 	for ((r = -WARMUP; r < RUNS; r++)); do
