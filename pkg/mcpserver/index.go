@@ -133,6 +133,15 @@ func (x *skillIndex) find(key string) *indexedSkill {
 	return x.byKey[key]
 }
 
+// of returns what x indexes of skill sk, or nil: a skill of the same key
+// in another folder, one that shadowed or was shadowed by it, is not sk.
+func (x *skillIndex) of(sk discover.Skill) *indexedSkill {
+	if is := x.find(sk.Key); is != nil && is.dir == sk.Dir {
+		return is
+	}
+	return nil
+}
+
 // buildIndex indexes the visible skills of l whose files are files; a
 // skill listFiles took as written, in taken by directory, takes the
 // entry IndexWritten made of it.

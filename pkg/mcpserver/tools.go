@@ -140,8 +140,8 @@ func (s *Server) invoke(ctx context.Context, _ *mcp.CallToolRequest, in SkillInp
 // changed refreshes the entry before the text is served; a refused skill
 // is refused. Any other skill is read from its directory.
 func (s *Server) readSkill(sk discover.Skill) (render.Skill, error) {
-	is := s.index().find(sk.Key)
-	if is == nil || is.dir != sk.Dir {
+	is := s.index().of(sk)
+	if is == nil {
 		files, err := render.ReadDir(sk.Dir)
 		if err != nil {
 			return render.Skill{}, fmt.Errorf("skill %q: %w", sk.Name, err)
@@ -179,7 +179,7 @@ func (s *Server) readSkill(sk discover.Skill) (render.Skill, error) {
 			files.Siblings[rel] = data
 			s.reconcile(is, rel, info, data)
 		}
-		if is = s.index().find(sk.Key); is == nil || is.dir != sk.Dir { // as refreshed
+		if is = s.index().of(sk); is == nil { // as refreshed
 			return render.Skill{}, fmt.Errorf("skill %q changed on disk as it was read: call %s again", sk.Name, SkillTool)
 		}
 	}

@@ -58,6 +58,5 @@ func (w *Written) stands(sk discover.Skill, rec *Installed, prev *skillIndex) bo
 	if w == nil || w.files == nil || w.rec != rec || w.skill.Dir != sk.Dir {
 		return false
 	}
-	is := prev.find(sk.Key)
-	return is == nil || is.dir != sk.Dir
+	return prev.of(sk) == nil
 }
