@@ -156,7 +156,7 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 				set.installed[skillDir], set.written[skillDir] = is.rec, is.written
 				continue
 			}
-			set.installed[skillDir] = installed(in, x.written)
+			set.installed[skillDir] = installed(in, x.wroteNow)
 		}
 	}
 	if _, err := pkgs.Store(ctx, graph, p.env.transferOptions(p.opts.Limits.MaxSize)); err != nil {
@@ -168,10 +168,10 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 // extracted is what extract did of a package.
 type extracted struct {
 	skills map[string]*install.InstalledSkill
-	// written says that this call wrote the skills: the record then says
+	// wroteNow says that this call wrote the skills: the record then says
 	// what the folder holds, as a walk of it would (see
 	// mcpserver.Installed.Written).
-	written bool
+	wroteNow bool
 	// indexed are the skills written and indexed, by path, with index;
 	// nil when not written.
 	indexed map[string]indexedSkill
@@ -198,7 +198,7 @@ func (p *servedPackages) extract(ctx context.Context, folder agent.Location, n *
 		if werr != nil {
 			return werr
 		}
-		x = extracted{skills: skills, written: true, indexed: w.indexed}
+		x = extracted{skills: skills, wroteNow: true, indexed: w.indexed}
 		return errdefs.MarkLocal(os.WriteFile(filepath.Join(out, servedRecordName), record, 0o444))
 	}
 	var err error
