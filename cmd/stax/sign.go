@@ -75,17 +75,22 @@ func runSign(ctx context.Context, opts *signOptions) error {
 	return printSigned(opts.IO, opts.Global, res)
 }
 
-// loadSigner reads a private key file and its password.
+// loadSigner reads a private key file, and its password if it is
+// encrypted.
 func loadSigner(streams *IOStreams, global *globalOptions, path string) (*signature.KeySigner, error) {
 	data, err := regularfile.ReadFile(path, signature.MaxKeyFileSize)
 	if err != nil {
 		return nil, errdefs.MarkLocal(fmt.Errorf("read private key: %w", err))
 	}
-	password, err := readPassword(streams, global, false)
-	if err != nil {
-		return nil, err
+	var asked error
+	signer, err := signature.LoadPrivateKey(data, func() ([]byte, error) {
+		password, err := readPassword(streams, global, false)
+		asked = err
+		return password, err
+	})
+	if asked != nil {
+		return nil, asked
 	}
-	signer, err := signature.LoadPrivateKey(data, password)
 	if errors.Is(err, signature.ErrWrongPassword) {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: %w: check %s", path, err, passwordEnv))
 	}

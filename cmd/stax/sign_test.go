@@ -277,3 +277,29 @@ func TestVerifyMissingLayoutCreatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestSignWithAnUnencryptedKeyAsksNoPassword checks that stax sign reads
+// a private key that is not encrypted without a password: neither
+// $STAX_PASSWORD nor a terminal is needed for it, as CI signing with a
+// key from its secret store has neither.
+func TestSignWithAnUnencryptedKeyAsksNoPassword(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	priv, pub := newKeyPair(t, "acme")
+	unsetenv(t, "STAX_PASSWORD")
+	if r := runStax(t, "pack", examples, "-t", "acme/skills:1.0.0"); r.Code != 0 {
+		t.Fatalf("pack: %s", r.Stderr)
+	}
+	if r := runStax(t, "sign", "--local", "acme/skills:1.0.0", "--key", priv); r.Code != 0 {
+		t.Fatalf("sign with an unencrypted key and no password: exit %d, %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "verify", "--local", "acme/skills:1.0.0", "--key", pub); r.Code != 0 {
+		t.Fatalf("verify: %d %s", r.Code, r.Stderr)
+	}
+	// An encrypted key still needs its password, and says where to give it.
+	sealed, _ := newEncryptedKeyPair(t, "acme")
+	unsetenv(t, "STAX_PASSWORD")
+	if r := runStax(t, "sign", "--local", "acme/skills:1.0.0", "--key", sealed); r.Code != 1 || !strings.Contains(r.Stderr, "set STAX_PASSWORD") {
+		t.Fatalf("sign with an encrypted key and no password: exit %d, %s", r.Code, r.Stderr)
+	}
+}

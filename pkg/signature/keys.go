@@ -140,10 +140,17 @@ type KeySigner struct {
 	hint string
 }
 
-// LoadPrivateKey reads a PEM private key: one stax or cosign generated
-// (encrypted with password), or an unencrypted PKCS#8, EC or RSA key.
-func LoadPrivateKey(pemBytes, password []byte) (*KeySigner, error) {
-	key, err := cryptoutils.UnmarshalPEMToPrivateKey(pemBytes, cryptoutils.StaticPasswordFunc(password))
+// LoadPrivateKey reads a PEM private key: one stax or cosign generated,
+// encrypted with the password that password returns, or an unencrypted
+// PKCS#8, EC or RSA key. password is called only for an encrypted key,
+// so that reading one that is not asks for nothing; nil refuses an
+// encrypted key.
+func LoadPrivateKey(pemBytes []byte, password func() ([]byte, error)) (*KeySigner, error) {
+	var pf cryptoutils.PassFunc
+	if password != nil {
+		pf = func(bool) ([]byte, error) { return password() }
+	}
+	key, err := cryptoutils.UnmarshalPEMToPrivateKey(pemBytes, pf)
 	if err != nil {
 		if strings.Contains(err.Error(), "decryption failed") {
 			return nil, ErrWrongPassword

@@ -158,7 +158,7 @@ func (k *sharedKey) make(algorithm string) error {
 	} else if priv, pub, err = signature.GenerateKey(algorithm, []byte("pw")); err != nil {
 		return err
 	}
-	if k.signer, err = signature.LoadPrivateKey(priv, []byte("pw")); err != nil {
+	if k.signer, err = signature.LoadPrivateKey(priv, password("pw")); err != nil {
 		return err
 	}
 	k.verifier, err = signature.LoadPublicKey(pub)
@@ -495,7 +495,7 @@ func TestCosignKeyLoads(t *testing.T) {
 	}{{"sigstore-label", priv}, {"cosign-label", legacy}} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := signature.LoadPrivateKey(c.key, []byte("cosign-pw"))
+			s, err := signature.LoadPrivateKey(c.key, password("cosign-pw"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -509,7 +509,7 @@ func TestCosignKeyLoads(t *testing.T) {
 	}
 	t.Run("wrong-password", func(t *testing.T) {
 		t.Parallel()
-		if _, err := signature.LoadPrivateKey(priv, []byte("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
+		if _, err := signature.LoadPrivateKey(priv, password("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
 			t.Fatalf("wrong password: %v", err)
 		}
 	})
@@ -560,4 +560,9 @@ func TestWriteKeyPairNamesItsKey(t *testing.T) {
 	if after, _ := os.ReadFile(k.files.PrivateKey); !bytes.Equal(after, before) {
 		t.Fatal("the refused write changed the private key")
 	}
+}
+
+// password is a password func for LoadPrivateKey that returns pw.
+func password(pw string) func() ([]byte, error) {
+	return func() ([]byte, error) { return []byte(pw), nil }
 }
