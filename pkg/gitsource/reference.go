@@ -263,8 +263,10 @@ func checkURL(u *url.URL) error {
 	return nil
 }
 
+// isLoopback reports whether host is this machine: localhost in any
+// case, as DNS reads names, or a loopback address.
 func isLoopback(host string) bool {
-	if host == "localhost" {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

@@ -22,6 +22,7 @@ func TestParse(t *testing.T) {
 		{in: "git+https://bob:s3cret@example.com/org/skills.git#feature/x", url: "https://bob:s3cret@example.com/org/skills.git", ref: "feature/x", repo: "https://example.com/org/skills.git", str: "git+https://example.com/org/skills.git#feature/x"},
 		{in: "git+http://127.0.0.1:8080/r.git", url: "http://127.0.0.1:8080/r.git"},
 		{in: "git+http://localhost/r.git", url: "http://localhost/r.git"},
+		{in: "git+http://LocalHost/r.git", url: "http://LocalHost/r.git"}, // DNS reads a name without its case
 		{in: "git+http://[::1]:9/r.git", url: "http://[::1]:9/r.git"},
 		{in: "git+ssh://git@example.com/org/skills.git//skills#0123456789abcdef0123456789abcdef01234567", url: "ssh://git@example.com/org/skills.git", subdir: "skills", ref: "0123456789abcdef0123456789abcdef01234567"},
 		{in: "git+ssh://git:pw@example.com:2222/r", url: "ssh://git:pw@example.com:2222/r", repo: "ssh://git@example.com:2222/r", str: "git+ssh://git@example.com:2222/r"},
