@@ -152,13 +152,14 @@ func lockedGit(p lock.Package) *gitsource.Resolved {
 
 // listGitTags lists the tags of the git repositories of refs, with one
 // git ls-remote each however many times one is named, up to env's
-// concurrency at once. The tags are by repository (Reference.Repository).
+// concurrency at once, as outdated lists them. The tags are by
+// repository (Reference.SameRepository).
 func listGitTags(ctx context.Context, env *Env, refs []gitsource.Reference) (map[string][]string, error) {
 	var unique []gitsource.Reference
 	seen := map[string]bool{}
 	for _, r := range refs {
-		if !seen[r.Repository()] {
-			seen[r.Repository()] = true
+		if !seen[r.SameRepository()] {
+			seen[r.SameRepository()] = true
 			unique = append(unique, r)
 		}
 	}
@@ -183,7 +184,7 @@ func listGitTags(ctx context.Context, env *Env, refs []gitsource.Reference) (map
 		return nil, err
 	}
 	for i, r := range unique {
-		tags[r.Repository()] = listed[i]
+		tags[r.SameRepository()] = listed[i]
 	}
 	return tags, nil
 }

@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stax-dev/stax/internal/gittest"
@@ -101,5 +102,54 @@ func TestOutdatedGitSourcesListEachRepositoryOnce(t *testing.T) {
 	}
 	if last := entries[len(entries)-1]; last.Outdated || last.Wanted != "" {
 		t.Errorf("a registry source was compared as a git one: %+v", last.OutdatedPackage)
+	}
+}
+
+// update lists the tags of a repository once however it is written,
+// as outdated does (gitsource.Reference.SameRepository): here the same
+// server under its host name in two cases, which DNS does not tell apart.
+func TestListGitTagsListsEachRepositoryOnce(t *testing.T) {
+	t.Parallel()
+	srv := gittest.NewServer(t)
+	repo := srv.NewRepo(t, "tagged")
+	repo.Write(map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: PDF. Use for PDFs.\n---\n\nRead PDFs.\n"})
+	repo.Commit("1.0.0")
+	repo.Tag("v1.0.0", "")
+	var refs []gitsource.Reference
+	for _, host := range []string{"localhost", "LOCALHOST"} {
+		ref, err := gitsource.Parse("git+" + strings.Replace(repo.URL, "127.0.0.1", host, 1) + "#v1.0.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, ref)
+	}
+	home := t.TempDir()
+	env := &Env{Getenv: func(k string) string {
+		if k == "STAX_HOME" {
+			return home
+		}
+		return os.Getenv(k)
+	}}
+	cache, err := env.gitCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	if _, err := cache.ListRefs(context.Background(), refs[0]); err != nil {
+		t.Fatal(err)
+	}
+	perListing := srv.Requests()
+	srv.Reset()
+	tags, err := listGitTags(context.Background(), env, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Requests(); got != perListing {
+		t.Errorf("one repository written two ways cost %d requests, want %d: one ls-remote", got, perListing)
+	}
+	for _, r := range refs {
+		if got := tags[r.SameRepository()]; len(got) != 1 || got[0] != "v1.0.0" {
+			t.Errorf("tags of %s: %v, want [v1.0.0]", r, got)
+		}
 	}
 }

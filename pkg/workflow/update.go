@@ -223,7 +223,7 @@ func moveRanges(ctx context.Context, env *Env, m *projectFile, selected map[stri
 	for _, d := range ranged {
 		listed := tags[repositoryOf(d.Ref, m.dir).Name()]
 		if d.Kind == declaration.Git {
-			listed = gitTags[d.Git.Repository()]
+			listed = gitTags[d.Git.SameRepository()]
 		}
 		latest, ok := semver.Highest(listed, nil)
 		if !ok {
