@@ -87,7 +87,10 @@ func (c *Cache) removeRepository(ctx context.Context, key, dir string, dryRun bo
 	cancel()
 	unlock, err := filelock.Lock(tryCtx, c.LockDir, lockName(key), "pruning the git cache", nil)
 	if err != nil {
-		return false, nil
+		if errors.Is(err, context.Canceled) && ctx.Err() == nil {
+			return false, nil // tried, not waited for: another stax holds it
+		}
+		return false, fmt.Errorf("prune the git cache %s: %w", c.Dir, err)
 	}
 	defer unlock()
 	if dryRun {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
 // Prune removes the repositories not kept, and what a prune killed while
@@ -69,5 +71,27 @@ func TestCachePruneLeavesARepositoryInUse(t *testing.T) {
 	}
 	if pruned, err := c.Prune(context.Background(), nil, true); err != nil || pruned.Repositories != 1 {
 		t.Errorf("dry run once it is free: %+v, %v; want one repository", pruned, err)
+	}
+}
+
+// A lock a prune cannot take for want of its directory is an error, not
+// a repository in use: the prune said it removed nothing, and why not
+// was lost.
+func TestCachePruneReportsALockItCannotTake(t *testing.T) {
+	c := NewCache(t.TempDir())
+	if err := os.MkdirAll(filepath.Join(c.Dir, repoKey("https://git.example.com/gone.git")+".git", "objects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(c.LockDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.LockDir, nil, 0o644); err != nil { // in the way of the lock directory
+		t.Fatal(err)
+	}
+	for _, dryRun := range []bool{true, false} {
+		pruned, err := c.Prune(context.Background(), nil, dryRun)
+		if err == nil || errdefs.Of(err) != errdefs.Local {
+			t.Errorf("prune (dry run %v) with no lock directory: %+v, %v; want a local file system error", dryRun, pruned, err)
+		}
 	}
 }
