@@ -302,7 +302,7 @@ func checkRef(ref string) error {
 		why = `it starts or ends with "/", or ends with "." or ".lock"`
 	}
 	if why != "" {
-		return fmt.Errorf("REF %q is not a tag, branch or commit: %s", termtext.Escape(ref), why)
+		return fmt.Errorf("REF %q is not a tag, branch or commit: %s", ref, why)
 	}
 	return nil
 }

@@ -313,3 +313,16 @@ func TestSameRepository(t *testing.T) {
 		}
 	}
 }
+
+// A refused REF is quoted once, its escape shown as a Go string writes
+// it: quoting text already escaped showed `\\x1b` for one ESC.
+func TestParseQuotesARefusedRefOnce(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("git+https://example.com/r.git#v1\x1b[31m")
+	if err == nil {
+		t.Fatal("a REF holding ESC was taken")
+	}
+	if msg := err.Error(); !strings.Contains(msg, `"v1\x1b[31m"`) || strings.Contains(msg, "\x1b") {
+		t.Errorf("error %q: want the REF quoted once, as \"v1\\x1b[31m\"", msg)
+	}
+}

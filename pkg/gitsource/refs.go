@@ -48,18 +48,18 @@ type Resolved struct {
 // of a commit, not that commit).
 func (r Resolved) Check() error {
 	if !isCommitID(r.Commit) {
-		return fmt.Errorf("commit %q is not a full commit id in lower case", termtext.Escape(r.Commit))
+		return fmt.Errorf("commit %q is not a full commit id in lower case", r.Commit)
 	}
 	switch r.Kind {
 	case KindTag, KindBranch:
 		return checkRef(r.Ref)
 	case KindCommit:
 		if r.Ref != r.Commit {
-			return fmt.Errorf("REF %q of kind commit is not its commit %s", termtext.Escape(r.Ref), r.Commit)
+			return fmt.Errorf("REF %q of kind commit is not its commit %s", r.Ref, r.Commit)
 		}
 		return nil
 	}
-	return fmt.Errorf("kind %q is none of tag, branch, commit", termtext.Escape(string(r.Kind)))
+	return fmt.Errorf("kind %q is none of tag, branch, commit", r.Kind)
 }
 
 // ListRefs lists the branches and tags of r's repository: one git
@@ -100,7 +100,7 @@ func parseRefs(repo string, out []byte) (*Refs, error) {
 			continue
 		}
 		if !isCommitID(left) {
-			return nil, errdefs.MarkUnavailable(fmt.Errorf("git repository %s: git ls-remote listed %q, which is not an object id", repo, termtext.Escape(left)))
+			return nil, errdefs.MarkUnavailable(fmt.Errorf("git repository %s: git ls-remote listed %q, which is not an object id", repo, left))
 		}
 		if checkRef(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(name, "refs/tags/"), "refs/heads/"), "^{}")) != nil {
 			continue // a name Parse would refuse in a reference is never chosen, nor written down

@@ -55,7 +55,7 @@ const maxLinkTarget = 4096
 func (c *Cache) Materialize(ctx context.Context, r Reference, commit, dest string) (*Tree, error) {
 	commit = strings.ToLower(commit)
 	if !isCommitID(commit) {
-		return nil, errdefs.Invalid(fmt.Errorf("%q is not a full commit id", termtext.Escape(commit)))
+		return nil, errdefs.Invalid(fmt.Errorf("%q is not a full commit id", commit))
 	}
 	dir, unlock, err := c.open(ctx, r)
 	if err != nil {
@@ -165,7 +165,7 @@ func (c *Cache) entries(ctx context.Context, dir string, r Reference, tree strin
 		meta, p, _ := strings.Cut(string(rec), "\t")
 		f := strings.Fields(meta)
 		if len(f) != 3 {
-			return nil, nil, errdefs.MarkLocal(fmt.Errorf("git ls-tree wrote %q", termtext.Escape(string(rec))))
+			return nil, nil, errdefs.MarkLocal(fmt.Errorf("git ls-tree wrote %q", rec))
 		}
 		e := entry{mode: f[0], kind: f[1], oid: f[2], path: p}
 		if err := checkEntry(e); err != nil {
@@ -339,7 +339,7 @@ func blobHeader(blobs *bufio.Reader, oid string) (int64, error) {
 	}
 	f := strings.Fields(line)
 	if len(f) != 3 || f[0] != oid || f[1] != "blob" {
-		return 0, errdefs.MarkLocal(fmt.Errorf("git cat-file wrote %q for %s", termtext.Escape(strings.TrimSpace(line)), oid))
+		return 0, errdefs.MarkLocal(fmt.Errorf("git cat-file wrote %q for %s", strings.TrimSpace(line), oid))
 	}
 	return strconv.ParseInt(f[2], 10, 64)
 }
@@ -373,7 +373,7 @@ func writeLink(root *os.Root, p string, body io.Reader, size int64) error {
 	t := string(target)
 	resolved := path.Join(path.Dir(p), t)
 	if t == "" || strings.ContainsAny(t, "\x00\\:") || path.IsAbs(t) || resolved == ".." || strings.HasPrefix(resolved, "../") {
-		return errdefs.Precondition(fmt.Errorf("symbolic link %q points to %q, out of the tree: only links inside it are taken", termtext.Escape(p), termtext.Escape(t)))
+		return errdefs.Precondition(fmt.Errorf("symbolic link %q points to %q, out of the tree: only links inside it are taken", p, t))
 	}
 	return errdefs.MarkLocal(root.Symlink(t, p))
 }

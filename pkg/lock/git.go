@@ -113,7 +113,7 @@ func checkGitSource(url, subdir string, r gitsource.Resolved) error {
 		return errors.New(err.Error())
 	}
 	if ref.Repository() != url || ref.Subdir != subdir {
-		return fmt.Errorf("url %q and subdir %q are not as stax writes them (%s, %s), without credentials", termtext.Escape(gitsource.Mask(url)), termtext.Escape(subdir), termtext.Escape(ref.Repository()), termtext.Escape(ref.Subdir))
+		return fmt.Errorf("url %q and subdir %q are not as stax writes them (%s, %s), without credentials", gitsource.Mask(url), subdir, termtext.Escape(ref.Repository()), termtext.Escape(ref.Subdir))
 	}
 	return r.Check()
 }
