@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opencontainers/go-digest"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/agent"
@@ -128,8 +129,15 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	policy, perr := trust.LoadHomeFrom(p.env.getenv)
 	set := &servedSet{installed: map[string]*mcpserver.Installed{}, written: map[string]*mcpserver.Written{}}
 	// A later package wins a skill's directory (see merge.Merge), and an
-	// earlier folder shadows a later one (see discover.List).
+	// earlier folder shadows a later one (see discover.List). A package
+	// reached again, under another reference, is served once, with the
+	// reference that wins.
+	served := map[digest.Digest]bool{}
 	for _, n := range slices.Backward(graph.Order) {
+		if served[n.Digest] {
+			continue
+		}
+		served[n.Digest] = true
 		folder := agent.Location{Scope: agent.ScopeProject, Dir: filepath.Join(home, servedDirName, n.Digest.Algorithm().String(), n.Digest.Encoded())}
 		key := lock.Key(n)
 		require := perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire

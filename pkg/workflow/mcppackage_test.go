@@ -545,3 +545,31 @@ func TestServeMCPRefreshTakesTheNewTrustPolicy(t *testing.T) {
 		t.Errorf("under require, skills/list after the refresh = %v, want the changed skill refused", keys(got))
 	}
 }
+
+// Two references to the same package, here two layouts holding it, serve
+// its skills once, with the reference that wins as their provenance, as
+// a later package wins a skill's directory: the second reference made
+// the first's folder listed twice, and gave its skills the provenance of
+// the reference that loses.
+func TestServeMCPOnePackageUnderTwoReferences(t *testing.T) {
+	t.Parallel()
+	dir := writePackage(t, t.TempDir(), "twice", "review")
+	first, second := packLayout(t, dir, nil), packLayout(t, dir, nil)
+	env := homeEnv(t, t.TempDir())
+	cs := servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: []string{first, second}}, nil)
+	got := listSkills(t, cs)
+	e, ok := got["skill://review/SKILL.md"]
+	if !ok || len(got) != 1 {
+		t.Fatalf("skills/list = %v, want review alone", keys(got))
+	}
+	if prov := provenance(e); prov["package"] != second {
+		t.Errorf("provenance names %v, want %s, the reference that wins", prov["package"], second)
+	}
+	res, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != len(e.Resources) {
+		t.Errorf("%d resources for a skill of %d files", len(res.Resources), len(e.Resources))
+	}
+}
