@@ -131,7 +131,14 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	// A later package wins a skill's directory (see merge.Merge), and an
 	// earlier folder shadows a later one (see discover.List). A package
 	// reached again, under another reference, is served once, with the
-	// reference that wins.
+	// reference that wins as its provenance, and held to the strictest
+	// rule of the trust policy among them, as with each alone.
+	required := map[digest.Digest]bool{}
+	for _, n := range graph.Order {
+		if perr != nil || policy.Rule(trustpolicy.ScopeName(lock.Key(n))).Mode == trustpolicy.ModeRequire {
+			required[n.Digest] = true
+		}
+	}
 	served := map[digest.Digest]bool{}
 	for _, n := range slices.Backward(graph.Order) {
 		if served[n.Digest] {
@@ -140,7 +147,7 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 		served[n.Digest] = true
 		folder := agent.Location{Scope: agent.ScopeProject, Dir: filepath.Join(home, servedDirName, n.Digest.Algorithm().String(), n.Digest.Encoded())}
 		key := lock.Key(n)
-		require := perr != nil || policy.Rule(trustpolicy.ScopeName(key)).Mode == trustpolicy.ModeRequire
+		require := required[n.Digest]
 		installed := func(in *install.InstalledSkill, written bool) *mcpserver.Installed {
 			return &mcpserver.Installed{
 				Package: key, Version: n.Package.Config.Version, Digest: n.Digest.String(), Signer: signers[n.Digest],

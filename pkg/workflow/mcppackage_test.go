@@ -573,3 +573,34 @@ func TestServeMCPOnePackageUnderTwoReferences(t *testing.T) {
 		t.Errorf("%d resources for a skill of %d files", len(res.Resources), len(e.Resources))
 	}
 }
+
+// A package reached under two references is held to the strictest rule
+// of the trust policy among them: here the reference that loses is in a
+// scope that requires packages to verify, and a file of the package
+// changed in its folder refuses its skill, as it would with that
+// reference alone.
+func TestServeMCPOnePackageUnderTwoReferencesTakesTheStrictestRule(t *testing.T) {
+	t.Parallel()
+	signer, pub := newKey(t)
+	dir := statefulPackage(t, t.TempDir(), "Signed.")
+	first, second := packLayout(t, dir, signer), packLayout(t, dir, signer)
+	staxHome := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(staxHome, "trust.yaml"), "keys: ["+pub+"]\nscopes:\n  - scope: "+strings.TrimSuffix(first, ":1.0.0")+"\n    mode: require\n")
+	env := homeEnv(t, staxHome)
+	refs := []string{first, second}
+	e := listSkills(t, servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: refs}, nil))["skill://notes/SKILL.md"]
+	pkgDigest, _ := provenance(e)["digest"].(string)
+	if pkgDigest == "" {
+		t.Fatalf("provenance = %v, want the package's digest", provenance(e))
+	}
+	memory := filepath.Join(staxHome, "served", strings.Replace(pkgDigest, ":", string(filepath.Separator), 1), "notes", "MEMORY.md")
+	if err := os.WriteFile(memory, []byte("forged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := listSkills(t, servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: refs}, nil)); len(got) != 0 {
+		t.Errorf("skills/list = %v, want the changed skill refused: %s requires the package to verify", keys(got), first)
+	}
+	if got := listSkills(t, servePackages(t, env, t.TempDir(), workflow.ServeMCPOptions{Packages: refs[1:]}, nil)); len(got) != 1 {
+		t.Errorf("skills/list of %s alone = %v, want the changed skill served, with its drift", second, keys(got))
+	}
+}
