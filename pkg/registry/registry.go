@@ -260,14 +260,15 @@ func (c *Client) plainHTTP(hostport string) bool {
 	return IsLoopback(hostport)
 }
 
-// IsLoopback reports whether hostport names localhost, 127.0.0.0/8 or ::1.
+// IsLoopback reports whether hostport names localhost (in any case, as
+// DNS reads names), 127.0.0.0/8 or ::1.
 func IsLoopback(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
 	host = strings.Trim(host, "[]")
-	if host == "localhost" {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

@@ -41,7 +41,7 @@ func TestIsLoopback(t *testing.T) {
 	t.Parallel()
 	tests := map[string]bool{
 		"localhost": true, "localhost:5000": true, "127.0.0.1": true, "127.1.2.3:80": true,
-		"[::1]:5000": true, "::1": true,
+		"[::1]:5000": true, "::1": true, "LOCALHOST:5000": true, "LocalHost": true,
 		"ghcr.io": false, "10.0.0.1:5000": false, "localhost.example.com": false, "[::2]:5000": false, "0.0.0.0:5000": false,
 	}
 	for host, want := range tests {
