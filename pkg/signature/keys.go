@@ -71,6 +71,10 @@ const (
 // ErrWrongPassword is returned when a private key cannot be decrypted.
 var ErrWrongPassword = errors.New("the password does not decrypt the private key")
 
+// ErrPasswordNeeded is returned when a private key is encrypted and
+// LoadPrivateKey was given no password func.
+var ErrPasswordNeeded = errors.New("the private key is encrypted, and no password was given for it")
+
 // GenerateKey makes a key pair of the algorithm named (ECDSA P-256 when
 // empty) and returns both keys as PEM, the private one encrypted with
 // password in the format cosign uses, so either tool reads the other's keys.
@@ -144,9 +148,11 @@ type KeySigner struct {
 // encrypted with the password that password returns, or an unencrypted
 // PKCS#8, EC or RSA key. password is called only for an encrypted key,
 // so that reading one that is not asks for nothing; nil refuses an
-// encrypted key.
+// encrypted key with ErrPasswordNeeded.
 func LoadPrivateKey(pemBytes []byte, password func() ([]byte, error)) (*KeySigner, error) {
-	var pf cryptoutils.PassFunc
+	// A nil PassFunc would have cryptoutils read a sealed stax or cosign
+	// key as if it were not sealed, and fail on its ASN.1.
+	pf := func(bool) ([]byte, error) { return nil, ErrPasswordNeeded }
 	if password != nil {
 		pf = func(bool) ([]byte, error) { return password() }
 	}

@@ -513,6 +513,16 @@ func TestCosignKeyLoads(t *testing.T) {
 			t.Fatalf("wrong password: %v", err)
 		}
 	})
+	// No password func refuses an encrypted key as such: cosign's format
+	// took the sealed bytes for a key and said an ASN.1 tag did not match.
+	t.Run("no-password", func(t *testing.T) {
+		t.Parallel()
+		for _, key := range [][]byte{priv, legacy} {
+			if _, err := signature.LoadPrivateKey(key, nil); !errors.Is(err, signature.ErrPasswordNeeded) {
+				t.Errorf("no password func: %v, want %v", err, signature.ErrPasswordNeeded)
+			}
+		}
+	})
 }
 
 // TestVerifyReadsABoundedNumberOfSignatures: a package with more signature
