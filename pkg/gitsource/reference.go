@@ -11,12 +11,12 @@ package gitsource
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"path"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/stax-dev/stax/internal/loopback"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/hiddentext"
@@ -253,7 +253,7 @@ func checkURL(u *url.URL) error {
 		return errors.New("a file URL names no host: write git+file:///PATH")
 	case u.Scheme != "file" && host == "":
 		return errors.New("it names no host")
-	case u.Scheme == "http" && !isLoopback(host):
+	case u.Scheme == "http" && !loopback.Host(host):
 		return errors.New("plain http is taken only to this machine (localhost, 127.0.0.1, ::1): use https")
 	case u.Path == "" || u.Path == "/":
 		return errors.New("it names no repository path")
@@ -261,16 +261,6 @@ func checkURL(u *url.URL) error {
 		return errors.New(`its path starts with "-", which git would read as an option`)
 	}
 	return nil
-}
-
-// isLoopback reports whether host is this machine: localhost in any
-// case, as DNS reads names, or a loopback address.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // checkRef refuses a REF that is no git reference name nor commit, which

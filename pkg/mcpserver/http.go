@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stax-dev/stax/internal/loopback"
 )
 
 // maxTokenBytes bounds a bearer token; real ones are a few dozen bytes.
@@ -167,17 +168,7 @@ func isLoopbackOrigin(origin string) bool {
 		u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
 		return false
 	}
-	return IsLoopbackHost(u.Hostname())
-}
-
-// IsLoopbackHost reports whether host is "localhost" or a loopback IP
-// address.
-func IsLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return loopback.Host(u.Hostname())
 }
 
 // CheckToken says what is wrong with a bearer token: it must be 1 to 4096
