@@ -133,10 +133,11 @@ func (x *skillIndex) find(key string) *indexedSkill {
 	return x.byKey[key]
 }
 
-// of returns what x indexes of skill sk, or nil: a skill of the same key
-// in another folder, one that shadowed or was shadowed by it, is not sk.
-func (x *skillIndex) of(sk discover.Skill) *indexedSkill {
-	if is := x.find(sk.Key); is != nil && is.dir == sk.Dir {
+// of returns what x indexes of the skill key in directory dir, or nil:
+// a skill of the same key in another folder, one that shadowed or was
+// shadowed by it, is another skill.
+func (x *skillIndex) of(key, dir string) *indexedSkill {
+	if is := x.find(key); is != nil && is.dir == dir {
 		return is
 	}
 	return nil
@@ -461,8 +462,8 @@ func nextGeneration(prev, x *skillIndex) uint64 {
 // refused, so that the host asks for the new entry rather than failing
 // its verification or, worse, passing it with a stale one.
 func (s *Server) checkServed(f skillFile, info fs.FileInfo, data []byte) error {
-	is := s.index().find(f.key)
-	if is == nil || is.dir != f.dir {
+	is := s.index().of(f.key, f.dir)
+	if is == nil {
 		return nil // a resource the extension does not serve (see buildIndex)
 	}
 	if is.refused != "" {
@@ -501,8 +502,8 @@ func (s *Server) reconcile(is *indexedSkill, rel string, info fs.FileInfo, data 
 // (or no longer a file, as gone says): a file its entry names is taken
 // out of the entry, as a changed one is refreshed, and the read refused.
 func (s *Server) checkRemoved(f skillFile, gone string) error {
-	is := s.index().find(f.key)
-	if is == nil || is.dir != f.dir {
+	is := s.index().of(f.key, f.dir)
+	if is == nil {
 		return mcp.ResourceNotFoundError(f.resource.URI)
 	}
 	if is.refused != "" {
@@ -549,8 +550,8 @@ func (s *Server) reread(is *indexedSkill, rel string) {
 // since took it in, or the skill is no longer served from that folder.
 // Another file refreshed meanwhile does not make is stale for rel.
 func (x *skillIndex) holding(is *indexedSkill, rel string) *indexedSkill {
-	cur := x.find(is.key)
-	if cur == nil || cur.dir != is.dir {
+	cur := x.of(is.key, is.dir)
+	if cur == nil {
 		return nil
 	}
 	want, listed := is.file(rel)

@@ -106,7 +106,7 @@ func listFiles(l *discover.Listing, installed map[string]*Installed, written map
 		// refuse the skill from the start, as it would one installed
 		// earlier: only a walk finds it.
 		if rec != nil && rec.Written && !rec.Require {
-			if prev.of(sk) == nil && listWritten(sk, sk.Dir, rec, files) {
+			if prev.of(sk.Key, sk.Dir) == nil && listWritten(sk, sk.Dir, rec, files) {
 				continue
 			}
 		}

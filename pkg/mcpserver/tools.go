@@ -140,7 +140,7 @@ func (s *Server) invoke(ctx context.Context, _ *mcp.CallToolRequest, in SkillInp
 // changed refreshes the entry before the text is served; a refused skill
 // is refused. Any other skill is read from its directory.
 func (s *Server) readSkill(sk discover.Skill) (render.Skill, error) {
-	is := s.index().of(sk)
+	is := s.index().of(sk.Key, sk.Dir)
 	if is == nil {
 		files, err := render.ReadDir(sk.Dir)
 		if err != nil {
@@ -179,7 +179,7 @@ func (s *Server) readSkill(sk discover.Skill) (render.Skill, error) {
 			files.Siblings[rel] = data
 			s.reconcile(is, rel, info, data)
 		}
-		if is = s.index().of(sk); is == nil { // as refreshed
+		if is = s.index().of(sk.Key, sk.Dir); is == nil { // as refreshed
 			return render.Skill{}, fmt.Errorf("skill %q changed on disk as it was read: call %s again", sk.Name, SkillTool)
 		}
 	}

@@ -58,5 +58,5 @@ func (w *Written) stands(sk discover.Skill, rec *Installed, prev *skillIndex) bo
 	if w == nil || w.files == nil || w.rec != rec || w.skill.Dir != sk.Dir {
 		return false
 	}
-	return prev.of(sk) == nil
+	return prev.of(sk.Key, sk.Dir) == nil
 }
