@@ -36,17 +36,7 @@ func TestOutdatedGitSourcesListEachRepositoryOnce(t *testing.T) {
 	branch.Tag("v0.1.0", "")
 	branch.Git("tag", "-f", "v0.1.0", main1) // pushed over: locked at main2, now main1
 
-	home := t.TempDir()
-	env := &Env{Getenv: func(k string) string {
-		if k == "STAX_HOME" {
-			return home
-		}
-		return os.Getenv(k)
-	}}
-	cache, err := env.gitCache()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, cache := envWithGitCache(t)
 	entry := func(s, rng string, locked gitsource.Resolved) outdatedEntry {
 		ref, err := gitsource.Parse(s)
 		if err != nil {
@@ -123,17 +113,7 @@ func TestListGitTagsListsEachRepositoryOnce(t *testing.T) {
 		}
 		refs = append(refs, ref)
 	}
-	home := t.TempDir()
-	env := &Env{Getenv: func(k string) string {
-		if k == "STAX_HOME" {
-			return home
-		}
-		return os.Getenv(k)
-	}}
-	cache, err := env.gitCache()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, cache := envWithGitCache(t)
 	srv.Reset()
 	if _, err := cache.ListRefs(context.Background(), refs[0]); err != nil {
 		t.Fatal(err)
@@ -152,4 +132,21 @@ func TestListGitTagsListsEachRepositoryOnce(t *testing.T) {
 			t.Errorf("tags of %s: %v, want [v1.0.0]", r, got)
 		}
 	}
+}
+
+// envWithGitCache is an Env of its own $STAX_HOME, and its git cache.
+func envWithGitCache(t *testing.T) (*Env, *gitsource.Cache) {
+	t.Helper()
+	home := t.TempDir()
+	env := &Env{Getenv: func(k string) string {
+		if k == "STAX_HOME" {
+			return home
+		}
+		return os.Getenv(k)
+	}}
+	cache, err := env.gitCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, cache
 }
