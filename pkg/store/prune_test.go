@@ -103,6 +103,23 @@ func (f *pruneFixture) blobExists(t *testing.T, d digest.Digest) bool {
 	return err == nil
 }
 
+// damage flips a byte of the store's copy of the blob d, as a disk
+// would, and returns its file, relative to f.dir, and what it now holds.
+func (f *pruneFixture) damage(t *testing.T, d digest.Digest) (string, []byte) {
+	t.Helper()
+	rel := filepath.Join("blobs", d.Algorithm().String(), d.Encoded())
+	name := filepath.Join(f.dir, rel)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-2] ^= 1
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return rel, data
+}
+
 // Prune removes what no tag reaches, with its blobs, and keeps what a tag
 // names with everything it refers to, its signature and the referrers
 // index that lists it; a dry run says the same and changes nothing. The
@@ -193,16 +210,7 @@ func TestPruneStopsAtADamagedManifest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newPruneFixture(t)
-	rel := filepath.Join("blobs", "sha256", f.tagged.Digest.Encoded())
-	name := filepath.Join(f.dir, rel)
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(data)-2] ^= 1
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rel, data := f.damage(t, f.tagged.Digest)
 	line := rel + " " + digest.FromBytes(data).String() + "\n"
 	want := strings.Replace(tree(t, f.dir), line, "", 1)
 	s, err := OpenLocal(ctx, f.dir, ReadWrite)
@@ -236,15 +244,8 @@ func TestPruneRemovesADamagedUntaggedManifest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newPruneFixture(t)
-	name := filepath.Join(f.dir, "blobs", "sha256", f.untagged.Digest.Encoded())
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(data)-2] ^= 1
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rel, _ := f.damage(t, f.untagged.Digest)
+	name := filepath.Join(f.dir, rel)
 	s, err := OpenLocal(ctx, f.dir, ReadWrite)
 	if err != nil {
 		t.Fatal(err)
@@ -336,15 +337,7 @@ func TestPruneDryRunLeavesADamagedManifest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newPruneFixture(t)
-	name := filepath.Join(f.dir, "blobs", "sha256", f.tagged.Digest.Encoded())
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(data)-2] ^= 1
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f.damage(t, f.tagged.Digest)
 	before := tree(t, f.dir)
 	s, err := OpenLocal(ctx, f.dir, ReadWrite)
 	if err != nil {
