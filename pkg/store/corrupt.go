@@ -43,7 +43,7 @@ func (s *Store) RemoveCorrupt(desc ocispec.Descriptor) (bool, error) {
 // writer of the same command holds the exclusive one, would wait for
 // ever.
 func RemoveCorruptIn(dir string, desc ocispec.Descriptor) (bool, error) {
-	lock := flock.New(dir + ".lock")
+	lock := flock.New(lockFile(dir))
 	locked, err := lock.TryLock()
 	if err != nil {
 		return false, err

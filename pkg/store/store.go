@@ -143,7 +143,7 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, errdefs.MarkLocal(fmt.Errorf("create local store: %w", err))
 	}
-	lock := flock.New(dir + ".lock")
+	lock := flock.New(lockFile(dir))
 	lockFn := lock.TryRLockContext
 	if mode == ReadWrite {
 		lockFn = lock.TryLockContext
@@ -165,6 +165,11 @@ func OpenLocal(ctx context.Context, dir string, mode Mode) (*Store, error) {
 	s.lock, s.writer = lock, mode == ReadWrite
 	return s, nil
 }
+
+// lockFile is the file whose flock guards the local store at dir, beside
+// it: every opener of the store locks this one file, or they would not
+// keep each other out.
+func lockFile(dir string) string { return dir + ".lock" }
 
 // removeIngest removes the partial blobs a killed writer left in the
 // store's ingest directory, where oras-go writes a blob before moving it
