@@ -44,17 +44,8 @@ func TestCorruptBlobHintsResolve(t *testing.T) {
 	} {
 		t.Run("the store's copy of a registry's package/"+c.name, func(t *testing.T) {
 			t.Parallel()
-			home := useHome(t)
-			reg := registrytest.New(t)
-			ref := reg.Host + "/acme/skills:1.0.0"
-			layer := pushExamples(t, ref).Layers[0]
-			locked := t.TempDir()
-			if r := runStax(t, "install", ref, "--dir", locked, "--runtime", "claude-code"); r.Code != 0 {
-				t.Fatalf("install: %d %s", r.Code, r.Stderr)
-			}
-			if err := os.RemoveAll(filepath.Join(locked, ".claude")); err != nil {
-				t.Fatal(err)
-			}
+			p := installFromStore(t)
+			home, reg, ref, layer, locked := p.home, p.reg, p.ref, p.layer, p.project
 			flipStored(t, home, layer.Digest.Encoded())
 			out := t.TempDir()
 			args := c.args(ref, locked, out)
@@ -186,6 +177,18 @@ func TestCorruptBlobHintsResolve(t *testing.T) {
 // named name under dir, as a disk or a person would alter it.
 func flipStored(t *testing.T, dir, name string) {
 	t.Helper()
+	file := storedBlob(t, dir, name)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[gzipMtime] ^= 0xff
+	corruptFile(t, file, data)
+}
+
+// storedBlob is the one blob file named name under dir.
+func storedBlob(t *testing.T, dir, name string) string {
+	t.Helper()
 	var stored []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Name() == name && filepath.Base(filepath.Dir(filepath.Dir(p))) == "blobs" {
@@ -196,12 +199,31 @@ func flipStored(t *testing.T, dir, name string) {
 	if err != nil || len(stored) != 1 {
 		t.Fatalf("the blob %s is stored at %v (%v), want one path", name, stored, err)
 	}
-	data, err := os.ReadFile(stored[0])
-	if err != nil {
+	return stored[0]
+}
+
+// storedPackage is a package pushed to a registry of its own and
+// installed from it into project, whose installed folder was then
+// removed: installing or pulling it again reads its layer from the
+// store in home, not from the registry.
+type storedPackage struct {
+	home, ref, project string
+	reg                *registrytest.Registry
+	layer              ocispec.Descriptor
+}
+
+func installFromStore(t *testing.T) storedPackage {
+	t.Helper()
+	p := storedPackage{home: useHome(t), reg: registrytest.New(t), project: t.TempDir()}
+	p.ref = p.reg.Host + "/acme/skills:1.0.0"
+	p.layer = pushExamples(t, p.ref).Layers[0]
+	if r := runStax(t, "install", p.ref, "--dir", p.project, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(p.project, ".claude")); err != nil {
 		t.Fatal(err)
 	}
-	data[gzipMtime] ^= 0xff
-	corruptFile(t, stored[0], data)
+	return p
 }
 
 // storedLayer is the digest (hex) of the first layer of the package

@@ -343,28 +343,10 @@ func countGets(reg *registrytest.Registry, suffix string) int {
 // digest tells it from the one pushed.
 func TestCorruptBlobInTheStoreExitsSix(t *testing.T) {
 	t.Parallel()
-	home := useHome(t)
-	reg := registrytest.New(t)
-	ref := reg.Host + "/acme/skills:1.0.0"
-	layer := pushExamples(t, ref).Layers[0]
-	locked := t.TempDir()
-	if r := runStax(t, "install", ref, "--dir", locked, "--runtime", "claude-code"); r.Code != 0 {
-		t.Fatalf("install: %d %s", r.Code, r.Stderr)
-	}
-	if err := os.RemoveAll(filepath.Join(locked, ".claude")); err != nil {
-		t.Fatal(err)
-	}
-	var stored []string
-	err := filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Name() == layer.Digest.Encoded() {
-			stored = append(stored, p)
-		}
-		return err
-	})
-	if err != nil || len(stored) != 1 {
-		t.Fatalf("the layer is stored at %v (%v), want one path", stored, err)
-	}
-	data, err := os.ReadFile(stored[0])
+	p := installFromStore(t)
+	ref, layer, locked := p.ref, p.layer, p.project
+	stored := storedBlob(t, p.home, layer.Digest.Encoded())
+	data, err := os.ReadFile(stored)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +361,7 @@ func TestCorruptBlobInTheStoreExitsSix(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// Each command finds the copy corrupt: the one before removed it.
-			corruptFile(t, stored[0], data)
+			corruptFile(t, stored, data)
 			out := t.TempDir()
 			r := runStax(t, c.args(out)...)
 			if r.Code != 6 {
