@@ -20,13 +20,7 @@ import (
 // caller as to stax push; with none of them the same push succeeds.
 func TestPushGitSourceRefusesDirectoryOptions(t *testing.T) {
 	t.Parallel()
-	gittest.RequireGit(t)
-	srv := gittest.NewServer(t)
-	repo := srv.NewRepo(t, "skills")
-	repo.Write(map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Read PDFs. Use for PDFs.\n---\n\nRead PDFs.\n"})
-	repo.Commit("pdf")
-	repo.Tag("v1.0.0", "")
-	src := "git+" + repo.URL + "#v1.0.0"
+	srv, src := pdfRepo(t)
 	var warnings bytes.Buffer
 	env := newEnvAt(t, t.TempDir(), &warnings)
 	dst := layout(t)
@@ -62,17 +56,25 @@ func TestPushGitSourceRefusesDirectoryOptions(t *testing.T) {
 // bounds the tree taken from a git source, as it bounds a directory's.
 func TestPushGitSourceHoldsToMaxFiles(t *testing.T) {
 	t.Parallel()
+	_, src := pdfRepo(t)
+	env := newEnvAt(t, t.TempDir(), &bytes.Buffer{})
+	opts := workflow.PushOptions{Source: src, Destination: layout(t) + ":1.0.0"}
+	opts.Build.Limits = layers.Limits{MaxFiles: 1}
+	_, err := workflow.Push(context.Background(), env, opts)
+	if err == nil || !strings.Contains(err.Error(), "more than 1 files") {
+		t.Errorf("push of a git source of 3 entries with a limit of 1: %v; want the limit refused", err)
+	}
+}
+
+// pdfRepo serves a repository of one pdf skill tagged v1.0.0 and returns
+// its server and the git source naming that tag.
+func pdfRepo(t *testing.T) (*gittest.Server, string) {
+	t.Helper()
 	gittest.RequireGit(t)
 	srv := gittest.NewServer(t)
 	repo := srv.NewRepo(t, "skills")
 	repo.Write(map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Read PDFs. Use for PDFs.\n---\n\nRead PDFs.\n"})
 	repo.Commit("pdf")
 	repo.Tag("v1.0.0", "")
-	env := newEnvAt(t, t.TempDir(), &bytes.Buffer{})
-	opts := workflow.PushOptions{Source: "git+" + repo.URL + "#v1.0.0", Destination: layout(t) + ":1.0.0"}
-	opts.Build.Limits = layers.Limits{MaxFiles: 1}
-	_, err := workflow.Push(context.Background(), env, opts)
-	if err == nil || !strings.Contains(err.Error(), "more than 1 files") {
-		t.Errorf("push of a git source of 3 entries with a limit of 1: %v; want the limit refused", err)
-	}
+	return srv, "git+" + repo.URL + "#v1.0.0"
 }
