@@ -326,11 +326,7 @@ func TestSkillsFileChangedAfterListing(t *testing.T) {
 	for _, change := range []string{"same size", "other size"} {
 		t.Run(change, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t)
-			manySkills(t, f.projectSkills(), 1)
-			srv, _ := skillsServer(t, f, Options{}, "stdio")
-			cs, changed := announced(t, srv)
-			entry := listAll(t, cs)[0]
+			f, _, cs, changed, entry := oneSkillAnnounced(t)
 			var guide SkillResource
 			for _, r := range entry.Resources {
 				if strings.HasSuffix(r.URI, "guide.md") {
@@ -409,11 +405,7 @@ func TestSkillsSkillMDChangedAfterListing(t *testing.T) {
 // resources/list_changed, and the next entry no longer names it.
 func TestSkillsFileRemovedAfterListing(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	manySkills(t, f.projectSkills(), 1)
-	srv, _ := skillsServer(t, f, Options{}, "stdio")
-	cs, changed := announced(t, srv)
-	entry := listAll(t, cs)[0]
+	f, _, cs, changed, entry := oneSkillAnnounced(t)
 	const guide = "skill://skill-0000/references/guide.md"
 	if err := os.Remove(filepath.Join(f.projectSkills(), "skill-0000", "references", "guide.md")); err != nil {
 		t.Fatal(err)
@@ -475,11 +467,7 @@ func TestSkillsFileNoLongerAFileAfterListing(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t)
-			manySkills(t, f.projectSkills(), 1)
-			srv, _ := skillsServer(t, f, Options{}, "stdio")
-			cs, changed := announced(t, srv)
-			entry := listAll(t, cs)[0]
+			f, _, cs, changed, entry := oneSkillAnnounced(t)
 			const guide = "skill://skill-0000/references/guide.md"
 			c.replace(t, filepath.Join(f.projectSkills(), "skill-0000"))
 			_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: guide})
@@ -507,11 +495,7 @@ func TestSkillsFileNoLongerAFileAfterListing(t *testing.T) {
 // tool failed on it and the entry went on naming it.
 func TestSkillsMemoryNoLongerAFileForTheSkillTool(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	manySkills(t, f.projectSkills(), 1)
-	srv, _ := skillsServer(t, f, Options{}, "stdio")
-	cs, changed := announced(t, srv)
-	entry := listAll(t, cs)[0]
+	f, _, cs, changed, entry := oneSkillAnnounced(t)
 	const memory = "skill://skill-0000/MEMORY.md"
 	name := filepath.Join(f.projectSkills(), "skill-0000", "MEMORY.md")
 	if err := os.Remove(name); err != nil {
@@ -685,6 +669,17 @@ func announced(t *testing.T, srv *Server) (*mcp.ClientSession, <-chan struct{}) 
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
 	})
 	return cs, changed
+}
+
+// oneSkillAnnounced serves one project skill over stdio to a client
+// told of each resources/list_changed, and lists it once.
+func oneSkillAnnounced(t *testing.T) (fixture, *Server, *mcp.ClientSession, <-chan struct{}, SkillEntry) {
+	t.Helper()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), 1)
+	srv, _ := skillsServer(t, f, Options{}, "stdio")
+	cs, changed := announced(t, srv)
+	return f, srv, cs, changed, listAll(t, cs)[0]
 }
 
 // waitChanged waits for a resources/list_changed, failing the test only
@@ -1174,11 +1169,7 @@ func TestSkillsListTenThousandOverHTTP(t *testing.T) {
 // then describes the new bytes.
 func TestSkillsEditIsAnnounced(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	manySkills(t, f.projectSkills(), 1)
-	srv, _ := skillsServer(t, f, Options{}, "stdio")
-	cs, changed := announced(t, srv)
-	entry := listAll(t, cs)[0]
+	f, srv, cs, changed, entry := oneSkillAnnounced(t)
 	path := filepath.Join(f.projectSkills(), "skill-0000", "MEMORY.md")
 	edited := []byte("REMEMBERED\n")
 	if err := os.WriteFile(path, edited, 0o644); err != nil {
