@@ -562,6 +562,7 @@ func TestPushGitSourceRefusesDirectoryFlags(t *testing.T) {
 		{"--symlink-mode=reject", "flatten"},
 		{"--against=" + reg.Host + "/mirror/skills:0.9.0", "author"},
 		{"--allow-placeholders", "as it is"},
+		{"--push-dependencies", "depends on"},
 	} {
 		srv.Reset()
 		reg.ResetRequests()

@@ -17,7 +17,6 @@ import (
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
-	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/validate"
 )
 
@@ -93,9 +92,6 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		return nil, err
 	}
 	if isGit {
-		if opts.PushDependencies {
-			return nil, errdefs.Invalid(fmt.Errorf("--push-dependencies builds a package directory, and %s is a git repository", termtext.Escape(gitsource.Mask(opts.Source))))
-		}
 		if err := opts.refuseDirectoryOptions(); err != nil {
 			return nil, err
 		}

@@ -67,6 +67,7 @@ var directoryOptions = []struct {
 	{"symlink-mode", "its links are packaged by the flatten rule on every machine, as install builds it", func(o PushOptions) bool { return o.Build.Symlinks != "" }},
 	{"against", "a mirror takes the tree as its author tagged it: the version-bump rule is the author's to keep", func(o PushOptions) bool { return o.Against != "" }},
 	{"allow-placeholders", "a mirror takes the tree as it is, placeholders and all: nothing is refused for them", func(o PushOptions) bool { return o.AllowPlaceholders }},
+	{"push-dependencies", "it publishes the package directories a directory depends on before the directory itself", func(o PushOptions) bool { return o.PushDependencies }},
 }
 
 // refuseDirectoryOptions refuses, for a git Source, the directoryOptions

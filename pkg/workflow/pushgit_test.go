@@ -32,6 +32,7 @@ func TestPushGitSourceRefusesDirectoryOptions(t *testing.T) {
 		{"--symlink-mode", func(o *workflow.PushOptions) { o.Build.Symlinks = layers.SymlinkFlatten }},
 		{"--against", func(o *workflow.PushOptions) { o.Against = "oci:" + t.TempDir() + ":0.9.0" }},
 		{"--allow-placeholders", func(o *workflow.PushOptions) { o.AllowPlaceholders = true }},
+		{"--push-dependencies", func(o *workflow.PushOptions) { o.PushDependencies = true }},
 	} {
 		srv.Reset()
 		opts := workflow.PushOptions{Source: src, Destination: dst + ":1.0.0"}
