@@ -285,6 +285,32 @@ func TestServeMCPPackageChangedInItsDirectory(t *testing.T) {
 	}
 }
 
+// --verify require, which stax mcp --package admits its packages by, is
+// the rule their skills are served by too: a file changed in a served
+// directory refuses the skill, as under a policy of require; before, the
+// skill was served with drift, the flag asking for a verified package
+// and getting a changed one.
+func TestServeMCPPackageChangedInItsDirectoryUnderVerifyRequire(t *testing.T) {
+	t.Parallel()
+	signer, pub := newKey(t)
+	ref := packLayout(t, statefulPackage(t, t.TempDir(), "Signed."), signer)
+	staxHome := t.TempDir()
+	env := homeEnv(t, staxHome)
+	opts := workflow.ServeMCPOptions{Packages: []string{ref}, Verify: workflow.Verification{Mode: "require", Keys: []string{pub}}}
+	e := listSkills(t, servePackages(t, env, t.TempDir(), opts, nil))["skill://notes/SKILL.md"]
+	pkgDigest, _ := provenance(e)["digest"].(string)
+	if pkgDigest == "" {
+		t.Fatalf("provenance = %v, want the package's digest", provenance(e))
+	}
+	memory := filepath.Join(staxHome, "served", strings.Replace(pkgDigest, ":", string(filepath.Separator), 1), "notes", "MEMORY.md")
+	if err := os.WriteFile(memory, []byte("forged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := listSkills(t, servePackages(t, env, t.TempDir(), opts, nil)); len(got) != 0 {
+		t.Errorf("under --verify require, skills/list = %v, want the changed skill refused", keys(got))
+	}
+}
+
 // A package whose layer cannot be fetched fails the server at start, and
 // leaves nothing of its extraction behind.
 func TestServeMCPPackageFailureLeavesNothing(t *testing.T) {
