@@ -123,9 +123,12 @@ func TestPushAndCopyGitSourceToRegistry(t *testing.T) {
 	}
 	// A git repository carries no signature: a copy required to verify
 	// one is refused, not made unverified.
-	r = runStax(t, "copy", gitRef(repo, "", "v1.0.0"), mirror+":unverified", "--verify", "require", "--key", pub)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "--verify require") {
-		t.Errorf("copy GITREF --verify require: exit %d, want 1 naming --verify require\n%s", r.Code, r.Stderr)
+	// So is one given a key without --verify, which asks for the check too.
+	for _, args := range [][]string{{"--verify", "require", "--key", pub}, {"--key", pub}} {
+		r = runStax(t, append([]string{"copy", gitRef(repo, "", "v1.0.0"), mirror + ":unverified"}, args...)...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "--verify require") {
+			t.Errorf("copy GITREF %v: exit %d, want 1 naming --verify require\n%s", args, r.Code, r.Stderr)
+		}
 	}
 
 	r = runStax(t, "inspect", mirror+":1.0.0")

@@ -18,7 +18,6 @@ import (
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
-	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // CopyOptions say what Copy copies and where to.
@@ -141,9 +140,9 @@ func copyGit(ctx context.Context, env *Env, opts CopyOptions, ref gitsource.Refe
 	if opts.WithDependencies {
 		return nil, errdefs.Invalid(fmt.Errorf("--with-dependencies copies the packages a stored package depends on, and %s is a git repository: push the packages it declares first", termtext.Escape(gitsource.Mask(opts.Source))))
 	}
-	if trustpolicy.Mode(opts.Verify.Mode) == trustpolicy.ModeRequire {
+	if opts.Verify.requires() {
 		// Nothing would be checked: refused rather than copied unverified.
-		return nil, errdefs.Invalid(fmt.Errorf("--verify require checks the signature of the package copied, and %s is a git repository, which carries none: sign the copy with --sign instead", termtext.Escape(gitsource.Mask(opts.Source))))
+		return nil, errdefs.Invalid(fmt.Errorf("--verify require (or a --key, --certificate-identity or --trusted-root without --verify) checks the signature of the package copied, and %s is a git repository, which carries none: sign the copy with --sign instead", termtext.Escape(gitsource.Mask(opts.Source))))
 	}
 	dstRef, err := reference.Parse(env.Opener.BareTag(opts.Destination))
 	if err != nil {

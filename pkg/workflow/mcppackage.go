@@ -132,10 +132,11 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 	// earlier folder shadows a later one (see discover.List). A package
 	// reached again, under another reference, is served once, with the
 	// reference that wins as its provenance, and held to the strictest
-	// rule of the trust policy among them, as with each alone. --verify
-	// require, which admitted every package, holds their skills too.
+	// rule of the trust policy among them, as with each alone. A
+	// verification that admitted every package under require holds their
+	// skills so too.
 	required := map[digest.Digest]bool{}
-	verifyRequire := trustpolicy.Mode(p.opts.Verify.Mode) == trustpolicy.ModeRequire
+	verifyRequire := p.opts.Verify.requires()
 	for _, n := range graph.Order {
 		if verifyRequire || perr != nil || policy.Rule(trustpolicy.ScopeName(lock.Key(n))).Mode == trustpolicy.ModeRequire {
 			required[n.Digest] = true

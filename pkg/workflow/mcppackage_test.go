@@ -294,20 +294,25 @@ func TestServeMCPPackageChangedInItsDirectoryUnderVerifyRequire(t *testing.T) {
 	t.Parallel()
 	signer, pub := newKey(t)
 	ref := packLayout(t, statefulPackage(t, t.TempDir(), "Signed."), signer)
-	staxHome := t.TempDir()
-	env := homeEnv(t, staxHome)
-	opts := workflow.ServeMCPOptions{Packages: []string{ref}, Verify: workflow.Verification{Mode: "require", Keys: []string{pub}}}
-	e := listSkills(t, servePackages(t, env, t.TempDir(), opts, nil))["skill://notes/SKILL.md"]
-	pkgDigest, _ := provenance(e)["digest"].(string)
-	if pkgDigest == "" {
-		t.Fatalf("provenance = %v, want the package's digest", provenance(e))
-	}
-	memory := filepath.Join(staxHome, "served", strings.Replace(pkgDigest, ":", string(filepath.Separator), 1), "notes", "MEMORY.md")
-	if err := os.WriteFile(memory, []byte("forged\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := listSkills(t, servePackages(t, env, t.TempDir(), opts, nil)); len(got) != 0 {
-		t.Errorf("under --verify require, skills/list = %v, want the changed skill refused", keys(got))
+	for name, verify := range map[string]workflow.Verification{
+		"--verify require":       {Mode: "require", Keys: []string{pub}},
+		"--key without --verify": {Keys: []string{pub}},
+	} {
+		staxHome := t.TempDir()
+		env := homeEnv(t, staxHome)
+		opts := workflow.ServeMCPOptions{Packages: []string{ref}, Verify: verify}
+		e := listSkills(t, servePackages(t, env, t.TempDir(), opts, nil))["skill://notes/SKILL.md"]
+		pkgDigest, _ := provenance(e)["digest"].(string)
+		if pkgDigest == "" {
+			t.Fatalf("%s: provenance = %v, want the package's digest", name, provenance(e))
+		}
+		memory := filepath.Join(staxHome, "served", strings.Replace(pkgDigest, ":", string(filepath.Separator), 1), "notes", "MEMORY.md")
+		if err := os.WriteFile(memory, []byte("forged\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := listSkills(t, servePackages(t, env, t.TempDir(), opts, nil)); len(got) != 0 {
+			t.Errorf("under %s, skills/list = %v, want the changed skill refused", name, keys(got))
+		}
 	}
 }
 

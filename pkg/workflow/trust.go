@@ -36,6 +36,16 @@ type Verification struct {
 	TrustedRoot string
 }
 
+// requires reports whether v admits every package under require:
+// --verify require, or a signer or trusted root named without --verify,
+// as trust.Enforce takes them (see trust.Trusted.Asked).
+func (v Verification) requires() bool {
+	if v.Mode != "" {
+		return trustpolicy.Mode(v.Mode) == trustpolicy.ModeRequire
+	}
+	return trust.Trusted{Keys: v.Keys, Identities: v.Identities, TrustedRoot: v.TrustedRoot}.Asked()
+}
+
 // enforce applies the trust policy, as v overrides it, to pkgs. project
 // is the consumer project's own policy, laid over the user's; require
 // names digests that must verify whatever the policy says.
