@@ -32,13 +32,13 @@ type goPackage struct {
 	files   []*ast.File
 }
 
-// repoCode reads every Go package of the repository: each directory
-// holding a non-test .go file, but testdata and hidden ones.
-func repoCode(t *testing.T) map[string]*goPackage {
+// goFiles are the .go files of the module, its tests' included: those
+// of every directory but testdata and hidden ones, as the go command
+// sees them.
+func goFiles(t *testing.T) []string {
 	t.Helper()
 	root := filepath.Join("..", "..")
-	pkgs := map[string]*goPackage{}
-	fset := token.NewFileSet()
+	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -50,16 +50,35 @@ func repoCode(t *testing.T) map[string]*goPackage {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
+		if strings.HasSuffix(name, ".go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// repoCode reads every Go package of the repository: each directory
+// holding a non-test .go file, but testdata and hidden ones.
+func repoCode(t *testing.T) map[string]*goPackage {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	pkgs := map[string]*goPackage{}
+	fset := token.NewFileSet()
+	for _, p := range goFiles(t) {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
 		}
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		rel, err := filepath.Rel(root, filepath.Dir(p))
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		dir := filepath.ToSlash(rel)
 		pkg := pkgs[dir]
@@ -74,12 +93,35 @@ func repoCode(t *testing.T) map[string]*goPackage {
 			}
 		}
 		declare(pkg.decls, f)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return pkgs
+}
+
+// bannedImports are the packages no file of the module, test or not,
+// imports, each with why and what to use instead.
+var bannedImports = map[string]string{
+	"gopkg.in/yaml.v3": "it is unmaintained; stax reads and writes YAML with one library, its maintained successor go.yaml.in/yaml/v3, " +
+		"so that one parser gives the lines and errors pkg/yamlerr translates and one encoder writes stax.lock",
+}
+
+// No file of the module imports a banned package.
+func TestNoBannedImports(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	for _, p := range goFiles(t) {
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if why, ok := bannedImports[path]; ok {
+				rel, _ := filepath.Rel(root, p)
+				t.Errorf("%s:%d imports %s: %s", filepath.ToSlash(rel), fset.Position(imp.Pos()).Line, path, why)
+			}
+		}
+	}
 }
 
 // declare adds what f declares to decls.

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -242,7 +242,7 @@ func dotted(path []string) string {
 }
 
 // offset converts a 1-based line and a 1-based column counted in
-// characters, as yaml.v3 reports them, to a byte offset of data.
+// characters, as yaml reports them, to a byte offset of data.
 func offset(data []byte, line, column int) (int, error) {
 	pos := 0
 	for l := 1; l < line; l++ {

@@ -20,7 +20,7 @@ import (
 	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/internal/regularfile"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/declaration"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/opencontainers/go-digest"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // wholeDocument is the lock encoded by yaml in one piece, the form
@@ -86,6 +86,26 @@ func BenchmarkMarshal(b *testing.B) {
 	for b.Loop() {
 		if _, err := l.Marshal(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A value with line breaks, which yaml writes as a block scalar, reads
+// back as written: gopkg.in/yaml.v3 wrote a leading line break as
+// nothing, and the lock read back with another signer.
+func TestValuesWithLineBreaksReadBack(t *testing.T) {
+	for _, v := range []string{"\nline break first", "two\nlines\n", "a\n\nblank line", "\n\ntwo breaks first\n"} {
+		l := &Lock{LockVersion: Version, Packages: []Package{{Ref: "ghcr.io/acme/skills:1.0.0", Digest: digest.FromString(v), Verified: &Verified{Signer: v}}}}
+		out, err := l.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Lock
+		if err := yaml.Unmarshal(out, &back); err != nil {
+			t.Fatalf("signer %q: the lock does not read back: %v\n%s", v, err, out)
+		}
+		if got := back.Packages[0].Verified.Signer; got != v {
+			t.Errorf("signer %q reads back as %q:\n%s", v, got, out)
 		}
 	}
 }

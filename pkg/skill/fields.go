@@ -4,7 +4,7 @@ import (
 	"errors"
 	"math"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // maxFieldValues bounds how many values Fields expands. Aliases let a few

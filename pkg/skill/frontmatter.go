@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // frontmatterOffset converts a line of the frontmatter YAML to a line of the
@@ -150,7 +150,7 @@ func (f *Frontmatter) encode() ([]byte, error) {
 		return nil, fmt.Errorf("encoding frontmatter: %w", err)
 	}
 	if len(f.node.Content) == 0 && f.doc.HeadComment == "" && f.doc.FootComment == "" {
-		// yaml.v3 writes an empty mapping as "{}"; an empty frontmatter
+		// yaml writes an empty mapping as "{}"; an empty frontmatter
 		// block is the faithful encoding.
 		return nil, nil
 	}

@@ -81,7 +81,7 @@ func (d *Document) BodyLineCount() int {
 
 // FrontmatterYAML re-encodes the frontmatter from the node it was parsed
 // into, so unknown fields and comments survive. Formatting may change
-// (yaml.v3 picks the indentation); content does not.
+// (yaml picks the indentation); content does not.
 func (d *Document) FrontmatterYAML() ([]byte, error) {
 	return d.Frontmatter.encode()
 }

@@ -91,16 +91,16 @@ func TestParseErrors(t *testing.T) {
 		{"byte order mark", "\xef\xbb\xbf---\nname: a\n---\n", ErrNoFrontmatter, 1, "byte order mark"},
 		{"only the opening line", "---", ErrUnterminated, 1, "never closed"},
 		{"unterminated", "---\nname: a\ndescription: b\n# Body\n", ErrUnterminated, 1, "never closed"},
-		// Scanner errors: yaml.v3 counts lines from 1.
+		// Scanner errors: yaml counts lines from 1.
 		{"mapping value in plain scalar", "---\nname: a\ndescription: Use it: now\n---\n", ErrYAML, 3, "mapping values are not allowed"},
 		{"unquoted backquote", "---\nname: a\ndescription: x\nmodel: `m`\n---\n", ErrYAML, 4, "cannot start any token"},
 		{"tab indentation", "---\nname: a\ntags:\n\t- x\n---\n", ErrYAML, 4, "cannot start any token"},
 		{"scanner error on first yaml line", "---\nname: @a\n---\n", ErrYAML, 2, "cannot start any token"},
-		// Parser errors: yaml.v3 counts lines from 0.
+		// Parser errors: yaml counts lines from 0.
 		{"unclosed flow list", "---\nname: a\ndescription: b\ntags: [a, b\nlicense: MIT\n---\n", ErrYAML, 4, "did not find expected ',' or ']'"},
 		{"list item in mapping", "---\nname: a\ndescription: b\n- c\n---\n", ErrYAML, 4, "did not find expected key"},
 		{"parser error on first yaml line", "---\nargument-hint: [a] [b]\n---\n", ErrYAML, 2, "did not find expected key"},
-		// A parser error's line in yaml.v3 is where the enclosing block
+		// A parser error's line in yaml is where the enclosing block
 		// starts: the mapping after a comment, not the line at fault.
 		{"dedent after a comment", "---\n# team skill\nname: a\nmetadata:\n    version: 1\n  author: x\n---\n", ErrYAML, 6, "did not find expected key"},
 		// Reader errors carry no line; Parse finds it.

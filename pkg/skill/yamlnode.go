@@ -1,6 +1,6 @@
 package skill
 
-import "gopkg.in/yaml.v3"
+import "go.yaml.in/yaml/v3"
 
 // The helpers every reader of skill files (SKILL.md, MEMORY.md and the
 // other stateful files) walks YAML nodes with, so that aliases, nulls and

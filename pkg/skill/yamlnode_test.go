@@ -3,7 +3,7 @@ package skill
 import (
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestYAMLNodeHelpers(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stax-dev/stax/pkg/skill"
 )

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-	yamlv3 "gopkg.in/yaml.v3"
 
 	"github.com/stax-dev/stax/internal/editdistance"
 	"github.com/stax-dev/stax/pkg/termtext"
@@ -69,12 +68,11 @@ func In(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
-// Translate turns err, an error of decoding data with go.yaml.in/yaml/v3
-// or gopkg.in/yaml.v3 into v, into an *Error. v is what was decoded into
-// (nil for a yaml.Node): the keys of its struct types are those a
-// mistyped key is compared with. An *Error in err, made by an
-// UnmarshalYAML method, is returned as it is, and an error that is not
-// yaml's unchanged.
+// Translate turns err, an error of decoding data into v, into an *Error.
+// v is what was decoded into (nil for a yaml.Node): the keys of its
+// struct types are those a mistyped key is compared with. An *Error in
+// err, made by an UnmarshalYAML method, is returned as it is, and an
+// error that is not yaml's unchanged.
 func Translate(err error, data []byte, v any) error {
 	e, ok := translate(err, data, v)
 	if !ok {
@@ -94,13 +92,9 @@ func translate(err error, data []byte, v any) (*Error, bool) {
 		}
 		return e, true
 	}
-	var te1 *yaml.TypeError
-	if errors.As(err, &te1) && len(te1.Errors) > 0 {
-		return typeError(te1.Errors, data, v), true
-	}
-	var te2 *yamlv3.TypeError
-	if errors.As(err, &te2) && len(te2.Errors) > 0 {
-		return typeError(te2.Errors, data, v), true
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		return typeError(te.Errors, data, v), true
 	}
 	msg, ok := strings.CutPrefix(err.Error(), "yaml: ")
 	if !ok {
