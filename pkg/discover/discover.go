@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -187,7 +188,7 @@ func readSkills(opts Options, loc agent.Location, entries []os.DirEntry) []Skill
 		read[i], found[i] = readSkill(opts, loc, entries[i].Name())
 		return nil
 	})
-	var skills []Skill
+	skills := make([]Skill, 0, len(read))
 	for i, s := range read {
 		if found[i] {
 			skills = append(skills, s)
@@ -300,7 +301,7 @@ func caseVariant(dir string) string {
 
 // Visible lists the skills the runtime loads, sorted by name.
 func (l *Listing) Visible() []Skill {
-	var out []Skill
+	out := make([]Skill, 0, len(l.Skills))
 	for _, s := range l.Skills {
 		if s.Visible() {
 			out = append(out, s)
@@ -335,13 +336,7 @@ func (l *Listing) Find(name string) (Skill, bool) {
 // Offered are the skills a runtime loads and offers to the model, in the
 // order of its menu: sorted by name.
 func (l *Listing) Offered() []Skill {
-	var out []Skill
-	for _, s := range l.Visible() {
-		if !s.ModelHidden {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc(l.Visible(), func(s Skill) bool { return s.ModelHidden })
 }
 
 // Prompt is the menu a runtime puts in its Skill tool's description: one

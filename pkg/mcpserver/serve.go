@@ -15,6 +15,10 @@ import (
 type ServeOptions struct {
 	// Options build the server. A nil Logger logs to Stderr.
 	Options
+	// Ready, when set, is what the server waits for once built, before it
+	// serves, and its error Serve's: work on what is served that goes on
+	// as the server is built. Nil waits for nothing.
+	Ready func() error
 	// HTTP is the address, HOST:PORT, of the streamable HTTP transport
 	// (see Listen); empty serves one client on Stdin and Stdout.
 	HTTP string
@@ -67,6 +71,13 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		}))
 	}
 	srv, err := New(opts.Options)
+	if opts.Ready != nil {
+		// Waited for even when New failed: what it waits for may have
+		// failed first, and caused that.
+		if rerr := opts.Ready(); rerr != nil {
+			return rerr
+		}
+	}
 	if err != nil {
 		return errdefs.MarkLocal(err)
 	}

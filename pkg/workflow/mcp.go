@@ -81,6 +81,7 @@ func ServeMCP(ctx context.Context, env *Env, opts ServeMCPOptions) error {
 		Version: opts.Version,
 	}
 	served := len(opts.Packages) > 0 || opts.File != ""
+	var ready func() error
 	if v := opts.Verify; !served && (v.Mode != "" || len(v.Keys) > 0 || len(v.Identities) > 0 || v.TrustedRoot != "") {
 		// The installed skills are held to the trust policy and the lock:
 		// a check asked for here would do nothing, and pass for one done.
@@ -92,11 +93,11 @@ func ServeMCP(ctx context.Context, env *Env, opts ServeMCPOptions) error {
 			return err
 		}
 		p := &servedPackages{env: env, opts: opts}
-		set, err := p.load(ctx)
+		set, stored, err := p.load(ctx)
 		if err != nil {
 			return err
 		}
-		p.set = set
+		p.set, ready = set, stored
 		sopts.Folders, sopts.Installed, sopts.Written = p.folders, p.installedOf, p.takeWritten
 		// What a package holds was checked as it was admitted: a skill
 		// of its own is not admitted again, from a project's lock.
@@ -106,7 +107,7 @@ func ServeMCP(ctx context.Context, env *Env, opts ServeMCPOptions) error {
 		}
 	}
 	return mcpserver.Serve(ctx, mcpserver.ServeOptions{
-		Options: sopts,
-		HTTP:    opts.HTTP, Token: opts.Token, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
+		Options: sopts, Ready: ready,
+		HTTP: opts.HTTP, Token: opts.Token, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
 	})
 }

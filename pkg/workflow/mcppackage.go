@@ -104,28 +104,47 @@ func (p *servedPackages) declarations() ([]declaration.Declaration, string, erro
 }
 
 // load resolves the packages, admits them by the trust policy, as pull
-// does, stores them, and extracts each one not extracted yet.
-func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
+// does, extracts each one not extracted yet, and stores them. The store
+// goes on beside what the caller makes of the set (a server's first
+// listing): stored waits for it, and returns its failure.
+func (p *servedPackages) load(ctx context.Context) (set *servedSet, stored func() error, err error) {
 	decls, dir, err := p.declarations()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	home, err := store.HomeFrom(p.env.getenv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	git, err := p.env.gitCache()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pkgs := cache.New(p.env.Opener, p.env.Progress)
-	defer pkgs.Close()
 	ropts := resolve.Options{Source: pkgs, Limits: p.opts.Limits, Git: &resolve.GitOptions{Cache: git}}
 	graph, signers, err := p.env.resolveTrusted(ctx, decls, dir, ropts, p.opts.Verify)
 	if err != nil {
-		return nil, err
+		pkgs.Close()
+		return nil, nil, err
 	}
-	defer graph.Close()
+	if set, err = p.extractAll(ctx, home, pkgs, graph, signers); err != nil {
+		graph.Close()
+		pkgs.Close()
+		return nil, nil, err
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := pkgs.Store(ctx, graph, p.env.transferOptions(p.opts.Limits.MaxSize))
+		graph.Close()
+		pkgs.Close()
+		done <- err
+	}()
+	return set, sync.OnceValue(func() error { return <-done }), nil
+}
+
+// extractAll extracts the packages of graph, each once, in its folder
+// under home, and says what the server is to know of their skills.
+func (p *servedPackages) extractAll(ctx context.Context, home string, pkgs *cache.Packages, graph *resolve.Graph, signers map[digest.Digest]string) (*servedSet, error) {
 	policy, perr := trust.LoadHomeFrom(p.env.getenv)
 	set := &servedSet{installed: map[string]*mcpserver.Installed{}, written: map[string]*mcpserver.Written{}}
 	// A later package wins a skill's directory (see merge.Merge), and an
@@ -176,9 +195,6 @@ func (p *servedPackages) load(ctx context.Context) (*servedSet, error) {
 			}
 			set.installed[skillDir] = installed(in, x.wroteNow)
 		}
-	}
-	if _, err := pkgs.Store(ctx, graph, p.env.transferOptions(p.opts.Limits.MaxSize)); err != nil {
-		return nil, err
 	}
 	return set, nil
 }
@@ -291,7 +307,10 @@ func (p *servedPackages) poll(ctx context.Context, refresh func() error) error {
 			return nil
 		case <-after(p.opts.Refresh):
 		}
-		set, err := p.load(ctx)
+		set, stored, err := p.load(ctx)
+		if err == nil {
+			err = stored()
+		}
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -136,7 +136,11 @@ func (w *servedWork) wait() ([]byte, error) {
 	}
 	// The map's keys sorted, as json.Marshal writes them; a part is not
 	// compacted again, as json.Marshal would a json.RawMessage.
-	var b bytes.Buffer
+	n := 2
+	for path, part := range w.parts {
+		n += len(path) + len(part) + 4 // quoted, a colon and a comma; more for a path escaped
+	}
+	b := bytes.NewBuffer(make([]byte, 0, n))
 	b.WriteByte('{')
 	for i, path := range slices.Sorted(maps.Keys(w.parts)) {
 		if i > 0 {
