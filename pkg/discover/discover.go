@@ -42,7 +42,7 @@ type Options struct {
 	// made it of the SKILL.md the process that wrote the folder has, in
 	// place of reading it: stax mcp --package parses the skills it
 	// extracts as they are written, and lists them without reading them
-	// back.
+	// back. List calls it from one goroutine.
 	Parsed func(dir string) (Skill, bool)
 }
 
@@ -184,7 +184,16 @@ func List(opts Options) (*Listing, error) {
 func readSkills(opts Options, loc agent.Location, entries []os.DirEntry) []Skill {
 	read := make([]Skill, len(entries))
 	found := make([]bool, len(entries))
-	_ = inorder.Concurrently(context.Background(), len(entries), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
+	// A skill given parsed is not read: handing a thousand of them to
+	// goroutines costs more than taking them here.
+	var unread []int
+	for i, e := range entries {
+		if read[i], found[i] = parsedSkill(opts, loc, e.Name()); !found[i] {
+			unread = append(unread, i)
+		}
+	}
+	_ = inorder.Concurrently(context.Background(), len(unread), runtime.GOMAXPROCS(0), func(_ context.Context, j int) error {
+		i := unread[j]
 		read[i], found[i] = readSkill(opts, loc, entries[i].Name())
 		return nil
 	})
@@ -197,20 +206,25 @@ func readSkills(opts Options, loc agent.Location, entries []os.DirEntry) []Skill
 	return skills
 }
 
-// readSkill reads the skill directory name in loc. It reports false for an
-// entry that is not a skill at all: a file, a hidden directory, or a
-// directory without SKILL.md in any spelling.
+// parsedSkill is the skill of directory name in loc as opts.Parsed gives
+// it, if it does; never a hidden directory's.
+func parsedSkill(opts Options, loc agent.Location, name string) (Skill, bool) {
+	if opts.Parsed == nil || strings.HasPrefix(name, ".") {
+		return Skill{}, false
+	}
+	return opts.Parsed(filepath.Join(loc.Dir, name))
+}
+
+// readSkill reads the skill directory name in loc, not given parsed (see
+// parsedSkill). It reports false for an entry that is not a skill at all:
+// a file, a hidden directory, or a directory without SKILL.md in any
+// spelling.
 func readSkill(opts Options, loc agent.Location, name string) (Skill, bool) {
 	if strings.HasPrefix(name, ".") {
 		return Skill{}, false
 	}
 	s := newSkill(loc, name)
 	dir := s.Dir
-	if opts.Parsed != nil {
-		if s, ok := opts.Parsed(dir); ok {
-			return s, true
-		}
-	}
 	// Stat follows symlinks: installers often link skills into these folders.
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return Skill{}, false

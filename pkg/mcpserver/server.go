@@ -185,7 +185,6 @@ func (s *Server) refresh() error {
 	if s.opts.Folders != nil {
 		dopts.Folders = s.opts.Folders()
 	}
-	var mu sync.Mutex // discover.List reads skills at once
 	written := map[string]*Written{}
 	if s.opts.Written != nil {
 		dopts.Parsed = func(dir string) (discover.Skill, bool) {
@@ -193,9 +192,7 @@ func (s *Server) refresh() error {
 			if !ok {
 				return discover.Skill{}, false
 			}
-			mu.Lock()
 			written[dir] = w
-			mu.Unlock()
 			return w.skill, true
 		}
 	}

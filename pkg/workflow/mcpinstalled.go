@@ -93,7 +93,7 @@ func lockedSigners(project string) (map[digest.Digest]string, error) {
 // user time when stax mcp --package starts on 4,000 files.
 func parseRecordedDigest(d string) (digest.Digest, error) {
 	enc, ok := strings.CutPrefix(d, digest.SHA256.String()+":")
-	if !ok || len(enc) != digest.SHA256.Size()*2 || strings.IndexFunc(enc, func(r rune) bool { return (r < '0' || r > '9') && (r < 'a' || r > 'f') }) >= 0 {
+	if !ok || len(enc) != digest.SHA256.Size()*2 || strings.Trim(enc, "0123456789abcdef") != "" {
 		return digest.Parse(d)
 	}
 	return digest.Digest(d), nil
