@@ -117,6 +117,11 @@ func (s Skill) Fields() (map[string]any, error) {
 	return s.doc.Frontmatter.Fields()
 }
 
+// Unparsed is s without its parsed SKILL.md, whose Body and Fields are
+// then empty: what a listing held for long keeps of a skill already made
+// into what it serves.
+func (s Skill) Unparsed() Skill { s.doc = nil; return s }
+
 // Folder is one skills folder of the runtime.
 type Folder struct {
 	agent.Location
@@ -156,7 +161,9 @@ func List(opts Options) (*Listing, error) {
 			f.Exists = true
 		}
 		l.Folders = append(l.Folders, f)
-		for _, s := range readSkills(opts, loc, entries) {
+		skills := readSkills(opts, loc, entries)
+		l.Skills = slices.Grow(l.Skills, len(skills))
+		for _, s := range skills {
 			if w, taken := winners[s.Key]; taken {
 				s.ShadowedBy = w
 			} else if s.Problem == "" {
@@ -197,10 +204,10 @@ func readSkills(opts Options, loc agent.Location, entries []os.DirEntry) []Skill
 		read[i], found[i] = readSkill(opts, loc, entries[i].Name())
 		return nil
 	})
-	skills := make([]Skill, 0, len(read))
-	for i, s := range read {
+	skills := read[:0]
+	for i := range read {
 		if found[i] {
-			skills = append(skills, s)
+			skills = append(skills, read[i])
 		}
 	}
 	return skills

@@ -48,6 +48,9 @@ func IndexWritten(sk discover.Skill, dir string, rec *Installed) *Written {
 	}
 	w.entry, w.warnings = indexSkill(sk, fm, slices.Collect(maps.Values(files)), rec, nil)
 	w.indexed = true
+	// Indexed, it is not parsed again (see stands): its parse, a few
+	// kilobytes a skill, need not be held as the others are written.
+	w.skill = sk.Unparsed()
 	return w
 }
 
