@@ -82,6 +82,9 @@ type Skill struct {
 	Installed *Origin `json:"installed,omitempty"`
 
 	doc *skill.Document
+	// fields are doc's frontmatter fields, made once (see Fields).
+	fields    map[string]any
+	fieldsErr error
 }
 
 // Origin is the package a skill was installed from, as the record stax
@@ -110,17 +113,21 @@ func (s Skill) Body() string {
 
 // Fields is the whole SKILL.md frontmatter as skill.Frontmatter.Fields
 // gives it, unknown fields included; nil when the skill cannot be loaded.
+// The map is the skill's own, made as it was parsed: not to be changed.
 func (s Skill) Fields() (map[string]any, error) {
 	if s.doc == nil {
 		return nil, nil
 	}
-	return s.doc.Frontmatter.Fields()
+	return s.fields, s.fieldsErr
 }
 
 // Unparsed is s without its parsed SKILL.md, whose Body and Fields are
 // then empty: what a listing held for long keeps of a skill already made
 // into what it serves.
-func (s Skill) Unparsed() Skill { s.doc = nil; return s }
+func (s Skill) Unparsed() Skill {
+	s.doc, s.fields, s.fieldsErr = nil, nil, nil
+	return s
+}
 
 // Folder is one skills folder of the runtime.
 type Folder struct {
@@ -294,17 +301,17 @@ func parseSkill(rt agent.Runtime, s Skill, data []byte) Skill {
 		s.Problem = fmt.Sprintf("%s has no description; runtimes require name and description", skill.FileName)
 	}
 	s.doc = doc
-	fields, err := f.Fields()
-	if err == nil {
+	s.fields, s.fieldsErr = f.Fields()
+	if s.fieldsErr == nil {
 		var present []string
-		for k := range fields {
+		for k := range s.fields {
 			if agent.HonouredByAny(k) {
 				present = append(present, k)
 			}
 		}
 		sort.Strings(present)
 		s.Ignored = rt.Ignored(present)
-		s.ModelHidden = fields["disable-model-invocation"] == true && rt.Honours("disable-model-invocation")
+		s.ModelHidden = s.fields["disable-model-invocation"] == true && rt.Honours("disable-model-invocation")
 	}
 	return s
 }
