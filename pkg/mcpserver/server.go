@@ -72,11 +72,12 @@ type Options struct {
 	// Refresh: the packages stax mcp --package serves, extracted. They
 	// are not watched: Poll says when to read them again.
 	Folders func() []agent.Location
-	// Written, when set, may give a skill directory as this process
-	// wrote and indexed it (see IndexWritten), in place of reading its
-	// SKILL.md and making its files and entry: that of a skill listed
-	// from Installed.Written.
-	Written func(dir string) (*Written, bool)
+	// Written, when set, gives the skills this process has written and
+	// indexed since the last Refresh (see IndexWritten), by directory,
+	// each once: one listed is not read, its SKILL.md, files and entry
+	// taken as they were made, that of a skill listed from
+	// Installed.Written.
+	Written func() map[string]*Written
 	// Poll, with Folders, runs while clients are served and calls
 	// refresh whenever the folders may have changed; nil never reads
 	// them again.
@@ -185,14 +186,14 @@ func (s *Server) refresh() error {
 	if s.opts.Folders != nil {
 		dopts.Folders = s.opts.Folders()
 	}
-	written := map[string]*Written{}
+	var written map[string]*Written
 	if s.opts.Written != nil {
+		written = s.opts.Written()
 		dopts.Parsed = func(dir string) (discover.Skill, bool) {
-			w, ok := s.opts.Written(dir)
+			w, ok := written[dir]
 			if !ok {
 				return discover.Skill{}, false
 			}
-			written[dir] = w
 			return w.skill, true
 		}
 	}

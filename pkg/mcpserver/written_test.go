@@ -49,11 +49,11 @@ func TestSkillsIndexedAsWritten(t *testing.T) {
 	// Given once, as stax mcp --package gives it: a later listing reads
 	// the folder.
 	var taken atomic.Bool
-	_, cs := skillsServer(t, f, Options{Installed: installed, Written: func(d string) (*Written, bool) {
-		if d != dir || !taken.CompareAndSwap(false, true) {
-			return nil, false
+	_, cs := skillsServer(t, f, Options{Installed: installed, Written: func() map[string]*Written {
+		if !taken.CompareAndSwap(false, true) {
+			return nil
 		}
-		return w, true
+		return map[string]*Written{dir: w}
 	}}, "stdio")
 	got := listAll(t, cs)
 	if g, w := mustJSON(t, got), mustJSON(t, want); g != w {

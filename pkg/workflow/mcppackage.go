@@ -278,15 +278,14 @@ func (p *servedPackages) current() *servedSet {
 
 func (p *servedPackages) folders() []agent.Location { return p.current().folders }
 
-// takeWritten gives the skill in dir as this process extracted and
-// indexed it, once: a later listing reads its folder, which may have
-// changed since.
-func (p *servedPackages) takeWritten(dir string) (*mcpserver.Written, bool) {
+// takeWritten gives the skills this process extracted and indexed, once:
+// a later listing reads their folders, which may have changed since.
+func (p *servedPackages) takeWritten() map[string]*mcpserver.Written {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w, ok := p.set.written[dir]
-	delete(p.set.written, dir)
-	return w, ok
+	w := p.set.written
+	p.set.written = nil
+	return w
 }
 
 func (p *servedPackages) installedOf(l *discover.Listing) (map[string]*mcpserver.Installed, []string) {
