@@ -154,9 +154,10 @@ func List(opts Options) (*Listing, error) {
 			return nil, err
 		}
 	}
-	l := &Listing{Runtime: opts.Runtime.Name, Folders: []Folder{}, Skills: []Skill{}, Warnings: []string{}}
-	winners := map[string]string{} // key → Dir of the skill the runtime loads
-	for _, loc := range locs {
+	l := &Listing{Runtime: opts.Runtime.Name, Folders: []Folder{}, Warnings: []string{}}
+	read := make([][]Skill, len(locs))
+	n := 0
+	for i, loc := range locs {
 		f := Folder{Location: loc}
 		entries, err := os.ReadDir(loc.Dir)
 		switch {
@@ -168,8 +169,12 @@ func List(opts Options) (*Listing, error) {
 			f.Exists = true
 		}
 		l.Folders = append(l.Folders, f)
-		skills := readSkills(opts, loc, entries)
-		l.Skills = slices.Grow(l.Skills, len(skills))
+		read[i] = readSkills(opts, loc, entries)
+		n += len(read[i])
+	}
+	l.Skills = make([]Skill, 0, n)
+	winners := make(map[string]string, n) // key → Dir of the skill the runtime loads
+	for _, skills := range read {
 		for _, s := range skills {
 			if w, taken := winners[s.Key]; taken {
 				s.ShadowedBy = w

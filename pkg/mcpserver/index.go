@@ -157,13 +157,13 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, unserved map[st
 			byKey[f.key] = append(byKey[f.key], f)
 		}
 	}
-	var visible []discover.Skill
+	visible := make([]discover.Skill, 0, len(l.Skills))
 	for _, sk := range l.Skills {
 		if sk.Visible() {
 			visible = append(visible, sk)
 		}
 	}
-	x := &skillIndex{byKey: map[string]*indexedSkill{}}
+	x := &skillIndex{skills: make([]*indexedSkill, 0, min(len(visible), maxIndexedSkills)), byKey: make(map[string]*indexedSkill, min(len(visible), maxIndexedSkills))}
 	var warnings []string
 	// As many skills are indexed at once as there are processors, as
 	// many at a time as the index has room for: a skill that is not
@@ -179,13 +179,19 @@ func buildIndex(l *discover.Listing, files map[string]skillFile, unserved map[st
 		visible = visible[len(batch):]
 		indexed := make([]*indexedSkill, len(batch))
 		warned := make([][]string, len(batch))
-		_ = inorder.Concurrently(context.Background(), len(batch), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
-			sk := batch[i]
+		// A skill indexed as it was written is taken here: handing a
+		// thousand of them to goroutines costs more than taking them.
+		var unindexed []int
+		for i, sk := range batch {
 			if w := taken[sk.Dir]; w != nil && w.indexed {
 				indexed[i], warned[i] = w.entry, w.warnings
-				return nil
+			} else {
+				unindexed = append(unindexed, i)
 			}
-			indexed[i], warned[i] = indexVisible(sk, byKey[sk.Key], unserved, installed, prev)
+		}
+		_ = inorder.Concurrently(context.Background(), len(unindexed), runtime.GOMAXPROCS(0), func(_ context.Context, j int) error {
+			i := unindexed[j]
+			indexed[i], warned[i] = indexVisible(batch[i], byKey[batch[i].Key], unserved, installed, prev)
 			return nil
 		})
 		for i, is := range indexed {
