@@ -381,15 +381,18 @@ func (st *stager) skillMD(sk *staged, r io.Reader) (string, error) {
 	// rather than installed for list to say so: one over a limit, or
 	// whose frontmatter is not YAML (control characters, which YAML
 	// forbids and stax push refuses, bytes that are not UTF-8). Callers
-	// name the skill or the layer path.
-	if err := skill.CheckLimits(data); err != nil {
+	// name the skill or the layer path. One parse says both, where
+	// every SKILL.md was parsed twice.
+	_, err = skill.Parse(data)
+	switch {
+	case errors.Is(err, skill.ErrTooLarge):
 		return "", errdefs.Precondition(err)
-	}
-	if _, err := skill.Parse(data); errors.Is(err, skill.ErrYAML) {
+	case errors.Is(err, skill.ErrYAML):
 		return "", errdefs.Precondition(fmt.Errorf("%w: no runtime can load it; its publisher must fix it", err))
 	}
-	sk.placeless = !substitute.UsesPaths(string(data))
-	text, err := substitute.ApplyLimit(string(data), st.vars(sk.skill), skill.MaxFileSize)
+	orig := string(data)
+	sk.placeless = !substitute.UsesPaths(orig)
+	text, err := substitute.ApplyLimit(orig, st.vars(sk.skill), skill.MaxFileSize)
 	if err != nil {
 		return "", errdefs.Precondition(fmt.Errorf("%s would be over the limit of %s once %s and %s are resolved; use them fewer times",
 			skill.FileName, bytesize.Format(skill.MaxFileSize), substitute.SkillDir, substitute.Workspace))

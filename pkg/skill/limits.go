@@ -1,7 +1,6 @@
 package skill
 
 import (
-	"errors"
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
@@ -35,16 +34,6 @@ const (
 // limits above; it is the error regularfile.ReadFile wraps for a file over
 // its limit.
 var ErrTooLarge = regularfile.ErrTooLarge
-
-// CheckLimits reports, as a *ParseError wrapping ErrTooLarge, a SKILL.md
-// over one of the limits; anything else it leaves to Parse. An installer
-// calls it to refuse a package whose skills no command could load.
-func CheckLimits(data []byte) error {
-	if _, err := Parse(data); errors.Is(err, ErrTooLarge) {
-		return err
-	}
-	return nil
-}
 
 func fileTooLarge(size int) *ParseError {
 	return &ParseError{Err: ErrTooLarge,

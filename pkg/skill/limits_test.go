@@ -31,9 +31,6 @@ func wantTooLarge(t *testing.T, data string, line int) {
 	if pe.Line != line {
 		t.Errorf("line = %d, want %d (%v)", pe.Line, line, err)
 	}
-	if err := CheckLimits([]byte(data)); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("CheckLimits = %v, want ErrTooLarge", err)
-	}
 }
 
 func TestParseRefusesSkillMDOverLimit(t *testing.T) {
