@@ -93,6 +93,10 @@ type stager struct {
 	folder *os.Root
 	// staging is the staging directory's name in folder.
 	staging string
+	// stagingDir is the staging directory opened as a root while stage
+	// runs, shared with the forks: a skill's directory is made and
+	// opened in it in one step each, not through the folder.
+	stagingDir *os.Root
 	// vars are the values substituted into a skill's SKILL.md.
 	vars func(*Skill) substitute.Options
 	buf  []byte
@@ -136,7 +140,7 @@ type stager struct {
 // it shares where and how skills are staged and settled, and has a
 // buffer and open directory of its own.
 func (st *stager) fork() *stager {
-	return &stager{folder: st.folder, staging: st.staging, vars: st.vars, buf: make([]byte, stageBufferSize),
+	return &stager{folder: st.folder, staging: st.staging, stagingDir: st.stagingDir, vars: st.vars, buf: make([]byte, stageBufferSize),
 		merge: st.merge, done: st.done, settled: st.settled, settling: st.settling, asPackaged: st.asPackaged, keepSkillFile: st.keepSkillFile}
 }
 
@@ -149,7 +153,7 @@ func (st *stager) in(sk *staged) (*os.Root, error) {
 	if err := st.mkdirs(sk, "."); err != nil {
 		return nil, err
 	}
-	root, err := st.folder.OpenRoot(st.dir(sk))
+	root, err := st.stagingDir.OpenRoot(sk.skill.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +233,7 @@ func (st *stager) mkdirs(sk *staged, rel string) error {
 	if sk.dirs[rel] {
 		return nil
 	}
-	in, name := st.folder, st.dir(sk)
+	in, name := st.stagingDir, sk.skill.Path
 	if rel != "." {
 		if err := st.mkdirs(sk, path.Dir(rel)); err != nil {
 			return err
@@ -310,7 +314,7 @@ func (st *stager) file(sk *staged, rel string, executable bool, r io.Reader) err
 	if err != nil {
 		return err
 	}
-	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL|createFlag, mode)
 	if err != nil {
 		return err
 	}
@@ -534,6 +538,15 @@ func (st *stager) stage(ctx context.Context, todo []*staged, workers int) error 
 	if st.settling == nil {
 		st.settling = new(sync.Mutex)
 	}
+	dir, err := st.folder.OpenRoot(st.staging)
+	if err != nil {
+		return errdefs.MarkLocal(err)
+	}
+	st.stagingDir = dir
+	defer func() {
+		dir.Close()
+		st.stagingDir = nil
+	}()
 	var order []*Layer
 	byLayer := map[*Layer][]*staged{}
 	for _, sk := range todo {
