@@ -174,11 +174,6 @@ func newStaged(s *Skill) *staged {
 	return &staged{skill: s}
 }
 
-// dir is where sk is staged, in the folder.
-func (st *stager) dir(sk *staged) string {
-	return filepath.Join(st.staging, sk.skill.Path)
-}
-
 // finish records the stat of the skill's directories, now that all of it
 // is written, drops what only writing it needed, so that staging many
 // skills keeps little of each, and hands it to done, then settled.
