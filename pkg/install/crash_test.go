@@ -24,6 +24,10 @@ type crashWorld struct {
 	lockPath    string
 	manifest    string
 	records     string
+	// updated names a skill the new install updates, unchanged by the
+	// user: previous, as the staging directory's entry for what an
+	// install replaces was once named, unless a test names another.
+	updated string
 }
 
 // recordPlaces are where the crash tests keep the records: in the
@@ -31,10 +35,15 @@ type crashWorld struct {
 var recordPlaces = []string{"in the folder", "out of the folder"}
 
 func newCrashWorld(t *testing.T, place string) *crashWorld {
+	return newCrashWorldUpdating(t, place, "previous")
+}
+
+// newCrashWorldUpdating is newCrashWorld with the skill named updated.
+func newCrashWorldUpdating(t *testing.T, place, updated string) *crashWorld {
 	t.Helper()
 	root := t.TempDir()
 	w := &crashWorld{root: root, locks: t.TempDir(), lockPath: filepath.Join(root, "stax.lock"), manifest: filepath.Join(root, "stax.yaml"),
-		dirs: []string{filepath.Join(root, ".claude", "skills"), filepath.Join(root, ".agents", "skills")}}
+		dirs: []string{filepath.Join(root, ".claude", "skills"), filepath.Join(root, ".agents", "skills")}, updated: updated}
 	if place == recordPlaces[1] {
 		w.records = filepath.Join(t.TempDir(), "records")
 	}
@@ -44,7 +53,7 @@ func newCrashWorld(t *testing.T, place string) *crashWorld {
 	if err := os.WriteFile(filepath.Join(w.dirs[0], "MEMORY-mine.md"), []byte("the user's file\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	old := []Skill{testSkill(t, "keep", "v1\n"), testSkill(t, "gone", "bye\n")}
+	old := []Skill{testSkill(t, "keep", "v1\n"), testSkill(t, "gone", "bye\n"), versioned(t, updated, "v1\n")}
 	if _, err := InstallAll(context.Background(), w.dirs, old, w.options([]byte("old\n"))); err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +86,13 @@ func (w *crashWorld) check(t *testing.T, dir string) ([]Drift, error) {
 }
 
 func (w *crashWorld) next(t *testing.T) error {
-	_, err := InstallAll(context.Background(), w.dirs, []Skill{testSkill(t, "keep", "v2\n"), testSkill(t, "new", "hi\n")}, w.options([]byte("new\n")))
+	_, err := InstallAll(context.Background(), w.dirs, w.nextSkills(t), w.options([]byte("new\n")))
 	return err
+}
+
+// nextSkills are the skills of the new install.
+func (w *crashWorld) nextSkills(t *testing.T) []Skill {
+	return []Skill{testSkill(t, "keep", "v2\n"), testSkill(t, "new", "hi\n"), versioned(t, w.updated, "v2\n")}
 }
 
 // state is every file of the project, the lock file included, and the
@@ -180,7 +194,8 @@ func failureAtEveryStep(t *testing.T, place string) {
 			if got := w.state(t); !strings.Contains(got, "keep/MEMORY.md: learned") || stillThere == nil {
 				t.Errorf("the user's addition is not in a backup:\n%s", got)
 			}
-			if got := w.state(t); !strings.Contains(got, "keep/SKILL.md: v2") || strings.Contains(got, "gone/") || !strings.Contains(got, "stax.lock: new") {
+			if got := w.state(t); !strings.Contains(got, "keep/SKILL.md: v2") || strings.Contains(got, "gone/") || !strings.Contains(got, "stax.lock: new") ||
+				strings.Count(got, "previous/SKILL.md: v2") != 2 {
 				t.Errorf("rerun did not install the new one:\n%s", got)
 			}
 		})
@@ -221,7 +236,8 @@ func crashAtEveryStep(t *testing.T, place string) {
 			switch {
 			case got == old:
 			case newState && !strings.Contains(got, "gone/") && strings.Contains(got, "stax.lock: new") && strings.Contains(got, "stax.yaml: new") &&
-				strings.Count(got, "new/SKILL.md: hi") == 2 && strings.Contains(got, BackupDir) && strings.Contains(got, "keep/MEMORY.md: learned"):
+				strings.Count(got, "new/SKILL.md: hi") == 2 && strings.Count(got, "previous/SKILL.md: v2") == 2 && strings.Contains(got, BackupDir) &&
+				strings.Contains(got, "keep/MEMORY.md: learned"):
 			default:
 				t.Fatalf("after a crash at %s and recovery (%q), a mix:\n%s", name, notes, got)
 			}
@@ -323,7 +339,7 @@ func crashAfterCommit(t *testing.T, place string) {
 				}
 				got := w.state(t)
 				if !strings.Contains(got, "keep/SKILL.md: v2") || strings.Count(got, "new/SKILL.md: hi") != 2 || strings.Contains(got, "gone/") ||
-					!strings.Contains(got, "stax.lock: new") {
+					!strings.Contains(got, "stax.lock: new") || strings.Count(got, "previous/SKILL.md: v2") != 2 {
 					t.Errorf("after a kill at %s and a run, not the new install:\n%s", name, got)
 				}
 				if l := w.leftovers(t); len(l) > 0 {
@@ -358,7 +374,7 @@ func (w *crashWorld) assertMigrated(t *testing.T) {
 		}
 		recordDir, _ := RecordDir(w.records, w.root, dir)
 		rec, err := ReadRecordIn(dir, recordDir)
-		if err != nil || len(rec.Skills) != 2 || rec.Skills["new"].Package == "" {
+		if err != nil || len(rec.Skills) != 3 || rec.Skills["new"].Package == "" {
 			t.Errorf("%s: the record in %s: %+v %v", dir, recordDir, rec, err)
 		}
 		if drift, err := w.check(t, dir); err != nil || len(drift) > 0 {
@@ -373,7 +389,7 @@ func (w *crashWorld) assertMigrated(t *testing.T) {
 func TestRecordInTheFolderIsMigrated(t *testing.T) {
 	t.Parallel()
 	w := migratingWorld(t)
-	out, err := InstallAll(context.Background(), w.dirs, []Skill{testSkill(t, "keep", "v2\n"), testSkill(t, "new", "hi\n")}, w.options([]byte("new\n")))
+	out, err := InstallAll(context.Background(), w.dirs, w.nextSkills(t), w.options([]byte("new\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,20 +465,20 @@ func TestUnchangedReinstallMigratesTheRecord(t *testing.T) {
 	if err := os.Remove(filepath.Join(w.dirs[0], "keep", "MEMORY.md")); err != nil {
 		t.Fatal(err)
 	}
-	skills := []Skill{testSkill(t, "keep", "v1\n"), testSkill(t, "gone", "bye\n")}
+	skills := []Skill{testSkill(t, "keep", "v1\n"), testSkill(t, "gone", "bye\n"), versioned(t, "previous", "v1\n")}
 	out, err := InstallAll(context.Background(), w.dirs, skills, w.options([]byte("old\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range out.Results {
-		if len(r.Unchanged) != 2 {
-			t.Errorf("%s: unchanged %v, want both skills", r.Dir, r.Unchanged)
+		if len(r.Unchanged) != 3 {
+			t.Errorf("%s: unchanged %v, want every skill", r.Dir, r.Unchanged)
 		}
 		if _, err := os.Stat(filepath.Join(w.dirs[i], RecordFile)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s: the older stax's record is still in the folder (%v)", r.Dir, err)
 		}
 		recordDir, _ := RecordDir(w.records, w.root, w.dirs[i])
-		if rec, err := ReadRecordIn(w.dirs[i], recordDir); err != nil || len(rec.Skills) != 2 {
+		if rec, err := ReadRecordIn(w.dirs[i], recordDir); err != nil || len(rec.Skills) != 3 {
 			t.Errorf("%s: the record in %s: %+v %v", r.Dir, recordDir, rec, err)
 		}
 	}

@@ -846,8 +846,13 @@ func (p *pending) settle(sk *staged, prev recorded, ours, conflict bool) error {
 }
 
 // previousDir holds, in the staging directory, what an install replaces
-// or prunes, until the install is committed.
-const previousDir = "previous"
+// or prunes, until the install is committed. Skills are staged beside it,
+// so it starts with a dot, as no skill's name can (layers.CheckName): an
+// older stax named it "previous", and could not install a skill of that
+// name. Its journals name each move in full, so a crash of the older stax
+// is rolled back without this name, and its staging directory removed
+// whole (removeLeftovers).
+const previousDir = ".previous"
 
 // open opens the confining root and the folder inside it, creating the
 // folder if needed. A folder that is, or lies under, a symbolic link
