@@ -186,12 +186,16 @@ func (s *Server) refresh() error {
 	if s.opts.Folders != nil {
 		dopts.Folders = s.opts.Folders()
 	}
+	prev := s.index()
 	var written map[string]*Written
 	if s.opts.Written != nil {
 		written = s.opts.Written()
 		dopts.Parsed = func(dir string) (discover.Skill, bool) {
 			w, ok := written[dir]
-			if !ok {
+			// A skill the index holds from its folder is read from it
+			// again (see Written.stands), parsed: IndexWritten let go
+			// of the parse of one it indexed.
+			if !ok || prev.of(w.skill.Key, dir) != nil {
 				return discover.Skill{}, false
 			}
 			return w.skill, true
@@ -206,7 +210,6 @@ func (s *Server) refresh() error {
 	if s.opts.Installed != nil {
 		installed, unrecorded = s.opts.Installed(l)
 	}
-	prev := s.index()
 	files, unserved, taken, warnings := listFiles(l, installed, written, prev)
 	warnings = append(warnings, unrecorded...)
 	menu := s.describe(l)

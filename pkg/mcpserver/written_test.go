@@ -80,3 +80,45 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(data)
 }
+
+// TestSkillWrittenAgainInAFolderIndexed: a skill Options.Written gives
+// for a folder the index already serves it from (a package extracted
+// again where it was, by a later Refresh) is read from its folder, as a
+// skill indexed before is, and still served: what IndexWritten made of
+// it, parse let go, does not stand for it.
+func TestSkillWrittenAgainInAFolderIndexed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	manySkills(t, f.projectSkills(), 2)
+	dir := filepath.Join(f.projectSkills(), "skill-0000")
+	rec := &Installed{Package: "example.com/acme/skills:1.0.0", Digest: "sha256:" + strings.Repeat("a", 64), Files: recordOf(t, dir), Written: true}
+	installed := func(*discover.Listing) (map[string]*Installed, []string) { return map[string]*Installed{dir: rec}, nil }
+	_, plain := skillsServer(t, f, Options{Installed: installed}, "stdio")
+	want := mustJSON(t, listAll(t, plain))
+
+	rt, _ := agent.Lookup("claude-code")
+	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := IndexWritten(discover.Parse(rt, agent.Location{Scope: agent.ScopeProject, Dir: f.projectSkills()}, "skill-0000", data), dir, rec)
+	var refreshes atomic.Int32
+	srv, cs := skillsServer(t, f, Options{Installed: installed, Written: func() map[string]*Written {
+		if refreshes.Add(1) != 2 {
+			return nil
+		}
+		return map[string]*Written{dir: w}
+	}}, "stdio")
+	if got := mustJSON(t, listAll(t, cs)); got != want {
+		t.Fatalf("skills/list =\n%s\nwant\n%s", got, want)
+	}
+	if err := srv.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if refreshes.Load() != 2 {
+		t.Fatal("the skill written was not given")
+	}
+	if got := mustJSON(t, listAll(t, cs)); got != want {
+		t.Errorf("skills/list after the skill was written again =\n%s\nwant\n%s", got, want)
+	}
+}
