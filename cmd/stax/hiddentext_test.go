@@ -219,3 +219,18 @@ func TestHiddenTextInNamesIsRefused(t *testing.T) {
 		}
 	})
 }
+
+// The frontmatter inspect prints is a package's, from outside: hidden
+// text in it is printed escaped, as every other value inspect prints.
+func TestInspectEscapesFrontmatter(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	useHome(t)
+	ref := reg.Host + "/evil/skills:1"
+	skillMD := "---\nname: hello\ndescription: Say hello. Use when greeting someone.\nnote: rm -rf \u202E/tmp/ok\n---\nbody\n"
+	pushForeignLayer(t, ref, foreignLayerOf(t, skillMD), "application/vnd.stax.config.v1+json", "application/vnd.stax.package.v1")
+	r := runStax(t, "inspect", ref)
+	if r.Code != 0 || !strings.Contains(r.Stdout, `note: rm -rf \u202e/tmp/ok`) || strings.Contains(r.Stdout, "\u202E") {
+		t.Fatalf("exit %d, want the frontmatter printed with U+202E escaped:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -24,8 +24,8 @@ func writeInspect(opts *inspectOptions, res *workflow.InspectResult) error {
 }
 
 // printInspect shows a package as its manifest and config say. Whoever
-// pushed it wrote them, so every string of theirs is escaped; the
-// frontmatter is YAML, which escapes its own.
+// pushed it wrote them, so every string of theirs is escaped, the lines
+// of the frontmatter too.
 func printInspect(w io.Writer, r *workflow.InspectResult) error {
 	esc := termtext.Escape
 	ann := r.Manifest.Annotations
@@ -80,8 +80,10 @@ func printInspect(w io.Writer, r *workflow.InspectResult) error {
 			if err != nil {
 				return err
 			}
+			// yaml quotes controls but writes format characters
+			// (bidirectional overrides, zero-width ones) as they are.
 			for _, line := range strings.Split(strings.TrimRight(string(fm), "\n"), "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
+				fmt.Fprintf(w, "    %s\n", esc(line))
 			}
 		}
 	}
