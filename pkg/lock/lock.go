@@ -503,7 +503,11 @@ func encodeYAML(b *bufio.Writer, indent string, v any) error {
 		return err
 	}
 	for line := range bytes.Lines(doc.Bytes()) {
-		b.WriteString(indent)
+		// yaml leaves a block scalar's empty lines empty in the
+		// whole document too.
+		if line[0] != '\n' {
+			b.WriteString(indent)
+		}
 		b.Write(line)
 	}
 	return nil

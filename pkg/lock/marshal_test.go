@@ -31,6 +31,7 @@ func TestMarshalIsTheWholeDocumentsBytes(t *testing.T) {
 		"ghcr.io/acme/skills:1.0.0", "oci:../layouts/p0:1.0.0", "./skills", "a b", "#hash", "key: value",
 		"'quoted'", `"double"`, "yes", "null", "1.0", "-dash", "ünïcödé/ref:1", strings.Repeat("long/", 40) + "ref:1",
 		"ghcr.io/a/b@sha256:" + strings.Repeat("a", 64), "[x]", "{y}", "*star", "&amp", "!bang", "%pct", "@at", "`tick`",
+		"\nline break first", "a\n\nblank line", "\n\ntwo breaks first\n",
 	}
 	names := []string{"skill-1", "code-review", "a-b-c", "yes", "no", "null", "y", "n", "on", "true", "1e3", "0x1f",
 		"inf", "nan", "skill", "skill_1", "Skill-One", "x-1", "a1-2b", "é-accent"}
