@@ -17,7 +17,12 @@
 # Never run it at a real-time priority (chrt): a Go process and the
 # registry, both real-time on 2 cores, spun for minutes on each other.
 set -euo pipefail
-STAX=$(realpath "${STAX:-bin/stax}")
+fail() { echo "mcp bench: FAIL: $*" >&2; exit 1; }
+STAX=${STAX:-bin/stax}
+for bin in "$STAX" ${BEFORE:+"$BEFORE"}; do
+	[ -x "$bin" ] && [ -f "$bin" ] || fail "no stax binary at $bin (make build, or set STAX and BEFORE)"
+done
+STAX=$(realpath "$STAX")
 BEFORE=${BEFORE:+$(realpath "$BEFORE")}
 SKILLS=${SKILLS:-1000}
 SIZE=${SIZE:-2000}
@@ -26,20 +31,25 @@ WARMUP=${WARMUP:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/stax-mcp-bench.XXXXXX")
 export SOURCE_DATE_EPOCH=0 DOCKER_CONFIG=$work/docker
-mkdir -p "$DOCKER_CONFIG" "$work/project" "$work/runs"
-fail() { echo "mcp bench: FAIL: $*" >&2; exit 1; }
+# The commands' stderr goes to $work/stderr.log, shown when the bench fails.
 cleanup() {
+	local status=$?
+	if ((status != 0)) && [ -s "$work/stderr.log" ]; then
+		echo "--- last lines of the commands' stderr:" >&2
+		tail -n 20 "$work/stderr.log" >&2
+	fi
 	stop_registry
 	rm -rf "$work"
 }
 # shellcheck source=../test/e2e/lib/registry.sh
 . "$here/../test/e2e/lib/registry.sh"
 trap cleanup EXIT
+mkdir -p "$DOCKER_CONFIG" "$work/project" "$work/runs"
 start_registry >/dev/null
 command -v /usr/bin/time >/dev/null || fail "no /usr/bin/time (apt-get install time)"
-(cd "$here/.." && go run ./bench/gen -dir "$work/src" -count "$SKILLS" -size "$SIZE" >/dev/null) || fail "cannot generate the skills"
+(cd "$here/.." && go run ./bench/gen -dir "$work/src" -count "$SKILLS" -size "$SIZE" >/dev/null 2>>"$work/stderr.log") || fail "cannot generate the skills"
 ref=127.0.0.1:$port/bench/mcp:1.0.0
-STAX_HOME=$work/push-home "$STAX" push --max-size 0 "$work/src" "$ref" >/dev/null 2>&1 || fail "cannot push the package"
+STAX_HOME=$work/push-home "$STAX" push --max-size 0 "$work/src" "$ref" >/dev/null 2>>"$work/stderr.log" || fail "cannot push the package"
 
 bins=("$STAX")
 [ -n "$BEFORE" ] && bins=("$BEFORE" "$STAX")
@@ -51,8 +61,8 @@ run() {
 	home=$(mktemp -d "$work/runs/home.XXXXXX")
 	start=$EPOCHREALTIME
 	case $2 in
-	mcp) STAX_HOME=$home /usr/bin/time -o "$cpu" -f '%U %S' "$bin" mcp --dir "$work/project" --package "$ref" </dev/null >/dev/null 2>&1 ;;
-	pull) STAX_HOME=$home /usr/bin/time -o "$cpu" -f '%U %S' "$bin" pull "$ref" -o "$home/out" >/dev/null 2>&1 ;;
+	mcp) STAX_HOME=$home /usr/bin/time -o "$cpu" -f '%U %S' "$bin" mcp --dir "$work/project" --package "$ref" </dev/null >/dev/null 2>>"$work/stderr.log" ;;
+	pull) STAX_HOME=$home /usr/bin/time -o "$cpu" -f '%U %S' "$bin" pull "$ref" -o "$home/out" >/dev/null 2>>"$work/stderr.log" ;;
 	esac || fail "stax $2 ($bin) failed"
 	end=$EPOCHREALTIME
 	[ "$3" = timed ] && echo "$(cat "$cpu") $(awk -v s="$start" -v e="$end" 'BEGIN {printf "%.4f", e - s}')" >>"$work/times.$1.$2"
