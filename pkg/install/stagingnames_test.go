@@ -137,9 +137,9 @@ func TestStagingEntriesAreNoSkillNames(t *testing.T) {
 // the journal names every move in full.
 func TestOlderStagingDirectoryIsRolledBack(t *testing.T) {
 	// The older stax could not install a skill named previous.
-	older := func() *crashWorld { return newCrashWorldUpdating(t, recordPlaces[0], "other") }
+	older := func(t *testing.T) *crashWorld { return newCrashWorldUpdating(t, recordPlaces[0], "other") }
 	var steps []string
-	counted := older()
+	counted := older(t)
 	step = func(s string) error { steps = append(steps, s); return nil }
 	err := counted.next(t)
 	step = func(string) error { return nil }
@@ -151,7 +151,7 @@ func TestOlderStagingDirectoryIsRolledBack(t *testing.T) {
 			continue
 		}
 		t.Run(fmt.Sprintf("%d %s", k, name), func(t *testing.T) {
-			w := older()
+			w := older(t)
 			old := w.state(t)
 			func() {
 				defer func() { recover() }()
