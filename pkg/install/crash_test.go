@@ -585,24 +585,12 @@ func TestJournalWithARelativePathIsKept(t *testing.T) {
 		defer func() { recover() }()
 		atStep(k, func() error { panic(errInjected) }, func() error { return w.next(t) })
 	}()
-	journals, _ := filepath.Glob(filepath.Join(w.locks, "*.journal.json"))
 	var rewritten int
-	for _, path := range journals {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var j journalData
-		if err := json.Unmarshal(data, &j); err != nil {
-			t.Fatal(err)
-		}
+	journals := rewriteJournals(t, w.locks, func(j *journalData) {
 		for _, lc := range j.files() {
 			lc.Path, rewritten = filepath.Base(lc.Path), rewritten+1
 		}
-		if err := writeJournal(path, &j); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if rewritten == 0 {
 		t.Fatal("no journal names the files")
 	}
@@ -614,4 +602,27 @@ func TestJournalWithARelativePathIsKept(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(w.locks, "*.journal.json")); len(left) != len(journals) {
 		t.Errorf("journals %v after a failed rollback, want %v kept", left, journals)
 	}
+}
+
+// rewriteJournals has edit change each install journal in lockDir, as an
+// older stax would have written it, writes it back and returns their
+// paths.
+func rewriteJournals(t *testing.T, lockDir string, edit func(*journalData)) []string {
+	t.Helper()
+	journals, _ := filepath.Glob(filepath.Join(lockDir, "*"+journalSuffix))
+	for _, path := range journals {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j journalData
+		if err := json.Unmarshal(data, &j); err != nil {
+			t.Fatal(err)
+		}
+		edit(&j)
+		if err := writeJournal(path, &j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return journals
 }

@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -181,19 +180,7 @@ func TestOlderStagingDirectoryIsRolledBack(t *testing.T) {
 // the install replaced in "previous" rather than previousDir.
 func asOlderStax(t *testing.T, lockDir string) {
 	t.Helper()
-	journals, _ := filepath.Glob(filepath.Join(lockDir, "*"+journalSuffix))
-	if len(journals) == 0 {
-		t.Fatal("the crash left no journal")
-	}
-	for _, path := range journals {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var j journalData
-		if err := json.Unmarshal(data, &j); err != nil {
-			t.Fatal(err)
-		}
+	journals := rewriteJournals(t, lockDir, func(j *journalData) {
 		staging := filepath.Join(j.Base, j.Folder, j.Staging)
 		if err := os.Rename(filepath.Join(staging, previousDir), filepath.Join(staging, "previous")); err != nil {
 			t.Fatal(err)
@@ -204,8 +191,8 @@ func asOlderStax(t *testing.T, lockDir string) {
 				j.Moves[i][1] = filepath.Join(j.Folder, j.Staging, "previous", rest)
 			}
 		}
-		if err := writeJournal(path, &j); err != nil {
-			t.Fatal(err)
-		}
+	})
+	if len(journals) == 0 {
+		t.Fatal("the crash left no journal")
 	}
 }
