@@ -18,6 +18,7 @@ import (
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // CopyOptions say what Copy copies and where to.
@@ -143,6 +144,10 @@ func copyGit(ctx context.Context, env *Env, opts CopyOptions, ref gitsource.Refe
 	if opts.Verify.requires() {
 		// Nothing would be checked: refused rather than copied unverified.
 		return nil, errdefs.Invalid(fmt.Errorf("--verify require (or a --key, --certificate-identity or --trusted-root without --verify) checks the signature of the package copied, and %s is a git repository, which carries none: sign the copy with --sign instead", termtext.Escape(gitsource.Mask(opts.Source))))
+	}
+	if trustpolicy.Mode(opts.Verify.Mode) == trustpolicy.ModeWarn {
+		// Warned of, as a package that does not verify is.
+		env.warnf("%s is a git repository, which carries no signature: --verify warn checked nothing of the copy", termtext.Escape(gitsource.Mask(opts.Source)))
 	}
 	dstRef, err := reference.Parse(env.Opener.BareTag(opts.Destination))
 	if err != nil {

@@ -79,3 +79,22 @@ func pdfRepo(t *testing.T) (*gittest.Server, string) {
 	repo.Tag("v1.0.0", "")
 	return srv, "git+" + repo.URL + "#v1.0.0"
 }
+
+// A copy of a git source under --verify warn says that nothing of it was
+// verified, as a copy of a package that does not verify says so: a git
+// repository carries no signature, and the copy was made without a word
+// of it.
+func TestCopyGitSourceUnderWarnSaysNothingWasVerified(t *testing.T) {
+	t.Parallel()
+	_, src := pdfRepo(t)
+	var warnings bytes.Buffer
+	env := newEnvAt(t, t.TempDir(), &warnings)
+	_, pub := newSigner(t, t.TempDir(), "warned")
+	opts := workflow.CopyOptions{Source: src, Destination: layout(t) + ":1.0.0", Verify: workflow.Verification{Mode: "warn", Keys: []string{pub}}}
+	if _, err := workflow.Copy(context.Background(), env, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := warnings.String(); !strings.Contains(got, "carries no signature") {
+		t.Errorf("warnings %q: want one that the git repository copied was not verified", got)
+	}
+}
