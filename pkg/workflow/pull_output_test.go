@@ -3,6 +3,8 @@ package workflow_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/layers"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -221,6 +224,24 @@ func TestPullOutputIntoADirectoryNamedWithATrailingSeparator(t *testing.T) {
 	for _, e := range inside {
 		if strings.HasPrefix(e.Name(), ".stax") {
 			t.Errorf("%s left in the target", e.Name())
+		}
+	}
+}
+
+// A package directory carries no signature: a check of every package's
+// signature asked for on the command line refuses it, before anything is
+// read, rather than pull it unchecked.
+func TestPullRefusesToVerifyAPackageDirectory(t *testing.T) {
+	t.Parallel()
+	org, _ := layered(t)
+	for _, v := range []workflow.Verification{{Mode: "require"}, {Keys: []string{filepath.Join(t.TempDir(), "cosign.pub")}}} {
+		dest := filepath.Join(t.TempDir(), "out")
+		err := pullTo(t, dest, workflow.PullOptions{Refs: []string{org}, Verify: v})
+		if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "package directory") {
+			t.Errorf("pull %s with %+v: %v (%v), want it refused as an invalid argument", org, v, err, errdefs.Of(err))
+		}
+		if _, serr := os.Stat(dest); !errors.Is(serr, fs.ErrNotExist) {
+			t.Errorf("pull with %+v wrote %s (%v)", v, dest, serr)
 		}
 	}
 }

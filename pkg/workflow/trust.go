@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
 	"github.com/stax-dev/stax/pkg/target"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/trust"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
@@ -105,6 +107,15 @@ func (e *Env) checkVerification(v Verification) error {
 // one way pull, copy, mcp --package and install admit packages. It says
 // which signer's trusted signature verified each package, by digest.
 func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, map[digest.Digest]string, error) {
+	if v.requires() {
+		for _, d := range refs {
+			if d.Kind == declaration.Directory {
+				// Nothing would be checked: refused rather than taken
+				// unverified.
+				return nil, nil, errdefs.Invalid(fmt.Errorf("--verify require (or a --key, --certificate-identity or --trusted-root without --verify) checks the signature of every package, and %s is a package directory, which carries none: drop the flag, or publish the directory and name its package", termtext.Escape(d.Written)))
+			}
+		}
+	}
 	opts.Concurrency = e.Concurrency
 	g, err := resolve.Resolve(ctx, refs, dir, opts)
 	if err != nil {
