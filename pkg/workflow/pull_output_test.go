@@ -245,3 +245,19 @@ func TestPullRefusesToVerifyAPackageDirectory(t *testing.T) {
 		}
 	}
 }
+
+// Under --verify warn a package directory is pulled, with a warning that
+// nothing of it was checked, as a package that does not verify is warned
+// of.
+func TestPullWarnsThatAPackageDirectoryWasNotVerified(t *testing.T) {
+	t.Parallel()
+	org, _ := layered(t)
+	var stderr bytes.Buffer
+	_, err := workflow.Pull(context.Background(), newEnv(t, &stderr), workflow.PullOptions{Refs: []string{org}, OutputDir: filepath.Join(t.TempDir(), "out"), Verify: workflow.Verification{Mode: "warn"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "package directory, which carries no signature") {
+		t.Errorf("stderr = %q: want a warning that the directory was not checked", stderr.String())
+	}
+}

@@ -107,13 +107,17 @@ func (e *Env) checkVerification(v Verification) error {
 // one way pull, copy, mcp --package and install admit packages. It says
 // which signer's trusted signature verified each package, by digest.
 func (e *Env) resolveTrusted(ctx context.Context, refs []declaration.Declaration, dir string, opts resolve.Options, v Verification) (*resolve.Graph, map[digest.Digest]string, error) {
-	if v.requires() {
-		for _, d := range refs {
-			if d.Kind == declaration.Directory {
-				// Nothing would be checked: refused rather than taken
-				// unverified.
-				return nil, nil, errdefs.Invalid(fmt.Errorf("--verify require (or a --key, --certificate-identity or --trusted-root without --verify) checks the signature of every package, and %s is a package directory, which carries none: drop the flag, or publish the directory and name its package", termtext.Escape(d.Written)))
-			}
+	for _, d := range refs {
+		if d.Kind != declaration.Directory {
+			continue
+		}
+		// Nothing would be checked: refused rather than taken unverified,
+		// and warned of as a package that does not verify is.
+		switch {
+		case v.requires():
+			return nil, nil, errdefs.Invalid(fmt.Errorf("--verify require (or a --key, --certificate-identity or --trusted-root without --verify) checks the signature of every package, and %s is a package directory, which carries none: drop the flag, or publish the directory and name its package", termtext.Escape(d.Written)))
+		case trustpolicy.Mode(v.Mode) == trustpolicy.ModeWarn:
+			e.warnf("%s is a package directory, which carries no signature: --verify warn checked nothing of it", termtext.Escape(d.Written))
 		}
 	}
 	opts.Concurrency = e.Concurrency
