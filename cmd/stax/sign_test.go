@@ -4,8 +4,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,11 +49,7 @@ const testKeyPassword = "correct horse"
 func newKeyPair(t *testing.T, prefix string) (string, string) {
 	t.Helper()
 	return cachedKeyPair(t, filepath.Join("plain", prefix), func(key *ecdsa.PrivateKey) ([]byte, error) {
-		der, err := x509.MarshalPKCS8PrivateKey(key)
-		if err != nil {
-			return nil, err
-		}
-		return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+		return cryptoutils.MarshalPrivateKeyToPEM(key)
 	})
 }
 
