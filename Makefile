@@ -44,8 +44,14 @@ unit:
 		[ "$$(df -Pk "$(UNIT_TMPFS)" | awk 'NR == 2 { print $$4 }')" -ge $(UNIT_TMPFS_KB) ]; then \
 		dir=$$(mktemp -d "$(UNIT_TMPFS)/stax-unit.XXXXXX") || exit 2; \
 		trap 'rm -rf "$$dir"' EXIT; trap 'exit 130' INT TERM; \
-		echo "make unit: temporary files in $$dir (UNIT_TMPFS= keeps TMPDIR)"; \
-		export TMPDIR=$$dir; \
+		printf '#!/bin/sh\n' >"$$dir/exec-check" && chmod +x "$$dir/exec-check"; \
+		if "$$dir/exec-check" 2>/dev/null; then \
+			rm -f "$$dir/exec-check"; \
+			echo "make unit: temporary files in $$dir (UNIT_TMPFS= keeps TMPDIR)"; \
+			export TMPDIR=$$dir; \
+		else \
+			echo "make unit: $(UNIT_TMPFS) runs no programs (noexec), and go test runs the test binaries it links in TMPDIR: TMPDIR kept"; \
+		fi; \
 	fi; \
 	set -x; GOGC=$(UNIT_GOGC) $(GO) test -short -count=1 -p $(UNIT_PROCS) -ldflags=-w ./...
 
@@ -76,8 +82,10 @@ UNIT_GOGC ?= 400
 # therefore puts its temporary files, and the test binaries go test
 # links, in a directory of its own on UNIT_TMPFS when that is a tmpfs
 # with UNIT_TMPFS_KB free (the tests hold a few hundred MiB at most at
-# once; a container's 64 MiB /dev/shm is passed over), and removes it
-# when it ends; UNIT_TMPFS= keeps TMPDIR. make test, what CI runs, keeps
+# once; a container's 64 MiB /dev/shm is passed over) and runs programs
+# (a container's /dev/shm, and a hardened host's, is mounted noexec,
+# where go test could not run what it links), and removes it when it
+# ends; UNIT_TMPFS= keeps TMPDIR. make test, what CI runs, keeps
 # TMPDIR: its tests see the file system users' projects are on.
 UNIT_TMPFS    ?= /dev/shm
 UNIT_TMPFS_KB ?= 2097152
