@@ -37,7 +37,9 @@
 # tables, SHOW_RUNS=1 each row's wall times, in the order they ran.
 set -euo pipefail
 
+fail() { echo "latency: FAIL: $*" >&2; exit 1; }
 STAX=${STAX:-bin/stax}
+[ -x "$STAX" ] && [ -f "$STAX" ] || fail "no stax binary at $STAX (make build, or set STAX)"
 STAX=$(realpath "$STAX")
 PKGS=${PKGS:-10}
 PKG_SKILLS=${PKG_SKILLS:-50}
@@ -51,7 +53,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/stax-latency.XXXXXX")
 export SOURCE_DATE_EPOCH=0 DOCKER_CONFIG=$work/docker
 mkdir -p "$DOCKER_CONFIG"
 
-fail() { echo "latency: FAIL: $*" >&2; exit 1; }
 proxy_pid=
 # The tools' notices go to $work/stderr.log, shown when the bench fails.
 cleanup() {
