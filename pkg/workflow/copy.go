@@ -14,10 +14,12 @@ import (
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
+	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
+	"github.com/stax-dev/stax/pkg/trust"
 	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
@@ -145,10 +147,6 @@ func copyGit(ctx context.Context, env *Env, opts CopyOptions, ref gitsource.Refe
 		// Nothing would be checked: refused rather than copied unverified.
 		return nil, errdefs.Invalid(fmt.Errorf("--verify require (or a --key, --certificate-identity or --trusted-root without --verify) checks the signature of the package copied, and %s is a git repository, which carries none: sign the copy with --sign instead", termtext.Escape(gitsource.Mask(opts.Source))))
 	}
-	if trustpolicy.Mode(opts.Verify.Mode) == trustpolicy.ModeWarn {
-		// Warned of, as a package that does not verify is.
-		env.warnf("%s is a git repository, which carries no signature: --verify warn checked nothing of the copy", termtext.Escape(gitsource.Mask(opts.Source)))
-	}
 	dstRef, err := reference.Parse(env.Opener.BareTag(opts.Destination))
 	if err != nil {
 		return nil, errdefs.Invalid(err)
@@ -157,7 +155,14 @@ func copyGit(ctx context.Context, env *Env, opts CopyOptions, ref gitsource.Refe
 		return nil, err
 	}
 	push := PushOptions{Source: opts.Source, Destination: opts.Destination, NoOverwrite: opts.NoOverwrite, Signer: opts.Signer, Build: pack.Options{Limits: opts.Limits}}
-	res, err := pushGit(ctx, env, push, ref, dstRef)
+	// The trust policy applies as to any package copied, under the name
+	// install checks a git source by: a scope that must verify refuses
+	// it, as install and pull refuse it, since it carries no signature.
+	admit := func(ctx context.Context, src *source.Source) error {
+		_, err := env.enforce(ctx, []trust.Package{{Ref: trustpolicy.ScopeName(ref.String()), Target: src.Target, Descriptor: src.Descriptor}}, opts.Verify, nil, nil, opts.Limits)
+		return err
+	}
+	res, err := pushGit(ctx, env, push, ref, dstRef, admit)
 	if err != nil {
 		return nil, err
 	}

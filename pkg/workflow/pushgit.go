@@ -20,8 +20,10 @@ import (
 // leniently as install builds it (the content rules its skills break are
 // warnings), or with opts.Build.Strict as install --strict does. The rules Push holds a package directory to (a version bump
 // where stateful files changed, no placeholders) are the author's to
-// keep: the mirror takes the tree as it is.
-func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Reference, dstRef reference.Reference) (*PushResult, error) {
+// keep: the mirror takes the tree as it is. admit, when set, is handed
+// the package built before anything is written: copy applies the trust
+// policy there.
+func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Reference, dstRef reference.Reference, admit func(context.Context, *source.Source) error) (*PushResult, error) {
 	limits := opts.Build.Limits
 	git, err := env.gitCache()
 	if err != nil {
@@ -37,6 +39,11 @@ func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Refe
 	pkg, err := src.Package(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if admit != nil {
+		if err := admit(ctx, src); err != nil {
+			return nil, err
+		}
 	}
 	copyOpts := env.transferOptions(limits.MaxSize)
 	copyOpts.Package, copyOpts.NoOverwrite = pkg, opts.NoOverwrite
