@@ -158,7 +158,10 @@ func LoadPrivateKey(pemBytes []byte, password func() ([]byte, error)) (*KeySigne
 	}
 	key, err := cryptoutils.UnmarshalPEMToPrivateKey(pemBytes, pf)
 	if err != nil {
-		if strings.Contains(err.Error(), "decryption failed") {
+		// Neither library has an error value to test: sigstore's says
+		// "decryption failed" of its own and cosign's format, pkcs8's
+		// "incorrect password" of an encrypted PKCS#8 key.
+		if msg := err.Error(); strings.Contains(msg, "decryption failed") || strings.Contains(msg, "incorrect password") {
 			return nil, ErrWrongPassword
 		}
 		return nil, fmt.Errorf("read private key: %w", err)

@@ -9,6 +9,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ import (
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
+	"github.com/youmark/pkcs8"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
@@ -575,4 +577,31 @@ func TestWriteKeyPairNamesItsKey(t *testing.T) {
 // password is a password func for LoadPrivateKey that returns pw.
 func password(pw string) func() ([]byte, error) {
 	return func() ([]byte, error) { return []byte(pw), nil }
+}
+
+// An encrypted PKCS#8 key, as openssl genpkey -aes256 writes it, loads
+// with its password, and a wrong password is said to be wrong, as it is
+// of a stax or cosign key, where the command then names the variable
+// that sets it.
+func TestLoadPrivateKeyEncryptedPKCS8(t *testing.T) {
+	t.Parallel()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := pkcs8.MarshalPrivateKey(priv, []byte("right"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED PRIVATE KEY", Bytes: der})
+	s, err := signature.LoadPrivateKey(key, password("right"))
+	if err != nil {
+		t.Fatalf("the right password: %v", err)
+	}
+	if !s.Public().(*ecdsa.PublicKey).Equal(&priv.PublicKey) {
+		t.Fatal("loaded another key")
+	}
+	if _, err := signature.LoadPrivateKey(key, password("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
+		t.Fatalf("a wrong password: %v, want ErrWrongPassword", err)
+	}
 }
