@@ -21,6 +21,10 @@
 set -euo pipefail
 
 STAX=${STAX:-bin/stax}
+if ! [ -x "$STAX" ] || ! [ -f "$STAX" ]; then
+	echo "bench/git.sh: no stax binary at $STAX (make build, or set STAX)" >&2
+	exit 1
+fi
 STAX=$(realpath "$STAX")
 RUNS=${RUNS:-5}
 SKILLS=${SKILLS:-17}
