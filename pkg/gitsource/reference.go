@@ -249,7 +249,7 @@ func checkURL(u *url.URL) error {
 	switch {
 	case strings.HasPrefix(host, "-") || strings.HasPrefix(u.User.Username(), "-"):
 		return errors.New(`its host or user starts with "-", which git would read as an option`)
-	case u.Scheme == "file" && host != "" && host != "localhost":
+	case u.Scheme == "file" && host != "" && !strings.EqualFold(host, "localhost"): // a name without its case, as DNS reads it
 		return errors.New("a file URL names no host: write git+file:///PATH")
 	case u.Scheme != "file" && host == "":
 		return errors.New("it names no host")

@@ -27,6 +27,8 @@ func TestParse(t *testing.T) {
 		{in: "git+ssh://git@example.com/org/skills.git//skills#0123456789abcdef0123456789abcdef01234567", url: "ssh://git@example.com/org/skills.git", subdir: "skills", ref: "0123456789abcdef0123456789abcdef01234567"},
 		{in: "git+ssh://git:pw@example.com:2222/r", url: "ssh://git:pw@example.com:2222/r", repo: "ssh://git@example.com:2222/r", str: "git+ssh://git@example.com:2222/r"},
 		{in: "git+file:///srv/git/skills.git//a/b#v1", url: "file:///srv/git/skills.git", subdir: "a/b", ref: "v1"},
+		{in: "git+file://localhost/srv/git/skills.git", url: "file://localhost/srv/git/skills.git"},
+		{in: "git+file://LOCALHOST/srv/git/skills.git", url: "file://LOCALHOST/srv/git/skills.git"}, // as git takes it
 		{in: "git://example.com/r.git", url: "git://example.com/r.git", str: "git://example.com/r.git"},
 		{in: "github.com/anthropics/skills", url: "https://github.com/anthropics/skills.git", str: "git+https://github.com/anthropics/skills.git"},
 		{in: "github.com/anthropics/skills/skills/pdf#v1.0.0", url: "https://github.com/anthropics/skills.git", subdir: "skills/pdf", ref: "v1.0.0"},
