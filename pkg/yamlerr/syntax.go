@@ -28,6 +28,10 @@ func syntaxError(msg string, data []byte) *Error {
 		reported, _ = strconv.Atoi(m[1])
 	}
 	line := faultLine(problem, data)
+	if line == 0 && strings.HasPrefix(problem, mergeProblem) {
+		// Decoding found it, not parsing: the tree says where.
+		line = badMergeLine(parse(data))
+	}
 	if line == 0 {
 		line = reported
 	}
@@ -89,4 +93,9 @@ var hints = []struct{ problem, hint string }{
 	{"mapping values are not allowed in this context", `a value that contains ": " or " #", or starts with one of [ { * & ! | > % @ or a backquote, must be quoted; or this line is indented more than the key above it`},
 	{"found character that cannot start any token", `indent with spaces, not tabs; a value that contains ": " or " #", or starts with one of [ { * & ! | > % @ or a backquote, must be quoted`},
 	{"found a tab character", "indent with spaces, not tabs"},
+	{mergeProblem, "after <<, write a mapping, an alias of one (*name), or a list of them"},
 }
+
+// mergeProblem is yaml's message for a merge key (<<) whose value is not
+// a mapping or a list of mappings, which it gives without a line.
+const mergeProblem = "map merge requires map or sequence of maps as the value"

@@ -213,3 +213,42 @@ func typeNamed(v any, name string) reflect.Type {
 	}
 	return search(reflect.TypeOf(v))
 }
+
+// badMergeLine is the line of the first merge key (<<) of doc whose value
+// is not a mapping, an alias of one, or a list of them; 0 when none is.
+func badMergeLine(doc *yaml.Node) int {
+	if doc == nil {
+		return 0
+	}
+	isMapping := func(n *yaml.Node) bool {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		return n.Kind == yaml.MappingNode
+	}
+	var walk func(n *yaml.Node) int
+	walk = func(n *yaml.Node) int {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+					ok := isMapping(v)
+					if v.Kind == yaml.SequenceNode {
+						ok = !slices.ContainsFunc(v.Content, func(c *yaml.Node) bool { return !isMapping(c) })
+					}
+					if !ok {
+						return k.Line
+					}
+				}
+			}
+		}
+		// An alias is not followed: its anchor is walked where it is.
+		for _, c := range n.Content {
+			if line := walk(c); line != 0 {
+				return line
+			}
+		}
+		return 0
+	}
+	return walk(doc)
+}

@@ -72,6 +72,9 @@ func TestTranslate(t *testing.T) {
 		{"control characters of a list hint escaped", "tags: \"a\\e[31m\"\n",
 			`line 1: tags must be a list, not the string "a\x1b[31m": write [a\x1b[31m]`},
 		{"control character escaped", "host: a\nport: \"\\e[31m\"\n", `line 2: port must be a whole number, not the string "\x1b[31m"`},
+		{"a merge of a list of lists", "limits: &l\n  cpu: 1\nbackends: []\n<<: [*l, [1]]\n",
+			"line 4: map merge requires map or sequence of maps as the value (after <<, write a mapping, an alias of one (*name), or a list of them)"},
+		{"a merge of a string, nested", "limits:\n  memory: 1G\n  <<: big\n", "line 3: map merge requires"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
