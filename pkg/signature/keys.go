@@ -158,10 +158,10 @@ func LoadPrivateKey(pemBytes []byte, password func() ([]byte, error)) (*KeySigne
 	}
 	key, err := cryptoutils.UnmarshalPEMToPrivateKey(pemBytes, pf)
 	if err != nil {
-		// Neither library has an error value to test: sigstore's says
-		// "decryption failed" of its own and cosign's format, pkcs8's
-		// "incorrect password" of an encrypted PKCS#8 key.
-		if msg := err.Error(); strings.Contains(msg, "decryption failed") || strings.Contains(msg, "incorrect password") {
+		// Only a legacy encrypted PEM block's error has a value to test:
+		// sigstore says "decryption failed" of its own and cosign's
+		// format, pkcs8 "incorrect password" of an encrypted PKCS#8 key.
+		if msg := err.Error(); errors.Is(err, x509.IncorrectPasswordError) || strings.Contains(msg, "decryption failed") || strings.Contains(msg, "incorrect password") {
 			return nil, ErrWrongPassword
 		}
 		return nil, fmt.Errorf("read private key: %w", err)

@@ -8,6 +8,7 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -579,11 +580,12 @@ func password(pw string) func() ([]byte, error) {
 	return func() ([]byte, error) { return []byte(pw), nil }
 }
 
-// An encrypted PKCS#8 key, as openssl genpkey -aes256 writes it, loads
+// An encrypted PKCS#8 key, as openssl genpkey -aes256 writes it, or a
+// legacy encrypted PEM block, as openssl ec -aes256 writes it, loads
 // with its password, and a wrong password is said to be wrong, as it is
 // of a stax or cosign key, where the command then names the variable
 // that sets it.
-func TestLoadPrivateKeyEncryptedPKCS8(t *testing.T) {
+func TestLoadPrivateKeyEncryptedByOpenSSL(t *testing.T) {
 	t.Parallel()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -603,5 +605,23 @@ func TestLoadPrivateKeyEncryptedPKCS8(t *testing.T) {
 	}
 	if _, err := signature.LoadPrivateKey(key, password("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
 		t.Fatalf("a wrong password: %v, want ErrWrongPassword", err)
+	}
+
+	// A legacy encrypted PEM block (openssl ec -aes256) likewise.
+	sec1, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	//lint:ignore SA1019 the legacy format is what a user may hold, and what is read
+	block, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", sec1, []byte("right"), x509.PEMCipherAES256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := pem.EncodeToMemory(block)
+	if _, err := signature.LoadPrivateKey(legacy, password("right")); err != nil {
+		t.Fatalf("a legacy PEM block, the right password: %v", err)
+	}
+	if _, err := signature.LoadPrivateKey(legacy, password("wrong")); !errors.Is(err, signature.ErrWrongPassword) {
+		t.Fatalf("a legacy PEM block, a wrong password: %v, want ErrWrongPassword", err)
 	}
 }
