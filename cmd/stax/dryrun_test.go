@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -188,4 +189,47 @@ func TestDryRunFromRegistryWritesNothing(t *testing.T) {
 	}
 	assertTreeState(t, l.project, before)
 	assertTreeState(t, home, homeBefore)
+}
+
+// The plan says what the install then does: a skill the user edited is a
+// conflict, which the install refuses, even when its package has not
+// changed (the install would write it again); with --force it is the
+// user's file the install moves to a backup. A skill the user deleted is
+// written again, an update, not kept.
+func TestDryRunAgreesWithTheInstall(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{
+		"edited/SKILL.md": skillMD("edited", "v1"), "gone/SKILL.md": skillMD("gone", "v1"), "same/SKILL.md": skillMD("same", "v1"),
+	})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	folder := filepath.Join(proj, ".claude", "skills")
+	filetest.WriteFile(t, filepath.Join(folder, "edited", "SKILL.md"), skillMD("edited", "changed by the user"))
+	if err := os.RemoveAll(filepath.Join(folder, "gone")); err != nil {
+		t.Fatal(err)
+	}
+
+	plan := dryRun(t, "install", "--dir", proj)
+	assertPlanTarget(t, onlyTarget(t, plan), workflow.PlanTarget{Runtimes: []string{"claude-code"}, Dir: folder,
+		Install: []string{}, Update: []string{"edited", "gone"}, Remove: []string{}, Keep: []string{"same"}, Conflicts: []string{"edited"}})
+	if r := runStax(t, "install", "--dir", proj); r.Code != 5 || !strings.Contains(r.Stderr, "edited: changed SKILL.md") {
+		t.Fatalf("install after a plan with a conflict: %d %s, want exit 5 naming the edited skill", r.Code, r.Stderr)
+	}
+	plan = dryRun(t, "install", "--dir", proj, "--force")
+	if want := []string{filepath.Join(folder, "edited")}; !slices.Equal(plan.UserFiles, want) {
+		t.Errorf("with --force user files %v, want %v", plan.UserFiles, want)
+	}
+	r := runStax(t, "install", "--dir", proj, "--force", "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("install --force: %d %s", r.Code, r.Stderr)
+	}
+	var out workflow.InstallResult
+	decodeJSON(t, r.Stdout, &out)
+	if got := out.Targets[0]; !slices.Equal(got.Updated, []string{"edited", "gone"}) || len(got.Backups) != 1 {
+		t.Errorf("install --force updated %v with backups %v, as the plan said: edited and gone, edited backed up", got.Updated, got.Backups)
+	}
 }

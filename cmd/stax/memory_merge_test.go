@@ -63,6 +63,11 @@ func TestUpdateMergesLocalMemory(t *testing.T) {
 	appendFile(t, memory, userEntry)
 
 	pushStatefulVersion(t, repo+":1.1.0", "1.1.0", memoV2)
+	// The plan of an install that moves memo to 1.1.0 merges it, as the
+	// update below does: no conflict.
+	if target := onlyTarget(t, dryRun(t, "install", repo, "--dir", proj)); len(target.Conflicts) != 0 || len(target.Update) != 1 {
+		t.Errorf("plan of the update over a local memory entry: %+v, want memo updated, no conflict", target)
+	}
 	r := runStax(t, "update", "--dir", proj)
 	if r.Code != 0 {
 		t.Fatalf("update over a local memory entry: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
@@ -200,6 +205,11 @@ func TestUpdateKeepsTheUsersFrontmatter(t *testing.T) {
 	}
 
 	pushStatefulVersion(t, repo+":1.1.0", "1.1.0", memoV2)
+	// The plan of an install that moves memo to 1.1.0 merges it, as the
+	// update below does: no conflict.
+	if target := onlyTarget(t, dryRun(t, "install", repo, "--dir", proj)); len(target.Conflicts) != 0 || len(target.Update) != 1 {
+		t.Errorf("plan of the update over a local memory entry: %+v, want memo updated, no conflict", target)
+	}
 	r := runStax(t, "update", "--dir", proj)
 	if r.Code != 0 || !strings.Contains(r.Stdout, "merged memo/MEMORY.md: kept your 0 entries and your 1 field owner") {
 		t.Fatalf("update over a field the user added: exit %d, want 0 saying the field was kept\n%s%s", r.Code, r.Stdout, r.Stderr)

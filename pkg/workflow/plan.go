@@ -45,8 +45,9 @@ type PlanTarget struct {
 	// an uninstall, named by --keep.
 	Keep []string `json:"keep"`
 	// Conflicts are skills of the user's in the way (a skill directory
-	// stax did not install) and installed skills the user changed that the
-	// job would replace or remove.
+	// stax did not install) and installed skills the user changed, which
+	// the job refuses to write again or remove without --force, as
+	// install.Drift.Refused says.
 	Conflicts []string `json:"conflicts"`
 }
 
@@ -55,7 +56,7 @@ type PlanTarget struct {
 // so it plans as an empty one here.
 func planTarget(p *install.Placement, t install.Folder, merged *merge.Result) (PlanTarget, error) {
 	pt := newPlanTarget(t)
-	rec, changed, err := readFolder(p, t.Dir)
+	rec, drifts, err := readFolder(p, t.Dir)
 	if err != nil {
 		return pt, err
 	}
@@ -63,27 +64,30 @@ func planTarget(p *install.Placement, t install.Folder, merged *merge.Result) (P
 	for _, s := range merged.Skills {
 		winners[s.Path] = true
 		was, ok := rec.Skills[s.Path]
+		d, drifted := drifts[s.Path]
 		switch {
 		case !ok:
 			pt.Install = append(pt.Install, s.Path)
 			if _, err := os.Lstat(filepath.Join(t.Dir, s.Path)); err == nil {
 				pt.Conflicts = append(pt.Conflicts, s.Path)
 			}
-		case was.Digest != s.Digest:
+			continue
+		case was.Digest != s.Digest || drifted:
 			// A skill whose files are the same stays, whatever package
-			// it now comes from: the install leaves its files as they are.
+			// it now comes from: the install leaves its files as they
+			// are. One that is not as recorded is written again.
 			pt.Update = append(pt.Update, s.Path)
-			if changed[s.Path] {
-				pt.Conflicts = append(pt.Conflicts, s.Path)
-			}
 		default:
 			pt.Keep = append(pt.Keep, s.Path)
+		}
+		if drifted && d.Refused(true) {
+			pt.Conflicts = append(pt.Conflicts, s.Path)
 		}
 	}
 	for name := range rec.Skills {
 		if !winners[name] {
 			pt.Remove = append(pt.Remove, name)
-			if changed[name] {
+			if d, drifted := drifts[name]; drifted && d.Refused(false) {
 				pt.Conflicts = append(pt.Conflicts, name)
 			}
 		}
@@ -95,7 +99,7 @@ func planTarget(p *install.Placement, t install.Folder, merged *merge.Result) (P
 // planUninstall is what an uninstall would do in the folder of t.
 func planUninstall(p *install.Placement, t install.Folder, keep []string) (PlanTarget, error) {
 	pt := newPlanTarget(t)
-	rec, changed, err := readFolder(p, t.Dir)
+	rec, drifts, err := readFolder(p, t.Dir)
 	if err != nil {
 		return pt, err
 	}
@@ -105,7 +109,7 @@ func planUninstall(p *install.Placement, t install.Folder, keep []string) (PlanT
 			continue
 		}
 		pt.Remove = append(pt.Remove, name)
-		if changed[name] {
+		if d, drifted := drifts[name]; drifted && d.Refused(false) {
 			pt.Conflicts = append(pt.Conflicts, name)
 		}
 	}
@@ -126,9 +130,9 @@ func (pt *PlanTarget) sort() {
 	}
 }
 
-// readFolder reads the install record of the folder dir of p, and which
-// of its skills the user changed since.
-func readFolder(p *install.Placement, dir string) (*install.Record, map[string]bool, error) {
+// readFolder reads the install record of the folder dir of p, and how
+// the skills that are not as recorded differ, by name.
+func readFolder(p *install.Placement, dir string) (*install.Record, map[string]install.Drift, error) {
 	recordDir, err := p.RecordDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -141,11 +145,11 @@ func readFolder(p *install.Placement, dir string) (*install.Record, map[string]b
 	if err != nil {
 		return nil, nil, err
 	}
-	changed := map[string]bool{}
+	byName := make(map[string]install.Drift, len(drifts))
 	for _, d := range drifts {
-		changed[d.Skill] = true
+		byName[d.Skill] = d
 	}
-	return rec, changed, nil
+	return rec, byName, nil
 }
 
 // userFiles are the skills of the user's a job would move to a backup.
