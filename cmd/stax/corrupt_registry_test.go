@@ -112,7 +112,7 @@ func TestCorruptBlobOnTheRegistryExitsSix(t *testing.T) {
 					if n := countGets(reg, blob.Digest.String()); !corrupt.config && n != 1 {
 						t.Errorf("the corrupt layer was fetched %d times, want once", n)
 					}
-					for _, want := range []string{blob.Digest.String(), "acme/skills", "registry's copy of a blob is corrupt", "push the package again"} {
+					for _, want := range []string{blob.Digest.String(), "acme/skills", "registry's copy of a blob is corrupt", "ask the operator of " + reg.Host} {
 						if !strings.Contains(r.Stderr, want) {
 							t.Errorf("the message does not say %q:\n%s", want, r.Stderr)
 						}
@@ -389,5 +389,43 @@ func corruptFile(t *testing.T, path string, data []byte) {
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCorruptBlobOnTheRegistrySaysPushingAgainDoesNotRepairIt: the
+// message of a blob the registry serves corrupt gives a way out that
+// works. Pushing the same package again does not: the registry answers
+// that it has the manifest and the blob (a registry keeps the copy it
+// stored of a digest, and a push skips what is there), and the next
+// pull fails as before. So the message sends the user to the
+// registry's operator, and says why a push will not do.
+func TestCorruptBlobOnTheRegistrySaysPushingAgainDoesNotRepairIt(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t, registrytest.WithFilesystem())
+	ref := reg.Host + "/acme/skills:1.0.0"
+	layer := pushExamples(t, ref).Layers[0]
+	reg.CorruptStoredBlob(t, layer.Digest, layer.Size/2)
+
+	useHome(t)
+	r := runStax(t, "pull", ref)
+	if r.Code != 6 {
+		t.Fatalf("pull of a corrupt layer: exit %d, want 6\n%s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{"pushing the package again does not replace it", "ask the operator of " + reg.Host} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("the message does not say %q:\n%s", want, r.Stderr)
+		}
+	}
+	if strings.Contains(r.Stderr, "push the package again to replace it") {
+		t.Errorf("the message advises a push, which does not replace the blob:\n%s", r.Stderr)
+	}
+	// What the message no longer advises, and why.
+	if p := runStax(t, "push", examples, ref); p.Code != 0 {
+		t.Fatalf("push again: exit %d %s", p.Code, p.Stderr)
+	}
+	useHome(t)
+	if again := runStax(t, "pull", ref); again.Code != 6 {
+		t.Errorf("pull after pushing again: exit %d, want 6 (if a push now repairs the blob, say so in the message)\n%s", again.Code, again.Stderr)
 	}
 }

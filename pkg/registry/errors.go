@@ -29,7 +29,7 @@ func Explain(err error, host, target string) error {
 		// Whoever noticed it may have classified it already, inside the
 		// copy that wraps it in its own words: it is said here, once.
 		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf(
-			"%s: the registry's copy of a blob is corrupt, its content does not match its digest (%w); nothing was kept: push the package again to replace it, or ask the operator of %s to repair it (a proxy between you and it can alter blobs too)",
+			"%s: the registry's copy of a blob is corrupt, its content does not match its digest (%w); nothing was kept. A registry keeps the copy it stored of a digest, so pushing the package again does not replace it: ask the operator of %s to repair the blob (a proxy between you and it can alter blobs too)",
 			target, m, host))
 	}
 	if errdefs.Of(err) != errdefs.Unclassified || errors.Is(err, context.Canceled) {

@@ -283,7 +283,7 @@ func TestExplainErrors(t *testing.T) {
 		{"broken reads", read, errdefs.Unavailable, "the connection to registry.example kept breaking (GET /v2/skills/blobs/sha256:abc, 4 tries: unexpected EOF): check the network, and try again"},
 		{"no credentials saved", fmt.Errorf("get token: %w", auth.ErrBasicCredentialNotFound), errdefs.Unavailable, "authentication required for registry.example: run `stax login registry.example`"},
 		{"not found", fmt.Errorf("resolve: %w", errdef.ErrNotFound), errdefs.Unavailable, target + " not found on registry.example"},
-		{"digest mismatch", fmt.Errorf("fetch: %w", content.ErrMismatchedDigest), errdefs.DataLoss, target + ": the registry's copy of a blob is corrupt, its content does not match its digest (fetch: mismatched digest); nothing was kept: push the package again"},
+		{"digest mismatch", fmt.Errorf("fetch: %w", content.ErrMismatchedDigest), errdefs.DataLoss, target + ": the registry's copy of a blob is corrupt, its content does not match its digest (fetch: mismatched digest); nothing was kept. A registry keeps the copy it stored of a digest, so pushing the package again does not replace it"},
 		{"invalid digest", fmt.Errorf("fetch: %w", errdef.ErrInvalidDigest), errdefs.DataLoss, "content from registry.example does not match its digest"},
 		{"too large", fmt.Errorf("fetch: %w", errdef.ErrSizeExceedsLimit), errdefs.Unavailable, "content from registry.example is larger than allowed"},
 		{"anything else", errors.New("teapot"), errdefs.Unavailable, "registry registry.example: teapot"},
