@@ -169,3 +169,23 @@ func TestValidateOneSkill(t *testing.T) {
 		t.Errorf("validate one skill reported an ignored file or another skill:\n%s", r.Stdout)
 	}
 }
+
+// The skills directory a package's stax.yaml names is checked as the
+// package checks it, its .staxignore applying: stax new skill says to
+// run stax validate on it. Checked as a bare skills directory, a file the
+// package leaves out was a stray-file error, whose fix (a .staxignore in
+// the skills directory) made the package fail in its turn.
+func TestValidateThePackagesSkillsDirectory(t *testing.T) {
+	t.Parallel()
+	pkg := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(pkg, "stax.yaml"), "name: team\nversion: 1.0.0\n")
+	filetest.WriteFile(t, filepath.Join(pkg, ".staxignore"), "/skills/README.md\n")
+	filetest.WriteFile(t, filepath.Join(pkg, "skills", "README.md"), "The team's skills.\n")
+	filetest.WriteFile(t, filepath.Join(pkg, "skills", "review", "SKILL.md"), skillMD("review", "Reviews."))
+	for _, dir := range []string{pkg, filepath.Join(pkg, "skills")} {
+		r := runStax(t, "validate", "--strict", dir)
+		if r.Code != 0 || !strings.Contains(r.Stdout, "1 skill valid, 0 warnings") {
+			t.Errorf("validate %s: exit %d, want 0 as the package packs\n%s%s", dir, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}

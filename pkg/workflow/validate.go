@@ -69,6 +69,17 @@ func validateTarget(dir string) (validate.Options, error) {
 		if err != nil {
 			return validate.Options{}, err
 		}
+		if p.Definition == nil {
+			// The skills directory of the package above is checked as
+			// that package checks it, with its .staxignore.
+			pkg, err := packageOfSkillsDir(dir)
+			if err != nil {
+				return validate.Options{}, err
+			}
+			if pkg != nil {
+				p = pkg
+			}
+		}
 		return validate.Options{Root: p.SkillsDir, PackageRoot: p.Root}, nil
 	}
 	abs, err := filepath.Abs(dir)
@@ -94,4 +105,29 @@ func validateTarget(dir string) (validate.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// packageOfSkillsDir is the package whose stax.yaml, in the directory
+// above dir, names dir as its skills directory; nil when there is none.
+func packageOfSkillsDir(dir string) (*staxyaml.Project, error) {
+	parent := filepath.Join(dir, "..")
+	if _, err := os.Stat(filepath.Join(parent, staxyaml.FileName)); err != nil {
+		return nil, nil
+	}
+	p, err := staxyaml.Open(parent)
+	if err != nil || p.Definition == nil {
+		return nil, err
+	}
+	skills, err := filepath.Abs(p.SkillsDir)
+	if err != nil {
+		return nil, errdefs.MarkLocal(err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, errdefs.MarkLocal(err)
+	}
+	if skills != abs {
+		return nil, nil
+	}
+	return p, nil
 }
