@@ -147,6 +147,6 @@ func runList(opts *listOptions) error {
 	if opts.Global.json() {
 		return writeJSON(opts.IO.Out, l)
 	}
-	printListWarnings(opts.IO.ErrOut, l)
+	printListWarnings(opts.IO.ErrOut, l, opts.Global.Verbose)
 	return printList(opts.IO.Out, l)
 }

@@ -11,14 +11,18 @@ import (
 
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/discover"
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/termtext"
+	"github.com/stax-dev/stax/pkg/warning"
 )
 
 // printListWarnings says, on stderr, what a runtime would only log: the
 // skills it cannot load, the folders it cannot read, and the settings it
 // ignores, which the stax specification asks consumers to warn about
-// (docs/layering-and-install.md, "What a runtime loads").
-func printListWarnings(w io.Writer, l *discover.Listing) {
+// (docs/layering-and-install.md, "What a runtime loads"): those a line
+// for the skills with the same fields, as an install's warnings are, and
+// a line a skill when verbose.
+func printListWarnings(w io.Writer, l *discover.Listing, verbose bool) {
 	for _, msg := range l.Warnings {
 		printNote(w, "warning", msg)
 	}
@@ -27,6 +31,7 @@ func printListWarnings(w io.Writer, l *discover.Listing) {
 			printNote(w, "warning", s.Dir+": "+s.Problem)
 		}
 	}
+	var ignored []warning.Warning
 	for _, s := range l.Skills {
 		var lost []string
 		for _, f := range s.Ignored {
@@ -35,8 +40,12 @@ func printListWarnings(w io.Writer, l *discover.Listing) {
 			}
 		}
 		if s.Visible() && len(lost) > 0 {
-			printNote(w, "notice", s.Key+": "+l.Runtime+" ignores "+strings.Join(lost, " and "))
+			summary := l.Runtime + " ignores " + strings.Join(lost, " and ")
+			ignored = append(ignored, warning.Warning{Kind: install.KindIgnoredFields, Skill: s.Key, Summary: summary, Message: s.Key + ": " + summary})
 		}
+	}
+	for _, line := range warning.Lines(ignored, verbose) {
+		printNote(w, "notice", line)
 	}
 }
 

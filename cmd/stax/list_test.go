@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -224,5 +225,27 @@ func TestListNamesThePackageOfEachInstalledSkill(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("found %d of the two skills:\n%s", found, r.Stdout)
+	}
+}
+
+// The fields a runtime ignores are one notice for the skills that have
+// them, naming the first five, as an install's warnings are; --verbose
+// gives a line a skill.
+func TestListGroupsIgnoredFields(t *testing.T) {
+	project := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	for i := range 7 {
+		name := fmt.Sprintf("s%d", i)
+		filetest.WriteFile(t, filepath.Join(project, ".cursor/skills", name, "SKILL.md"),
+			"---\nname: "+name+"\ndescription: Skill "+name+". Use when testing list.\nmodel: opus\n---\nBody.\n")
+	}
+	r := runStax(t, "list", "--dir", project, "--runtime", "cursor")
+	want := "notice: cursor ignores model: 7 skills: s0, s1, s2, s3, s4 and 2 more (--verbose lists each)\n"
+	if r.Code != 0 || r.Stderr != want {
+		t.Errorf("list: exit %d, stderr\n%s\nwant\n%s", r.Code, r.Stderr, want)
+	}
+	r = runStax(t, "list", "--dir", project, "--runtime", "cursor", "--verbose")
+	if n := strings.Count(r.Stderr, "notice: "); r.Code != 0 || n != 7 || !strings.Contains(r.Stderr, "notice: s6: cursor ignores model\n") {
+		t.Errorf("list --verbose: exit %d, %d notices, want one a skill:\n%s", r.Code, n, r.Stderr)
 	}
 }
