@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -143,5 +144,32 @@ func TestReadmeCommitsWhatInstallWrites(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(proj, ".claude", "skills", "review-pr", "SKILL.md")); err != nil {
 		t.Errorf("install did not write into .claude/skills: %v", err)
+	}
+}
+
+// The docs' samples of the line install, update and verify --installed
+// print for a folder name it as stax does: by its absolute path, as the
+// dry run's sample already did, not relative to the project.
+func TestDocsFolderLinesAreAsPrinted(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"a/SKILL.md": skillMD("a", "a")})
+	folder := filepath.Join(proj, ".claude", "skills")
+	for _, args := range [][]string{{"install", filepath.Join(proj, "skills")}, {"verify", "--installed"}} {
+		r := runStax(t, append(args, "--dir", proj)...)
+		if r.Code != 0 || !strings.HasPrefix(r.Stdout, "claude-code: "+folder+": ") {
+			t.Fatalf("%v: exit %d, want a line for claude-code: %s\n%s%s", args, r.Code, folder, r.Stdout, r.Stderr)
+		}
+	}
+	line := regexp.MustCompile(`(?m)^[a-z-]+(?:,[a-z-]+)*: (\S+): (?:\d+ installed|verified|would install)`)
+	docs, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	for _, doc := range append(docs, "README.md") {
+		doc = strings.TrimPrefix(filepath.ToSlash(doc), "../../")
+		for _, m := range line.FindAllStringSubmatch(repoFile(t, doc), -1) {
+			if !filepath.IsAbs(m[1]) {
+				t.Errorf("%s: %q names the folder %s, which stax prints as an absolute path", doc, m[0], m[1])
+			}
+		}
 	}
 }
