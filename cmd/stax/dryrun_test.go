@@ -233,3 +233,24 @@ func TestDryRunAgreesWithTheInstall(t *testing.T) {
 		t.Errorf("install --force updated %v with backups %v, as the plan said: edited and gone, edited backed up", got.Updated, got.Backups)
 	}
 }
+
+// A skill written again from the same package, because its files were
+// not as installed, is said to be restored, not updated from a version to
+// the same version.
+func TestInstallSaysASkillWasRestored(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"gone/SKILL.md": skillMD("gone", "v1")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(proj, ".claude", "skills", "gone")); err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "install", "--dir", proj)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "\n  restored gone: ") || strings.Contains(r.Stdout, "updated gone") {
+		t.Errorf("install of a deleted skill: exit %d, want it restored\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

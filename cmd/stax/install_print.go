@@ -33,6 +33,12 @@ func printInstall(streams *IOStreams, global *globalOptions, out *workflow.Insta
 		fmt.Fprintf(streams.Out, "%s: %s: %d installed, %d updated, %d removed, %d unchanged\n",
 			strings.Join(t.Runtimes, ","), t.Dir, len(t.Installed)+len(t.Replaced), len(t.Updated), len(t.Removed), len(t.Unchanged))
 		for _, u := range t.Updates {
+			if u.From == u.To {
+				// The same package: its files were not as installed.
+				fmt.Fprintf(streams.Out, "  restored %s: %s %s, %s: its files were not as installed\n", termtext.Escape(u.Skill),
+					termtext.Escape(u.To.Package), termtext.Escape(cmp.Or(u.To.Version, "?")), termtext.Escape(string(u.To.Digest)))
+				continue
+			}
 			fmt.Fprintf(streams.Out, "  updated %s: %s\n", termtext.Escape(u.Skill), describeUpdate(u))
 		}
 		for _, m := range t.Merged {
