@@ -118,5 +118,9 @@ func (g Group) line() string {
 	if len(skills) > Shown {
 		more = fmt.Sprintf(" and %d more", len(skills)-Shown)
 	}
-	return fmt.Sprintf("%s: %s%d skills: %s%s (--verbose lists each)", g.Summary, count, len(skills), strings.Join(shown, ", "), more)
+	noun := "skills"
+	if len(skills) == 1 {
+		noun = "skill"
+	}
+	return fmt.Sprintf("%s: %s%d %s: %s%s (--verbose lists each)", g.Summary, count, len(skills), noun, strings.Join(shown, ", "), more)
 }

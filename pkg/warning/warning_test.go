@@ -31,6 +31,18 @@ func TestLinesGroupAKindAndSummary(t *testing.T) {
 	}
 }
 
+// Several warnings of one skill are "4 in 1 skill", not "1 skills".
+func TestLinesOfOneSkill(t *testing.T) {
+	t.Parallel()
+	var ws []Warning
+	for i := range 4 {
+		ws = append(ws, Warning{Kind: "placeholder", Skill: "one", Summary: "placeholders", Message: fmt.Sprintf("skills/one/SKILL.md:%d: placeholder", i)})
+	}
+	if got, want := strings.Join(Lines(ws, false), "\n"), "placeholders: 4 in 1 skill: one (--verbose lists each)"; got != want {
+		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // A job's warnings are a list of their messages in JSON, as before they
 // had kinds, and read back as such.
 func TestListIsItsMessagesInJSON(t *testing.T) {
