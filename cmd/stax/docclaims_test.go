@@ -173,3 +173,31 @@ func TestDocsFolderLinesAreAsPrinted(t *testing.T) {
 		}
 	}
 }
+
+// What docs/output-and-errors.md says of the JSON of a failed check is
+// what the commands print: verify --installed reports on stdout alone,
+// and verify REF its result on stdout and the error object on stderr,
+// which the docs must not say it leaves out.
+func TestDocsSayWhichChecksPrintAnErrorObject(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	ref := reg.Host + "/acme/unsigned:1.0.0"
+	pushSkillVersion(t, ref, "unsigned", "1.0.0")
+	_, pub := newKeyPair(t, "docs")
+	r := runStax(t, "verify", ref, "--key", pub, "--output", "json")
+	var res struct {
+		Verified bool `json:"verified"`
+	}
+	decodeJSON(t, r.Stdout, &res)
+	if got := jsonErrorOf(t, r); r.Code != 6 || res.Verified || got.Exit != 6 {
+		t.Fatalf("verify of an unsigned package: exit %d, result %+v, error %+v", r.Code, res, got)
+	}
+	text := flat(repoFile(t, "docs/output-and-errors.md"))
+	if strings.Contains(text, "validate, verify, diff --exit-code") {
+		t.Error("docs/output-and-errors.md says verify prints no error object; verify REF prints one after its result")
+	}
+	if !strings.Contains(text, "verify REF prints its result on stdout and the error object on stderr") {
+		t.Error("docs/output-and-errors.md does not say what verify REF prints")
+	}
+}
