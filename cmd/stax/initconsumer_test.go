@@ -111,3 +111,23 @@ func TestInitAsksConsumerOrPackage(t *testing.T) {
 		t.Errorf("--consumer with --package: exit %d %s, want 1", r.Code, r.Stderr)
 	}
 }
+
+// A command that works from install.sources, run where there is no
+// stax.yaml (the wrong directory, or before stax add), says that there is
+// none, where it looked, and the way on, not that stax.yaml lists no
+// sources; nothing is written.
+func TestCommandsSayThereIsNoStaxYaml(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{{"install"}, {"outdated"}, {"update"}, {"remove", "ghcr.io/acme/tools"}} {
+		r := runStax(t, append(args, "--dir", dir)...)
+		want := "no stax.yaml in " + dir
+		if r.Code != 1 || !strings.Contains(r.Stderr, want) || !strings.Contains(r.Stderr, "--dir") {
+			t.Errorf("%v: exit %d, want 1 saying %q and naming --dir\n%s", args, r.Code, want, r.Stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the commands wrote %v", entries)
+	}
+}

@@ -278,6 +278,9 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 	if len(decls) == 0 {
 		return nil, errdefs.Invalid(errors.New("name the sources to remove"))
 	}
+	if err := m.absent("remove"); err != nil {
+		return nil, err
+	}
 	for _, d := range decls {
 		pkg := d.Package()
 		if err := m.edit(func(data []byte) ([]byte, error) {
@@ -310,6 +313,22 @@ type projectFile struct {
 	placement *install.Placement
 	// unlock releases the project's lock (see Env.projectFileFor).
 	unlock func()
+}
+
+// absent is, when the project has no stax.yaml (the command ran outside
+// it, or before stax add wrote one), the error of a command that works
+// from its install.sources: doing says what it could not do. A user's
+// stax.yaml under $STAX_HOME is not the project's: nil for it.
+func (m *projectFile) absent(doing string) error {
+	if m.data != nil || m.edited != nil || m.placement != nil {
+		return nil
+	}
+	dir, err := filepath.Abs(m.dir)
+	if err != nil {
+		dir = m.dir
+	}
+	return errdefs.Invalid(fmt.Errorf("no %s in %s: nothing to %s; run stax in the project's directory or name it with --dir, or add a source with stax add REF",
+		staxyaml.FileName, dir, doing))
 }
 
 // close releases the project's lock.
@@ -563,6 +582,9 @@ func installSources(ctx context.Context, env *Env, opts InstallOptions, m *proje
 // of it.
 func newInstallRequest(env *Env, opts InstallOptions, m *projectFile, sources []staxyaml.Dependency, named map[string]bool) (installRequest, error) {
 	if len(sources) == 0 && m.edited == nil {
+		if err := m.absent("install"); err != nil {
+			return installRequest{}, err
+		}
 		return installRequest{}, errdefs.Invalid(fmt.Errorf("nothing to install: name sources, or list them under install.sources in %s", m.path))
 	}
 	decls, err := m.declared(sources, named)

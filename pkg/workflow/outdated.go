@@ -118,6 +118,9 @@ func Outdated(ctx context.Context, env *Env, opts OutdatedOptions) (*OutdatedRes
 		return nil, err
 	}
 	if len(m.sources()) == 0 {
+		if err := m.absent("compare"); err != nil {
+			return nil, err
+		}
 		return nil, errdefs.Invalid(fmt.Errorf("%s lists no install.sources: there is nothing to compare", m.path))
 	}
 	entries, err := outdatedEntries(m, locked)

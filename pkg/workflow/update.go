@@ -113,6 +113,9 @@ func Update(ctx context.Context, env *Env, opts UpdateOptions) (*UpdateResult, e
 	}
 	defer m.close()
 	if len(m.sources()) == 0 {
+		if err := m.absent("update"); err != nil {
+			return nil, err
+		}
 		return nil, errdefs.Invalid(fmt.Errorf("nothing to update: %s lists no install.sources", m.path))
 	}
 	old, err := readLock(m.dir)
