@@ -189,3 +189,24 @@ func TestValidateThePackagesSkillsDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A package's skills directory with no stax.yaml to name it reads as one
+// skill without SKILL.md: the message says that it holds skills, and how
+// to make it the skills directory; followed, the pack succeeds.
+func TestValidateSaysADirectoryHoldsSkills(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	root := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(root, "skills", "review", "SKILL.md"), skillMD("review", "Reviews."))
+	r := runStax(t, "pack", root)
+	hint := "stax init " + root + " --package --skills skills"
+	if r.Code != 1 || !strings.Contains(r.Stderr, "holds skills (skills/review)") || !strings.Contains(r.Stderr, hint) {
+		t.Fatalf("pack of a package root without stax.yaml: exit %d, want 1 saying it holds skills and %q\n%s", r.Code, hint, r.Stderr)
+	}
+	if h := runStax(t, strings.Fields(hint)[1:]...); h.Code != 0 {
+		t.Fatalf("the hint %q: exit %d %s", hint, h.Code, h.Stderr)
+	}
+	if r := runStax(t, "pack", root); r.Code != 0 {
+		t.Errorf("pack after the hint: exit %d %s", r.Code, r.Stderr)
+	}
+}

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"cmp"
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -107,7 +109,42 @@ func (v *validator) missingSkillMD(d *skillDir) {
 			return
 		}
 	}
+	if nested := nestedSkill(d); nested != "" {
+		v.holdsSkills(d, nested)
+		return
+	}
 	v.errorf(d.name, 0, CodeSkillMDMissing,
 		"skill directory has no %s; every top-level directory is a skill: add a %s, or move the directory out",
 		skill.FileName, skill.FileName)
+}
+
+// nestedSkill is the first skill directory one level below d ("skills/
+// review" of "skills"), as a package root without the stax.yaml that
+// names its skills directory reads; empty when there is none.
+func nestedSkill(d *skillDir) string {
+	for _, e := range d.entries {
+		if !e.Dir && path.Base(e.Path) == skill.FileName && path.Dir(path.Dir(e.Path)) == d.name {
+			return path.Dir(e.Path)
+		}
+	}
+	return ""
+}
+
+// holdsSkills explains a directory without SKILL.md that holds skills:
+// it is a skills directory, which stax.yaml names. Where no stax.yaml
+// can be (the package root is the directory checked), stax init writes
+// one.
+func (v *validator) holdsSkills(d *skillDir, nested string) {
+	pkgRoot := cmp.Or(v.opts.PackageRoot, v.opts.Root)
+	dir := d.name
+	if r, err := filepath.Rel(pkgRoot, v.path(d.name)); err == nil && filepath.IsLocal(r) {
+		dir = filepath.ToSlash(r)
+	}
+	init := ""
+	if pkgRoot == v.opts.Root && v.opts.Only == "" && v.opts.Parts == nil {
+		init = fmt.Sprintf(" (stax init %s --package --skills %s writes one)", v.opts.Root, dir)
+	}
+	v.errorf(d.name, 0, CodeSkillMDMissing,
+		"skill directory has no %s, but holds skills (%s): it is a skills directory, not a skill; name it in stax.yaml with skills: %s%s",
+		skill.FileName, nested, dir, init)
 }
