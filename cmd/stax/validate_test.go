@@ -210,3 +210,30 @@ func TestValidateSaysADirectoryHoldsSkills(t *testing.T) {
 		t.Errorf("pack after the hint: exit %d %s", r.Code, r.Stderr)
 	}
 }
+
+// validate checks a package's skills directory as pack does: one that
+// stax.yaml names and that does not exist is exit 2 with the same
+// message, naming stax.yaml and the fix; a package of dependencies alone
+// has no skills to check, and validates; one with neither is empty, the
+// no-skills warning.
+func TestValidateAPackageWithoutItsSkillsDirectory(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	missing := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(missing, "stax.yaml"), "name: team\nversion: 1.0.0\nskills: nope\n")
+	pack, validate := runStax(t, "pack", missing), runStax(t, "validate", missing)
+	want := "skills: nope names a directory that does not exist"
+	if pack.Code != 2 || validate.Code != 2 || !strings.Contains(validate.Stderr, want) || validate.Stderr != pack.Stderr {
+		t.Errorf("a missing skills directory: pack exit %d %s; validate exit %d %s; want exit 2 and %q from both", pack.Code, pack.Stderr, validate.Code, validate.Stderr, want)
+	}
+	deps := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(deps, "stax.yaml"), "name: team\nversion: 1.0.0\npackages: [ghcr.io/acme/org-skills:1.0.0]\n")
+	if r := runStax(t, "validate", "--strict", deps); r.Code != 0 || !strings.Contains(r.Stdout, "0 skills valid") {
+		t.Errorf("a package of dependencies alone: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	empty := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(empty, "stax.yaml"), "name: team\nversion: 1.0.0\n")
+	if r := runStax(t, "validate", empty); r.Code != 0 || !strings.Contains(r.Stdout, "[no-skills]") {
+		t.Errorf("an empty package: exit %d, want 0 with the no-skills warning\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

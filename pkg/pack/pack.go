@@ -194,12 +194,18 @@ func Build(ctx context.Context, pusher content.Pusher, opts Options) (*Result, e
 	return res, nil
 }
 
-// validateSkills returns nil for a package root without a skills
-// directory that has dependencies: a package may carry only those. A
-// skills directory stax.yaml names must exist; a package with neither
-// skills nor dependencies is empty, which the no-skills warning says.
+// validateSkills validates the skills of opts.Project (ValidateSkills).
 func validateSkills(opts Options) (*validate.Report, error) {
-	p := opts.Project
+	return ValidateSkills(opts.Project, validate.Options{Strict: opts.Strict, Symlinks: opts.Symlinks, Parts: opts.Parts, Lenient: opts.Lenient})
+}
+
+// ValidateSkills validates the skills of p as a build does, with opts
+// but for the directories, which are p's. It returns nil for a package
+// root without a skills directory that has dependencies: a package may
+// carry only those. A skills directory stax.yaml names must exist; a
+// package with neither skills nor dependencies is empty, which the
+// no-skills warning says.
+func ValidateSkills(p *staxyaml.Project, opts validate.Options) (*validate.Report, error) {
 	if _, err := os.Stat(p.SkillsDir); errors.Is(err, fs.ErrNotExist) && p.Definition != nil && opts.Parts == nil {
 		switch {
 		case p.Definition.Skills != "":
@@ -210,14 +216,8 @@ func validateSkills(opts Options) (*validate.Report, error) {
 		}
 		return emptyReport(p.SkillsDir, opts.Strict), nil
 	}
-	report, err := validate.Dir(validate.Options{
-		Root:        p.SkillsDir,
-		PackageRoot: p.Root,
-		Strict:      opts.Strict,
-		Symlinks:    opts.Symlinks,
-		Parts:       opts.Parts,
-		Lenient:     opts.Lenient,
-	})
+	opts.Root, opts.PackageRoot = p.SkillsDir, p.Root
+	report, err := validate.Dir(opts)
 	if err != nil {
 		return nil, errdefs.MarkLocal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/pack"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/validate"
@@ -40,14 +41,24 @@ type ValidateOptions struct {
 // What it finds is in the report, which says whether the skills are valid;
 // the error is for a validation that could not run.
 func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Report, error) {
-	vopts, err := validateTarget(opts.Dir)
+	vopts, project, err := validateTarget(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
 	vopts.Strict, vopts.Symlinks = opts.Strict, opts.Symlinks
-	report, err := validate.Dir(vopts)
+	var report *validate.Report
+	if project != nil {
+		// A package's skills, checked as pack checks them.
+		report, err = pack.ValidateSkills(project, vopts)
+		if err == nil && report == nil {
+			report = &validate.Report{Valid: true, Skills: []validate.Skill{}, Errors: []validate.Diagnostic{}, Warnings: []validate.Diagnostic{}}
+		}
+	} else {
+		report, err = validate.Dir(vopts)
+		err = errdefs.MarkLocal(err)
+	}
 	if err != nil {
-		return nil, errdefs.MarkLocal(err)
+		return nil, err
 	}
 	if opts.Against != "" {
 		sourceOpts := source.Options{Opener: env.Opener, Limits: opts.Limits, Scope: opts.Scope}
@@ -63,28 +74,28 @@ func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Re
 // as its skills directory sees it: its folder's name is its name, and
 // the .staxignore that applies is the package's, or else the skills
 // directory's.
-func validateTarget(dir string) (validate.Options, error) {
+func validateTarget(dir string) (validate.Options, *staxyaml.Project, error) {
 	if _, err := os.Stat(filepath.Join(dir, staxyaml.FileName)); err == nil || !hasSkillMD(dir) {
 		p, err := staxyaml.Open(dir)
 		if err != nil {
-			return validate.Options{}, err
+			return validate.Options{}, nil, err
 		}
 		if p.Definition == nil {
 			// The skills directory of the package above is checked as
 			// that package checks it, with its .staxignore.
 			pkg, err := packageOfSkillsDir(dir)
 			if err != nil {
-				return validate.Options{}, err
+				return validate.Options{}, nil, err
 			}
 			if pkg != nil {
 				p = pkg
 			}
 		}
-		return validate.Options{Root: p.SkillsDir, PackageRoot: p.Root}, nil
+		return validate.Options{Root: p.SkillsDir, PackageRoot: p.Root}, p, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return validate.Options{}, errdefs.MarkLocal(err)
+		return validate.Options{}, nil, errdefs.MarkLocal(err)
 	}
 	// Messages name files as the user named the skill, unless that was
 	// "." or "..", which have no name.
@@ -97,14 +108,14 @@ func validateTarget(dir string) (validate.Options, error) {
 	for _, root := range []string{filepath.Dir(abs), filepath.Dir(filepath.Dir(abs))} {
 		p, err := staxyaml.Open(root)
 		if err != nil {
-			return validate.Options{}, err
+			return validate.Options{}, nil, err
 		}
 		if p.Definition != nil && p.SkillsDir == filepath.Dir(abs) {
 			opts.PackageRoot = p.Root
 			break
 		}
 	}
-	return opts, nil
+	return opts, nil, nil
 }
 
 // packageOfSkillsDir is the package whose stax.yaml, in the directory
