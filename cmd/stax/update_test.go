@@ -244,3 +244,30 @@ func TestOutdatedConcurrencyFlag(t *testing.T) {
 		t.Errorf("outdated --concurrency 1 listed %d repositories, %d at once; want 2, one at a time", one.Hits(), one.MaxInFlight())
 	}
 }
+
+// A source named by its repository's last name, as npm names a package
+// (stax remove tools), is not in install.sources as written: remove and
+// update name the source meant and the sources listed, and the source
+// named in the message, given to the same command, does it.
+func TestRemoveAndUpdateNameTheSourceMeant(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	tools, org := reg.Host+"/acme/tools", reg.Host+"/acme/org-skills"
+	pushSkillVersion(t, tools+":1.0.0", "tools", "1.0.0")
+	pushSkillVersion(t, org+":2.0.0", "org", "2.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "add", tools+":1.0.0", org+":2.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add: exit %d %s", r.Code, r.Stderr)
+	}
+	for _, command := range []string{"update", "remove"} {
+		r := runStax(t, command, "tools", "--dir", proj)
+		want := "did you mean " + tools + "?"
+		if r.Code != 1 || !strings.Contains(r.Stderr, want) || !strings.Contains(r.Stderr, org+":2.0.0") {
+			t.Fatalf("%s tools: exit %d, want 1 with %q and the sources listed\n%s", command, r.Code, want, r.Stderr)
+		}
+		if h := runStax(t, command, tools, "--dir", proj); h.Code != 0 {
+			t.Errorf("%s %s, as the message says: exit %d %s", command, tools, h.Code, h.Stderr)
+		}
+	}
+}

@@ -283,14 +283,18 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 	}
 	for _, d := range decls {
 		pkg := d.Package()
+		listed := true
 		if err := m.edit(func(data []byte) ([]byte, error) {
 			out, removed, err := staxyaml.RemoveSource(data, pkg)
-			if err == nil && !removed {
-				err = errdefs.Invalid(fmt.Errorf("%s is not in install.sources of %s: stax remove takes a source listed there", pkg, m.path))
+			if listed = removed; err == nil && !removed {
+				return data, nil
 			}
 			return out, err
 		}); err != nil {
 			return nil, err
+		}
+		if !listed {
+			return nil, m.notListed(pkg)
 		}
 	}
 	opts.NoSave, opts.Sources, opts.Version = false, nil, ""

@@ -184,7 +184,7 @@ func selectSources(env *Env, m *projectFile, refs []string) (map[string]bool, er
 	for _, d := range decls {
 		pkg := d.Package()
 		if !listed[pkg] {
-			return nil, errdefs.Invalid(fmt.Errorf("%s is not in install.sources of %s: stax update takes a source listed there (stax add adds one)", pkg, m.path))
+			return nil, m.notListed(pkg)
 		}
 		selected[pkg] = true
 	}

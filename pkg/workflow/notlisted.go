@@ -1,0 +1,40 @@
+package workflow
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/stax-dev/stax/internal/editdistance"
+	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/termtext"
+)
+
+// notListed is the error of pkg, named to remove or update, when
+// install.sources does not list it: it names the sources listed, and the
+// one meant, whose repository's last name is the one named or a typo away
+// from it (stax remove tools, as npm names a package).
+func (m *projectFile) notListed(pkg string) error {
+	var listed, names []string
+	packages := map[string]string{}
+	for _, d := range m.sources() {
+		p := d.Package()
+		listed = append(listed, termtext.Escape(d.String()))
+		if _, ok := packages[path.Base(p)]; !ok {
+			packages[path.Base(p)] = p
+			names = append(names, path.Base(p))
+		}
+	}
+	if len(listed) > maxListed {
+		listed = append(listed[:maxListed], fmt.Sprintf("and %d more", len(listed)-maxListed))
+	}
+	msg := fmt.Sprintf("%s is not in install.sources of %s, which lists %s", termtext.Escape(pkg), m.path, strings.Join(listed, ", "))
+	if near := editdistance.Closest(path.Base(pkg), names); near != "" {
+		msg += fmt.Sprintf(": did you mean %s?", termtext.Escape(packages[near]))
+	}
+	return errdefs.Invalid(errors.New(msg))
+}
+
+// maxListed is how many sources a message lists.
+const maxListed = 10
