@@ -237,3 +237,26 @@ func TestValidateAPackageWithoutItsSkillsDirectory(t *testing.T) {
 		t.Errorf("an empty package: exit %d, want 0 with the no-skills warning\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// A directory holding SKILL.md given where a package goes (stax install
+// DIR) is one skill, not a skills directory: the message says so and how
+// to take that skill from the directory that holds it, where it said to
+// leave SKILL.md out with .staxignore; followed, the install succeeds.
+func TestInstallOfOneSkillSaysHowToTakeIt(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	skills := filepath.Join(t.TempDir(), "skills")
+	writeSkillFiles(t, skills, map[string]string{"review/SKILL.md": skillMD("review", "r"), "other/SKILL.md": skillMD("other", "o")})
+	proj := t.TempDir()
+	r := runStax(t, "install", filepath.Join(skills, "review"), "--dir", proj, "--runtime", "claude-code")
+	hint := "stax install " + skills + " --skill review"
+	if r.Code != 1 || !strings.Contains(r.Stderr, hint) || strings.Contains(r.Stderr, ".staxignore") {
+		t.Fatalf("install of one skill's directory: exit %d, want 1 with %q\n%s", r.Code, hint, r.Stderr)
+	}
+	if h := runStax(t, append(strings.Fields(hint)[1:], "--dir", proj, "--runtime", "claude-code")...); h.Code != 0 {
+		t.Fatalf("the hint: exit %d %s", h.Code, h.Stderr)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(proj, ".claude", "skills")); len(entries) != 2 { // review and the record
+		t.Errorf("installed %v, want review alone", entries)
+	}
+}
