@@ -254,3 +254,37 @@ func TestInstallSaysASkillWasRestored(t *testing.T) {
 		t.Errorf("install of a deleted skill: exit %d, want it restored\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// verify --installed of a skill the user changed says how to put it
+// right, as the docs do, and the command it gives does: a deleted skill
+// is written again by an install, a changed one by install --force.
+func TestVerifyInstalledSaysHowToPutItRight(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"edited/SKILL.md": skillMD("edited", "v1"), "gone/SKILL.md": skillMD("gone", "v1")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	folder := filepath.Join(proj, ".claude", "skills")
+	for _, c := range []struct {
+		change func()
+		hint   string
+	}{
+		{func() { os.RemoveAll(filepath.Join(folder, "gone")) }, "stax install --dir " + proj},
+		{func() { filetest.WriteFile(t, filepath.Join(folder, "edited", "SKILL.md"), "changed\n") }, "stax install --force --dir " + proj},
+	} {
+		c.change()
+		r := runStax(t, "verify", "--installed", "--dir", proj)
+		if r.Code != 6 || !strings.Contains(r.Stderr, "`"+c.hint+"`") {
+			t.Fatalf("verify --installed: exit %d, want 6 and the hint `%s`\n%s%s", r.Code, c.hint, r.Stdout, r.Stderr)
+		}
+		if h := runStax(t, strings.Fields(c.hint)[1:]...); h.Code != 0 {
+			t.Fatalf("the hint %s: exit %d %s", c.hint, h.Code, h.Stderr)
+		}
+		if r := runStax(t, "verify", "--installed", "--dir", proj); r.Code != 0 {
+			t.Errorf("verify after the hint %s: exit %d\n%s%s", c.hint, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}

@@ -125,6 +125,9 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		}
 	} else {
 		printVerify(opts.IO, *res)
+		if hint := installHint(*res, opts.Where); hint != "" {
+			printNote(opts.IO.ErrOut, "note", hint)
+		}
 	}
 	if !res.Verified {
 		return errdefs.MarkDataLoss(errReported)

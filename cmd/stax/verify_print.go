@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -52,6 +53,40 @@ func printVerify(streams *IOStreams, res workflow.VerifyInstalledResult) {
 			fmt.Fprintf(streams.Out, "%s: skill %s: not the digest %s pins\n", where, esc(name), lock.FileName)
 		}
 	}
+}
+
+// installHint is the install that writes the skills of res again as
+// installed, where is the folders verified: one the user deleted takes
+// an install, one the user changed --force, which keeps the user's copy
+// in a backup. Empty when no skill is either.
+func installHint(res workflow.VerifyInstalledResult, where installScope) string {
+	missing, changed := false, false
+	for _, t := range res.Targets {
+		for _, d := range t.Drift {
+			missing = missing || d.Missing
+			changed = changed || !d.Missing && !d.Relocated
+		}
+	}
+	args := []string{"stax", "install"}
+	switch {
+	case changed:
+		args = append(args, "--force")
+	case !missing:
+		return ""
+	}
+	if where.Scope != "" {
+		args = append(args, "--scope", where.Scope)
+	}
+	if where.Dir != "." && where.Scope != "user" {
+		args = append(args, "--dir", where.Dir)
+	}
+	if len(where.Runtimes) > 0 {
+		args = append(args, "--runtime", strings.Join(where.Runtimes, ","))
+	}
+	if changed {
+		return fmt.Sprintf("`%s` writes the skills you changed as installed, and moves your copies to %s", strings.Join(args, " "), install.BackupDir)
+	}
+	return fmt.Sprintf("`%s` writes the skills removed since again", strings.Join(args, " "))
 }
 
 // printVerifiedPackage shows the signature check of a package; failed is
