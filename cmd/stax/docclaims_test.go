@@ -201,3 +201,34 @@ func TestDocsSayWhichChecksPrintAnErrorObject(t *testing.T) {
 		t.Error("docs/output-and-errors.md does not say what verify REF prints")
 	}
 }
+
+// The sample of stax list in docs/layering-and-install.md is what it
+// prints: the folders it read, then the table, a skill a row in order of
+// name.
+func TestDocsListSampleIsWhatListPrints(t *testing.T) {
+	project := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	writeSkillFiles(t, filepath.Join(project, ".claude", "skills"), map[string]string{"mine/SKILL.md": skillMD("mine", "m"), "review-pr/SKILL.md": skillMD("review-pr", "r")})
+	r := runStax(t, "list", "--dir", project)
+	if r.Code != 0 {
+		t.Fatalf("list: exit %d %s", r.Code, r.Stderr)
+	}
+	printed := strings.Split(r.Stdout, "\n")
+	doc := repoFile(t, "docs/layering-and-install.md")
+	start := strings.Index(doc, "```\nRuntime claude-code")
+	if start < 0 {
+		t.Fatal("docs/layering-and-install.md has no sample of stax list starting with its folders")
+	}
+	sample := strings.Split(doc[start+4:start+4+strings.Index(doc[start+4:], "```")], "\n")
+	if len(sample) < 7 || len(printed) < 7 {
+		t.Fatalf("sample %q, printed %q", sample, printed)
+	}
+	for _, i := range []int{0, 3, 4, 5} { // the title, the plugin line, the blank line, the header
+		if strings.Join(strings.Fields(sample[i]), " ") != strings.Join(strings.Fields(printed[i]), " ") {
+			t.Errorf("line %d of the sample is %q; stax list prints %q", i+1, sample[i], printed[i])
+		}
+	}
+	if !strings.HasPrefix(sample[6], "mine ") || !strings.HasPrefix(printed[6], "mine ") {
+		t.Errorf("the first row of the sample is %q, stax list prints %q first", sample[6], printed[6])
+	}
+}
