@@ -131,3 +131,28 @@ func TestCommandsSayThereIsNoStaxYaml(t *testing.T) {
 		t.Errorf("the commands wrote %v", entries)
 	}
 }
+
+// stax init --consumer --output json says what it wrote: an install
+// section, without the name and version a package has and the file lacks.
+func TestInitConsumerJSONIsTheFileWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runStax(t, "init", dir, "--consumer", "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("init --consumer: exit %d %s", r.Code, r.Stderr)
+	}
+	checkConsumerYAML(t, dir)
+	var out struct {
+		Definition map[string]any `json:"definition"`
+	}
+	decodeJSON(t, r.Stdout, &out)
+	for _, key := range []string{"name", "version"} {
+		if _, ok := out.Definition[key]; ok {
+			t.Errorf("the JSON of a consumer's stax.yaml has %q, which the file does not: %v", key, out.Definition)
+		}
+	}
+	install, _ := out.Definition["install"].(map[string]any)
+	if runtimes, ok := install["runtimes"]; install == nil || ok && runtimes == nil {
+		t.Errorf("the JSON's install section is %v, want one without runtimes: null, which the file does not say", out.Definition["install"])
+	}
+}

@@ -38,8 +38,8 @@ const DefaultSkillsDir = "skills"
 
 // Definition is the content of stax.yaml.
 type Definition struct {
-	Name        string   `yaml:"name" json:"name"`
-	Version     string   `yaml:"version" json:"version"`
+	Name        string   `yaml:"name" json:"name,omitempty"`
+	Version     string   `yaml:"version" json:"version,omitempty"`
 	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
 	Author      string   `yaml:"author,omitempty" json:"author,omitempty"`
 	License     string   `yaml:"license,omitempty" json:"license,omitempty"`
@@ -65,7 +65,7 @@ type InstallSpec struct {
 	Sources []Dependency `yaml:"sources" json:"sources"`
 	// Runtimes are the agent runtimes to install into, by name: stax's
 	// own, or one of Defined.
-	Runtimes []string `yaml:"runtimes" json:"runtimes"`
+	Runtimes []string `yaml:"runtimes" json:"runtimes,omitempty"`
 	// Defined are the runtimes of Runtimes the project defines by their
 	// folders (written in place of their names in stax.yaml).
 	Defined []RuntimeDefinition `yaml:"-" json:"defined,omitempty"`
