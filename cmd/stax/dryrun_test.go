@@ -288,3 +288,23 @@ func TestVerifyInstalledSaysHowToPutItRight(t *testing.T) {
 		}
 	}
 }
+
+// A skill of the user's in the way of an install is named as one: "it",
+// not "them", which the message says of two.
+func TestConflictSaysItOfOneSkill(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"mine/SKILL.md": skillMD("mine", "v1"), "ours/SKILL.md": skillMD("ours", "v1")})
+	folder := filepath.Join(proj, ".claude", "skills")
+	filetest.WriteFile(t, filepath.Join(folder, "mine", "SKILL.md"), "the user's own\n")
+	r := runStax(t, "install", filepath.Join(proj, "skills"), "--dir", proj, "--runtime", "claude-code")
+	if want := "already holds mine, which stax did not install: rename or remove it, or pass --force to replace it (it is moved to .stax/backup)"; r.Code != 5 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("install over one skill of the user's: exit %d, want 5 and %q\n%s", r.Code, want, r.Stderr)
+	}
+	filetest.WriteFile(t, filepath.Join(folder, "ours", "SKILL.md"), "the user's own too\n")
+	r = runStax(t, "install", filepath.Join(proj, "skills"), "--dir", proj, "--runtime", "claude-code")
+	if want := "already holds mine, ours, which stax did not install: rename or remove them, or pass --force to replace them (they are moved to .stax/backup)"; r.Code != 5 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("install over two skills of the user's: exit %d, want 5 and %q\n%s", r.Code, want, r.Stderr)
+	}
+}

@@ -186,8 +186,12 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("%s already holds %s, which stax did not install: rename or remove them, or pass --force to replace them (they are moved to %s)",
-		e.Dir, strings.Join(e.Skills, ", "), BackupDir)
+	them, they := "them", "they are"
+	if len(e.Skills) == 1 {
+		them, they = "it", "it is"
+	}
+	return fmt.Sprintf("%s already holds %s, which stax did not install: rename or remove %s, or pass --force to replace %s (%s moved to %s)",
+		e.Dir, strings.Join(e.Skills, ", "), them, them, they, BackupDir)
 }
 
 // ModifiedError lists skills stax installed that were changed since, and
