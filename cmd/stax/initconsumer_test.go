@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 )
@@ -154,5 +155,27 @@ func TestInitConsumerJSONIsTheFileWritten(t *testing.T) {
 	install, _ := out.Definition["install"].(map[string]any)
 	if runtimes, ok := install["runtimes"]; install == nil || ok && runtimes == nil {
 		t.Errorf("the JSON's install section is %v, want one without runtimes: null, which the file does not say", out.Definition["install"])
+	}
+}
+
+// Packing a project whose stax.yaml has no name or version says to set
+// them in it: stax init, which the notice named, refuses an existing
+// stax.yaml, and with the --force it then asks for, replaces it whole,
+// install section and all. A directory without stax.yaml is still told
+// stax init.
+func TestPackNoticeOfAProjectSaysToEditStaxYaml(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources: [ghcr.io/acme/org-skills:2.0.0]\n")
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"a/SKILL.md": skillMD("a", "a")})
+	r := runStax(t, "pack", proj)
+	if r.Code != 0 || strings.Contains(r.Stderr, "stax init") || !strings.Contains(r.Stderr, "add name: to "+filepath.Join(proj, "stax.yaml")) {
+		t.Errorf("pack of a project without a name: exit %d, want a notice to add name: to its stax.yaml, not stax init\n%s", r.Code, r.Stderr)
+	}
+	bare := filepath.Join(t.TempDir(), "skills")
+	writeSkillFiles(t, bare, map[string]string{"a/SKILL.md": skillMD("a", "a")})
+	if r := runStax(t, "pack", bare); r.Code != 0 || !strings.Contains(r.Stderr, "stax init") {
+		t.Errorf("pack of a bare skills directory: exit %d, want the notice to name stax init\n%s", r.Code, r.Stderr)
 	}
 }

@@ -352,14 +352,22 @@ func effectiveDefinition(p *staxyaml.Project, over staxyaml.Definition) (staxyam
 	if len(over.Tags) > 0 {
 		def.Tags = over.Tags
 	}
+	// Where stax.yaml is, the field goes into it: stax init would refuse
+	// the file, and with --force replace it, install section and all.
+	setIt := func(field, flag string) string {
+		if p.Definition != nil {
+			return fmt.Sprintf("add %s: to %s, or pass %s", field, filepath.Join(p.Root, staxyaml.FileName), flag)
+		}
+		return "set it with `stax init` or " + flag
+	}
 	var notices []string
 	if def.Name == "" {
 		def.Name = staxyaml.NameFromDir(p.Root)
-		notices = append(notices, fmt.Sprintf("no package name in %s: using %q (set it with `stax init` or --name)", p.Root, def.Name))
+		notices = append(notices, fmt.Sprintf("no package name in %s: using %q (%s)", p.Root, def.Name, setIt("name", "--name")))
 	}
 	if def.Version == "" {
 		def.Version = DefaultVersion
-		notices = append(notices, fmt.Sprintf("no package version in %s: using %q (set it with `stax init` or --version)", p.Root, def.Version))
+		notices = append(notices, fmt.Sprintf("no package version in %s: using %q (%s)", p.Root, def.Version, setIt("version", "--version")))
 	}
 	return def, notices
 }
