@@ -44,3 +44,35 @@ func TestInstallIntoADefinedRuntime(t *testing.T) {
 		t.Errorf("wrote outside the project: %v", err)
 	}
 }
+
+// A runtime install.runtimes names that stax does not know, nor the file
+// defines, is refused with stax.yaml's line and the runtime meant, as a
+// mistyped key is.
+func TestUnknownRuntimeOfStaxYamlHasItsLine(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources: [./skills]\n  runtimes:\n    - cursor\n    - claud-code\n")
+	r := runStax(t, "install", "--dir", proj, "--output", "json")
+	got := jsonErrorOf(t, r)
+	if r.Code != 1 || got.Code != "yaml-invalid" || got.Line != 5 || !strings.Contains(got.Message, `unknown runtime "claud-code" (did you mean claude-code?)`) {
+		t.Errorf("install with a mistyped runtime: exit %d, error %+v; want yaml-invalid at line 5 naming claude-code", r.Code, got)
+	}
+}
+
+// A package's own stax.yaml may name a runtime this stax does not know
+// (one of a newer stax): only the project's install section is installed
+// from, so installing the package is not refused for it.
+func TestPackageNamingAnUnknownRuntimeInstalls(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	pkg := t.TempDir()
+	writeSkillFiles(t, filepath.Join(pkg, "skills"), map[string]string{"a/SKILL.md": skillMD("a", "a")})
+	filetest.WriteFile(t, filepath.Join(pkg, "stax.yaml"), "name: p\nversion: 1.0.0\ninstall:\n  runtimes: [some-newer-agent]\n")
+	if r := runStax(t, "install", pkg, "--dir", t.TempDir(), "--runtime", "claude-code"); r.Code != 0 {
+		t.Errorf("install of a package whose stax.yaml names an unknown runtime: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "pack", pkg); r.Code != 0 {
+		t.Errorf("pack of it: exit %d %s", r.Code, r.Stderr)
+	}
+}

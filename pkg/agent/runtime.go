@@ -17,6 +17,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/stax-dev/stax/internal/editdistance"
 )
 
 // Scope says where a skills folder sits; it is also the priority order:
@@ -236,7 +238,11 @@ func Find(name string) (Runtime, error) {
 		}
 		known = append(known, n)
 	}
-	return Runtime{}, fmt.Errorf("unknown runtime %q; known runtimes: %s", name, strings.Join(known, ", "))
+	near := ""
+	if meant := editdistance.Closest(strings.ToLower(name), NamesAndAliases()); meant != "" {
+		near = fmt.Sprintf(" (did you mean %s?)", meant)
+	}
+	return Runtime{}, fmt.Errorf("unknown runtime %q%s; known runtimes: %s", name, near, strings.Join(known, ", "))
 }
 
 // clone copies the slices, so that callers cannot change the table.

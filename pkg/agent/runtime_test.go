@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,9 +159,15 @@ func TestAliases(t *testing.T) {
 			t.Errorf("Find(%q) = %q, %v; want %s", alias, r.Name, err, name)
 		}
 	}
-	_, err := Find("claud")
-	if err == nil || !strings.Contains(err.Error(), `unknown runtime "claud"; known runtimes: agents, claude-code (claude), cline, codex, cursor, gemini (gemini-cli), github-copilot (copilot), goose, junie, kiro, opencode, qwen-code (qwen), roo-code (roo), windsurf`) {
+	_, err := Find("vim")
+	if err == nil || !strings.Contains(err.Error(), `unknown runtime "vim"; known runtimes: agents, claude-code (claude), cline, codex, cursor, gemini (gemini-cli), github-copilot (copilot), goose, junie, kiro, opencode, qwen-code (qwen), roo-code (roo), windsurf`) {
 		t.Errorf("error %v", err)
+	}
+	// A typo names the runtime meant.
+	for typed, meant := range map[string]string{"claud-code": "claude-code", "curser": "cursor", "Codx": "codex"} {
+		if _, err := Find(typed); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("unknown runtime %q (did you mean %s?); known runtimes: agents", typed, meant)) {
+			t.Errorf("Find(%q): %v, want it to name %s", typed, err, meant)
+		}
 	}
 	if got := NamesAndAliases(); !slices.Contains(got, "claude") || !slices.Contains(got, "claude-code") || !slices.IsSorted(got) {
 		t.Errorf("NamesAndAliases() = %v", got)

@@ -112,9 +112,11 @@ func (s *InstallSpec) UnmarshalYAML(node *yaml.Node) error {
 		return err
 	}
 	out := InstallSpec{Sources: raw.Sources, Scope: raw.Scope}
+	var named []yaml.Node
 	for _, n := range raw.Runtimes {
 		if n.Kind == yaml.ScalarNode {
 			out.Runtimes = append(out.Runtimes, n.Value)
+			named = append(named, n)
 			continue
 		}
 		if err := knownKeys(&n, "a runtime", "name", "project", "user"); err != nil {
@@ -134,8 +136,29 @@ func (s *InstallSpec) UnmarshalYAML(node *yaml.Node) error {
 	if err := checkRuntimes(out.Defined); err != nil {
 		return yamlerr.At(node.Line, err)
 	}
+	for _, n := range named {
+		if slices.ContainsFunc(out.Defined, func(d RuntimeDefinition) bool { return d.Name == n.Value }) {
+			continue
+		}
+		if _, err := agent.Find(n.Value); err != nil && out.unknown == nil {
+			out.unknown = yamlerr.At(n.Line, err)
+		}
+	}
 	*s = out
 	return nil
+}
+
+// UnknownRuntime is the first name install.runtimes gives that is neither
+// one of stax's runtimes nor one the list defines, as a yamlerr error at
+// its line (yamlerr.In names the file); nil when there is none. Parsing
+// does not refuse it: the stax.yaml of a package or a git repository may
+// name the runtimes of a newer stax, and only a project's own install
+// section is installed from, whose reader checks it.
+func (s *InstallSpec) UnknownRuntime() error {
+	if s == nil {
+		return nil
+	}
+	return s.unknown
 }
 
 // MarshalYAML writes a defined runtime as its definition, the others by

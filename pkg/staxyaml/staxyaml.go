@@ -71,6 +71,9 @@ type InstallSpec struct {
 	Defined []RuntimeDefinition `yaml:"-" json:"defined,omitempty"`
 	// Scope is "project" (default) or "user".
 	Scope string `yaml:"scope,omitempty" json:"scope,omitempty"`
+	// unknown is the first name of Runtimes that is neither one of stax's
+	// runtimes nor defined here, with its line (see UnknownRuntime).
+	unknown error
 }
 
 // Project is a package root on disk.

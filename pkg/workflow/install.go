@@ -24,6 +24,7 @@ import (
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/warning"
+	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
 // InstallOptions say what Install installs and where.
@@ -442,6 +443,10 @@ func readProjectFile(dir string) (*projectFile, error) {
 	m.data = data
 	if m.def, err = staxyaml.Parse(m.path, data); err != nil {
 		return nil, err
+	}
+	if err := m.def.Install.UnknownRuntime(); err != nil {
+		// A typo in the runtimes it installs into, with its line.
+		return nil, errdefs.Invalid(yamlerr.In(m.path, err))
 	}
 	return m, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stax-dev/stax/pkg/install"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/yamlerr"
 )
 
 // UserConfigFile is the user's own settings in $STAX_HOME: its
@@ -100,6 +101,9 @@ func readUserConfig(path string) (*staxyaml.InstallSpec, error) {
 	def, err := staxyaml.Parse(path, data)
 	if err != nil || def.Install == nil {
 		return nil, err
+	}
+	if err := def.Install.UnknownRuntime(); err != nil {
+		return nil, errdefs.Invalid(yamlerr.In(path, err))
 	}
 	if def.Install.Scope != "" || len(def.Install.Sources) > 0 {
 		return nil, errdefs.Invalid(fmt.Errorf("%s: only install.runtimes is read here: user-scope sources are saved by stax install --scope user (remove install.scope and install.sources)", path))
