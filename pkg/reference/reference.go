@@ -10,6 +10,8 @@ import (
 
 	dref "github.com/distribution/reference"
 	"github.com/opencontainers/go-digest"
+
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // LayoutPrefix marks a reference to an OCI image layout directory.
@@ -126,9 +128,14 @@ func parseLayout(s string) (Reference, error) {
 // explain turns the grammar errors of distribution/reference into messages
 // that say how to fix the reference.
 func explain(s string, err error) error {
+	for _, scheme := range []string{"https://", "http://"} {
+		if rest, ok := strings.CutPrefix(s, scheme); ok {
+			return fmt.Errorf("%w %q: a reference names no scheme: write it without %q: %s", ErrInvalid, s, scheme, rest)
+		}
+	}
 	if at := strings.LastIndex(s, "@"); at >= 0 {
 		if _, derr := digest.Parse(s[at+1:]); derr != nil {
-			return fmt.Errorf("%w %q: a digest is written @sha256:<64 hex digits>", ErrInvalid, s)
+			return fmt.Errorf("%w %q: a digest is written @sha256:<64 hex digits>%s", ErrInvalid, s, versionAfterAt(s[:at], s[at+1:]))
 		}
 	}
 	if tag, ok := tagOf(s); ok && !tagPattern.MatchString(tag) {
@@ -145,6 +152,29 @@ func explain(s string, err error) error {
 		return fmt.Errorf("%w %q: %v (expected HOST/REPOSITORY[:TAG|@DIGEST], a local store name such as org/skills:1.0.0, or oci:PATH[:TAG])",
 			ErrInvalid, s, err)
 	}
+}
+
+// versionAfterAt is, for a tag, version or range written after "@" as
+// npm writes a version (REPO@1.0.0, REPO@latest, REPO@^1.2.0), how stax
+// takes it: a tag after ":", and a range with --version. Empty for what
+// is none of them.
+func versionAfterAt(repo, v string) string {
+	if v == "" || strings.HasPrefix(v, "sha") {
+		return ""
+	}
+	// Both may come from a stax.yaml: escaped, as the reference is quoted.
+	repo = termtext.Escape(repo)
+	version := strings.ContainsAny(v[:1], "0123456789") || len(v) > 1 && v[0] == 'v' && strings.ContainsAny(v[1:2], "0123456789")
+	switch {
+	case tagPattern.MatchString(v) && version:
+		return fmt.Sprintf("; a version is a tag, written after \":\" (%s:%s), or a range given with --version (stax add %s --version ^%s)",
+			repo, v, repo, strings.TrimPrefix(v, "v"))
+	case tagPattern.MatchString(v):
+		return fmt.Sprintf("; a tag is written after \":\" (%s:%s)", repo, v)
+	case strings.ContainsAny(v[:1], "0123456789^~<>=*"):
+		return fmt.Sprintf("; a range given with --version (stax add %s --version '%s') takes the highest version in it", repo, termtext.Escape(v))
+	}
+	return ""
 }
 
 // tagOf returns the tag part of a registry reference s, if it has one.

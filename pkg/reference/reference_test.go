@@ -56,6 +56,11 @@ func TestParseErrors(t *testing.T) {
 		{"Foo/Bar:1", `use "foo/bar:1"`},
 		{"localhost:5000/Team/S:V1", `use "localhost:5000/team/s:V1"`},
 		{"org/skills@sha256:abc", "@sha256:<64 hex digits>"},
+		// A version after @, as npm writes it, is a tag or a range.
+		{"ghcr.io/acme/tools@1.0.0", `a version is a tag, written after ":" (ghcr.io/acme/tools:1.0.0), or a range given with --version (stax add ghcr.io/acme/tools --version ^1.0.0)`},
+		{"ghcr.io/acme/tools@^1.2.0", `a range given with --version (stax add ghcr.io/acme/tools --version '^1.2.0')`},
+		{"ghcr.io/acme/tools@latest", `a tag is written after ":" (ghcr.io/acme/tools:latest)`},
+		{"https://ghcr.io/acme/tools:1.0", `write it without "https://": ghcr.io/acme/tools:1.0`},
 		{"org/skills:bad tag", "tag \"bad tag\" may hold only"},
 		{"oci:", "no directory"},
 		{"oci://skills:1", "with the registry's host"},
