@@ -230,7 +230,12 @@ func repository(s, host, owner, name, subdir string) (Reference, error) {
 	name = strings.TrimSuffix(name, ".git")
 	for _, seg := range append(strings.Split(owner, "/"), name) {
 		if seg == "" || strings.HasPrefix(seg, "-") || strings.HasPrefix(seg, ".") || strings.ContainsAny(seg, `\:@%`) || hasControlOrSpace(seg) || !utf8.ValidString(seg) {
-			return Reference{}, invalid(s, fmt.Sprintf("%q is not an owner or repository name", seg))
+			why := fmt.Sprintf("%q is not an owner or repository name", seg)
+			if before, ref, ok := strings.Cut(seg, "@"); ok && seg == name && before != "" && checkRef(ref) == nil {
+				// REPO@v1.0.0, as npm writes a version.
+				why += fmt.Sprintf(`: a tag or commit is written after "#": %s`, termtext.Escape(strings.Replace(Mask(s), seg, before+"#"+ref, 1)))
+			}
+			return Reference{}, invalid(s, why)
 		}
 	}
 	sub, err := cleanSubdir(subdir)

@@ -114,6 +114,8 @@ func TestParseRefuses(t *testing.T) {
 		{"https://github.com/o/r/tree/main/a%zz", "escape"},
 		{"https://github.com/o%FF/r", "not an owner or repository"},
 		{"https://github.com/o/r%2F..%2Fx", "not the address"},
+		// A version after @, as npm writes it, is a ref after #.
+		{"github.com/anthropics/skills@v1.0.0", `a tag or commit is written after "#": github.com/anthropics/skills#v1.0.0`},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)
