@@ -31,8 +31,8 @@ func newValidateCmd(f *factory, runF func(context.Context, *validateOptions) err
 		Use:   "validate [DIR]",
 		Short: "Check skills against the stax and Agent Skills specifications",
 		Long: `Validate the skills of a package root (a directory with stax.yaml), of a
-bare skills directory, or one skill (a directory with SKILL.md), whose
-folder's name is its name. Errors exit 1; warnings exit 0, or 1 with
+bare skills directory, or one skill (a directory with SKILL.md, or that
+SKILL.md), whose folder's name is its name. Errors exit 1; warnings exit 0, or 1 with
 --strict.`,
 		Example: `  stax validate examples/skills
   stax validate examples/skills/review-pr

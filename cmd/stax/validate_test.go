@@ -260,3 +260,13 @@ func TestInstallOfOneSkillSaysHowToTakeIt(t *testing.T) {
 		t.Errorf("installed %v, want review alone", entries)
 	}
 }
+
+// A skill's SKILL.md given to validate, as a linter is given a file, is
+// that skill checked, where it was "not a directory".
+func TestValidateASkillMD(t *testing.T) {
+	t.Parallel()
+	r := runStax(t, "validate", filepath.Join(examples, "skills", "review-pr", "SKILL.md"))
+	if r.Code != 0 || !strings.Contains(r.Stdout, "1 skill valid") {
+		t.Errorf("validate of a SKILL.md: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/stax-dev/stax/pkg/bumprule"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/pack"
+	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/validate"
@@ -75,6 +76,10 @@ func Validate(ctx context.Context, env *Env, opts ValidateOptions) (*validate.Re
 // the .staxignore that applies is the package's, or else the skills
 // directory's.
 func validateTarget(dir string) (validate.Options, *staxyaml.Project, error) {
+	if filepath.Base(dir) == skill.FileName && hasSkillMD(filepath.Dir(dir)) {
+		// A skill's SKILL.md, as a linter is given a file: that skill.
+		dir = filepath.Dir(dir)
+	}
 	if _, err := os.Stat(filepath.Join(dir, staxyaml.FileName)); err == nil || !hasSkillMD(dir) {
 		p, err := staxyaml.Open(dir)
 		if err != nil {
