@@ -76,3 +76,32 @@ func TestPackageNamingAnUnknownRuntimeInstalls(t *testing.T) {
 		t.Errorf("pack of it: exit %d %s", r.Code, r.Stderr)
 	}
 }
+
+// The warning of two runtimes of one install, one reading the other's
+// folder, says how to leave the first out; followed, with the runtime
+// taken out of stax.yaml, that runtime finds each skill once. Leaving it
+// out of install.runtimes alone, as the warning said before, left its
+// folder's copies, which it still read and which shadowed the others.
+func TestOverlapWarningSaysHowToLeaveARuntimeOut(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	setenv(t, "HOME", t.TempDir())
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"a/SKILL.md": skillMD("a", "a")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources: [./skills]\n  runtimes: [claude-code, cursor]\n")
+	r := runStax(t, "install", "--dir", proj)
+	hint := "stax uninstall --runtime cursor"
+	if r.Code != 0 || !strings.Contains(r.Stderr, "`"+hint+"`") {
+		t.Fatalf("install for claude-code and cursor: exit %d, want the warning to say %q\n%s", r.Code, hint, r.Stderr)
+	}
+	if h := runStax(t, append(strings.Fields(hint)[1:], "--dir", proj)...); h.Code != 0 {
+		t.Fatalf("%s: exit %d %s", hint, h.Code, h.Stderr)
+	}
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources: [./skills]\n  runtimes: [claude-code]\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install for claude-code: exit %d %s", r.Code, r.Stderr)
+	}
+	if l := runStax(t, "list", "--runtime", "cursor", "--dir", proj); l.Code != 0 || strings.Contains(l.Stdout, "shadowed") || !strings.Contains(l.Stdout, "\na ") {
+		t.Errorf("cursor after the warning was followed: exit %d, want a once\n%s", l.Code, l.Stdout)
+	}
+}

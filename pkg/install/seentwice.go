@@ -78,9 +78,15 @@ func Overlaps(p *Placement) []warning.Warning {
 			if len(others) == 0 {
 				continue
 			}
+			// Left out of the runtimes alone, its folder would keep the
+			// copies, which it reads first: they go too.
+			uninstall := "stax uninstall --runtime " + rt.Name
+			if p.Scope == agent.ScopeUser {
+				uninstall += " --scope user"
+			}
 			warnings = append(warnings, warning.Warning{Kind: KindRuntimesOverlap, Message: fmt.Sprintf(
-				"%s reads %s too, the folder of %s: installed for both, every skill is there twice for %s; leave %s out of the runtimes, and it reads them from %s",
-				rt.Title, strings.Join(others, " and "), strings.Join(owners, " and "), rt.Title, rt.Name, strings.Join(others, " and "))})
+				"%s reads %s too, the folder of %s: installed for both, every skill is there twice for %s; leave %s out of the runtimes and remove its copies (`%s`), and it reads them from %s",
+				rt.Title, strings.Join(others, " and "), strings.Join(owners, " and "), rt.Title, rt.Name, uninstall, strings.Join(others, " and "))})
 		}
 	}
 	return warnings
