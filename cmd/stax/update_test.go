@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/crane"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/workflow"
@@ -269,5 +270,45 @@ func TestRemoveAndUpdateNameTheSourceMeant(t *testing.T) {
 		if h := runStax(t, command, tools, "--dir", proj); h.Code != 0 {
 			t.Errorf("%s %s, as the message says: exit %d %s", command, tools, h.Code, h.Stderr)
 		}
+	}
+}
+
+// A source named without a registry host is a repository of the local
+// store, as install takes it (stax pack -t writes one): tags and
+// outdated list the store's tags for it, where they asked Docker Hub for
+// docker.io/library/NAME.
+func TestLocalStoreSourceIsListedFromTheStore(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	pack := func(version string) {
+		dir := t.TempDir()
+		writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"a/SKILL.md": skillMD("a", version)})
+		filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: team-skills\nversion: "+version+"\n")
+		if r := runStax(t, "pack", dir, "-t", "team-skills:"+version); r.Code != 0 {
+			t.Fatalf("pack %s: exit %d %s", version, r.Code, r.Stderr)
+		}
+	}
+	pack("1.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "install", "team-skills", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("install team-skills: exit %d %s", r.Code, r.Stderr)
+	}
+	pack("1.1.0")
+	if r := runStax(t, "tags", "team-skills"); r.Code != 0 || r.Stdout != "1.1.0\n1.0.0\n" {
+		t.Errorf("tags team-skills: exit %d, want the store's 1.1.0 and 1.0.0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r := runStax(t, "outdated", "--dir", proj, "--output", "json")
+	var out workflow.OutdatedResult
+	if r.Code == 0 {
+		decodeJSON(t, r.Stdout, &out)
+	}
+	if r.Code != 0 || len(out.Packages) != 1 || out.Packages[0].Locked != "1.0.0" || out.Packages[0].Wanted != "1.1.0" {
+		t.Errorf("outdated: exit %d, %+v; want team-skills locked 1.0.0, wanted 1.1.0\n%s", r.Code, out.Packages, r.Stderr)
+	}
+	// update --latest moves a range by the store's tags too.
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources: [{ref: team-skills, version: \"^1.0.0\"}]\n  runtimes: [claude-code]\n")
+	pack("2.0.0")
+	if r := runStax(t, "update", "--latest", "--dry-run", "--dir", proj); r.Code != 0 || !strings.Contains(r.Stdout, "^2.0.0") {
+		t.Errorf("update --latest --dry-run: exit %d, want the range moved to ^2.0.0\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

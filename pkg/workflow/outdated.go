@@ -160,7 +160,7 @@ func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntr
 		if entries[i].git != nil {
 			continue
 		}
-		name := entries[i].repo.Name()
+		name := tagSource{entries[i].repo, entries[i].local}.key()
 		r, ok := index[name]
 		if !ok {
 			r = len(repos)
@@ -185,7 +185,11 @@ func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntr
 // project costs one round trip, not two; the lookup of a tag not wanted
 // after all is dropped.
 func compareWithRepository(ctx context.Context, env *Env, entries []outdatedEntry, indices []int) error {
-	t, err := env.Opener.Open(ctx, entries[indices[0]].repo, store.ReadOnly)
+	open := env.Opener.Open
+	if entries[indices[0]].local {
+		open = env.Opener.OpenLocal
+	}
+	t, err := open(ctx, entries[indices[0]].repo, store.ReadOnly)
 	if err != nil {
 		return err
 	}
@@ -288,6 +292,9 @@ type outdatedEntry struct {
 	listed bool
 	// git is set for a git source, compared by compareGit.
 	git *gitOutdated
+	// local is set for a repository named without a registry host, one
+	// of the local store, as install takes it.
+	local bool
 }
 
 // outdatedEntries are the sources of m that are references, then the
@@ -312,7 +319,8 @@ func outdatedEntries(m *projectFile, l *lock.Lock) ([]outdatedEntry, error) {
 		}
 		dep, ref := deps[i], d.Ref
 		e := outdatedEntry{dep: &dep, rng: d.Range, tag: ref.Tag, byDigest: ref.Tag == "" && ref.Digest != "", OutdatedPackage: OutdatedPackage{Range: dep.Version}}
-		e.repo = repositoryOf(ref, m.dir)
+		src := tagSourceOf(d, m.dir)
+		e.repo, e.local = src.repo, src.local
 		e.Ref = e.repo.Familiar()
 		if p, ok := lockedSource(l, d.Package()); ok {
 			e.Locked, e.lockedDigest, e.lockedTag = lockedVersion(l, p), p.Digest, lockedTag(l, p)
@@ -330,7 +338,8 @@ func outdatedEntries(m *projectFile, l *lock.Lock) ([]outdatedEntry, error) {
 		}
 		switch d.Kind {
 		case declaration.Registry:
-			e := outdatedEntry{repo: repositoryOf(d.Ref, m.dir), OutdatedPackage: OutdatedPackage{Locked: lockedVersion(l, p), Dependency: true}}
+			src := tagSourceOf(d, m.dir)
+			e := outdatedEntry{repo: src.repo, local: src.local, OutdatedPackage: OutdatedPackage{Locked: lockedVersion(l, p), Dependency: true}}
 			e.Ref = e.repo.Familiar()
 			entries = append(entries, e)
 		case declaration.Git:
@@ -426,21 +435,47 @@ func newer(a, b string) bool {
 	return aok && bok && semver.Compare(av, bv) > 0
 }
 
-// listTags lists the tags of repos, each repository once however many
+// tagSource is a repository whose tags are listed: of a registry, or of
+// the local store for a name written without a registry host.
+type tagSource struct {
+	repo  reference.Reference
+	local bool
+}
+
+// tagSourceOf is the repository of d, a registry or layout declaration,
+// whose tags are listed; a relative layout is taken from dir.
+func tagSourceOf(d declaration.Declaration, dir string) tagSource {
+	return tagSource{repo: repositoryOf(d.Ref, dir), local: d.Kind == declaration.Registry && !d.IsRemote()}
+}
+
+// key tells the repositories apart: a name of the local store and the
+// registry repository it would read as are not the same.
+func (s tagSource) key() string {
+	if s.local {
+		return "local " + s.repo.Name()
+	}
+	return s.repo.Name()
+}
+
+// listTags lists the tags of sources, each repository once however many
 // times it is named, up to env's concurrency at once. The tags are by
-// repository name.
-func listTags(ctx context.Context, env *Env, repos []reference.Reference) (map[string][]string, error) {
-	var unique []reference.Reference
+// tagSource.key.
+func listTags(ctx context.Context, env *Env, sources []tagSource) (map[string][]string, error) {
+	var unique []tagSource
 	seen := map[string]bool{}
-	for _, r := range repos {
-		if !seen[r.Name()] {
-			seen[r.Name()] = true
-			unique = append(unique, r)
+	for _, src := range sources {
+		if !seen[src.key()] {
+			seen[src.key()] = true
+			unique = append(unique, src)
 		}
 	}
 	listed := make([][]string, len(unique))
 	err := inorder.Concurrently(ctx, len(unique), listingConcurrency(env), func(ctx context.Context, i int) error {
-		t, err := env.Opener.Open(ctx, unique[i], store.ReadOnly)
+		open := env.Opener.Open
+		if unique[i].local {
+			open = env.Opener.OpenLocal
+		}
+		t, err := open(ctx, unique[i].repo, store.ReadOnly)
 		if err != nil {
 			return err
 		}
@@ -452,8 +487,8 @@ func listTags(ctx context.Context, env *Env, repos []reference.Reference) (map[s
 		return nil, err
 	}
 	tags := make(map[string][]string, len(unique))
-	for i, repo := range unique {
-		tags[repo.Name()] = listed[i]
+	for i, src := range unique {
+		tags[src.key()] = listed[i]
 	}
 	return tags, nil
 }

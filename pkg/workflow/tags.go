@@ -59,7 +59,9 @@ func Tags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) 
 	ref := d.Ref
 	ref.Tag, ref.Digest = "", ""
 	var t *target.Target
-	if opts.Local && !ref.IsLayout() {
+	// A name without a registry host is a repository of the local store,
+	// as install and pull take it: not docker.io/library/NAME.
+	if (opts.Local || !d.IsRemote()) && !ref.IsLayout() {
 		t, err = env.Opener.OpenLocal(ctx, ref, store.ReadOnly)
 	} else {
 		t, err = env.Opener.Open(ctx, ref, store.ReadOnly)

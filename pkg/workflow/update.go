@@ -13,7 +13,6 @@ import (
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/lock"
 	"github.com/stax-dev/stax/pkg/merge"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
@@ -196,7 +195,7 @@ func selectSources(env *Env, m *projectFile, refs []string) (map[string]bool, er
 // stax.yaml m will write.
 func moveRanges(ctx context.Context, env *Env, m *projectFile, selected map[string]bool) ([]RangeUpdate, error) {
 	var ranged []declaration.Declaration
-	var repos []reference.Reference
+	var repos []tagSource
 	var gitRepos []gitsource.Reference
 	decls, err := m.declared(m.sources(), nil)
 	if err != nil {
@@ -212,7 +211,7 @@ func moveRanges(ctx context.Context, env *Env, m *projectFile, selected map[stri
 			continue
 		}
 		ranged = append(ranged, d)
-		repos = append(repos, repositoryOf(d.Ref, m.dir))
+		repos = append(repos, tagSourceOf(d, m.dir))
 	}
 	tags, err := listTags(ctx, env, repos)
 	if err != nil {
@@ -224,7 +223,7 @@ func moveRanges(ctx context.Context, env *Env, m *projectFile, selected map[stri
 	}
 	moved := []RangeUpdate{}
 	for _, d := range ranged {
-		listed := tags[repositoryOf(d.Ref, m.dir).Name()]
+		listed := tags[tagSourceOf(d, m.dir).key()]
 		if d.Kind == declaration.Git {
 			listed = gitTags[d.Git.SameRepository()]
 		}
