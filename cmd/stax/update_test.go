@@ -312,3 +312,23 @@ func TestLocalStoreSourceIsListedFromTheStore(t *testing.T) {
 		t.Errorf("update --latest --dry-run: exit %d, want the range moved to ^2.0.0\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// sign and verify take a name without a registry host as the local
+// store's, as install does, not as docker.io/library/NAME.
+func TestSignAndVerifyALocalStoreName(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	dir := t.TempDir()
+	writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"a/SKILL.md": skillMD("a", "a")})
+	filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: team-skills\nversion: 1.0.0\n")
+	if r := runStax(t, "pack", dir); r.Code != 0 {
+		t.Fatalf("pack: exit %d %s", r.Code, r.Stderr)
+	}
+	priv, pub := newKeyPair(t, "local")
+	if r := runStax(t, "sign", "team-skills:1.0.0", "--key", priv); r.Code != 0 {
+		t.Fatalf("sign team-skills:1.0.0: exit %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "verify", "team-skills:1.0.0", "--key", pub); r.Code != 0 {
+		t.Errorf("verify team-skills:1.0.0: exit %d %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

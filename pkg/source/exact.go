@@ -10,8 +10,8 @@ import (
 )
 
 // OpenExact opens the package arg names in one place only: an OCI
-// layout, a registry repository, or with local the local store, opened in
-// mode; a reference without tag or digest names the repository's default
+// layout, a registry repository, or with local, or for a name without a
+// registry host, the local store, opened in mode; a reference without tag or digest names the repository's default
 // (target.DefaultTag). Unlike Open it never
 // falls back from one place to another: a signature is attached to, and
 // looked for in, one place.
@@ -27,7 +27,9 @@ func OpenExact(ctx context.Context, opener *target.Opener, arg string, local boo
 			return nil, err
 		}
 	}
-	if local && !ref.IsLayout() {
+	// A name without a registry host is a tag of the local store, as
+	// pack -t writes it and install reads it: not docker.io/library/NAME.
+	if (local || d.Kind == declaration.Registry && !d.IsRemote()) && !ref.IsLayout() {
 		return Lookup(ctx, func() (*target.Target, error) { return opener.OpenLocal(ctx, ref, mode) }, arg)
 	}
 	return Lookup(ctx, func() (*target.Target, error) { return opener.Open(ctx, ref, mode) }, arg)

@@ -19,8 +19,8 @@ import (
 // SignOptions say which package Sign signs, and with which key.
 type SignOptions struct {
 	// Ref is the package to sign: a registry reference or an oci:
-	// layout, or with Local a reference in the local store; one without a
-	// tag or digest is :latest. Required.
+	// layout, or with Local (or without a registry host) a reference in
+	// the local store; one without a tag or digest is :latest. Required.
 	Ref string
 	// Local looks Ref up in the local store; false opens the registry
 	// repository it names.

@@ -18,8 +18,8 @@ import (
 // VerifyOptions say which package Verify checks, and with which keys.
 type VerifyOptions struct {
 	// Ref is the package to verify: a registry reference or an oci:
-	// layout, or with Local a reference in the local store; one without a
-	// tag or digest is :latest. Required.
+	// layout, or with Local (or without a registry host) a reference in
+	// the local store; one without a tag or digest is :latest. Required.
 	Ref string
 	// Local looks Ref up in the local store; false opens the registry
 	// repository it names.
