@@ -34,7 +34,8 @@ func newSignCmd(f *factory, runF func(context.Context, *signOptions) error) *cob
 it as a referrer: a Sigstore bundle whose signed statement names the package
 manifest digest and the digest of every file of every skill. REF is a
 registry reference (with or without the referrers API), an OCI layout
-(oci:PATH[:TAG|@DIGEST]), or with --local a reference in the local store.
+(oci:PATH[:TAG|@DIGEST]), or with --local, or as a name without a registry
+host, a reference in the local store.
 
 KEY is a key made by stax key generate or cosign generate-key-pair; its
 password comes from $STAX_PASSWORD, else it is asked on the terminal.`,

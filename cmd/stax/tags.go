@@ -24,7 +24,8 @@ func newTagsCmd(f *factory, runF func(context.Context, *tagsOptions) error) *cob
 		Use:   "tags REF",
 		Short: "List the tags of a repository, highest version first",
 		Long: `List the tags of the repository REF names, asking its registry (or reading
-an oci: layout; --local: the local store), or of the git repository a git
+an oci: layout; the local store for --local or a name without a registry
+host, as stax pack -t writes one), or of the git repository a git
 reference names, with one git ls-remote (--local: the REFs the local store
 keeps packages of, built from that repository and SUBDIR, each with the
 plugin and skills chosen, as in v1.0.0?skill=pdf). Version tags (1.2.0, v1.2.0,

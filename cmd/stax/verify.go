@@ -36,8 +36,8 @@ func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) 
 		Use:   "verify (REF [--key PUB... | --certificate-identity ID --certificate-oidc-issuer URL --trusted-root FILE] | --installed)",
 		Short: "Verify a package's signature, or the installed skills",
 		Long: `With REF: find the signatures attached to the package REF (a registry
-reference, an OCI layout oci:PATH[:TAG|@DIGEST], or with --local a reference
-in the local store), and check that one was made with a trusted key, that it
+reference, an OCI layout oci:PATH[:TAG|@DIGEST], or with --local, or as a
+name without a registry host, a reference in the local store), and check that one was made with a trusted key, that it
 signs this package's manifest, and that every file of every skill is the one
 signed. Trusted keys are the --key files, or those the trust policy
 (--policy FILE) gives REF. Sigstore bundles attached by cosign verify too.
