@@ -170,6 +170,11 @@ func TestInstallGitLenientAndStrict(t *testing.T) {
 	if r.Code == 0 || !strings.Contains(r.Stderr, "claude-api") {
 		t.Errorf("install --strict: exit %d, want a refusal naming claude-api:\n%s", r.Code, r.Stderr)
 	}
+	// The file is named where it is in the repository, not in the
+	// temporary checkout it was read from, which is gone.
+	if !strings.Contains(r.Stderr, "\n  skills/claude-api/SKILL.md:") || strings.Contains(r.Stderr, "stax-git-") {
+		t.Errorf("install --strict names the file by its checkout:\n%s", r.Stderr)
+	}
 }
 
 // TestInstallGitFrozen: a frozen install in a fresh clone of the project

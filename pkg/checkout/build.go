@@ -3,6 +3,7 @@ package checkout
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -108,6 +109,7 @@ func Build(ctx context.Context, pusher content.Pusher, src *Source, opts BuildOp
 	if err == nil {
 		err = src.leftOut(res.Config.Skills, pkgRoot)
 	}
+	src.inRepository(err)
 	out := &Result{Result: res, Warnings: src.Warnings}
 	if res != nil && res.Report != nil {
 		out.Warnings = append(out.Warnings, src.contentWarnings(res.Report.Warnings)...)
@@ -171,6 +173,23 @@ func (src *Source) contentWarnings(ds []validate.Diagnostic) []warning.Warning {
 		out = append(out, d.Warning())
 	}
 	return out
+}
+
+// inRepository names the files of err, a build's skills that do not
+// validate, by their paths in the repository, as its warnings are, and
+// the skills by where they are in it: not by the temporary checkout they
+// were read from, which is gone once the command ends.
+func (src *Source) inRepository(err error) {
+	var invalid *pack.InvalidError
+	if !errors.As(err, &invalid) {
+		return
+	}
+	for i, d := range invalid.Report.Errors {
+		if rel, rerr := filepath.Rel(src.Root, d.File); rerr == nil && filepath.IsLocal(rel) {
+			invalid.Report.Errors[i].File = filepath.ToSlash(rel)
+		}
+	}
+	invalid.Dir = src.where()
 }
 
 // annotate is the source and revision annotations: the URL without
