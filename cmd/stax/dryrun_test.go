@@ -308,3 +308,39 @@ func TestConflictSaysItOfOneSkill(t *testing.T) {
 		t.Errorf("install over two skills of the user's: exit %d, want 5 and %q\n%s", r.Code, want, r.Stderr)
 	}
 }
+
+// A skill whose MEMORY.md alone the user changed is merged by an
+// install, but install --force does not merge: it moves the user's copy
+// to a backup, and the plan of install --force says so.
+func TestDryRunForceNamesAMemoryItReplaces(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{
+		"memo/SKILL.md":  "---\nname: memo\ndescription: Remembers. Use when testing.\nversion: 1.0.0\n---\nmemo\n",
+		"memo/MEMORY.md": "---\nversion: 1.0.0\ncontributors: 1\nlastUpdated: 2026-05-20\n---\n" + memoV1,
+	})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	memo := filepath.Join(proj, ".claude", "skills", "memo")
+	appendFile(t, filepath.Join(memo, "MEMORY.md"), userEntry)
+
+	if plan := dryRun(t, "install", "--dir", proj); len(plan.UserFiles) != 0 || len(onlyTarget(t, plan).Conflicts) != 0 {
+		t.Errorf("plan of an install over a MEMORY.md it merges: conflicts %v, user files %v, want none", onlyTarget(t, plan).Conflicts, plan.UserFiles)
+	}
+	plan := dryRun(t, "install", "--dir", proj, "--force")
+	r := runStax(t, "install", "--dir", proj, "--force", "--output", "json")
+	if r.Code != 0 {
+		t.Fatalf("install --force: %d %s", r.Code, r.Stderr)
+	}
+	var out workflow.InstallResult
+	decodeJSON(t, r.Stdout, &out)
+	if got := out.Targets[0].Backups; len(got) != 1 {
+		t.Fatalf("install --force over a changed MEMORY.md: backups %v, want memo's", got)
+	}
+	if want := []string{memo}; !slices.Equal(plan.UserFiles, want) {
+		t.Errorf("plan of install --force: user files %v, want %v, which install --force moved to a backup", plan.UserFiles, want)
+	}
+}

@@ -45,13 +45,14 @@ func mergeable(d *Drift) bool {
 		len(d.Changed) == 1 && d.Changed[0] == stateful.MemoryFile
 }
 
-// Refused reports whether an install refuses, without --force, a skill
-// that differs from its record as d: one the user changed, as compared
-// decides. A skill that is gone is written again, or its removal done;
-// one whose MEMORY.md alone changed is merged when a version of it is
-// being installed (installing), and refused when it is being removed.
-func (d Drift) Refused(installing bool) bool {
-	return !d.Missing && !(installing && mergeable(&d))
+// Refused reports whether a job takes a skill that differs from its
+// record as d for the user's change, as compared decides: refused without
+// --force, and moved to a backup with it. A skill that is gone is written
+// again, or its removal done; one whose MEMORY.md alone changed is merged
+// when a version of it is installed without --force (merging), and the
+// user's otherwise.
+func (d Drift) Refused(merging bool) bool {
+	return !d.Missing && !(merging && mergeable(&d))
 }
 
 // memoryMerger merges, for the skills of plan.merges, the user's

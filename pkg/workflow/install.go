@@ -652,7 +652,7 @@ func planInstall(req *installRequest, force bool, m *projectFile) (*Plan, error)
 			}
 		}
 		for _, t := range req.Placement.Targets {
-			pt, err := planTarget(req.Placement, t, merged)
+			pt, err := planTarget(req.Placement, t, merged, force)
 			if err != nil {
 				return false, err
 			}

@@ -46,15 +46,16 @@ type PlanTarget struct {
 	Keep []string `json:"keep"`
 	// Conflicts are skills of the user's in the way (a skill directory
 	// stax did not install) and installed skills the user changed, which
-	// the job refuses to write again or remove without --force, as
-	// install.Drift.Refused says.
+	// the job refuses to write again or remove without --force, and with
+	// it moves to a backup, as install.Drift.Refused says.
 	Conflicts []string `json:"conflicts"`
 }
 
 // planTarget compares the winners of an install with what the folder of
 // t holds. A folder stax cannot read is reported by the install itself,
-// so it plans as an empty one here.
-func planTarget(p *install.Placement, t install.Folder, merged *merge.Result) (PlanTarget, error) {
+// so it plans as an empty one here. force is the install's --force, which
+// does not merge a MEMORY.md the user changed.
+func planTarget(p *install.Placement, t install.Folder, merged *merge.Result, force bool) (PlanTarget, error) {
 	pt := newPlanTarget(t)
 	rec, drifts, err := readFolder(p, t.Dir)
 	if err != nil {
@@ -80,7 +81,7 @@ func planTarget(p *install.Placement, t install.Folder, merged *merge.Result) (P
 		default:
 			pt.Keep = append(pt.Keep, s.Path)
 		}
-		if drifted && d.Refused(true) {
+		if drifted && d.Refused(!force) {
 			pt.Conflicts = append(pt.Conflicts, s.Path)
 		}
 	}
