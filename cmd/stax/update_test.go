@@ -332,3 +332,16 @@ func TestSignAndVerifyALocalStoreName(t *testing.T) {
 		t.Errorf("verify team-skills:1.0.0: exit %d %s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// remove of a source where stax.yaml lists none says that it lists none,
+// where the message read "which lists " and stopped.
+func TestRemoveWhereNoSourceIsListed(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "name: pkg\nversion: 1.0.0\n")
+	r := runStax(t, "remove", "tools", "--dir", proj)
+	if want := "is not in install.sources of " + filepath.Join(proj, "stax.yaml") + ", which lists none\n"; r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("remove where no source is listed: exit %d, want 1 and %q\n%s", r.Code, want, r.Stderr)
+	}
+}

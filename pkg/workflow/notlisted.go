@@ -29,7 +29,11 @@ func (m *projectFile) notListed(pkg string) error {
 	if len(listed) > maxListed {
 		listed = append(listed[:maxListed], fmt.Sprintf("and %d more", len(listed)-maxListed))
 	}
-	msg := fmt.Sprintf("%s is not in install.sources of %s, which lists %s", termtext.Escape(pkg), m.path, strings.Join(listed, ", "))
+	which := "none"
+	if len(listed) > 0 {
+		which = strings.Join(listed, ", ")
+	}
+	msg := fmt.Sprintf("%s is not in install.sources of %s, which lists %s", termtext.Escape(pkg), m.path, which)
 	if near := editdistance.Closest(path.Base(pkg), names); near != "" {
 		msg += fmt.Sprintf(": did you mean %s?", termtext.Escape(packages[near]))
 	}
