@@ -270,3 +270,22 @@ func TestValidateASkillMD(t *testing.T) {
 		t.Errorf("validate of a SKILL.md: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// A skill's own directory given to pack, where a package goes, is told
+// to give the directory that holds it, which packs: the message said only
+// to take it with stax install, which packs nothing and saves the skill
+// in the install.sources of the directory pack was run in.
+func TestPackOfOneSkillSaysWhichDirectoryToGive(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	skills := filepath.Join(t.TempDir(), "skills")
+	writeSkillFiles(t, skills, map[string]string{"review/SKILL.md": skillMD("review", "r")})
+	r := runStax(t, "pack", filepath.Join(skills, "review"))
+	hint := "give the directory that holds it, " + skills + ", instead"
+	if r.Code != 1 || !strings.Contains(r.Stderr, hint) {
+		t.Fatalf("pack of one skill's directory: exit %d, want 1 with %q\n%s", r.Code, hint, r.Stderr)
+	}
+	if h := runStax(t, "pack", skills); h.Code != 0 {
+		t.Errorf("pack of the directory the message names: exit %d %s", h.Code, h.Stderr)
+	}
+}

@@ -78,9 +78,9 @@ func (v *validator) strayFile(rel string) {
 	if rel == skill.FileName && v.opts.Only == "" && v.opts.Parts == nil {
 		if abs, err := filepath.Abs(v.opts.Root); err == nil {
 			v.errorf(rel, 0, CodeStrayFile,
-				"%s is one skill (it holds %s), not a skills directory, which holds a directory per skill: take it from the directory that holds it "+
-					"(stax install %s --skill %s), or move it into a skills directory of its own",
-				v.opts.Root, skill.FileName, filepath.Dir(abs), filepath.Base(abs))
+				"%s is one skill (it holds %s), not a skills directory, which holds a directory per skill: give the directory that holds it, %s, instead "+
+					"(stax install %s --skill %s installs this skill alone), or move the skill into a skills directory of its own",
+				v.opts.Root, skill.FileName, filepath.Dir(abs), filepath.Dir(abs), filepath.Base(abs))
 			return
 		}
 	}
