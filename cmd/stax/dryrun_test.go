@@ -344,3 +344,34 @@ func TestDryRunForceNamesAMemoryItReplaces(t *testing.T) {
 		t.Errorf("plan of install --force: user files %v, want %v, which install --force moved to a backup", plan.UserFiles, want)
 	}
 }
+
+// verify --installed gives no install for a skill stax.lock does not pin
+// (one installed with --no-save): stax install removes such a skill, where
+// the note said it wrote it again. For a skill the lock pins it still does.
+func TestVerifyInstalledGivesNoInstallForAOneOff(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"listed/SKILL.md": skillMD("listed", "v1")})
+	writeSkillFiles(t, filepath.Join(proj, "once"), map[string]string{"oneoff/SKILL.md": skillMD("oneoff", "v1")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "install", "--no-save", filepath.Join(proj, "once"), "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --no-save: %d %s", r.Code, r.Stderr)
+	}
+	folder := filepath.Join(proj, ".claude", "skills")
+	if err := os.RemoveAll(filepath.Join(folder, "oneoff")); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", proj); r.Code != 6 || strings.Contains(r.Stderr, "`stax install") {
+		t.Errorf("verify --installed of a one-off deleted: exit %d, want 6 and no install to run\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(folder, "listed")); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", proj); r.Code != 6 || !strings.Contains(r.Stderr, "`stax install --dir "+proj+"`") {
+		t.Errorf("verify --installed of a listed skill deleted: exit %d, want 6 and the install that restores it\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -58,11 +59,15 @@ func printVerify(streams *IOStreams, res workflow.VerifyInstalledResult) {
 // installHint is the install that writes the skills of res again as
 // installed, where is the folders verified: one the user deleted takes
 // an install, one the user changed --force, which keeps the user's copy
-// in a backup. Empty when no skill is either.
+// in a backup. Empty when no skill is either. A skill stax.lock does not
+// pin (installed with --no-save) is none: an install removes it.
 func installHint(res workflow.VerifyInstalledResult, where installScope) string {
 	missing, changed := false, false
 	for _, t := range res.Targets {
 		for _, d := range t.Drift {
+			if slices.Contains(t.Unlocked, d.Skill) {
+				continue
+			}
 			missing = missing || d.Missing
 			changed = changed || !d.Missing && !d.Relocated
 		}
