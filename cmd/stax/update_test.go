@@ -345,3 +345,26 @@ func TestRemoveWhereNoSourceIsListed(t *testing.T) {
 		t.Errorf("remove where no source is listed: exit %d, want 1 and %q\n%s", r.Code, want, r.Stderr)
 	}
 }
+
+// The source remove names as the one meant, when it is a directory, is
+// written as the command line takes it, relative to where stax runs, not
+// as stax.yaml lists it, relative to the project: given to the same
+// command with --dir, it does it.
+func TestRemoveNamesADirectoryAsTheCommandLineTakesIt(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"review/SKILL.md": skillMD("review", "r")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	r := runStax(t, "remove", "skils", "--dir", proj)
+	meant := filepath.Join(proj, "skills")
+	if want := "did you mean " + meant + "?"; r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Fatalf("remove skils: exit %d, want 1 and %q\n%s", r.Code, want, r.Stderr)
+	}
+	if h := runStax(t, "remove", meant, "--dir", proj); h.Code != 0 {
+		t.Errorf("remove %s, as the message says: exit %d %s", meant, h.Code, h.Stderr)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/stax-dev/stax/internal/editdistance"
@@ -14,16 +15,25 @@ import (
 // notListed is the error of pkg, named to remove or update, when
 // install.sources does not list it: it names the sources listed, and the
 // one meant, whose repository's last name is the one named or a typo away
-// from it (stax remove tools, as npm names a package).
+// from it (stax remove tools, as npm names a package), as the command
+// line takes it: a directory relative to where stax runs, as stax.yaml's
+// is to the project.
 func (m *projectFile) notListed(pkg string) error {
 	var listed, names []string
 	packages := map[string]string{}
 	for _, d := range m.sources() {
 		p := d.Package()
 		listed = append(listed, termtext.Escape(d.String()))
-		if _, ok := packages[path.Base(p)]; !ok {
-			packages[path.Base(p)] = p
-			names = append(names, path.Base(p))
+		name := path.Base(p)
+		if d.Path != "" && !filepath.IsAbs(p) {
+			// "./skills", not "skills", a repository's name.
+			if p = filepath.Join(m.dir, p); filepath.IsLocal(p) {
+				p = "." + string(filepath.Separator) + p
+			}
+		}
+		if _, ok := packages[name]; !ok {
+			packages[name] = p
+			names = append(names, name)
 		}
 	}
 	if len(listed) > maxListed {
