@@ -157,9 +157,9 @@ func explain(s string, err error) error {
 // versionAfterAt is, for a tag, version or range written after "@" as
 // npm writes a version (REPO@1.0.0, REPO@latest, REPO@^1.2.0), how stax
 // takes it: a tag after ":", and a range with --version. Empty for what
-// is none of them.
+// is none of them, or when repo has a tag already.
 func versionAfterAt(repo, v string) string {
-	if v == "" || strings.HasPrefix(v, "sha") {
+	if _, tagged := tagOf(repo); v == "" || strings.HasPrefix(v, "sha") || tagged {
 		return ""
 	}
 	// Both may come from a stax.yaml: escaped, as the reference is quoted.

@@ -113,3 +113,12 @@ func TestNamesHost(t *testing.T) {
 		}
 	}
 }
+
+// A reference with a tag and a version after "@" is told how a digest is
+// written, not to write the version as a second tag (tools:1.0:1.0.0).
+func TestParseTagAndVersionAfterAt(t *testing.T) {
+	_, err := Parse("ghcr.io/acme/tools:1.0@1.0.0")
+	if err == nil || !strings.HasSuffix(err.Error(), "a digest is written @sha256:<64 hex digits>") {
+		t.Errorf("Parse of a tag and a version after @: %v, want only how a digest is written", err)
+	}
+}
