@@ -375,3 +375,42 @@ func TestVerifyInstalledGivesNoInstallForAOneOff(t *testing.T) {
 		t.Errorf("verify --installed of a listed skill deleted: exit %d, want 6 and the install that restores it\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// A skill whose MEMORY.md an update merged with the user's entries holds
+// a change of the user's, though its files are as recorded: the install
+// that removes it refuses it (exit 5), and the plan says so, where it
+// planned the removal with no conflict.
+func TestDryRunNamesAMergedMemoryItRemoves(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	skills := filepath.Join(proj, "skills")
+	writeMemo := func(version string) {
+		writeSkillFiles(t, skills, map[string]string{
+			"memo/SKILL.md":  "---\nname: memo\ndescription: Remembers. Use when testing.\nversion: " + version + "\n---\nmemo " + version + "\n",
+			"memo/MEMORY.md": "---\nversion: " + version + "\ncontributors: 1\nlastUpdated: 2026-05-20\n---\n" + memoV1,
+		})
+	}
+	writeMemo("1.0.0")
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	appendFile(t, filepath.Join(proj, ".claude", "skills", "memo", "MEMORY.md"), userEntry)
+	writeMemo("1.1.0")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 || !strings.Contains(r.Stdout, "merged memo") {
+		t.Fatalf("install of 1.1.0 over the user's entry: %d, want it merged\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	for _, args := range [][]string{{"remove", skills}, {"uninstall"}} {
+		plan := dryRun(t, append(args, "--dir", proj)...)
+		if got := onlyTarget(t, plan).Conflicts; !slices.Equal(got, []string{"memo"}) {
+			t.Errorf("plan of %v over a merged MEMORY.md: conflicts %v, want memo", args, got)
+		}
+	}
+	for _, args := range [][]string{{"remove", skills}, {"uninstall"}} {
+		if r := runStax(t, append(args, "--dir", proj)...); r.Code != 5 {
+			t.Errorf("%v over a merged MEMORY.md: exit %d, want 5 as the plan says\n%s", args, r.Code, r.Stderr)
+		}
+	}
+}

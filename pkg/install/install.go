@@ -35,7 +35,6 @@ import (
 	"github.com/stax-dev/stax/internal/filelock"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/stateful"
 	"github.com/stax-dev/stax/pkg/substitute"
 )
 
@@ -672,12 +671,7 @@ const driftWorkers = 4
 // its directories added when it had none (asRecorded false).
 func (p *pending) compared(name string, s *InstalledSkill, d *Drift, sk *Skill, modified *[]Drift, kept map[string]bool, asRecorded bool) error {
 	same := sk != nil && s.Digest == sk.Digest && varsHold(s.Vars, p.vars(sk)) && s.Stat != nil
-	if d == nil && !same && s.Memory.merged() {
-		// Its MEMORY.md, as recorded, holds the user's entries merged into
-		// the package's: written again from a package, or removed, they
-		// would be lost, as a change of the user's would.
-		d = &Drift{Skill: name, Added: []string{}, Removed: []string{}, Changed: []string{stateful.MemoryFile}, Merged: true}
-	}
+	d = s.Compared(name, d, !same)
 	if d != nil && sk != nil && !p.opts.Force && mergeable(d) {
 		// Only MEMORY.md changed, and a version of the skill is being
 		// installed: the user's entries are merged into it while it is

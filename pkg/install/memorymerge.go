@@ -55,6 +55,18 @@ func (d Drift) Refused(merging bool) bool {
 	return !d.Missing && !(merging && mergeable(&d))
 }
 
+// Compared is how an install takes the skill name of its record, s, that
+// the folder holds as d (nil: as recorded) when it writes the skill again
+// or removes it (rewritten): one whose MEMORY.md holds the user's entries,
+// merged into the package's by an update, is then a change of the user's
+// to that file, though the folder holds it as recorded.
+func (s *InstalledSkill) Compared(name string, d *Drift, rewritten bool) *Drift {
+	if d == nil && rewritten && s.Memory.merged() {
+		return &Drift{Skill: name, Added: []string{}, Removed: []string{}, Changed: []string{stateful.MemoryFile}, Merged: true}
+	}
+	return d
+}
+
 // memoryMerger merges, for the skills of plan.merges, the user's
 // MEMORY.md in the folder into the one staged from the new version.
 type memoryMerger struct{ p *pending }

@@ -65,7 +65,7 @@ func planTarget(p *install.Placement, t install.Folder, merged *merge.Result, fo
 	for _, s := range merged.Skills {
 		winners[s.Path] = true
 		was, ok := rec.Skills[s.Path]
-		d, drifted := drifts[s.Path]
+		d := drifts[s.Path]
 		switch {
 		case !ok:
 			pt.Install = append(pt.Install, s.Path)
@@ -73,22 +73,23 @@ func planTarget(p *install.Placement, t install.Folder, merged *merge.Result, fo
 				pt.Conflicts = append(pt.Conflicts, s.Path)
 			}
 			continue
-		case was.Digest != s.Digest || drifted:
+		case was.Digest != s.Digest || d != nil:
 			// A skill whose files are the same stays, whatever package
 			// it now comes from: the install leaves its files as they
 			// are. One that is not as recorded is written again.
 			pt.Update = append(pt.Update, s.Path)
+			d = was.Compared(s.Path, d, true)
 		default:
 			pt.Keep = append(pt.Keep, s.Path)
 		}
-		if drifted && d.Refused(!force) {
+		if d != nil && d.Refused(!force) {
 			pt.Conflicts = append(pt.Conflicts, s.Path)
 		}
 	}
-	for name := range rec.Skills {
+	for name, was := range rec.Skills {
 		if !winners[name] {
 			pt.Remove = append(pt.Remove, name)
-			if d, drifted := drifts[name]; drifted && d.Refused(false) {
+			if d := was.Compared(name, drifts[name], true); d != nil && d.Refused(false) {
 				pt.Conflicts = append(pt.Conflicts, name)
 			}
 		}
@@ -104,13 +105,13 @@ func planUninstall(p *install.Placement, t install.Folder, keep []string) (PlanT
 	if err != nil {
 		return pt, err
 	}
-	for name := range rec.Skills {
+	for name, was := range rec.Skills {
 		if slices.Contains(keep, name) {
 			pt.Keep = append(pt.Keep, name)
 			continue
 		}
 		pt.Remove = append(pt.Remove, name)
-		if d, drifted := drifts[name]; drifted && d.Refused(false) {
+		if d := was.Compared(name, drifts[name], true); d != nil && d.Refused(false) {
 			pt.Conflicts = append(pt.Conflicts, name)
 		}
 	}
@@ -133,7 +134,7 @@ func (pt *PlanTarget) sort() {
 
 // readFolder reads the install record of the folder dir of p, and how
 // the skills that are not as recorded differ, by name.
-func readFolder(p *install.Placement, dir string) (*install.Record, map[string]install.Drift, error) {
+func readFolder(p *install.Placement, dir string) (*install.Record, map[string]*install.Drift, error) {
 	recordDir, err := p.RecordDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -146,9 +147,9 @@ func readFolder(p *install.Placement, dir string) (*install.Record, map[string]i
 	if err != nil {
 		return nil, nil, err
 	}
-	byName := make(map[string]install.Drift, len(drifts))
-	for _, d := range drifts {
-		byName[d.Skill] = d
+	byName := make(map[string]*install.Drift, len(drifts))
+	for i := range drifts {
+		byName[drifts[i].Skill] = &drifts[i]
 	}
 	return rec, byName, nil
 }
