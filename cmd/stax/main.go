@@ -11,16 +11,9 @@ import (
 	// image (make image), which holds no CA bundle: stax must still reach
 	// registries over HTTPS there. Where the system has roots, they are used.
 	_ "golang.org/x/crypto/x509roots/fallback"
-
-	"github.com/stax-dev/stax/internal/heapfloor"
 )
 
-// heapFloor is the heap below which stax does not collect garbage (see
-// package heapfloor).
-const heapFloor = 16 << 20
-
 func main() {
-	heapfloor.Raise(heapFloor)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := Execute(ctx, os.Args[1:], SystemStreams())
 	stop()

@@ -99,7 +99,8 @@ with a JSON-RPC error and the server reads on.`,
   stax mcp --package ghcr.io/acme/skills:1.4.0
   stax mcp --file stax.yaml --refresh 10m
   STAX_MCP_TOKEN=$(openssl rand -hex 32) stax mcp --http 0.0.0.0:8080`,
-		Args: cobra.NoArgs,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{serverAnnotation: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

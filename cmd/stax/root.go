@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stax-dev/stax/internal/heapfloor"
 	"github.com/stax-dev/stax/pkg/exitcode"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/termtext"
@@ -27,6 +28,10 @@ var errReported = errors.New("reported")
 type environment struct {
 	lookup  func(string) (string, bool)
 	environ func() []string
+	// heapFloor, when set, is given the heap floor of the command run
+	// (heapFloorOf) before it runs: Execute sets the binary's, and tests
+	// leave it unset, since the collector is the test process's.
+	heapFloor func(floor uint64)
 }
 
 // newRootCmd builds the stax command. Its commands read their environment
@@ -46,6 +51,9 @@ keeps them in a local OCI layout store (or any OCI layout directory).`,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			*started = true
+			if env.heapFloor != nil {
+				env.heapFloor(heapFloorOf(cmd))
+			}
 			if global.Output != outputText && global.Output != outputJSON {
 				return flagError(fmt.Errorf("--output must be %q or %q, not %q", outputText, outputJSON, global.Output))
 			}
@@ -114,7 +122,7 @@ var unclassified = func(error) {}
 
 // Execute runs stax with args and returns the process exit code.
 func Execute(ctx context.Context, args []string, streams *IOStreams) int {
-	return executeIn(ctx, args, streams, environment{}, nil)
+	return executeIn(ctx, args, streams, environment{heapFloor: heapfloor.Raise}, nil)
 }
 
 // executeIn is Execute in the environment env, with registry waits timed
