@@ -24,6 +24,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -152,9 +153,14 @@ type KeySigner struct {
 func LoadPrivateKey(pemBytes []byte, password func() ([]byte, error)) (*KeySigner, error) {
 	// A nil PassFunc would have cryptoutils read a sealed stax or cosign
 	// key as if it were not sealed, and fail on its ASN.1.
+	var passwordErr error
 	pf := func(bool) ([]byte, error) { return nil, ErrPasswordNeeded }
 	if password != nil {
-		pf = func(bool) ([]byte, error) { return password() }
+		pf = func(bool) ([]byte, error) {
+			pw, err := password()
+			passwordErr = err
+			return pw, err
+		}
 	}
 	key, err := cryptoutils.UnmarshalPEMToPrivateKey(pemBytes, pf)
 	if err != nil {
@@ -162,6 +168,14 @@ func LoadPrivateKey(pemBytes []byte, password func() ([]byte, error)) (*KeySigne
 		// sigstore says "decryption failed" of its own and cosign's
 		// format, pkcs8 "incorrect password" of an encrypted PKCS#8 key.
 		if msg := err.Error(); errors.Is(err, x509.IncorrectPasswordError) || strings.Contains(msg, "decryption failed") || strings.Contains(msg, "incorrect password") {
+			return nil, ErrWrongPassword
+		}
+		// The legacy format checks a password by the padding alone, which
+		// one wrong password in about 255 passes: the key it then yields
+		// does not parse.
+		block, _ := pem.Decode(pemBytes)
+		//lint:ignore SA1019 the legacy format is what a user may hold, and what is read
+		if password != nil && passwordErr == nil && block != nil && x509.IsEncryptedPEMBlock(block) {
 			return nil, ErrWrongPassword
 		}
 		return nil, fmt.Errorf("read private key: %w", err)

@@ -625,3 +625,37 @@ func TestLoadPrivateKeyEncryptedByOpenSSL(t *testing.T) {
 		t.Fatalf("a legacy PEM block, a wrong password: %v, want ErrWrongPassword", err)
 	}
 }
+
+// A wrong password that the legacy encrypted PEM format cannot tell from
+// the right one, one in about 255 (the padding of what it decrypts to
+// checks out, and the key in it does not parse), is said to be wrong
+// too, not that the key cannot be read.
+func TestLoadPrivateKeyLegacyPEMWrongPasswordWithGoodPadding(t *testing.T) {
+	t.Parallel()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec1, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	//lint:ignore SA1019 the legacy format is what a user may hold, and what is read
+	block, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", sec1, []byte("right"), x509.PEMCipherAES256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := ""
+	for i := 0; wrong == "" && i < 1<<16; i++ {
+		//lint:ignore SA1019 as above
+		if _, err := x509.DecryptPEMBlock(block, fmt.Appendf(nil, "wrong%d", i)); err == nil {
+			wrong = fmt.Sprintf("wrong%d", i)
+		}
+	}
+	if wrong == "" {
+		t.Fatal("no wrong password whose padding checks out in 65,536")
+	}
+	if _, err := signature.LoadPrivateKey(pem.EncodeToMemory(block), password(wrong)); !errors.Is(err, signature.ErrWrongPassword) {
+		t.Fatalf("the wrong password %q: %v, want ErrWrongPassword", wrong, err)
+	}
+}
