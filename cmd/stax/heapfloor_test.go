@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -33,5 +36,34 @@ func TestHeapFloorOfTheCommandRun(t *testing.T) {
 		if !slices.Equal(floors, []uint64{c.want}) {
 			t.Errorf("stax %v set the heap floors %v, want %d", c.args, floors, c.want)
 		}
+	}
+}
+
+// benchChildEnv marks the test binary run again by
+// TestBenchmarksLeaveTheCollector.
+const benchChildEnv = "STAX_TEST_BENCH_CHILD"
+
+// The benchmarks run stax in the test process, whose collector is the
+// test's (the registry's too): they do not give it the binary's heap
+// floor, as docs/performance.md says. The test runs in a process of its
+// own without GOGC, which make unit sets and under which no floor is set.
+func TestBenchmarksLeaveTheCollector(t *testing.T) {
+	if os.Getenv(benchChildEnv) == "" {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(self, "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=")
+		}), benchChildEnv+"=1")
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+			t.Fatalf("%s in a process of its own: %v\n%s", t.Name(), err, out)
+		}
+		return
+	}
+	mustRun(t, "version")
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("GOGC=%d after the benchmarks' stax version, want 100", p)
 	}
 }
