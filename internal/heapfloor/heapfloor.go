@@ -38,18 +38,26 @@ func Raise(floor uint64) {
 	// floor, or a small live heap would be given a goal past it.
 	maxPercent := int(100 * floor / minHeap)
 	debug.SetGCPercent(maxPercent)
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	samples := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/gc/scan/stack:bytes"},
+		{Name: "/gc/scan/globals:bytes"},
+	}
 	afterEachGC(func() bool {
-		metrics.Read(live)
-		n := uint64(0)
-		if live[0].Value.Kind() == metrics.KindUint64 {
-			n = live[0].Value.Uint64()
+		metrics.Read(samples)
+		var n [3]uint64
+		for i, s := range samples {
+			if s.Value.Kind() == metrics.KindUint64 {
+				n[i] = s.Value.Uint64()
+			}
 		}
+		live, base := n[0], n[0]+n[1]+n[2]
 		percent, again := 100, false
-		if n > 0 && 2*n < floor {
-			// The goal is live*(1+percent/100): floor, from what is
-			// live now.
-			percent, again = min(maxPercent, int(100*floor/n)-100), true
+		if live > 0 && 2*live < floor {
+			// The goal is live + (live+stacks+globals)*percent/100:
+			// floor, from what the collection found, or Go's own where
+			// the stacks and globals take that past the floor.
+			percent, again = max(100, min(maxPercent, int(100*(floor-live)/base))), true
 		}
 		debug.SetGCPercent(percent)
 		if adjusted != nil {

@@ -125,3 +125,32 @@ func TestRaiseLeavesTheUsersSettings(t *testing.T) {
 		})
 	}
 }
+
+// The goal Raise sets is the floor, not past it: Go's goal counts the
+// stacks and globals with the live heap (live + (live+stacks+globals) *
+// GOGC/100), and a percent from the live heap alone sets it past the
+// floor by GOGC/100 of them.
+func TestRaiseSetsTheGoalAtTheFloor(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	set := make(chan int, 64)
+	adjusted = func(percent int) { set <- percent }
+	const floor = 16 << 20
+	Raise(floor)
+	// 5 MiB live: a percent of about 220, under the most Raise sets.
+	live := make([][]byte, 0, 5)
+	for range 5 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	runtime.GC()
+	if p := waitAdjusted(t, set); p <= 100 {
+		t.Fatalf("GOGC=%d with 5 MiB live under a floor of 16 MiB, want over 100", p)
+	}
+	goal := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(goal)
+	if g := goal[0].Value.Uint64(); g > floor {
+		t.Errorf("heap goal %d with 5 MiB live under a floor of %d, want no more than the floor", g, floor)
+	}
+	runtime.KeepAlive(live)
+}
