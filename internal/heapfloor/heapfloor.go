@@ -28,7 +28,8 @@ var adjusted func(percent int)
 // Raise makes floor the heap goal while less than half of it is live.
 // It changes nothing when the user set GOGC or GOMEMLIMIT, whose
 // settings are theirs, or when floor is no more than the runtime's own
-// minimum. Call it once, from main.
+// minimum. Call it once a process: the binary's Execute does, before the
+// command runs.
 func Raise(floor uint64) {
 	if floor <= minHeap || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
