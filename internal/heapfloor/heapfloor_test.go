@@ -87,12 +87,6 @@ func TestRaiseStepsAsideOnceHalfTheFloorIsLive(t *testing.T) {
 		t.Fatalf("GOGC=%d with 10 MiB live under a floor of 16 MiB, want 100", p)
 	}
 	runtime.KeepAlive(live)
-	runtime.GC()
-	select {
-	case p := <-set:
-		t.Fatalf("adjusted to GOGC=%d after stepping aside", p)
-	default:
-	}
 	if p := debug.SetGCPercent(100); p != 100 {
 		t.Errorf("GOGC=%d once stepped aside, want 100", p)
 	}
