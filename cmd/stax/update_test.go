@@ -280,14 +280,7 @@ func TestRemoveAndUpdateNameTheSourceMeant(t *testing.T) {
 func TestLocalStoreSourceIsListedFromTheStore(t *testing.T) {
 	t.Parallel()
 	useHome(t)
-	pack := func(version string) {
-		dir := t.TempDir()
-		writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"a/SKILL.md": skillMD("a", version)})
-		filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: team-skills\nversion: "+version+"\n")
-		if r := runStax(t, "pack", dir, "-t", "team-skills:"+version); r.Code != 0 {
-			t.Fatalf("pack %s: exit %d %s", version, r.Code, r.Stderr)
-		}
-	}
+	pack := func(version string) { packTeamSkills(t, version) }
 	pack("1.0.0")
 	proj := t.TempDir()
 	if r := runStax(t, "install", "team-skills", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
@@ -366,5 +359,37 @@ func TestRemoveNamesADirectoryAsTheCommandLineTakesIt(t *testing.T) {
 	}
 	if h := runStax(t, "remove", meant, "--dir", proj); h.Code != 0 {
 		t.Errorf("remove %s, as the message says: exit %d %s", meant, h.Code, h.Stderr)
+	}
+}
+
+// packTeamSkills packs team-skills at version into the local store, as
+// stax pack -t team-skills:VERSION writes it.
+func packTeamSkills(t *testing.T, version string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"a/SKILL.md": skillMD("a", version)})
+	filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: team-skills\nversion: "+version+"\n")
+	if r := runStax(t, "pack", dir, "-t", "team-skills:"+version); r.Code != 0 {
+		t.Fatalf("pack %s: exit %d %s", version, r.Code, r.Stderr)
+	}
+}
+
+// update --to moves a source of the local store by the store's tags, as
+// update --latest does, where it asked Docker Hub for
+// docker.io/library/team-skills (exit 3).
+func TestUpdateToOfLocalStoreSource(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	packTeamSkills(t, "1.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "add", "team-skills:1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add team-skills:1.0.0: exit %d %s", r.Code, r.Stderr)
+	}
+	packTeamSkills(t, "1.1.0")
+	if r := runStax(t, "update", "team-skills", "--to", "1.1.0", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update team-skills --to 1.1.0: exit %d %s", r.Code, r.Stderr)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/a/SKILL.md")); got != skillMD("a", "1.1.0") {
+		t.Errorf("update --to 1.1.0 installed, want 1.1.0:\n%s", got)
 	}
 }

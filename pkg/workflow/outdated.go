@@ -185,11 +185,8 @@ func compareWithRegistries(ctx context.Context, env *Env, entries []outdatedEntr
 // project costs one round trip, not two; the lookup of a tag not wanted
 // after all is dropped.
 func compareWithRepository(ctx context.Context, env *Env, entries []outdatedEntry, indices []int) error {
-	open := env.Opener.Open
-	if entries[indices[0]].local {
-		open = env.Opener.OpenLocal
-	}
-	t, err := open(ctx, entries[indices[0]].repo, store.ReadOnly)
+	first := entries[indices[0]]
+	t, err := tagSource{first.repo, first.local}.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -457,6 +454,15 @@ func (s tagSource) key() string {
 	return s.repo.Name()
 }
 
+// open opens the repository of s for reading: in the local store for a
+// name without a registry host, else where it names.
+func (s tagSource) open(ctx context.Context, env *Env) (*target.Target, error) {
+	if s.local {
+		return env.Opener.OpenLocal(ctx, s.repo, store.ReadOnly)
+	}
+	return env.Opener.Open(ctx, s.repo, store.ReadOnly)
+}
+
 // listTags lists the tags of sources, each repository once however many
 // times it is named, up to env's concurrency at once. The tags are by
 // tagSource.key.
@@ -471,11 +477,7 @@ func listTags(ctx context.Context, env *Env, sources []tagSource) (map[string][]
 	}
 	listed := make([][]string, len(unique))
 	err := inorder.Concurrently(ctx, len(unique), listingConcurrency(env), func(ctx context.Context, i int) error {
-		open := env.Opener.Open
-		if unique[i].local {
-			open = env.Opener.OpenLocal
-		}
-		t, err := open(ctx, unique[i].repo, store.ReadOnly)
+		t, err := unique[i].open(ctx, env)
 		if err != nil {
 			return err
 		}

@@ -8,10 +8,8 @@ import (
 
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/staxyaml"
-	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/termtext"
 )
@@ -53,8 +51,8 @@ func moveTo(ctx context.Context, env *Env, m *projectFile, selected map[string]b
 		return moveGitTo(ctx, env, m, d, v)
 	}
 	ref, rng := d.Ref, d.Range
-	repo := repositoryOf(ref, m.dir)
-	pin, err := lookUpVersion(ctx, env, repo, v)
+	src := tagSourceOf(d, m.dir)
+	pin, err := lookUpVersion(ctx, env, src, v)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,7 +61,12 @@ func moveTo(ctx context.Context, env *Env, m *projectFile, selected map[string]b
 	case ref.Tag != "" || ref.Digest != "":
 		named := ref
 		named.Tag, named.Digest = pin.tag, ""
-		to := staxyaml.Dependency{Ref: named.String(), Plugin: d.Plugin, Skills: d.Skills}
+		written := named.String()
+		if src.local {
+			// Still without a registry host: the local store's.
+			written = named.Familiar()
+		}
+		to := staxyaml.Dependency{Ref: written, Plugin: d.Plugin, Skills: d.Skills}
 		if err := m.edit(func(data []byte) ([]byte, error) { return staxyaml.AddSource(data, to) }); err != nil {
 			return nil, nil, err
 		}
@@ -75,7 +78,7 @@ func moveTo(ctx context.Context, env *Env, m *projectFile, selected map[string]b
 		}
 		moved = append(moved, RangeUpdate{Ref: d.Written, Old: rng.String(), New: to.Version})
 	}
-	pin.key = repo.Familiar()
+	pin.key = src.repo.Familiar()
 	return moved, pin, nil
 }
 
@@ -83,10 +86,11 @@ func moveTo(ctx context.Context, env *Env, m *projectFile, selected map[string]b
 // lists, the nearest to it first.
 const maxVersionsListed = 10
 
-// lookUpVersion finds the tag of repo that reads as the version v (the
+// lookUpVersion finds the tag of src that reads as the version v (the
 // one written as v, else another, such as v1.2.0) and its digest.
-func lookUpVersion(ctx context.Context, env *Env, repo reference.Reference, v semver.Version) (*versionPin, error) {
-	t, err := env.Opener.Open(ctx, repo, store.ReadOnly)
+func lookUpVersion(ctx context.Context, env *Env, src tagSource, v semver.Version) (*versionPin, error) {
+	repo := src.repo
+	t, err := src.open(ctx, env)
 	if err != nil {
 		return nil, err
 	}
