@@ -374,6 +374,31 @@ func packTeamSkills(t *testing.T, version string) {
 	}
 }
 
+// A range on a source of the local store chooses among the store's tags,
+// as on a registry's: add --version ^1.0.0 took the store's highest tag,
+// 2.0.0, and locked it under the range, and update moved past the range
+// too.
+func TestLocalStoreSourceKeepsItsRange(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	packTeamSkills(t, "1.0.0")
+	packTeamSkills(t, "2.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "add", "team-skills", "--version", "^1.0.0", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add team-skills --version ^1.0.0: exit %d %s", r.Code, r.Stderr)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/a/SKILL.md")); got != skillMD("a", "1.0.0") {
+		t.Errorf("add --version ^1.0.0 installed, want 1.0.0:\n%s", got)
+	}
+	packTeamSkills(t, "1.1.0")
+	if r := runStax(t, "update", "--dir", proj); r.Code != 0 {
+		t.Fatalf("update: exit %d %s", r.Code, r.Stderr)
+	}
+	if got := readFile(t, filepath.Join(proj, ".claude/skills/a/SKILL.md")); got != skillMD("a", "1.1.0") {
+		t.Errorf("update in ^1.0.0 installed, want 1.1.0:\n%s", got)
+	}
+}
+
 // update --to moves a source of the local store by the store's tags, as
 // update --latest does, where it asked Docker Hub for
 // docker.io/library/team-skills (exit 3).

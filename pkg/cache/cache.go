@@ -86,10 +86,18 @@ func (p *Packages) OpenPinned(ctx context.Context, ref reference.Reference) (*ta
 // LookupStored finds ref, a name without a registry host, among the
 // local store's tags (target.Opener.OpenStored), read without the store's
 // lock; a missing one is named with the store's tags nearest to it.
-func (p *Packages) LookupStored(ctx context.Context, ref reference.Reference) (*target.Target, ocispec.Descriptor, error) {
+// selectTag, when set, chooses the tag first (a range's, see
+// resolve.Source).
+func (p *Packages) LookupStored(ctx context.Context, ref reference.Reference, selectTag func(*target.Target) error) (*target.Target, ocispec.Descriptor, error) {
 	t, err := p.opener.OpenStored(ctx, ref)
 	if err != nil {
 		return nil, ocispec.Descriptor{}, err
+	}
+	if selectTag != nil {
+		if err := selectTag(t); err != nil {
+			t.Close()
+			return nil, ocispec.Descriptor{}, err
+		}
 	}
 	desc, err := t.Lookup(ctx)
 	if err != nil {

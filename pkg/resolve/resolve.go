@@ -399,7 +399,12 @@ func (r *resolver) locate(d declaration.Declaration, key string, ref reference.R
 		}
 		// A name without a registry host is a tag of the local store, as
 		// pack -t writes it: a mistyped one is not a Docker Hub request.
-		t, desc, err := r.opts.Source.LookupStored(r.ctx, ref)
+		// A range chooses among the store's tags as among a registry's.
+		var selectTag func(*target.Target) error
+		if rng := r.rangeOf(decl); rng != nil {
+			selectTag = func(t *target.Target) error { return selectInRange(r.ctx, t, rng) }
+		}
+		t, desc, err := r.opts.Source.LookupStored(r.ctx, ref, selectTag)
 		if err != nil {
 			return nil, resolutionError(path, err)
 		}
@@ -770,8 +775,10 @@ type Source interface {
 	OpenPinned(ctx context.Context, ref reference.Reference) (*target.Target, error)
 	// LookupStored finds ref, a name without a registry host, among the
 	// local store's tags, and opens it there; a failure says what the
-	// store holds instead. The target is open only when err is nil.
-	LookupStored(ctx context.Context, ref reference.Reference) (*target.Target, ocispec.Descriptor, error)
+	// store holds instead. selectTag, when set, gives the target its tag
+	// before it is looked up (a range's). The target is open only when
+	// err is nil.
+	LookupStored(ctx context.Context, ref reference.Reference, selectTag func(*target.Target) error) (*target.Target, ocispec.Descriptor, error)
 	// FetchLayer starts keeping layer, the skills layer of a package read
 	// from t, in the local store ahead of the graph's being stored (see
 	// Options.FetchLayers), and returns a channel closed once that has
