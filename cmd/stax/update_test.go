@@ -418,3 +418,24 @@ func TestUpdateToOfLocalStoreSource(t *testing.T) {
 		t.Errorf("update --to 1.1.0 installed, want 1.1.0:\n%s", got)
 	}
 }
+
+// A source of the local store not listed is named as written, without
+// the docker.io/library/ of Docker Hub, which a name without a registry
+// host is not: remove team-skill said "docker.io/library/team-skill is
+// not in install.sources …: did you mean docker.io/library/team-skills?".
+func TestRemoveNamesALocalStoreSourceAsWritten(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	packTeamSkills(t, "1.0.0")
+	proj := t.TempDir()
+	if r := runStax(t, "add", "team-skills", "--dir", proj, "--runtime", "claude-code"); r.Code != 0 {
+		t.Fatalf("add team-skills: exit %d %s", r.Code, r.Stderr)
+	}
+	for _, command := range []string{"update", "remove"} {
+		r := runStax(t, command, "team-skill", "--dir", proj)
+		want := "team-skill is not in install.sources"
+		if r.Code != 1 || !strings.HasPrefix(r.Stderr, "Error: "+want) || !strings.Contains(r.Stderr, "did you mean team-skills?") || strings.Contains(r.Stderr, "docker.io") {
+			t.Errorf("%s team-skill: exit %d, want 1 saying %q and did you mean team-skills?, without docker.io\n%s", command, r.Code, want, r.Stderr)
+		}
+	}
+}

@@ -295,7 +295,7 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 			return nil, err
 		}
 		if !listed {
-			return nil, m.notListed(pkg)
+			return nil, m.notListed(d)
 		}
 	}
 	opts.NoSave, opts.Sources, opts.Version = false, nil, ""

@@ -183,7 +183,7 @@ func selectSources(env *Env, m *projectFile, refs []string) (map[string]bool, er
 	for _, d := range decls {
 		pkg := d.Package()
 		if !listed[pkg] {
-			return nil, m.notListed(pkg)
+			return nil, m.notListed(d)
 		}
 		selected[pkg] = true
 	}
