@@ -78,10 +78,13 @@ func TestPackageNamingAnUnknownRuntimeInstalls(t *testing.T) {
 }
 
 // The warning of two runtimes of one install, one reading the other's
-// folder, says how to leave the first out; followed, with the runtime
-// taken out of stax.yaml, that runtime finds each skill once. Leaving it
-// out of install.runtimes alone, as the warning said before, left its
-// folder's copies, which it still read and which shadowed the others.
+// folder, says how to leave the first out; followed as it is written,
+// with the runtime taken out of stax.yaml, that runtime finds each skill
+// once. Leaving it out of install.runtimes alone, as the warning said
+// before, left its folder's copies, which it still read and which
+// shadowed the others; and the uninstall it gave, without the --dir of
+// an install run from elsewhere, removed the copies of the project stax
+// was run in.
 func TestOverlapWarningSaysHowToLeaveARuntimeOut(t *testing.T) {
 	t.Parallel()
 	useHome(t)
@@ -90,11 +93,11 @@ func TestOverlapWarningSaysHowToLeaveARuntimeOut(t *testing.T) {
 	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"a/SKILL.md": skillMD("a", "a")})
 	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources: [./skills]\n  runtimes: [claude-code, cursor]\n")
 	r := runStax(t, "install", "--dir", proj)
-	hint := "stax uninstall --runtime cursor"
+	hint := "stax uninstall --runtime cursor --dir " + proj
 	if r.Code != 0 || !strings.Contains(r.Stderr, "`"+hint+"`") {
 		t.Fatalf("install for claude-code and cursor: exit %d, want the warning to say %q\n%s", r.Code, hint, r.Stderr)
 	}
-	if h := runStax(t, append(strings.Fields(hint)[1:], "--dir", proj)...); h.Code != 0 {
+	if h := runStax(t, strings.Fields(hint)[1:]...); h.Code != 0 {
 		t.Fatalf("%s: exit %d %s", hint, h.Code, h.Stderr)
 	}
 	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources: [./skills]\n  runtimes: [claude-code]\n")

@@ -83,6 +83,9 @@ func Overlaps(p *Placement) []warning.Warning {
 			uninstall := "stax uninstall --runtime " + rt.Name
 			if p.Scope == agent.ScopeUser {
 				uninstall += " --scope user"
+			} else if wd, err := os.Getwd(); err != nil || filepath.Clean(wd) != p.Workspace {
+				// Run elsewhere, it would remove another project's copies.
+				uninstall += " --dir " + p.Workspace
 			}
 			warnings = append(warnings, warning.Warning{Kind: KindRuntimesOverlap, Message: fmt.Sprintf(
 				"%s reads %s too, the folder of %s: installed for both, every skill is there twice for %s; leave %s out of the runtimes and remove its copies (`%s`), and it reads them from %s",
