@@ -289,3 +289,23 @@ func TestPackOfOneSkillSaysWhichDirectoryToGive(t *testing.T) {
 		t.Errorf("pack of the directory the message names: exit %d %s", h.Code, h.Stderr)
 	}
 }
+
+// A skill of a package's skills directory given to pack, where a package
+// goes, is told to give the package, whose stax.yaml names it: the message
+// named the skills directory, which, packed, made a package of its own
+// named after it at 0.0.0 without the package's stax.yaml.
+func TestPackOfOneSkillOfAPackageSaysToGiveThePackage(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	pkg := t.TempDir()
+	writeSkillFiles(t, filepath.Join(pkg, "skills"), map[string]string{"review/SKILL.md": skillMD("review", "r")})
+	filetest.WriteFile(t, filepath.Join(pkg, "stax.yaml"), "name: team\nversion: 1.2.0\n")
+	r := runStax(t, "pack", filepath.Join(pkg, "skills", "review"))
+	hint := "give its package, " + pkg + ", instead (stax install " + pkg + " --skill review"
+	if r.Code != 1 || !strings.Contains(r.Stderr, hint) {
+		t.Fatalf("pack of one skill of a package: exit %d, want 1 with %q\n%s", r.Code, hint, r.Stderr)
+	}
+	if h := runStax(t, "pack", pkg); h.Code != 0 || !strings.Contains(h.Stderr, "Packed team 1.2.0") {
+		t.Errorf("pack of the package the message names: exit %d, want team 1.2.0 packed\n%s%s", h.Code, h.Stdout, h.Stderr)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/scratch"
+	"github.com/stax-dev/stax/pkg/skill"
 	"github.com/stax-dev/stax/pkg/staxyaml"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/validate"
@@ -217,6 +218,15 @@ func ValidateSkills(p *staxyaml.Project, opts validate.Options) (*validate.Repor
 		return emptyReport(p.SkillsDir, opts.Strict), nil
 	}
 	opts.Root, opts.PackageRoot = p.SkillsDir, p.Root
+	if p.Definition == nil {
+		// One skill of a package, given in its place, is told to give the
+		// package (see validate.Options.Package).
+		if _, err := os.Stat(filepath.Join(p.Root, skill.FileName)); err == nil {
+			if held, err := staxyaml.PackageOfSkillsDir(filepath.Dir(p.Root)); err == nil && held != nil {
+				opts.Package = held.Root
+			}
+		}
+	}
 	report, err := validate.Dir(opts)
 	if err != nil {
 		return nil, errdefs.MarkLocal(err)

@@ -113,6 +113,31 @@ func Open(dir string) (*Project, error) {
 	return &Project{Root: dir, Definition: def, SkillsDir: filepath.Join(dir, filepath.FromSlash(skills))}, nil
 }
 
+// PackageOfSkillsDir is the package whose stax.yaml, in the directory
+// above dir, names dir as its skills directory; nil when there is none.
+func PackageOfSkillsDir(dir string) (*Project, error) {
+	parent := filepath.Join(dir, "..")
+	if _, err := os.Stat(filepath.Join(parent, FileName)); err != nil {
+		return nil, nil
+	}
+	p, err := Open(parent)
+	if err != nil || p.Definition == nil {
+		return nil, err
+	}
+	skills, err := filepath.Abs(p.SkillsDir)
+	if err != nil {
+		return nil, errdefs.MarkLocal(err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, errdefs.MarkLocal(err)
+	}
+	if skills != abs {
+		return nil, nil
+	}
+	return p, nil
+}
+
 // Load parses and checks a stax.yaml file. Unknown keys are errors, so that
 // a typo does not silently drop a setting.
 func Load(path string) (*Definition, error) {

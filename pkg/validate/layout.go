@@ -77,10 +77,17 @@ func (v *validator) layout(tree *layers.Tree) []*skillDir {
 func (v *validator) strayFile(rel string) {
 	if rel == skill.FileName && v.opts.Only == "" && v.opts.Parts == nil {
 		if abs, err := filepath.Abs(v.opts.Root); err == nil {
+			// Its package, where it has one: the skills directory alone
+			// would be packed without the package's stax.yaml.
+			give := fmt.Sprintf("give the directory that holds it, %s, instead", filepath.Dir(abs))
+			from := filepath.Dir(abs)
+			if v.opts.Package != "" {
+				give, from = fmt.Sprintf("give its package, %s, instead", v.opts.Package), v.opts.Package
+			}
 			v.errorf(rel, 0, CodeStrayFile,
-				"%s is one skill (it holds %s), not a skills directory, which holds a directory per skill: give the directory that holds it, %s, instead "+
+				"%s is one skill (it holds %s), not a skills directory, which holds a directory per skill: %s "+
 					"(stax install %s --skill %s installs this skill alone), or move the skill into a skills directory of its own",
-				v.opts.Root, skill.FileName, filepath.Dir(abs), filepath.Dir(abs), filepath.Base(abs))
+				v.opts.Root, skill.FileName, give, from, filepath.Base(abs))
 			return
 		}
 	}

@@ -99,6 +99,10 @@ type Options struct {
 	// PackageRoot holds .staxignore and bounds flattened symlinks; empty
 	// means Root.
 	PackageRoot string
+	// Package, set when Root is one skill of a package's skills
+	// directory, is that package's root: the directory to give in its
+	// place, which a message of a skill given as a package names.
+	Package string
 	// Strict turns warnings into errors.
 	Strict bool
 	// Symlinks is passed to layers.Scan.

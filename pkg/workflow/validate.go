@@ -88,7 +88,7 @@ func validateTarget(dir string) (validate.Options, *staxyaml.Project, error) {
 		if p.Definition == nil {
 			// The skills directory of the package above is checked as
 			// that package checks it, with its .staxignore.
-			pkg, err := packageOfSkillsDir(dir)
+			pkg, err := staxyaml.PackageOfSkillsDir(dir)
 			if err != nil {
 				return validate.Options{}, nil, err
 			}
@@ -121,29 +121,4 @@ func validateTarget(dir string) (validate.Options, *staxyaml.Project, error) {
 		}
 	}
 	return opts, nil, nil
-}
-
-// packageOfSkillsDir is the package whose stax.yaml, in the directory
-// above dir, names dir as its skills directory; nil when there is none.
-func packageOfSkillsDir(dir string) (*staxyaml.Project, error) {
-	parent := filepath.Join(dir, "..")
-	if _, err := os.Stat(filepath.Join(parent, staxyaml.FileName)); err != nil {
-		return nil, nil
-	}
-	p, err := staxyaml.Open(parent)
-	if err != nil || p.Definition == nil {
-		return nil, err
-	}
-	skills, err := filepath.Abs(p.SkillsDir)
-	if err != nil {
-		return nil, errdefs.MarkLocal(err)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, errdefs.MarkLocal(err)
-	}
-	if skills != abs {
-		return nil, nil
-	}
-	return p, nil
 }
