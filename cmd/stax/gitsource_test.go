@@ -640,11 +640,12 @@ func TestPushDirectoryFlagsSayWhenBuildingDIR(t *testing.T) {
 	}
 }
 
-// stax copy applies the trust policy to a git source as install and pull
-// apply it: a scope that must verify refuses the source, which carries no
-// signature, before anything is written; with --verify warn and a signer
-// it is copied with the warning any package that does not verify gets.
-func TestCopyOfGitSourceKeepsTheTrustPolicy(t *testing.T) {
+// stax copy and stax push, the two ways to mirror a git source, apply the
+// trust policy to it as install and pull apply it: a scope that must
+// verify refuses the source, which carries no signature, before anything
+// is written; with --verify warn and a signer it is copied with the
+// warning any package that does not verify gets.
+func TestMirrorOfGitSourceKeepsTheTrustPolicy(t *testing.T) {
 	t.Parallel()
 	home := useHome(t)
 	_, repo, _ := serveAnthropics(t)
@@ -657,18 +658,20 @@ func TestCopyOfGitSourceKeepsTheTrustPolicy(t *testing.T) {
 	if installed.Code == 0 {
 		t.Fatalf("install GITREF under mode: require took it:\n%s", installed.Stderr)
 	}
-	reg.ResetRequests()
-	r := runStax(t, "copy", src, reg.Host+"/mirror/skills:1.0.0")
-	if r.Code != installed.Code || !strings.Contains(r.Stderr, "must be verified (require)") {
-		t.Errorf("copy GITREF under mode: require: exit %d, want %d as install, naming the rule\n%s", r.Code, installed.Code, r.Stderr)
-	}
-	if n := len(reg.Requests()); n != 0 {
-		t.Errorf("a copy the trust policy refused sent %d requests to the destination", n)
+	for _, mirror := range []string{"copy", "push"} {
+		reg.ResetRequests()
+		r := runStax(t, mirror, src, reg.Host+"/mirror/skills:1.0.0")
+		if r.Code != installed.Code || !strings.Contains(r.Stderr, "must be verified (require)") {
+			t.Errorf("%s GITREF under mode: require: exit %d, want %d as install, naming the rule\n%s", mirror, r.Code, installed.Code, r.Stderr)
+		}
+		if n := len(reg.Requests()); n != 0 {
+			t.Errorf("a %s the trust policy refused sent %d requests to the destination", mirror, n)
+		}
 	}
 
 	_, pub := newKeyPair(t, "acme")
 	mirror := filepath.Join(t.TempDir(), "mirror")
-	r = runStax(t, "copy", src, "oci:"+mirror+":1.0.0", "--verify", "warn", "--key", pub)
+	r := runStax(t, "copy", src, "oci:"+mirror+":1.0.0", "--verify", "warn", "--key", pub)
 	if r.Code != 0 || !strings.Contains(r.Stderr, "does not verify") || listTree(t, mirror) == "" {
 		t.Errorf("copy GITREF --verify warn --key: exit %d, want 0, a copy and the warning of a package that does not verify\n%s", r.Code, r.Stderr)
 	}

@@ -14,13 +14,10 @@ import (
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/signature"
-	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/store"
 	"github.com/stax-dev/stax/pkg/target"
 	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/transfer"
-	"github.com/stax-dev/stax/pkg/trust"
-	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // CopyOptions say what Copy copies and where to.
@@ -155,14 +152,7 @@ func copyGit(ctx context.Context, env *Env, opts CopyOptions, ref gitsource.Refe
 		return nil, err
 	}
 	push := PushOptions{Source: opts.Source, Destination: opts.Destination, NoOverwrite: opts.NoOverwrite, Signer: opts.Signer, Build: pack.Options{Limits: opts.Limits}}
-	// The trust policy applies as to any package copied, under the name
-	// install checks a git source by: a scope that must verify refuses
-	// it, as install and pull refuse it, since it carries no signature.
-	admit := func(ctx context.Context, src *source.Source) error {
-		_, err := env.enforce(ctx, []trust.Package{{Ref: trustpolicy.ScopeName(ref.String()), Target: src.Target, Descriptor: src.Descriptor}}, opts.Verify, nil, nil, opts.Limits)
-		return err
-	}
-	res, err := pushGit(ctx, env, push, ref, dstRef, admit)
+	res, err := pushGit(ctx, env, push, ref, dstRef, opts.Verify)
 	if err != nil {
 		return nil, err
 	}

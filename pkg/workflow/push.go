@@ -95,7 +95,7 @@ func Push(ctx context.Context, env *Env, opts PushOptions) (*PushResult, error) 
 		if err := opts.refuseDirectoryOptions(); err != nil {
 			return nil, err
 		}
-		return pushGit(ctx, env, opts, ref, dstRef, nil) // built as a mirror
+		return pushGit(ctx, env, opts, ref, dstRef, Verification{}) // built as a mirror
 	}
 	build := opts.Build
 	build.Publish = true

@@ -12,6 +12,8 @@ import (
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/source"
 	"github.com/stax-dev/stax/pkg/termtext"
+	"github.com/stax-dev/stax/pkg/trust"
+	"github.com/stax-dev/stax/pkg/trustpolicy"
 )
 
 // pushGit publishes the package built from the git source ref (opts.Source, parsed) to
@@ -20,10 +22,12 @@ import (
 // leniently as install builds it (the content rules its skills break are
 // warnings), or with opts.Build.Strict as install --strict does. The rules Push holds a package directory to (a version bump
 // where stateful files changed, no placeholders) are the author's to
-// keep: the mirror takes the tree as it is. admit, when set, is handed
-// the package built before anything is written: copy applies the trust
-// policy there.
-func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Reference, dstRef reference.Reference, admit func(context.Context, *source.Source) error) (*PushResult, error) {
+// keep: the mirror takes the tree as it is. What the mirror brings in is
+// held to the trust policy, as v overrides it, before anything is
+// written, as install and pull hold a git source, under the name install
+// checks it by: a scope that must verify refuses it, since a git
+// repository carries no signature.
+func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Reference, dstRef reference.Reference, v Verification) (*PushResult, error) {
 	limits := opts.Build.Limits
 	git, err := env.gitCache()
 	if err != nil {
@@ -40,10 +44,8 @@ func pushGit(ctx context.Context, env *Env, opts PushOptions, ref gitsource.Refe
 	if err != nil {
 		return nil, err
 	}
-	if admit != nil {
-		if err := admit(ctx, src); err != nil {
-			return nil, err
-		}
+	if _, err := env.enforce(ctx, []trust.Package{{Ref: trustpolicy.ScopeName(ref.String()), Target: src.Target, Descriptor: src.Descriptor}}, v, nil, nil, limits); err != nil {
+		return nil, err
 	}
 	copyOpts := env.transferOptions(limits.MaxSize)
 	copyOpts.Package, copyOpts.NoOverwrite = pkg, opts.NoOverwrite
