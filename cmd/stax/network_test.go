@@ -208,6 +208,29 @@ func TestInvalidReferenceExitsOneEverywhere(t *testing.T) {
 	}
 }
 
+// A reference pasted with the credentials of a URL is refused without
+// printing them, where a command quotes it and where stax.yaml gives it,
+// with the login that gives them in their place.
+func TestInvalidReferenceHidesCredentials(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, "stax.yaml"), []byte("install:\n  sources:\n    - bob:s3cr3t@ghcr.io/acme/x:1.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"pull", "https://bob:s3cr3t@ghcr.io/acme/x:1.0"},
+		{"install", "s3cr3t@ghcr.io/acme/x:1.0", "--dir", t.TempDir()},
+		{"install", "--dir", project},
+		{"pull", "https://bob:s3cr3t@ghcr.io/acme/x:1.0", "--output", "json"},
+	} {
+		r := runStax(t, args...)
+		if r.Code != 1 || strings.Contains(r.Stderr+r.Stdout, "s3cr3t") || !strings.Contains(r.Stderr, "stax login ghcr.io") {
+			t.Errorf("%v: exit %d %s; want 1, no credentials, and stax login", args, r.Code, r.Stderr)
+		}
+	}
+}
+
 // A copy between two repositories of one registry mounts the blobs rather
 // than downloading and uploading them.
 func TestCopyWithinARegistryMounts(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stax-dev/stax/internal/userinfo"
 	"github.com/stax-dev/stax/pkg/errdefs"
 )
 
@@ -114,7 +115,7 @@ func (c *Cache) run(ctx context.Context, cmd command, args ...string) ([]byte, e
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
-		msg := strings.TrimSpace(Mask(stderr.String()))
+		msg := strings.TrimSpace(userinfo.Mask(stderr.String()))
 		for _, s := range cmd.secrets {
 			if s != "" {
 				msg = strings.ReplaceAll(msg, s, "***")

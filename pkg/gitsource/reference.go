@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stax-dev/stax/internal/loopback"
+	"github.com/stax-dev/stax/internal/userinfo"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/hiddentext"
@@ -233,7 +234,7 @@ func repository(s, host, owner, name, subdir string) (Reference, error) {
 			why := fmt.Sprintf("%q is not an owner or repository name", seg)
 			if before, ref, ok := strings.Cut(seg, "@"); ok && seg == name && before != "" && checkRef(ref) == nil {
 				// REPO@v1.0.0, as npm writes a version.
-				why += fmt.Sprintf(`: a tag or commit is written after "#": %s`, termtext.Escape(strings.Replace(Mask(s), seg, before+"#"+ref, 1)))
+				why += fmt.Sprintf(`: a tag or commit is written after "#": %s`, termtext.Escape(strings.Replace(userinfo.Mask(s), seg, before+"#"+ref, 1)))
 			}
 			return Reference{}, invalid(s, why)
 		}
@@ -352,7 +353,7 @@ func cutLast(s, sep string) (before, after string, found bool) {
 }
 
 func invalid(s, why string) error {
-	return errdefs.Invalid(fmt.Errorf("%w %s: %s", ErrInvalid, termtext.Escape(Mask(s)), why))
+	return errdefs.Invalid(fmt.Errorf("%w %s: %s", ErrInvalid, termtext.Escape(userinfo.Mask(s)), why))
 }
 
 // URL is the repository's URL as git is handed it, with any credentials
@@ -401,7 +402,7 @@ func (r Reference) SameRepository() string {
 // Display is the repository's URL for messages: credentials masked, so
 // that a reader sees some were given.
 func (r Reference) Display() string {
-	return Mask(r.URL())
+	return userinfo.Mask(r.URL())
 }
 
 // String is the reference in its explicit form, without credentials:
@@ -435,27 +436,4 @@ func escapeSubdir(subdir string) string {
 		}
 	}
 	return b.String()
-}
-
-// Mask replaces the credentials of the URLs in text (scheme://USER:PASS@)
-// with ***, for any message that may quote a URL: git's own included.
-func Mask(text string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(text, "://")
-		if i < 0 {
-			b.WriteString(text)
-			return b.String()
-		}
-		b.WriteString(text[:i+3])
-		text = text[i+3:]
-		end := strings.IndexFunc(text, func(r rune) bool { return r == '/' || r == '\'' || r == '"' || r <= ' ' })
-		if end < 0 {
-			end = len(text)
-		}
-		if at := strings.LastIndex(text[:end], "@"); at >= 0 {
-			b.WriteString("***")
-			text = text[at:]
-		}
-	}
 }

@@ -164,9 +164,6 @@ func TestCredentialsNeverShown(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "tok3n") {
 		t.Errorf("error %v shows the credentials", err)
 	}
-	if got := Mask("fatal: unable to access 'https://bob:tok3n@example.com/r.git/': 403"); got != "fatal: unable to access 'https://***@example.com/r.git/': 403" {
-		t.Errorf("Mask = %q", got)
-	}
 }
 
 func TestNew(t *testing.T) {

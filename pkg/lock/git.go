@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/userinfo"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/gitpackage"
 	"github.com/stax-dev/stax/pkg/gitsource"
@@ -113,7 +114,7 @@ func checkGitSource(url, subdir string, r gitsource.Resolved) error {
 		return errors.New(err.Error())
 	}
 	if ref.Repository() != url || ref.Subdir != subdir {
-		return fmt.Errorf("url %q and subdir %q are not as stax writes them (%s, %s), without credentials", gitsource.Mask(url), subdir, termtext.Escape(ref.Repository()), termtext.Escape(ref.Subdir))
+		return fmt.Errorf("url %q and subdir %q are not as stax writes them (%s, %s), without credentials", userinfo.Mask(url), subdir, termtext.Escape(ref.Repository()), termtext.Escape(ref.Subdir))
 	}
 	return r.Check()
 }

@@ -17,15 +17,16 @@ import (
 	"strings"
 
 	"github.com/opencontainers/go-digest"
+	"go.yaml.in/yaml/v3"
+
 	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/internal/bytesize"
 	"github.com/stax-dev/stax/internal/regularfile"
-	"go.yaml.in/yaml/v3"
+	"github.com/stax-dev/stax/internal/userinfo"
 
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
-	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/merge"
 	"github.com/stax-dev/stax/pkg/resolve"
 	"github.com/stax-dev/stax/pkg/semver"
@@ -405,7 +406,7 @@ func Read(path string) (*Lock, error) {
 			continue
 		}
 		if err := p.Git.check(); err != nil {
-			return nil, errdefs.MarkLocal(fmt.Errorf("%s: package %s: git: %w; stax did not write this: delete the file and run stax install to write a new one", path, termtext.Escape(gitsource.Mask(p.Ref)), err))
+			return nil, errdefs.MarkLocal(fmt.Errorf("%s: package %s: git: %w; stax did not write this: delete the file and run stax install to write a new one", path, termtext.Escape(userinfo.Mask(p.Ref)), err))
 		}
 	}
 	l.parse()

@@ -11,6 +11,7 @@ import (
 	dref "github.com/distribution/reference"
 	"github.com/opencontainers/go-digest"
 
+	"github.com/stax-dev/stax/internal/userinfo"
 	"github.com/stax-dev/stax/pkg/termtext"
 )
 
@@ -128,9 +129,16 @@ func parseLayout(s string) (Reference, error) {
 // explain turns the grammar errors of distribution/reference into messages
 // that say how to fix the reference.
 func explain(s string, err error) error {
+	if shown := userinfo.MaskReference(s); shown != s {
+		// Pasted from a URL that carried them: quoted without them.
+		_, rest, _ := strings.Cut(shown, "@")
+		host, _, _ := strings.Cut(rest, "/")
+		return fmt.Errorf("%w %q: a reference holds no credentials: give them with stax login %s, and write it without them: %s",
+			ErrInvalid, shown, termtext.Escape(host), termtext.Escape(rest))
+	}
 	for _, scheme := range []string{"https://", "http://"} {
 		if rest, ok := strings.CutPrefix(s, scheme); ok {
-			return fmt.Errorf("%w %q: a reference names no scheme: write it without %q: %s", ErrInvalid, s, scheme, rest)
+			return fmt.Errorf("%w %q: a reference names no scheme: write it without %q: %s", ErrInvalid, s, scheme, termtext.Escape(rest))
 		}
 	}
 	if at := strings.LastIndex(s, "@"); at >= 0 {

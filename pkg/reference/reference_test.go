@@ -78,6 +78,29 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A reference written with credentials, as a URL carries them, is
+// quoted and given back without them: an error message ends up in logs.
+func TestParseErrorsMaskCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://bob:s3cr3t@ghcr.io/acme/x:1.0":   `"https://***@ghcr.io/acme/x:1.0"`,
+		"http://bob:s3cr3t@localhost:5000/x":      `"http://***@localhost:5000/x"`,
+		"oci://bob:s3cr3t@ghcr.io/acme/x:1.0":     `"***@ghcr.io/acme/x:1.0"`,
+		"bob:s3cr3t@ghcr.io/acme/x:1.0":           `"***@ghcr.io/acme/x:1.0"`,
+		"s3cr3t@ghcr.io/acme/x@1.0.0":             `"***@ghcr.io/acme/x@1.0.0"`,
+		"https://s3cr3t@ghcr.io/acme/Tools:1.0":   `"https://***@ghcr.io/acme/Tools:1.0"`,
+		"bob:s3cr3t@ghcr.io/acme/x:bad tag":       `"***@ghcr.io/acme/x:bad tag"`,
+		"https://bob:s3cr3t@ghcr.io/acme/x@1.0.0": `"https://***@ghcr.io/acme/x@1.0.0"`,
+	} {
+		_, err := Parse(in)
+		if !errors.Is(err, ErrInvalid) || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) error = %v, want one quoting %s and no credentials", in, err, want)
+		}
+		if err != nil && !strings.Contains(err.Error(), "stax login") {
+			t.Errorf("Parse(%q) error = %v, want the way to give credentials (stax login)", in, err)
+		}
+	}
+}
+
 func TestInvalidTagSaysWhy(t *testing.T) {
 	for tag, want := range map[string]string{
 		strings.Repeat("a", 129): "is 129 characters long; a tag has at most 128",

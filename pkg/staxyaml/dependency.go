@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stax-dev/stax/internal/userinfo"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/semver"
 	"github.com/stax-dev/stax/pkg/termtext"
@@ -139,7 +140,7 @@ func (d Dependency) Declaration(file string, published bool) (declaration.Declar
 	if err != nil {
 		// Named as resolving names a declaration, escaped: it is the
 		// file's text.
-		return declaration.Declaration{}, fmt.Errorf("%s: %s: %w", where, termtext.Escape(written), err)
+		return declaration.Declaration{}, fmt.Errorf("%s: %s: %w", where, termtext.Escape(userinfo.MaskReference(written)), err)
 	}
 	if d.Plugin != "" && decl.Kind != declaration.Git {
 		return declaration.Declaration{}, fmt.Errorf("%s: %s is a %s, not a git repository: plugin (--plugin) takes a plugin of a git repository's marketplace", where, termtext.Escape(written), decl.Kind)

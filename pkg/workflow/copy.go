@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stax-dev/stax/internal/userinfo"
 	"github.com/stax-dev/stax/layers"
 	"github.com/stax-dev/stax/pkg/cache"
 	"github.com/stax-dev/stax/pkg/declaration"
@@ -138,11 +139,11 @@ func Copy(ctx context.Context, env *Env, opts CopyOptions) (*Transfer, error) {
 // packages it depends on.
 func copyGit(ctx context.Context, env *Env, opts CopyOptions, ref gitsource.Reference) (*Transfer, error) {
 	if opts.WithDependencies {
-		return nil, errdefs.Invalid(fmt.Errorf("--with-dependencies copies the packages a stored package depends on, and %s is a git repository: push the packages it declares first", termtext.Escape(gitsource.Mask(opts.Source))))
+		return nil, errdefs.Invalid(fmt.Errorf("--with-dependencies copies the packages a stored package depends on, and %s is a git repository: push the packages it declares first", termtext.Escape(userinfo.Mask(opts.Source))))
 	}
 	if opts.Verify.requires() {
 		// Nothing would be checked: refused rather than copied unverified.
-		return nil, errdefs.Invalid(fmt.Errorf("--verify require (or a --key, --certificate-identity or --trusted-root without --verify) checks the signature of the package copied, and %s is a git repository, which carries none: sign the copy with --sign instead", termtext.Escape(gitsource.Mask(opts.Source))))
+		return nil, errdefs.Invalid(fmt.Errorf("--verify require (or a --key, --certificate-identity or --trusted-root without --verify) checks the signature of the package copied, and %s is a git repository, which carries none: sign the copy with --sign instead", termtext.Escape(userinfo.Mask(opts.Source))))
 	}
 	dstRef, err := reference.Parse(env.Opener.BareTag(opts.Destination))
 	if err != nil {

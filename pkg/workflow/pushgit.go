@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stax-dev/stax/internal/userinfo"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/pack"
@@ -84,7 +85,7 @@ var directoryOptions = []struct {
 func (opts PushOptions) refuseDirectoryOptions() error {
 	for _, o := range directoryOptions {
 		if o.set(opts) {
-			return errdefs.Invalid(fmt.Errorf("--%s shapes a package built from a directory, and %s is a git repository: %s", o.flag, termtext.Escape(gitsource.Mask(opts.Source)), o.why))
+			return errdefs.Invalid(fmt.Errorf("--%s shapes a package built from a directory, and %s is a git repository: %s", o.flag, termtext.Escape(userinfo.Mask(opts.Source)), o.why))
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 
+	"github.com/stax-dev/stax/internal/userinfo"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/install"
@@ -98,7 +99,7 @@ func (e *Env) declarations(args []string, base string, bareTags bool) ([]declara
 			written = e.Opener.BareTag(written)
 		}
 		if decls[i], err = declaration.Parse(written, declaration.Where{}); err != nil {
-			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", termtext.Escape(written), err))
+			return nil, errdefs.Invalid(fmt.Errorf("%s: %w", termtext.Escape(userinfo.MaskReference(written)), err))
 		}
 	}
 	return decls, nil
