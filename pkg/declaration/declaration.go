@@ -12,9 +12,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stax-dev/stax/internal/userinfo"
+	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // Kind is what a declaration names. Each kind of source stax reads is
@@ -119,13 +122,28 @@ func Parse(written string, where Where) (Declaration, error) {
 	}
 	ref, err := reference.Parse(written)
 	if err != nil {
-		return Declaration{}, err
+		return Declaration{}, gitWithCredentials(written, err)
 	}
 	d.Ref, d.Kind = ref, Registry
 	if ref.IsLayout() {
 		d.Kind = Layout
 	}
 	return d, nil
+}
+
+// gitWithCredentials is the error of written, which does not parse as a
+// registry reference (err), when it is a git repository's shorthand with
+// the credentials of a URL (https://USER:TOKEN@github.com/OWNER/REPO):
+// git takes them, where reference's message gives stax login, which
+// gives a registry's. They are masked, as every message masks them.
+func gitWithCredentials(written string, err error) error {
+	shown := userinfo.MaskReference(written)
+	clean := strings.Replace(shown, "***@", "", 1) // https:// kept: it reads /tree/REF/SUBDIR
+	if shown == written || !gitsource.IsReference(clean) {
+		return err
+	}
+	return errdefs.Invalid(fmt.Errorf("%w %s: a git repository's shorthand holds no credentials: write %s, which git asks its credential helper for, or give them in a git URL (git+https://USER:TOKEN@HOST/PATH[//SUBDIR][#REF])",
+		gitsource.ErrInvalid, termtext.Escape(shown), termtext.Escape(clean)))
 }
 
 // Of is the declaration of ref, parsed already, written as written at

@@ -2,9 +2,11 @@ package declaration
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
+	"github.com/stax-dev/stax/pkg/gitsource"
 	"github.com/stax-dev/stax/pkg/reference"
 	"github.com/stax-dev/stax/pkg/semver"
 )
@@ -99,5 +101,21 @@ func TestInRangeGit(t *testing.T) {
 	}
 	if _, err := d.InRange(rng); err == nil {
 		t.Error("a range for a git reference naming a REF was taken")
+	}
+}
+
+// A git repository's URL written with credentials where stax takes it
+// without them (https://USER:TOKEN@github.com/OWNER/REPO) is told how git
+// takes them, not stax login, which gives a registry's: without printing
+// them.
+func TestParseGitURLWithCredentials(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("https://bob:s3cr3t@github.com/anthropics/skills/tree/main/skills", Where{})
+	if !errors.Is(err, gitsource.ErrInvalid) || strings.Contains(err.Error(), "s3cr3t") || strings.Contains(err.Error(), "stax login") ||
+		!strings.Contains(err.Error(), "git+https://USER:TOKEN@") || !strings.Contains(err.Error(), "write https://github.com/anthropics/skills/tree/main/skills,") {
+		t.Errorf("Parse = %v; want a git reference error giving the forms git takes credentials in, and none printed", err)
+	}
+	if _, err := Parse("https://bob:s3cr3t@ghcr.io/acme/x:1.0", Where{}); !errors.Is(err, reference.ErrInvalid) || !strings.Contains(err.Error(), "stax login ghcr.io") {
+		t.Errorf("Parse of a registry reference with credentials = %v; want stax login", err)
 	}
 }
