@@ -226,15 +226,30 @@ func parseWeb(s, rest string) (Reference, error) {
 	return r, err
 }
 
+// refAfterAt is, for name written REPO@REF as npm writes a version
+// (github.com/OWNER/REPO@v1.0.0[/SUBDIR]), the form Parse takes, with REF
+// after "#" at the end; empty for any other name, or where s has a REF
+// already or names the repository in another spelling (percent-encoded).
+func refAfterAt(s, owner, name string) string {
+	before, ref, ok := strings.Cut(name, "@")
+	i := strings.Index(s, "/"+owner+"/"+name)
+	if !ok || before == "" || checkRef(ref) != nil || i < 0 || strings.Contains(s, "#") {
+		return ""
+	}
+	at := i + len("/"+owner+"/"+before)
+	fixed := s[:at] + s[at+len("@"+ref):] + "#" + ref
+	return fmt.Sprintf(`: a tag or commit is written after "#": %s`, termtext.Escape(userinfo.Mask(fixed)))
+}
+
 // repository is the reference to https://HOST/OWNER/NAME.git and subdir.
 func repository(s, host, owner, name, subdir string) (Reference, error) {
 	name = strings.TrimSuffix(name, ".git")
-	for _, seg := range append(strings.Split(owner, "/"), name) {
+	segs := append(strings.Split(owner, "/"), name)
+	for i, seg := range segs {
 		if seg == "" || strings.HasPrefix(seg, "-") || strings.HasPrefix(seg, ".") || strings.ContainsAny(seg, `\:@%`) || hasControlOrSpace(seg) || !utf8.ValidString(seg) {
 			why := fmt.Sprintf("%q is not an owner or repository name", seg)
-			if before, ref, ok := strings.Cut(seg, "@"); ok && seg == name && before != "" && checkRef(ref) == nil {
-				// REPO@v1.0.0, as npm writes a version.
-				why += fmt.Sprintf(`: a tag or commit is written after "#": %s`, termtext.Escape(strings.Replace(userinfo.Mask(s), seg, before+"#"+ref, 1)))
+			if i == len(segs)-1 {
+				why += refAfterAt(s, owner, seg)
 			}
 			return Reference{}, invalid(s, why)
 		}

@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -116,11 +117,37 @@ func TestParseRefuses(t *testing.T) {
 		{"https://github.com/o/r%2F..%2Fx", "not the address"},
 		// A version after @, as npm writes it, is a ref after #.
 		{"github.com/anthropics/skills@v1.0.0", `a tag or commit is written after "#": github.com/anthropics/skills#v1.0.0`},
+		// The form given is one Parse reads back, at the same place.
+		{"github.com/anthropics/skills@v1.0.0/skills/pdf", `a tag or commit is written after "#": github.com/anthropics/skills/skills/pdf#v1.0.0`},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)
 		if err == nil || !errors.Is(err, ErrInvalid) || errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), tt.why) {
 			t.Errorf("Parse(%q) = %v, want an invalid argument saying %q", tt.in, err, tt.why)
+		}
+	}
+}
+
+// An owner written with "@" is no version after the repository: the
+// message gives no form for it.
+func TestParseOwnerWithAtGivesNoRef(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("github.com/skills@v1/skills@v1")
+	if err == nil || strings.Contains(err.Error(), `written after "#"`) {
+		t.Errorf("Parse = %v, want no ref offered for an owner", err)
+	}
+}
+
+// The form given for a version after "@" is one Parse takes, the
+// repository, SUBDIR and REF meant.
+func TestParseRefAfterAtGivesAFormThatParses(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"github.com/anthropics/skills@v1.0.0/skills/pdf", "https://github.com/anthropics/skills@v1.0.0", "github.com/anthropics/skills@v1.0.0"} {
+		_, err := Parse(in)
+		_, form, ok := strings.Cut(fmt.Sprint(err), `written after "#": `)
+		got, perr := Parse(form)
+		if !ok || perr != nil || got.Repository() != "https://github.com/anthropics/skills.git" || got.Ref != "v1.0.0" || strings.Contains(in, "/pdf") != (got.Subdir == "skills/pdf") {
+			t.Errorf("Parse(%q) = %v; the form given reads as %+v, %v", in, err, got, perr)
 		}
 	}
 }
