@@ -414,3 +414,39 @@ func TestDryRunNamesAMergedMemoryItRemoves(t *testing.T) {
 		}
 	}
 }
+
+// The install verify --installed gives works, and says what it does to a
+// skill stax.lock does not pin: a one-off the user changed (installed
+// with --no-save), which that install removes, takes --force, where the
+// install given was refused (exit 5); and the note names it.
+func TestVerifyInstalledHintWorksBesideAChangedOneOff(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"listed/SKILL.md": skillMD("listed", "v1")})
+	writeSkillFiles(t, filepath.Join(proj, "once"), map[string]string{"oneoff/SKILL.md": skillMD("oneoff", "v1")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "install", "--no-save", filepath.Join(proj, "once"), "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --no-save: %d %s", r.Code, r.Stderr)
+	}
+	folder := filepath.Join(proj, ".claude", "skills")
+	filetest.WriteFile(t, filepath.Join(folder, "oneoff", "SKILL.md"), "changed\n")
+	if err := os.RemoveAll(filepath.Join(folder, "listed")); err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "verify", "--installed", "--dir", proj)
+	_, hint, _ := strings.Cut(r.Stderr, "`")
+	hint, rest, _ := strings.Cut(hint, "`")
+	if r.Code != 6 || !strings.HasPrefix(hint, "stax install") || !strings.Contains(rest, "oneoff") {
+		t.Fatalf("verify --installed: exit %d, want 6, an install and what it does to oneoff\n%s", r.Code, r.Stderr)
+	}
+	if h := runStax(t, strings.Fields(hint)[1:]...); h.Code != 0 {
+		t.Fatalf("the hint %s: exit %d %s", hint, h.Code, h.Stderr)
+	}
+	if r := runStax(t, "verify", "--installed", "--dir", proj); r.Code != 0 {
+		t.Errorf("verify after the hint %s: exit %d\n%s%s", hint, r.Code, r.Stdout, r.Stderr)
+	}
+}

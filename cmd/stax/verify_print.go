@@ -59,25 +59,37 @@ func printVerify(streams *IOStreams, res workflow.VerifyInstalledResult) {
 // installHint is the install that writes the skills of res again as
 // installed, where is the folders verified: one the user deleted takes
 // an install, one the user changed --force, which keeps the user's copy
-// in a backup. Empty when no skill is either. A skill stax.lock does not
-// pin (installed with --no-save) is none: an install removes it.
+// in a backup. Empty when no skill is either. The install puts a skill
+// stax.lock does not pin as the lock has it too (one installed with
+// --no-save is removed): the hint names those still there, and takes
+// --force when the user changed one, which an install refuses to touch.
 func installHint(res workflow.VerifyInstalledResult, where installScope) string {
-	missing, changed := false, false
+	missing, changed, force := false, false, false
+	var unlocked []string
 	for _, t := range res.Targets {
+		gone := map[string]bool{}
 		for _, d := range t.Drift {
+			gone[d.Skill] = d.Missing
+			edited := !d.Missing && !d.Relocated
 			if slices.Contains(t.Unlocked, d.Skill) {
+				force = force || edited
 				continue
 			}
 			missing = missing || d.Missing
-			changed = changed || !d.Missing && !d.Relocated
+			changed = changed || edited
+		}
+		for _, s := range t.Unlocked {
+			if !gone[s] && !slices.Contains(unlocked, s) {
+				unlocked = append(unlocked, s)
+			}
 		}
 	}
-	args := []string{"stax", "install"}
-	switch {
-	case changed:
-		args = append(args, "--force")
-	case !missing:
+	if !changed && !missing {
 		return ""
+	}
+	args := []string{"stax", "install"}
+	if changed || force {
+		args = append(args, "--force")
 	}
 	if where.Scope != "" {
 		args = append(args, "--scope", where.Scope)
@@ -88,10 +100,17 @@ func installHint(res workflow.VerifyInstalledResult, where installScope) string 
 	if len(where.Runtimes) > 0 {
 		args = append(args, "--runtime", strings.Join(where.Runtimes, ","))
 	}
+	hint := fmt.Sprintf("`%s` writes the skills removed since again", strings.Join(args, " "))
 	if changed {
-		return fmt.Sprintf("`%s` writes the skills you changed as installed, and moves your copies to %s", strings.Join(args, " "), install.BackupDir)
+		hint = fmt.Sprintf("`%s` writes the skills you changed as installed", strings.Join(args, " "))
 	}
-	return fmt.Sprintf("`%s` writes the skills removed since again", strings.Join(args, " "))
+	if changed || force {
+		hint += ", and moves your copies to " + install.BackupDir
+	}
+	if len(unlocked) > 0 {
+		hint += fmt.Sprintf("; it puts %s as stax.lock has it too, which removes a skill installed with --no-save", strings.Join(unlocked, ", "))
+	}
+	return hint
 }
 
 // printVerifiedPackage shows the signature check of a package; failed is
