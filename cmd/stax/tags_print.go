@@ -19,7 +19,7 @@ func printTags(io *IOStreams, res *workflow.TagsResult) error {
 	}
 	switch {
 	case len(res.Tags) == 0 && res.Hidden == 0:
-		fmt.Fprintf(io.ErrOut, "%s has no tags\n", termtext.Escape(res.Repository))
+		fmt.Fprintf(io.ErrOut, "%s has no tags%s\n", termtext.Escape(res.Repository), res.Missing)
 	case res.Hidden > 0:
 		fmt.Fprintf(io.ErrOut, "%s named after a digest hidden (--all lists them)\n", plural(int64(res.Hidden), "tag"))
 	}

@@ -439,3 +439,26 @@ func TestRemoveNamesALocalStoreSourceAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// tags of a name without a registry host the local store has no packages
+// of says where it looked, the name meant when it is a typo of one the
+// store holds, and how Docker Hub's is written: a user who meant Docker
+// Hub's was told only that it "has no tags".
+func TestTagsOfANameTheStoreLacksSaysWhereItLooked(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	dir := t.TempDir()
+	writeSkillFiles(t, filepath.Join(dir, "skills"), map[string]string{"a/SKILL.md": skillMD("a", "a")})
+	filetest.WriteFile(t, filepath.Join(dir, "stax.yaml"), "name: team-skills\nversion: 1.0.0\n")
+	if r := runStax(t, "pack", dir, "-t", "team-skills:1.0.0"); r.Code != 0 {
+		t.Fatalf("pack: exit %d %s", r.Code, r.Stderr)
+	}
+	for name, want := range map[string]string{
+		"team-skils": "team-skils has no tags in the local store; did you mean team-skills?",
+		"alpine":     "alpine has no tags in the local store (a name without a registry host is the local store's: write docker.io/library/alpine for Docker Hub's)",
+	} {
+		if r := runStax(t, "tags", name); r.Code != 0 || r.Stdout != "" || !strings.Contains(r.Stderr, want) {
+			t.Errorf("tags %s: exit %d, want 0 and %q\n%s%s", name, r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
+}

@@ -39,6 +39,10 @@ type TagsResult struct {
 	Tags []string `json:"tags"`
 	// Hidden counts the digest tags left out (without All).
 	Hidden int `json:"hidden"`
+	// Missing is, for a repository of the local store without tags, what
+	// a message saying it has none adds: where stax looked, and the name
+	// meant (see missingLocal).
+	Missing string `json:"-"`
 }
 
 // Tags lists the tags of a repository, following the registry's pages to
@@ -83,7 +87,26 @@ func Tags(ctx context.Context, env *Env, opts TagsOptions) (*TagsResult, error) 
 		res.Tags = []string{}
 	}
 	semver.SortTags(res.Tags)
+	if len(tags) == 0 && t.Kind == target.KindLocal {
+		res.Missing = missingLocal(ctx, t, d)
+	}
 	return res, nil
+}
+
+// missingLocal says, of the local store's repository t that holds no
+// tags, where stax looked and what may have been meant: a repository the
+// store holds a typo away, else, for a name written without a registry
+// host (team-skills, alpine), which the store's it is, how Docker Hub's
+// is written.
+func missingLocal(ctx context.Context, t *target.Target, d declaration.Declaration) string {
+	msg := " in the local store"
+	if near := t.NearRepositoryHint(ctx); near != "" {
+		return msg + near
+	}
+	if !d.IsRemote() {
+		msg += fmt.Sprintf(" (a name without a registry host is the local store's: write %s for Docker Hub's)", termtext.Escape(d.Ref.Name()))
+	}
+	return msg
 }
 
 // gitTags lists the tags of the git repository ref (opts.Ref, parsed). A git
