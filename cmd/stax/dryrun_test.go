@@ -350,18 +350,7 @@ func TestDryRunForceNamesAMemoryItReplaces(t *testing.T) {
 // the note said it wrote it again. For a skill the lock pins it still does.
 func TestVerifyInstalledGivesNoInstallForAOneOff(t *testing.T) {
 	t.Parallel()
-	useHome(t)
-	proj := t.TempDir()
-	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"listed/SKILL.md": skillMD("listed", "v1")})
-	writeSkillFiles(t, filepath.Join(proj, "once"), map[string]string{"oneoff/SKILL.md": skillMD("oneoff", "v1")})
-	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
-	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
-		t.Fatalf("install: %d %s", r.Code, r.Stderr)
-	}
-	if r := runStax(t, "install", "--no-save", filepath.Join(proj, "once"), "--dir", proj); r.Code != 0 {
-		t.Fatalf("install --no-save: %d %s", r.Code, r.Stderr)
-	}
-	folder := filepath.Join(proj, ".claude", "skills")
+	proj, folder := projectWithOneOff(t)
 	if err := os.RemoveAll(filepath.Join(folder, "oneoff")); err != nil {
 		t.Fatal(err)
 	}
@@ -421,18 +410,7 @@ func TestDryRunNamesAMergedMemoryItRemoves(t *testing.T) {
 // install given was refused (exit 5); and the note names it.
 func TestVerifyInstalledHintWorksBesideAChangedOneOff(t *testing.T) {
 	t.Parallel()
-	useHome(t)
-	proj := t.TempDir()
-	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"listed/SKILL.md": skillMD("listed", "v1")})
-	writeSkillFiles(t, filepath.Join(proj, "once"), map[string]string{"oneoff/SKILL.md": skillMD("oneoff", "v1")})
-	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
-	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
-		t.Fatalf("install: %d %s", r.Code, r.Stderr)
-	}
-	if r := runStax(t, "install", "--no-save", filepath.Join(proj, "once"), "--dir", proj); r.Code != 0 {
-		t.Fatalf("install --no-save: %d %s", r.Code, r.Stderr)
-	}
-	folder := filepath.Join(proj, ".claude", "skills")
+	proj, folder := projectWithOneOff(t)
 	filetest.WriteFile(t, filepath.Join(folder, "oneoff", "SKILL.md"), "changed\n")
 	if err := os.RemoveAll(filepath.Join(folder, "listed")); err != nil {
 		t.Fatal(err)
@@ -449,4 +427,23 @@ func TestVerifyInstalledHintWorksBesideAChangedOneOff(t *testing.T) {
 	if r := runStax(t, "verify", "--installed", "--dir", proj); r.Code != 0 {
 		t.Errorf("verify after the hint %s: exit %d\n%s%s", hint, r.Code, r.Stdout, r.Stderr)
 	}
+}
+
+// projectWithOneOff is a project whose stax.yaml lists the skill listed,
+// installed, beside the skill oneoff, installed with --no-save, which
+// stax.lock does not pin; folder is where they are.
+func projectWithOneOff(t *testing.T) (proj, folder string) {
+	t.Helper()
+	useHome(t)
+	proj = t.TempDir()
+	writeSkillFiles(t, filepath.Join(proj, "skills"), map[string]string{"listed/SKILL.md": skillMD("listed", "v1")})
+	writeSkillFiles(t, filepath.Join(proj, "once"), map[string]string{"oneoff/SKILL.md": skillMD("oneoff", "v1")})
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  sources:\n    - path: ./skills\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	if r := runStax(t, "install", "--no-save", filepath.Join(proj, "once"), "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --no-save: %d %s", r.Code, r.Stderr)
+	}
+	return proj, filepath.Join(proj, ".claude", "skills")
 }

@@ -608,16 +608,7 @@ func TestLoadPrivateKeyEncryptedByOpenSSL(t *testing.T) {
 	}
 
 	// A legacy encrypted PEM block (openssl ec -aes256) likewise.
-	sec1, err := x509.MarshalECPrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	//lint:ignore SA1019 the legacy format is what a user may hold, and what is read
-	block, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", sec1, []byte("right"), x509.PEMCipherAES256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	legacy := pem.EncodeToMemory(block)
+	legacy := pem.EncodeToMemory(legacyPEM(t, priv, "right"))
 	if _, err := signature.LoadPrivateKey(legacy, password("right")); err != nil {
 		t.Fatalf("a legacy PEM block, the right password: %v", err)
 	}
@@ -636,15 +627,7 @@ func TestLoadPrivateKeyLegacyPEMWrongPasswordWithGoodPadding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec1, err := x509.MarshalECPrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	//lint:ignore SA1019 the legacy format is what a user may hold, and what is read
-	block, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", sec1, []byte("right"), x509.PEMCipherAES256)
-	if err != nil {
-		t.Fatal(err)
-	}
+	block := legacyPEM(t, priv, "right")
 	wrong := ""
 	for i := 0; wrong == "" && i < 1<<16; i++ {
 		//lint:ignore SA1019 as above
@@ -658,4 +641,20 @@ func TestLoadPrivateKeyLegacyPEMWrongPasswordWithGoodPadding(t *testing.T) {
 	if _, err := signature.LoadPrivateKey(pem.EncodeToMemory(block), password(wrong)); !errors.Is(err, signature.ErrWrongPassword) {
 		t.Fatalf("the wrong password %q: %v, want ErrWrongPassword", wrong, err)
 	}
+}
+
+// legacyPEM is priv as a legacy encrypted PEM block, as openssl ec
+// -aes256 writes it, sealed with password.
+func legacyPEM(t *testing.T, priv *ecdsa.PrivateKey, password string) *pem.Block {
+	t.Helper()
+	sec1, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	//lint:ignore SA1019 the legacy format is what a user may hold, and what is read
+	block, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", sec1, []byte(password), x509.PEMCipherAES256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return block
 }
