@@ -26,7 +26,11 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-export STAX_HOME=$work/home DOCKER_CONFIG=$work/docker
+# A run killed leaves its scratch directories for the next to remove,
+# which spares those under ten seconds old: the last trials' would stay
+# in the system's temporary directory after the script. They go in $work.
+export STAX_HOME=$work/home DOCKER_CONFIG=$work/docker TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
 passed=0
 
 fail() {
