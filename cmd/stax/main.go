@@ -6,11 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	// Root certificates for when the system has none, as in the container
-	// image (make image), which holds no CA bundle: stax must still reach
-	// registries over HTTPS there. Where the system has roots, they are used.
-	_ "golang.org/x/crypto/x509roots/fallback"
 )
 
 func main() {

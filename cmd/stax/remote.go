@@ -131,6 +131,7 @@ func (r *remoteOptions) client(global *globalOptions) (*registry.Client, error) 
 		ChunkSize:      chunk,
 		Trace:          global.trace(),
 		Clock:          global.clock,
+		BeforeTLS:      trustFallbackRoots,
 	})
 }
 

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,6 +214,51 @@ func TestTLS(t *testing.T) {
 	_, err = registry.New(registry.Options{CAFile: garbage})
 	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "--ca-file "+garbage+" holds no PEM certificate") {
 		t.Errorf("a CA file without a certificate: %v (class %v), want an invalid-argument error", err, errdefs.Of(err))
+	}
+}
+
+// BeforeTLS is called before a request goes out over TLS, to a registry
+// or through an HTTPS proxy, and before the system's roots are read for
+// a CA file; never for plain HTTP.
+func TestBeforeTLS(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ping := func(host string, opts registry.Options) {
+		r, err := newClient(t, opts).Registry(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Ping(ctx) //nolint:errcheck // the calls are what is checked
+	}
+	var calls atomic.Int64
+	count := func() { calls.Add(1) }
+	plain := registrytest.New(t)
+	ping(plain.Host, registry.Options{BeforeTLS: count})
+	if n := calls.Load(); n != 0 {
+		t.Errorf("BeforeTLS called %d times for a plain-HTTP registry, want none", n)
+	}
+	tlsReg := registrytest.New(t, registrytest.WithTLS())
+	https := false
+	ping(tlsReg.Host, registry.Options{PlainHTTP: &https, Insecure: true, BeforeTLS: count})
+	if calls.Load() == 0 {
+		t.Error("BeforeTLS not called for a registry over HTTPS")
+	}
+	calls.Store(0)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, tlsReg.CACert, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := registry.New(registry.Options{CAFile: ca, BeforeTLS: count, RegistryConfig: filepath.Join(t.TempDir(), "config.json")}); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == 0 {
+		t.Error("BeforeTLS not called before the system's roots are read for a CA file")
+	}
+	calls.Store(0)
+	proxied := &http.Transport{Proxy: func(*http.Request) (*url.URL, error) { return url.Parse("https://127.0.0.1:1") }}
+	ping(plain.Host, registry.Options{Transport: proxied, Timeout: 5 * time.Second, BeforeTLS: count})
+	if calls.Load() == 0 {
+		t.Error("BeforeTLS not called for a plain-HTTP request through an HTTPS proxy")
 	}
 }
 

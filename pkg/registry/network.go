@@ -375,3 +375,26 @@ func (t stallErrors) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// beforeTLS calls hook before a request that goes out over TLS (see
+// Options.BeforeTLS): one to an https URL, or any through an HTTPS proxy.
+type beforeTLS struct {
+	next http.RoundTripper
+	hook func()
+}
+
+func (t beforeTLS) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme == "https" || t.proxiedOverTLS(req) {
+		t.hook()
+	}
+	return t.next.RoundTrip(req)
+}
+
+func (t beforeTLS) proxiedOverTLS(req *http.Request) bool {
+	tr, ok := t.next.(*http.Transport)
+	if !ok || tr.Proxy == nil {
+		return false
+	}
+	proxy, err := tr.Proxy(req)
+	return err == nil && proxy != nil && proxy.Scheme == "https"
+}

@@ -71,6 +71,12 @@ type Options struct {
 	// Clock times the waits before a retry and before a body is read
 	// again; nil means real time.
 	Clock Clock
+	// BeforeTLS, when set, is called before each request that goes out
+	// over TLS (to the registry, or through an HTTPS proxy), and before
+	// the system's roots are read for CAFile: a binary sets up the roots
+	// TLS trusts there on first use rather than at every start (see
+	// cmd/stax's trustFallbackRoots). It is called from many goroutines.
+	BeforeTLS func()
 }
 
 // Client talks to registries for one command: every repository it opens
@@ -134,6 +140,14 @@ func New(opts Options) (*Client, error) {
 const maxCAFileSize = 4 << 20
 
 func baseTransport(opts Options) (http.RoundTripper, error) {
+	t, err := innerTransport(opts)
+	if err != nil || opts.BeforeTLS == nil {
+		return t, err
+	}
+	return beforeTLS{next: t, hook: opts.BeforeTLS}, nil
+}
+
+func innerTransport(opts Options) (http.RoundTripper, error) {
 	if opts.Transport != nil {
 		return opts.Transport, nil
 	}
@@ -151,6 +165,9 @@ func baseTransport(opts Options) (http.RoundTripper, error) {
 		pem, err := regularfile.ReadFile(opts.CAFile, maxCAFileSize)
 		if err != nil {
 			return nil, errdefs.MarkLocal(fmt.Errorf("read --ca-file: %w", err))
+		}
+		if opts.BeforeTLS != nil {
+			opts.BeforeTLS()
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
