@@ -63,6 +63,8 @@ func printVerify(streams *IOStreams, res workflow.VerifyInstalledResult) {
 // stax.lock does not pin as the lock has it too (one installed with
 // --no-save is removed): the hint names those still there, and takes
 // --force when the user changed one, which an install refuses to touch.
+// With no stax.lock the install is that of the package again, with
+// --no-save, as the skills were installed.
 func installHint(res workflow.VerifyInstalledResult, where installScope) string {
 	missing, changed, force := false, false, false
 	var unlocked []string
@@ -88,6 +90,11 @@ func installHint(res workflow.VerifyInstalledResult, where installScope) string 
 		return ""
 	}
 	args := []string{"stax", "install"}
+	if res.NoLock {
+		// With no stax.lock, a plain install has nothing to put back
+		// (no stax.yaml: it fails) or puts stax.yaml's resolution now.
+		args = append(args, "--no-save", "REF")
+	}
 	if changed || force {
 		args = append(args, "--force")
 	}
@@ -106,6 +113,9 @@ func installHint(res workflow.VerifyInstalledResult, where installScope) string 
 	}
 	if changed || force {
 		hint += ", and moves your copies to " + install.BackupDir
+	}
+	if res.NoLock {
+		hint += ", where REF is the package they came from (no " + lock.FileName + " pins them)"
 	}
 	if len(unlocked) > 0 {
 		hint += fmt.Sprintf("; it puts %s as stax.lock has it too, which removes a skill installed with --no-save", strings.Join(unlocked, ", "))

@@ -47,6 +47,10 @@ type VerifyInstalledResult struct {
 	// Manifest says how stax.yaml and stax.lock disagree (an install
 	// --frozen refuses them); empty when they agree, or there is no lock.
 	Manifest string `json:"manifest,omitempty"`
+	// NoLock is a project with no stax.lock: its skills were installed
+	// with --no-save, or its lock deleted, and stax install cannot put
+	// them back as they were.
+	NoLock bool `json:"noLock,omitempty"`
 }
 
 // VerifyInstalledTarget is what VerifyInstalled found in one folder.
@@ -98,7 +102,7 @@ func VerifyInstalled(ctx context.Context, env *Env, opts VerifyInstalledOptions)
 		return source.TrustSource(env.Opener), opts.MaxSize, nil
 	}, Loader: trust.NewLoader(env.warnings())}
 	vopts := install.VerifyOptions{Root: placement.Root, Workspace: placement.Workspace, Portable: placement.Portable(), Records: placement.Records, LockDir: lockDir, Notes: env.warnings()}
-	res := &VerifyInstalledResult{Verified: true, Targets: []VerifyInstalledTarget{}}
+	res := &VerifyInstalledResult{Verified: true, Targets: []VerifyInstalledTarget{}, NoLock: locked == nil}
 	for _, t := range placement.Targets {
 		drift, rec, err := install.Verify(ctx, t.Dir, vopts)
 		if err != nil {
