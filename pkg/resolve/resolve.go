@@ -598,11 +598,13 @@ func (d dependencies) Resolve(ctx context.Context, p *staxyaml.Project, build pa
 // build resolves a package directory's own dependencies, then builds it
 // into a temporary layout recording them.
 func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
+	// A path that is not a directory is the file system's answer, not a
+	// package that failed to resolve.
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			err = fmt.Errorf("no package directory at %s", dir)
+			err = fmt.Errorf("no package directory at %s: name a directory that holds the package's skills, or a registry reference", dir)
 		}
-		return nil, errdefs.Resolution(fmt.Errorf("%s: %w", chain(path), err))
+		return nil, errdefs.MarkLocal(fmt.Errorf("%s: %w", chain(path), err))
 	}
 	p, err := staxyaml.Open(dir)
 	if err != nil {
