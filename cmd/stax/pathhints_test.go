@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stax-dev/stax/internal/filetest"
 )
 
 // A local path that is not there is the file system's (exit 2), not a
@@ -21,5 +23,27 @@ func TestAddOfAMissingPathIsLocal(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(proj, "stax.yaml")); !os.IsNotExist(err) {
 		t.Errorf("add of a missing path wrote stax.yaml: %v", err)
+	}
+}
+
+// pull -o into a folder that holds files refuses it with the way out,
+// and the way out works.
+func TestPullIntoAFullFolderSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	root := t.TempDir()
+	pkg := filepath.Join(root, "pkg")
+	writeSkillFiles(t, pkg, map[string]string{"one/SKILL.md": skillMD("one", "v1")})
+	full := filepath.Join(root, "full")
+	filetest.WriteFile(t, filepath.Join(full, "mine.md"), "mine")
+	r := runStax(t, "pull", pkg, "-o", full)
+	if r.Code != 5 || !strings.Contains(r.Stderr, full) || !strings.Contains(r.Stderr, "pass -o a new or empty directory") {
+		t.Fatalf("pull -o into a full folder: exit %d, want 5 and the fix\n%s", r.Code, r.Stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(full, "mine.md")); string(got) != "mine" {
+		t.Errorf("the user's file is %q", got)
+	}
+	if r := runStax(t, "pull", pkg, "-o", filepath.Join(root, "new")); r.Code != 0 {
+		t.Errorf("pull -o into a new folder, as the message says: exit %d %s", r.Code, r.Stderr)
 	}
 }

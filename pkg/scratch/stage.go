@@ -76,6 +76,10 @@ func stage(dest, prefix string, fill func(dir string) error, clear func(dest str
 	return nil
 }
 
+// ErrOccupied is the reason Stage refuses a dest that holds files, or is
+// not a directory: a caller adds the way out its user has.
+var ErrOccupied = errors.New("stax writes only into a new or empty one")
+
 // removeEmptyDir makes way for dest: nothing there, or an empty directory.
 // os.Rename cannot replace a directory that holds files, and an empty one
 // holds nothing to lose.
@@ -88,7 +92,7 @@ func removeEmptyDir(dest string) error {
 		return errdefs.MarkLocal(err)
 	}
 	if !info.IsDir() || os.Remove(dest) != nil {
-		return errdefs.Precondition(fmt.Errorf("%s exists and is not an empty directory: stax writes only into a new or empty one", dest))
+		return errdefs.Precondition(fmt.Errorf("%s exists and is not an empty directory: %w", dest, ErrOccupied))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/stax-dev/stax/layers"
@@ -104,6 +105,11 @@ func Pull(ctx context.Context, env *Env, opts PullOptions) (*PullResult, error) 
 			}
 			return store()
 		})
+	}
+	if errors.Is(err, scratch.ErrOccupied) {
+		// pull has no flag to merge into a folder's files: that is
+		// install's job, which knows the ones it wrote.
+		err = fmt.Errorf("%w; pass -o a new or empty directory, or move the files of %s elsewhere first (install, not pull, updates the skills of a runtime's folder)", err, opts.OutputDir)
 	}
 	if err != nil {
 		return nil, err
