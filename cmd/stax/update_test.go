@@ -462,3 +462,28 @@ func TestTagsOfANameTheStoreLacksSaysWhereItLooked(t *testing.T) {
 		}
 	}
 }
+
+// remove A B where B is not listed fails as a whole, removing nothing:
+// the message lists the sources as they are, A among them, where it
+// listed them without A. A named twice is removed once.
+func TestRemoveOfOneNotListedListsTheSourcesAsTheyAre(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	proj := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		writeSkillFiles(t, filepath.Join(proj, name), map[string]string{name + "/SKILL.md": skillMD(name, "v1")})
+	}
+	yaml := "install:\n  sources:\n    - path: ./a\n    - path: ./b\n"
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), yaml)
+	r := runStax(t, "remove", filepath.Join(proj, "a"), filepath.Join(proj, "c"), "--dir", proj)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "which lists ./a, ./b") {
+		t.Errorf("remove of a listed and an unlisted source: exit %d, want 1 and both sources listed\n%s", r.Code, r.Stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(proj, "stax.yaml")); string(got) != yaml {
+		t.Errorf("stax.yaml after a failed remove:\n%s", got)
+	}
+	a := filepath.Join(proj, "a")
+	if r := runStax(t, "remove", a, a, "--dir", proj); r.Code != 0 {
+		t.Errorf("remove of a source named twice: exit %d %s", r.Code, r.Stderr)
+	}
+}

@@ -282,8 +282,16 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 	if err := m.absent("remove"); err != nil {
 		return nil, err
 	}
+	// The command fails as a whole: a source not listed is reported
+	// against the file as read, not as the sources before it left it.
+	def, edited := m.def, m.edited
+	removed := map[string]bool{}
 	for _, d := range decls {
 		pkg := d.Package()
+		if removed[pkg] {
+			continue
+		}
+		removed[pkg] = true
 		listed := true
 		if err := m.edit(func(data []byte) ([]byte, error) {
 			out, removed, err := staxyaml.RemoveSource(data, pkg)
@@ -295,6 +303,7 @@ func Remove(ctx context.Context, env *Env, opts RemoveOptions) (*InstallResult, 
 			return nil, err
 		}
 		if !listed {
+			m.def, m.edited = def, edited
 			return nil, m.notListed(d)
 		}
 	}
