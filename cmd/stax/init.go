@@ -9,6 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/staxyaml"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/workflow"
 )
 
@@ -97,7 +98,7 @@ func runInit(opts *initOptions) error {
 		return nil
 	}
 	def := res.Definition
-	fmt.Fprintf(opts.IO.ErrOut, "Wrote %s for %s %s; add skills under %s, then run `stax pack %s`.\n", res.Path, def.Name, def.Version, res.SkillsDir, opts.Dir)
+	fmt.Fprintf(opts.IO.ErrOut, "Wrote %s for %s %s; add skills under %s, then run `%s`.\n", res.Path, def.Name, def.Version, res.SkillsDir, termtext.Command("stax", "pack", opts.Dir))
 	return nil
 }
 

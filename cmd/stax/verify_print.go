@@ -107,9 +107,9 @@ func installHint(res workflow.VerifyInstalledResult, where installScope) string 
 	if len(where.Runtimes) > 0 {
 		args = append(args, "--runtime", strings.Join(where.Runtimes, ","))
 	}
-	hint := fmt.Sprintf("`%s` writes the skills removed since again", strings.Join(args, " "))
+	hint := fmt.Sprintf("`%s` writes the skills removed since again", termtext.Command(args...))
 	if changed {
-		hint = fmt.Sprintf("`%s` writes the skills you changed as installed", strings.Join(args, " "))
+		hint = fmt.Sprintf("`%s` writes the skills you changed as installed", termtext.Command(args...))
 	}
 	if changed || force {
 		hint += ", and moves your copies to " + install.BackupDir

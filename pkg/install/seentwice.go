@@ -9,6 +9,7 @@ import (
 
 	"github.com/stax-dev/stax/pkg/agent"
 	"github.com/stax-dev/stax/pkg/skill"
+	"github.com/stax-dev/stax/pkg/termtext"
 	"github.com/stax-dev/stax/pkg/warning"
 )
 
@@ -80,16 +81,16 @@ func Overlaps(p *Placement) []warning.Warning {
 			}
 			// Left out of the runtimes alone, its folder would keep the
 			// copies, which it reads first: they go too.
-			uninstall := "stax uninstall --runtime " + rt.Name
+			uninstall := []string{"stax", "uninstall", "--runtime", rt.Name}
 			if p.Scope == agent.ScopeUser {
-				uninstall += " --scope user"
+				uninstall = append(uninstall, "--scope", "user")
 			} else if wd, err := os.Getwd(); err != nil || filepath.Clean(wd) != p.Workspace {
 				// Run elsewhere, it would remove another project's copies.
-				uninstall += " --dir " + p.Workspace
+				uninstall = append(uninstall, "--dir", p.Workspace)
 			}
 			warnings = append(warnings, warning.Warning{Kind: KindRuntimesOverlap, Message: fmt.Sprintf(
 				"%s reads %s too, the folder of %s: installed for both, every skill is there twice for %s; leave %s out of the runtimes and remove its copies (`%s`), and it reads them from %s",
-				rt.Title, strings.Join(others, " and "), strings.Join(owners, " and "), rt.Title, rt.Name, uninstall, strings.Join(others, " and "))})
+				rt.Title, strings.Join(others, " and "), strings.Join(owners, " and "), rt.Title, rt.Name, termtext.Command(uninstall...), strings.Join(others, " and "))})
 		}
 	}
 	return warnings

@@ -8,6 +8,7 @@ import (
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/registry"
 	"github.com/stax-dev/stax/pkg/store"
+	"github.com/stax-dev/stax/pkg/termtext"
 )
 
 // explainCorrupt explains err, content of the local store or of a layout
@@ -25,8 +26,8 @@ func (t *Target) explainCorrupt(err error) error {
 	}
 	file := store.BlobFile(t.dir, mismatch.Blob)
 	if t.Kind != KindLocal || !t.cache {
-		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered, and stax leaves a layout you named as it is; nothing was written: remove %s, then copy the package into the layout again with `stax copy SRC %s`",
-			t.Name(), t.dir, m, file, t.layoutRef()))
+		return errdefs.Reclassify(errdefs.DataLoss, fmt.Errorf("%s: content in %s does not match its digest (%w): the file was altered, and stax leaves a layout you named as it is; nothing was written: remove %s, then copy the package into the layout again with `%s`",
+			t.Name(), t.dir, m, file, termtext.Command("stax", "copy", "SRC", t.layoutRef())))
 	}
 	removed, rmErr := t.removeCorrupt(mismatch)
 	switch {
