@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/internal/registrytest"
 )
 
@@ -230,5 +231,40 @@ func TestDocsListSampleIsWhatListPrints(t *testing.T) {
 	}
 	if !strings.HasPrefix(sample[6], "mine ") || !strings.HasPrefix(printed[6], "mine ") {
 		t.Errorf("the first row of the sample is %q, stax list prints %q first", sample[6], printed[6])
+	}
+}
+
+// docs/output-and-errors.md's sample of a source of stax.yaml that fails
+// to resolve is what stax prints in the project: the file named as --dir
+// gives it (stax.yaml, with no --dir), where the sample showed an
+// absolute path stax prints only for an absolute --dir.
+func TestResolveErrorSampleIsWhatStaxPrints(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	reg := registrytest.New(t)
+	repo := reg.Host + "/acme/x"
+	pushSkillVersion(t, repo+":1.0.0", "x", "1.0.0")
+	proj := t.TempDir()
+	yaml := "# the team's sources\n\n\ninstall:\n  runtimes: [claude-code]\n  sources:\n    - {ref: " + repo + ", version: \"^2.0.0\"}\n"
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), yaml)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Rel(wd, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runStax(t, "install", "--dir", dir)
+	got, ok := strings.CutPrefix(r.Stderr, "Error: "+filepath.Join(dir, "stax.yaml")+":")
+	if r.Code != 4 || !ok {
+		t.Fatalf("install --dir %s: exit %d, want 4 and the error naming %s\n%s", dir, r.Code, filepath.Join(dir, "stax.yaml"), r.Stderr)
+	}
+	m := regexp.MustCompile("(?m)^(\\S*stax\\.yaml:7: resolve ghcr.io/acme/x: .*)\\(…\\)$").FindStringSubmatch(repoFile(t, "docs/output-and-errors.md"))
+	if m == nil {
+		t.Fatal("docs/output-and-errors.md has no sample of a source of stax.yaml that fails to resolve")
+	}
+	if want := strings.ReplaceAll(m[1], "ghcr.io/acme/x", repo); !strings.HasPrefix("stax.yaml:"+got, want) {
+		t.Errorf("docs/output-and-errors.md shows\n%s\nwhere stax prints, in the project,\nstax.yaml:%s", want, got)
 	}
 }
