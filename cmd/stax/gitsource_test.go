@@ -676,3 +676,25 @@ func TestMirrorOfGitSourceKeepsTheTrustPolicy(t *testing.T) {
 		t.Errorf("copy GITREF --verify warn --key: exit %d, want 0, a copy and the warning of a package that does not verify\n%s", r.Code, r.Stderr)
 	}
 }
+
+// What docs/sources.md says of copy --verify warn of a git source is
+// what copy does: with no signer trusted it refuses the source (exit 1),
+// as it refuses any package, where the page told only of a copy with a
+// warning.
+func TestDocsSayCopyVerifyWarnOfAGitSourceNeedsASigner(t *testing.T) {
+	t.Parallel()
+	useHome(t)
+	_, repo, _ := serveAnthropics(t)
+	mirror := filepath.Join(t.TempDir(), "mirror")
+	r := runStax(t, "copy", gitRef(repo, "", "v1.0.0"), "oci:"+mirror+":1.0.0", "--verify", "warn")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "no signer is trusted") {
+		t.Fatalf("copy GITREF --verify warn with no signer: exit %d, want 1 and why\n%s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(mirror); !os.IsNotExist(err) {
+		t.Errorf("a refused copy wrote %s: %v", mirror, err)
+	}
+	const claim = "copy --verify warn with no signer trusted (no --key, none in the trust policy) refuses it (exit 1)"
+	if !strings.Contains(flat(repoFile(t, "docs/sources.md")), claim) {
+		t.Errorf("docs/sources.md does not say %q", claim)
+	}
+}
