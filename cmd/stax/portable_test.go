@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stax-dev/stax/internal/filetest"
+	"github.com/stax-dev/stax/pkg/workflow"
 )
 
 // A project-scope install is committed with the project: a clone at
@@ -196,5 +198,50 @@ func TestVerifyReportsMovedUserScopeInstall(t *testing.T) {
 	}
 	if r := runStax(t, "verify", "--installed", "--dir", work, "--scope", "user"); r.Code != 0 {
 		t.Errorf("verify after install: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// The dry run of an install over a skill written for another place (a
+// user-scope install copied to another home) plans to write it again,
+// as the install then does, where it planned to keep it as it is.
+// Not parallel: user scope reads HOME.
+func TestDryRunRewritesASkillOfAnotherPlace(t *testing.T) {
+	useHome(t)
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	writeSkillFiles(t, src, map[string]string{
+		"deploy-check/SKILL.md": skillMD("deploy-check", "Run ${STAX_SKILL_DIR}/scripts/check.sh."),
+		"plain/SKILL.md":        skillMD("plain", "No paths."),
+	})
+	work, first := filepath.Join(root, "work"), filepath.Join(root, "home")
+	for _, dir := range []string{work, first} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", first)
+	args := []string{"install", src, "--dir", work, "--scope", "user", "--no-save"}
+	if r := runStax(t, args...); r.Code != 0 {
+		t.Fatalf("install: %d %s", r.Code, r.Stderr)
+	}
+	moved := filepath.Join(root, "moved")
+	cloneProject(t, first, moved)
+	t.Setenv("HOME", moved)
+	plan := onlyTarget(t, dryRun(t, args...))
+	r := runStax(t, append(args, "--output", "json")...)
+	var out workflow.InstallResult
+	if r.Code == 0 {
+		decodeJSON(t, r.Stdout, &out)
+	}
+	if r.Code != 0 || len(out.Targets) != 1 {
+		t.Fatalf("install in the moved home: %d %s", r.Code, r.Stderr)
+	}
+	did := out.Targets[0]
+	if want := []string{"deploy-check"}; !slices.Equal(did.Updated, want) || !slices.Equal(plan.Update, want) {
+		t.Errorf("in the moved home the plan updates %v and keeps %v; the install updated %v and left %v: want both to update %v",
+			plan.Update, plan.Keep, did.Updated, did.Unchanged, want)
+	}
+	if want := []string{"plain"}; !slices.Equal(did.Unchanged, want) || !slices.Equal(plan.Keep, want) {
+		t.Errorf("in the moved home the plan keeps %v, the install left %v as it was: want %v, whose SKILL.md holds no path", plan.Keep, did.Unchanged, want)
 	}
 }

@@ -654,3 +654,11 @@ var placelessKey = varsKey(substitute.Options{})
 func varsHold(recorded string, vars substitute.Options) bool {
 	return recorded == placelessKey || recorded == varsKey(vars)
 }
+
+// HoldsPaths reports whether the skill name of the folder dir, recorded
+// as s, holds the paths an install of p substitutes into its SKILL.md:
+// one that does not (written for another place, or by a stax that did
+// not record them) the install writes again, and a dry run plans so.
+func (p *Placement) HoldsPaths(dir, name string, s InstalledSkill) bool {
+	return varsHold(s.Vars, pathVars(dir, name, p.Root, p.Workspace, p.Portable()))
+}

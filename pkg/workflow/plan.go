@@ -73,10 +73,11 @@ func planTarget(p *install.Placement, t install.Folder, merged *merge.Result, fo
 				pt.Conflicts = append(pt.Conflicts, s.Path)
 			}
 			continue
-		case was.Digest != s.Digest || d != nil:
+		case was.Digest != s.Digest || d != nil || !p.HoldsPaths(t.Dir, s.Path, was):
 			// A skill whose files are the same stays, whatever package
 			// it now comes from: the install leaves its files as they
-			// are. One that is not as recorded is written again.
+			// are. One that is not as recorded, or that holds the paths
+			// of another place, is written again.
 			pt.Update = append(pt.Update, s.Path)
 			d = was.Compared(s.Path, d, true)
 		default:
