@@ -21,7 +21,7 @@ import (
 // staxCommand is an exec.Cmd that runs stax with args in env: the test
 // binary itself, which TestMain turns into stax, so that no test builds
 // and links another binary.
-func staxCommand(t *testing.T, env []string, args ...string) *exec.Cmd {
+func staxCommand(t testing.TB, env []string, args ...string) *exec.Cmd {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
