@@ -4,8 +4,9 @@
 # loopback holds one package of SKILLS generated skills of about SIZE
 # bytes each; every run starts with a new $STAX_HOME, and the server ends
 # on an empty stdin once it is ready to serve. BenchmarkMCPPackageCold
-# (cmd/stax) times the same two in one process, where the collector marks
-# the test's heap too; this times what a user runs.
+# (cmd/stax) times the same two as processes too, but of the test binary
+# (which also initialises what the tests import) against a registry in
+# the test process; this times the binary a user runs, and compares two.
 #
 #   STAX=bin/stax bash bench/mcp.sh
 #   STAX=bin/stax BEFORE=/tmp/stax-before RUNS=15 bash bench/mcp.sh
