@@ -43,10 +43,11 @@ func TestHeapFloorOfTheCommandRun(t *testing.T) {
 // TestBenchmarksLeaveTheCollector.
 const benchChildEnv = "STAX_TEST_BENCH_CHILD"
 
-// The benchmarks run stax in the test process, whose collector is the
-// test's (the registry's too): they do not give it the binary's heap
-// floor, as docs/performance.md says. The test runs in a process of its
-// own without GOGC, which make unit sets and under which no floor is set.
+// The benchmarks that run stax in the test process (all but
+// BenchmarkMCPPackageCold, which runs it as processes), whose collector
+// is the test's (the registry's too), do not give it the binary's heap
+// floor. The test runs in a process of its own without GOGC, which make
+// unit sets and under which no floor is set.
 func TestBenchmarksLeaveTheCollector(t *testing.T) {
 	if os.Getenv(benchChildEnv) == "" {
 		self, err := os.Executable()
