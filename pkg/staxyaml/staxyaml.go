@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/internal/regularfile"
 	"github.com/stax-dev/stax/pkg/errdefs"
 	"github.com/stax-dev/stax/pkg/reference"
@@ -210,13 +211,17 @@ func Write(path string, def *Definition, overwrite bool) error {
 }
 
 // WriteFile creates path with data, the content of a stax.yaml. It
-// refuses to replace an existing file unless overwrite is set.
+// refuses to replace an existing file unless overwrite is set; then it
+// replaces it in one step, so a crash leaves the old file or the new,
+// never the old one cut short.
 func WriteFile(path string, data []byte, overwrite bool) error {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if overwrite {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+			return errdefs.MarkLocal(fmt.Errorf("write %s: %w", path, err))
+		}
+		return nil
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return errdefs.Invalid(fmt.Errorf("%s already exists: edit it, or pass --force to replace it", path))
 	}

@@ -2,6 +2,7 @@ package staxyaml_test
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -192,4 +193,27 @@ func withoutLines(deps []staxyaml.Dependency) []staxyaml.Dependency {
 		out[i].Line = 0
 	}
 	return out
+}
+
+// WriteFile with overwrite (stax init --force) replaces stax.yaml in one
+// step: a reader holding the old file reads it whole, as a crash midway
+// would leave it, never the old file cut short by a truncation.
+func TestWriteFileReplacesInOneStep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), staxyaml.FileName)
+	old := "install:\n  sources: [ghcr.io/acme/org-skills:2.0.0]\n"
+	filetest.WriteFile(t, path, old)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := staxyaml.WriteFile(path, []byte("name: demo\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(f); err != nil || string(got) != old {
+		t.Errorf("the stax.yaml replaced, as its reader saw it: %q, %v; want the old content whole (a temporary file renamed over it)", got, err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "name: demo\n" {
+		t.Errorf("stax.yaml after WriteFile with overwrite: %q", got)
+	}
 }
