@@ -72,8 +72,8 @@ func (d *Dependency) UnmarshalYAML(node *yaml.Node) error {
 	}
 	if node.Kind == yaml.MappingNode {
 		// Decoding here does not inherit the file's strictness.
-		for i := 0; i < len(node.Content); i += 2 {
-			if k := node.Content[i]; !slices.Contains(dependencyKeys, k.Value) {
+		for _, k := range keysOf(node) {
+			if !slices.Contains(dependencyKeys, k.Value) {
 				return yamlerr.UnknownKey(k.Line, k.Value, dependencyKeys)
 			}
 		}

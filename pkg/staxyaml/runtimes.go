@@ -185,10 +185,38 @@ func knownKeys(node *yaml.Node, what string, keys ...string) error {
 	if node.Kind != yaml.MappingNode {
 		return yamlerr.At(node.Line, fmt.Errorf("%s must be a mapping of %s", what, strings.Join(keys, ", ")))
 	}
-	for i := 0; i < len(node.Content); i += 2 {
-		if k := node.Content[i]; !slices.Contains(keys, k.Value) {
+	for _, k := range keysOf(node) {
+		if !slices.Contains(keys, k.Value) {
 			return yamlerr.UnknownKey(k.Line, k.Value, keys)
 		}
 	}
 	return nil
+}
+
+// keysOf are the keys of mapping node as the decoder reads them, which is
+// how the top level of stax.yaml is checked: a merge key (<<) is none of
+// them, the keys of the mappings it names are. A merge of anything else
+// is left to the decoder to refuse.
+func keysOf(node *yaml.Node) []*yaml.Node {
+	var keys []*yaml.Node
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k, v := node.Content[i], node.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!merge" {
+			keys = append(keys, k)
+			continue
+		}
+		merged := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			merged = v.Content
+		}
+		for _, m := range merged {
+			if m.Kind == yaml.AliasNode && m.Alias != nil {
+				m = m.Alias
+			}
+			if m.Kind == yaml.MappingNode {
+				keys = append(keys, keysOf(m)...)
+			}
+		}
+	}
+	return keys
 }
