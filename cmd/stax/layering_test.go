@@ -652,8 +652,8 @@ func TestLayoutDependencies(t *testing.T) {
 
 	missing := filepath.Join(root, "nowhere")
 	r = runStax(t, "pull", "oci:"+missing+":1")
-	if r.Code != 4 || !strings.Contains(r.Stderr, "no OCI layout at "+missing) {
-		t.Errorf("missing layout: %d %s", r.Code, r.Stderr)
+	if r.Code != 2 || !strings.Contains(r.Stderr, "no OCI layout at "+missing) || !strings.Contains(r.Stderr, "name the directory of an OCI layout") {
+		t.Errorf("missing layout: exit %d, want 2 (the file system's), the path and the fix\n%s", r.Code, r.Stderr)
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Error("reading a missing layout created it")

@@ -434,13 +434,18 @@ func (r *resolver) locate(d declaration.Declaration, key string, ref reference.R
 // locateLayout finds the manifest ref, an oci: layout's reference, names
 // there, in decl's range. A dependency's layout must already be there.
 func (r *resolver) locateLayout(decl string, ref reference.Reference, path []string) (*looked, error) {
-	if info, err := os.Stat(ref.Layout); err != nil || !info.IsDir() {
-		return nil, errdefs.Resolution(fmt.Errorf("%s: no OCI layout at %s", chain(path), ref.Layout))
+	if err := statDirectory(ref.Layout, "OCI layout", "name the directory of an OCI layout (stax pack -t oci:DIR:TAG writes one), or a registry reference", path); err != nil {
+		return nil, err
 	}
 	t, err := r.opts.Source.Open(r.ctx, ref)
 	if err != nil {
-		// A directory that is not a layout is as unresolved as a missing one.
-		return nil, errdefs.Reclassify(errdefs.Unresolved, resolutionError(path, err))
+		// A directory the store refuses as a layout is refused as a
+		// missing one is: the file system's.
+		class := errdefs.Unresolved
+		if errdefs.Of(err) == errdefs.InvalidArgument {
+			class = errdefs.Local
+		}
+		return nil, errdefs.Reclassify(class, resolutionError(path, err))
 	}
 	r.graph.targets = append(r.graph.targets, t)
 	l := &looked{t: t, local: true}
@@ -595,16 +600,26 @@ func (d dependencies) Resolve(ctx context.Context, p *staxyaml.Project, build pa
 	return deps, err
 }
 
+// statDirectory checks that dir, the local path of a declaration on path
+// (a package directory or an oci: layout), is a directory. One that is
+// not is the file system's answer (exit 2), not a package that failed to
+// resolve: the error names what it looked for where, and fix.
+func statDirectory(dir, what, fix string, path []string) error {
+	info, err := os.Stat(dir)
+	if err == nil && info.IsDir() {
+		return nil
+	}
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		err = fmt.Errorf("no %s at %s: %s", what, dir, fix)
+	}
+	return errdefs.MarkLocal(fmt.Errorf("%s: %w", chain(path), err))
+}
+
 // build resolves a package directory's own dependencies, then builds it
 // into a temporary layout recording them.
 func (r *resolver) build(decl, key, dir string, path []string) (*Node, error) {
-	// A path that is not a directory is the file system's answer, not a
-	// package that failed to resolve.
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			err = fmt.Errorf("no package directory at %s: name a directory that holds the package's skills, or a registry reference", dir)
-		}
-		return nil, errdefs.MarkLocal(fmt.Errorf("%s: %w", chain(path), err))
+	if err := statDirectory(dir, "package directory", "name a directory that holds the package's skills, or a registry reference", path); err != nil {
+		return nil, err
 	}
 	p, err := staxyaml.Open(dir)
 	if err != nil {
