@@ -221,16 +221,20 @@ func TestHiddenTextInNamesIsRefused(t *testing.T) {
 }
 
 // The frontmatter inspect prints is a package's, from outside: hidden
-// text in it is printed escaped, as every other value inspect prints.
+// text in it is printed escaped, as every other value inspect prints. A
+// tab is ordinary text in a line, and is printed as a tab.
 func TestInspectEscapesFrontmatter(t *testing.T) {
 	t.Parallel()
 	reg := registrytest.New(t)
 	useHome(t)
 	ref := reg.Host + "/evil/skills:1"
-	skillMD := "---\nname: hello\ndescription: Say hello. Use when greeting someone.\nnote: rm -rf \u202E/tmp/ok\n---\nbody\n"
+	skillMD := "---\nname: hello\ndescription: Say hello. Use when greeting someone.\nnote: rm -rf \u202E/tmp/ok\nusage: say\thello\n---\nbody\n"
 	pushForeignLayer(t, ref, foreignLayerOf(t, skillMD), "application/vnd.stax.config.v1+json", "application/vnd.stax.package.v1")
 	r := runStax(t, "inspect", ref)
 	if r.Code != 0 || !strings.Contains(r.Stdout, `note: rm -rf \u202e/tmp/ok`) || strings.Contains(r.Stdout, "\u202E") {
 		t.Fatalf("exit %d, want the frontmatter printed with U+202E escaped:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stdout, "usage: |-\n        say\thello\n") {
+		t.Errorf("want the frontmatter's tab printed as a tab:\n%s", r.Stdout)
 	}
 }

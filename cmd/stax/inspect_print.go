@@ -76,18 +76,39 @@ func printInspect(w io.Writer, r *workflow.InspectResult) error {
 		}
 		printSiblings(w, s.Stateful)
 		if len(s.Frontmatter) > 0 {
-			fm, err := yaml.Marshal(s.Frontmatter)
+			fm, err := frontmatterYAML(s.Frontmatter)
 			if err != nil {
 				return err
 			}
 			// yaml quotes controls but writes format characters
 			// (bidirectional overrides, zero-width ones) as they are.
 			for _, line := range strings.Split(strings.TrimRight(string(fm), "\n"), "\n") {
-				fmt.Fprintf(w, "    %s\n", esc(line))
+				fmt.Fprintf(w, "    %s\n", termtext.EscapeLines(line))
 			}
 		}
 	}
 	return nil
+}
+
+// frontmatterYAML is fm as YAML, a string that holds a tab written as a
+// literal block: yaml double-quotes it otherwise, the tab written \t,
+// where a tab is ordinary text, as in the SKILL.md it came from.
+func frontmatterYAML(fm map[string]any) ([]byte, error) {
+	var doc yaml.Node
+	if err := doc.Encode(fm); err != nil {
+		return nil, err
+	}
+	var literal func(n *yaml.Node)
+	literal = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && strings.Contains(n.Value, "\t") {
+			n.Style = yaml.LiteralStyle
+		}
+		for _, c := range n.Content {
+			literal(c)
+		}
+	}
+	literal(&doc)
+	return yaml.Marshal(&doc)
 }
 
 func sortedKeys(m map[string]string) []string {
