@@ -62,8 +62,7 @@ func (c *Cache) Prune(ctx context.Context, keep []string, dryRun bool) (CachePru
 		if m == nil || !e.IsDir() || kept[m[1]] {
 			continue
 		}
-		size := dirSize(dir)
-		removed, err := c.removeRepository(ctx, m[1], dir, dryRun)
+		removed, size, err := c.removeRepository(ctx, m[1], dir, dryRun)
 		if err != nil {
 			return out, err
 		}
@@ -77,10 +76,12 @@ func (c *Cache) Prune(ctx context.Context, keep []string, dryRun bool) (CachePru
 }
 
 // removeRepository removes the cached repository dir, whose lock is named
-// by key, unless another stax holds that lock; it says whether it did. A
-// dry run takes the lock too, and removes nothing: it says what a prune
-// would remove now.
-func (c *Cache) removeRepository(ctx context.Context, key, dir string, dryRun bool) (bool, error) {
+// by key, unless another stax holds that lock; it says whether it did, and
+// the size it removed. A dry run takes the lock too, and removes nothing:
+// it says what a prune would remove now. The size is measured under the
+// lock, which a fetch into dir holds too, and dir may be gone by then:
+// another prune removed it while this one listed the cache.
+func (c *Cache) removeRepository(ctx context.Context, key, dir string, dryRun bool) (bool, int64, error) {
 	// The lock is tried, not waited for: a prune holds the local store's
 	// lock, which a stax using the repository may be about to ask for.
 	tryCtx, cancel := context.WithCancel(ctx)
@@ -88,22 +89,26 @@ func (c *Cache) removeRepository(ctx context.Context, key, dir string, dryRun bo
 	unlock, err := filelock.Lock(tryCtx, c.LockDir, lockName(key), "pruning the git cache", nil)
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() == nil {
-			return false, nil // tried, not waited for: another stax holds it
+			return false, 0, nil // tried, not waited for: another stax holds it
 		}
-		return false, fmt.Errorf("prune the git cache %s: %w", c.Dir, err)
+		return false, 0, fmt.Errorf("prune the git cache %s: %w", c.Dir, err)
 	}
 	defer unlock()
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return false, 0, nil
+	}
+	size := dirSize(dir)
 	if dryRun {
-		return true, nil
+		return true, size, nil
 	}
 	aside := filepath.Join(c.Dir, prunedPrefix+key)
 	if err := os.Rename(dir, aside); err != nil {
-		return false, errdefs.MarkLocal(fmt.Errorf("prune the git cache %s: %w", c.Dir, err))
+		return false, 0, errdefs.MarkLocal(fmt.Errorf("prune the git cache %s: %w", c.Dir, err))
 	}
 	if err := os.RemoveAll(aside); err != nil {
-		return false, errdefs.MarkLocal(fmt.Errorf("prune the git cache %s: %w", c.Dir, err))
+		return false, 0, errdefs.MarkLocal(fmt.Errorf("prune the git cache %s: %w", c.Dir, err))
 	}
-	return true, nil
+	return true, size, nil
 }
 
 // dirSize is the size of the regular files under dir; what cannot be

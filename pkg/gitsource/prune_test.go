@@ -2,9 +2,11 @@ package gitsource
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -93,5 +95,43 @@ func TestCachePruneReportsALockItCannotTake(t *testing.T) {
 		if err == nil || errdefs.Of(err) != errdefs.Local {
 			t.Errorf("prune (dry run %v) with no lock directory: %+v, %v; want a local file system error", dryRun, pruned, err)
 		}
+	}
+}
+
+// Two prunes at once remove each repository once between them, and count
+// it and its size once: each measures a repository under its lock, and
+// one the other removed while it waited is not there to count, not a
+// failure to move it aside.
+func TestCachePrunesAtOnceCountEachRepositoryOnce(t *testing.T) {
+	c := NewCache(t.TempDir())
+	const n, size = 200, 100
+	for i := range n {
+		dir := filepath.Join(c.Dir, repoKey(fmt.Sprintf("https://git.example.com/r%d.git", i))+".git", "objects")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "pack"), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var (
+		wg     sync.WaitGroup
+		pruned [2]CachePruned
+		errs   [2]error
+	)
+	for i := range pruned {
+		wg.Go(func() { pruned[i], errs[i] = c.Prune(context.Background(), nil, false) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("prune %d: %v", i, err)
+		}
+	}
+	if got := pruned[0].Repositories + pruned[1].Repositories; got != n {
+		t.Errorf("the prunes removed %d repositories between them (%+v), want %d", got, pruned, n)
+	}
+	if got := pruned[0].Bytes + pruned[1].Bytes; got != n*size {
+		t.Errorf("the prunes counted %d bytes between them (%+v), want %d", got, pruned, n*size)
 	}
 }
