@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -379,8 +380,9 @@ func (t stallErrors) RoundTrip(req *http.Request) (*http.Response, error) {
 // beforeTLS calls hook before a request that goes out over TLS (see
 // Options.BeforeTLS): one to an https URL, or any through an HTTPS proxy.
 type beforeTLS struct {
-	next http.RoundTripper
-	hook func()
+	next  http.RoundTripper
+	hook  func()
+	proxy func(*http.Request) (*url.URL, error)
 }
 
 func (t beforeTLS) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -391,10 +393,18 @@ func (t beforeTLS) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (t beforeTLS) proxiedOverTLS(req *http.Request) bool {
-	tr, ok := t.next.(*http.Transport)
-	if !ok || tr.Proxy == nil {
+	if t.proxy == nil {
 		return false
 	}
-	proxy, err := tr.Proxy(req)
+	proxy, err := t.proxy(req)
 	return err == nil && proxy != nil && proxy.Scheme == "https"
+}
+
+// proxyOf is how the transport rt chooses the proxy of a request; nil
+// when it is not an *http.Transport or uses none.
+func proxyOf(rt http.RoundTripper) func(*http.Request) (*url.URL, error) {
+	if t, ok := rt.(*http.Transport); ok {
+		return t.Proxy
+	}
+	return nil
 }

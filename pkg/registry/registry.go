@@ -91,10 +91,11 @@ type Client struct {
 
 // New builds a Client from opts.
 func New(opts Options) (*Client, error) {
-	base, err := baseTransport(opts)
+	inner, err := baseTransport(opts)
 	if err != nil {
 		return nil, err
 	}
+	base := inner
 	creds, err := credentialStore(opts.RegistryConfig)
 	if err != nil {
 		return nil, err
@@ -114,6 +115,11 @@ func New(opts Options) (*Client, error) {
 	if opts.Trace != nil {
 		// Below the retries, so that each attempt is traced.
 		base = newTracing(base, opts.Trace, sent)
+	}
+	if opts.BeforeTLS != nil {
+		// Above the tracing, which reads the proxy from the transport
+		// below it.
+		base = beforeTLS{next: base, hook: opts.BeforeTLS, proxy: proxyOf(inner)}
 	}
 	retries := retrying{
 		next:   stallErrors{next: base, timeout: timeout},
@@ -140,14 +146,6 @@ func New(opts Options) (*Client, error) {
 const maxCAFileSize = 4 << 20
 
 func baseTransport(opts Options) (http.RoundTripper, error) {
-	t, err := innerTransport(opts)
-	if err != nil || opts.BeforeTLS == nil {
-		return t, err
-	}
-	return beforeTLS{next: t, hook: opts.BeforeTLS}, nil
-}
-
-func innerTransport(opts Options) (http.RoundTripper, error) {
 	if opts.Transport != nil {
 		return opts.Transport, nil
 	}

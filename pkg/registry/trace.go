@@ -36,11 +36,7 @@ type tracing struct {
 }
 
 func newTracing(next http.RoundTripper, out io.Writer, sent *secrets) tracing {
-	t := tracing{next: next, out: out, secrets: sent, mu: &sync.Mutex{}, seq: &atomic.Int64{}}
-	if base, ok := next.(*http.Transport); ok {
-		t.proxy = base.Proxy
-	}
-	return t
+	return tracing{next: next, out: out, secrets: sent, proxy: proxyOf(next), mu: &sync.Mutex{}, seq: &atomic.Int64{}}
 }
 
 func (t tracing) RoundTrip(req *http.Request) (*http.Response, error) {

@@ -128,3 +128,36 @@ func TestTraceEscapesHeaders(t *testing.T) {
 		t.Errorf("the trace does not show the header escaped:\n%q", got)
 	}
 }
+
+// A trace names the proxy a request goes through, as the command sets
+// the client up (with BeforeTLS): the proxy is half of what a trace is
+// read for.
+func TestTraceShowsProxy(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.New(t)
+	// The registry is its own proxy: it serves a request in proxy form.
+	proxyURL, err := url.Parse(reg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace syncBuffer
+	c, err := registry.New(registry.Options{
+		RegistryConfig: filepath.Join(t.TempDir(), "config.json"),
+		Transport:      &http.Transport{Proxy: http.ProxyURL(proxyURL)},
+		Trace:          &trace,
+		BeforeTLS:      func() {},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Registry(reg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := trace.String(), "> [1] via proxy "+reg.URL+"\n"; !strings.Contains(got, want) {
+		t.Errorf("the trace has no %q:\n%s", want, got)
+	}
+}
