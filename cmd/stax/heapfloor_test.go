@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"os/exec"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -39,28 +37,18 @@ func TestHeapFloorOfTheCommandRun(t *testing.T) {
 	}
 }
 
-// benchChildEnv marks the test binary run again by
-// TestBenchmarksLeaveTheCollector.
-const benchChildEnv = "STAX_TEST_BENCH_CHILD"
-
 // The benchmarks that run stax in the test process (all but
 // BenchmarkMCPPackageCold, which runs it as processes), whose collector
 // is the test's (the registry's too), do not give it the binary's heap
 // floor. The test runs in a process of its own without GOGC, which make
 // unit sets and under which no floor is set.
 func TestBenchmarksLeaveTheCollector(t *testing.T) {
-	if os.Getenv(benchChildEnv) == "" {
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(self, "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
-		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+	withoutGOGC := func(env []string) []string {
+		return slices.DeleteFunc(env, func(kv string) bool {
 			return strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=")
-		}), benchChildEnv+"=1")
-		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-			t.Fatalf("%s in a process of its own: %v\n%s", t.Name(), err, out)
-		}
+		})
+	}
+	if !inOwnProcess(t, withoutGOGC) {
 		return
 	}
 	mustRun(t, "version")

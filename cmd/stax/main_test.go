@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +37,32 @@ func TestMain(m *testing.M) {
 	// through curl, does unless told not to.
 	os.Setenv("no_proxy", "127.0.0.1,localhost")
 	os.Exit(runTests(m))
+}
+
+// ownProcessEnv names the test the test binary is run again for by
+// inOwnProcess.
+const ownProcessEnv = "STAX_TEST_OWN_PROCESS"
+
+// inOwnProcess reports whether t runs in a process of its own, for a
+// test of what a process sets up once (the collector's settings, the
+// system's roots). If it does not, it runs t in one, the test binary run
+// again with the environment env makes of this one's, fails t unless it
+// passed there, and returns false: t then returns.
+func inOwnProcess(t *testing.T, env func([]string) []string) bool {
+	t.Helper()
+	if os.Getenv(ownProcessEnv) == t.Name() {
+		return true
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(env(os.Environ()), ownProcessEnv+"="+t.Name())
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("%s in a process of its own: %v\n%s", t.Name(), err, out)
+	}
+	return false
 }
 
 // runAsStaxEnv makes the test binary run stax's main instead of the tests.

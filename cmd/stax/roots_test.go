@@ -3,38 +3,26 @@ package main
 import (
 	"crypto/x509"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"golang.org/x/crypto/x509roots/fallback/bundle"
 )
 
-// fallbackChildEnv marks the test binary run again by
-// TestFallbackRootsOnFirstTLSRequest.
-const fallbackChildEnv = "STAX_TEST_FALLBACK_CHILD"
-
 // Where the system has no roots, as in the container image, stax trusts
 // the roots compiled into it from its first TLS request on, and not
 // before: a command that makes none does not pay for parsing them.
 func TestFallbackRootsOnFirstTLSRequest(t *testing.T) {
-	if os.Getenv(fallbackChildEnv) == "" {
-		// Go reads the system's roots once a process: the test runs in a
-		// process of its own, whose system has none.
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		none := filepath.Join(t.TempDir(), "none.pem")
-		if err := os.WriteFile(none, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(self, "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), fallbackChildEnv+"=1", "SSL_CERT_FILE="+none, "SSL_CERT_DIR="+t.TempDir())
-		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-			t.Fatalf("%s in a process of its own: %v\n%s", t.Name(), err, out)
-		}
+	// Go reads the system's roots once a process: the test runs in a
+	// process of its own, whose system has none.
+	none := filepath.Join(t.TempDir(), "none.pem")
+	if err := os.WriteFile(none, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noRoots := func(env []string) []string {
+		return append(env, "SSL_CERT_FILE="+none, "SSL_CERT_DIR="+t.TempDir())
+	}
+	if !inOwnProcess(t, noRoots) {
 		return
 	}
 	useHome(t)
