@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,13 @@ func TestVerifyInstalledHintWithoutALock(t *testing.T) {
 	args := strings.Fields(hint)
 	if r.Code != 6 || len(args) < 2 || args[0] != "stax" || !strings.Contains(hint, "--no-save REF") {
 		t.Fatalf("verify --installed with no stax.lock: exit %d, want 6 and an install --no-save of the package\n%s", r.Code, r.Stderr)
+	}
+	j := runStax(t, "verify", "--installed", "--dir", proj, "--output", "json")
+	var res struct {
+		NoLock *bool `json:"noLock"`
+	}
+	if err := json.Unmarshal([]byte(j.Stdout), &res); err != nil || res.NoLock == nil || !*res.NoLock {
+		t.Errorf("verify --installed --output json with no stax.lock: %v, want noLock true\n%s", err, j.Stdout)
 	}
 	for i, a := range args {
 		if a == "REF" {
