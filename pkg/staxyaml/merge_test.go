@@ -49,3 +49,20 @@ install:
 		}
 	}
 }
+
+// A merge that names the mapping it is in, an alias to its own anchor, is
+// refused as the decoder refuses it, in every section whose keys are
+// checked by hand: reading the keys it merges in follows each mapping
+// once, and does not recurse until the stack runs out.
+func TestARecursiveMergeIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		"install: &a\n  <<: *a\n",
+		"install:\n  sources:\n    - &a {<<: *a, ref: ghcr.io/acme/a}\n",
+		"install:\n  runtimes:\n    - &a {<<: [*a], name: zed, project: .zed/skills, user: .zed/skills}\n",
+	} {
+		if _, err := staxyaml.Parse("stax.yaml", []byte(body)); err == nil {
+			t.Errorf("%q: parsed, want the recursive merge refused", body)
+		}
+	}
+}

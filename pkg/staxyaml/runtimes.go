@@ -196,27 +196,38 @@ func knownKeys(node *yaml.Node, what string, keys ...string) error {
 // keysOf are the keys of mapping node as the decoder reads them, which is
 // how the top level of stax.yaml is checked: a merge key (<<) is none of
 // them, the keys of the mappings it names are. A merge of anything else
-// is left to the decoder to refuse.
+// is left to the decoder to refuse. Each mapping is read once: an alias
+// may name a mapping that merges it (the decoder refuses that), or one
+// merged many times over.
 func keysOf(node *yaml.Node) []*yaml.Node {
 	var keys []*yaml.Node
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		k, v := node.Content[i], node.Content[i+1]
-		if k.Kind != yaml.ScalarNode || k.Tag != "!!merge" {
-			keys = append(keys, k)
-			continue
+	seen := map[*yaml.Node]bool{}
+	var read func(n *yaml.Node)
+	read = func(n *yaml.Node) {
+		if seen[n] {
+			return
 		}
-		merged := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			merged = v.Content
-		}
-		for _, m := range merged {
-			if m.Kind == yaml.AliasNode && m.Alias != nil {
-				m = m.Alias
+		seen[n] = true
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.Tag != "!!merge" {
+				keys = append(keys, k)
+				continue
 			}
-			if m.Kind == yaml.MappingNode {
-				keys = append(keys, keysOf(m)...)
+			merged := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				merged = v.Content
+			}
+			for _, m := range merged {
+				if m.Kind == yaml.AliasNode && m.Alias != nil {
+					m = m.Alias
+				}
+				if m.Kind == yaml.MappingNode {
+					read(m)
+				}
 			}
 		}
 	}
+	read(node)
 	return keys
 }
