@@ -216,6 +216,8 @@ func Write(path string, def *Definition, overwrite bool) error {
 // never the old one cut short.
 func WriteFile(path string, data []byte, overwrite bool) error {
 	if overwrite {
+		// A temporary file that is not fresh was left by a killed write.
+		atomicfile.RemoveStale(path)
 		if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 			return errdefs.MarkLocal(fmt.Errorf("write %s: %w", path, err))
 		}

@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stax-dev/stax/internal/atomicfile"
 	"github.com/stax-dev/stax/internal/filetest"
 	"github.com/stax-dev/stax/pkg/declaration"
 	"github.com/stax-dev/stax/pkg/staxyaml"
@@ -215,5 +217,28 @@ func TestWriteFileReplacesInOneStep(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != "name: demo\n" {
 		t.Errorf("stax.yaml after WriteFile with overwrite: %q", got)
+	}
+}
+
+// A stax init --force killed before its rename leaves its temporary file
+// beside stax.yaml; the next one removes it, as an install does stax.lock's.
+func TestWriteFileRemovesAKilledWritesTemporary(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, staxyaml.FileName)
+	filetest.WriteFile(t, path, "name: old\n")
+	left := filepath.Join(dir, "."+staxyaml.FileName+"1234567890")
+	if !atomicfile.IsTemporary(filepath.Base(left), staxyaml.FileName) {
+		t.Fatalf("%s is not named as the writer names its temporaries", left)
+	}
+	filetest.WriteFile(t, left, "name: half")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(left, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := staxyaml.WriteFile(path, []byte("name: demo\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed write's %s is still there (%v)", left, err)
 	}
 }
