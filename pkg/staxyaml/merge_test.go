@@ -43,6 +43,12 @@ install:
 		"install:\n  <<: {scoep: user}\n",
 		"install:\n  sources:\n    - {<<: {rfe: ghcr.io/acme/a}, ref: ghcr.io/acme/b}\n",
 		"install:\n  runtimes:\n    - {<<: {usr: .x/skills}, name: zed, project: .zed/skills, user: .zed/skills}\n",
+		// Only << merges: another key tagged !!merge is a key, as the
+		// decoder reads it.
+		"!!merge nmae: {name: demo}\n",
+		"install:\n  !!merge scoep: {scope: user}\n",
+		"install:\n  sources:\n    - {!!merge rfe: {ref: ghcr.io/acme/a}, ref: ghcr.io/acme/b}\n",
+		"install:\n  runtimes:\n    - {!!merge usr: {user: .x/skills}, name: zed, project: .zed/skills, user: .zed/skills}\n",
 	} {
 		if _, err := staxyaml.Parse("stax.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "unknown key") {
 			t.Errorf("%q: %v, want the merged key refused as unknown", bad, err)
