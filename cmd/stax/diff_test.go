@@ -484,11 +484,10 @@ func TestDiffBadReference(t *testing.T) {
 	dir := writeTree(t, diffBase())
 	missing := filepath.Join(t.TempDir(), "nothing")
 	tests := map[string][]string{
-		"invalid reference":  {"diff", "Not A Reference!", dir},
-		"uppercase":          {"diff", dir, "Acme/Skills:1"},
-		"missing OCI layout": {"diff", dir, "oci:" + missing + ":1"},
-		"one argument":       {"diff", dir},
-		"bad --max-size":     {"diff", dir, dir, "--max-size", "lots"},
+		"invalid reference": {"diff", "Not A Reference!", dir},
+		"uppercase":         {"diff", dir, "Acme/Skills:1"},
+		"one argument":      {"diff", dir},
+		"bad --max-size":    {"diff", dir, dir, "--max-size", "lots"},
 	}
 	for _, name := range slices.Sorted(maps.Keys(tests)) {
 		t.Run(name, func(t *testing.T) {
@@ -497,5 +496,9 @@ func TestDiffBadReference(t *testing.T) {
 				t.Errorf("exit %d, want %d\n%s", r.Code, exitcode.Validation, r.Stderr)
 			}
 		})
+	}
+	// A layout that is not there is the file system's error.
+	if r := runStax(t, "diff", dir, "oci:"+missing+":1"); r.Code != exitcode.FileSystem || !strings.Contains(r.Stderr, "no OCI layout at "+missing) {
+		t.Errorf("diff against a missing OCI layout: exit %d, want %d\n%s", r.Code, exitcode.FileSystem, r.Stderr)
 	}
 }

@@ -130,7 +130,7 @@ func TestInspectErrors(t *testing.T) {
 	}{
 		// A registry reference is the registry's to resolve: a closed loopback port.
 		{"127.0.0.1:9/nothing:1.0", 3, "cannot reach 127.0.0.1:9"},
-		{"oci:/does/not/exist", 1, "OCI layout"},
+		{"oci:/does/not/exist", 2, "no OCI layout at /does/not/exist"},
 		{"Upper/Case", 1, "lowercase"},
 	}
 	for _, tt := range tests {

@@ -39,8 +39,8 @@ func TestReadingANonLayoutDirectoryWritesNothing(t *testing.T) {
 	for name, args := range commands {
 		t.Run(name, func(t *testing.T) {
 			missing := runStax(t, args(t, "oci:"+filepath.Join(t.TempDir(), "missing")+":1")...)
-			if missing.Code == 0 {
-				t.Fatalf("a missing layout: exit 0")
+			if missing.Code != 2 || !strings.Contains(missing.Stderr, "no OCI layout at") {
+				t.Fatalf("a missing layout: exit %d, want 2 (the file system's) and where it looked: %s", missing.Code, missing.Stderr)
 			}
 			notLayout := t.TempDir()
 			filetest.WriteFile(t, filepath.Join(notLayout, "passwd"), "root:x:0:0:root:/root:/bin/sh\n")

@@ -263,7 +263,7 @@ func TestVerifyMissingLayoutCreatesNothing(t *testing.T) {
 		{"sign", "oci:" + layout + ":1.0.0", "--key", priv},
 	} {
 		r := runStax(t, args...)
-		if r.Code != 1 || !strings.Contains(r.Stderr, "OCI layout "+layout) {
+		if r.Code != 2 || !strings.Contains(r.Stderr, "no OCI layout at "+layout) {
 			t.Errorf("%s: exit %d, %s", args[0], r.Code, r.Stderr)
 		}
 		if _, err := os.Stat(layout); !os.IsNotExist(err) {

@@ -78,7 +78,7 @@ func TestValidateAgainstErrors(t *testing.T) {
 		t.Errorf("exit %d: %s", r.Code, r.Stderr)
 	}
 	r = runStax(t, "validate", examples, "--against", "oci:"+filepath.Join(t.TempDir(), "none"))
-	if r.Code != 1 {
+	if r.Code != 2 || !strings.Contains(r.Stderr, "no OCI layout at") {
 		t.Errorf("missing layout: exit %d: %s", r.Code, r.Stderr)
 	}
 }

@@ -198,8 +198,8 @@ func TestCheckFailures(t *testing.T) {
 
 	missing := filepath.Join(t.TempDir(), "none")
 	_, err = bumprule.Check(ctx, source.Options{Opener: opener, Scope: source.RemoteOnly}, "oci:"+missing+":1.0.0", mustParse(t, repo+":2.0.0"), build(t, opener, changed.write(t)).Built)
-	if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), "OCI layout "+missing) {
-		t.Errorf("against a missing layout: %v (class %v), want an invalid-argument error naming it", err, errdefs.Of(err))
+	if errdefs.Of(err) != errdefs.Local || !strings.Contains(err.Error(), "no OCI layout at "+missing) {
+		t.Errorf("against a missing layout: %v (class %v), want the file system's error naming it", err, errdefs.Of(err))
 	}
 
 	// The published skills layer is only read when a skill changed.

@@ -434,15 +434,12 @@ func (r *resolver) locate(d declaration.Declaration, key string, ref reference.R
 // locateLayout finds the manifest ref, an oci: layout's reference, names
 // there, in decl's range. A dependency's layout must already be there.
 func (r *resolver) locateLayout(decl string, ref reference.Reference, path []string) (*looked, error) {
-	if err := statDirectory(ref.Layout, "OCI layout", "name the directory of an OCI layout (stax pack -t oci:DIR:TAG writes one), or a registry reference", path); err != nil {
-		return nil, err
-	}
 	t, err := r.opts.Source.Open(r.ctx, ref)
 	if err != nil {
-		// A directory the store refuses as a layout is refused as a
-		// missing one is: the file system's.
+		// A layout that is not there, or not a layout, is the file
+		// system's error (see store.CheckLayout); the rest, unresolved.
 		class := errdefs.Unresolved
-		if errdefs.Of(err) == errdefs.InvalidArgument {
+		if errdefs.Of(err) == errdefs.Local {
 			class = errdefs.Local
 		}
 		return nil, errdefs.Reclassify(class, resolutionError(path, err))
@@ -600,9 +597,9 @@ func (d dependencies) Resolve(ctx context.Context, p *staxyaml.Project, build pa
 	return deps, err
 }
 
-// statDirectory checks that dir, the local path of a declaration on path
-// (a package directory or an oci: layout), is a directory. One that is
-// not is the file system's answer (exit 2), not a package that failed to
+// statDirectory checks that dir, a package directory a declaration on
+// path names, is a directory (an oci: layout is checked by
+// store.CheckLayout). One that is not is the file system's answer (exit 2), not a package that failed to
 // resolve: the error names what it looked for where, and fix.
 func statDirectory(dir, what, fix string, path []string) error {
 	info, err := os.Stat(dir)

@@ -474,7 +474,7 @@ func TestOpenExact(t *testing.T) {
 
 	missing := filepath.Join(t.TempDir(), "missing")
 	_, err = source.OpenExact(ctx, opener, "oci:"+missing+":1.0.0", false, store.ReadWrite)
-	wantClass(t, "a missing layout", err, errdefs.InvalidArgument, "OCI layout "+missing)
+	wantClass(t, "a missing layout", err, errdefs.Local, "no OCI layout at "+missing)
 	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("OpenExact created the missing layout: %v", err)
 	}

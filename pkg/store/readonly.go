@@ -125,17 +125,23 @@ func readRefs(root *os.Root) (map[string]ocispec.Descriptor, error) {
 }
 
 // CheckLayout says why dir is not an OCI image layout, if it is not: it
-// does not exist, is not a directory, or has no oci-layout file.
+// does not exist, is not a directory, or has no oci-layout file. Each is
+// the file system's error (exit 2), as a package directory that is not
+// there is, whichever command reads the layout.
 func CheckLayout(dir string) error {
+	const fix = "name the directory of an OCI layout, such as one `stax copy REF oci:NEW-DIR` or `stax pack -t oci:NEW-DIR:TAG` writes"
 	info, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errdefs.MarkLocal(fmt.Errorf("no OCI layout at %s: %s", dir, fix))
+	}
 	if err != nil {
-		return errdefs.Invalid(fmt.Errorf("OCI layout %s: %w", dir, err))
+		return errdefs.MarkLocal(fmt.Errorf("OCI layout %s: %w", dir, err))
 	}
 	if !info.IsDir() {
-		return errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout: it is not a directory", dir))
+		return errdefs.MarkLocal(fmt.Errorf("%s is not an OCI image layout: it is not a directory; %s", dir, fix))
 	}
 	if _, err := os.Lstat(filepath.Join(dir, ocispec.ImageLayoutFile)); errors.Is(err, fs.ErrNotExist) {
-		return errdefs.Invalid(fmt.Errorf("%s is not an OCI image layout (no %s file): name the directory of a layout, such as one `stax copy REF oci:NEW-DIR` writes", dir, ocispec.ImageLayoutFile))
+		return errdefs.MarkLocal(fmt.Errorf("%s is not an OCI image layout (no %s file): %s", dir, ocispec.ImageLayoutFile, fix))
 	} else if err != nil {
 		return errdefs.MarkLocal(fmt.Errorf("OCI layout %s: %w", dir, err))
 	}

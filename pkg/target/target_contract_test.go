@@ -221,10 +221,12 @@ func TestOpenLayoutModes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(notLayout, "passwd"), []byte("root:x:0:0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []store.Mode{store.ReadOnly, store.ReadWrite} {
+	// Read, there is no layout there: the file system's error, as a
+	// missing one; written to, the user's files are refused.
+	for mode, class := range map[store.Mode]errdefs.Class{store.ReadOnly: errdefs.Local, store.ReadWrite: errdefs.InvalidArgument} {
 		_, err := opener.Open(ctx, mustParse(t, "oci:"+notLayout+":1"), mode)
-		if errdefs.Of(err) != errdefs.InvalidArgument || !strings.Contains(err.Error(), notLayout+" is not an OCI image layout (no oci-layout file)") {
-			t.Errorf("mode %d: Open a directory of other files = %v", mode, err)
+		if errdefs.Of(err) != class || !strings.Contains(err.Error(), notLayout+" is not an OCI image layout (no oci-layout file)") {
+			t.Errorf("mode %d: Open a directory of other files = %v (class %v), want class %v", mode, err, errdefs.Of(err), class)
 		}
 		if entries, _ := os.ReadDir(notLayout); len(entries) != 1 {
 			t.Errorf("mode %d: %d entries in the directory, want the one that was there", mode, len(entries))
@@ -233,7 +235,7 @@ func TestOpenLayoutModes(t *testing.T) {
 
 	parent := filepath.Join(t.TempDir(), "new")
 	ref := mustParse(t, "oci:"+filepath.Join(parent, "layout")+":1")
-	if _, err := opener.Open(ctx, ref, store.ReadOnly); errdefs.Of(err) != errdefs.InvalidArgument {
+	if _, err := opener.Open(ctx, ref, store.ReadOnly); errdefs.Of(err) != errdefs.Local {
 		t.Errorf("Open a missing layout for reading = %v", err)
 	}
 	if _, err := os.Stat(parent); !os.IsNotExist(err) {
