@@ -599,8 +599,9 @@ func (d dependencies) Resolve(ctx context.Context, p *staxyaml.Project, build pa
 
 // statDirectory checks that dir, a package directory a declaration on
 // path names, is a directory (an oci: layout is checked by
-// store.CheckLayout). One that is not is the file system's answer (exit 2), not a package that failed to
-// resolve: the error names what it looked for where, and fix.
+// store.CheckLayout). One that is not is the file system's answer (exit
+// 2), not a package that failed to resolve: the error names what it
+// looked for where, and fix.
 func statDirectory(dir, what, fix string, path []string) error {
 	info, err := os.Stat(dir)
 	if err == nil && info.IsDir() {
