@@ -2,7 +2,10 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/stax-dev/stax/pkg/errdefs"
@@ -21,7 +24,14 @@ const maxSuggestions = 5
 func (o *Opener) OpenStored(ctx context.Context, ref reference.Reference) (*Target, error) {
 	l, err := store.OpenLayoutReadOnly(ctx, o.StoreDir)
 	if err != nil {
-		return nil, errdefs.Invalid(fmt.Errorf("%s is not in the local store %s (%v)%s", ref.Familiar(), o.StoreDir, err, o.localTagHint(ctx, ref)))
+		why := fmt.Sprintf(" (%v)", err)
+		if _, serr := os.Stat(o.StoreDir); errors.Is(serr, fs.ErrNotExist) {
+			// Nothing was packed or pulled here yet: the tag is not
+			// there, and the store's error, how to name an oci: layout,
+			// is not the user's to read.
+			why = fmt.Sprintf(": pack it with `stax pack -t %s`, or pull it", ref.Familiar())
+		}
+		return nil, errdefs.Invalid(fmt.Errorf("%s is not in the local store %s%s%s", ref.Familiar(), o.StoreDir, why, o.localTagHint(ctx, ref)))
 	}
 	return &Target{GraphTarget: l, Ref: ref, Kind: KindLocal, dir: l.Dir, close: l.Close, cache: o.Layout == "", packedHere: true}, nil
 }
