@@ -210,7 +210,7 @@ func keysOf(node *yaml.Node) []*yaml.Node {
 		seen[n] = true
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if !isMerge(k) {
+			if !yamlerr.IsMerge(k) {
 				keys = append(keys, k)
 				continue
 			}
@@ -230,10 +230,4 @@ func keysOf(node *yaml.Node) []*yaml.Node {
 	}
 	read(node)
 	return keys
-}
-
-// isMerge reports whether k is a merge key as the decoder takes one: <<,
-// untagged or tagged !!merge. Another key tagged !!merge is an ordinary key.
-func isMerge(k *yaml.Node) bool {
-	return k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "" || k.Tag == "!" || k.ShortTag() == "!!merge")
 }

@@ -214,6 +214,13 @@ func typeNamed(v any, name string) reflect.Type {
 	return search(reflect.TypeOf(v))
 }
 
+// IsMerge reports whether k is a merge key as the decoder takes one: <<,
+// untagged or tagged !!merge. Another key tagged !!merge is an ordinary
+// key, and a quoted "<<" a string.
+func IsMerge(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "" || k.Tag == "!" || k.ShortTag() == "!!merge")
+}
+
 // badMergeLine is the line of the first merge key (<<) of doc whose value
 // is not a mapping, an alias of one, or a list of them; 0 when none is.
 func badMergeLine(doc *yaml.Node) int {
@@ -231,7 +238,7 @@ func badMergeLine(doc *yaml.Node) int {
 		if n.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
-				if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+				if IsMerge(k) {
 					ok := isMapping(v)
 					if v.Kind == yaml.SequenceNode {
 						ok = !slices.ContainsFunc(v.Content, func(c *yaml.Node) bool { return !isMapping(c) })

@@ -75,6 +75,9 @@ func TestTranslate(t *testing.T) {
 		{"a merge of a list of lists", "limits: &l\n  cpu: 1\nbackends: []\n<<: [*l, [1]]\n",
 			"line 4: map merge requires map or sequence of maps as the value (after <<, write a mapping, an alias of one (*name), or a list of them)"},
 		{"a merge of a string, nested", "limits:\n  memory: 1G\n  <<: big\n", "line 3: map merge requires"},
+		// Only << merges, as the decoder reads it: a key tagged !!merge is
+		// an ordinary key, whatever its value.
+		{"a merge after a key tagged !!merge", "host: a\n!!merge port: 1\nlimits:\n  <<: big\n", "line 4: map merge requires"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
