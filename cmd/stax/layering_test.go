@@ -659,3 +659,47 @@ func TestLayoutDependencies(t *testing.T) {
 		t.Error("reading a missing layout created it")
 	}
 }
+
+// A layout stax.yaml names by a relative path is the project's: stax
+// install --dir PROJECT from another directory finds it there, as a
+// package directory named so is, and never a layout of that name in the
+// directory it runs in.
+func TestRelativeLayoutOfStaxYAMLIsTheProjects(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	proj := t.TempDir()
+	src := filepath.Join(t.TempDir(), "pkg")
+	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: lay\nversion: 1.0.0\n")
+	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "project lint")})
+	if r := runStax(t, "pack", src, "-t", "oci:"+filepath.Join(proj, "lay")+":1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  runtimes: [claude-code]\n  sources: ['oci:./lay:1.0.0']\n")
+	// The test runs in cmd/stax, not in the project.
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --dir %s of oci:./lay from another directory: exit %d\n%s", proj, r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".claude", "skills", "lint", "SKILL.md")); err != nil {
+		t.Errorf("the skill of the project's layout is not installed: %v", err)
+	}
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
+		t.Errorf("install --frozen --dir %s: exit %d\n%s", proj, r.Code, r.Stderr)
+	}
+
+	// A relative layout on the command line is taken from where stax
+	// runs, and saved in stax.yaml relative to the project.
+	other := t.TempDir()
+	if r := runStax(t, "pack", src, "-t", "oci:"+filepath.Join(other, "lay")+":1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	proj2 := t.TempDir()
+	// In a process of its own, which runs in other.
+	cmd := staxCommand(t, []string{"STAX_HOME=" + home}, "install", "oci:./lay:1.0.0", "--dir", proj2, "--runtime", "claude-code")
+	cmd.Dir = other
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("install oci:./lay --dir %s run in %s: %v\n%s", proj2, other, err, out)
+	}
+	if r := runStax(t, "install", "--dir", proj2); r.Code != 0 {
+		t.Errorf("install --dir %s of the stax.yaml it wrote: exit %d\n%s", proj2, r.Code, r.Stderr)
+	}
+}

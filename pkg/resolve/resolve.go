@@ -268,12 +268,23 @@ func (r *resolver) resolve(d declaration.Declaration, base string, parent []stri
 	if dir != "" {
 		n, err = r.build(d.Written, key, dir, path)
 	} else {
-		n, err = r.fetch(d, key, path)
+		n, err = r.fetch(inBase(d, base), key, path)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return n, nil
+}
+
+// inBase is d with the directory of its oci: layout, when relative, taken
+// from base, as identify takes it for d's key: the project's, for a
+// stax.yaml or a command-line path (source.Declaration), not the
+// directory stax runs in.
+func inBase(d declaration.Declaration, base string) declaration.Declaration {
+	if d.Ref.IsLayout() && !filepath.IsAbs(d.Ref.Layout) {
+		d.Ref.Layout = filepath.Join(base, d.Ref.Layout)
+	}
+	return d
 }
 
 // identify gives a declaration its key (for conflicts), its identity (for
@@ -290,10 +301,7 @@ func (r *resolver) identify(d declaration.Declaration, base string) (key, identi
 		}
 		return dir, dir, dir, nil
 	}
-	ref := d.Ref
-	if ref.IsLayout() && !filepath.IsAbs(ref.Layout) {
-		ref.Layout = filepath.Join(base, ref.Layout)
-	}
+	ref := inBase(d, base).Ref
 	keyRef := ref
 	if keyRef.Tag != "" {
 		keyRef.Digest = ""

@@ -108,15 +108,32 @@ func AmbiguousWarning(arg string) string {
 }
 
 // Declaration turns a command-line package argument into a declaration
-// for resolve.Resolve with base as its base: a directory (by IsDirectory)
-// becomes a path relative to base, starting with "./" or "../", so that
-// it is taken from where the command runs and still reads as a path in
-// stax.lock; a reference is returned as it is.
+// for resolve.Resolve with base as its base: a directory (by IsDirectory),
+// or the directory of an oci: layout, becomes a path relative to base,
+// starting with "./" or "../", so that it is taken from where the command
+// runs and still reads as a path in stax.yaml and stax.lock; a reference
+// is returned as it is.
 func Declaration(arg, base string) (string, error) {
+	if ref, err := reference.Parse(arg); err == nil && ref.IsLayout() {
+		if filepath.IsAbs(ref.Layout) {
+			return arg, nil
+		}
+		if ref.Layout, err = relativeTo(ref.Layout, base); err != nil {
+			return "", err
+		}
+		return ref.String(), nil
+	}
 	if dir, _ := IsDirectory(arg); !dir {
 		return arg, nil
 	}
-	abs, err := filepath.Abs(arg)
+	return relativeTo(arg, base)
+}
+
+// relativeTo is path, relative to where stax runs, relative to base
+// instead: "./" or "../" first, or absolute where no relative path leads
+// there.
+func relativeTo(path, base string) (string, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", errdefs.MarkLocal(err)
 	}
