@@ -703,3 +703,31 @@ func TestRelativeLayoutOfStaxYAMLIsTheProjects(t *testing.T) {
 		t.Errorf("install --dir %s of the stax.yaml it wrote: exit %d\n%s", proj2, r.Code, r.Stderr)
 	}
 }
+
+// stax remove finds a layout stax.yaml lists by its directory, however
+// either spells the path: the command line's oci:lay is saved as
+// oci:./lay, and a stax.yaml written by hand or by an older stax holds
+// oci:lay.
+func TestRemoveLayoutSpelledOtherwise(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	proj := t.TempDir()
+	src := filepath.Join(t.TempDir(), "pkg")
+	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: lay\nversion: 1.0.0\n")
+	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "project lint")})
+	if r := runStax(t, "pack", src, "-t", "oci:"+filepath.Join(proj, "lay")+":1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  runtimes: [claude-code]\n  sources: ['oci:lay:1.0.0']\n")
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
+	}
+	cmd := staxCommand(t, []string{"STAX_HOME=" + home}, "remove", "oci:lay:1.0.0")
+	cmd.Dir = proj
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("remove oci:lay:1.0.0 run in the project: %v\n%s", err, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(proj, "stax.yaml")); strings.Contains(string(data), "lay") {
+		t.Errorf("stax.yaml still lists the layout:\n%s", data)
+	}
+}

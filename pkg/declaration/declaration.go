@@ -232,11 +232,16 @@ func (d Declaration) IsRemote() bool {
 }
 
 // Package names the package d is of, whatever its tag, digest or range:
-// a registry repository (its full name), an oci: layout, or a directory
-// (cleaned). Two sources of one package cannot both be installed.
+// a registry repository (its full name), an oci: layout or a directory
+// (each cleaned). Two sources of one package cannot both be installed.
 func (d Declaration) Package() string {
 	if d.Kind == Directory {
 		return path.Clean(d.Written)
+	}
+	if d.Kind == Layout {
+		// Its directory, cleaned as a directory's: the command line's
+		// is saved as ./PATH (source.Declaration), a hand's often not.
+		return reference.LayoutPrefix + path.Clean(d.Ref.Layout)
 	}
 	if d.Kind == Git {
 		// One repository's SUBDIR, whatever its REF.

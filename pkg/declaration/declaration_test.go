@@ -20,7 +20,7 @@ func TestParseKinds(t *testing.T) {
 	}{
 		"ghcr.io/acme/x:1.0.0": {Registry, true, "ghcr.io/acme/x"},
 		"team-skills:1.0.0":    {Registry, false, "docker.io/library/team-skills"},
-		"oci:./out:1":          {Layout, false, "oci:./out"},
+		"oci:./out:1":          {Layout, false, "oci:out"},
 		"./shared/":            {Directory, false, "shared"},
 		"..":                   {Directory, false, ".."},
 		// A git repository's SUBDIR is the package, whatever its REF, and
@@ -39,6 +39,23 @@ func TestParseKinds(t *testing.T) {
 	}
 	if _, err := Parse("Not A Reference", Where{}); !errors.Is(err, reference.ErrInvalid) {
 		t.Errorf("an invalid reference: %v", err)
+	}
+}
+
+// A layout is its directory, however the path to it is spelled: stax
+// add and install save one named on the command line as ./PATH
+// (source.Declaration), and stax remove oci:lay:1 must still find the
+// oci:lay:1.0.0 a stax.yaml lists, as add must replace it.
+func TestLayoutPackageIsItsDirectory(t *testing.T) {
+	t.Parallel()
+	for _, written := range []string{"oci:lay:1.0.0", "oci:./lay:2", "oci:lay/:1", "oci:./x/../lay"} {
+		d, err := Parse(written, Where{})
+		if err != nil {
+			t.Fatalf("%s: %v", written, err)
+		}
+		if got := d.Package(); got != "oci:lay" {
+			t.Errorf("%s: package %q, want oci:lay", written, got)
+		}
 	}
 }
 
