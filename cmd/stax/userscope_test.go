@@ -221,3 +221,27 @@ func TestUserScopeProposeReadsTheUsersSettings(t *testing.T) {
 		t.Errorf("the proposal lacks the entry:\n%s", readText(t, out))
 	}
 }
+
+// A layout a user-scope install names by a relative path is saved in the
+// user's stax.yaml by its absolute path, as a package directory is: that
+// file lives under $STAX_HOME, apart from where stax ran.
+func TestUserScopeLayoutIsSavedAbsolute(t *testing.T) {
+	home := useHome(t)
+	t.Setenv("HOME", t.TempDir())
+	work := t.TempDir()
+	src := filepath.Join(t.TempDir(), "pkg")
+	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: lay\nversion: 1.0.0\n")
+	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{"mine/SKILL.md": skillMD("mine", "the user's")})
+	if r := runStax(t, "pack", src, "-t", "oci:"+filepath.Join(work, "lay")+":1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	t.Chdir(work)
+	if r := runStax(t, "install", "oci:./lay:1.0.0", "--scope", "user"); r.Code != 0 {
+		t.Fatalf("user install: %d %s", r.Code, r.Stderr)
+	}
+	want := "oci:" + filepath.Join(work, "lay") + ":1.0.0"
+	saved, err := os.ReadFile(filepath.Join(home, "user", "claude-skills", "stax.yaml"))
+	if err != nil || !strings.Contains(string(saved), want) {
+		t.Errorf("the user's stax.yaml does not list %s: %v\n%s", want, err, saved)
+	}
+}

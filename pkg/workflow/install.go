@@ -354,16 +354,20 @@ func (m *projectFile) close() {
 }
 
 // declarations are the sources args name, as stax.yaml lists them: a
-// package directory relative to the project, or for the user's stax.yaml,
-// which lives apart from where stax runs, absolute.
+// package directory or an oci: layout relative to the project, or for
+// the user's stax.yaml, which lives apart from where stax runs, absolute.
 func (m *projectFile) declarations(env *Env, args []string) ([]declaration.Declaration, error) {
 	decls, err := env.declarations(args, m.dir, false)
 	if err != nil || m.placement == nil {
 		return decls, err
 	}
 	for i, d := range decls {
-		if d.Kind == declaration.Directory && !filepath.IsAbs(d.Written) {
+		switch {
+		case d.Kind == declaration.Directory && !filepath.IsAbs(d.Written):
 			decls[i].Written = filepath.Join(m.dir, d.Written)
+		case d.Kind == declaration.Layout && !filepath.IsAbs(d.Ref.Layout):
+			decls[i].Ref.Layout = filepath.Join(m.dir, d.Ref.Layout)
+			decls[i].Written = decls[i].Ref.String()
 		}
 	}
 	return decls, nil
