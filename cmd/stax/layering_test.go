@@ -731,3 +731,43 @@ func TestRemoveLayoutSpelledOtherwise(t *testing.T) {
 		t.Errorf("stax.yaml still lists the layout:\n%s", data)
 	}
 }
+
+// stax.lock names a relative layout of stax.yaml as stax.yaml does,
+// relative to the project, wherever stax ran: a lock written in the
+// project holds for an install --frozen --dir PROJECT run elsewhere, and
+// one written from elsewhere holds no path of this machine.
+func TestLockOfARelativeLayoutIsTheSameFromAnywhere(t *testing.T) {
+	t.Parallel()
+	home := useHome(t)
+	proj := t.TempDir()
+	src := filepath.Join(t.TempDir(), "pkg")
+	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: lay\nversion: 1.0.0\n")
+	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "project lint")})
+	if r := runStax(t, "pack", src, "-t", "oci:"+filepath.Join(proj, "lay")+":1.0.0"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  runtimes: [claude-code]\n  sources: ['oci:./lay:1.0.0']\n")
+	// In the project, in a process of its own.
+	cmd := staxCommand(t, []string{"STAX_HOME=" + home}, "install")
+	cmd.Dir = proj
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("install in the project: %v\n%s", err, out)
+	}
+	inProject, err := os.ReadFile(filepath.Join(proj, "stax.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runStax(t, "install", "--frozen", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --frozen --dir %s, elsewhere, of the lock written in the project: exit %d\n%s", proj, r.Code, r.Stderr)
+	}
+	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
+		t.Fatalf("install --dir %s, elsewhere: exit %d\n%s", proj, r.Code, r.Stderr)
+	}
+	elsewhere, err := os.ReadFile(filepath.Join(proj, "stax.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(elsewhere), proj) || string(elsewhere) != string(inProject) {
+		t.Errorf("stax.lock written from elsewhere differs from the one written in the project:\n%s\nin the project:\n%s", elsewhere, inProject)
+	}
+}
