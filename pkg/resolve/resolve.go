@@ -176,10 +176,6 @@ type resolver struct {
 	ctx   context.Context
 	opts  Options
 	graph *Graph
-	// root is the base of the declarations resolved (the project's
-	// directory, for install): a relative oci: layout is keyed by its path
-	// from there (see identify).
-	root string
 	// byKey holds the first node seen for each reference.
 	byKey map[string]*Node
 	// visited holds nodes by (key, digest), so each is resolved once.
@@ -212,7 +208,6 @@ type resolver struct {
 // closed.
 func Resolve(ctx context.Context, decls []declaration.Declaration, base string, opts Options) (*Graph, error) {
 	r := newResolver(ctx, opts)
-	r.root = base
 	for _, d := range decls {
 		if d.Range != nil {
 			r.ranges[d.Written] = d.Range
@@ -292,13 +287,9 @@ func inBase(d declaration.Declaration, base string) declaration.Declaration {
 	return d
 }
 
-// identify gives a declaration its key (for conflicts, and the name
-// stax.lock keeps), its identity (for cycles: the repository or
-// directory, whatever the version) and, for a directory, its absolute
-// path. A relative oci: layout's key is its path from the root of the
-// resolution (the project), as a directory's name in stax.lock is
-// relative: the same wherever stax runs, and no path of this machine in
-// a lock others read.
+// identify gives a declaration its key (for conflicts), its identity (for
+// cycles: the repository or directory, whatever the version) and, for a
+// directory, its absolute path.
 func (r *resolver) identify(d declaration.Declaration, base string) (key, identity, dir string, err error) {
 	if d.Kind == declaration.Directory {
 		dir = d.Written
@@ -312,31 +303,10 @@ func (r *resolver) identify(d declaration.Declaration, base string) (key, identi
 	}
 	ref := inBase(d, base).Ref
 	keyRef := ref
-	if keyRef.IsLayout() && !filepath.IsAbs(d.Ref.Layout) {
-		keyRef.Layout = r.fromRoot(ref.Layout)
-	}
 	if keyRef.Tag != "" {
 		keyRef.Digest = ""
 	}
 	return keyRef.Familiar(), ref.Name(), "", nil
-}
-
-// fromRoot is dir, relative to where stax runs or absolute, as a path
-// from r.root; dir itself when there is none.
-func (r *resolver) fromRoot(dir string) string {
-	root, err := filepath.Abs(r.root)
-	if err != nil {
-		return dir
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil {
-		return dir
-	}
-	return rel
 }
 
 // CheckNesting is the one check of a step down a chain of dependencies,
@@ -631,7 +601,6 @@ func (d dependencies) Resolve(ctx context.Context, p *staxyaml.Project, build pa
 		return nil, errdefs.MarkLocal(err)
 	}
 	r.stack = append(r.stack, root)
-	r.root = root
 	_, deps, err := r.declared(p, []string{p.Root})
 	return deps, err
 }
