@@ -668,12 +668,7 @@ func TestRelativeLayoutOfStaxYAMLIsTheProjects(t *testing.T) {
 	t.Parallel()
 	home := useHome(t)
 	proj := t.TempDir()
-	src := filepath.Join(t.TempDir(), "pkg")
-	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: lay\nversion: 1.0.0\n")
-	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "project lint")})
-	if r := runStax(t, "pack", src, "-t", "oci:"+filepath.Join(proj, "lay")+":1.0.0"); r.Code != 0 {
-		t.Fatal(r.Stderr)
-	}
+	src := packLayout(t, filepath.Join(proj, "lay"), "lint")
 	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  runtimes: [claude-code]\n  sources: ['oci:./lay:1.0.0']\n")
 	// The test runs in cmd/stax, not in the project.
 	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
@@ -712,12 +707,7 @@ func TestRemoveLayoutSpelledOtherwise(t *testing.T) {
 	t.Parallel()
 	home := useHome(t)
 	proj := t.TempDir()
-	src := filepath.Join(t.TempDir(), "pkg")
-	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: lay\nversion: 1.0.0\n")
-	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{"lint/SKILL.md": skillMD("lint", "project lint")})
-	if r := runStax(t, "pack", src, "-t", "oci:"+filepath.Join(proj, "lay")+":1.0.0"); r.Code != 0 {
-		t.Fatal(r.Stderr)
-	}
+	packLayout(t, filepath.Join(proj, "lay"), "lint")
 	filetest.WriteFile(t, filepath.Join(proj, "stax.yaml"), "install:\n  runtimes: [claude-code]\n  sources: ['oci:lay:1.0.0']\n")
 	if r := runStax(t, "install", "--dir", proj); r.Code != 0 {
 		t.Fatalf("install: exit %d\n%s", r.Code, r.Stderr)
@@ -730,4 +720,17 @@ func TestRemoveLayoutSpelledOtherwise(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(proj, "stax.yaml")); strings.Contains(string(data), "lay") {
 		t.Errorf("stax.yaml still lists the layout:\n%s", data)
 	}
+}
+
+// packLayout packs a package "lay" 1.0.0 of one skill, skill, into the
+// OCI layout dir at 1.0.0, and returns the package's directory.
+func packLayout(t *testing.T, dir, skill string) string {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), "pkg")
+	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: lay\nversion: 1.0.0\n")
+	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{skill + "/SKILL.md": skillMD(skill, "the layout's")})
+	if r := runStax(t, "pack", src, "-t", "oci:"+dir+":1.0.0"); r.Code != 0 {
+		t.Fatalf("pack into %s: exit %d %s", dir, r.Code, r.Stderr)
+	}
+	return src
 }

@@ -229,12 +229,7 @@ func TestUserScopeLayoutIsSavedAbsolute(t *testing.T) {
 	home := useHome(t)
 	t.Setenv("HOME", t.TempDir())
 	work := t.TempDir()
-	src := filepath.Join(t.TempDir(), "pkg")
-	filetest.WriteFile(t, filepath.Join(src, "stax.yaml"), "name: lay\nversion: 1.0.0\n")
-	writeSkillFiles(t, filepath.Join(src, "skills"), map[string]string{"mine/SKILL.md": skillMD("mine", "the user's")})
-	if r := runStax(t, "pack", src, "-t", "oci:"+filepath.Join(work, "lay")+":1.0.0"); r.Code != 0 {
-		t.Fatal(r.Stderr)
-	}
+	packLayout(t, filepath.Join(work, "lay"), "mine")
 	t.Chdir(work)
 	if r := runStax(t, "install", "oci:./lay:1.0.0", "--scope", "user"); r.Code != 0 {
 		t.Fatalf("user install: %d %s", r.Code, r.Stderr)
